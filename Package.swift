@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+// rxvault: an encrypted vault for vision prescriptions.
+// Layers (dependencies point down only): rxvault (CLI) -> RxVault -> RxModel, RxCrypto, RxStore -> C libraries.
+import PackageDescription
+
+let package = Package(
+    name: "rxvault",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "rxvault", targets: ["rxvault"]),
+        .library(name: "RxVault", targets: ["RxVault"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages (see ../shared/platform-notes.md for their traps).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+
+        // Pure domain: prescriptions, lens specifications, notation, clinical rules. No C, no I/O.
+        .target(name: "RxModel"),
+        // libsodium wrapper: zeroed secrets, Argon2id, AEAD, sub-keys. Imports nothing of ours.
+        .target(name: "RxCrypto", dependencies: ["CSodium"]),
+        // SQLite: connection, statements, schema. Holds ciphertext only.
+        .target(name: "RxStore", dependencies: ["CSQLite"]),
+        // The service: vault, key hierarchy, prescriptions. Enforces everything the CLI offers.
+        .target(name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore"]),
+        // Thin executable: arguments, secrets from files/prompts, printing, exit codes.
+        .executableTarget(name: "rxvault", dependencies: [
+            "RxVault", "RxModel",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "RxModelTests", dependencies: ["RxModel"]),
+        .testTarget(name: "RxCryptoTests", dependencies: ["RxCrypto"]),
+        .testTarget(name: "RxStoreTests", dependencies: ["RxStore"]),
+        .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore"]),
+        .testTarget(name: "CLITests", dependencies: ["rxvault"]),
+        // Proves the image and PDF libraries the attachment validators build on link and run here.
+        .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+#include <gio/gio.h>
+#include <poppler.h>
+#include <cairo.h>

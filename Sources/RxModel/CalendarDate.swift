@@ -1,0 +1,82 @@
+/// A calendar day (no time, no zone), as written on a prescription: `2026-03-14`.
+///
+/// Prescriptions are dated by day, and "expires on" means the whole of that day, wherever the
+/// reader is; a `Date` (an instant) would shift across time zones. Parsing is strict ISO 8601
+/// `YYYY-MM-DD` with a real day of the month.
+public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    public init?(year: Int, month: Int, day: Int) {
+        guard (1...9999).contains(year), (1...12).contains(month),
+              (1...CalendarDate.daysIn(month: month, year: year)).contains(day) else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Parses exactly `YYYY-MM-DD`.
+    public init?(iso text: String) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10) else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    public var description: String {
+        String(year).padding(toLength: 4, leftPadding: true) + "-"
+            + String(month).padding(toLength: 2, leftPadding: true) + "-"
+            + String(day).padding(toLength: 2, leftPadding: true)
+    }
+
+    public static func < (a: CalendarDate, b: CalendarDate) -> Bool {
+        (a.year, a.month, a.day) < (b.year, b.month, b.day)
+    }
+
+    /// Days since 1970-01-01 (negative before), by the proleptic Gregorian calendar.
+    public var dayNumber: Int {
+        // Howard Hinnant's days_from_civil.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    public init(dayNumber z: Int) {
+        let shifted = z + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let doe = shifted - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        self.year = y
+        self.month = m
+        self.day = d
+    }
+
+    public func adding(days: Int) -> CalendarDate { CalendarDate(dayNumber: dayNumber + days) }
+    public func days(until other: CalendarDate) -> Int { other.dayNumber - dayNumber }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}

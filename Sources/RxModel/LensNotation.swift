@@ -1,0 +1,244 @@
+/// Reads and writes one eye's lens specification in the notation people copy from the paper:
+///
+///     -2.25 -0.75 x180 add +2.00        plano        +1.50 DS
+///     -1.00 -0.50 x 090 prism 1.5 BI    -3.00 bc 8.6 dia 14.2
+///     -2.75 -1.25 x 170 bc 8.7 dia 14.5  0.50 DS prism 1 BU 2 BO   +1.00 prism 2 @ 45
+///
+/// Words are case-insensitive and may touch the numbers (`x180`, `BC8.6`, `ADD+2.00`). The
+/// parser reads only values; it does not judge them: ranges and steps are `PrescriptionRules`'
+/// job, so a refused value gets the same message whichever way it was entered.
+/// `format` writes the canonical form, which `parse` reads back to the same specification.
+public enum LensNotation {
+    /// Why a notation could not be read; `description` says which word and what was expected.
+    public struct Unreadable: Error, Sendable, CustomStringConvertible {
+        public let problem: String
+        public var description: String { problem }
+    }
+
+    public static func parse(_ text: String) throws(Unreadable) -> LensSpecification {
+        var reader = Reader(tokens: try tokenize(text))
+        return try reader.readSpecification()
+    }
+
+    /// The canonical notation of `lens`: sphere, cylinder and axis, then add, prism, bc, dia.
+    /// Brand, PD and vertex distance are not part of it (they have their own columns and flags).
+    public static func format(_ lens: LensSpecification) -> String {
+        var parts: [String] = []
+        if lens.sphere.isZero { parts.append("plano") } else { parts.append(lens.sphere.signedPower) }
+        if let cylinder = lens.cylinder, !cylinder.isZero {
+            parts.append(cylinder.signedPower)
+            if let axis = lens.axis { parts.append("x" + String(axis).padding(toLength: 3, leftPadding: true)) }
+        } else if !lens.sphere.isZero {
+            parts.append("DS")
+        }
+        if let add = lens.add { parts.append("add \(add.signedPower)") }
+        if let prism = lens.prism { parts.append("prism \(prism.notation)") }
+        if let bc = lens.baseCurve { parts.append("bc \(bc.plain)") }
+        if let dia = lens.diameter { parts.append("dia \(dia.plain)") }
+        return parts.joined(separator: " ")
+    }
+
+    // MARK: - Lexing
+
+    enum Token: Equatable {
+        case number(Substring)
+        case word(String)
+    }
+
+    static func tokenize(_ text: String) throws(Unreadable) -> [Token] {
+        var tokens: [Token] = []
+        var index = text.startIndex
+        func isNumberStart(_ c: Character, next: Character?) -> Bool {
+            if c.isASCIIDigit || c == "." { return true }
+            if c == "+" || c == "-" || c == "\u{2212}" { return next.map { $0.isASCIIDigit || $0 == "." } ?? false }
+            return false
+        }
+        while index < text.endIndex {
+            let c = text[index]
+            let next = text.index(after: index) < text.endIndex ? text[text.index(after: index)] : nil
+            if c.isWhitespace || c == "," || c == ";" {
+                index = text.index(after: index)
+            } else if isNumberStart(c, next: next) {
+                let start = index
+                index = text.index(after: index)
+                while index < text.endIndex, text[index].isASCIIDigit || text[index] == "." { index = text.index(after: index) }
+                tokens.append(.number(text[start..<index]))
+            } else if c == "@" || c == "\u{00D7}" || c == "\u{0394}" {
+                // "@" introduces a prism base angle, "×" an axis, "Δ" marks prism dioptres.
+                tokens.append(.word(c == "@" ? "@" : c == "\u{00D7}" ? "x" : "prism"))
+                index = text.index(after: index)
+            } else if c.isLetter {
+                let start = index
+                while index < text.endIndex, text[index].isLetter || text[index] == "." { index = text.index(after: index) }
+                let word = text[start..<index].lowercased().filter { $0 != "." }
+                tokens.append(.word(word))
+            } else {
+                throw Unreadable(problem: "unexpected character '\(c)'")
+            }
+        }
+        return tokens
+    }
+
+    // MARK: - Reading
+
+    struct Reader {
+        var tokens: [Token]
+        var position = 0
+
+        var peek: Token? { position < tokens.count ? tokens[position] : nil }
+        mutating func next() -> Token? {
+            defer { position += 1 }
+            return peek
+        }
+
+        static let sphereMarks: Set<String> = ["ds", "sph", "sphere", "d"]
+        static let planoWords: Set<String> = ["plano", "pl", "pln"]
+        static let axisWords: Set<String> = ["x", "axis", "ax"]
+
+        mutating func readSpecification() throws(Unreadable) -> LensSpecification {
+            var lens = LensSpecification(sphere: try readSphere())
+            if case .word(let w)? = peek, Self.sphereMarks.contains(w) { position += 1 }
+            if case .number(let text)? = peek {
+                position += 1
+                lens.cylinder = try value(text, "cylinder")
+                if case .word(let w)? = peek, w == "dc" || w == "cyl" { position += 1 }
+            }
+            if case .word(let w)? = peek, Self.axisWords.contains(w) {
+                position += 1
+                lens.axis = try readAxis()
+            }
+            var seen: Set<String> = []
+            while let token = next() {
+                guard case .word(let word) = token else {
+                    throw Unreadable(problem: "unexpected number '\(token.text)': expected a word such as add, prism, bc or dia")
+                }
+                let field = Self.canonicalField(word)
+                guard let field else {
+                    throw Unreadable(problem: "unknown word '\(word)': expected add, prism, bc, dia, vertex or pd")
+                }
+                guard seen.insert(field).inserted else { throw Unreadable(problem: "'\(word)' given twice") }
+                switch field {
+                case "add": lens.add = try readNumber("add")
+                case "prism": lens.prism = try readPrism()
+                case "bc": lens.baseCurve = try readNumber("base curve")
+                case "dia": lens.diameter = try readNumber("diameter")
+                case "vertex": lens.vertexDistance = try readNumber("vertex distance")
+                case "pd": lens.farPD = try readNumber("PD")
+                case "npd": lens.nearPD = try readNumber("near PD")
+                default: break
+                }
+            }
+            return lens
+        }
+
+        static func canonicalField(_ word: String) -> String? {
+            switch word {
+            case "add", "addition": return "add"
+            case "prism", "pr": return "prism"
+            case "bc", "basecurve", "bcr": return "bc"
+            case "dia", "diam", "diameter": return "dia"
+            case "vertex", "bvd", "vd": return "vertex"
+            case "pd": return "pd"
+            case "npd", "nearpd": return "npd"
+            default: return nil
+            }
+        }
+
+        mutating func readSphere() throws(Unreadable) -> Hundredths {
+            switch next() {
+            case .number(let text)?: return try value(text, "sphere")
+            case .word(let w)? where Self.planoWords.contains(w): return .zero
+            case .word(let w)? where w == "ds" || w == "sph": throw Unreadable(problem: "expected a sphere before '\(w)'")
+            case .word(let w)?: throw Unreadable(problem: "expected a sphere first (a number such as -2.25, or plano), found '\(w)'")
+            case nil: throw Unreadable(problem: "empty: expected a sphere (a number such as -2.25, or plano)")
+            }
+        }
+
+        mutating func readAxis() throws(Unreadable) -> Int {
+            guard case .number(let text)? = next() else { throw Unreadable(problem: "expected an axis in whole degrees after 'x'") }
+            guard text.allSatisfy(\.isASCIIDigit), text.count <= 3, let axis = Int(text) else {
+                throw Unreadable(problem: "axis '\(text)': expected whole degrees 1 to 180")
+            }
+            return axis
+        }
+
+        mutating func readNumber(_ field: String) throws(Unreadable) -> Hundredths {
+            guard case .number(let text)? = next() else { throw Unreadable(problem: "expected a number after \(field)") }
+            return try value(text, field)
+        }
+
+        func value(_ text: Substring, _ field: String) throws(Unreadable) -> Hundredths {
+            guard let value = Hundredths(parsing: text) else {
+                throw Unreadable(problem: "\(field) '\(text)': expected a number with at most two decimals")
+            }
+            return value
+        }
+
+        /// `1.5 BI`, `1.5 base in`, `1 BU 2 BO`, `2 @ 45`, `2 base 45`.
+        mutating func readPrism() throws(Unreadable) -> Prism {
+            var vertical: Prism.Part<Prism.VerticalBase>?
+            var horizontal: Prism.Part<Prism.HorizontalBase>?
+            while case .number(let text)? = peek {
+                position += 1
+                let amount = try value(text, "prism")
+                if case .word("base")? = peek { position += 1 }
+                guard let token = next() else { throw Unreadable(problem: "prism \(text): expected a base (BU, BD, BI, BO) or @ angle") }
+                switch token {
+                case .word("@"), .word("at"):
+                    guard vertical == nil, horizontal == nil, case .number(let angleText)? = next(),
+                          angleText.allSatisfy(\.isASCIIDigit), let angle = Int(angleText) else {
+                        throw Unreadable(problem: "prism \(text) @: expected a base angle in whole degrees 0 to 359")
+                    }
+                    return .polar(amount: amount, angle: angle)
+                case .number(let angleText):
+                    // "prism 2 base 45": a bare number after "base" is an angle.
+                    guard vertical == nil, horizontal == nil, angleText.allSatisfy(\.isASCIIDigit), let angle = Int(angleText) else {
+                        throw Unreadable(problem: "prism \(text): expected a base (BU, BD, BI, BO) or @ angle")
+                    }
+                    return .polar(amount: amount, angle: angle)
+                case .word(let base):
+                    switch base {
+                    case "bu", "up", "u":
+                        guard vertical == nil else { throw Unreadable(problem: "prism has two vertical parts") }
+                        vertical = .init(amount: amount, base: .up)
+                    case "bd", "down", "d":
+                        guard vertical == nil else { throw Unreadable(problem: "prism has two vertical parts") }
+                        vertical = .init(amount: amount, base: .down)
+                    case "bi", "in", "i":
+                        guard horizontal == nil else { throw Unreadable(problem: "prism has two horizontal parts") }
+                        horizontal = .init(amount: amount, base: .in)
+                    case "bo", "out", "o":
+                        guard horizontal == nil else { throw Unreadable(problem: "prism has two horizontal parts") }
+                        horizontal = .init(amount: amount, base: .out)
+                    default:
+                        throw Unreadable(problem: "prism base '\(base)': expected BU, BD, BI, BO or @ angle")
+                    }
+                }
+            }
+            guard vertical != nil || horizontal != nil else {
+                throw Unreadable(problem: "expected a prism amount and base after prism (e.g. prism 1.5 BI)")
+            }
+            return .rectangular(vertical: vertical, horizontal: horizontal)
+        }
+    }
+}
+
+extension LensNotation.Token {
+    var text: String {
+        switch self {
+        case .number(let s): return String(s)
+        case .word(let w): return w
+        }
+    }
+}
+
+extension Prism {
+    /// Reads a prism on its own, as given to `--od-prism` (`1.5 BI`, `1 BU 2 BO`, `2 @ 45`).
+    public static func parse(_ text: String) throws(LensNotation.Unreadable) -> Prism {
+        var reader = LensNotation.Reader(tokens: try LensNotation.tokenize(text))
+        if case .word("prism")? = reader.peek { reader.position += 1 }
+        let prism = try reader.readPrism()
+        if let extra = reader.peek { throw LensNotation.Unreadable(problem: "unexpected '\(extra.text)' after the prism") }
+        return prism
+    }
+}

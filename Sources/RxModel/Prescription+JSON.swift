@@ -1,0 +1,142 @@
+/// rxvault's JSON shape for a prescription (docs/format.md, "Prescription JSON v1").
+///
+/// One shape everywhere: inside the encrypted records, in `show --format json`, in `list`
+/// and later in exports and imports. Numbers are JSON numbers holding exact hundredths;
+/// dates are `YYYY-MM-DD` strings; absent values are left out rather than written as null.
+
+extension Hundredths: Codable {
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let number = try container.decode(Double.self)
+        guard let value = Hundredths(exactly: number) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(number) is not a number with at most two decimals")
+        }
+        self = value
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(doubleValue)
+    }
+}
+
+extension CalendarDate: Codable {
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let date = CalendarDate(iso: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not a date in the form YYYY-MM-DD")
+        }
+        self = date
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+
+extension Prism: Codable {
+    enum CodingKeys: String, CodingKey { case vertical, horizontal, amount, angle }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        if let angle = try c.decodeIfPresent(Int.self, forKey: .angle) {
+            self = .polar(amount: try c.decode(Hundredths.self, forKey: .amount), angle: angle)
+        } else {
+            let vertical = try c.decodeIfPresent(Part<VerticalBase>.self, forKey: .vertical)
+            let horizontal = try c.decodeIfPresent(Part<HorizontalBase>.self, forKey: .horizontal)
+            guard vertical != nil || horizontal != nil else {
+                throw DecodingError.dataCorruptedError(forKey: .vertical, in: c,
+                    debugDescription: "a prism needs a vertical and/or horizontal part, or an amount and angle")
+            }
+            self = .rectangular(vertical: vertical, horizontal: horizontal)
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case let .rectangular(vertical, horizontal):
+            try c.encodeIfPresent(vertical, forKey: .vertical)
+            try c.encodeIfPresent(horizontal, forKey: .horizontal)
+        case let .polar(amount, angle):
+            try c.encode(amount, forKey: .amount)
+            try c.encode(angle, forKey: .angle)
+        }
+    }
+}
+
+extension LensSpecification: Codable {
+    enum CodingKeys: String, CodingKey {
+        case sphere, cylinder, axis, add, prism, vertexDistance, pupillaryDistance, baseCurve, diameter, brand
+    }
+    struct MonocularPD: Codable {
+        var far: Hundredths?
+        var near: Hundredths?
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let pd = try c.decodeIfPresent(MonocularPD.self, forKey: .pupillaryDistance)
+        self.init(sphere: try c.decode(Hundredths.self, forKey: .sphere),
+                  cylinder: try c.decodeIfPresent(Hundredths.self, forKey: .cylinder),
+                  axis: try c.decodeIfPresent(Int.self, forKey: .axis),
+                  add: try c.decodeIfPresent(Hundredths.self, forKey: .add),
+                  prism: try c.decodeIfPresent(Prism.self, forKey: .prism),
+                  vertexDistance: try c.decodeIfPresent(Hundredths.self, forKey: .vertexDistance),
+                  farPD: pd?.far, nearPD: pd?.near,
+                  baseCurve: try c.decodeIfPresent(Hundredths.self, forKey: .baseCurve),
+                  diameter: try c.decodeIfPresent(Hundredths.self, forKey: .diameter),
+                  brand: try c.decodeIfPresent(String.self, forKey: .brand))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sphere, forKey: .sphere)
+        try c.encodeIfPresent(cylinder, forKey: .cylinder)
+        try c.encodeIfPresent(axis, forKey: .axis)
+        try c.encodeIfPresent(add, forKey: .add)
+        try c.encodeIfPresent(prism, forKey: .prism)
+        try c.encodeIfPresent(vertexDistance, forKey: .vertexDistance)
+        if farPD != nil || nearPD != nil {
+            try c.encode(MonocularPD(far: farPD, near: nearPD), forKey: .pupillaryDistance)
+        }
+        try c.encodeIfPresent(baseCurve, forKey: .baseCurve)
+        try c.encodeIfPresent(diameter, forKey: .diameter)
+        try c.encodeIfPresent(brand, forKey: .brand)
+    }
+}
+
+extension Prescription: Codable {
+    enum CodingKeys: String, CodingKey {
+        case kind, patient, prescriber, issued, expires, note, right, left, pupillaryDistance
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(kind: try c.decode(PrescriptionKind.self, forKey: .kind),
+                  patient: try c.decode(Patient.self, forKey: .patient),
+                  prescriber: try c.decode(Prescriber.self, forKey: .prescriber),
+                  issued: try c.decode(CalendarDate.self, forKey: .issued),
+                  expires: try c.decodeIfPresent(CalendarDate.self, forKey: .expires),
+                  note: try c.decodeIfPresent(String.self, forKey: .note),
+                  right: try c.decodeIfPresent(LensSpecification.self, forKey: .right),
+                  left: try c.decodeIfPresent(LensSpecification.self, forKey: .left),
+                  pupillaryDistance: try c.decodeIfPresent(PupillaryDistance.self, forKey: .pupillaryDistance))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(patient, forKey: .patient)
+        try c.encode(prescriber, forKey: .prescriber)
+        try c.encode(issued, forKey: .issued)
+        try c.encodeIfPresent(expires, forKey: .expires)
+        try c.encodeIfPresent(note, forKey: .note)
+        try c.encodeIfPresent(right, forKey: .right)
+        try c.encodeIfPresent(left, forKey: .left)
+        try c.encodeIfPresent(pupillaryDistance, forKey: .pupillaryDistance)
+    }
+}

@@ -1,0 +1,88 @@
+/// The two kinds of vision prescription, as in HealthKit (`HKVisionPrescriptionType`).
+public enum PrescriptionKind: String, Hashable, Sendable, CaseIterable, Codable {
+    case glasses
+    case contacts
+}
+
+/// One eye. Prescriptions say OD (oculus dexter) for the right and OS (oculus sinister) for the left.
+public enum Eye: String, Hashable, Sendable, CaseIterable {
+    case right
+    case left
+
+    /// `OD` or `OS`, as written on prescriptions and in every message naming an eye.
+    public var label: String { self == .right ? "OD" : "OS" }
+}
+
+public struct Patient: Hashable, Sendable, Codable {
+    public var name: String
+    public var birthDate: CalendarDate?
+    public init(name: String, birthDate: CalendarDate? = nil) {
+        self.name = name
+        self.birthDate = birthDate
+    }
+}
+
+public struct Prescriber: Hashable, Sendable, Codable {
+    public var name: String
+    /// Licence or registration number, as printed on the prescription.
+    public var licence: String?
+    /// Address, phone or e-mail of the practice.
+    public var contact: String?
+    public init(name: String, licence: String? = nil, contact: String? = nil) {
+        self.name = name
+        self.licence = licence
+        self.contact = contact
+    }
+}
+
+/// A binocular pupillary distance: one number for both eyes, far and optionally near.
+public struct PupillaryDistance: Hashable, Sendable, Codable {
+    public var far: Hundredths
+    public var near: Hundredths?
+    public init(far: Hundredths, near: Hundredths? = nil) {
+        self.far = far
+        self.near = near
+    }
+}
+
+/// A glasses or contact-lens prescription as the prescriber wrote it.
+///
+/// This is the content that rxvault encrypts; where it lives (id, version) is the vault's business.
+public struct Prescription: Hashable, Sendable {
+    public var kind: PrescriptionKind
+    public var patient: Patient
+    public var prescriber: Prescriber
+    public var issued: CalendarDate
+    public var expires: CalendarDate?
+    public var note: String?
+    /// OD. Either eye may be absent (one-eyed patients, one-lens fits), not both.
+    public var right: LensSpecification?
+    /// OS.
+    public var left: LensSpecification?
+    /// A binocular PD, when the prescription gives one number instead of one per eye (glasses only).
+    public var pupillaryDistance: PupillaryDistance?
+
+    public init(kind: PrescriptionKind, patient: Patient, prescriber: Prescriber, issued: CalendarDate,
+                expires: CalendarDate? = nil, note: String? = nil, right: LensSpecification? = nil,
+                left: LensSpecification? = nil, pupillaryDistance: PupillaryDistance? = nil) {
+        self.kind = kind
+        self.patient = patient
+        self.prescriber = prescriber
+        self.issued = issued
+        self.expires = expires
+        self.note = note
+        self.right = right
+        self.left = left
+        self.pupillaryDistance = pupillaryDistance
+    }
+
+    public subscript(eye: Eye) -> LensSpecification? {
+        get { eye == .right ? right : left }
+        set { if eye == .right { right = newValue } else { left = newValue } }
+    }
+
+    /// The eyes present, right first.
+    public var eyes: [(Eye, LensSpecification)] {
+        Eye.allCases.compactMap { eye in self[eye].map { (eye, $0) } }
+    }
+}

@@ -1,0 +1,114 @@
+import CSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One SQLite connection with the settings a vault needs (DESIGN.md, "Storage").
+///
+/// - WAL journal (persistent, set at creation) so readers never block the writer;
+/// - `synchronous=FULL` so a committed command survives power loss;
+/// - `secure_delete=ON` so deleted records are overwritten, not just unlinked;
+/// - `temp_store=MEMORY` so sorts and temporary tables never reach the disk;
+/// - foreign keys on; a busy timeout so a second rxvault process waits instead of failing.
+public final class Database {
+    let handle: OpaquePointer
+    public let path: String
+
+    /// How long a command waits for another process's write transaction before giving up.
+    public static let defaultBusyTimeoutMilliseconds: Int32 = 30_000
+
+    /// Opens an existing file read-write; never creates one.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(StoreError) {
+        guard access(path, F_OK) == 0 else { throw StoreError.missing(path: path) }
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(db)
+            throw StoreError.sqlite(code: rc, message: message, sql: nil)
+        }
+        handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        do {
+            try execute("PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY;")
+        } catch {
+            if case .sqlite(let code, _, _) = error, code & 0xff == SQLITE_NOTADB {
+                throw StoreError.notAVault(path: path, reason: "not an SQLite database")
+            }
+            throw error
+        }
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    public func prepare(_ sql: String) throws(StoreError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Runs one or more statements without parameters.
+    public func execute(_ sql: String) throws(StoreError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
+    }
+
+    /// Reads a single integer (`PRAGMA user_version`, `SELECT count(*)`).
+    public func integer(_ sql: String, _ values: [Statement.Value] = []) throws(StoreError) -> Int64? {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        return try statement.step() ? statement.int(0) : nil
+    }
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`: the write lock is taken up front,
+    /// so two writers queue on the busy timeout instead of deadlocking), committing on success and
+    /// rolling back on any error.
+    public func writeTransaction<T, E: Error>(_ body: () throws(E) -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// A read transaction, so several reads see one consistent snapshot.
+    public func readTransaction<T, E: Error>(_ body: () throws(E) -> T) throws -> T {
+        try execute("BEGIN DEFERRED")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+
+    /// Copies the WAL into the main file and truncates the WAL to zero bytes, so content deleted
+    /// by `secure_delete` is gone from both files. Returns false if a reader kept it from finishing.
+    @discardableResult
+    public func checkpointAndTruncateWAL() -> Bool {
+        var logFrames: Int32 = 0
+        var checkpointed: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointed)
+        return rc == SQLITE_OK
+    }
+
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func error(_ rc: Int32, sql: String?) -> StoreError {
+        let primary = rc & 0xff
+        let message = String(cString: sqlite3_errmsg(handle))
+        switch primary {
+        case SQLITE_BUSY, SQLITE_LOCKED: return .busy
+        case SQLITE_FULL: return .cannotWrite("the disk is full")
+        case SQLITE_READONLY: return .cannotWrite("the file is read-only")
+        case SQLITE_IOERR: return .cannotWrite("I/O error (\(message))")
+        case SQLITE_NOTADB: return .notAVault(path: path, reason: "not an SQLite database")
+        case SQLITE_CORRUPT: return .corrupt("SQLite reports: \(message)")
+        default: return .sqlite(code: rc, message: message, sql: sql)
+        }
+    }
+}

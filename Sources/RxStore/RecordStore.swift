@@ -1,0 +1,30 @@
+/// What RxVault needs from storage, and nothing more: header, prescription versions, one write
+/// transaction per command. SQLite implements it today (`SQLiteRecordStore`); another engine
+/// (PostgreSQL for a practice) can implement it later without touching RxVault.
+///
+/// Implementations store what they are given: ciphertext and random ids. They never see a key.
+public protocol RecordStore: AnyObject {
+    func header() throws(StoreError) -> VaultHeaderRecord
+    func replaceWrappedRootKey(_ wrapped: [UInt8]) throws(StoreError)
+
+    /// The ids that begin with `prefix` (lower-case hex), at most `limit` of them.
+    func prescriptionIDs(withPrefix prefix: String, limit: Int) throws(StoreError) -> [String]
+    /// Every prescription's newest version.
+    func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord]
+    /// Every version of one prescription, oldest first; empty if there is no such prescription.
+    func versions(of id: String) throws(StoreError) -> [PrescriptionVersionRecord]
+    func latestVersion(of id: String) throws(StoreError) -> PrescriptionVersionRecord?
+    /// Adds a version; creates the prescription when `record.version` is 1.
+    func insert(_ record: PrescriptionVersionRecord) throws(StoreError)
+    /// Deletes the prescription with every version. Returns false if there was none.
+    func deletePrescription(_ id: String) throws(StoreError) -> Bool
+    func prescriptionCount() throws(StoreError) -> Int
+    func versionCount() throws(StoreError) -> Int
+
+    /// Runs `body` as one atomic write: all of it is stored, or none.
+    func write<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` against one consistent snapshot.
+    func read<T>(_ body: () throws -> T) throws -> T
+    /// Makes deleted content unrecoverable from the files (WAL checkpoint and truncate).
+    func purgeDeletedContent()
+}

@@ -1,0 +1,39 @@
+/// The vault header: everything needed to turn a passphrase into the root key. Not secret, but
+/// every field is bound into `wrappedRootKey`'s associated data, so none can be changed unnoticed.
+public struct VaultHeaderRecord: Sendable, Equatable {
+    public var formatVersion: Int
+    public var vaultID: [UInt8]
+    public var kdfAlgorithm: String
+    public var kdfOpsLimit: UInt64
+    public var kdfMemLimit: UInt64
+    public var kdfSalt: [UInt8]
+    public var wrappedRootKey: [UInt8]
+
+    public init(formatVersion: Int, vaultID: [UInt8], kdfAlgorithm: String, kdfOpsLimit: UInt64,
+                kdfMemLimit: UInt64, kdfSalt: [UInt8], wrappedRootKey: [UInt8]) {
+        self.formatVersion = formatVersion
+        self.vaultID = vaultID
+        self.kdfAlgorithm = kdfAlgorithm
+        self.kdfOpsLimit = kdfOpsLimit
+        self.kdfMemLimit = kdfMemLimit
+        self.kdfSalt = kdfSalt
+        self.wrappedRootKey = wrappedRootKey
+    }
+}
+
+/// One stored version of a prescription: its data key wrapped under the vault's key-wrapping
+/// key, and its content sealed under that data key. Both are bound to (vault, id, version).
+public struct PrescriptionVersionRecord: Sendable, Equatable {
+    /// 32 lower-case hex digits of a random 128-bit id.
+    public var prescriptionID: String
+    public var version: Int
+    public var wrappedKey: [UInt8]
+    public var content: [UInt8]
+
+    public init(prescriptionID: String, version: Int, wrappedKey: [UInt8], content: [UInt8]) {
+        self.prescriptionID = prescriptionID
+        self.version = version
+        self.wrappedKey = wrappedKey
+        self.content = content
+    }
+}

@@ -1,0 +1,153 @@
+import CSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The vault file: one SQLite database (docs/format.md).
+public final class SQLiteRecordStore: RecordStore {
+    public let database: Database
+
+    /// Opens an existing vault, checking it is one of ours and of a version we read.
+    public init(openingAt path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(StoreError) {
+        database = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let applicationID = try database.integer("PRAGMA application_id") ?? 0
+        guard applicationID == Int64(Schema.applicationID) else {
+            throw StoreError.notAVault(path: path, reason: applicationID == 0 ? "an SQLite database of another program" : "unknown application id")
+        }
+        let version = Int(try database.integer("PRAGMA user_version") ?? 0)
+        guard version <= Schema.currentVersion else {
+            throw StoreError.unsupportedVersion(found: version, supported: Schema.currentVersion)
+        }
+        guard version >= 1 else { throw StoreError.corrupt("schema version \(version)") }
+    }
+
+    /// Creates a new vault file at `path` with `header`, atomically and without ever replacing a
+    /// file: the database is built in a temporary file (mode 0600) beside `path` and linked into
+    /// place with link(2), which fails if `path` exists, so two `init`s cannot both win and a
+    /// failed `init` leaves nothing behind.
+    public static func create(at path: String, header: VaultHeaderRecord) throws(StoreError) {
+        guard access(path, F_OK) != 0 else { throw StoreError.cannotWrite("\(path) already exists") }
+        let temporary = path + ".tmp-" + String(UInt32.random(in: .min ... .max), radix: 16)
+        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.cannotWrite("cannot create \(temporary): \(String(cString: strerror(errno)))") }
+        close(fd)
+        defer { unlink(temporary); unlink(temporary + "-wal"); unlink(temporary + "-shm") }
+        do {
+            let database = try Database(path: temporary)
+            try database.execute("PRAGMA journal_mode = WAL")
+            try database.execute("PRAGMA application_id = \(Schema.applicationID)")
+            try database.writeTransaction { () throws(StoreError) in
+                try database.execute(Schema.version1)
+                try database.prepare("""
+                    INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
+                                              kdf_mem_limit, kdf_salt, wrapped_root_key)
+                    VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+                    """).run([.integer(Int64(header.formatVersion)), .blob(header.vaultID), .text(header.kdfAlgorithm),
+                              .integer(Int64(header.kdfOpsLimit)), .integer(Int64(header.kdfMemLimit)),
+                              .blob(header.kdfSalt), .blob(header.wrappedRootKey)])
+                try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
+            }
+            database.checkpointAndTruncateWAL()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.cannotWrite("\(error)")
+        }
+        // The connection is closed (WAL folded in) before the file is linked into place.
+        guard link(temporary, path) == 0 else {
+            let reason = errno == EEXIST ? "\(path) already exists" : "cannot create \(path): \(String(cString: strerror(errno)))"
+            throw StoreError.cannotWrite(reason)
+        }
+    }
+
+    public func header() throws(StoreError) -> VaultHeaderRecord {
+        let s = try database.prepare("""
+            SELECT format_version, vault_id, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, kdf_salt, wrapped_root_key
+            FROM vault_header WHERE singleton = 1
+            """)
+        guard try s.step() else { throw StoreError.corrupt("the vault header is missing") }
+        return VaultHeaderRecord(formatVersion: Int(s.int(0)), vaultID: s.blob(1), kdfAlgorithm: s.text(2) ?? "",
+                                 kdfOpsLimit: UInt64(max(0, s.int(3))), kdfMemLimit: UInt64(max(0, s.int(4))),
+                                 kdfSalt: s.blob(5), wrappedRootKey: s.blob(6))
+    }
+
+    public func replaceWrappedRootKey(_ wrapped: [UInt8]) throws(StoreError) {
+        try database.prepare("UPDATE vault_header SET wrapped_root_key = ? WHERE singleton = 1").run([.blob(wrapped)])
+    }
+
+    public func prescriptionIDs(withPrefix prefix: String, limit: Int) throws(StoreError) -> [String] {
+        // Ids are lower-case hex, so a range scan on the primary key finds a prefix without a table scan.
+        var ids: [String] = []
+        try database.prepare("SELECT id FROM prescription WHERE id >= ? AND id < ? ORDER BY id LIMIT ?")
+            .forEach([.text(prefix), .text(prefix + "g"), .integer(Int64(limit))]) { row in
+                ids.append(row.text(0) ?? "")
+            }
+        return ids
+    }
+
+    private static let versionColumns = "prescription_id, version, wrapped_key, content"
+
+    private func versionRecord(_ row: Statement) -> PrescriptionVersionRecord {
+        PrescriptionVersionRecord(prescriptionID: row.text(0) ?? "", version: Int(row.int(1)),
+                                  wrappedKey: row.blob(2), content: row.blob(3))
+    }
+
+    public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
+        var records: [PrescriptionVersionRecord] = []
+        try database.prepare("""
+            SELECT \(Self.versionColumns) FROM prescription_version v
+            WHERE version = (SELECT max(version) FROM prescription_version WHERE prescription_id = v.prescription_id)
+            ORDER BY prescription_id
+            """).forEach { row in records.append(versionRecord(row)) }
+        return records
+    }
+
+    public func versions(of id: String) throws(StoreError) -> [PrescriptionVersionRecord] {
+        var records: [PrescriptionVersionRecord] = []
+        try database.prepare("SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version")
+            .forEach([.text(id)]) { row in records.append(versionRecord(row)) }
+        return records
+    }
+
+    public func latestVersion(of id: String) throws(StoreError) -> PrescriptionVersionRecord? {
+        let s = try database.prepare("SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version DESC LIMIT 1")
+        try s.bind([.text(id)])
+        return try s.step() ? versionRecord(s) : nil
+    }
+
+    public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
+        if record.version == 1 {
+            try database.prepare("INSERT INTO prescription (id) VALUES (?)").run([.text(record.prescriptionID)])
+        }
+        try database.prepare("INSERT INTO prescription_version (\(Self.versionColumns)) VALUES (?, ?, ?, ?)")
+            .run([.text(record.prescriptionID), .integer(Int64(record.version)), .blob(record.wrappedKey), .blob(record.content)])
+    }
+
+    public func deletePrescription(_ id: String) throws(StoreError) -> Bool {
+        try database.prepare("DELETE FROM prescription WHERE id = ?").run([.text(id)])
+        return database.changes > 0
+    }
+
+    public func prescriptionCount() throws(StoreError) -> Int {
+        Int(try database.integer("SELECT count(*) FROM prescription") ?? 0)
+    }
+
+    public func versionCount() throws(StoreError) -> Int {
+        Int(try database.integer("SELECT count(*) FROM prescription_version") ?? 0)
+    }
+
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        try database.writeTransaction(body)
+    }
+
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        try database.readTransaction(body)
+    }
+
+    public func purgeDeletedContent() {
+        database.checkpointAndTruncateWAL()
+    }
+}

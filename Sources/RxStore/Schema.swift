@@ -1,0 +1,33 @@
+/// The vault file's SQLite schema (docs/format.md, "Vault file v1").
+///
+/// Plaintext columns hold only what joins and lookups need: random ids, version numbers and
+/// the KDF header. Everything about a prescription is inside `content` (ciphertext).
+enum Schema {
+    /// `PRAGMA application_id`: "RxVt". Tells an rxvault vault from any other SQLite file.
+    static let applicationID: Int32 = 0x5278_5674
+    /// `PRAGMA user_version`: the schema version; migrations step it one at a time.
+    static let currentVersion = 1
+
+    static let version1 = """
+    CREATE TABLE vault_header (
+        singleton        INTEGER PRIMARY KEY CHECK (singleton = 1),
+        format_version   INTEGER NOT NULL,
+        vault_id         BLOB    NOT NULL CHECK (length(vault_id) = 16),
+        kdf_algorithm    TEXT    NOT NULL,
+        kdf_ops_limit    INTEGER NOT NULL,
+        kdf_mem_limit    INTEGER NOT NULL,
+        kdf_salt         BLOB    NOT NULL,
+        wrapped_root_key BLOB    NOT NULL
+    ) STRICT;
+    CREATE TABLE prescription (
+        id TEXT PRIMARY KEY CHECK (length(id) = 32)
+    ) STRICT;
+    CREATE TABLE prescription_version (
+        prescription_id TEXT    NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
+        version         INTEGER NOT NULL CHECK (version >= 1),
+        wrapped_key     BLOB    NOT NULL,
+        content         BLOB    NOT NULL,
+        PRIMARY KEY (prescription_id, version)
+    ) STRICT, WITHOUT ROWID;
+    """
+}

@@ -1,0 +1,83 @@
+import CSQLite
+
+/// A prepared SQLite statement. Owns the C handle and finalizes it on release, so no code path
+/// (including a thrown error) can leak one and keep the database locked.
+///
+/// Not thread-safe; used only on the thread of its `Database`.
+public final class Statement {
+    let handle: OpaquePointer
+    unowned let database: Database
+    let sql: String
+
+    init(database: Database, sql: String) throws(StoreError) {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(database.handle, sql, -1, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw database.error(rc, sql: sql) }
+        self.handle = stmt
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// A value to bind; blobs are copied by SQLite (`SQLITE_TRANSIENT`).
+    public enum Value {
+        case integer(Int64)
+        case text(String)
+        case blob([UInt8])
+        case null
+    }
+
+    @discardableResult
+    public func bind(_ values: [Value]) throws(StoreError) -> Statement {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, rx_sqlite_transient())
+            case .blob(let v):
+                rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), rx_sqlite_transient()) }
+            case .null: rc = sqlite3_bind_null(handle, index)
+            }
+            guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+        }
+        return self
+    }
+
+    /// Steps once; true while a row is available.
+    public func step() throws(StoreError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw database.error(rc, sql: sql)
+        }
+    }
+
+    /// Runs to completion, ignoring rows.
+    public func run(_ values: [Value] = []) throws(StoreError) {
+        try bind(values)
+        while try step() {}
+    }
+
+    /// Calls `row` for each result row.
+    public func forEach(_ values: [Value] = [], _ row: (Statement) throws(StoreError) -> Void) throws(StoreError) {
+        try bind(values)
+        while try step() { try row(self) }
+    }
+
+    public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    public func text(_ column: Int32) -> String? {
+        guard let p = sqlite3_column_text(handle, column) else { return nil }
+        return String(cString: p)
+    }
+    public func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: count))
+    }
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+}

@@ -1,0 +1,43 @@
+import RxCrypto
+
+/// Builds the associated data that binds each ciphertext to its place (DESIGN.md, "Key hierarchy").
+///
+/// Fields are length-prefixed (4-byte big-endian length, then bytes), so no two different field
+/// lists encode to the same bytes. The first field names the purpose, so a wrapped key can never
+/// be opened as content or the other way round.
+enum AssociatedData {
+    enum Purpose: String {
+        case rootKey = "rxvault/v1 root-key"
+        case dataKey = "rxvault/v1 data-key"
+        case content = "rxvault/v1 content"
+    }
+
+    enum Field {
+        case bytes([UInt8])
+        case text(String)
+        case integer(UInt64)
+    }
+
+    static func build(_ purpose: Purpose, _ fields: [Field]) -> [UInt8] {
+        var out: [UInt8] = []
+        func append(_ bytes: [UInt8]) {
+            let n = UInt32(bytes.count)
+            out += [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)]
+            out += bytes
+        }
+        append(Array(purpose.rawValue.utf8))
+        for field in fields {
+            switch field {
+            case .bytes(let b): append(b)
+            case .text(let t): append(Array(t.utf8))
+            case .integer(let i): append((0..<8).reversed().map { UInt8(truncatingIfNeeded: i >> (8 * UInt64($0))) })
+            }
+        }
+        return out
+    }
+
+    /// A stored object's place: which vault, which kind of object, which id, which version.
+    static func object(_ purpose: Purpose, vaultID: [UInt8], type: String, id: String, version: Int) -> [UInt8] {
+        build(purpose, [.bytes(vaultID), .text(type), .text(id), .integer(UInt64(version))])
+    }
+}

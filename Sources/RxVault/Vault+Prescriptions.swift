@@ -1,0 +1,144 @@
+import Foundation
+import RxCrypto
+import RxModel
+import RxStore
+
+/// Adding, reading, editing and removing prescriptions.
+///
+/// Each version gets a fresh random data key (DEK): content is sealed under the DEK and the DEK
+/// under the vault's key-wrapping sub-key, both with associated data naming (vault, type, id,
+/// version). A version can therefore be re-keyed or shared (grants) alone, and a row copied
+/// elsewhere or an old version put in a newer one's place fails to open.
+extension Vault {
+    static let objectType = "prescription"
+
+    /// Validates and stores a new prescription. Returns the stored record and the advisories.
+    public func add(_ prescription: Prescription) throws(VaultError) -> (PrescriptionRecord, [String]) {
+        let checked = try check(prescription)
+        let id = PrescriptionID.random()
+        let record = PrescriptionRecord(id: id, version: 1, recorded: clock.timestamp(), prescription: checked.prescription)
+        let sealed = try seal(record)
+        try perform { try store.insert(sealed) }
+        return (record, checked.advisories)
+    }
+
+    /// Resolves a full id or unique prefix to the prescription's id.
+    public func resolve(_ idOrPrefix: String) throws(VaultError) -> PrescriptionID {
+        let prefix = try PrescriptionID.prefix(from: idOrPrefix)
+        let matches = try read { try store.prescriptionIDs(withPrefix: prefix, limit: 2) }
+        guard let first = matches.first else { throw .notFound(id: idOrPrefix) }
+        guard matches.count == 1 else {
+            let total = try read { try store.prescriptionIDs(withPrefix: prefix, limit: 1000).count }
+            throw .ambiguousID(prefix: idOrPrefix, matches: total)
+        }
+        guard let id = PrescriptionID(hex: first) else { throw .integrity("a stored prescription id is malformed") }
+        return id
+    }
+
+    /// The newest version of every prescription, newest issue date first.
+    public func list() throws(VaultError) -> [PrescriptionRecord] {
+        let rows = try read { try store.latestVersions() }
+        var records: [PrescriptionRecord] = []
+        records.reserveCapacity(rows.count)
+        for row in rows { records.append(try open(row)) }
+        return records.sorted { ($0.prescription.issued, $0.id.hex) > ($1.prescription.issued, $1.id.hex) }
+    }
+
+    /// One prescription: its newest version, or `version` if given.
+    public func prescription(_ id: PrescriptionID, version: Int? = nil) throws(VaultError) -> PrescriptionRecord {
+        let row: PrescriptionVersionRecord?
+        if let version {
+            row = try read { try store.versions(of: id.hex).first { $0.version == version } }
+            guard let row else { throw .notFound(id: "\(id.short) version \(version)") }
+            return try open(row)
+        }
+        row = try read { try store.latestVersion(of: id.hex) }
+        guard let row else { throw .notFound(id: id.short) }
+        return try open(row)
+    }
+
+    /// Every version of one prescription, oldest first.
+    public func history(_ id: PrescriptionID) throws(VaultError) -> [PrescriptionRecord] {
+        let rows = try read { try store.versions(of: id.hex) }
+        guard !rows.isEmpty else { throw .notFound(id: id.short) }
+        var records: [PrescriptionRecord] = []
+        for row in rows { records.append(try open(row)) }
+        return records
+    }
+
+    /// Stores `change` applied to the newest version as a new version. The old versions stay
+    /// (see `history`). Returns nil, writing nothing, when the change leaves the prescription as it was.
+    public func edit(_ id: PrescriptionID, _ change: (inout Prescription) throws -> Void) throws(VaultError) -> (PrescriptionRecord, [String])? {
+        // Read, check and write in one transaction so two concurrent edits cannot both build on
+        // the same version (the second waits, then sees the first's result).
+        var result: (PrescriptionRecord, [String])?
+        try perform {
+            guard let row = try store.latestVersion(of: id.hex) else { throw VaultError.notFound(id: id.short) }
+            let current = try open(row)
+            var edited = current.prescription
+            try change(&edited)
+            let checked = try check(edited)
+            guard checked.prescription != current.prescription else { return }
+            let record = PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(), prescription: checked.prescription)
+            try store.insert(try seal(record))
+            result = (record, checked.advisories)
+        }
+        return result
+    }
+
+    /// Deletes the prescription and every version of it, then checkpoints and truncates the WAL so
+    /// the deleted content (overwritten in place by `secure_delete`) is gone from every file.
+    public func remove(_ id: PrescriptionID) throws(VaultError) {
+        let deleted = try perform { try store.deletePrescription(id.hex) }
+        guard deleted else { throw .notFound(id: id.short) }
+        store.purgeDeletedContent()
+    }
+
+    // MARK: - Sealing
+
+    func check(_ prescription: Prescription) throws(VaultError) -> CheckedPrescription {
+        do { return try PrescriptionRules.check(prescription, today: clock.today()) } catch { throw .invalidPrescription(error) }
+    }
+
+    func seal(_ record: PrescriptionRecord) throws(VaultError) -> PrescriptionVersionRecord {
+        let content = RecordContent(schema: RecordContent.currentSchema, recorded: record.recorded, prescription: record.prescription)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let plaintext: [UInt8]
+        do { plaintext = Array(try encoder.encode(content)) } catch { throw .internalError("cannot encode a prescription") }
+        let dataKey = SecretBytes(randomCount: AEAD.keyLength)
+        do {
+            let place = (vaultID: header.vaultID, type: Self.objectType, id: record.id.hex, version: record.version)
+            let wrappedKey = try AEAD.seal(dataKey, key: keyWrappingKey, associatedData:
+                AssociatedData.object(.dataKey, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
+            let sealed = try AEAD.seal(plaintext, key: dataKey, associatedData:
+                AssociatedData.object(.content, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
+            return PrescriptionVersionRecord(prescriptionID: record.id.hex, version: record.version, wrappedKey: wrappedKey, content: sealed)
+        } catch {
+            throw .internalError(error.description)
+        }
+    }
+
+    /// Unwraps the row's data key and opens its content, both bound to the row's own place.
+    func open(_ row: PrescriptionVersionRecord) throws(VaultError) -> PrescriptionRecord {
+        guard let id = PrescriptionID(hex: row.prescriptionID) else { throw .integrity("a stored prescription id is malformed") }
+        let where_ = "prescription \(id.short) version \(row.version)"
+        let dataKey: SecretBytes
+        let plaintext: SecretBytes
+        do {
+            dataKey = try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
+                AssociatedData.object(.dataKey, vaultID: header.vaultID, type: Self.objectType, id: id.hex, version: row.version))
+            plaintext = try AEAD.open(row.content, key: dataKey, associatedData:
+                AssociatedData.object(.content, vaultID: header.vaultID, type: Self.objectType, id: id.hex, version: row.version))
+        } catch {
+            throw .integrity("\(where_) failed authentication (altered, moved or damaged)")
+        }
+        let content: RecordContent
+        do {
+            content = try plaintext.withUnsafeBytes { try JSONDecoder().decode(RecordContent.self, from: Data($0)) }
+        } catch {
+            throw .integrity("\(where_) decrypted but does not decode")
+        }
+        return PrescriptionRecord(id: id, version: row.version, recorded: content.recorded, prescription: content.prescription)
+    }
+}

@@ -1,0 +1,112 @@
+import RxCrypto
+import RxModel
+import RxStore
+
+/// An open vault: the file, its header and the keys unwrapped from the passphrase.
+///
+/// Everything that reads or changes prescriptions goes through here, so rules (validation,
+/// one transaction per command, re-wrapping on passphrase change) hold whatever the caller.
+/// Keys live in `SecretBytes` and are zeroed when the vault is released.
+public final class Vault {
+    let store: any RecordStore
+    public let header: VaultHeader
+    public let path: String
+    let clock: VaultClock
+    private let rootKey: SecretBytes
+    /// Sub-key that wraps every data key.
+    let keyWrappingKey: SecretBytes
+
+    private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock) throws(VaultError) {
+        self.store = store
+        self.header = header
+        self.path = path
+        self.rootKey = rootKey
+        self.clock = clock
+        do { keyWrappingKey = try Subkey.keyWrapping.derive(from: rootKey) } catch { throw .internalError(error.description) }
+    }
+
+    /// Creates a new vault file at `path` (never replacing one) protected by `passphrase`.
+    public static func create(at path: String, passphrase: SecretBytes, kdf: PasswordKDF) throws(VaultError) {
+        guard passphrase.count > 0 else { throw .internalError("empty passphrase") }
+        let vaultID = randomBytes(VaultHeader.vaultIDLength)
+        let salt = randomBytes(PasswordKDF.saltLength)
+        let rootKey = SecretBytes(randomCount: AEAD.keyLength)
+        let wrapped: [UInt8]
+        do {
+            let kek = try kdf.deriveKey(passphrase: passphrase, salt: salt)
+            let aad = VaultHeader.rootKeyAssociatedData(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
+            wrapped = try AEAD.seal(rootKey, key: kek, associatedData: aad)
+        } catch {
+            throw .internalError(error.description)
+        }
+        let record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
+                                       kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
+                                       kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped)
+        do {
+            try SQLiteRecordStore.create(at: path, header: record)
+        } catch {
+            if case .cannotWrite(let why) = error, why.hasSuffix("already exists") { throw .alreadyExists(path: path) }
+            throw VaultError.from(error)
+        }
+    }
+
+    /// Opens the vault at `path` with `passphrase`. A wrong passphrase throws `.wrongPassphrase`
+    /// and nothing is written.
+    public static func open(at path: String, passphrase: SecretBytes, clock: VaultClock = .system) throws(VaultError) -> Vault {
+        let store: SQLiteRecordStore
+        let header: VaultHeader
+        do {
+            store = try SQLiteRecordStore(openingAt: path)
+            header = try VaultHeader(store.header())
+        } catch let error as StoreError {
+            throw VaultError.from(error)
+        } catch {
+            throw VaultError.wrap(error)
+        }
+        let rootKey = try header.unwrapRootKey(passphrase: passphrase)
+        return try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock)
+    }
+
+    /// Re-wraps the root key under `newPassphrase` (same KDF parameters, new salt is not needed
+    /// because the salt only has to be unique per vault). No record is rewritten; afterwards the
+    /// old passphrase no longer opens the vault.
+    public func changePassphrase(to newPassphrase: SecretBytes) throws(VaultError) {
+        guard newPassphrase.count > 0 else { throw .internalError("empty passphrase") }
+        let wrapped: [UInt8]
+        do {
+            let kek = try header.kdf.deriveKey(passphrase: newPassphrase, salt: header.record.kdfSalt)
+            wrapped = try AEAD.seal(rootKey, key: kek, associatedData: header.rootKeyAssociatedData)
+        } catch {
+            throw .internalError(error.description)
+        }
+        try perform {
+            // Another process may have changed the passphrase since we opened: the root key is the
+            // same either way, so the last writer's wrapping wins and both passphrases' holders know it.
+            try store.replaceWrappedRootKey(wrapped)
+        }
+        store.purgeDeletedContent()
+    }
+
+    /// Counts of what the vault holds (for `status`).
+    public struct Counts: Sendable {
+        public let prescriptions: Int
+        public let versions: Int
+    }
+
+    public func counts() throws(VaultError) -> Counts {
+        try read {
+            Counts(prescriptions: try store.prescriptionCount(), versions: try store.versionCount())
+        }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` as the command's one write transaction, translating storage errors.
+    func perform<T>(_ body: () throws -> T) throws(VaultError) -> T {
+        do { return try store.write(body) } catch { throw VaultError.wrap(error) }
+    }
+
+    func read<T>(_ body: () throws -> T) throws(VaultError) -> T {
+        do { return try store.read(body) } catch { throw VaultError.wrap(error) }
+    }
+}

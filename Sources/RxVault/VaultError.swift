@@ -1,0 +1,72 @@
+import RxModel
+import RxStore
+import RxCrypto
+
+/// What the vault reports to its callers. Each case maps to one documented exit code in the CLI
+/// (README.md, "Exit codes"). No case carries patient data, a passphrase or key material; ids
+/// and file paths are fine to show.
+public enum VaultError: Error, Sendable, CustomStringConvertible {
+    /// The passphrase does not unwrap the root key (or the header was altered: the two cannot be told apart).
+    case wrongPassphrase
+    /// No file, or not an rxvault vault.
+    case noVault(String)
+    /// `init` found a file already there.
+    case alreadyExists(path: String)
+    /// No prescription matches the id (or prefix) given.
+    case notFound(id: String)
+    /// More than one prescription starts with the prefix given.
+    case ambiguousID(prefix: String, matches: Int)
+    /// An id that cannot be one (not hex, too short).
+    case malformedID(String)
+    /// The prescription breaks the rules; lists every violation.
+    case invalidPrescription(PrescriptionInvalid)
+    /// Stored data failed authentication or does not decode: tampering or damage.
+    case integrity(String)
+    /// Another process holds the vault.
+    case busy
+    /// The file system refused a write; nothing was changed.
+    case cannotWrite(String)
+    /// The vault was written by a newer rxvault.
+    case unsupportedVersion(String)
+    /// Something that should not happen; the message says what.
+    case internalError(String)
+
+    public var description: String {
+        switch self {
+        case .wrongPassphrase: return "wrong passphrase"
+        case .noVault(let why): return why
+        case .alreadyExists(let path): return "\(path) already exists; rxvault init never overwrites a file"
+        case .notFound(let id): return "no prescription \(id)"
+        case let .ambiguousID(prefix, matches): return "id prefix \(prefix) matches \(matches) prescriptions"
+        case .malformedID(let id): return "'\(id)' is not a prescription id (hexadecimal, at least \(PrescriptionID.minimumPrefixLength) characters)"
+        case .invalidPrescription(let invalid): return invalid.description
+        case .integrity(let what): return "integrity check failed: \(what)"
+        case .busy: return "the vault is busy: another rxvault process is using it"
+        case .cannotWrite(let why): return "nothing was changed: \(why)"
+        case .unsupportedVersion(let why): return why
+        case .internalError(let why): return "internal error: \(why)"
+        }
+    }
+
+    /// Translates a storage error into what the caller can act on.
+    static func from(_ error: StoreError) -> VaultError {
+        switch error {
+        case .missing, .notAVault: return .noVault(error.description)
+        case .busy: return .busy
+        case .cannotWrite(let why): return .cannotWrite(why)
+        case .unsupportedVersion: return .unsupportedVersion(error.description)
+        case .corrupt(let why): return .integrity(why)
+        case .sqlite: return .internalError(error.description)
+        }
+    }
+
+    /// Wraps any error from a lower layer (store, crypto, coding) as a VaultError.
+    static func wrap(_ error: any Error) -> VaultError {
+        switch error {
+        case let e as VaultError: return e
+        case let e as StoreError: return from(e)
+        case let e as CryptoError: return e == .authenticationFailed ? .integrity("a stored record failed authentication") : .internalError(e.description)
+        default: return .internalError(String(describing: type(of: error)))
+        }
+    }
+}

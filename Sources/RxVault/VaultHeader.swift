@@ -1,0 +1,69 @@
+import RxCrypto
+import RxStore
+
+/// What anyone can read from a vault file without the passphrase (`rxvault status`).
+public struct VaultHeader: Sendable {
+    /// The on-disk format version (docs/format.md).
+    public static let currentFormatVersion = 1
+    public static let vaultIDLength = 16
+
+    public let formatVersion: Int
+    public let vaultID: [UInt8]
+    public let kdf: PasswordKDF
+    public let kdfAlgorithm: String
+    let record: VaultHeaderRecord
+
+    init(_ record: VaultHeaderRecord) throws(VaultError) {
+        guard record.formatVersion <= Self.currentFormatVersion else {
+            throw .unsupportedVersion("the vault has format version \(record.formatVersion); this rxvault reads up to \(Self.currentFormatVersion)")
+        }
+        guard record.formatVersion >= 1, record.vaultID.count == Self.vaultIDLength,
+              record.kdfAlgorithm == PasswordKDF.algorithmName, record.kdfSalt.count == PasswordKDF.saltLength,
+              record.wrappedRootKey.count == 32 + AEAD.overhead else {
+            throw .integrity("the vault header is malformed")
+        }
+        let kdf = PasswordKDF(opsLimit: record.kdfOpsLimit, memLimit: record.kdfMemLimit)
+        guard kdf.isWithinLibraryLimits else { throw .integrity("the vault header has impossible KDF parameters") }
+        self.record = record
+        self.formatVersion = record.formatVersion
+        self.vaultID = record.vaultID
+        self.kdf = kdf
+        self.kdfAlgorithm = record.kdfAlgorithm
+    }
+
+    public var vaultIDHex: String { vaultID.map { String($0, radix: 16).padding(2) }.joined() }
+
+    /// Associated data of the wrapped root key: every header field that decides how the key is
+    /// derived, so a header edited to weaker KDF parameters (or another vault's id) fails to open.
+    static func rootKeyAssociatedData(formatVersion: Int, vaultID: [UInt8], kdf: PasswordKDF, salt: [UInt8]) -> [UInt8] {
+        AssociatedData.build(.rootKey, [.integer(UInt64(formatVersion)), .bytes(vaultID), .text(PasswordKDF.algorithmName),
+                                        .integer(kdf.opsLimit), .integer(kdf.memLimit), .bytes(salt)])
+    }
+
+    var rootKeyAssociatedData: [UInt8] {
+        Self.rootKeyAssociatedData(formatVersion: formatVersion, vaultID: vaultID, kdf: kdf, salt: record.kdfSalt)
+    }
+
+    /// Derives the key-encryption key from `passphrase` and unwraps the root key.
+    func unwrapRootKey(passphrase: SecretBytes) throws(VaultError) -> SecretBytes {
+        let kek: SecretBytes
+        do { kek = try kdf.deriveKey(passphrase: passphrase, salt: record.kdfSalt) } catch { throw .internalError(error.description) }
+        do {
+            return try AEAD.open(record.wrappedRootKey, key: kek, associatedData: rootKeyAssociatedData)
+        } catch {
+            throw .wrongPassphrase
+        }
+    }
+
+    /// Reads the header of the vault at `path` (no passphrase needed).
+    public static func read(at path: String) throws(VaultError) -> VaultHeader {
+        do {
+            let store = try SQLiteRecordStore(openingAt: path)
+            return try VaultHeader(store.header())
+        } catch let error as StoreError {
+            throw VaultError.from(error)
+        } catch {
+            throw VaultError.wrap(error)
+        }
+    }
+}
