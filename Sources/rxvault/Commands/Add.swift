@@ -1,0 +1,94 @@
+import ArgumentParser
+import RxModel
+import RxVault
+
+extension PrescriptionKind: ExpressibleByArgument {}
+extension CylinderForm: ExpressibleByArgument {}
+
+extension RxVaultCommand {
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a glasses or contacts prescription.",
+            discussion: """
+            Give each eye in the notation on the paper (--od, --os) or field by field
+            (--od-sphere, --od-cyl, --od-axis, --od-add, --od-prism, --od-vertex, --od-bc, --od-dia,
+            --od-brand and the same with --os-). Either eye may be left out, not both.
+            Prints the new prescription's id.
+
+            Examples:
+              rxvault add glasses --patient "Sam Doe" --prescriber "Dr A. Lee" --issued 2026-03-01 \\
+                  --expires 2028-03-01 --od "-2.25 -0.75 x180 add +2.00" --os "-2.00 -0.50 x170 add +2.00" --pd 63
+              rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" --issued 2026-03-01 \\
+                  --expires 2027-03-01 --od "-3.00 bc 8.6 dia 14.2" --os "-2.75 bc 8.6 dia 14.2" --brand "Acuvue Oasys"
+            """)
+
+        @Argument(help: "glasses or contacts.") var kind: PrescriptionKind
+        @OptionGroup var fields: PrescriptionOptions
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                let missing = [("--patient", fields.patient), ("--prescriber", fields.prescriber), ("--issued", fields.issued)]
+                    .filter { $0.1 == nil }.map(\.0)
+                guard missing.isEmpty else {
+                    throw CLIError(.usage, "missing \(missing.joined(separator: ", "))", hint: "see 'rxvault add --help'")
+                }
+                // Build (and so read every value) before asking for the passphrase.
+                var rx = Prescription(kind: kind, patient: Patient(name: ""), prescriber: Prescriber(name: ""),
+                                      issued: CalendarDate(year: 2000, month: 1, day: 1)!)
+                try PrescriptionBuilder(options: fields).apply(to: &rx)
+                let vault = try options.openVault()
+                let (record, advisories) = try vault.add(rx)
+                advisories.forEach(Terminal.warning)
+                Terminal.out(record.id.short)
+            }
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a prescription; the change is stored as a new version.",
+            discussion: """
+            Takes the same flags as 'add'; only what is given changes. An empty value clears a
+            text field (--note ""). --od SPEC replaces that eye's powers and prism (bc, dia,
+            vertex and PD stay unless the notation gives them). Earlier versions are kept:
+            'rxvault history ID' lists them.
+
+            Example:
+              rxvault edit 3f9a --os "-2.25 -0.50 x170" --expires 2028-06-01
+            """)
+
+        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @OptionGroup var fields: PrescriptionOptions
+        @Flag(name: .customLong("no-od"), help: "Remove the right-eye lens.") var removeRight = false
+        @Flag(name: .customLong("no-os"), help: "Remove the left-eye lens.") var removeLeft = false
+        @Flag(name: .customLong("no-expires"), help: "Remove the expiry date (glasses).") var removeExpiry = false
+        @Flag(name: .customLong("no-pd"), help: "Remove all pupillary distances.") var removePD = false
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                guard !fields.isEmpty || removeRight || removeLeft || removeExpiry || removePD else {
+                    throw CLIError(.usage, "nothing to change", hint: "give the fields to change, e.g. --expires 2028-01-01")
+                }
+                var builder = PrescriptionBuilder(options: fields)
+                builder.removeEyes = Set([removeRight ? Eye.right : nil, removeLeft ? Eye.left : nil].compactMap { $0 })
+                builder.removeExpiry = removeExpiry
+                builder.removePD = removePD
+                // Read every value once before unlocking, so a typo costs no passphrase.
+                var probe = Prescription(kind: .glasses, patient: Patient(name: ""), prescriber: Prescriber(name: ""),
+                                         issued: CalendarDate(year: 2000, month: 1, day: 1)!)
+                try? builder.apply(to: &probe)
+
+                let vault = try options.openVault()
+                let prescriptionID = try vault.resolve(id)
+                guard let (record, advisories) = try vault.edit(prescriptionID, { try builder.apply(to: &$0) }) else {
+                    Terminal.err("rxvault: nothing changed: the values given are the ones already stored")
+                    return
+                }
+                advisories.forEach(Terminal.warning)
+                Terminal.out("\(record.id.short) version \(record.version)")
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import RxCrypto
+import RxVault
+
+extension PasswordKDF.Preset: ExpressibleByArgument {}
+
+extension RxVaultCommand {
+    struct Init: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a new, empty vault file.",
+            discussion: """
+            Never overwrites an existing file. The file is created with mode 0600; missing parent
+            directories are created with mode 0700.
+
+            --kdf sets the cost of turning the passphrase into a key (Argon2id): interactive
+            (64 MiB, fast), moderate (256 MiB, about half a second; the default) or sensitive
+            (1 GiB, several seconds). Every command that opens the vault pays it once.
+            """)
+
+        @OptionGroup var options: VaultOptions
+
+        @Option(help: "Key-derivation cost: interactive, moderate or sensitive.")
+        var kdf: PasswordKDF.Preset = .moderate
+
+        func run() throws {
+            try CommandRunner.run {
+                let path = options.vaultPath
+                if FileManager.default.fileExists(atPath: path) {
+                    throw VaultError.alreadyExists(path: path)
+                }
+                try createParentDirectory(of: path)
+                let passphrase: SecretBytes
+                if let file = options.passphraseFile ?? Environment.passphraseFile {
+                    passphrase = try PassphraseSource.read(file: file, what: "passphrase")
+                } else if let fd = options.passphraseFd {
+                    passphrase = try PassphraseSource.read(fd: fd, what: "passphrase")
+                } else {
+                    passphrase = try PassphraseSource.new(file: nil, options: options, prompt: "New passphrase for \(path): ")
+                }
+                if passphrase.count < 10 {
+                    Terminal.warning("the passphrase is short (\(passphrase.count) bytes); anyone with the file can try guesses offline")
+                }
+                try Vault.create(at: path, passphrase: passphrase, kdf: PasswordKDF(preset: kdf))
+                Terminal.out("created \(path)")
+            }
+        }
+
+        private func createParentDirectory(of path: String) throws {
+            let parent = (path as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) else { return }
+            do {
+                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw CLIError(.cannotWrite, "cannot create the directory \(parent)")
+            }
+        }
+    }
+}

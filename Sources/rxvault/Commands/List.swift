@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import RxModel
+import RxVault
+
+extension RxVaultCommand {
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the prescriptions, newest issue date first.",
+            discussion: """
+            STATUS is valid, expiring (within 60 days) or expired, as of today.
+            --format json prints {"schema": "rxvault/prescriptions/v1", "prescriptions": [...]};
+            --format csv prints one row per prescription and eye (docs/format.md).
+            """)
+
+        @Option(help: "Output format: table, json or csv.") var format: OutputFormat = .table
+        @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run(json: format == .json) {
+                let vault = try options.openVault()
+                let today = try Environment.clock().today()
+                let records = try vault.list()
+                let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: cyl) }
+                switch format {
+                case .table:
+                    guard !views.isEmpty else {
+                        Terminal.err("rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'")
+                        return
+                    }
+                    let short = PrescriptionID.shortForms(records.map(\.id))
+                    Terminal.out(Table.render(headers: PrescriptionText.listHeaders,
+                                              rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) }))
+                case .json:
+                    let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
+                    Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(list), as: UTF8.self))
+                case .csv:
+                    Terminal.out(([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n"))
+                }
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show one prescription with a row per eye.",
+            discussion: "SE is the spherical equivalent (sphere + cylinder / 2).")
+
+        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Option(help: "Show this version instead of the newest ('rxvault history' lists them).") var version: Int?
+        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
+        @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if format == .csv { throw ValidationError("show prints table or json; 'rxvault list --format csv' prints CSV") }
+        }
+
+        func run() throws {
+            try CommandRunner.run(json: format == .json) {
+                let vault = try options.openVault()
+                let record = try vault.prescription(try vault.resolve(id), version: version)
+                let view = PrescriptionView(record: record, today: try Environment.clock().today(), cylinderForm: cyl)
+                switch format {
+                case .json: Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(PrescriptionJSON(view: view)), as: UTF8.self))
+                default: Terminal.out(PrescriptionText.detail(view, shortID: record.id.short))
+                }
+            }
+        }
+    }
+
+    struct History: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List every version of a prescription, oldest first.")
+
+        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if format == .csv { throw ValidationError("history prints table or json") }
+        }
+
+        func run() throws {
+            try CommandRunner.run(json: format == .json) {
+                let vault = try options.openVault()
+                let records = try vault.history(try vault.resolve(id))
+                let today = try Environment.clock().today()
+                let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: nil) }
+                switch format {
+                case .json:
+                    let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
+                    Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(list), as: UTF8.self))
+                default:
+                    Terminal.out(Table.render(
+                        headers: ["VERSION", "RECORDED", "ISSUED", "EXPIRES", "OD", "OS"],
+                        rows: views.map { v in
+                            [String(v.record.version), v.record.recorded, v.prescription.issued.description,
+                             v.prescription.expires?.description ?? "-", v.notation(.right), v.notation(.left)]
+                        }))
+                }
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a prescription and all its versions.",
+            discussion: """
+            The content is overwritten in the file and its write-ahead log, not just unlinked.
+            Asks for confirmation on a terminal; scripts pass --yes.
+            """)
+
+        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                if !yes && !Terminal.stdinIsTTY {
+                    throw CLIError(.usage, "remove needs confirmation", hint: "pass --yes to remove without asking")
+                }
+                let vault = try options.openVault()
+                let prescriptionID = try vault.resolve(id)
+                if !yes {
+                    let record = try vault.prescription(prescriptionID)
+                    let rx = record.prescription
+                    let question = "Remove the \(rx.kind.rawValue) prescription \(prescriptionID.short) of \(rx.patient.name), issued \(rx.issued), with all \(record.version) version(s)?"
+                    guard Terminal.confirm(question) else {
+                        Terminal.err("rxvault: nothing removed")
+                        return
+                    }
+                }
+                try vault.remove(prescriptionID)
+                Terminal.out("removed \(prescriptionID.short)")
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import RxVault
+
+extension RxVaultCommand {
+    struct Passwd: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change the vault's passphrase.",
+            discussion: """
+            Only the wrapping of the vault's root key changes; no prescription is rewritten, so
+            this is instant whatever the vault holds. Afterwards the old passphrase no longer
+            opens the vault. Backups made earlier still open with the passphrase they were made with.
+            """)
+
+        @OptionGroup var options: VaultOptions
+
+        @Option(help: ArgumentHelp("Read the new passphrase from the first line of this file.", valueName: "file"),
+                completion: .file())
+        var newPassphraseFile: String?
+
+        func run() throws {
+            try CommandRunner.run {
+                let vault = try options.openVault()
+                let newPassphrase = try PassphraseSource.new(file: newPassphraseFile, options: options, prompt: "New passphrase: ")
+                if newPassphrase.count < 10 {
+                    Terminal.warning("the new passphrase is short (\(newPassphrase.count) bytes)")
+                }
+                try vault.changePassphrase(to: newPassphrase)
+                Terminal.out("passphrase changed")
+            }
+        }
+    }
+}

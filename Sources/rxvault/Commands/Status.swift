@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import RxCrypto
+import RxVault
+
+extension RxVaultCommand {
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Tell whether a file is a vault, its format and key-derivation settings.",
+            discussion: """
+            Needs no passphrase. With one (--passphrase-file, --passphrase-fd or
+            RXVAULT_PASSPHRASE_FILE), it also checks the passphrase and shows how many
+            prescriptions the vault holds. It never prompts.
+            """)
+
+        @OptionGroup var options: VaultOptions
+
+        @Option(help: "Output format: text or json.")
+        var format: StatusFormat = .text
+
+        enum StatusFormat: String, ExpressibleByArgument { case text, json }
+
+        func run() throws {
+            try CommandRunner.run(json: format == .json) {
+                let path = options.vaultPath
+                let header = try VaultHeader.read(at: path)
+                var counts: Vault.Counts?
+                if PassphraseSource.isGivenWithoutPrompt(options) {
+                    counts = try options.openVault().counts()
+                }
+                let kdf = header.kdf
+                let presetName = kdf.preset?.rawValue ?? "custom"
+                let memoryMiB = kdf.memLimit / (1 << 20)
+                switch format {
+                case .json:
+                    var object: [String: Any] = [
+                        "path": path, "vault": true, "formatVersion": header.formatVersion, "vaultID": header.vaultIDHex,
+                        "kdf": ["algorithm": header.kdfAlgorithm, "preset": presetName,
+                                "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit] as [String: Any],
+                        "unlocked": counts != nil,
+                    ]
+                    if let counts {
+                        object["prescriptions"] = counts.prescriptions
+                        object["versions"] = counts.versions
+                    }
+                    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+                    Terminal.out(String(decoding: data, as: UTF8.self))
+                case .text:
+                    var lines = [
+                        ("vault", path),
+                        ("format", "rxvault vault, format version \(header.formatVersion)"),
+                        ("vault id", header.vaultIDHex),
+                        ("kdf", "\(header.kdfAlgorithm), \(presetName) (ops \(kdf.opsLimit), memory \(memoryMiB) MiB)"),
+                    ]
+                    if let counts {
+                        lines.append(("passphrase", "correct"))
+                        lines.append(("prescriptions", "\(counts.prescriptions) (\(counts.versions) versions)"))
+                    }
+                    Terminal.out(Table.keyValue(lines))
+                    if counts == nil {
+                        Terminal.err("rxvault: hint: give --passphrase-file to check the passphrase and see the counts")
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import RxModel
+import RxVault
+
+/// The readable forms: the per-eye table of `show` and the rows of `list`.
+enum PrescriptionText {
+    /// `show`: the people and dates, then one row per eye (OD first).
+    static func detail(_ view: PrescriptionView, shortID: String) -> String {
+        let rx = view.prescription
+        var pairs: [(String, String)] = [
+            ("prescription", "\(shortID)  \(rx.kind.rawValue), version \(view.record.version)"),
+            ("patient", rx.patient.name + (rx.patient.birthDate.map { " (born \($0))" } ?? "")),
+            ("prescriber", ([rx.prescriber.name] + [rx.prescriber.licence.map { "licence \($0)" }, rx.prescriber.contact].compactMap { $0 }).joined(separator: ", ")),
+            ("issued", rx.issued.description),
+            ("expires", (rx.expires?.description ?? "no expiry date") + "  (\(view.statusText))"),
+        ]
+        if let pd = rx.pupillaryDistance {
+            pairs.append(("PD", pd.far.plain + " mm" + (pd.near.map { " far, \($0.plain) mm near" } ?? "")))
+        }
+        if let note = rx.note { pairs.append(("note", note)) }
+        if let form = view.cylinderForm { pairs.append(("cylinder", "shown in \(form.rawValue)-cyl form")) }
+
+        let headers: [String]
+        let rows: [[String]]
+        switch rx.kind {
+        case .glasses:
+            headers = ["EYE", "SPH", "CYL", "AXIS", "ADD", "PRISM", "VERTEX", "PD", "NEAR PD", "SE"]
+            rows = view.eyes.map { eye, lens in
+                [eye.label, sphere(lens), cylinder(lens), axis(lens), lens.add?.signedPower ?? "-",
+                 lens.prism?.notation ?? "-", lens.vertexDistance.map { $0.plain } ?? "-",
+                 lens.farPD?.plain ?? "-", lens.nearPD?.plain ?? "-", lens.sphericalEquivalentText]
+            }
+        case .contacts:
+            headers = ["EYE", "SPH", "CYL", "AXIS", "ADD", "BC", "DIA", "BRAND", "SE"]
+            rows = view.eyes.map { eye, lens in
+                [eye.label, sphere(lens), cylinder(lens), axis(lens), lens.add?.signedPower ?? "-",
+                 lens.baseCurve?.plain ?? "-", lens.diameter?.plain ?? "-", lens.brand ?? "-", lens.sphericalEquivalentText]
+            }
+        }
+        return Table.keyValue(pairs) + "\n\n" + Table.render(headers: headers, rows: rows)
+    }
+
+    static let listHeaders = ["ID", "KIND", "PATIENT", "ISSUED", "EXPIRES", "STATUS", "OD", "OS"]
+
+    static func listRow(_ view: PrescriptionView, shortID: String) -> [String] {
+        let rx = view.prescription
+        return [shortID, rx.kind.rawValue, rx.patient.name, rx.issued.description, rx.expires?.description ?? "-",
+                view.statusText, view.notation(.right), view.notation(.left)]
+    }
+
+    static func sphere(_ lens: LensSpecification) -> String { lens.sphere.isZero ? "plano" : lens.sphere.signedPower }
+    static func cylinder(_ lens: LensSpecification) -> String { lens.hasCylinder ? lens.cylinder!.signedPower : "-" }
+    static func axis(_ lens: LensSpecification) -> String { lens.axis.map { String($0) } ?? "-" }
+}
+
+/// `list --format csv`: one row per prescription and eye (docs/format.md, "CSV").
+enum PrescriptionCSV {
+    static let headers = ["id", "version", "kind", "status", "patient", "birth_date", "prescriber", "prescriber_licence",
+                          "issued", "expires", "eye", "sphere", "cylinder", "axis", "add", "prism", "vertex_mm",
+                          "pd_mm", "near_pd_mm", "binocular_pd_mm", "binocular_near_pd_mm", "base_curve_mm",
+                          "diameter_mm", "brand", "spherical_equivalent", "note"]
+
+    static func rows(_ view: PrescriptionView) -> [[String]] {
+        let rx = view.prescription
+        return view.eyes.map { eye, lens in
+            [view.record.id.hex, String(view.record.version), rx.kind.rawValue, view.status.rawValue,
+             CSV.text(rx.patient.name), rx.patient.birthDate?.description ?? "", CSV.text(rx.prescriber.name),
+             CSV.text(rx.prescriber.licence), rx.issued.description, rx.expires?.description ?? "",
+             eye.rawValue, lens.sphere.signedPower, lens.cylinder?.signedPower ?? "", lens.axis.map { String($0) } ?? "",
+             lens.add?.signedPower ?? "", lens.prism?.notation ?? "", lens.vertexDistance?.plain ?? "",
+             lens.farPD?.plain ?? "", lens.nearPD?.plain ?? "", rx.pupillaryDistance?.far.plain ?? "",
+             rx.pupillaryDistance?.near?.plain ?? "", lens.baseCurve?.plain ?? "", lens.diameter?.plain ?? "",
+             CSV.text(lens.brand), lens.sphericalEquivalentText, CSV.text(rx.note)]
+        }
+    }
+}
+
+extension PrescriptionView {
+    /// The eyes present (OD first), in the requested cylinder form.
+    var eyes: [(Eye, LensSpecification)] { Eye.allCases.compactMap { eye in lens(eye).map { (eye, $0) } } }
+}

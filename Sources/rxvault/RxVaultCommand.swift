@@ -1,0 +1,27 @@
+import ArgumentParser
+
+@main
+struct RxVaultCommand: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "rxvault",
+        abstract: "Keep glasses and contact-lens prescriptions in one encrypted vault file.",
+        discussion: """
+        Start with 'rxvault init', then 'rxvault add glasses ...' or 'rxvault add contacts ...'.
+        The passphrase is read from --passphrase-file, --passphrase-fd, RXVAULT_PASSPHRASE_FILE,
+        or asked for at the terminal; never from the command line.
+
+        Examples:
+          rxvault init
+          rxvault add glasses --patient "Sam Doe" --prescriber "Dr Lee" --issued 2026-03-01 \\
+              --expires 2028-03-01 --od "-2.25 -0.75 x180" --os "-2.00" --pd 63
+          rxvault list
+          rxvault show 3f9a --cyl plus
+        """,
+        version: version,
+        subcommands: [Init.self, Status.self, Passwd.self, Add.self, List.self, Show.self,
+                      Edit.self, History.self, Remove.self])
+
+    @OptionGroup var options: VaultOptions
+}

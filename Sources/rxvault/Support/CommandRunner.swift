@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import RxModel
+import RxVault
+
+/// Every command's body runs through here, so errors are reported the same way everywhere:
+/// `rxvault: error: ...` (and `rxvault: hint: ...`) on stderr, or one JSON object when the
+/// command was asked for JSON, then the documented exit code.
+enum CommandRunner {
+    static func run(json: Bool = false, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch {
+            let (status, message, hint) = describe(error)
+            report(status: status, message: message, hint: hint, json: json)
+            throw ExitCode(status.rawValue)
+        }
+    }
+
+    static func describe(_ error: any Error) -> (ExitStatus, String, String?) {
+        switch error {
+        case let e as CLIError:
+            return (e.status, e.message, e.hint)
+        case let e as VaultError:
+            if case .invalidPrescription(let invalid) = e {
+                let lines = invalid.violations.map(\.description)
+                let message = lines.count == 1 ? "refused: \(lines[0])" : "refused:\n  " + lines.joined(separator: "\n  ")
+                return (.invalidInput, message, "nothing was written")
+            }
+            return (e.exitStatus, e.description, e.hint)
+        case let e as LensNotation.Unreadable:
+            return (.invalidInput, e.description, nil)
+        default:
+            return (.failure, "unexpected error: \(String(describing: type(of: error)))", nil)
+        }
+    }
+
+    static func report(status: ExitStatus, message: String, hint: String?, json: Bool) {
+        if json {
+            var body: [String: Any] = ["code": status.name, "exit": Int(status.rawValue), "message": message]
+            if let hint { body["hint"] = hint }
+            if let data = try? JSONSerialization.data(withJSONObject: ["error": body], options: [.sortedKeys]) {
+                FileHandle.standardError.write(data + Data("\n".utf8))
+                return
+            }
+        }
+        Terminal.err("rxvault: error: \(message)")
+        if let hint { Terminal.err("rxvault: hint: \(hint)") }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import RxModel
+import RxVault
+
+/// The environment variables rxvault reads (README.md, "Environment").
+enum Environment {
+    static var values: [String: String] { ProcessInfo.processInfo.environment }
+
+    static var passphraseFile: String? { nonEmpty("RXVAULT_PASSPHRASE_FILE") }
+
+    /// The vault path when `--vault` is not given: `$RXVAULT_PATH`, else
+    /// `$XDG_DATA_HOME/rxvault/vault.rxv`, else `~/.local/share/rxvault/vault.rxv`.
+    static var defaultVaultPath: String {
+        if let path = nonEmpty("RXVAULT_PATH") { return path }
+        if let xdg = nonEmpty("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg + "/rxvault/vault.rxv" }
+        let home = nonEmpty("HOME") ?? NSHomeDirectory()
+        return home + "/.local/share/rxvault/vault.rxv"
+    }
+
+    /// The clock: the system's, unless `RXVAULT_TODAY=YYYY-MM-DD` fixes the day (for tests and
+    /// for checking what a vault will say on another day).
+    static func clock() throws -> VaultClock {
+        guard let text = nonEmpty("RXVAULT_TODAY") else { return .system }
+        guard let day = CalendarDate(iso: text) else {
+            throw CLIError(.usage, "RXVAULT_TODAY '\(text)' is not a date in the form YYYY-MM-DD")
+        }
+        return .fixed(today: day)
+    }
+
+    private static func nonEmpty(_ name: String) -> String? {
+        guard let value = values[name], !value.isEmpty else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import RxVault
+
+/// rxvault's documented exit codes (README.md, "Exit codes"). Scripts depend on these numbers:
+/// never renumber one, only add.
+enum ExitStatus: Int32, CaseIterable {
+    case success = 0
+    /// Anything not covered below (an internal error).
+    case failure = 1
+    /// Bad command line: unknown flag, missing argument, conflicting options, ambiguous id.
+    case usage = 64
+    /// Input refused: a prescription that breaks the rules, unreadable notation, a bad date.
+    case invalidInput = 65
+    /// No vault at the path, or the file is not an rxvault vault.
+    case noVault = 66
+    /// No prescription with that id.
+    case notFound = 67
+    /// The file to create already exists.
+    case alreadyExists = 73
+    /// The file system refused a write (disk full, read-only); nothing was changed.
+    case cannotWrite = 74
+    /// Another rxvault process kept the vault busy past the timeout.
+    case busy = 75
+    /// Stored data failed authentication: the vault file was altered or damaged.
+    case integrity = 76
+    /// The passphrase does not open the vault.
+    case wrongPassphrase = 77
+    /// Interrupted at a prompt (Ctrl-C).
+    case interrupted = 130
+
+    /// A stable machine-readable name, used in JSON errors.
+    var name: String {
+        switch self {
+        case .success: return "ok"
+        case .failure: return "error"
+        case .usage: return "usage"
+        case .invalidInput: return "invalid-input"
+        case .noVault: return "no-vault"
+        case .notFound: return "not-found"
+        case .alreadyExists: return "already-exists"
+        case .cannotWrite: return "cannot-write"
+        case .busy: return "busy"
+        case .integrity: return "integrity"
+        case .wrongPassphrase: return "wrong-passphrase"
+        case .interrupted: return "interrupted"
+        }
+    }
+}
+
+/// An error the CLI itself raises (bad flag values, missing passphrase source...).
+struct CLIError: Error {
+    let status: ExitStatus
+    let message: String
+    var hint: String?
+
+    init(_ status: ExitStatus, _ message: String, hint: String? = nil) {
+        self.status = status
+        self.message = message
+        self.hint = hint
+    }
+}
+
+extension VaultError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .wrongPassphrase: return .wrongPassphrase
+        case .noVault: return .noVault
+        case .alreadyExists: return .alreadyExists
+        case .notFound: return .notFound
+        case .ambiguousID, .malformedID: return .usage
+        case .invalidPrescription: return .invalidInput
+        case .integrity: return .integrity
+        case .busy: return .busy
+        case .cannotWrite: return .cannotWrite
+        case .unsupportedVersion: return .noVault
+        case .internalError: return .failure
+        }
+    }
+
+    var hint: String? {
+        switch self {
+        case .wrongPassphrase: return "nothing was changed; check the passphrase file, or the keyboard layout at the prompt"
+        case .noVault: return "create one with 'rxvault init', or point to it with --vault PATH or RXVAULT_PATH"
+        case .ambiguousID: return "give more characters of the id ('rxvault list' shows them)"
+        case .notFound: return "'rxvault list' shows the prescriptions in this vault"
+        case .integrity: return "the vault file was changed outside rxvault or is damaged; restore it from a backup"
+        case .busy: return "wait for the other rxvault command to finish, then try again"
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import RxCrypto
+
+/// Where a passphrase comes from. Never argv: a value on the command line shows in `ps` and in
+/// shell history. In order: `--passphrase-file`, `--passphrase-fd`, `RXVAULT_PASSPHRASE_FILE`,
+/// then a prompt without echo when stdin is a terminal (unless `--no-input`).
+enum PassphraseSource {
+    /// Longest passphrase read from a file or descriptor.
+    static let maxLength = 4096
+
+    /// Reads the first line of `path` (without its line ending) into zeroed-on-release memory.
+    static func read(file path: String, what: String) throws -> SecretBytes {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CLIError(.usage, "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        return try nonEmpty(Terminal.readLine(fd: fd, limit: maxLength), what: what, source: "file \(path)")
+    }
+
+    static func read(fd: Int32, what: String) throws -> SecretBytes {
+        guard fcntl(fd, F_GETFD) != -1 else { throw CLIError(.usage, "file descriptor \(fd) is not open") }
+        return try nonEmpty(Terminal.readLine(fd: fd, limit: maxLength), what: what, source: "file descriptor \(fd)")
+    }
+
+    private static func nonEmpty(_ secret: SecretBytes?, what: String, source: String) throws -> SecretBytes {
+        guard let secret, secret.count > 0 else { throw CLIError(.usage, "the \(what) in \(source) is empty") }
+        return secret
+    }
+
+    /// The passphrase of an existing vault.
+    static func existing(_ options: VaultOptions) throws -> SecretBytes {
+        if let path = options.passphraseFile { return try read(file: path, what: "passphrase") }
+        if let fd = options.passphraseFd { return try read(fd: fd, what: "passphrase") }
+        if let path = Environment.passphraseFile { return try read(file: path, what: "passphrase") }
+        try requirePrompt(options)
+        guard let secret = Terminal.readSecretLine(prompt: "Passphrase for \(options.vaultPath): "), secret.count > 0 else {
+            throw CLIError(.usage, "no passphrase entered")
+        }
+        return secret
+    }
+
+    /// Whether a passphrase is available without prompting (for `status`).
+    static func isGivenWithoutPrompt(_ options: VaultOptions) -> Bool {
+        options.passphraseFile != nil || options.passphraseFd != nil || Environment.passphraseFile != nil
+    }
+
+    /// A new passphrase: from `file` if given, else asked twice at the terminal.
+    static func new(file: String?, options: VaultOptions, prompt: String) throws -> SecretBytes {
+        if let file { return try read(file: file, what: "new passphrase") }
+        try requirePrompt(options, flag: "--new-passphrase-file")
+        guard let first = Terminal.readSecretLine(prompt: prompt), first.count > 0 else {
+            throw CLIError(.usage, "no passphrase entered")
+        }
+        guard let second = Terminal.readSecretLine(prompt: "Repeat it: "), second == first else {
+            throw CLIError(.usage, "the two passphrases differ; nothing was changed")
+        }
+        return first
+    }
+
+    private static func requirePrompt(_ options: VaultOptions, flag: String = "--passphrase-file") throws {
+        if options.noInput {
+            throw CLIError(.usage, "a passphrase is needed and --no-input forbids asking for one",
+                           hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
+        }
+        guard Terminal.stdinIsTTY else {
+            throw CLIError(.usage, "a passphrase is needed and stdin is not a terminal to ask on",
+                           hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
+        }
+    }
+}

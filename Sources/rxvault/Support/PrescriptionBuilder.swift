@@ -1,0 +1,160 @@
+import RxModel
+
+/// Applies `PrescriptionOptions` to a prescription: a blank one for `add`, the current version
+/// for `edit`. Reading values is done here (with messages naming eye, field and value); judging
+/// them is left to `PrescriptionRules`, so every entry path is refused the same way.
+///
+/// Order: notation (`--od SPEC`) replaces the eye's refraction and prism, and any bc, dia,
+/// vertex or PD it contains; then the per-field flags; then the flags for both eyes.
+struct PrescriptionBuilder {
+    let options: PrescriptionOptions
+    var removeEyes: Set<Eye> = []
+    var removeExpiry = false
+    var removePD = false
+
+    func apply(to rx: inout Prescription) throws {
+        let o = options
+        if let name = o.patient { rx.patient.name = name }
+        if let dob = o.dob { rx.patient.birthDate = dob.isEmpty ? nil : try date(dob, "date of birth") }
+        if let name = o.prescriber { rx.prescriber.name = name }
+        if let licence = o.prescriberLicence { rx.prescriber.licence = licence }
+        if let contact = o.prescriberContact { rx.prescriber.contact = contact }
+        if let issued = o.issued { rx.issued = try date(issued, "issue date") }
+        if let expires = o.expires { rx.expires = try date(expires, "expiry date") }
+        if removeExpiry { rx.expires = nil }
+        if let note = o.note { rx.note = note }
+
+        for eye in Eye.allCases {
+            if removeEyes.contains(eye) {
+                guard o.notation(eye) == nil, o.fieldFlags(eye).isEmpty else {
+                    throw CLIError(.usage, "--no-\(eye == .right ? "od" : "os") cannot be combined with values for that eye")
+                }
+                rx[eye] = nil
+                continue
+            }
+            rx[eye] = try lens(eye, current: rx[eye])
+        }
+
+        if let brand = o.brand {
+            for eye in Eye.allCases where rx[eye] != nil && o.fieldFlags(eye).brand == nil { rx[eye]!.brand = brand }
+        }
+        if let vertex = o.vertex {
+            let value = try number(vertex, nil, "vertex distance")
+            for eye in Eye.allCases where rx[eye] != nil && o.fieldFlags(eye).vertex == nil { rx[eye]!.vertexDistance = value }
+        }
+        try applyPupillaryDistance(&rx)
+    }
+
+    private func lens(_ eye: Eye, current: LensSpecification?) throws -> LensSpecification? {
+        var lens = current
+        if let text = options.notation(eye) {
+            let parsed: LensSpecification
+            do { parsed = try LensNotation.parse(text) } catch {
+                throw CLIError(.invalidInput, "\(eye.label) notation: \(error.problem)",
+                               hint: "write it as on the paper, e.g. \"-2.25 -0.75 x180 add +2.00\", \"plano\" or \"-3.00 bc 8.6 dia 14.2\"")
+            }
+            var merged = parsed
+            merged.brand = current?.brand
+            merged.vertexDistance = parsed.vertexDistance ?? current?.vertexDistance
+            merged.farPD = parsed.farPD ?? current?.farPD
+            merged.nearPD = parsed.nearPD ?? current?.nearPD
+            merged.baseCurve = parsed.baseCurve ?? current?.baseCurve
+            merged.diameter = parsed.diameter ?? current?.diameter
+            lens = merged
+        }
+        let f = options.fieldFlags(eye)
+        if f.isEmpty { return lens }
+        if lens == nil {
+            guard let sphere = f.sphere else {
+                throw CLIError(.invalidInput, "\(eye.label) sphere: required to add that eye",
+                               hint: "give --\(eye == .right ? "od" : "os") SPEC or --\(eye == .right ? "od" : "os")-sphere D")
+            }
+            lens = LensSpecification(sphere: try power(sphere, eye, "sphere"))
+        }
+        if let v = f.sphere { lens!.sphere = try power(v, eye, "sphere") }
+        if let v = f.cylinder { lens!.cylinder = try power(v, eye, "cylinder") }
+        if let v = f.axis { lens!.axis = try axis(v, eye) }
+        if let v = f.add { lens!.add = try number(v, eye, "add") }
+        if let v = f.prism {
+            do { lens!.prism = v.isEmpty ? nil : try Prism.parse(v) } catch {
+                throw CLIError(.invalidInput, "\(eye.label) prism: \(error.problem)", hint: "e.g. \"1.5 BI\", \"1 BU 2 BO\" or \"2 @ 45\"")
+            }
+        }
+        if let v = f.vertex { lens!.vertexDistance = try number(v, eye, "vertex distance") }
+        if let v = f.baseCurve { lens!.baseCurve = try number(v, eye, "base curve") }
+        if let v = f.diameter { lens!.diameter = try number(v, eye, "diameter") }
+        if let v = f.brand { lens!.brand = v }
+        return lens
+    }
+
+    private func applyPupillaryDistance(_ rx: inout Prescription) throws {
+        let o = options
+        if removePD {
+            rx.pupillaryDistance = nil
+            for eye in Eye.allCases where rx[eye] != nil { rx[eye]!.farPD = nil; rx[eye]!.nearPD = nil }
+        }
+        if let pd = o.pd {
+            guard let far = try number(pd, nil, "PD") else {
+                throw CLIError(.usage, "--pd needs a value", hint: "use --no-pd to remove pupillary distances")
+            }
+            rx.pupillaryDistance = PupillaryDistance(far: far, near: rx.pupillaryDistance?.near)
+            // A binocular PD replaces monocular ones.
+            for eye in Eye.allCases where rx[eye] != nil { rx[eye]!.farPD = nil; rx[eye]!.nearPD = nil }
+        }
+        if let near = o.nearPd {
+            guard rx.pupillaryDistance != nil else {
+                throw CLIError(.usage, "--near-pd needs a far PD (--pd)", hint: "for one value per eye use --near-pd-od and --near-pd-os")
+            }
+            rx.pupillaryDistance!.near = try number(near, nil, "near PD")
+        }
+        let monocular: [(Eye, String?, String?)] = [(.right, o.pdRight, o.nearPdRight), (.left, o.pdLeft, o.nearPdLeft)]
+        for (eye, far, near) in monocular where far != nil || near != nil {
+            guard rx[eye] != nil else {
+                throw CLIError(.usage, "\(eye.label) PD given but there is no \(eye.label) lens")
+            }
+            if let far { rx[eye]!.farPD = try number(far, eye, "PD") }
+            if let near { rx[eye]!.nearPD = try number(near, eye, "near PD") }
+            if o.pd == nil { rx.pupillaryDistance = nil }
+        }
+    }
+
+    // MARK: - Reading values
+
+    private func label(_ eye: Eye?, _ field: String) -> String { [eye?.label, field].compactMap { $0 }.joined(separator: " ") }
+
+    private func number(_ text: String, _ eye: Eye?, _ field: String) throws -> Hundredths? {
+        if text.isEmpty { return nil }
+        guard let value = Hundredths(parsing: text.trimmingCharacters(in: .whitespaces)) else {
+            throw CLIError(.invalidInput, "\(label(eye, field)) '\(text)': not a number with at most two decimals")
+        }
+        return value
+    }
+
+    private func power(_ text: String, _ eye: Eye, _ field: String) throws -> Hundredths {
+        let lowered = text.lowercased().trimmingCharacters(in: .whitespaces)
+        if field == "sphere", ["plano", "pl"].contains(lowered) { return .zero }
+        guard let value = try number(text, eye, field) else {
+            throw CLIError(.invalidInput, "\(label(eye, field)): empty value")
+        }
+        return value
+    }
+
+    private func axis(_ text: String, _ eye: Eye) throws -> Int? {
+        if text.isEmpty { return nil }
+        var digits = Substring(text.lowercased().trimmingCharacters(in: .whitespaces))
+        if digits.hasPrefix("x") { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy(\.isNumber), let value = Int(digits) else {
+            throw CLIError(.invalidInput, "\(eye.label) axis '\(text)': not whole degrees (accepted 1 to 180)")
+        }
+        return value
+    }
+
+    private func date(_ text: String, _ field: String) throws -> CalendarDate {
+        guard let date = CalendarDate(iso: text) else {
+            throw CLIError(.invalidInput, "\(field) '\(text)': not a date in the form YYYY-MM-DD")
+        }
+        return date
+    }
+}
+
+import Foundation
