@@ -38,7 +38,7 @@ let package = Package(
         .testTarget(name: "RxCryptoTests", dependencies: ["RxCrypto"]),
         .testTarget(name: "RxStoreTests", dependencies: ["RxStore"]),
         .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore"]),
-        .testTarget(name: "CLITests", dependencies: ["rxvault"]),
+        .testTarget(name: "CLITests", dependencies: ["rxvault", "RxStore"]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
         .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"]),
     ],

@@ -51,12 +51,14 @@ public final class Vault {
     }
 
     /// Opens the vault at `path` with `passphrase`. A wrong passphrase throws `.wrongPassphrase`
-    /// and nothing is written.
-    public static func open(at path: String, passphrase: SecretBytes, clock: VaultClock = .system) throws(VaultError) -> Vault {
+    /// and nothing is written. A command that finds another process writing waits up to
+    /// `busyTimeoutMilliseconds` for it, then fails with `.busy`.
+    public static func open(at path: String, passphrase: SecretBytes, clock: VaultClock = .system,
+                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(VaultError) -> Vault {
         let store: SQLiteRecordStore
         let header: VaultHeader
         do {
-            store = try SQLiteRecordStore(openingAt: path)
+            store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             header = try VaultHeader(store.header())
         } catch let error as StoreError {
             throw VaultError.from(error)

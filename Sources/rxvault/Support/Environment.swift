@@ -27,6 +27,15 @@ enum Environment {
         return .fixed(today: day)
     }
 
+    /// How long to wait for another rxvault process: `RXVAULT_BUSY_TIMEOUT` seconds (default 30).
+    static func busyTimeoutMilliseconds() throws -> Int32 {
+        guard let text = nonEmpty("RXVAULT_BUSY_TIMEOUT") else { return 30_000 }
+        guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
+            throw CLIError(.usage, "RXVAULT_BUSY_TIMEOUT '\(text)' is not a number of seconds (0 to 86400)")
+        }
+        return Int32(seconds * 1000)
+    }
+
     private static func nonEmpty(_ name: String) -> String? {
         guard let value = values[name], !value.isEmpty else { return nil }
         return value

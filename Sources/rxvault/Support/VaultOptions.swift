@@ -27,7 +27,8 @@ struct VaultOptions: ParsableArguments {
         // Say "no vault" before asking for a passphrase that could not open anything.
         _ = try VaultHeader.read(at: path)
         let passphrase = try PassphraseSource.existing(self)
-        return try Vault.open(at: path, passphrase: passphrase, clock: Environment.clock())
+        return try Vault.open(at: path, passphrase: passphrase, clock: Environment.clock(),
+                              busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
     }
 }
 

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// Runs the built `rxvault` binary as a user or a script would, in a throwaway directory with a
+/// passphrase file, and returns what it printed and its exit status.
+final class CLIHarness: @unchecked Sendable {
+    let directory: URL
+    let vaultPath: String
+    let passphraseFile: String
+    var environment: [String: String]
+
+    /// The binary under test: `$RXVAULT_BIN`, else `rxvault` next to the test bundle.
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["RXVAULT_BIN"] { return path }
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var dir = runner.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("rxvault").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return ".build/debug/rxvault"
+    }()
+
+    struct Result: CustomStringConvertible {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var description: String { "exit \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
+    }
+
+    init(passphrase: String = "correct horse battery staple", today: String? = "2026-06-15") throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("rxvault-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        vaultPath = directory.appendingPathComponent("vault.rxv").path
+        passphraseFile = directory.appendingPathComponent("passphrase").path
+        try (passphrase + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+        environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "RXVAULT_PATH": vaultPath,
+                       "RXVAULT_PASSPHRASE_FILE": passphraseFile, "LANG": "C.UTF-8"]
+        if let today { environment["RXVAULT_TODAY"] = today }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func write(_ text: String, to name: String) throws -> String {
+        let p = path(name)
+        try text.write(toFile: p, atomically: true, encoding: .utf8)
+        return p
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String?] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        var env = environment
+        for (key, value) in extra { env[key] = value }
+        process.environment = env
+        process.currentDirectoryURL = directory
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes before waiting, so a large output cannot block the child.
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// `rxvault init --kdf interactive` (the fast preset keeps the suite quick).
+    func initVault() throws {
+        let r = try run(["init", "--kdf", "interactive"])
+        #expect(r.status == 0, "\(r)")
+    }
+
+    static let glassesArguments = ["add", "glasses", "--patient", "Quintessa Marlowe", "--dob", "1980-04-02",
+                                   "--prescriber", "Dr Ignatius Fairweather", "--prescriber-licence", "OPT-77123",
+                                   "--issued", "2026-03-01", "--expires", "2028-03-01",
+                                   "--od", "-2.25 -0.75 x180 add +2.00", "--os", "-1.75 -0.50 x170 add +2.00 prism 1.5 BI",
+                                   "--pd", "63.5", "--near-pd", "60.5", "--vertex", "12", "--note", "Varifocal lenses preferred"]
+    static let contactsArguments = ["add", "contacts", "--patient", "Quintessa Marlowe", "--prescriber", "Dr Ignatius Fairweather",
+                                    "--issued", "2026-03-01", "--expires", "2026-07-01",
+                                    "--od", "-3.25 bc 8.6 dia 14.2", "--os", "-2.75 -1.25 x170 bc 8.7 dia 14.5",
+                                    "--brand", "Zylofocus Aquaclear"]
+
+    /// Adds a prescription and returns its short id.
+    func add(_ arguments: [String]) throws -> String {
+        let r = try run(arguments)
+        #expect(r.status == 0, "\(r)")
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The bytes of the vault file and its -wal and -shm companions, as an attacker would read them.
+    func vaultFileBytes() -> Data {
+        ["", "-wal", "-shm"].reduce(into: Data()) { all, suffix in
+            if let data = FileManager.default.contents(atPath: vaultPath + suffix) { all.append(data) }
+        }
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+}
+
+extension Data {
+    func contains(_ text: String) -> Bool { range(of: Data(text.utf8)) != nil }
+    func contains(_ bytes: [UInt8]) -> Bool { range(of: Data(bytes)) != nil }
+}
