@@ -28,13 +28,13 @@ public enum LensNotation {
         if let cylinder = lens.cylinder, !cylinder.isZero {
             parts.append(cylinder.signedPower)
             if let axis = lens.axis { parts.append("x" + String(axis).padding(toLength: 3, leftPadding: true)) }
-        } else if !lens.sphere.isZero {
-            parts.append("DS")
         }
         if let add = lens.add { parts.append("add \(add.signedPower)") }
         if let prism = lens.prism { parts.append("prism \(prism.notation)") }
         if let bc = lens.baseCurve { parts.append("bc \(bc.plain)") }
         if let dia = lens.diameter { parts.append("dia \(dia.plain)") }
+        // A sphere standing alone is marked DS ("+1.50 DS"), as prescribers write it.
+        if parts.count == 1 && !lens.sphere.isZero { parts.append("DS") }
         return parts.joined(separator: " ")
     }
 

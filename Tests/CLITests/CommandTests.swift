@@ -18,7 +18,7 @@ import RxStore
         #expect(lines[0].hasPrefix("ID"))
         #expect(list.stdout.contains("\(glasses)  glasses   Quintessa Marlowe  2026-03-01  2028-03-01  valid"))
         // RXVAULT_TODAY is 2026-06-15: the contacts expire on 2026-07-01, within 60 days.
-        #expect(list.stdout.contains("expiring (16 d)"))
+        #expect(list.stdout.contains("expiring in 16 days"))
         #expect(list.stdout.contains("-2.25 -0.75 x180 add +2.00"))
 
         let show = try cli.run(["show", glasses])

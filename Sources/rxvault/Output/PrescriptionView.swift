@@ -16,14 +16,14 @@ struct PrescriptionView {
         return cylinderForm.map { lens.transposed(to: $0) } ?? lens
     }
 
-    /// `valid`, `expiring in 12 days`, `expired 2026-01-01`.
+    /// `valid`, `expiring in 12 days`, `expires today`, `expired`.
     var statusText: String {
         switch status {
         case .valid: return "valid"
         case .expired: return "expired"
         case .expiring:
             let days = today.days(until: prescription.expires!)
-            return days == 0 ? "expires today" : "expiring (\(days) d)"
+            return days == 0 ? "expires today" : days == 1 ? "expires tomorrow" : "expiring in \(days) days"
         }
     }
 

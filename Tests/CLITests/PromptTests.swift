@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// The interactive path: a real pseudo-terminal (Python's pty module drives the binary), so the
+/// prompt, the confirmation and the echo being off are tested as a person would meet them.
+@Suite struct PromptTests {
+    static let driver = #"""
+import os, pty, sys, time
+binary, vault = sys.argv[1], sys.argv[2]
+args = sys.argv[3:]
+answers = [a.encode() + b"\n" for a in os.environ["ANSWERS"].split("|")]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(binary, [binary] + args)
+out = b""
+deadline = time.time() + 20
+while time.time() < deadline:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+    if answers and (out.rstrip().endswith(b":") or out.rstrip().endswith(b"]")):
+        time.sleep(0.05)
+        os.write(fd, answers.pop(0))
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(os.WEXITSTATUS(status))
+"""#
+
+    func drive(_ cli: CLIHarness, _ arguments: [String], answers: [String]) throws -> CLIHarness.Result {
+        let script = try cli.write(Self.driver, to: "drive.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, CLIHarness.binary, cli.vaultPath] + arguments
+        var env = cli.environment
+        env["RXVAULT_PASSPHRASE_FILE"] = nil
+        env["ANSWERS"] = answers.joined(separator: "|")
+        env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        process.environment = env
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return .init(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+    }
+
+    @Test func promptsWithoutEchoAndConfirms() throws {
+        let cli = try CLIHarness()
+        let secret = "pty-secret-passphrase-42"
+        let created = try drive(cli, ["init", "--kdf", "interactive"], answers: [secret, secret])
+        #expect(created.status == 0, "\(created)")
+        #expect(created.stdout.contains("New passphrase for"))
+        #expect(created.stdout.contains("Repeat it:"))
+        #expect(!created.stdout.contains(secret), "the passphrase was echoed")
+
+        try (secret + "\n").write(toFile: cli.passphraseFile, atomically: true, encoding: .utf8)
+        let id = try cli.add(CLIHarness.glassesArguments)
+        let listed = try drive(cli, ["list"], answers: [secret])
+        #expect(listed.status == 0, "\(listed)")
+        #expect(listed.stdout.contains("Quintessa Marlowe"))
+        #expect(!listed.stdout.contains(secret))
+
+        let wrong = try drive(cli, ["list"], answers: ["not-it"])
+        #expect(wrong.status == 77)
+
+        let mismatch = try drive(cli, ["passwd"], answers: [secret, "new-one-aaaaaaa", "new-one-bbbbbbb"])
+        #expect(mismatch.status == 64)
+        #expect(mismatch.stdout.contains("differ"))
+
+        let declined = try drive(cli, ["remove", id], answers: [secret, "n"])
+        #expect(declined.stdout.contains("nothing removed"))
+        #expect(try cli.run(["show", id]).status == 0)
+        let confirmed = try drive(cli, ["remove", id], answers: [secret, "yes"])
+        #expect(confirmed.status == 0, "\(confirmed)")
+        #expect(try cli.run(["show", id]).status == 67)
+    }
+}
