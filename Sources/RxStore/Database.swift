@@ -22,7 +22,10 @@ public final class Database {
 
     /// Opens an existing file read-write; never creates one.
     public init(path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(StoreError) {
-        guard access(path, F_OK) == 0 else { throw StoreError.missing(path: path) }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw StoreError.missing(path: path) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw StoreError.notAVault(path: path, reason: "not a regular file") }
+        guard access(path, R_OK) == 0 else { throw StoreError.notAVault(path: path, reason: "no permission to read it") }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -108,6 +111,7 @@ public final class Database {
         case SQLITE_IOERR: return .cannotWrite("I/O error (\(message))")
         case SQLITE_NOTADB: return .notAVault(path: path, reason: "not an SQLite database")
         case SQLITE_CORRUPT: return .corrupt("SQLite reports: \(message)")
+        case SQLITE_CANTOPEN: return .cannotWrite("cannot open \(path) or its -wal/-shm files (check the directory's permissions)")
         default: return .sqlite(code: rc, message: message, sql: sql)
         }
     }

@@ -68,21 +68,24 @@ extension Vault {
 
     /// Stores `change` applied to the newest version as a new version. The old versions stay
     /// (see `history`). Returns nil, writing nothing, when the change leaves the prescription as it was.
-    public func edit(_ id: PrescriptionID, _ change: (inout Prescription) throws -> Void) throws(VaultError) -> (PrescriptionRecord, [String])? {
+    /// Throws a `VaultError`, or whatever `change` throws (unchanged, so the caller can report it).
+    public func edit(_ id: PrescriptionID, _ change: (inout Prescription) throws -> Void) throws -> (PrescriptionRecord, [String])? {
         // Read, check and write in one transaction so two concurrent edits cannot both build on
         // the same version (the second waits, then sees the first's result).
         var result: (PrescriptionRecord, [String])?
+        var changeError: (any Error)?
         try perform {
             guard let row = try store.latestVersion(of: id.hex) else { throw VaultError.notFound(id: id.short) }
             let current = try open(row)
             var edited = current.prescription
-            try change(&edited)
+            do { try change(&edited) } catch { changeError = error; return }
             let checked = try check(edited)
             guard checked.prescription != current.prescription else { return }
             let record = PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(), prescription: checked.prescription)
             try store.insert(try seal(record))
             result = (record, checked.advisories)
         }
+        if let changeError { throw changeError }
         return result
     }
 

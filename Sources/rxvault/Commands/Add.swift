@@ -75,10 +75,13 @@ extension RxVaultCommand {
                 builder.removeEyes = Set([removeRight ? Eye.right : nil, removeLeft ? Eye.left : nil].compactMap { $0 })
                 builder.removeExpiry = removeExpiry
                 builder.removePD = removePD
-                // Read every value once before unlocking, so a typo costs no passphrase.
+                // Read every value once before unlocking, so a typo costs no passphrase. The probe
+                // has both eyes and a PD, so only unreadable values can fail here.
                 var probe = Prescription(kind: .glasses, patient: Patient(name: ""), prescriber: Prescriber(name: ""),
-                                         issued: CalendarDate(year: 2000, month: 1, day: 1)!)
-                try? builder.apply(to: &probe)
+                                         issued: CalendarDate(year: 2000, month: 1, day: 1)!,
+                                         right: LensSpecification(sphere: .zero), left: LensSpecification(sphere: .zero),
+                                         pupillaryDistance: PupillaryDistance(far: Hundredths(60)))
+                try builder.apply(to: &probe)
 
                 let vault = try options.openVault()
                 let prescriptionID = try vault.resolve(id)

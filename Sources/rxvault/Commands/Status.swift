@@ -43,7 +43,7 @@ extension RxVaultCommand {
                         object["prescriptions"] = counts.prescriptions
                         object["versions"] = counts.versions
                     }
-                    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+                    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
                     Terminal.out(String(decoding: data, as: UTF8.self))
                 case .text:
                     var lines = [

@@ -43,7 +43,7 @@ enum CommandRunner {
         if json {
             var body: [String: Any] = ["code": status.name, "exit": Int(status.rawValue), "message": message]
             if let hint { body["hint"] = hint }
-            if let data = try? JSONSerialization.data(withJSONObject: ["error": body], options: [.sortedKeys]) {
+            if let data = try? JSONSerialization.data(withJSONObject: ["error": body], options: [.sortedKeys, .withoutEscapingSlashes]) {
                 FileHandle.standardError.write(data + Data("\n".utf8))
                 return
             }
