@@ -81,7 +81,12 @@ public struct Hundredths: Hashable, Comparable, Sendable {
 }
 
 extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+    /// 0-9 only. Not `("0"..."9").contains(self)`: that also matches a digit carrying a combining
+    /// mark ("2\u{0301}"), which `Int` then cannot read.
+    var isASCIIDigit: Bool {
+        guard let ascii = asciiValue else { return false }
+        return ascii >= 0x30 && ascii <= 0x39
+    }
 }
 
 extension StringProtocol {

@@ -63,13 +63,25 @@ public enum LensNotation {
                 index = text.index(after: index)
                 while index < text.endIndex, text[index].isASCIIDigit || text[index] == "." { index = text.index(after: index) }
                 tokens.append(.number(text[start..<index]))
-            } else if c == "@" || c == "\u{00D7}" || c == "\u{0394}" {
-                // "@" introduces a prism base angle, "×" an axis, "Δ" marks prism dioptres.
-                tokens.append(.word(c == "@" ? "@" : c == "\u{00D7}" ? "x" : "prism"))
+            } else if c == "\u{0394}" || c == "\u{25B3}" {
+                // Δ marks prism dioptres: before an amount ("Δ1.5 BI", "+1.00 Δ 0.5 BU") it stands
+                // for the word prism; after one ("1.5Δ BI") it is only the unit.
+                index = text.index(after: index)
+                let following = text[index...].first { !$0.isWhitespace }
+                let amountFollows = following.map { $0.isASCIIDigit || $0 == "." || $0 == "+" || $0 == "-" } ?? false
+                if case .number? = tokens.last, !amountFollows {} else { tokens.append(.word("prism")) }
+            } else if c == "@" || c == "\u{00D7}" {
+                // "@" introduces a prism base angle, "×" an axis.
+                tokens.append(.word(c == "@" ? "@" : "x"))
                 index = text.index(after: index)
             } else if c.isLetter {
                 let start = index
-                while index < text.endIndex, text[index].isLetter || text[index] == "." { index = text.index(after: index) }
+                // Dots inside a word are abbreviations ("b.c."), but a dot followed by a digit
+                // starts the next number ("add.75" is add 0.75).
+                while index < text.endIndex, text[index].isLetter
+                        || (text[index] == "." && !(text.index(after: index) < text.endIndex && text[text.index(after: index)].isASCIIDigit)) {
+                    index = text.index(after: index)
+                }
                 let word = text[start..<index].lowercased().filter { $0 != "." }
                 tokens.append(.word(word))
             } else {
@@ -97,8 +109,10 @@ public enum LensNotation {
 
         mutating func readSpecification() throws(Unreadable) -> LensSpecification {
             var lens = LensSpecification(sphere: try readSphere())
-            if case .word(let w)? = peek, Self.sphereMarks.contains(w) { position += 1 }
-            if case .number(let text)? = peek {
+            var sphereOnly = false
+            if case .word(let w)? = peek, Self.sphereMarks.contains(w) { position += 1; sphereOnly = true }
+            // After "DS" (sphere only) a further number cannot be a cylinder.
+            if !sphereOnly, case .number(let text)? = peek {
                 position += 1
                 lens.cylinder = try value(text, "cylinder")
                 if case .word(let w)? = peek, w == "dc" || w == "cyl" { position += 1 }
@@ -187,7 +201,7 @@ public enum LensNotation {
                 case .word("@"), .word("at"):
                     guard vertical == nil, horizontal == nil, case .number(let angleText)? = next(),
                           angleText.allSatisfy(\.isASCIIDigit), let angle = Int(angleText) else {
-                        throw Unreadable(problem: "prism \(text) @: expected a base angle in whole degrees 0 to 359")
+                        throw Unreadable(problem: "prism \(text) @: expected a base angle in whole degrees 0 to 360")
                     }
                     return .polar(amount: amount, angle: angle)
                 case .number(let angleText):

@@ -44,7 +44,8 @@ public enum PrescriptionRules {
     public static let axisRange = 1...180
     public static let addRange = Hundredths(raw: 25)...Hundredths(4)
     public static let prismRange = Hundredths(raw: 25)...Hundredths(20)
-    public static let prismAngleRange = 0...359
+    /// 360 is the same direction as 0; both are accepted as written.
+    public static let prismAngleRange = 0...360
     public static let binocularPDRange = Hundredths(40)...Hundredths(80)
     public static let monocularPDRange = Hundredths(20)...Hundredths(40)
     public static let vertexRange = Hundredths(5)...Hundredths(25)
@@ -107,7 +108,7 @@ public enum PrescriptionRules {
     }
 
     private static func checkPeople(_ rx: Prescription, today: CalendarDate, into problems: inout [RuleViolation]) {
-        func text(_ value: String?, field: String, required: Bool, limit: Int = maxTextLength) {
+        func text(_ value: String?, field: String, required: Bool, limit: Int = maxTextLength, multiline: Bool = false) {
             guard let value, !value.isEmpty else {
                 if required { problems.append(RuleViolation(eye: nil, field: field, value: nil, accepted: "required")) }
                 return
@@ -115,15 +116,17 @@ public enum PrescriptionRules {
             if value.count > limit {
                 problems.append(RuleViolation(eye: nil, field: field, value: nil, accepted: "at most \(limit) characters"))
             }
-            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) {
-                problems.append(RuleViolation(eye: nil, field: field, value: nil, accepted: "control characters are not accepted"))
+            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !(multiline && $0 == "\n") }) {
+                problems.append(RuleViolation(eye: nil, field: field, value: nil,
+                                              accepted: multiline ? "control characters other than line breaks are not accepted"
+                                                                  : "line breaks and control characters are not accepted"))
             }
         }
         text(rx.patient.name, field: "patient name", required: true)
         text(rx.prescriber.name, field: "prescriber name", required: true)
         text(rx.prescriber.licence, field: "prescriber licence", required: false)
         text(rx.prescriber.contact, field: "prescriber contact", required: false)
-        text(rx.note, field: "note", required: false, limit: maxNoteLength)
+        text(rx.note, field: "note", required: false, limit: maxNoteLength, multiline: true)
         if let dob = rx.patient.birthDate {
             if dob > today {
                 problems.append(RuleViolation(eye: nil, field: "date of birth", value: dob.description, accepted: "must not be in the future"))
@@ -199,7 +202,7 @@ public enum PrescriptionRules {
             for amount in prism.amounts { length(amount, "prism", prismRange, unit: "prism dioptres") }
             if case let .polar(_, angle) = prism, !prismAngleRange.contains(angle) {
                 problems.append(RuleViolation(eye: eye, field: "prism base angle", value: String(angle),
-                                              accepted: "accepted whole degrees 0 to 359"))
+                                              accepted: "accepted whole degrees 0 to 360"))
             }
             if case .rectangular(nil, nil) = prism {
                 problems.append(RuleViolation(eye: eye, field: "prism", value: nil, accepted: "give an amount and a base"))

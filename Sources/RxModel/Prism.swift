@@ -6,7 +6,7 @@
 public enum Prism: Hashable, Sendable {
     /// Rectangular form: a vertical part (base up or down) and/or a horizontal part (base in or out).
     case rectangular(vertical: Part<VerticalBase>?, horizontal: Part<HorizontalBase>?)
-    /// Polar form: amount and base angle in degrees (0 up to but not including 360).
+    /// Polar form: amount and base angle in degrees (0 to 360; 360 is the same as 0).
     case polar(amount: Hundredths, angle: Int)
 
     public struct Part<Base: Hashable & Sendable & Codable>: Hashable, Sendable, Codable {

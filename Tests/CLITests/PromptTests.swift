@@ -5,7 +5,7 @@ import Testing
 /// prompt, the confirmation and the echo being off are tested as a person would meet them.
 @Suite struct PromptTests {
     static let driver = #"""
-import os, pty, sys, time
+import os, pty, select, signal, sys, time
 binary, vault = sys.argv[1], sys.argv[2]
 args = sys.argv[3:]
 answers = [a.encode() + b"\n" for a in os.environ["ANSWERS"].split("|")]
@@ -13,8 +13,16 @@ pid, fd = pty.fork()
 if pid == 0:
     os.execv(binary, [binary] + args)
 out = b""
-deadline = time.time() + 20
-while time.time() < deadline:
+since_answer = 0   # answer only a prompt printed after the previous answer
+deadline = time.time() + 30
+while True:
+    if time.time() > deadline:
+        os.kill(pid, signal.SIGKILL)
+        out += b"\n[driver: timed out]"
+        break
+    ready, _, _ = select.select([fd], [], [], 0.2)
+    if not ready:
+        continue
     try:
         chunk = os.read(fd, 4096)
     except OSError:
@@ -22,12 +30,13 @@ while time.time() < deadline:
     if not chunk:
         break
     out += chunk
-    if answers and (out.rstrip().endswith(b":") or out.rstrip().endswith(b"]")):
-        time.sleep(0.05)
+    fresh = out[since_answer:].rstrip()
+    if answers and (fresh.endswith(b":") or fresh.endswith(b"]")):
         os.write(fd, answers.pop(0))
+        since_answer = len(out)
 _, status = os.waitpid(pid, 0)
 sys.stdout.write(out.decode(errors="replace"))
-sys.exit(os.WEXITSTATUS(status))
+sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
 """#
 
     func drive(_ cli: CLIHarness, _ arguments: [String], answers: [String]) throws -> CLIHarness.Result {

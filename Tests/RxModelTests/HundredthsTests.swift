@@ -87,4 +87,13 @@ import RxModel
         #expect(h("14.2").isMultiple(of: 10) && !h("14.25").isMultiple(of: 10))
         #expect(h("-2.25").doubleValue == -2.25)
     }
+
+    // BUG (Sources/RxModel/Hundredths.swift:84 and :43): `isASCIIDigit` is `("0"..."9").contains(self)`,
+    // a Character range, which also holds a digit followed by combining marks ("2\u{0301}" sorts
+    // between "0" and "9"). Such a part passes the digit check, then `Int(wholePart) ?? 0` turns it into 0,
+    // so "-2\u{0301}.25" is read as -0.25 instead of being refused.
+    @Test(arguments: ["1\u{0301}", "2\u{0301}.25", "-2\u{0301}.25", "0.2\u{0301}5", "7\u{20E3}"])
+    func refusesDigitsCarryingCombiningMarks(text: String) {
+        #expect(Hundredths(parsing: text) == nil)
+    }
 }

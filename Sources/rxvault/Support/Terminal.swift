@@ -28,7 +28,6 @@ enum Terminal {
     /// Reads one line from stdin with echo off (stdin must be a TTY), into zeroed-on-release memory.
     /// The prompt goes to stderr. Returns nil at end of input.
     static func readSecretLine(prompt: String) -> SecretBytes? {
-        FileHandle.standardError.write(Data(prompt.utf8))
         var settings = termios()
         let haveSettings = tcgetattr(STDIN_FILENO, &settings) == 0
         if haveSettings {
@@ -41,8 +40,11 @@ enum Terminal {
                 if Terminal.echoIsOff { tcsetattr(STDIN_FILENO, TCSANOW, &Terminal.savedTerminal) }
                 _exit(130)
             }
+            // Discard anything typed before the prompt (TCSAFLUSH), then show the prompt: an answer
+            // typed after seeing it can no longer be thrown away.
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
         }
+        FileHandle.standardError.write(Data(prompt.utf8))
         defer {
             if haveSettings {
                 tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedTerminal)
