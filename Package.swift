@@ -20,14 +20,22 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
 
+        // C side of the attachment validators: libpng (owns setjmp) and poppler-glib.
+        // poppler-glib.pc omits gio, which the memory-stream loader needs: link it explicitly.
+        .target(name: "CRxValidate", dependencies: ["CPNG", "CPoppler"],
+                linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("poppler-glib"), .linkedLibrary("gio-2.0"),
+                                 .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("cairo")]),
+
         // Pure domain: prescriptions, lens specifications, notation, clinical rules. No C, no I/O.
         .target(name: "RxModel"),
         // libsodium wrapper: zeroed secrets, Argon2id, AEAD, sub-keys. Imports nothing of ours.
         .target(name: "RxCrypto", dependencies: ["CSodium"]),
         // SQLite: connection, statements, schema. Holds ciphertext only.
         .target(name: "RxStore", dependencies: ["CSQLite"]),
+        // Attachment validators (run in an isolated child process) and the parent side that runs them.
+        .target(name: "RxValidate", dependencies: ["CRxValidate"]),
         // The service: vault, key hierarchy, prescriptions. Enforces everything the CLI offers.
-        .target(name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore"]),
+        .target(name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore", "RxValidate"]),
         // Thin executable: arguments, secrets from files/prompts, printing, exit codes.
         .executableTarget(name: "rxvault", dependencies: [
             "RxVault", "RxModel",

@@ -15,17 +15,26 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
     /// Encrypts the search index.
     case index = 4
 
-    static let context: [CChar] = Array("rxvault1".utf8CString.prefix(8))
-
     /// Derives this sub-key from `root` (32 bytes).
     public func derive(from root: SecretBytes) throws(CryptoError) -> SecretBytes {
+        try KeyDerivation.derive(from: root, id: rawValue, context: "rxvault1")
+    }
+}
+
+/// `crypto_kdf_derive_from_key`: independent 32-byte keys from one master key, by id and an
+/// 8-character context naming the family (so the same id in two families gives two keys).
+public enum KeyDerivation {
+    public static func derive(from master: SecretBytes, id: UInt64, context: String) throws(CryptoError) -> SecretBytes {
         try Sodium.ready()
-        guard root.count == Int(crypto_kdf_KEYBYTES) else { throw .malformed("root key length") }
+        guard master.count == Int(crypto_kdf_KEYBYTES) else { throw .malformed("master key length") }
+        let contextBytes = Array(context.utf8)
+        guard contextBytes.count == Int(crypto_kdf_CONTEXTBYTES) else { throw .malformed("KDF context") }
+        let cContext = contextBytes.map { CChar(bitPattern: $0) }
         let key = SecretBytes(zeroedCount: 32)
         key.withUnsafeMutableBytes { k in
-            root.withUnsafeBytes { r in
-                _ = crypto_kdf_derive_from_key(k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32, rawValue,
-                                               Subkey.context, r.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            master.withUnsafeBytes { m in
+                _ = crypto_kdf_derive_from_key(k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32, id,
+                                               cContext, m.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         return key

@@ -19,6 +19,18 @@ public protocol RecordStore: AnyObject {
     /// Deletes the prescription with every version. Returns false if there was none.
     func deletePrescription(_ id: String) throws(StoreError) -> Bool
     func prescriptionCount() throws(StoreError) -> Int
+
+    /// The attachments of one prescription, in the order they were added.
+    func attachments(of prescriptionID: String) throws(StoreError) -> [AttachmentRecord]
+    func attachmentIDs(of prescriptionID: String, withPrefix prefix: String, limit: Int) throws(StoreError) -> [String]
+    func attachment(_ id: String) throws(StoreError) -> AttachmentRecord?
+    func insert(_ attachment: AttachmentRecord) throws(StoreError)
+    func updateMetadata(ofAttachment id: String, to metadata: [UInt8]) throws(StoreError)
+    func insertChunk(attachmentID: String, sequence: Int, data: [UInt8]) throws(StoreError)
+    /// Calls `body` with each stored chunk in sequence order, one at a time (memory stays bounded).
+    func forEachChunk(ofAttachment id: String, _ body: (Int, [UInt8]) throws -> Void) throws
+    func deleteAttachment(_ id: String) throws(StoreError) -> Bool
+    func attachmentCount() throws(StoreError) -> Int
     func versionCount() throws(StoreError) -> Int
 
     /// Runs `body` as one atomic write: all of it is stored, or none.

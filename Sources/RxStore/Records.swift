@@ -8,9 +8,11 @@ public struct VaultHeaderRecord: Sendable, Equatable {
     public var kdfMemLimit: UInt64
     public var kdfSalt: [UInt8]
     public var wrappedRootKey: [UInt8]
+    /// Largest attachment accepted, in bytes (a policy setting, chosen at `init`).
+    public var maxAttachmentBytes: Int
 
     public init(formatVersion: Int, vaultID: [UInt8], kdfAlgorithm: String, kdfOpsLimit: UInt64,
-                kdfMemLimit: UInt64, kdfSalt: [UInt8], wrappedRootKey: [UInt8]) {
+                kdfMemLimit: UInt64, kdfSalt: [UInt8], wrappedRootKey: [UInt8], maxAttachmentBytes: Int) {
         self.formatVersion = formatVersion
         self.vaultID = vaultID
         self.kdfAlgorithm = kdfAlgorithm
@@ -18,6 +20,7 @@ public struct VaultHeaderRecord: Sendable, Equatable {
         self.kdfMemLimit = kdfMemLimit
         self.kdfSalt = kdfSalt
         self.wrappedRootKey = wrappedRootKey
+        self.maxAttachmentBytes = maxAttachmentBytes
     }
 }
 
@@ -35,5 +38,24 @@ public struct PrescriptionVersionRecord: Sendable, Equatable {
         self.version = version
         self.wrappedKey = wrappedKey
         self.content = content
+    }
+}
+
+/// An attachment: its data key wrapped under the key-wrapping key, its sealed metadata (name,
+/// type, size, hash...) and the header of the secretstream its content is stored in, chunk by
+/// chunk, in `attachment_chunk`.
+public struct AttachmentRecord: Sendable, Equatable {
+    public var id: String
+    public var prescriptionID: String
+    public var wrappedKey: [UInt8]
+    public var metadata: [UInt8]
+    public var streamHeader: [UInt8]
+
+    public init(id: String, prescriptionID: String, wrappedKey: [UInt8], metadata: [UInt8], streamHeader: [UInt8]) {
+        self.id = id
+        self.prescriptionID = prescriptionID
+        self.wrappedKey = wrappedKey
+        self.metadata = metadata
+        self.streamHeader = streamHeader
     }
 }

@@ -17,7 +17,8 @@ enum Schema {
         kdf_ops_limit    INTEGER NOT NULL,
         kdf_mem_limit    INTEGER NOT NULL,
         kdf_salt         BLOB    NOT NULL,
-        wrapped_root_key BLOB    NOT NULL
+        wrapped_root_key BLOB    NOT NULL,
+        max_attachment_bytes INTEGER NOT NULL CHECK (max_attachment_bytes > 0)
     ) STRICT;
     CREATE TABLE prescription (
         id TEXT PRIMARY KEY CHECK (length(id) = 32)
@@ -28,6 +29,20 @@ enum Schema {
         wrapped_key     BLOB    NOT NULL,
         content         BLOB    NOT NULL,
         PRIMARY KEY (prescription_id, version)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE attachment (
+        id              TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+        prescription_id TEXT NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
+        wrapped_key     BLOB NOT NULL,
+        metadata        BLOB NOT NULL,
+        stream_header   BLOB NOT NULL CHECK (length(stream_header) = 24)
+    ) STRICT;
+    CREATE INDEX attachment_by_prescription ON attachment (prescription_id);
+    CREATE TABLE attachment_chunk (
+        attachment_id TEXT    NOT NULL REFERENCES attachment(id) ON DELETE CASCADE,
+        seq           INTEGER NOT NULL CHECK (seq >= 0),
+        data          BLOB    NOT NULL,
+        PRIMARY KEY (attachment_id, seq)
     ) STRICT, WITHOUT ROWID;
     """
 }

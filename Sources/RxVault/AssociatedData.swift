@@ -10,6 +10,9 @@ enum AssociatedData {
         case rootKey = "rxvault/v1 root-key"
         case dataKey = "rxvault/v1 data-key"
         case content = "rxvault/v1 content"
+        case attachmentKey = "rxvault/v1 attachment-key"
+        case attachmentMetadata = "rxvault/v1 attachment-metadata"
+        case attachmentChunk = "rxvault/v1 attachment-chunk"
     }
 
     enum Field {
@@ -34,6 +37,11 @@ enum AssociatedData {
             }
         }
         return out
+    }
+
+    /// An attachment's place: which vault, which attachment, which prescription it belongs to.
+    static func attachment(_ purpose: Purpose, vaultID: [UInt8], id: String, prescriptionID: String) -> [UInt8] {
+        build(purpose, [.bytes(vaultID), .text("attachment"), .text(id), .text(prescriptionID)])
     }
 
     /// A stored object's place: which vault, which kind of object, which id, which version.

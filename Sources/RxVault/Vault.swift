@@ -1,6 +1,7 @@
 import RxCrypto
 import RxModel
 import RxStore
+import RxValidate
 
 /// An open vault: the file, its header and the keys unwrapped from the passphrase.
 ///
@@ -26,7 +27,8 @@ public final class Vault {
     }
 
     /// Creates a new vault file at `path` (never replacing one) protected by `passphrase`.
-    public static func create(at path: String, passphrase: SecretBytes, kdf: PasswordKDF) throws(VaultError) {
+    public static func create(at path: String, passphrase: SecretBytes, kdf: PasswordKDF,
+                              maxAttachmentBytes: Int = ValidationLimits.defaultMaxBytes) throws(VaultError) {
         guard passphrase.count > 0 else { throw .internalError("empty passphrase") }
         let vaultID = randomBytes(VaultHeader.vaultIDLength)
         let salt = randomBytes(PasswordKDF.saltLength)
@@ -41,7 +43,8 @@ public final class Vault {
         }
         let record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
                                        kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
-                                       kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped)
+                                       kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
+                                       maxAttachmentBytes: maxAttachmentBytes)
         do {
             try SQLiteRecordStore.create(at: path, header: record)
         } catch {
@@ -93,11 +96,13 @@ public final class Vault {
     public struct Counts: Sendable {
         public let prescriptions: Int
         public let versions: Int
+        public let attachments: Int
     }
 
     public func counts() throws(VaultError) -> Counts {
         try read {
-            Counts(prescriptions: try store.prescriptionCount(), versions: try store.versionCount())
+            Counts(prescriptions: try store.prescriptionCount(), versions: try store.versionCount(),
+                   attachments: try store.attachmentCount())
         }
     }
 

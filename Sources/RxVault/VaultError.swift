@@ -1,6 +1,7 @@
 import RxModel
 import RxStore
 import RxCrypto
+import RxValidate
 
 /// What the vault reports to its callers. Each case maps to one documented exit code in the CLI
 /// (README.md, "Exit codes"). No case carries patient data, a passphrase or key material; ids
@@ -20,6 +21,14 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case malformedID(String)
     /// The prescription breaks the rules; lists every violation.
     case invalidPrescription(PrescriptionInvalid)
+    /// A value given by the caller that is not acceptable (other than a prescription's fields).
+    case invalidInput(String)
+    /// The file is not an acceptable attachment (not a sound PNG or PDF, over a limit...).
+    case attachmentRefused(AttachmentRefusal)
+    /// No attachment matches the name or id given (on that prescription).
+    case attachmentNotFound(String)
+    /// More than one attachment matches.
+    case ambiguousAttachment(String)
     /// Stored data failed authentication or does not decode: tampering or damage.
     case integrity(String)
     /// Another process holds the vault.
@@ -38,8 +47,12 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .alreadyExists(let path): return "\(path) already exists; rxvault init never overwrites a file"
         case .notFound(let id): return "no prescription \(id)"
         case let .ambiguousID(prefix, matches): return "id prefix \(prefix) matches \(matches) prescriptions"
-        case .malformedID(let id): return "'\(id)' is not a prescription id (hexadecimal, at least \(PrescriptionID.minimumPrefixLength) characters)"
+        case .malformedID(let id): return "'\(id)' is not an id (hexadecimal, at least \(RecordID.minimumPrefixLength) characters)"
         case .invalidPrescription(let invalid): return invalid.description
+        case .invalidInput(let why): return why
+        case .attachmentRefused(let refusal): return "refused: \(refusal.message)"
+        case .attachmentNotFound(let what): return "no attachment \(what)"
+        case .ambiguousAttachment(let what): return "\(what) matches more than one attachment"
         case .integrity(let what): return "integrity check failed: \(what)"
         case .busy: return "the vault is busy: another rxvault process is using it"
         case .cannotWrite(let why): return "nothing was changed: \(why)"
@@ -65,6 +78,7 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         switch error {
         case let e as VaultError: return e
         case let e as StoreError: return from(e)
+        case let e as AttachmentRefusal: return .attachmentRefused(e)
         case let e as CryptoError: return e == .authenticationFailed ? .integrity("a stored record failed authentication") : .internalError(e.description)
         default: return .internalError(String(describing: type(of: error)))
         }

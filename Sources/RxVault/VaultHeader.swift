@@ -11,6 +11,8 @@ public struct VaultHeader: Sendable {
     public let vaultID: [UInt8]
     public let kdf: PasswordKDF
     public let kdfAlgorithm: String
+    /// Largest attachment this vault accepts, in bytes.
+    public let maxAttachmentBytes: Int
     let record: VaultHeaderRecord
 
     init(_ record: VaultHeaderRecord) throws(VaultError) {
@@ -29,6 +31,7 @@ public struct VaultHeader: Sendable {
         self.vaultID = record.vaultID
         self.kdf = kdf
         self.kdfAlgorithm = record.kdfAlgorithm
+        self.maxAttachmentBytes = record.maxAttachmentBytes
     }
 
     public var vaultIDHex: String { vaultID.map { String($0, radix: 16).padding(2) }.joined() }

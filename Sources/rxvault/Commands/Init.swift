@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RxCrypto
+import RxValidate
 import RxVault
 
 extension PasswordKDF.Preset: ExpressibleByArgument {}
@@ -23,6 +24,9 @@ extension RxVaultCommand {
         @Option(help: "Key-derivation cost: interactive, moderate or sensitive.")
         var kdf: PasswordKDF.Preset = .moderate
 
+        @Option(help: ArgumentHelp("Largest attachment the vault accepts (e.g. 32MiB, 100M).", valueName: "size"))
+        var maxAttachmentSize: ByteSize?
+
         func run() throws {
             try CommandRunner.run {
                 let path = options.vaultPath
@@ -41,7 +45,8 @@ extension RxVaultCommand {
                 if passphrase.count < 10 {
                     Terminal.warning("the passphrase is short (\(passphrase.count) bytes); anyone with the file can try guesses offline")
                 }
-                try Vault.create(at: path, passphrase: passphrase, kdf: PasswordKDF(preset: kdf))
+                try Vault.create(at: path, passphrase: passphrase, kdf: PasswordKDF(preset: kdf),
+                                 maxAttachmentBytes: maxAttachmentSize?.bytes ?? ValidationLimits.defaultMaxBytes)
                 Terminal.out("created \(path)")
             }
         }

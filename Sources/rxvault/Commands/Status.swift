@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RxCrypto
+import RxValidate
 import RxVault
 
 extension RxVaultCommand {
@@ -37,11 +38,12 @@ extension RxVaultCommand {
                         "path": path, "vault": true, "formatVersion": header.formatVersion, "vaultID": header.vaultIDHex,
                         "kdf": ["algorithm": header.kdfAlgorithm, "preset": presetName,
                                 "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit] as [String: Any],
-                        "unlocked": counts != nil,
+                        "unlocked": counts != nil, "maxAttachmentBytes": header.maxAttachmentBytes,
                     ]
                     if let counts {
                         object["prescriptions"] = counts.prescriptions
                         object["versions"] = counts.versions
+                        object["attachments"] = counts.attachments
                     }
                     let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
                     Terminal.out(String(decoding: data, as: UTF8.self))
@@ -51,10 +53,11 @@ extension RxVaultCommand {
                         ("format", "rxvault vault, format version \(header.formatVersion)"),
                         ("vault id", header.vaultIDHex),
                         ("kdf", "\(header.kdfAlgorithm), \(presetName) (ops \(kdf.opsLimit), memory \(memoryMiB) MiB)"),
+                        ("attachments", "PNG or PDF, up to \(ByteCount(header.maxAttachmentBytes)) each"),
                     ]
                     if let counts {
                         lines.append(("passphrase", "correct"))
-                        lines.append(("prescriptions", "\(counts.prescriptions) (\(counts.versions) versions)"))
+                        lines.append(("prescriptions", "\(counts.prescriptions) (\(counts.versions) versions, \(counts.attachments) attachments)"))
                     }
                     Terminal.out(Table.keyValue(lines))
                     if counts == nil {

@@ -68,7 +68,9 @@ extension VaultError {
         case .alreadyExists: return .alreadyExists
         case .notFound: return .notFound
         case .ambiguousID, .malformedID: return .usage
-        case .invalidPrescription: return .invalidInput
+        case .invalidPrescription, .invalidInput, .attachmentRefused: return .invalidInput
+        case .attachmentNotFound: return .notFound
+        case .ambiguousAttachment: return .usage
         case .integrity: return .integrity
         case .busy: return .busy
         case .cannotWrite: return .cannotWrite

@@ -1,11 +1,11 @@
 import RxCrypto
 
-/// A prescription's id: 128 random bits as 32 lower-case hex digits.
+/// The id of a prescription or an attachment: 128 random bits as 32 lower-case hex digits.
 ///
-/// Random (not a counter) so ids reveal nothing about how many prescriptions exist or in which
+/// Random (not a counter) so ids reveal nothing about how many records exist or in which
 /// order they were added. Shown short, like git: the first 8 digits, longer where two ids share
 /// them; any unique prefix of at least 4 digits is accepted.
-public struct PrescriptionID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct RecordID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let hex: String
 
     public static let length = 32
@@ -17,13 +17,13 @@ public struct PrescriptionID: Hashable, Sendable, Comparable, CustomStringConver
         self.hex = hex
     }
 
-    public static func random() -> PrescriptionID {
-        PrescriptionID(hex: randomBytes(16).map { String($0, radix: 16).padding(2) }.joined())!
+    public static func random() -> RecordID {
+        RecordID(hex: randomBytes(16).map { String($0, radix: 16).padding(2) }.joined())!
     }
 
     public var short: String { String(hex.prefix(Self.shortLength)) }
     public var description: String { hex }
-    public static func < (a: PrescriptionID, b: PrescriptionID) -> Bool { a.hex < b.hex }
+    public static func < (a: RecordID, b: RecordID) -> Bool { a.hex < b.hex }
 
     /// Normalises what a person typed as an id or prefix: lower case, hex only, long enough.
     public static func prefix(from text: String) throws(VaultError) -> String {
@@ -33,9 +33,9 @@ public struct PrescriptionID: Hashable, Sendable, Comparable, CustomStringConver
     }
 
     /// The shortest display form of each id that is unique among `ids` (at least 8 digits).
-    public static func shortForms(_ ids: [PrescriptionID]) -> [PrescriptionID: String] {
+    public static func shortForms(_ ids: [RecordID]) -> [RecordID: String] {
         let sorted = ids.sorted()
-        var forms: [PrescriptionID: String] = [:]
+        var forms: [RecordID: String] = [:]
         for (i, id) in sorted.enumerated() {
             var needed = shortLength
             for neighbour in [i > 0 ? sorted[i - 1] : nil, i + 1 < sorted.count ? sorted[i + 1] : nil].compactMap({ $0 }) {
@@ -55,3 +55,6 @@ public struct PrescriptionID: Hashable, Sendable, Comparable, CustomStringConver
 extension String {
     func padding(_ length: Int) -> String { String(repeating: "0", count: Swift.max(0, length - count)) + self }
 }
+
+public typealias PrescriptionID = RecordID
+public typealias AttachmentID = RecordID

@@ -1,0 +1,77 @@
+// C side of rxvault's attachment validators and preview writer.
+//
+// libpng reports errors by longjmp, which must never cross Swift frames, so every libpng call
+// sits in one C function that owns its setjmp. poppler-glib is driven from C too, so that one
+// fuzz harness (Fuzz/) exercises exactly the code the vault runs. These functions parse
+// untrusted bytes: rxvault calls them only in a child process with resource limits.
+#ifndef RX_VALIDATE_H
+#define RX_VALIDATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RX_MESSAGE_SIZE 256
+
+typedef struct {
+    uint32_t max_width;          // per side, pixels
+    uint32_t max_height;
+    uint64_t max_pixels;         // width * height
+    size_t max_chunk_bytes;      // decompressed ancillary chunk data (zTXt, iCCP...)
+} rx_png_limits;
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int bit_depth;
+    int color_type;
+    int interlaced;
+    char message[RX_MESSAGE_SIZE];   // why it was refused, when it was
+} rx_png_result;
+
+// Decodes every row of the PNG in `data` in strict mode (CRC errors fatal, benign errors off,
+// any warning a refusal, read through IEND, nothing after IEND). Returns 0 when the image is
+// valid. When `rgba` is not NULL, also returns the image as 8-bit RGBA rows (width * 4 bytes
+// each), malloc'ed, to be freed by the caller.
+int rx_png_check(const uint8_t *data, size_t length, const rx_png_limits *limits,
+                 rx_png_result *result, uint8_t **rgba);
+
+// Encodes RGBA pixels (8 bits per channel, rows of width * 4 bytes) as a PNG into a malloc'ed
+// buffer. Returns 0 on success.
+int rx_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height,
+                       uint8_t **out, size_t *out_length, char message[RX_MESSAGE_SIZE]);
+
+typedef struct {
+    int max_pages;
+    double max_page_points;      // largest page side accepted, in PDF points
+    int render_pixels;           // longest side of the low-resolution check render
+} rx_pdf_limits;
+
+typedef struct {
+    int pages;
+    double first_page_width;     // points
+    double first_page_height;
+    int refusal;                 // rx_pdf_refusal
+    char message[RX_MESSAGE_SIZE];
+} rx_pdf_result;
+
+enum rx_pdf_refusal {
+    RX_PDF_OK = 0,
+    RX_PDF_NOT_PDF = 1,          // no PDF header at offset 0
+    RX_PDF_ENCRYPTED = 2,
+    RX_PDF_ACTIVE_CONTENT = 3,   // JavaScript or launch actions
+    RX_PDF_DAMAGED = 4,          // structure broken or repaired by poppler, or poppler reported errors
+    RX_PDF_NO_PAGES = 5,
+    RX_PDF_LIMIT = 6,            // too many pages, page too large
+};
+
+// Opens the PDF with poppler (memory stream loader), renders every page at low resolution and
+// checks for encryption, active content and damage. Returns 0 when the document is accepted.
+int rx_pdf_check(const uint8_t *data, size_t length, const rx_pdf_limits *limits, rx_pdf_result *result);
+
+// Renders the first page so that its width is `width` pixels, as RGBA rows (width * 4 bytes),
+// malloc'ed. Only for documents rx_pdf_check accepted. Returns 0 on success.
+int rx_pdf_render_first_page(const uint8_t *data, size_t length, uint32_t width,
+                             uint8_t **rgba, uint32_t *out_width, uint32_t *out_height,
+                             char message[RX_MESSAGE_SIZE]);
+
+#endif

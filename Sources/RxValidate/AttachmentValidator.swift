@@ -1,0 +1,134 @@
+import CRxValidate
+
+/// What the validator found in an accepted file.
+public struct ValidatedAttachment: Sendable, Codable, Equatable {
+    public let type: AttachmentType
+    /// Pixel size of a PNG.
+    public let width: UInt32?
+    public let height: UInt32?
+    /// Page count of a PDF.
+    public let pages: Int?
+
+    public init(type: AttachmentType, width: UInt32? = nil, height: UInt32? = nil, pages: Int? = nil) {
+        self.type = type
+        self.width = width
+        self.height = height
+        self.pages = pages
+    }
+}
+
+/// Parses a whole file and accepts it only if it is a PNG or PDF that a full parse finds sound.
+///
+/// This runs the C parsers in the calling process. It must only be called in the isolated child
+/// (`ParserChild`); the vault process uses `IsolatedParser`, which survives a parser that hangs
+/// or crashes.
+public enum AttachmentValidator {
+    public static func validate(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal) -> ValidatedAttachment {
+        guard bytes.count <= limits.maxBytes else {
+            throw AttachmentRefusal(.tooLarge, "file is \(ByteCount(bytes.count)): over the \(ByteCount(limits.maxBytes)) limit")
+        }
+        switch AttachmentType.announced(by: Array(bytes.prefix(16))) {
+        case .png?: return try validatePNG(bytes, limits: limits)
+        case .pdf?: return try validatePDF(bytes, limits: limits)
+        case nil:
+            throw notPNGOrPDF(bytes)
+        }
+    }
+
+    static func notPNGOrPDF(_ bytes: [UInt8]) -> AttachmentRefusal {
+        if bytes.starts(with: Array("%PDF-".utf8)) {
+            let version = String(decoding: bytes.prefix(12).prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
+            return AttachmentRefusal(.notPNGOrPDF, "not a PDF this vault accepts: the header says \(version) (accepted: %PDF-1.0 to %PDF-1.7, %PDF-2.0)")
+        }
+        return AttachmentRefusal(.notPNGOrPDF, "not a PNG or PDF (looks like \(ContentSniffer.describe(Array(bytes.prefix(1024)))))")
+    }
+
+    static func pngLimits(_ limits: ValidationLimits) -> rx_png_limits {
+        rx_png_limits(max_width: limits.maxImageSide, max_height: limits.maxImageSide,
+                      max_pixels: limits.maxPixels, max_chunk_bytes: limits.maxChunkBytes)
+    }
+
+    static func validatePNG(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal) -> ValidatedAttachment {
+        var result = rx_png_result()
+        var c = pngLimits(limits)
+        let status = bytes.withUnsafeBufferPointer { rx_png_check($0.baseAddress, $0.count, &c, &result, nil) }
+        let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard status == 0 else { throw pngRefusal(status: status, message: message, bytes: bytes, limits: limits) }
+        return ValidatedAttachment(type: .png, width: result.width, height: result.height)
+    }
+
+    /// Turns libpng's terse messages into ones that say what was found.
+    static func pngRefusal(status: Int32, message: String, bytes: [UInt8], limits: ValidationLimits) -> AttachmentRefusal {
+        let (width, height) = declaredSize(bytes)
+        if let width, let height {
+            if width > limits.maxImageSide || height > limits.maxImageSide {
+                return AttachmentRefusal(.limit, "image is \(width)x\(height): over the \(limits.maxImageSide)-pixel side limit")
+            }
+            if status == 2 || UInt64(width) * UInt64(height) > limits.maxPixels {
+                return AttachmentRefusal(.limit, "image is \(width)x\(height): over the \(limits.maxPixels / 1_000_000) megapixel limit")
+            }
+            if width == 0 || height == 0 {
+                return AttachmentRefusal(.corrupt, "PNG data is corrupt: the image is \(width)x\(height) pixels")
+            }
+        }
+        let chunk = message.split(separator: ":").first.map(String.init) ?? ""
+        if ["zTXt", "iTXt", "iCCP"].contains(chunk) && message.hasSuffix("truncated") || message.contains("too large") || message.contains("exceeds") {
+            let what = chunk.isEmpty ? "a chunk" : (chunk.hasPrefix("i") ? "an " : "a ") + chunk + " chunk"
+            return AttachmentRefusal(.limit, "PNG has \(what) that is damaged or decompresses to over \(ByteCount(limits.maxChunkBytes))")
+        }
+        if message.contains("CRC error") {
+            return AttachmentRefusal(.corrupt, "PNG data is corrupt: CRC error in \(chunk.isEmpty ? "a chunk" : chunk)")
+        }
+        if message.contains("incorrect data check") {
+            return AttachmentRefusal(.corrupt, "PNG data is corrupt: checksum error in the compressed image data (IDAT)")
+        }
+        return AttachmentRefusal(.corrupt, "PNG data is corrupt: \(message)")
+    }
+
+    /// Width and height as IHDR declares them (for messages when libpng refuses early).
+    static func declaredSize(_ bytes: [UInt8]) -> (UInt32?, UInt32?) {
+        guard bytes.count >= 24, Array(bytes[12..<16]) == Array("IHDR".utf8) else { return (nil, nil) }
+        func be32(_ at: Int) -> UInt32 { bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
+        return (be32(16), be32(20))
+    }
+
+    static func validatePDF(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal) -> ValidatedAttachment {
+        var result = rx_pdf_result()
+        var c = rx_pdf_limits(max_pages: limits.maxPages, max_page_points: limits.maxPagePoints, render_pixels: limits.checkRenderPixels)
+        let status = bytes.withUnsafeBufferPointer { rx_pdf_check($0.baseAddress, $0.count, &c, &result) }
+        let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard status == 0 else {
+            switch Int(result.refusal) {
+            case Int(RX_PDF_NOT_PDF.rawValue):
+                throw notPNGOrPDF(bytes)
+            case Int(RX_PDF_ENCRYPTED.rawValue): throw AttachmentRefusal(.encrypted, message)
+            case Int(RX_PDF_ACTIVE_CONTENT.rawValue): throw AttachmentRefusal(.activeContent, message)
+            case Int(RX_PDF_LIMIT.rawValue), Int(RX_PDF_NO_PAGES.rawValue): throw AttachmentRefusal(.limit, message)
+            default:
+                // A PDF header on something else (a ZIP, HTML page or text with "%PDF-1.4" on top)
+                // cannot be opened: say what it looks like past the header.
+                let body = Array(bytes.drop { $0 != 0x0A && $0 != 0x0D }.drop { $0 == 0x0A || $0 == 0x0D }.prefix(512))
+                let looks = ContentSniffer.describe(body)
+                if ["a ZIP archive", "an HTML or XML document", "a JPEG image", "a GIF image"].contains(looks) {
+                    throw AttachmentRefusal(.notPNGOrPDF, "not a PNG or PDF (looks like \(looks) behind a PDF header)")
+                }
+                throw AttachmentRefusal(.corrupt, message)
+            }
+        }
+        return ValidatedAttachment(type: .pdf, pages: Int(result.pages))
+    }
+}
+
+/// "31.5 MiB", "812 KiB", "120 bytes".
+public struct ByteCount: CustomStringConvertible, Sendable {
+    public let bytes: Int
+    public init(_ bytes: Int) { self.bytes = bytes }
+    public var description: String {
+        if bytes >= 1 << 20 {
+            let tenths = (bytes * 10 + (1 << 19)) >> 20
+            return tenths % 10 == 0 ? "\(tenths / 10) MiB" : "\(tenths / 10).\(tenths % 10) MiB"
+        }
+        if bytes >= 1 << 10 { return "\((bytes + 512) >> 10) KiB" }
+        return bytes == 1 ? "1 byte" : "\(bytes) bytes"
+    }
+}

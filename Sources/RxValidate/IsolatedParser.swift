@@ -1,0 +1,144 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs the validator (or the preview renderer) on untrusted bytes in a child process with limits
+/// on CPU time, address space and wall-clock time (DESIGN.md, "Attachments").
+///
+/// The child is a program that calls `ParserChild.run` for `arguments` (rxvault runs itself
+/// with a hidden subcommand). The caller streams the file in with `send` and then calls
+/// `finish`; a parser that crashes or hangs becomes a refusal, never a crash of the caller.
+public struct IsolatedParser: Sendable {
+    public var executable: String
+    public var arguments: [String]
+    public var limits: ValidationLimits
+    public var cpuSeconds: Int
+    public var memoryBytes: Int
+    public var wallClockSeconds: Double
+    /// The child's whole environment besides PATH and LANG (RXVAULT_PARSER_FAULT in tests).
+    public var environment: [String: String]
+
+    public init(executable: String, arguments: [String], limits: ValidationLimits, cpuSeconds: Int = 20,
+                memoryBytes: Int = 2 << 30, wallClockSeconds: Double = 30, environment: [String: String] = [:]) {
+        self.executable = executable
+        self.arguments = arguments
+        self.limits = limits
+        self.cpuSeconds = cpuSeconds
+        self.memoryBytes = memoryBytes
+        self.wallClockSeconds = wallClockSeconds
+        self.environment = environment
+    }
+
+    /// The arguments `ParserChild` needs, to append after the hidden subcommand.
+    public func childArguments(mode: ParserChild.Mode, previewWidth: UInt32) -> [String] {
+        let encodedLimits = (try? JSONEncoder().encode(limits)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return arguments + ["--mode", mode.rawValue, "--limits", encodedLimits, "--preview-width", String(previewWidth),
+                            "--cpu-seconds", String(cpuSeconds), "--memory-bytes", String(memoryBytes)]
+    }
+
+    public func start(mode: ParserChild.Mode, previewWidth: UInt32 = PreviewRenderer.defaultWidth) throws(AttachmentRefusal) -> Session {
+        try Session(parser: self, mode: mode, previewWidth: previewWidth)
+    }
+
+    /// One run of the child: bytes in, verdict (and preview) out.
+    public final class Session {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        let parser: IsolatedParser
+        private var inputOpen = true
+        private let deadline: DispatchWorkItem
+        private let timedOut = TimeoutFlag()
+
+        init(parser: IsolatedParser, mode: ParserChild.Mode, previewWidth: UInt32) throws(AttachmentRefusal) {
+            self.parser = parser
+            // A child that dies early closes its stdin; writing then must fail, not kill us.
+            signal(SIGPIPE, SIG_IGN)
+            process.executableURL = URL(fileURLWithPath: parser.executable)
+            process.arguments = parser.childArguments(mode: mode, previewWidth: previewWidth)
+            // Only what the child needs: no passphrase file paths or anything else of ours.
+            var environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+            for (key, value) in parser.environment { environment[key] = value }
+            process.environment = environment
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            do { try process.run() } catch {
+                throw AttachmentRefusal(.parserFailed, "cannot start the file checker: \(error.localizedDescription)")
+            }
+            let pid = process.processIdentifier
+            let flag = timedOut
+            deadline = DispatchWorkItem { flag.set(); kill(pid, SIGKILL) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + parser.wallClockSeconds, execute: deadline)
+        }
+
+        deinit {
+            deadline.cancel()
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+
+        /// Streams the next piece of the file to the child. Returns false once the child stopped
+        /// reading (it refused early, crashed or was killed); `finish` then says why.
+        @discardableResult
+        public func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard inputOpen else { return false }
+            var offset = 0
+            let fd = input.fileHandleForWriting.fileDescriptor
+            while offset < bytes.count {
+                let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { closeInput(); return false }
+                offset += n
+            }
+            return true
+        }
+
+        private func closeInput() {
+            if inputOpen { try? input.fileHandleForWriting.close(); inputOpen = false }
+        }
+
+        /// Ends the input, waits for the child, and returns what it found and the preview bytes
+        /// (empty in validate mode).
+        public func finish() throws(AttachmentRefusal) -> (ValidatedAttachment, [UInt8]) {
+            closeInput()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            deadline.cancel()
+            if timedOut.isSet {
+                throw AttachmentRefusal(.parserFailed, "the file checker did not finish within \(Int(parser.wallClockSeconds)) s; the file is refused as suspicious")
+            }
+            if process.terminationReason == .uncaughtSignal {
+                let signal = process.terminationStatus
+                let what = signal == SIGXCPU || signal == SIGKILL ? "used more than \(parser.cpuSeconds) s of CPU time"
+                    : signal == SIGSEGV || signal == SIGBUS ? "crashed"
+                    : signal == SIGABRT ? "aborted (out of memory?)" : "was killed by signal \(signal)"
+                throw AttachmentRefusal(.parserFailed, "the file checker \(what) on this file; it is refused as malformed")
+            }
+            guard let newline = data.firstIndex(of: 0x0A),
+                  let verdict = try? JSONDecoder().decode(ParserChild.Verdict.self, from: data[data.startIndex..<newline]) else {
+                throw AttachmentRefusal(.parserFailed, "the file checker failed on this file (exit \(process.terminationStatus)); it is refused as malformed")
+            }
+            if let reason = verdict.refusal { throw AttachmentRefusal(reason, verdict.message ?? "refused") }
+            guard let accepted = verdict.accepted ?? (verdict.previewBytes != nil ? ValidatedAttachment(type: .png) : nil) else {
+                throw AttachmentRefusal(.parserFailed, "the file checker gave no verdict")
+            }
+            let payload = Array(data[data.index(after: newline)...])
+            if let expected = verdict.previewBytes, expected != payload.count {
+                throw AttachmentRefusal(.parserFailed, "the preview was cut short")
+            }
+            return (accepted, payload)
+        }
+    }
+}
+
+/// Set once by the watchdog, read by `finish`.
+final class TimeoutFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+}

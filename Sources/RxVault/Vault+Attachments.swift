@@ -1,0 +1,220 @@
+import Foundation
+import RxCrypto
+import RxModel
+import RxStore
+import RxValidate
+
+/// Attachments: the photo or scan of the paper prescription, PNG or PDF only.
+///
+/// Each attachment has its own random data key, from which two keys are derived (`rxattach`
+/// family): one seals the metadata, one drives the secretstream that stores the content in
+/// 64 KiB chunks. Everything is bound to (vault, attachment, prescription). The file is
+/// validated by `IsolatedParser` while it is streamed in; nothing is stored unless the child
+/// accepts it, and memory stays at a few chunks whatever the file's size.
+extension Vault {
+    public static let attachmentChunkSize = 64 << 10
+    static let attachmentKeyContext = "rxattach"
+
+    /// The file limits of this vault (its size cap with the validator's defaults).
+    public var attachmentLimits: ValidationLimits { ValidationLimits(maxBytes: header.maxAttachmentBytes) }
+
+    /// Validates and stores a file read through `read` (which fills the buffer it is given and
+    /// returns the byte count, 0 at the end). `name` nil means "attachment.png|pdf".
+    public func attach(to prescriptionID: PrescriptionID, name: String?, parser: IsolatedParser,
+                       read: (inout [UInt8]) throws -> Int) throws(VaultError) -> AttachmentInfo {
+        if let name { try Self.checkName(name) }
+        let attachmentID = AttachmentID.random()
+        let keys = try AttachmentKeys(fresh: ())
+        let wrappedKey = try seal(keys.dataKey, purpose: .attachmentKey, attachment: attachmentID.hex, prescription: prescriptionID.hex)
+        let writer: SecretStream.Writer
+        do { writer = try SecretStream.Writer(key: keys.streamKey) } catch { throw .internalError(error.description) }
+        let chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: header.vaultID, id: attachmentID.hex, prescriptionID: prescriptionID.hex)
+        let limit = header.maxAttachmentBytes
+
+        return try perform {
+            guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+            try store.insert(AttachmentRecord(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
+                                              metadata: [], streamHeader: writer.header))
+            let session = try parser.start(mode: .validate)
+            let hash = SHA256()
+            var total = 0
+            var sequence = 0
+            var pending: [UInt8]?
+            var buffer = [UInt8](repeating: 0, count: Self.attachmentChunkSize)
+            func storeChunk(_ chunk: [UInt8], final: Bool) throws {
+                let sealed = try chunk.withUnsafeBytes { try writer.push($0, associatedData: chunkAAD, final: final) }
+                try store.insertChunk(attachmentID: attachmentID.hex, sequence: sequence, data: sealed)
+                sequence += 1
+            }
+            while true {
+                let count = try read(&buffer)
+                if count == 0 { break }
+                total += count
+                guard total <= limit else {
+                    throw AttachmentRefusal(.tooLarge, "file is over the \(ByteCount(limit)) limit of this vault")
+                }
+                let chunk = Array(buffer[0..<count])
+                hash.update(chunk)
+                chunk.withUnsafeBytes { _ = session.send($0) }
+                if let previous = pending { try storeChunk(previous, final: false) }
+                pending = chunk
+            }
+            try storeChunk(pending ?? [], final: true)
+            let (validated, _) = try session.finish()
+            let metadata = AttachmentMetadata(
+                schema: AttachmentMetadata.currentSchema, name: name ?? "attachment.\(validated.type.fileExtension)",
+                type: validated.type, size: total, sha256: hash.finalHex(), width: validated.width, height: validated.height,
+                pages: validated.pages, added: clock.timestamp())
+            try store.updateMetadata(ofAttachment: attachmentID.hex, to: try sealMetadata(metadata, keys: keys, id: attachmentID, prescription: prescriptionID))
+            return AttachmentInfo(id: attachmentID, prescriptionID: prescriptionID, metadata: metadata)
+        }
+    }
+
+    /// The attachments of a prescription, in the order they were added.
+    public func attachments(of prescriptionID: PrescriptionID) throws(VaultError) -> [AttachmentInfo] {
+        try read {
+            guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+            return try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
+        }
+    }
+
+    /// Finds an attachment of `prescriptionID` by exact name or by a unique id prefix.
+    public func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws(VaultError) -> AttachmentID {
+        let all = try attachments(of: prescriptionID)
+        let byName = all.filter { $0.metadata.name == reference }
+        if byName.count == 1 { return byName[0].id }
+        if byName.count > 1 { throw .ambiguousAttachment("the name '\(reference)'") }
+        let lowered = reference.lowercased()
+        guard lowered.count >= RecordID.minimumPrefixLength, RecordID.isHex(lowered) else { throw .attachmentNotFound(reference) }
+        let matches = all.filter { $0.id.hex.hasPrefix(lowered) }
+        guard let first = matches.first else { throw .attachmentNotFound(reference) }
+        guard matches.count == 1 else { throw .ambiguousAttachment("the id prefix \(reference)") }
+        return first.id
+    }
+
+    /// Decrypts the attachment chunk by chunk, handing each plaintext chunk to `write`. Throws an
+    /// integrity error if any chunk fails, one is missing, the final tag is absent or the hash differs;
+    /// the caller must then discard what it was given.
+    public func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID,
+                               write: ([UInt8]) throws -> Void) throws -> AttachmentInfo {
+        try read {
+            guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
+                throw VaultError.attachmentNotFound(id.short)
+            }
+            let (info, keys) = try openInfo(row)
+            let place = "attachment \(id.short)"
+            let chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: header.vaultID, id: id.hex, prescriptionID: prescriptionID.hex)
+            let reader: SecretStream.Reader
+            do { reader = try SecretStream.Reader(key: keys.streamKey, header: row.streamHeader) } catch {
+                throw VaultError.integrity("\(place): stream header is damaged")
+            }
+            let hash = SHA256()
+            var total = 0
+            var expected = 0
+            try store.forEachChunk(ofAttachment: id.hex) { sequence, sealed in
+                guard sequence == expected else { throw VaultError.integrity("\(place): chunk \(expected) is missing") }
+                expected += 1
+                let plain: [UInt8]
+                do { plain = try reader.pull(sealed, associatedData: chunkAAD) } catch {
+                    throw VaultError.integrity("\(place): chunk \(sequence) failed authentication (altered, moved or out of order)")
+                }
+                hash.update(plain)
+                total += plain.count
+                try write(plain)
+            }
+            guard reader.sawFinal else { throw VaultError.integrity("\(place) is truncated: its final chunk is missing") }
+            guard total == info.metadata.size, hash.finalHex() == info.metadata.sha256 else {
+                throw VaultError.integrity("\(place): content does not match its recorded size and SHA-256")
+            }
+            return info
+        }
+    }
+
+    /// Renders a downscaled PNG of the attachment in the isolated child.
+    public func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32,
+                                  parser: IsolatedParser) throws -> [UInt8] {
+        let session = try parser.start(mode: .preview, previewWidth: width)
+        _ = try readAttachment(id, of: prescriptionID) { chunk in chunk.withUnsafeBytes { _ = session.send($0) } }
+        do { return try session.finish().1 } catch { throw VaultError.attachmentRefused(error) }
+    }
+
+    /// Deletes the attachment and purges it from the files.
+    public func detach(_ id: AttachmentID, of prescriptionID: PrescriptionID) throws(VaultError) {
+        try perform {
+            guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
+                throw VaultError.attachmentNotFound(id.short)
+            }
+            _ = try store.deleteAttachment(id.hex)
+        }
+        store.purgeDeletedContent()
+    }
+
+    // MARK: - Keys and sealing
+
+    struct AttachmentKeys {
+        let dataKey: SecretBytes
+        let metadataKey: SecretBytes
+        let streamKey: SecretBytes
+
+        init(dataKey: SecretBytes) throws(VaultError) {
+            self.dataKey = dataKey
+            do {
+                metadataKey = try KeyDerivation.derive(from: dataKey, id: 1, context: Vault.attachmentKeyContext)
+                streamKey = try KeyDerivation.derive(from: dataKey, id: 2, context: Vault.attachmentKeyContext)
+            } catch { throw .internalError(error.description) }
+        }
+
+        init(fresh: Void) throws(VaultError) { try self.init(dataKey: SecretBytes(randomCount: AEAD.keyLength)) }
+    }
+
+    static func checkName(_ name: String) throws(VaultError) {
+        let problem: String?
+        if name.trimmingCharacters(in: .whitespaces).isEmpty { problem = "must not be empty" }
+        else if name.count > 200 { problem = "at most 200 characters" }
+        else if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { problem = "control characters are not accepted" }
+        else if name.contains("/") { problem = "must not contain '/'" }
+        else { problem = nil }
+        if let problem {
+            throw .invalidInput("attachment name: \(problem)")
+        }
+    }
+
+    func seal(_ key: SecretBytes, purpose: AssociatedData.Purpose, attachment: String, prescription: String) throws(VaultError) -> [UInt8] {
+        do {
+            return try AEAD.seal(key, key: keyWrappingKey,
+                                 associatedData: AssociatedData.attachment(purpose, vaultID: header.vaultID, id: attachment, prescriptionID: prescription))
+        } catch { throw .internalError(error.description) }
+    }
+
+    func sealMetadata(_ metadata: AttachmentMetadata, keys: AttachmentKeys, id: AttachmentID, prescription: PrescriptionID) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try AEAD.seal(Array(try encoder.encode(metadata)), key: keys.metadataKey,
+                             associatedData: AssociatedData.attachment(.attachmentMetadata, vaultID: header.vaultID, id: id.hex, prescriptionID: prescription.hex))
+    }
+
+    /// Unwraps an attachment's key and opens its metadata, both bound to the row's own place.
+    func openInfo(_ row: AttachmentRecord) throws(VaultError) -> (info: AttachmentInfo, keys: AttachmentKeys) {
+        guard let id = AttachmentID(hex: row.id), let prescriptionID = PrescriptionID(hex: row.prescriptionID) else {
+            throw .integrity("a stored attachment id is malformed")
+        }
+        let place = "attachment \(id.short)"
+        let keys: AttachmentKeys
+        let plain: SecretBytes
+        do {
+            let dataKey = try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
+                AssociatedData.attachment(.attachmentKey, vaultID: header.vaultID, id: id.hex, prescriptionID: prescriptionID.hex))
+            keys = try AttachmentKeys(dataKey: dataKey)
+            plain = try AEAD.open(row.metadata, key: keys.metadataKey, associatedData:
+                AssociatedData.attachment(.attachmentMetadata, vaultID: header.vaultID, id: id.hex, prescriptionID: prescriptionID.hex))
+        } catch {
+            throw .integrity("\(place) failed authentication (altered, moved or damaged)")
+        }
+        do {
+            let metadata = try plain.withUnsafeBytes { try JSONDecoder().decode(AttachmentMetadata.self, from: Data($0)) }
+            return (AttachmentInfo(id: id, prescriptionID: prescriptionID, metadata: metadata), keys)
+        } catch {
+            throw .integrity("\(place) metadata decrypted but does not decode")
+        }
+    }
+}

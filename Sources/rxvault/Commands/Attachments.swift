@@ -1,0 +1,228 @@
+import ArgumentParser
+import Foundation
+import RxValidate
+import RxVault
+
+extension RxVaultCommand {
+    struct Attach: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Attach a photo or scan (PNG or PDF) to a prescription.",
+            discussion: """
+            Only PNG images and PDF documents are accepted, judged by a full parse of the content
+            (in a separate, resource-limited process), never by the file name. Refused: anything
+            else, damaged files, password-protected PDFs, PDFs with JavaScript or launch actions,
+            images over 16384 pixels a side or 50 megapixels, files over the vault's size limit.
+            Prints the new attachment's id.
+
+            Examples:
+              rxvault attach 3f9a scan.pdf
+              rxvault attach 3f9a - --name box-label.png < photo.png
+            """)
+
+        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The file to attach, or - for standard input.", completion: .file(extensions: ["png", "pdf"])) var file: String
+        @Option(help: "The attachment's name (default: the file's name).") var name: String?
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                let limit = try VaultHeader.read(at: options.vaultPath).maxAttachmentBytes
+                let input = try InputFile(path: file, limit: limit)
+                defer { input.close() }
+                if input.isStandardInput && Terminal.stdinIsTTY {
+                    throw CLIError(.usage, "standard input is a terminal", hint: "pipe the file in, or give its path")
+                }
+                let vault = try options.openVault()
+                let prescriptionID = try vault.resolve(prescription)
+                let parser = try ParserFactory.make(limits: vault.attachmentLimits)
+                let defaultName = input.isStandardInput ? nil : (file as NSString).lastPathComponent
+                let info = try vault.attach(to: prescriptionID, name: name ?? defaultName, parser: parser) { try input.read(into: &$0) }
+                Terminal.out(info.id.short)
+            }
+        }
+    }
+
+    struct Attachments: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List a prescription's attachments.",
+            discussion: "SHA-256 is of the original file, as sha256sum prints it.")
+
+        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if format == .csv { throw ValidationError("attachments prints table or json") }
+        }
+
+        func run() throws {
+            try CommandRunner.run(json: format == .json) {
+                let vault = try options.openVault()
+                let prescriptionID = try vault.resolve(prescription)
+                let attachments = try vault.attachments(of: prescriptionID)
+                switch format {
+                case .json:
+                    Terminal.out(String(decoding: try AttachmentJSON.encoder().encode(
+                        AttachmentListJSON(prescription: prescriptionID.hex, attachments: attachments.map(AttachmentJSON.init))), as: UTF8.self))
+                default:
+                    guard !attachments.isEmpty else {
+                        Terminal.err("rxvault: prescription \(prescriptionID.short) has no attachments; add one with 'rxvault attach'")
+                        return
+                    }
+                    let short = RecordID.shortForms(attachments.map(\.id))
+                    Terminal.out(Table.render(
+                        headers: ["ID", "NAME", "TYPE", "SIZE", "DETAILS", "SHA-256", "ADDED"],
+                        rows: attachments.map { a in
+                            let m = a.metadata
+                            return [short[a.id]!, m.name, m.type.rawValue, ByteCount(m.size).description, m.dimensions, m.sha256, m.added]
+                        }))
+                }
+            }
+        }
+    }
+
+    struct Extract: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write an attachment back out, byte for byte.",
+            discussion: """
+            The content is verified (every chunk, the final tag, size and SHA-256) before the file
+            appears: it is written to a temporary file beside the target and renamed into place only
+            then. Never overwrites a file without --force.
+
+            Examples:
+              rxvault extract 3f9a scan.pdf                 # writes ./scan.pdf
+              rxvault extract 3f9a 7c01 --out ~/rx.png
+              rxvault extract 3f9a scan.pdf --out - | sha256sum
+            """)
+
+        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String
+        @Option(help: ArgumentHelp("Where to write it, or - for standard output (default: its name, in the current directory).", valueName: "path"))
+        var out: String?
+        @Flag(help: "Replace the output file if it exists.") var force = false
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                if out == "-" && isatty(STDOUT_FILENO) == 1 {
+                    throw CLIError(.usage, "refusing to write a binary file to the terminal", hint: "redirect the output, or give --out FILE")
+                }
+                let vault = try options.openVault()
+                let prescriptionID = try vault.resolve(prescription)
+                let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
+                if out == "-" {
+                    // Verify the whole stream first, then write it: stdout cannot be taken back.
+                    _ = try vault.readAttachment(attachmentID, of: prescriptionID) { _ in }
+                    _ = try vault.readAttachment(attachmentID, of: prescriptionID) { FileHandle.standardOutput.write(Data($0)) }
+                    return
+                }
+                let name = try vault.attachments(of: prescriptionID).first { $0.id == attachmentID }!.metadata.name
+                let target = out ?? Self.safeFileName(name)
+                let writer = try SafeFileWriter(target: target, replace: force)
+                do {
+                    _ = try vault.readAttachment(attachmentID, of: prescriptionID) { try writer.write($0) }
+                } catch {
+                    writer.discard()
+                    throw error
+                }
+                try writer.commit(replace: force)
+                Terminal.out("wrote \(target)")
+            }
+        }
+
+        /// The stored name as a file name in the current directory: no directories, no hidden file.
+        static func safeFileName(_ name: String) -> String {
+            let base = (name as NSString).lastPathComponent.trimmingCharacters(in: .whitespaces)
+            let cleaned = base.drop { $0 == "." }
+            return cleaned.isEmpty ? "attachment" : String(cleaned)
+        }
+    }
+
+    struct Detach: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an attachment from a prescription.",
+            discussion: "Asks for confirmation on a terminal; scripts pass --yes. The content is overwritten in the file and its WAL.")
+
+        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String
+        @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                if !yes && !Terminal.stdinIsTTY {
+                    throw CLIError(.usage, "detach needs confirmation", hint: "pass --yes to delete without asking")
+                }
+                let vault = try options.openVault()
+                let prescriptionID = try vault.resolve(prescription)
+                let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
+                if !yes {
+                    let name = try vault.attachments(of: prescriptionID).first { $0.id == attachmentID }?.metadata.name ?? attachmentID.short
+                    guard Terminal.confirm("Delete the attachment \(name) of prescription \(prescriptionID.short)?") else {
+                        Terminal.err("rxvault: nothing deleted")
+                        return
+                    }
+                }
+                try vault.detach(attachmentID, of: prescriptionID)
+                Terminal.out("detached \(attachmentID.short)")
+            }
+        }
+    }
+
+    struct Preview: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a downscaled PNG of an attachment (a PDF's first page), to look at.",
+            discussion: "Example:\n  rxvault preview 3f9a scan.pdf --out scan-preview.png --width 600")
+
+        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String
+        @Option(help: ArgumentHelp("The PNG file to write.", valueName: "file.png")) var out: String
+        @Option(help: "Width of the preview in pixels (16 to 4096; images are never enlarged).") var width: UInt32 = PreviewRenderer.defaultWidth
+        @Flag(help: "Replace the output file if it exists.") var force = false
+        @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            guard PreviewRenderer.widthRange.contains(width) else { throw ValidationError("--width must be between 16 and 4096") }
+        }
+
+        func run() throws {
+            try CommandRunner.run {
+                let vault = try options.openVault()
+                let prescriptionID = try vault.resolve(prescription)
+                let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
+                let png = try vault.previewAttachment(attachmentID, of: prescriptionID, width: width,
+                                                      parser: try ParserFactory.make(limits: vault.attachmentLimits))
+                let writer = try SafeFileWriter(target: out, replace: force)
+                do { try writer.write(png) } catch { writer.discard(); throw error }
+                try writer.commit(replace: force)
+                Terminal.out("wrote \(out)")
+            }
+        }
+    }
+
+    /// The isolated child that parses untrusted files (see RxValidate.ParserChild). Not for people.
+    struct ParseUntrusted: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "_parse-untrusted", shouldDisplay: false)
+
+        @Option var mode: String
+        @Option var limits: String
+        @Option var previewWidth: UInt32
+        @Option var cpuSeconds: Int
+        @Option var memoryBytes: Int
+
+        func run() throws {
+            guard let mode = ParserChild.Mode(rawValue: mode),
+                  let limits = try? JSONDecoder().decode(ValidationLimits.self, from: Data(limits.utf8)) else {
+                throw ExitCode(64)
+            }
+            ParserChild.run(mode: mode, limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
+                            memoryBytes: memoryBytes, faultForTests: Environment.values["RXVAULT_PARSER_FAULT"])
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

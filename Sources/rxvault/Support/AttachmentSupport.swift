@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import RxValidate
+import RxVault
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Builds the isolated parser: rxvault runs itself with the hidden `_parse-untrusted` command.
+enum ParserFactory {
+    static func make(limits: ValidationLimits) throws -> IsolatedParser {
+        var environment: [String: String] = [:]
+        if let fault = Environment.values["RXVAULT_PARSER_FAULT"] { environment["RXVAULT_PARSER_FAULT"] = fault }
+        var parser = IsolatedParser(executable: try selfExecutable(), arguments: ["_parse-untrusted"], limits: limits,
+                                    environment: environment)
+        if let text = Environment.values["RXVAULT_PARSER_TIMEOUT"], !text.isEmpty {
+            guard let seconds = Int(text), (1...3600).contains(seconds) else {
+                throw CLIError(.usage, "RXVAULT_PARSER_TIMEOUT '\(text)' is not a number of seconds (1 to 3600)")
+            }
+            parser.wallClockSeconds = Double(seconds)
+            parser.cpuSeconds = seconds
+        }
+        return parser
+    }
+
+    static func selfExecutable() throws -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Reading the file to attach: a path (size checked before reading) or stdin.
+struct InputFile {
+    let fd: Int32
+    let isStandardInput: Bool
+
+    init(path: String, limit: Int) throws {
+        if path == "-" {
+            fd = STDIN_FILENO
+            isStandardInput = true
+            return
+        }
+        let opened = open(path, O_RDONLY | O_CLOEXEC)
+        guard opened >= 0 else {
+            throw CLIError(errno == ENOENT ? .notFound : .usage, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        fstat(opened, &info)
+        if info.st_mode & S_IFMT == S_IFDIR {
+            _ = Glibc.close(opened)
+            throw CLIError(.usage, "\(path) is a directory")
+        }
+        if info.st_mode & S_IFMT == S_IFREG && Int(info.st_size) > limit {
+            _ = Glibc.close(opened)
+            throw CLIError(.invalidInput, "refused: file is \(ByteCount(Int(info.st_size))): over the \(ByteCount(limit)) limit of this vault",
+                           hint: "a larger limit is chosen when the vault is made (rxvault init --max-attachment-size)")
+        }
+        fd = opened
+        isStandardInput = false
+    }
+
+    /// Fills `buffer` as far as the input allows; 0 at the end.
+    func read(into buffer: inout [UInt8]) throws -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw CLIError(.failure, "cannot read the input: \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            filled += n
+        }
+        return filled
+    }
+
+    func close() { if !isStandardInput { _ = Glibc.close(fd) } }
+}
+
+/// Writes a file the safe way: into a temporary file (mode 0600) beside the target, then into
+/// place only when everything was written and verified. Without `replace`, the final step is
+/// link(2), which fails rather than overwrite a file that appeared meanwhile.
+struct SafeFileWriter {
+    let target: String
+    let temporary: String
+    let fd: Int32
+
+    init(target: String, replace: Bool) throws {
+        if !replace && FileManager.default.fileExists(atPath: target) {
+            throw CLIError(.alreadyExists, "\(target) already exists", hint: "pass --force to replace it")
+        }
+        let directory = (target as NSString).deletingLastPathComponent
+        let name = (target as NSString).lastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).rxvault-\(String(UInt32.random(in: .min ... .max), radix: 16))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CLIError(.cannotWrite, "cannot create a file in \(directory.isEmpty ? "." : directory): \(String(cString: strerror(errno)))") }
+        self.target = target
+        self.temporary = temporary
+        self.fd = fd
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { throw CLIError(.cannotWrite, "cannot write \(target): \(String(cString: strerror(errno)))") }
+            offset += n
+        }
+    }
+
+    func commit(replace: Bool) throws {
+        guard fsync(fd) == 0, Glibc.close(fd) == 0 else {
+            discard()
+            throw CLIError(.cannotWrite, "cannot write \(target): \(String(cString: strerror(errno)))")
+        }
+        if replace {
+            guard rename(temporary, target) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw CLIError(.cannotWrite, "cannot write \(target): \(reason)")
+            }
+        } else {
+            defer { unlink(temporary) }
+            guard link(temporary, target) == 0 else {
+                throw errno == EEXIST ? CLIError(.alreadyExists, "\(target) already exists", hint: "pass --force to replace it")
+                                      : CLIError(.cannotWrite, "cannot write \(target): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    func discard() {
+        _ = Glibc.close(fd)
+        unlink(temporary)
+    }
+}
+
+/// "32MiB", "10M", "500K", "1G", "1048576".
+struct ByteSize: ExpressibleByArgument {
+    let bytes: Int
+    init?(argument: String) {
+        let text = argument.lowercased().replacingOccurrences(of: " ", with: "")
+        let units: [(String, Int)] = [("gib", 1 << 30), ("mib", 1 << 20), ("kib", 1 << 10), ("gb", 1_000_000_000), ("mb", 1_000_000),
+                                      ("kb", 1000), ("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10), ("b", 1)]
+        var multiplier = 1
+        var number = Substring(text)
+        for (suffix, value) in units where text.hasSuffix(suffix) {
+            multiplier = value
+            number = text.dropLast(suffix.count)
+            break
+        }
+        guard let value = Int(number), value > 0, value <= (1 << 40) / multiplier else { return nil }
+        bytes = value * multiplier
+    }
+}
