@@ -45,8 +45,9 @@ let package = Package(
         .testTarget(name: "RxModelTests", dependencies: ["RxModel"]),
         .testTarget(name: "RxCryptoTests", dependencies: ["RxCrypto"]),
         .testTarget(name: "RxStoreTests", dependencies: ["RxStore"]),
+        .testTarget(name: "RxValidateTests", dependencies: ["RxValidate"]),
         .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore"]),
-        .testTarget(name: "CLITests", dependencies: ["rxvault", "RxStore"]),
+        .testTarget(name: "CLITests", dependencies: ["rxvault", "RxStore", "RxCrypto"]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
         .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"]),
     ],

@@ -67,6 +67,13 @@ public final class Database {
         return try statement.step() ? statement.int(0) : nil
     }
 
+    /// Reads a single blob (the first column of the first row; empty when there is none).
+    public func blob(_ sql: String, _ values: [Statement.Value] = []) throws(StoreError) -> [UInt8] {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        return try statement.step() ? statement.blob(0) : []
+    }
+
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`: the write lock is taken up front,
     /// so two writers queue on the busy timeout instead of deadlocking), committing on success and
     /// rolling back on any error.

@@ -25,6 +25,7 @@ public enum ContentSniffer {
             return head.trimmingLeadingSpace().hasPrefix(text)
         }
         if prefix.isEmpty { return "an empty file" }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "a PNG image" }
         if let at = firstIndex(of: Array("%PDF-".utf8), in: prefix), at > 0 { return "a PDF with \(at) bytes before its header" }
         if let at = firstIndex(of: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], in: prefix), at > 0 {
             return "a PNG with \(at) bytes before its signature"

@@ -108,8 +108,9 @@ public enum AttachmentValidator {
                 // A PDF header on something else (a ZIP, HTML page or text with "%PDF-1.4" on top)
                 // cannot be opened: say what it looks like past the header.
                 let body = Array(bytes.drop { $0 != 0x0A && $0 != 0x0D }.drop { $0 == 0x0A || $0 == 0x0D }.prefix(512))
-                let looks = ContentSniffer.describe(body)
-                if ["a ZIP archive", "an HTML or XML document", "a JPEG image", "a GIF image"].contains(looks) {
+                var looks = ContentSniffer.describe(body)
+                if looks == "a text file" && firstIndex(of: Array(" obj".utf8), in: bytes) != nil { looks = "" }
+                if ["a ZIP archive", "an HTML or XML document", "a JPEG image", "a GIF image", "a PNG image", "a text file"].contains(looks) {
                     throw AttachmentRefusal(.notPNGOrPDF, "not a PNG or PDF (looks like \(looks) behind a PDF header)")
                 }
                 throw AttachmentRefusal(.corrupt, message)

@@ -30,7 +30,10 @@ public enum ParserChild {
         applyLimits(cpuSeconds: cpuSeconds, memoryBytes: memoryBytes)
         let input = readInput(limit: limits.maxBytes)
         switch faultForTests {
-        case "crash"?: raise(SIGSEGV)
+        case "crash"?:
+            // A real invalid memory access, as a parser bug would make.
+            let address = UnsafeMutablePointer<Int>(bitPattern: Int.random(in: 1..<4096))!
+            address.pointee = 1
         case "hang"?: while true { _ = sqrt(Double(Int.random(in: 0..<1000))) }
         default: break
         }

@@ -42,13 +42,6 @@ final class TestVault {
 }
 
 extension Database {
-    func blob(_ sql: String, _ values: [Statement.Value] = []) throws -> [UInt8] {
-        let s = try prepare(sql)
-        try s.bind(values)
-        guard try s.step() else { return [] }
-        return s.blob(0)
-    }
-
     func set(_ column: String, of id: String, version: Int, to bytes: [UInt8]) throws {
         try prepare("UPDATE prescription_version SET \(column) = ? WHERE prescription_id = ? AND version = ?")
             .run([.blob(bytes), .text(id), .integer(Int64(version))])
