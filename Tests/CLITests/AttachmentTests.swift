@@ -83,16 +83,8 @@ import RxStore
 
     @Test func attachFromStandardInput() throws {
         let (cli, rx) = try setUp()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLIHarness.binary)
-        process.arguments = ["attach", rx, "-"]
-        process.environment = cli.environment
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: Self.pdf))
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let r = try cli.run(["attach", rx, "-"], stdinFile: Self.pdf)
+        #expect(r.status == 0, "\(r)")
         let json = try cli.json(try cli.run(["attachments", rx, "--format", "json"]).stdout)
         #expect((json["attachments"] as? [[String: Any]])?.first?["name"] as? String == "attachment.pdf")
     }
@@ -130,17 +122,9 @@ import RxStore
         #expect(big.status == 65)
         #expect(big.stderr.contains("over the 64 KiB limit of this vault"))
         // Through stdin the size is unknown up front: the stream is cut off at the cap.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLIHarness.binary)
-        process.arguments = ["attach", rx, "-"]
-        process.environment = cli.environment
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: Self.photo))
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 65)
-        #expect(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("over the 64 KiB limit"))
+        let piped = try cli.run(["attach", rx, "-"], stdinFile: Self.photo)
+        #expect(piped.status == 65)
+        #expect(piped.stderr.contains("over the 64 KiB limit"))
         #expect(try cli.run(["init", "--vault", cli.path("x.rxv"), "--max-attachment-size", "lots"]).status == 64)
     }
 

@@ -51,7 +51,8 @@ final class CLIHarness: @unchecked Sendable {
     }
 
     @discardableResult
-    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String?] = [:]) throws -> Result {
+    func run(_ arguments: [String], stdin: String? = nil, stdinFile: String? = nil,
+             environment extra: [String: String?] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
@@ -62,7 +63,11 @@ final class CLIHarness: @unchecked Sendable {
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = input
+        if let stdinFile {
+            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdinFile))
+        } else {
+            process.standardInput = input
+        }
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()

@@ -118,14 +118,9 @@ extension RxVaultCommand {
                 }
                 let name = try vault.attachments(of: prescriptionID).first { $0.id == attachmentID }!.metadata.name
                 let target = out ?? Self.safeFileName(name)
-                let writer = try SafeFileWriter(target: target, replace: force)
-                do {
+                try SafeFileWriter.write(to: target, replace: force) { writer in
                     _ = try vault.readAttachment(attachmentID, of: prescriptionID) { try writer.write($0) }
-                } catch {
-                    writer.discard()
-                    throw error
                 }
-                try writer.commit(replace: force)
                 Terminal.out("wrote \(target)")
             }
         }
@@ -192,9 +187,7 @@ extension RxVaultCommand {
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
                 let png = try vault.previewAttachment(attachmentID, of: prescriptionID, width: width,
                                                       parser: try ParserFactory.make(limits: vault.attachmentLimits))
-                let writer = try SafeFileWriter(target: out, replace: force)
-                do { try writer.write(png) } catch { writer.discard(); throw error }
-                try writer.commit(replace: force)
+                try SafeFileWriter.write(to: out, replace: force) { try $0.write(png) }
                 Terminal.out("wrote \(out)")
             }
         }

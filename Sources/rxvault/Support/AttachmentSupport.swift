@@ -102,6 +102,13 @@ struct SafeFileWriter {
         self.fd = fd
     }
 
+    /// Creates `target` with what `body` writes, all or nothing.
+    static func write(to target: String, replace: Bool, _ body: (SafeFileWriter) throws -> Void) throws {
+        let writer = try SafeFileWriter(target: target, replace: replace)
+        do { try body(writer) } catch { writer.discard(); throw error }
+        try writer.commit(replace: replace)
+    }
+
     func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
