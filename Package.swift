@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "RxCryptoTests", dependencies: ["RxCrypto"]),
         .testTarget(name: "RxStoreTests", dependencies: ["RxStore"]),
         .testTarget(name: "RxValidateTests", dependencies: ["RxValidate"]),
-        .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore"]),
+        .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "rxvault"]),
         .testTarget(name: "CLITests", dependencies: ["rxvault", "RxStore", "RxCrypto"]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
         .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"]),

@@ -18,8 +18,19 @@ public final class SHA256 {
 
     /// The digest as 64 lower-case hex digits.
     public func finalHex() -> String {
+        finalBytes().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    /// The 32-byte digest.
+    public func finalBytes() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
         crypto_hash_sha256_final(&state, &digest)
-        return digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return digest
+    }
+
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        let h = SHA256()
+        h.update(bytes)
+        return h.finalBytes()
     }
 }

@@ -14,6 +14,10 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
     case auditMAC = 3
     /// Encrypts the search index.
     case index = 4
+    /// Seals owner-only records: client names, grant dates and scope.
+    case ownerInfo = 5
+    /// The X25519 secret key audit entries are sealed to (clients seal to its public key).
+    case auditSealing = 6
 
     /// Derives this sub-key from `root` (32 bytes).
     public func derive(from root: SecretBytes) throws(CryptoError) -> SecretBytes {

@@ -31,6 +31,24 @@ public protocol RecordStore: AnyObject {
     func forEachChunk(ofAttachment id: String, _ body: (Int, [UInt8]) throws -> Void) throws
     func deleteAttachment(_ id: String) throws(StoreError) -> Bool
     func attachmentCount() throws(StoreError) -> Int
+
+    func clients() throws(StoreError) -> [ClientRecord]
+    func client(withPublicKey key: [UInt8]) throws(StoreError) -> ClientRecord?
+    func insert(_ client: ClientRecord) throws(StoreError)
+    func deleteClient(_ id: String) throws(StoreError)
+
+    /// Grants, optionally only one client's or one prescription's.
+    func grants(clientID: String?, prescriptionID: String?) throws(StoreError) -> [GrantRecord]
+    /// Inserts or replaces the grant of (client, prescription).
+    func upsert(_ grant: GrantRecord) throws(StoreError)
+    func deleteGrant(_ id: String) throws(StoreError)
+
+    func auditEntries() throws(StoreError) -> [AuditEntryRecord]
+    func lastAuditEntry() throws(StoreError) -> AuditEntryRecord?
+    func append(_ entry: AuditEntryRecord) throws(StoreError)
+    func setAuditMAC(sequence: Int, mac: [UInt8]) throws(StoreError)
+    func auditHead() throws(StoreError) -> (sequence: Int, hash: [UInt8], mac: [UInt8])?
+    func setAuditHead(sequence: Int, hash: [UInt8], mac: [UInt8]) throws(StoreError)
     func versionCount() throws(StoreError) -> Int
 
     /// Runs `body` as one atomic write: all of it is stored, or none.
@@ -39,4 +57,7 @@ public protocol RecordStore: AnyObject {
     func read<T>(_ body: () throws -> T) throws -> T
     /// Makes deleted content unrecoverable from the files (WAL checkpoint and truncate).
     func purgeDeletedContent()
+    /// Keeps the page cache small while a large attachment streams through, so memory stays at a
+    /// few chunks instead of the engine's default cache (2 MiB for SQLite).
+    func useSmallCacheForStreaming()
 }

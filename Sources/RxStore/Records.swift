@@ -10,9 +10,12 @@ public struct VaultHeaderRecord: Sendable, Equatable {
     public var wrappedRootKey: [UInt8]
     /// Largest attachment accepted, in bytes (a policy setting, chosen at `init`).
     public var maxAttachmentBytes: Int
+    /// X25519 public key that audit entries are sealed to (its secret is derived from the root key).
+    public var auditPublicKey: [UInt8]
 
     public init(formatVersion: Int, vaultID: [UInt8], kdfAlgorithm: String, kdfOpsLimit: UInt64,
-                kdfMemLimit: UInt64, kdfSalt: [UInt8], wrappedRootKey: [UInt8], maxAttachmentBytes: Int) {
+                kdfMemLimit: UInt64, kdfSalt: [UInt8], wrappedRootKey: [UInt8], maxAttachmentBytes: Int,
+                auditPublicKey: [UInt8]) {
         self.formatVersion = formatVersion
         self.vaultID = vaultID
         self.kdfAlgorithm = kdfAlgorithm
@@ -21,6 +24,7 @@ public struct VaultHeaderRecord: Sendable, Equatable {
         self.kdfSalt = kdfSalt
         self.wrappedRootKey = wrappedRootKey
         self.maxAttachmentBytes = maxAttachmentBytes
+        self.auditPublicKey = auditPublicKey
     }
 }
 
@@ -57,5 +61,57 @@ public struct AttachmentRecord: Sendable, Equatable {
         self.wrappedKey = wrappedKey
         self.metadata = metadata
         self.streamHeader = streamHeader
+    }
+}
+
+/// A client app: its X25519 public key (how it is found when it opens the vault with its
+/// identity), its owner-only info (name, added; sealed) and a MAC under the grant sub-key.
+public struct ClientRecord: Sendable, Equatable {
+    public var id: String
+    public var publicKey: [UInt8]
+    public var info: [UInt8]
+    public var mac: [UInt8]
+
+    public init(id: String, publicKey: [UInt8], info: [UInt8], mac: [UInt8]) {
+        self.id = id
+        self.publicKey = publicKey
+        self.info = info
+        self.mac = mac
+    }
+}
+
+/// A grant: the keys a client may use (sealed to its public key), the owner's sealed view of
+/// the grant (dates, scope) and a MAC over the whole row under the grant sub-key.
+public struct GrantRecord: Sendable, Equatable {
+    public var id: String
+    public var clientID: String
+    public var prescriptionID: String
+    public var sealedKeys: [UInt8]
+    public var info: [UInt8]
+    public var mac: [UInt8]
+
+    public init(id: String, clientID: String, prescriptionID: String, sealedKeys: [UInt8], info: [UInt8], mac: [UInt8]) {
+        self.id = id
+        self.clientID = clientID
+        self.prescriptionID = prescriptionID
+        self.sealedKeys = sealedKeys
+        self.info = info
+        self.mac = mac
+    }
+}
+
+/// One audit-log entry: sealed to the vault's audit key, chained by hash, MAC'd by the owner
+/// (nil until the owner's next write when a client wrote it).
+public struct AuditEntryRecord: Sendable, Equatable {
+    public var sequence: Int
+    public var entry: [UInt8]
+    public var hash: [UInt8]
+    public var mac: [UInt8]?
+
+    public init(sequence: Int, entry: [UInt8], hash: [UInt8], mac: [UInt8]?) {
+        self.sequence = sequence
+        self.entry = entry
+        self.hash = hash
+        self.mac = mac
     }
 }

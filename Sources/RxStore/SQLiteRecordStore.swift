@@ -43,11 +43,13 @@ public final class SQLiteRecordStore: RecordStore {
                 try database.execute(Schema.version1)
                 try database.prepare("""
                     INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
-                                              kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes)
-                    VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+                                              kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes,
+                                              audit_public_key)
+                    VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).run([.integer(Int64(header.formatVersion)), .blob(header.vaultID), .text(header.kdfAlgorithm),
                               .integer(Int64(header.kdfOpsLimit)), .integer(Int64(header.kdfMemLimit)),
-                              .blob(header.kdfSalt), .blob(header.wrappedRootKey), .integer(Int64(header.maxAttachmentBytes))])
+                              .blob(header.kdfSalt), .blob(header.wrappedRootKey), .integer(Int64(header.maxAttachmentBytes)),
+                              .blob(header.auditPublicKey)])
                 try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
             }
             database.checkpointAndTruncateWAL()
@@ -66,13 +68,14 @@ public final class SQLiteRecordStore: RecordStore {
     public func header() throws(StoreError) -> VaultHeaderRecord {
         let s = try database.prepare("""
             SELECT format_version, vault_id, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, kdf_salt, wrapped_root_key,
-                   max_attachment_bytes
+                   max_attachment_bytes, audit_public_key
             FROM vault_header WHERE singleton = 1
             """)
         guard try s.step() else { throw StoreError.corrupt("the vault header is missing") }
         return VaultHeaderRecord(formatVersion: Int(s.int(0)), vaultID: s.blob(1), kdfAlgorithm: s.text(2) ?? "",
                                  kdfOpsLimit: UInt64(max(0, s.int(3))), kdfMemLimit: UInt64(max(0, s.int(4))),
-                                 kdfSalt: s.blob(5), wrappedRootKey: s.blob(6), maxAttachmentBytes: Int(s.int(7)))
+                                 kdfSalt: s.blob(5), wrappedRootKey: s.blob(6), maxAttachmentBytes: Int(s.int(7)),
+                                 auditPublicKey: s.blob(8))
     }
 
     public func replaceWrappedRootKey(_ wrapped: [UInt8]) throws(StoreError) {
@@ -210,12 +213,105 @@ public final class SQLiteRecordStore: RecordStore {
         Int(try database.integer("SELECT count(*) FROM attachment") ?? 0)
     }
 
+    // MARK: - Clients and grants
+
+    public func clients() throws(StoreError) -> [ClientRecord] {
+        var records: [ClientRecord] = []
+        try database.prepare("SELECT id, public_key, info, mac FROM client ORDER BY rowid").forEach { row in
+            records.append(ClientRecord(id: row.text(0) ?? "", publicKey: row.blob(1), info: row.blob(2), mac: row.blob(3)))
+        }
+        return records
+    }
+
+    public func client(withPublicKey key: [UInt8]) throws(StoreError) -> ClientRecord? {
+        let s = try database.prepare("SELECT id, public_key, info, mac FROM client WHERE public_key = ?")
+        try s.bind([.blob(key)])
+        return try s.step() ? ClientRecord(id: s.text(0) ?? "", publicKey: s.blob(1), info: s.blob(2), mac: s.blob(3)) : nil
+    }
+
+    public func insert(_ client: ClientRecord) throws(StoreError) {
+        try database.prepare("INSERT INTO client (id, public_key, info, mac) VALUES (?, ?, ?, ?)")
+            .run([.text(client.id), .blob(client.publicKey), .blob(client.info), .blob(client.mac)])
+    }
+
+    public func deleteClient(_ id: String) throws(StoreError) {
+        try database.prepare("DELETE FROM client WHERE id = ?").run([.text(id)])
+    }
+
+    public func grants(clientID: String?, prescriptionID: String?) throws(StoreError) -> [GrantRecord] {
+        var records: [GrantRecord] = []
+        try database.prepare("""
+            SELECT id, client_id, prescription_id, sealed_keys, info, mac FROM access_grant
+            WHERE (?1 IS NULL OR client_id = ?1) AND (?2 IS NULL OR prescription_id = ?2) ORDER BY rowid
+            """).forEach([clientID.map { .text($0) } ?? .null, prescriptionID.map { .text($0) } ?? .null]) { row in
+                records.append(GrantRecord(id: row.text(0) ?? "", clientID: row.text(1) ?? "", prescriptionID: row.text(2) ?? "",
+                                           sealedKeys: row.blob(3), info: row.blob(4), mac: row.blob(5)))
+            }
+        return records
+    }
+
+    public func upsert(_ grant: GrantRecord) throws(StoreError) {
+        try database.prepare("""
+            INSERT INTO access_grant (id, client_id, prescription_id, sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (client_id, prescription_id) DO UPDATE SET
+                id = excluded.id, sealed_keys = excluded.sealed_keys, info = excluded.info, mac = excluded.mac
+            """).run([.text(grant.id), .text(grant.clientID), .text(grant.prescriptionID), .blob(grant.sealedKeys),
+                      .blob(grant.info), .blob(grant.mac)])
+    }
+
+    public func deleteGrant(_ id: String) throws(StoreError) {
+        try database.prepare("DELETE FROM access_grant WHERE id = ?").run([.text(id)])
+    }
+
+    // MARK: - Audit log
+
+    private func auditRecord(_ row: Statement) -> AuditEntryRecord {
+        AuditEntryRecord(sequence: Int(row.int(0)), entry: row.blob(1), hash: row.blob(2), mac: row.isNull(3) ? nil : row.blob(3))
+    }
+
+    public func auditEntries() throws(StoreError) -> [AuditEntryRecord] {
+        var records: [AuditEntryRecord] = []
+        try database.prepare("SELECT seq, entry, hash, mac FROM audit_entry ORDER BY seq").forEach { row in records.append(auditRecord(row)) }
+        return records
+    }
+
+    public func lastAuditEntry() throws(StoreError) -> AuditEntryRecord? {
+        let s = try database.prepare("SELECT seq, entry, hash, mac FROM audit_entry ORDER BY seq DESC LIMIT 1")
+        return try s.step() ? auditRecord(s) : nil
+    }
+
+    public func append(_ entry: AuditEntryRecord) throws(StoreError) {
+        try database.prepare("INSERT INTO audit_entry (seq, entry, hash, mac) VALUES (?, ?, ?, ?)")
+            .run([.integer(Int64(entry.sequence)), .blob(entry.entry), .blob(entry.hash), entry.mac.map { .blob($0) } ?? .null])
+    }
+
+    public func setAuditMAC(sequence: Int, mac: [UInt8]) throws(StoreError) {
+        try database.prepare("UPDATE audit_entry SET mac = ? WHERE seq = ?").run([.blob(mac), .integer(Int64(sequence))])
+    }
+
+    public func auditHead() throws(StoreError) -> (sequence: Int, hash: [UInt8], mac: [UInt8])? {
+        let s = try database.prepare("SELECT seq, hash, mac FROM audit_head WHERE singleton = 1")
+        return try s.step() ? (Int(s.int(0)), s.blob(1), s.blob(2)) : nil
+    }
+
+    public func setAuditHead(sequence: Int, hash: [UInt8], mac: [UInt8]) throws(StoreError) {
+        try database.prepare("""
+            INSERT INTO audit_head (singleton, seq, hash, mac) VALUES (1, ?, ?, ?)
+            ON CONFLICT (singleton) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac
+            """).run([.integer(Int64(sequence)), .blob(hash), .blob(mac)])
+    }
+
     public func write<T>(_ body: () throws -> T) throws -> T {
         try database.writeTransaction(body)
     }
 
     public func read<T>(_ body: () throws -> T) throws -> T {
         try database.readTransaction(body)
+    }
+
+    public func useSmallCacheForStreaming() {
+        // 256 KiB: four 64 KiB chunks. Only for this connection, which lives for one command.
+        try? database.execute("PRAGMA cache_size = -256")
     }
 
     public func purgeDeletedContent() {

@@ -18,7 +18,8 @@ enum Schema {
         kdf_mem_limit    INTEGER NOT NULL,
         kdf_salt         BLOB    NOT NULL,
         wrapped_root_key BLOB    NOT NULL,
-        max_attachment_bytes INTEGER NOT NULL CHECK (max_attachment_bytes > 0)
+        max_attachment_bytes INTEGER NOT NULL CHECK (max_attachment_bytes > 0),
+        audit_public_key BLOB    NOT NULL CHECK (length(audit_public_key) = 32)
     ) STRICT;
     CREATE TABLE prescription (
         id TEXT PRIMARY KEY CHECK (length(id) = 32)
@@ -44,5 +45,33 @@ enum Schema {
         data          BLOB    NOT NULL,
         PRIMARY KEY (attachment_id, seq)
     ) STRICT, WITHOUT ROWID;
+    CREATE TABLE client (
+        id         TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+        public_key BLOB NOT NULL UNIQUE CHECK (length(public_key) = 32),
+        info       BLOB NOT NULL,
+        mac        BLOB NOT NULL
+    ) STRICT;
+    CREATE TABLE access_grant (
+        id              TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+        client_id       TEXT NOT NULL REFERENCES client(id) ON DELETE CASCADE,
+        prescription_id TEXT NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
+        sealed_keys     BLOB NOT NULL,
+        info            BLOB NOT NULL,
+        mac             BLOB NOT NULL,
+        UNIQUE (client_id, prescription_id)
+    ) STRICT;
+    CREATE INDEX access_grant_by_prescription ON access_grant (prescription_id);
+    CREATE TABLE audit_entry (
+        seq   INTEGER PRIMARY KEY CHECK (seq >= 1),
+        entry BLOB NOT NULL,
+        hash  BLOB NOT NULL CHECK (length(hash) = 32),
+        mac   BLOB
+    ) STRICT;
+    CREATE TABLE audit_head (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        seq       INTEGER NOT NULL,
+        hash      BLOB    NOT NULL,
+        mac       BLOB    NOT NULL
+    ) STRICT;
     """
 }

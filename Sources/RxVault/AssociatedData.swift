@@ -13,6 +13,10 @@ enum AssociatedData {
         case attachmentKey = "rxvault/v1 attachment-key"
         case attachmentMetadata = "rxvault/v1 attachment-metadata"
         case attachmentChunk = "rxvault/v1 attachment-chunk"
+        case clientInfo = "rxvault/v1 client-info"
+        case clientRow = "rxvault/v1 client-row"
+        case grantInfo = "rxvault/v1 grant-info"
+        case grantRow = "rxvault/v1 grant-row"
     }
 
     enum Field {

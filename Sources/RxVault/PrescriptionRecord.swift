@@ -8,6 +8,8 @@ public struct PrescriptionRecord: Sendable {
     /// When this version was written (ISO 8601, UTC). Stored inside the ciphertext.
     public let recorded: String
     public let prescription: Prescription
+    /// Why this version exists when it is not an edit ("re-keyed: access revoked"); nil for edits.
+    public var change: String? = nil
 }
 
 /// The plaintext sealed in each version's `content` (docs/format.md, "Record content").
@@ -16,6 +18,8 @@ struct RecordContent: Codable {
     var schema: Int
     var recorded: String
     var prescription: Prescription
+    /// Set on versions made by re-keying rather than editing.
+    var change: String?
 
     static let currentSchema = 1
 }

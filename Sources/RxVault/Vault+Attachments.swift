@@ -30,6 +30,7 @@ extension Vault {
         do { writer = try SecretStream.Writer(key: keys.streamKey) } catch { throw .internalError(error.description) }
         let chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: header.vaultID, id: attachmentID.hex, prescriptionID: prescriptionID.hex)
         let limit = header.maxAttachmentBytes
+        store.useSmallCacheForStreaming()
 
         return try perform {
             guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
@@ -66,6 +67,7 @@ extension Vault {
                 type: validated.type, size: total, sha256: hash.finalHex(), width: validated.width, height: validated.height,
                 pages: validated.pages, added: clock.timestamp())
             try store.updateMetadata(ofAttachment: attachmentID.hex, to: try sealMetadata(metadata, keys: keys, id: attachmentID, prescription: prescriptionID))
+            try resealGrants(of: prescriptionID.hex)
             return AttachmentInfo(id: attachmentID, prescriptionID: prescriptionID, metadata: metadata)
         }
     }
@@ -97,35 +99,13 @@ extension Vault {
     /// the caller must then discard what it was given.
     public func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID,
                                write: ([UInt8]) throws -> Void) throws -> AttachmentInfo {
-        try read {
+        store.useSmallCacheForStreaming()
+        return try read {
             guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
                 throw VaultError.attachmentNotFound(id.short)
             }
             let (info, keys) = try openInfo(row)
-            let place = "attachment \(id.short)"
-            let chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: header.vaultID, id: id.hex, prescriptionID: prescriptionID.hex)
-            let reader: SecretStream.Reader
-            do { reader = try SecretStream.Reader(key: keys.streamKey, header: row.streamHeader) } catch {
-                throw VaultError.integrity("\(place): stream header is damaged")
-            }
-            let hash = SHA256()
-            var total = 0
-            var expected = 0
-            try store.forEachChunk(ofAttachment: id.hex) { sequence, sealed in
-                guard sequence == expected else { throw VaultError.integrity("\(place): chunk \(expected) is missing") }
-                expected += 1
-                let plain: [UInt8]
-                do { plain = try reader.pull(sealed, associatedData: chunkAAD) } catch {
-                    throw VaultError.integrity("\(place): chunk \(sequence) failed authentication (altered, moved or out of order)")
-                }
-                hash.update(plain)
-                total += plain.count
-                try write(plain)
-            }
-            guard reader.sawFinal else { throw VaultError.integrity("\(place) is truncated: its final chunk is missing") }
-            guard total == info.metadata.size, hash.finalHex() == info.metadata.sha256 else {
-                throw VaultError.integrity("\(place): content does not match its recorded size and SHA-256")
-            }
+            try sealing.readStream(row, info: info, keys: keys, store: store, write: write)
             return info
         }
     }
@@ -145,6 +125,7 @@ extension Vault {
                 throw VaultError.attachmentNotFound(id.short)
             }
             _ = try store.deleteAttachment(id.hex)
+            try resealGrants(of: prescriptionID.hex)
         }
         store.purgeDeletedContent()
     }
@@ -195,26 +176,16 @@ extension Vault {
 
     /// Unwraps an attachment's key and opens its metadata, both bound to the row's own place.
     func openInfo(_ row: AttachmentRecord) throws(VaultError) -> (info: AttachmentInfo, keys: AttachmentKeys) {
-        guard let id = AttachmentID(hex: row.id), let prescriptionID = PrescriptionID(hex: row.prescriptionID) else {
-            throw .integrity("a stored attachment id is malformed")
-        }
-        let place = "attachment \(id.short)"
-        let keys: AttachmentKeys
-        let plain: SecretBytes
+        let keys = try AttachmentKeys(dataKey: try attachmentDataKey(of: row))
+        return (try sealing.openMetadata(row, keys: keys), keys)
+    }
+
+    func attachmentDataKey(of row: AttachmentRecord) throws(VaultError) -> SecretBytes {
         do {
-            let dataKey = try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
-                AssociatedData.attachment(.attachmentKey, vaultID: header.vaultID, id: id.hex, prescriptionID: prescriptionID.hex))
-            keys = try AttachmentKeys(dataKey: dataKey)
-            plain = try AEAD.open(row.metadata, key: keys.metadataKey, associatedData:
-                AssociatedData.attachment(.attachmentMetadata, vaultID: header.vaultID, id: id.hex, prescriptionID: prescriptionID.hex))
+            return try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
+                AssociatedData.attachment(.attachmentKey, vaultID: header.vaultID, id: row.id, prescriptionID: row.prescriptionID))
         } catch {
-            throw .integrity("\(place) failed authentication (altered, moved or damaged)")
-        }
-        do {
-            let metadata = try plain.withUnsafeBytes { try JSONDecoder().decode(AttachmentMetadata.self, from: Data($0)) }
-            return (AttachmentInfo(id: id, prescriptionID: prescriptionID, metadata: metadata), keys)
-        } catch {
-            throw .integrity("\(place) metadata decrypted but does not decode")
+            throw .integrity("attachment \(row.id.prefix(8)) failed authentication (altered, moved or damaged)")
         }
     }
 }

@@ -83,6 +83,7 @@ extension Vault {
             guard checked.prescription != current.prescription else { return }
             let record = PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(), prescription: checked.prescription)
             try store.insert(try seal(record))
+            try resealGrants(of: id.hex)
             result = (record, checked.advisories)
         }
         if let changeError { throw changeError }
@@ -104,7 +105,8 @@ extension Vault {
     }
 
     func seal(_ record: PrescriptionRecord) throws(VaultError) -> PrescriptionVersionRecord {
-        let content = RecordContent(schema: RecordContent.currentSchema, recorded: record.recorded, prescription: record.prescription)
+        let content = RecordContent(schema: RecordContent.currentSchema, recorded: record.recorded, prescription: record.prescription,
+                                    change: record.change)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let plaintext: [UInt8]
@@ -124,24 +126,18 @@ extension Vault {
 
     /// Unwraps the row's data key and opens its content, both bound to the row's own place.
     func open(_ row: PrescriptionVersionRecord) throws(VaultError) -> PrescriptionRecord {
-        guard let id = PrescriptionID(hex: row.prescriptionID) else { throw .integrity("a stored prescription id is malformed") }
-        let where_ = "prescription \(id.short) version \(row.version)"
-        let dataKey: SecretBytes
-        let plaintext: SecretBytes
-        do {
-            dataKey = try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
-                AssociatedData.object(.dataKey, vaultID: header.vaultID, type: Self.objectType, id: id.hex, version: row.version))
-            plaintext = try AEAD.open(row.content, key: dataKey, associatedData:
-                AssociatedData.object(.content, vaultID: header.vaultID, type: Self.objectType, id: id.hex, version: row.version))
-        } catch {
-            throw .integrity("\(where_) failed authentication (altered, moved or damaged)")
-        }
-        let content: RecordContent
-        do {
-            content = try plaintext.withUnsafeBytes { try JSONDecoder().decode(RecordContent.self, from: Data($0)) }
-        } catch {
-            throw .integrity("\(where_) decrypted but does not decode")
-        }
-        return PrescriptionRecord(id: id, version: row.version, recorded: content.recorded, prescription: content.prescription)
+        try sealing.openContent(row, dataKey: try dataKey(of: row))
     }
+
+    /// The version's data key, unwrapped with the key-wrapping key.
+    func dataKey(of row: PrescriptionVersionRecord) throws(VaultError) -> SecretBytes {
+        do {
+            return try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
+                AssociatedData.object(.dataKey, vaultID: header.vaultID, type: Self.objectType, id: row.prescriptionID, version: row.version))
+        } catch {
+            throw .integrity("prescription \(row.prescriptionID.prefix(8)) version \(row.version) failed authentication (altered, moved or damaged)")
+        }
+    }
+
+    var sealing: Sealing { Sealing(vaultID: header.vaultID) }
 }

@@ -16,6 +16,12 @@ public final class Vault {
     private let rootKey: SecretBytes
     /// Sub-key that wraps every data key.
     let keyWrappingKey: SecretBytes
+    /// Sub-keys for the owner's records: MACs of clients and grants, MACs of audit entries,
+    /// sealing of owner-only info, and the audit log's X25519 secret.
+    let grantMACKey: SecretBytes
+    let auditMACKey: SecretBytes
+    let ownerInfoKey: SecretBytes
+    let auditSecretKey: SecretBytes
 
     private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock) throws(VaultError) {
         self.store = store
@@ -23,7 +29,18 @@ public final class Vault {
         self.path = path
         self.rootKey = rootKey
         self.clock = clock
-        do { keyWrappingKey = try Subkey.keyWrapping.derive(from: rootKey) } catch { throw .internalError(error.description) }
+        do {
+            keyWrappingKey = try Subkey.keyWrapping.derive(from: rootKey)
+            grantMACKey = try Subkey.grantMAC.derive(from: rootKey)
+            auditMACKey = try Subkey.auditMAC.derive(from: rootKey)
+            ownerInfoKey = try Subkey.ownerInfo.derive(from: rootKey)
+            auditSecretKey = try Subkey.auditSealing.derive(from: rootKey)
+        } catch { throw .internalError(error.description) }
+        // The audit public key in the header must be the one our root key derives: otherwise
+        // clients would seal their log entries to someone else.
+        guard (try? X25519.publicKey(of: auditSecretKey)) == header.auditPublicKey else {
+            throw .integrity("the vault header's audit key does not belong to this vault")
+        }
     }
 
     /// Creates a new vault file at `path` (never replacing one) protected by `passphrase`.
@@ -34,17 +51,19 @@ public final class Vault {
         let salt = randomBytes(PasswordKDF.saltLength)
         let rootKey = SecretBytes(randomCount: AEAD.keyLength)
         let wrapped: [UInt8]
+        let auditPublicKey: [UInt8]
         do {
             let kek = try kdf.deriveKey(passphrase: passphrase, salt: salt)
             let aad = VaultHeader.rootKeyAssociatedData(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
             wrapped = try AEAD.seal(rootKey, key: kek, associatedData: aad)
+            auditPublicKey = try X25519.publicKey(of: Subkey.auditSealing.derive(from: rootKey))
         } catch {
             throw .internalError(error.description)
         }
         let record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
                                        kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
                                        kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
-                                       maxAttachmentBytes: maxAttachmentBytes)
+                                       maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
         do {
             try SQLiteRecordStore.create(at: path, header: record)
         } catch {
@@ -108,9 +127,19 @@ public final class Vault {
 
     // MARK: - Transactions
 
-    /// Runs `body` as the command's one write transaction, translating storage errors.
+    /// Runs `body` as the command's one write transaction, after the owner's housekeeping
+    /// (expired grants revoked, client log entries countersigned), translating storage errors.
     func perform<T>(_ body: () throws -> T) throws(VaultError) -> T {
-        do { return try store.write(body) } catch { throw VaultError.wrap(error) }
+        var swept = false
+        let result: T
+        do {
+            result = try store.write { () throws -> T in
+                swept = try maintain()
+                return try body()
+            }
+        } catch { throw VaultError.wrap(error) }
+        if swept { store.purgeDeletedContent() }
+        return result
     }
 
     func read<T>(_ body: () throws -> T) throws(VaultError) -> T {

@@ -29,6 +29,12 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case attachmentNotFound(String)
     /// More than one attachment matches.
     case ambiguousAttachment(String)
+    /// No client with that name or id.
+    case clientNotFound(String)
+    /// The identity given is not a client of this vault (or was removed).
+    case unknownIdentity
+    /// A command that changes the vault, run with a client identity.
+    case ownerOnly(String)
     /// Stored data failed authentication or does not decode: tampering or damage.
     case integrity(String)
     /// Another process holds the vault.
@@ -53,6 +59,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .attachmentRefused(let refusal): return "refused: \(refusal.message)"
         case .attachmentNotFound(let what): return "no attachment \(what)"
         case .ambiguousAttachment(let what): return "\(what) matches more than one attachment"
+        case .clientNotFound(let what): return "no client \(what)"
+        case .unknownIdentity: return "this identity is not a client of the vault (or its access was removed)"
+        case .ownerOnly(let command): return "\(command) needs the owner's passphrase; a client identity can only read what it was granted"
         case .integrity(let what): return "integrity check failed: \(what)"
         case .busy: return "the vault is busy: another rxvault process is using it"
         case .cannotWrite(let why): return "nothing was changed: \(why)"

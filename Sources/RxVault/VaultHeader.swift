@@ -13,6 +13,8 @@ public struct VaultHeader: Sendable {
     public let kdfAlgorithm: String
     /// Largest attachment this vault accepts, in bytes.
     public let maxAttachmentBytes: Int
+    /// What clients seal their audit entries to.
+    public let auditPublicKey: [UInt8]
     let record: VaultHeaderRecord
 
     init(_ record: VaultHeaderRecord) throws(VaultError) {
@@ -32,6 +34,7 @@ public struct VaultHeader: Sendable {
         self.kdf = kdf
         self.kdfAlgorithm = record.kdfAlgorithm
         self.maxAttachmentBytes = record.maxAttachmentBytes
+        self.auditPublicKey = record.auditPublicKey
     }
 
     public var vaultIDHex: String { vaultID.map { String($0, radix: 16).padding(2) }.joined() }

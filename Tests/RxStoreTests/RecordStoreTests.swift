@@ -12,7 +12,8 @@ import Testing
     var header: VaultHeaderRecord {
         VaultHeaderRecord(formatVersion: 1, vaultID: Array(repeating: 1, count: 16), kdfAlgorithm: "argon2id13",
                           kdfOpsLimit: 2, kdfMemLimit: 64 << 20, kdfSalt: Array(repeating: 2, count: 16),
-                          wrappedRootKey: Array(repeating: 3, count: 72), maxAttachmentBytes: 32 << 20)
+                          wrappedRootKey: Array(repeating: 3, count: 72), maxAttachmentBytes: 32 << 20,
+                          auditPublicKey: Array(repeating: 4, count: 32))
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

@@ -28,6 +28,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
+                try options.requireOwner("add")
                 let missing = [("--patient", fields.patient), ("--prescriber", fields.prescriber), ("--issued", fields.issued)]
                     .filter { $0.1 == nil }.map(\.0)
                 guard missing.isEmpty else {
@@ -37,7 +38,7 @@ extension RxVaultCommand {
                 var rx = Prescription(kind: kind, patient: Patient(name: ""), prescriber: Prescriber(name: ""),
                                       issued: CalendarDate(year: 2000, month: 1, day: 1)!)
                 try PrescriptionBuilder(options: fields).apply(to: &rx)
-                let vault = try options.openVault()
+                let vault = try options.openVault(command: "add")
                 let (record, advisories) = try vault.add(rx)
                 advisories.forEach(Terminal.warning)
                 Terminal.out(record.id.short)
@@ -68,6 +69,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
+                try options.requireOwner("edit")
                 guard !fields.isEmpty || removeRight || removeLeft || removeExpiry || removePD else {
                     throw CLIError(.usage, "nothing to change", hint: "give the fields to change, e.g. --expires 2028-01-01")
                 }
@@ -83,7 +85,7 @@ extension RxVaultCommand {
                                          pupillaryDistance: PupillaryDistance(far: Hundredths(60)))
                 try builder.apply(to: &probe)
 
-                let vault = try options.openVault()
+                let vault = try options.openVault(command: "edit")
                 let prescriptionID = try vault.resolve(id)
                 guard let (record, advisories) = try vault.edit(prescriptionID, { try builder.apply(to: &$0) }) else {
                     Terminal.err("rxvault: nothing changed: the values given are the ones already stored")

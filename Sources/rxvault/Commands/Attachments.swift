@@ -26,13 +26,14 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
+                try options.requireOwner("attach")
                 let limit = try VaultHeader.read(at: options.vaultPath).maxAttachmentBytes
                 let input = try InputFile(path: file, limit: limit)
                 defer { input.close() }
                 if input.isStandardInput && Terminal.stdinIsTTY {
                     throw CLIError(.usage, "standard input is a terminal", hint: "pipe the file in, or give its path")
                 }
-                let vault = try options.openVault()
+                let vault = try options.openVault(command: "attach")
                 let prescriptionID = try vault.resolve(prescription)
                 let parser = try ParserFactory.make(limits: vault.attachmentLimits)
                 let defaultName = input.isStandardInput ? nil : (file as NSString).lastPathComponent
@@ -57,9 +58,10 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
-                let vault = try options.openVault()
+                let vault = try options.openReader()
                 let prescriptionID = try vault.resolve(prescription)
                 let attachments = try vault.attachments(of: prescriptionID)
+                warnIfNotLogged(vault)
                 switch format {
                 case .json:
                     Terminal.out(String(decoding: try AttachmentJSON.encoder().encode(
@@ -107,9 +109,10 @@ extension RxVaultCommand {
                 if out == "-" && isatty(STDOUT_FILENO) == 1 {
                     throw CLIError(.usage, "refusing to write a binary file to the terminal", hint: "redirect the output, or give --out FILE")
                 }
-                let vault = try options.openVault()
+                let vault = try options.openReader()
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
+                defer { warnIfNotLogged(vault) }
                 if out == "-" {
                     // Verify the whole stream first, then write it: stdout cannot be taken back.
                     _ = try vault.readAttachment(attachmentID, of: prescriptionID) { _ in }
@@ -148,7 +151,7 @@ extension RxVaultCommand {
                 if !yes && !Terminal.stdinIsTTY {
                     throw CLIError(.usage, "detach needs confirmation", hint: "pass --yes to delete without asking")
                 }
-                let vault = try options.openVault()
+                let vault = try options.openVault(command: "detach")
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
                 if !yes {
@@ -182,7 +185,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let vault = try options.openVault()
+                let vault = try options.openReader()
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
                 let png = try vault.previewAttachment(attachmentID, of: prescriptionID, width: width,

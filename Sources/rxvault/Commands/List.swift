@@ -19,14 +19,17 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
-                let vault = try options.openVault()
+                let vault = try options.openReader()
                 let today = try Environment.clock().today()
                 let records = try vault.list()
+                warnIfNotLogged(vault)
                 let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: cyl) }
                 switch format {
                 case .table:
                     guard !views.isEmpty else {
-                        Terminal.err("rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'")
+                        Terminal.err(options.identity == nil
+                            ? "rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'"
+                            : "rxvault: no prescriptions are shared with this identity")
                         return
                     }
                     let short = PrescriptionID.shortForms(records.map(\.id))
@@ -59,8 +62,9 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
-                let vault = try options.openVault()
+                let vault = try options.openReader()
                 let record = try vault.prescription(try vault.resolve(id), version: version)
+                warnIfNotLogged(vault)
                 let view = PrescriptionView(record: record, today: try Environment.clock().today(), cylinderForm: cyl)
                 switch format {
                 case .json: Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(PrescriptionJSON(view: view)), as: UTF8.self))
@@ -83,7 +87,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
-                let vault = try options.openVault()
+                let vault = try options.openVault(command: "history")
                 let records = try vault.history(try vault.resolve(id))
                 let today = try Environment.clock().today()
                 let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: nil) }
@@ -93,10 +97,11 @@ extension RxVaultCommand {
                     Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(list), as: UTF8.self))
                 default:
                     Terminal.out(Table.render(
-                        headers: ["VERSION", "RECORDED", "ISSUED", "EXPIRES", "OD", "OS"],
+                        headers: ["VERSION", "RECORDED", "ISSUED", "EXPIRES", "OD", "OS", "CHANGE"],
                         rows: views.map { v in
                             [String(v.record.version), v.record.recorded, v.prescription.issued.description,
-                             v.prescription.expires?.description ?? "-", v.notation(.right), v.notation(.left)]
+                             v.prescription.expires?.description ?? "-", v.notation(.right), v.notation(.left),
+                             v.record.change ?? (v.record.version == 1 ? "added" : "edited")]
                         }))
                 }
             }
@@ -120,7 +125,7 @@ extension RxVaultCommand {
                 if !yes && !Terminal.stdinIsTTY {
                     throw CLIError(.usage, "remove needs confirmation", hint: "pass --yes to remove without asking")
                 }
-                let vault = try options.openVault()
+                let vault = try options.openVault(command: "remove")
                 let prescriptionID = try vault.resolve(id)
                 if !yes {
                     let record = try vault.prescription(prescriptionID)
@@ -135,5 +140,12 @@ extension RxVaultCommand {
                 Terminal.out("removed \(prescriptionID.short)")
             }
         }
+    }
+}
+
+/// Tells a client whose read could not be recorded (a read-only copy of the vault).
+func warnIfNotLogged(_ reader: any VaultReader) {
+    if reader.readWasNotLogged {
+        Terminal.warning("this read could not be recorded in the vault's audit log (is the vault file read-only?)")
     }
 }

@@ -19,7 +19,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let vault = try options.openVault()
+                let vault = try options.openVault(command: "passwd")
                 let newPassphrase = try PassphraseSource.new(file: newPassphraseFile, options: options, prompt: "New passphrase: ")
                 if newPassphrase.count < 10 {
                     Terminal.warning("the new passphrase is short (\(newPassphrase.count) bytes)")

@@ -69,7 +69,9 @@ extension VaultError {
         case .notFound: return .notFound
         case .ambiguousID, .malformedID: return .usage
         case .invalidPrescription, .invalidInput, .attachmentRefused: return .invalidInput
-        case .attachmentNotFound: return .notFound
+        case .attachmentNotFound, .clientNotFound: return .notFound
+        case .unknownIdentity: return .wrongPassphrase
+        case .ownerOnly: return .usage
         case .ambiguousAttachment: return .usage
         case .integrity: return .integrity
         case .busy: return .busy

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import RxCrypto
 import RxVault
 
 /// Options every command takes, before or after the subcommand name.
@@ -19,16 +21,42 @@ struct VaultOptions: ParsableArguments {
     @Flag(name: .long, help: "Never prompt: fail if a passphrase is needed and no file gives it.")
     var noInput = false
 
+    @Option(name: .long, help: ArgumentHelp("Read as a client app with this age identity file instead of the passphrase.", valueName: "file"),
+            completion: .file())
+    var identity: String?
+
     var vaultPath: String { vault ?? Environment.defaultVaultPath }
 
-    /// Opens the vault, asking for the passphrase from the configured source.
-    func openVault() throws -> Vault {
+    /// Refuses early (before any other work) when a client identity runs an owner command.
+    func requireOwner(_ command: String) throws {
+        if identity != nil { throw VaultError.ownerOnly(command) }
+    }
+
+    /// Opens the vault as the owner, asking for the passphrase from the configured source.
+    /// Refused with a client identity: only the owner changes the vault.
+    func openVault(command: String = "this command") throws -> Vault {
+        if identity != nil { throw VaultError.ownerOnly(command) }
         let path = vaultPath
         // Say "no vault" before asking for a passphrase that could not open anything.
         _ = try VaultHeader.read(at: path)
         let passphrase = try PassphraseSource.existing(self)
         return try Vault.open(at: path, passphrase: passphrase, clock: Environment.clock(),
                               busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
+    }
+
+    /// Opens the vault for reading: as a client when `--identity` is given, else as the owner.
+    func openReader() throws -> any VaultReader {
+        guard let identity else { return try openVault() }
+        let text: String
+        do { text = try String(contentsOfFile: identity, encoding: .utf8) } catch {
+            throw CLIError(.usage, "cannot read the identity file \(identity)")
+        }
+        guard let identities = AgeIdentity.parseFile(text), let first = identities.first else {
+            throw CLIError(.usage, "\(identity) is not an age identity file (AGE-SECRET-KEY-1... lines)",
+                           hint: "make one with age-keygen, or with rxvault client add NAME --generate --identity-out FILE")
+        }
+        _ = try VaultHeader.read(at: vaultPath)
+        return try ClientVault.open(at: vaultPath, identity: first, clock: Environment.clock())
     }
 }
 

@@ -1,0 +1,113 @@
+import RxCrypto
+import RxModel
+
+/// A client app as the owner sees it.
+public struct ClientSummary: Sendable, Equatable {
+    public let id: RecordID
+    public let name: String
+    public let recipient: AgeRecipient
+    /// When it was registered (ISO 8601, UTC).
+    public let added: String
+}
+
+/// The owner-only part of a client row, sealed under the owner-info key.
+struct ClientInfo: Codable {
+    var schema: Int
+    var name: String
+    var added: String
+}
+
+/// A grant as the owner sees it.
+public struct GrantSummary: Sendable {
+    public let id: RecordID
+    public let client: ClientSummary
+    public let prescriptionID: PrescriptionID
+    public let granted: String
+    /// Last day the grant works (inclusive); nil for no end.
+    public let expires: CalendarDate?
+    public let includesAttachments: Bool
+    /// When the client last read this prescription, from the audit log.
+    public var lastRead: String?
+
+    public func isActive(on today: CalendarDate) -> Bool { expires.map { today <= $0 } ?? true }
+}
+
+/// The owner-only part of a grant row.
+struct GrantInfo: Codable {
+    var schema: Int
+    var granted: String
+    var expires: CalendarDate?
+    var attachments: Bool
+}
+
+/// What a grant seals to the client: which grant it is and the keys it may use. The context
+/// (grant, client, prescription, version, expiry) travels inside the sealed box, because sealed
+/// boxes carry no associated data: a box copied to another row is recognised as out of place.
+///
+/// Layout (binary, so keys never pass through a String): 4-byte big-endian length of the context
+/// JSON, the JSON, the prescription version's 32-byte data key, then one 32-byte key per
+/// attachment listed in the context, in that order.
+struct GrantKeys {
+    struct Context: Codable, Equatable {
+        var schema: Int
+        var grant: String
+        var client: String
+        var prescription: String
+        var version: Int
+        var expires: CalendarDate?
+        var attachments: [String]
+    }
+
+    var context: Context
+    var dataKey: SecretBytes
+    var attachmentKeys: [SecretBytes]
+
+    func encoded() throws -> SecretBytes {
+        let json = Array(try JSONEncoderSorted.encode(context))
+        let total = 4 + json.count + 32 * (1 + attachmentKeys.count)
+        let out = SecretBytes(zeroedCount: total)
+        out.withUnsafeMutableBytes { o in
+            let n = UInt32(json.count)
+            o[0] = UInt8(n >> 24); o[1] = UInt8(n >> 16 & 0xff); o[2] = UInt8(n >> 8 & 0xff); o[3] = UInt8(n & 0xff)
+            for (i, b) in json.enumerated() { o[4 + i] = b }
+            var offset = 4 + json.count
+            for key in [dataKey] + attachmentKeys {
+                key.withUnsafeBytes { k in for i in 0..<32 { o[offset + i] = k[i] } }
+                offset += 32
+            }
+        }
+        return out
+    }
+
+    static func decode(_ plain: SecretBytes) -> GrantKeys? {
+        plain.withUnsafeBytes { p -> GrantKeys? in
+            guard p.count >= 4 else { return nil }
+            let n = Int(p[0]) << 24 | Int(p[1]) << 16 | Int(p[2]) << 8 | Int(p[3])
+            guard n >= 2, p.count >= 4 + n + 32,
+                  let context = try? JSONDecoderStrict.decode(Context.self, from: Array(p[4..<(4 + n)])),
+                  p.count == 4 + n + 32 * (1 + context.attachments.count) else { return nil }
+            var keys: [SecretBytes] = []
+            for i in 0...context.attachments.count {
+                let start = 4 + n + 32 * i
+                keys.append(SecretBytes(copying: UnsafeRawBufferPointer(rebasing: p[start..<(start + 32)])))
+            }
+            return GrantKeys(context: context, dataKey: keys[0], attachmentKeys: Array(keys.dropFirst()))
+        }
+    }
+}
+
+import Foundation
+
+enum JSONEncoderSorted {
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(value)
+    }
+}
+
+enum JSONDecoderStrict {
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try JSONDecoder().decode(type, from: Data(bytes))
+    }
+}

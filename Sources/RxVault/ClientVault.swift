@@ -1,0 +1,163 @@
+import Foundation
+import RxCrypto
+import RxModel
+import RxStore
+import RxValidate
+
+/// The vault as a client app sees it, opened with its age X25519 identity instead of the
+/// passphrase (`rxvault --identity FILE ...`).
+///
+/// It can read exactly its granted, unexpired prescriptions (and their attachments when the
+/// grant includes them), because those are the only data keys sealed to it: this code enforces
+/// the same set, so an id that exists but is not granted gets the same "not found" as one that
+/// never existed. Reads are logged to the vault's audit log (sealed to the owner).
+public final class ClientVault {
+    let store: any RecordStore
+    public let header: VaultHeader
+    let identity: AgeIdentity
+    let clientID: String
+    let clock: VaultClock
+    /// The usable grants, by prescription id, decrypted once at open.
+    let granted: [String: GrantKeys]
+
+    public static func open(at path: String, identity: AgeIdentity, clock: VaultClock = .system) throws(VaultError) -> ClientVault {
+        let store: SQLiteRecordStore
+        let header: VaultHeader
+        do {
+            store = try SQLiteRecordStore(openingAt: path)
+            header = try VaultHeader(store.header())
+        } catch let error as StoreError {
+            throw VaultError.from(error)
+        } catch {
+            throw VaultError.wrap(error)
+        }
+        do {
+            guard let client = try store.client(withPublicKey: identity.recipient.publicKey) else { throw VaultError.unknownIdentity }
+            let today = clock.today()
+            var granted: [String: GrantKeys] = [:]
+            for row in try store.grants(clientID: client.id, prescriptionID: nil) {
+                // Only what opens with our key and names its own row counts; anything else is
+                // treated as absent, like an ungranted prescription.
+                guard let plain = try? X25519.open(row.sealedKeys, publicKey: identity.recipient.publicKey, secretKey: identity.secretKey),
+                      let keys = GrantKeys.decode(plain),
+                      keys.context.grant == row.id, keys.context.client == client.id, keys.context.prescription == row.prescriptionID,
+                      keys.context.expires.map({ today <= $0 }) ?? true else { continue }
+                granted[row.prescriptionID] = keys
+            }
+            return ClientVault(store: store, header: header, identity: identity, clientID: client.id, clock: clock, granted: granted)
+        } catch let error as VaultError {
+            throw error
+        } catch {
+            throw VaultError.wrap(error)
+        }
+    }
+
+    init(store: any RecordStore, header: VaultHeader, identity: AgeIdentity, clientID: String, clock: VaultClock, granted: [String: GrantKeys]) {
+        self.store = store
+        self.header = header
+        self.identity = identity
+        self.clientID = clientID
+        self.clock = clock
+        self.granted = granted
+    }
+
+    var sealing: Sealing { Sealing(vaultID: header.vaultID) }
+    public var attachmentLimits: ValidationLimits { ValidationLimits(maxBytes: header.maxAttachmentBytes) }
+
+    /// The granted prescriptions (their granted version), newest issue date first.
+    public func list() throws(VaultError) -> [PrescriptionRecord] {
+        var records: [PrescriptionRecord] = []
+        for id in granted.keys.sorted() { records.append(try record(id)) }
+        logRead(records.map(\.id.hex), detail: "list")
+        return records.sorted { ($0.prescription.issued, $0.id.hex) > ($1.prescription.issued, $1.id.hex) }
+    }
+
+    /// Resolves an id or prefix among the granted prescriptions only.
+    public func resolve(_ idOrPrefix: String) throws(VaultError) -> PrescriptionID {
+        let prefix = try PrescriptionID.prefix(from: idOrPrefix)
+        let matches = granted.keys.filter { $0.hasPrefix(prefix) }
+        guard let first = matches.first else { throw .notFound(id: idOrPrefix) }
+        guard matches.count == 1 else { throw .ambiguousID(prefix: idOrPrefix, matches: matches.count) }
+        return PrescriptionID(hex: first)!
+    }
+
+    public func prescription(_ id: PrescriptionID, version: Int? = nil) throws(VaultError) -> PrescriptionRecord {
+        guard version == nil || version == granted[id.hex]?.context.version else { throw .notFound(id: id.short) }
+        let result = try record(id.hex)
+        logRead([id.hex], detail: "show")
+        return result
+    }
+
+    public var count: Int { granted.count }
+
+    func record(_ id: String) throws(VaultError) -> PrescriptionRecord {
+        guard let keys = granted[id] else { throw .notFound(id: String(id.prefix(8))) }
+        let row: PrescriptionVersionRecord?
+        do { row = try store.versions(of: id).first { $0.version == keys.context.version } } catch { throw VaultError.from(error) }
+        guard let row else { throw .notFound(id: String(id.prefix(8))) }
+        return try sealing.openContent(row, dataKey: keys.dataKey)
+    }
+
+    // MARK: - Attachments
+
+    public func attachments(of prescriptionID: PrescriptionID) throws(VaultError) -> [AttachmentInfo] {
+        let result = try attachmentRows(of: prescriptionID).map { row, keys throws(VaultError) in try sealing.openMetadata(row, keys: keys) }
+        logRead([prescriptionID.hex], attachments: result.map(\.id.hex), detail: "attachments")
+        return result
+    }
+
+    func attachmentRows(of prescriptionID: PrescriptionID) throws(VaultError) -> [(AttachmentRecord, Vault.AttachmentKeys)] {
+        guard let keys = granted[prescriptionID.hex] else { throw .notFound(id: prescriptionID.short) }
+        var rows: [(AttachmentRecord, Vault.AttachmentKeys)] = []
+        for (id, key) in zip(keys.context.attachments, keys.attachmentKeys) {
+            let row: AttachmentRecord?
+            do { row = try store.attachment(id) } catch { throw VaultError.from(error) }
+            guard let row, row.prescriptionID == prescriptionID.hex else { continue }
+            rows.append((row, try Vault.AttachmentKeys(dataKey: key)))
+        }
+        return rows
+    }
+
+    public func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws(VaultError) -> AttachmentID {
+        let infos = try attachmentRows(of: prescriptionID).map { row, keys throws(VaultError) in try sealing.openMetadata(row, keys: keys) }
+        if let byName = infos.first(where: { $0.metadata.name == reference }) { return byName.id }
+        let lowered = reference.lowercased()
+        let matches = infos.filter { lowered.count >= RecordID.minimumPrefixLength && $0.id.hex.hasPrefix(lowered) }
+        guard let first = matches.first else { throw .attachmentNotFound(reference) }
+        guard matches.count == 1 else { throw .ambiguousAttachment("the id prefix \(reference)") }
+        return first.id
+    }
+
+    public func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, write: ([UInt8]) throws -> Void) throws -> AttachmentInfo {
+        guard let (row, keys) = try attachmentRows(of: prescriptionID).first(where: { $0.0.id == id.hex }) else {
+            throw VaultError.attachmentNotFound(id.short)
+        }
+        store.useSmallCacheForStreaming()
+        let info = try sealing.openMetadata(row, keys: keys)
+        try store.read { try sealing.readStream(row, info: info, keys: keys, store: store, write: write) }
+        logRead([prescriptionID.hex], attachments: [id.hex], detail: "extract \(info.metadata.name)")
+        return info
+    }
+
+    public func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32, parser: IsolatedParser) throws -> [UInt8] {
+        let session = try parser.start(mode: .preview, previewWidth: width)
+        _ = try readAttachment(id, of: prescriptionID) { chunk in chunk.withUnsafeBytes { _ = session.send($0) } }
+        do { return try session.finish().1 } catch { throw VaultError.attachmentRefused(error) }
+    }
+
+    // MARK: - Audit
+
+    /// Whether the last read could be logged (false when the vault file is read-only to us).
+    public private(set) var lastLogFailed = false
+
+    func logRead(_ prescriptions: [String], attachments: [String]? = nil, detail: String) {
+        let event = AuditEvent(time: clock.timestamp(), actor: clientID, action: .read, client: clientID,
+                               prescriptions: prescriptions, attachments: attachments, detail: detail)
+        do {
+            try store.write { try AuditLog.append(event, store: store, auditPublicKey: header.auditPublicKey, macKey: nil) }
+            lastLogFailed = false
+        } catch {
+            lastLogFailed = true
+        }
+    }
+}

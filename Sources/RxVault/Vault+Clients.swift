@@ -1,0 +1,111 @@
+import Foundation
+import RxCrypto
+import RxStore
+
+/// Registering and removing client apps (the owner's side).
+extension Vault {
+    /// Registers a client by its age X25519 recipient. Names are unique, compared without case.
+    public func addClient(name: String, recipient: AgeRecipient) throws(VaultError) -> ClientSummary {
+        try Self.checkClientName(name)
+        let id = RecordID.random()
+        let added = clock.timestamp()
+        return try perform {
+            let existing = try clientSummaries()
+            if existing.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+                throw VaultError.invalidInput("a client named '\(name)' already exists")
+            }
+            if let other = existing.first(where: { $0.recipient == recipient }) {
+                throw VaultError.invalidInput("that recipient is already registered as client '\(other.name)'")
+            }
+            let info = try sealOwnerInfo(ClientInfo(schema: 1, name: name, added: added), purpose: .clientInfo,
+                                         fields: [.text(id.hex), .bytes(recipient.publicKey)])
+            let mac = try MAC.authenticate(clientRowMessage(id: id.hex, publicKey: recipient.publicKey, info: info), key: grantMACKey)
+            try store.insert(ClientRecord(id: id.hex, publicKey: recipient.publicKey, info: info, mac: mac))
+            try audit(AuditEvent(time: added, actor: AuditEvent.ownerActor, action: .clientAdded, client: id.hex, detail: name))
+            return ClientSummary(id: id, name: name, recipient: recipient, added: added)
+        }
+    }
+
+    /// Every registered client, oldest first; each row's MAC is verified.
+    public func clients() throws(VaultError) -> [ClientSummary] {
+        try read { try clientSummaries() }
+    }
+
+    func clientSummaries() throws -> [ClientSummary] {
+        try store.clients().map { try openClient($0) }
+    }
+
+    /// Finds a client by name (any case) or id prefix.
+    public func resolveClient(_ reference: String) throws(VaultError) -> ClientSummary {
+        let all = try clients()
+        if let byName = all.first(where: { $0.name.lowercased() == reference.lowercased() }) { return byName }
+        let lowered = reference.lowercased()
+        let matches = lowered.count >= RecordID.minimumPrefixLength && RecordID.isHex(lowered) ? all.filter { $0.id.hex.hasPrefix(lowered) } : []
+        guard let first = matches.first else { throw .clientNotFound(reference) }
+        guard matches.count == 1 else { throw .ambiguousID(prefix: reference, matches: matches.count) }
+        return first
+    }
+
+    /// Revokes every grant of the client (re-keying what it could read), then deletes it.
+    public func removeClient(_ client: ClientSummary) throws(VaultError) {
+        try perform {
+            let grants = try store.grants(clientID: client.id.hex, prescriptionID: nil)
+            for grant in grants { try store.deleteGrant(grant.id) }
+            for prescription in Set(grants.map(\.prescriptionID)) {
+                try rekey(prescriptionID: prescription, reason: "re-keyed: client \(client.name) removed")
+            }
+            try store.deleteClient(client.id.hex)
+            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .clientRemoved, client: client.id.hex,
+                                 prescriptions: grants.map(\.prescriptionID), detail: client.name))
+        }
+        store.purgeDeletedContent()
+    }
+
+    // MARK: - Rows
+
+    func openClient(_ row: ClientRecord) throws -> ClientSummary {
+        guard let id = RecordID(hex: row.id),
+              MAC.verify(row.mac, clientRowMessage(id: row.id, publicKey: row.publicKey, info: row.info), key: grantMACKey) else {
+            throw VaultError.integrity("client \(row.id.prefix(8)) is forged or altered (its MAC does not verify)")
+        }
+        let info: ClientInfo = try openOwnerInfo(row.info, purpose: .clientInfo, fields: [.text(row.id), .bytes(row.publicKey)],
+                                                 place: "client \(id.short)")
+        return ClientSummary(id: id, name: info.name, recipient: AgeRecipient(publicKey: row.publicKey), added: info.added)
+    }
+
+    func clientRowMessage(id: String, publicKey: [UInt8], info: [UInt8]) -> [UInt8] {
+        AssociatedData.build(.clientRow, [.bytes(header.vaultID), .text(id), .bytes(publicKey), .bytes(info)])
+    }
+
+    static func checkClientName(_ name: String) throws(VaultError) {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed == name, name.count <= 100,
+              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidInput("client name '\(name)': 1 to 100 characters, no leading or trailing spaces, no control characters")
+        }
+        if name.count >= RecordID.minimumPrefixLength && RecordID.isHex(name.lowercased()) {
+            throw .invalidInput("client name '\(name)' looks like an id; choose a name with other letters")
+        }
+    }
+
+    // MARK: - Owner-only info
+
+    func sealOwnerInfo<T: Encodable>(_ value: T, purpose: AssociatedData.Purpose, fields: [AssociatedData.Field]) throws -> [UInt8] {
+        try AEAD.seal(Array(try JSONEncoderSorted.encode(value)), key: ownerInfoKey,
+                      associatedData: AssociatedData.build(purpose, [.bytes(header.vaultID)] + fields))
+    }
+
+    func openOwnerInfo<T: Decodable>(_ sealed: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field], place: String) throws -> T {
+        do {
+            let plain = try AEAD.open(sealed, key: ownerInfoKey, associatedData: AssociatedData.build(purpose, [.bytes(header.vaultID)] + fields))
+            return try plain.withUnsafeBytes { try JSONDecoder().decode(T.self, from: Data($0)) }
+        } catch {
+            throw VaultError.integrity("\(place) failed authentication (altered, moved or damaged)")
+        }
+    }
+
+    /// Appends an owner event to the audit log (inside the current write transaction).
+    func audit(_ event: AuditEvent) throws {
+        try AuditLog.append(event, store: store, auditPublicKey: header.auditPublicKey, macKey: auditMACKey)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import RxCrypto
+import RxModel
+import RxStore
+
+/// Per-prescription read grants (DESIGN.md, "Clients and grants").
+///
+/// A grant seals the current version's data key (and its attachments' keys unless excluded) to
+/// the client's X25519 key with `crypto_box_seal`; the client needs nothing else to read, and
+/// can read nothing else. Every change to what a prescription's grantees may read re-seals:
+/// an edit or attachment change re-seals the new keys; a revoke or an expiry re-keys the
+/// prescription (new data key, new version) so the old sealed key is worthless and gone.
+extension Vault {
+    /// Grants `client` read access to `prescriptions` until `expires` (inclusive; nil for no end).
+    /// Granting again replaces the earlier grant's dates and scope.
+    public func grant(_ client: ClientSummary, _ prescriptions: [PrescriptionID], expires: CalendarDate?,
+                      includeAttachments: Bool) throws(VaultError) {
+        if let expires, expires < clock.today() {
+            throw .invalidInput("grant expiry \(expires) is in the past")
+        }
+        let granted = clock.timestamp()
+        try perform {
+            for prescriptionID in prescriptions {
+                guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+                let existing = try store.grants(clientID: client.id.hex, prescriptionID: prescriptionID.hex).first
+                let id = existing.flatMap { RecordID(hex: $0.id) } ?? RecordID.random()
+                try writeGrant(id: id, client: client, prescriptionID: prescriptionID.hex,
+                               info: GrantInfo(schema: 1, granted: granted, expires: expires, attachments: includeAttachments))
+            }
+            try audit(AuditEvent(time: granted, actor: AuditEvent.ownerActor, action: .grant, client: client.id.hex,
+                                 prescriptions: prescriptions.map(\.hex),
+                                 detail: (expires.map { "until \($0)" } ?? "no end") + (includeAttachments ? "" : ", without attachments")))
+        }
+    }
+
+    /// Revokes the client's grants on `prescriptions` (all of its grants when nil) and re-keys each
+    /// prescription, so the keys the client held open nothing stored from now on.
+    /// Returns the prescriptions whose grant was revoked.
+    @discardableResult
+    public func revoke(_ client: ClientSummary, _ prescriptions: [PrescriptionID]?) throws(VaultError) -> [PrescriptionID] {
+        let revoked: [PrescriptionID] = try perform {
+            var done: [PrescriptionID] = []
+            let grants = try store.grants(clientID: client.id.hex, prescriptionID: nil)
+            let wanted = prescriptions.map { Set($0.map(\.hex)) }
+            for grant in grants where wanted?.contains(grant.prescriptionID) ?? true {
+                try store.deleteGrant(grant.id)
+                try rekey(prescriptionID: grant.prescriptionID, reason: "re-keyed: access revoked")
+                done.append(PrescriptionID(hex: grant.prescriptionID)!)
+            }
+            if let prescriptions, let missing = prescriptions.first(where: { p in !done.contains(p) }) {
+                throw VaultError.invalidInput("client \(client.name) has no grant on prescription \(missing.short)")
+            }
+            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .revoke, client: client.id.hex,
+                                 prescriptions: done.map(\.hex)))
+            return done
+        }
+        store.purgeDeletedContent()
+        return revoked
+    }
+
+    /// Who can read what: every grant (or one client's, or one prescription's), rows verified.
+    public func grants(client: ClientSummary? = nil, prescription: PrescriptionID? = nil) throws(VaultError) -> [GrantSummary] {
+        try read {
+            let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
+            let lastReads = try lastReadTimes()
+            return try store.grants(clientID: client?.id.hex, prescriptionID: prescription?.hex).map { row in
+                guard let owner = clients[row.clientID] else { throw VaultError.integrity("grant \(row.id.prefix(8)) names no client") }
+                var summary = try openGrant(row, client: owner)
+                summary.lastRead = lastReads["\(row.clientID) \(row.prescriptionID)"]
+                return summary
+            }
+        }
+    }
+
+    // MARK: - Sealing grants
+
+    /// Seals the current keys of `prescriptionID` to the client and stores the grant row.
+    func writeGrant(id: RecordID, client: ClientSummary, prescriptionID: String, info: GrantInfo) throws {
+        guard let latest = try store.latestVersion(of: prescriptionID) else { throw VaultError.notFound(id: String(prescriptionID.prefix(8))) }
+        var attachmentIDs: [String] = []
+        var attachmentKeys: [SecretBytes] = []
+        if info.attachments {
+            for row in try store.attachments(of: prescriptionID) {
+                attachmentIDs.append(row.id)
+                attachmentKeys.append(try attachmentDataKey(of: row))
+            }
+        }
+        let keys = GrantKeys(context: .init(schema: 1, grant: id.hex, client: client.id.hex, prescription: prescriptionID,
+                                            version: latest.version, expires: info.expires, attachments: attachmentIDs),
+                             dataKey: try dataKey(of: latest), attachmentKeys: attachmentKeys)
+        let sealedKeys = try X25519.seal(try keys.encoded(), to: client.recipient.publicKey)
+        let sealedInfo = try sealOwnerInfo(info, purpose: .grantInfo, fields: [.text(id.hex), .text(client.id.hex), .text(prescriptionID)])
+        let row = GrantRecord(id: id.hex, clientID: client.id.hex, prescriptionID: prescriptionID, sealedKeys: sealedKeys,
+                              info: sealedInfo, mac: [])
+        try store.upsert(GrantRecord(id: row.id, clientID: row.clientID, prescriptionID: row.prescriptionID, sealedKeys: sealedKeys,
+                                     info: sealedInfo, mac: try MAC.authenticate(grantRowMessage(row), key: grantMACKey)))
+    }
+
+    func grantRowMessage(_ row: GrantRecord) -> [UInt8] {
+        AssociatedData.build(.grantRow, [.bytes(header.vaultID), .text(row.id), .text(row.clientID), .text(row.prescriptionID),
+                                         .bytes(row.sealedKeys), .bytes(row.info)])
+    }
+
+    func openGrant(_ row: GrantRecord, client: ClientSummary) throws -> GrantSummary {
+        guard let id = RecordID(hex: row.id), let prescriptionID = PrescriptionID(hex: row.prescriptionID),
+              MAC.verify(row.mac, grantRowMessage(row), key: grantMACKey) else {
+            throw VaultError.integrity("grant \(row.id.prefix(8)) is forged or altered (its MAC does not verify)")
+        }
+        let info: GrantInfo = try openOwnerInfo(row.info, purpose: .grantInfo, fields: [.text(row.id), .text(row.clientID), .text(row.prescriptionID)],
+                                                place: "grant \(id.short)")
+        return GrantSummary(id: id, client: client, prescriptionID: prescriptionID, granted: info.granted, expires: info.expires,
+                            includesAttachments: info.attachments, lastRead: nil)
+    }
+
+    /// Re-seals every grant of the prescription to its current keys (after an edit, attach,
+    /// detach or re-key), keeping each grant's dates and scope.
+    func resealGrants(of prescriptionID: String) throws {
+        let rows = try store.grants(clientID: nil, prescriptionID: prescriptionID)
+        guard !rows.isEmpty else { return }
+        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
+        for row in rows {
+            guard let client = clients[row.clientID], let id = RecordID(hex: row.id) else { continue }
+            let summary = try openGrant(row, client: client)
+            try writeGrant(id: id, client: client, prescriptionID: prescriptionID,
+                           info: GrantInfo(schema: 1, granted: summary.granted, expires: summary.expires, attachments: summary.includesAttachments))
+        }
+    }
+
+    /// Stores the newest version again under a new data key, as a new version, and re-seals the
+    /// remaining grants: a key handed out before opens nothing written from now on.
+    func rekey(prescriptionID: String, reason: String) throws {
+        guard let latest = try store.latestVersion(of: prescriptionID) else { return }
+        let current = try open(latest)
+        var next = PrescriptionRecord(id: current.id, version: current.version + 1, recorded: clock.timestamp(),
+                                      prescription: current.prescription)
+        next.change = reason
+        try store.insert(try seal(next))
+        try resealGrants(of: prescriptionID)
+    }
+
+    /// Revokes grants past their expiry (re-keying their prescriptions). Runs at the start of
+    /// every owner write. Returns whether anything was swept.
+    func sweepExpiredGrants() throws -> Bool {
+        let today = clock.today()
+        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
+        var swept = false
+        for row in try store.grants(clientID: nil, prescriptionID: nil) {
+            guard let client = clients[row.clientID] else { continue }
+            let grant = try openGrant(row, client: client)
+            guard !grant.isActive(on: today) else { continue }
+            try store.deleteGrant(row.id)
+            try rekey(prescriptionID: row.prescriptionID, reason: "re-keyed: access expired")
+            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .grantExpired, client: row.clientID,
+                                 prescriptions: [row.prescriptionID], detail: grant.expires.map { "expired \($0)" }))
+            swept = true
+        }
+        return swept
+    }
+
+    /// "client prescription" -> time of the client's last read of it, from the audit log.
+    func lastReadTimes() throws -> [String: String] {
+        var times: [String: String] = [:]
+        for event in try auditEvents() where event.action == .read {
+            guard let client = event.client else { continue }
+            for prescription in event.prescriptions { times["\(client) \(prescription)"] = event.time }
+        }
+        return times
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import RxVault
+
+extension RxVaultCommand {
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the vault's integrity: structure, every record, attachments, grants, the audit log.",
+            discussion: "Exits 0 when everything verifies, 76 when anything does not. --read-data also decrypts every attachment chunk.")
+
+        @Flag(help: "Also read and verify every attachment's content.") var readData = false
+        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run(json: format == .json) {
+                let vault = try options.openVault(command: "check")
+                let report = try vault.check(readData: readData)
+                if format == .json {
+                    let stages: [[String: Any]] = report.stages.map { ["stage": $0.name, "checked": $0.checked, "errors": $0.errors, "notes": $0.notes] }
+                    Terminal.out(try jsonText(["schema": "rxvault/check/v1", "ok": report.isClean, "stages": stages]))
+                } else {
+                    for stage in report.stages {
+                        Terminal.out("\(stage.errors.isEmpty ? "ok  " : "FAIL") \(stage.name): \(stage.checked) checked")
+                        for error in stage.errors { Terminal.out("     error: \(error)") }
+                        for note in stage.notes { Terminal.out("     note: \(note)") }
+                    }
+                }
+                if !report.isClean {
+                    throw CLIError(.integrity, "the vault has integrity errors (listed above)",
+                                   hint: "restore it from a backup; do not keep writing to a damaged vault")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import RxValidate
+import RxVault
+
+/// What the read commands (list, show, attachments, extract, preview) need, from the owner's
+/// vault or a client's view of it. Access rules live in RxVault; this only lets one command
+/// body serve both.
+protocol VaultReader {
+    func list() throws -> [PrescriptionRecord]
+    func resolve(_ idOrPrefix: String) throws -> PrescriptionID
+    func prescription(_ id: PrescriptionID, version: Int?) throws -> PrescriptionRecord
+    func attachments(of prescriptionID: PrescriptionID) throws -> [AttachmentInfo]
+    func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws -> AttachmentID
+    func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, write: ([UInt8]) throws -> Void) throws -> AttachmentInfo
+    func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32, parser: IsolatedParser) throws -> [UInt8]
+    var attachmentLimits: ValidationLimits { get }
+    /// Set when a client's read could not be written to the audit log.
+    var readWasNotLogged: Bool { get }
+}
+
+extension Vault: VaultReader {
+    var readWasNotLogged: Bool { false }
+}
+
+extension ClientVault: VaultReader {
+    var readWasNotLogged: Bool { lastLogFailed }
+}
