@@ -61,6 +61,9 @@ import RxStore
             #expect(r.status == 64, "\(command): \(r)")
             #expect(r.stderr.contains("needs the owner's passphrase"), "\(command)")
         }
+        let clientStatus = try cli.run(asClient + ["status"])
+        #expect(clientStatus.stdout.contains("1 prescriptions shared with this identity"), "\(clientStatus)")
+        #expect(!clientStatus.stdout.contains("(2 versions"))
         // A stranger's identity opens nothing.
         #expect(try run("age-keygen", ["-o", "stranger.key"], in: cli.directory).0 == 0)
         let stranger = try cli.run(["--identity", cli.path("stranger.key"), "list"])

@@ -26,7 +26,11 @@ extension RxVaultCommand {
                 let path = options.vaultPath
                 let header = try VaultHeader.read(at: path)
                 var counts: Vault.Counts?
-                if PassphraseSource.isGivenWithoutPrompt(options) {
+                var granted: Int?
+                if options.identity != nil {
+                    // A client learns only how many prescriptions it was granted.
+                    granted = (try options.openReader() as? ClientVault)?.count
+                } else if PassphraseSource.isGivenWithoutPrompt(options) {
                     counts = try options.openVault().counts()
                 }
                 let kdf = header.kdf
@@ -40,6 +44,7 @@ extension RxVaultCommand {
                                 "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit] as [String: Any],
                         "unlocked": counts != nil, "maxAttachmentBytes": header.maxAttachmentBytes,
                     ]
+                    if let granted { object["granted"] = granted }
                     if let counts {
                         object["prescriptions"] = counts.prescriptions
                         object["versions"] = counts.versions
@@ -59,8 +64,9 @@ extension RxVaultCommand {
                         lines.append(("passphrase", "correct"))
                         lines.append(("prescriptions", "\(counts.prescriptions) (\(counts.versions) versions, \(counts.attachments) attachments)"))
                     }
+                    if let granted { lines.append(("granted", "\(granted) prescriptions shared with this identity")) }
                     Terminal.out(Table.keyValue(lines))
-                    if counts == nil {
+                    if counts == nil && granted == nil {
                         Terminal.err("rxvault: hint: give --passphrase-file to check the passphrase and see the counts")
                     }
                 }
