@@ -1,0 +1,146 @@
+import CSodium
+
+/// age v1 files (age-encryption.org/v1), written and read with libsodium only, so exports and
+/// backups open with Debian's `age -d` or any age library, and files made by them open here.
+///
+/// Writing supports X25519 recipients and one scrypt passphrase; reading supports X25519
+/// identities, scrypt passphrases and ASCII armor. Post-quantum and plugin stanzas are skipped
+/// like any unknown stanza (so they give "no match" when they are the only ones).
+public enum AgeFile {
+    static let versionLine = "age-encryption.org/v1"
+    static let chunkSize = 64 * 1024
+    static let tagSize = 16
+
+    /// Who can open a file we write.
+    public enum Recipient: Sendable {
+        case x25519(AgeRecipient)
+        /// A passphrase (age scrypt); it must be the only recipient. `logN` is the work factor.
+        case scrypt(passphrase: SecretBytes, logN: Int)
+    }
+
+    /// What we try when opening a file.
+    public enum Key: Sendable {
+        case identities([AgeIdentity])
+        /// A passphrase; files asking for a work factor above `maxLogN` are refused (a hostile file
+        /// could otherwise ask for minutes of CPU and gigabytes of memory).
+        case passphrase(SecretBytes, maxLogN: Int)
+    }
+
+    public static let defaultScryptLogN = 18
+    /// age 1.1 refuses to read work factors above 22; never write more.
+    public static let maxWriteLogN = 22
+
+    // MARK: - Writing
+
+    /// Encrypts `plaintext` to `recipients`.
+    public static func encrypt(_ plaintext: [UInt8], to recipients: [Recipient]) throws(CryptoError) -> [UInt8] {
+        var out: [UInt8] = []
+        let writer = try Writer(recipients: recipients) { out += $0 }
+        try writer.write(plaintext)
+        try writer.finish()
+        return out
+    }
+
+    /// A streaming age writer: header at once, then the payload in 64 KiB chunks as data comes.
+    public final class Writer {
+        private let emit: ([UInt8]) throws(CryptoError) -> Void
+        private let payloadKey: SecretBytes
+        private var pending: [UInt8] = []
+        private var counter: UInt64 = 0
+        private var finished = false
+
+        public init(recipients: [Recipient], output: @escaping ([UInt8]) throws(CryptoError) -> Void) throws(CryptoError) {
+            try Sodium.ready()
+            guard !recipients.isEmpty else { throw .malformed("age recipients: none given") }
+            let scryptCount = recipients.filter { if case .scrypt = $0 { return true } else { return false } }.count
+            guard scryptCount == 0 || recipients.count == 1 else { throw .malformed("age recipients: a passphrase must be the only recipient") }
+            emit = output
+            let fileKey = SecretBytes(randomCount: 16)
+            var header = AgeFile.versionLine + "\n"
+            for recipient in recipients { header += try AgeFile.stanza(for: recipient, fileKey: fileKey) }
+            header += "---"
+            let macKey = AgePrimitives.hkdf(secret: fileKey, salt: [], info: "header")
+            let mac = macKey.withUnsafeBytes { AgePrimitives.hmacSHA256(key: Array($0), [Array(header.utf8)]) }
+            header += " " + AgeBase64.encode(mac) + "\n"
+            let nonce = randomBytes(16)
+            payloadKey = AgePrimitives.hkdf(secret: fileKey, salt: nonce, info: "payload")
+            try output(Array(header.utf8) + nonce)
+        }
+
+        public func write(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) {
+            try write(Array(bytes))
+        }
+
+        public func write(_ bytes: [UInt8]) throws(CryptoError) {
+            guard !finished else { throw .malformed("age writer already finished") }
+            pending += bytes
+            // Keep at least one byte back: the last chunk must be sealed with the last flag.
+            while pending.count > AgeFile.chunkSize {
+                let chunk = Array(pending.prefix(AgeFile.chunkSize))
+                pending.removeFirst(AgeFile.chunkSize)
+                try seal(chunk, last: false)
+            }
+        }
+
+        public func finish() throws(CryptoError) {
+            guard !finished else { return }
+            try seal(pending, last: true)
+            pending = []
+            finished = true
+        }
+
+        private func seal(_ chunk: [UInt8], last: Bool) throws(CryptoError) {
+            let sealed = chunk.withUnsafeBytes { AgePrimitives.seal($0, key: payloadKey, nonce: AgeFile.streamNonce(counter, last: last)) }
+            counter += 1
+            try emit(sealed)
+        }
+    }
+
+    static func streamNonce(_ counter: UInt64, last: Bool) -> [UInt8] {
+        [0, 0, 0] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: counter >> (8 * UInt64($0))) } + [last ? 1 : 0]
+    }
+
+    static func stanza(for recipient: Recipient, fileKey: SecretBytes) throws(CryptoError) -> String {
+        let zeroNonce = [UInt8](repeating: 0, count: 12)
+        switch recipient {
+        case .x25519(let to):
+            let ephemeral = SecretBytes(randomCount: 32)
+            let share = try X25519.publicKey(of: ephemeral)
+            guard let shared = AgePrimitives.x25519(ephemeral, to.publicKey) else { throw .malformed("age recipient is a low-order point") }
+            let wrapKey = AgePrimitives.hkdf(secret: shared, salt: share + to.publicKey, info: "age-encryption.org/v1/X25519")
+            let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: wrapKey, nonce: zeroNonce) }
+            return "-> X25519 \(AgeBase64.encode(share))\n" + wrapBody(body)
+        case .scrypt(let passphrase, let logN):
+            guard (1...AgeFile.maxWriteLogN).contains(logN) else { throw .malformed("age scrypt work factor") }
+            let salt = randomBytes(16)
+            let key = try AgePrimitives.scrypt(passphrase: passphrase, salt: Array("age-encryption.org/v1/scrypt".utf8) + salt, logN: logN)
+            let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: key, nonce: zeroNonce) }
+            return "-> scrypt \(AgeBase64.encode(salt)) \(logN)\n" + wrapBody(body)
+        }
+    }
+
+    /// Base64 body in 64-column lines; the last line is always shorter than 64 (empty if needed).
+    static func wrapBody(_ body: [UInt8]) -> String {
+        let text = Array(AgeBase64.encode(body).utf8)
+        var lines: [String] = []
+        var i = 0
+        while i + 64 <= text.count {
+            lines.append(String(decoding: text[i..<(i + 64)], as: UTF8.self))
+            i += 64
+        }
+        lines.append(String(decoding: text[i...], as: UTF8.self))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The ASCII armor of a binary age file (PEM-like, 64 columns).
+    public static func armor(_ file: [UInt8]) -> String {
+        let text = Array(AgeBase64.encodePadded(file).utf8)
+        var out = "-----BEGIN AGE ENCRYPTED FILE-----\n"
+        var i = 0
+        while i < text.count {
+            out += String(decoding: text[i..<min(i + 64, text.count)], as: UTF8.self) + "\n"
+            i += 64
+        }
+        return out + "-----END AGE ENCRYPTED FILE-----\n"
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import RxCrypto
+
+/// age v1: the C2SP CCTV test kit (../shared/conformance/age-testkit) and interop with Debian's
+/// `age` CLI in both directions.
+@Suite struct AgeTests {
+    static let kit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/conformance/age-testkit")
+
+    struct Vector {
+        var name: String
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    static func load(_ name: String) throws -> Vector {
+        let data = Array(try Data(contentsOf: kit.appendingPathComponent(name)))
+        // Header lines, a blank line, then the age file.
+        var headers: [String: String] = [:]
+        var position = 0
+        while let end = data[position...].firstIndex(of: 0x0A) {
+            let line = String(decoding: data[position..<end], as: UTF8.self)
+            position = end + 1
+            if line.isEmpty { break }
+            if let colon = line.firstIndex(of: ":") {
+                headers[String(line[..<colon]), default: ""] += (headers[String(line[..<colon])] == nil ? "" : "\n")
+                    + line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        var body = Array(data[position...])
+        if headers["compressed"] == "zlib" { body = try inflate(body) }
+        return Vector(name: name, headers: headers, body: body)
+    }
+
+    /// zlib-compressed vectors are inflated with Python's zlib (the suite already needs python3).
+    static func inflate(_ bytes: [UInt8]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(bytes))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Array(data)
+    }
+
+    static func secret(_ text: String) -> SecretBytes {
+        var bytes = Array(text.utf8)
+        return SecretBytes(consuming: &bytes)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+
+    @Test func conformsToTheAgeTestKit() throws {
+        guard FileManager.default.fileExists(atPath: Self.kit.path) else {
+            Issue.record("age test kit not found at \(Self.kit.path): the conformance run needs ../shared beside the project")
+            return
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.kit.path).sorted()
+        var checked = 0
+        for name in names {
+            let vector = try Self.load(name)
+            // Post-quantum hybrid recipients (ML-KEM) are not implemented: their identities are not
+            // X25519 ones, so those vectors cannot even state a key we understand.
+            if vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") == true { continue }
+            let key: AgeFile.Key
+            if let passphrase = vector.headers["passphrase"] {
+                key = .passphrase(Self.secret(passphrase), maxLogN: 22)
+            } else {
+                let identities = (vector.headers["identity"] ?? "").split(separator: "\n").compactMap { AgeIdentity(line: String($0)) }
+                key = .identities(identities)
+            }
+            let expect = vector.headers["expect"] ?? ""
+            checked += 1
+            do {
+                let plaintext = try AgeFile.decrypt(vector.body, with: key, armored: vector.headers["armored"] == "yes")
+                #expect(expect == "success", "\(name): decrypted, expected \(expect)")
+                if let payload = vector.headers["payload"] { #expect(Self.hex(SHA256.hash(plaintext)) == payload, "\(name): wrong plaintext") }
+            } catch {
+                let got: String
+                switch error {
+                case .header: got = "header failure"
+                case .noMatch: got = "no match"
+                case .hmac: got = "HMAC failure"
+                case .payload: got = "payload failure"
+                case .armor: got = "armor failure"
+                }
+                #expect(got == expect, "\(name): \(error)")
+            }
+        }
+        #expect(checked >= 125, "only the post-quantum vectors are skipped")
+    }
+
+    @Test func roundTripsEverySizeAroundTheChunkBoundary() throws {
+        let identity = try AgeIdentity.generate()
+        for size in [0, 1, 65535, 65536, 65537, 131072, 200_000] {
+            let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let file = try AgeFile.encrypt(plaintext, to: [.x25519(identity.recipient)])
+            #expect(try AgeFile.decrypt(file, with: .identities([identity])) == plaintext, "size \(size)")
+            #expect(try AgeFile.decrypt(Array(AgeFile.armor(file).utf8), with: .identities([identity])) == plaintext)
+            #expect(throws: AgeError.self) { try AgeFile.decrypt(Array(file.dropLast()), with: .identities([identity])) }
+        }
+        let passphrase = Self.secret("correct horse battery staple")
+        let locked = try AgeFile.encrypt(Array("hello".utf8), to: [.scrypt(passphrase: passphrase, logN: 10)])
+        #expect(try AgeFile.decrypt(locked, with: .passphrase(passphrase, maxLogN: 22)) == Array("hello".utf8))
+        #expect(throws: AgeError.noMatch) { try AgeFile.decrypt(locked, with: .passphrase(Self.secret("wrong"), maxLogN: 22)) }
+        #expect(throws: AgeError.self) { try AgeFile.decrypt(locked, with: .passphrase(passphrase, maxLogN: 9)) }
+    }
+
+    func age(_ arguments: [String], input: [UInt8], in directory: URL) throws -> (Int32, [UInt8]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["age"] + arguments
+        process.currentDirectoryURL = directory
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input))
+        try stdin.fileHandleForWriting.close()
+        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, Array(data))
+    }
+
+    @Test func interoperatesWithTheAgeCLI() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rxvault-age-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let identity = try AgeIdentity.generate()
+        try identity.fileText(created: "test").write(to: directory.appendingPathComponent("key.txt"), atomically: true, encoding: .utf8)
+        let plaintext = (0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+
+        // rxvault writes, age reads.
+        let ours = try AgeFile.encrypt(plaintext, to: [.x25519(identity.recipient)])
+        let (status, theirs) = try age(["-d", "-i", "key.txt"], input: ours, in: directory)
+        try #require(status == 0, "age -d failed (is Debian's age installed?)")
+        #expect(theirs == plaintext)
+
+        // age writes (binary and armored), rxvault reads.
+        for extra in [[], ["-a"]] {
+            let (status, file) = try age(["-r", identity.recipient.description] + extra, input: plaintext, in: directory)
+            #expect(status == 0)
+            #expect(try AgeFile.decrypt(file, with: .identities([identity])) == plaintext)
+        }
+    }
+}
