@@ -31,6 +31,8 @@ public protocol RecordStore: AnyObject {
     func forEachChunk(ofAttachment id: String, _ body: (Int, [UInt8]) throws -> Void) throws
     func deleteAttachment(_ id: String) throws(StoreError) -> Bool
     func attachmentCount() throws(StoreError) -> Int
+    /// prescription id -> number of attachments (only prescriptions that have some).
+    func attachmentCountsByPrescription() throws(StoreError) -> [String: Int]
 
     func clients() throws(StoreError) -> [ClientRecord]
     func client(withPublicKey key: [UInt8]) throws(StoreError) -> ClientRecord?

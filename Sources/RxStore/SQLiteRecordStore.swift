@@ -209,6 +209,14 @@ public final class SQLiteRecordStore: RecordStore {
         return database.changes > 0
     }
 
+    public func attachmentCountsByPrescription() throws(StoreError) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        try database.prepare("SELECT prescription_id, count(*) FROM attachment GROUP BY prescription_id").forEach { row in
+            counts[row.text(0) ?? ""] = Int(row.int(1))
+        }
+        return counts
+    }
+
     public func attachmentCount() throws(StoreError) -> Int {
         Int(try database.integer("SELECT count(*) FROM attachment") ?? 0)
     }

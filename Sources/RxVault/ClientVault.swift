@@ -72,6 +72,14 @@ public final class ClientVault {
         return records.sorted { ($0.prescription.issued, $0.id.hex) > ($1.prescription.issued, $1.id.hex) }
     }
 
+    /// The granted prescriptions matching `filter` (attachments count only when granted).
+    public func query(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionRecord] {
+        let records = try list()
+        var counts: [PrescriptionID: Int] = [:]
+        for record in records { counts[record.id] = granted[record.id.hex]?.context.attachments.count ?? 0 }
+        return filter.apply(records, attachmentCounts: counts, today: clock.today())
+    }
+
     /// Resolves an id or prefix among the granted prescriptions only.
     public func resolve(_ idOrPrefix: String) throws(VaultError) -> PrescriptionID {
         let prefix = try PrescriptionID.prefix(from: idOrPrefix)

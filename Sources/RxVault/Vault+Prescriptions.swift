@@ -44,6 +44,15 @@ extension Vault {
         return records.sorted { ($0.prescription.issued, $0.id.hex) > ($1.prescription.issued, $1.id.hex) }
     }
 
+    /// The prescriptions matching `filter` (newest versions), sorted and limited as it says.
+    public func query(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionRecord] {
+        let records = try list()
+        let counts = try read { try store.attachmentCountsByPrescription() }
+        var byID: [PrescriptionID: Int] = [:]
+        for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
+        return filter.apply(records, attachmentCounts: byID, today: clock.today())
+    }
+
     /// One prescription: its newest version, or `version` if given.
     public func prescription(_ id: PrescriptionID, version: Int? = nil) throws(VaultError) -> PrescriptionRecord {
         let row: PrescriptionVersionRecord?

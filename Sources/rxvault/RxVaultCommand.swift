@@ -20,7 +20,7 @@ struct RxVaultCommand: ParsableCommand {
           rxvault show 3f9a --cyl plus
         """,
         version: version,
-        subcommands: [Init.self, Status.self, Passwd.self, Add.self, List.self, Show.self,
+        subcommands: [Init.self, Status.self, Passwd.self, Add.self, List.self, Query.self, Show.self,
                       Edit.self, History.self, Remove.self, Attach.self, Attachments.self, Extract.self,
                       Detach.self, Preview.self, Client.self, Grant.self, Revoke.self, Grants.self, Log.self, Check.self,
                       ParseUntrusted.self])

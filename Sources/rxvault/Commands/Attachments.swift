@@ -52,9 +52,7 @@ extension RxVaultCommand {
         @Option(help: "Output format: table or json.") var format: OutputFormat = .table
         @OptionGroup var options: VaultOptions
 
-        func validate() throws {
-            if format == .csv { throw ValidationError("attachments prints table or json") }
-        }
+        func validate() throws { try format.requireTableOrJSON("attachments") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {

@@ -12,6 +12,8 @@ extension RxVaultCommand {
         @Option(help: "Output format: table or json.") var format: OutputFormat = .table
         @OptionGroup var options: VaultOptions
 
+        func validate() throws { try format.requireTableOrJSON("check") }
+
         func run() throws {
             try CommandRunner.run(json: format == .json) {
                 let vault = try options.openVault(command: "check")

@@ -80,6 +80,8 @@ extension RxVaultCommand {
         @Option(help: "Output format: table or json.") var format: OutputFormat = .table
         @OptionGroup var options: VaultOptions
 
+        func validate() throws { try format.requireTableOrJSON("client list") }
+
         func run() throws {
             try CommandRunner.run(json: format == .json) {
                 let vault = try options.openVault(command: "client list")
@@ -218,6 +220,8 @@ extension RxVaultCommand {
         @Option(help: "Output format: table or json.") var format: OutputFormat = .table
         @OptionGroup var options: VaultOptions
 
+        func validate() throws { try format.requireTableOrJSON("grants") }
+
         func run() throws {
             try CommandRunner.run(json: format == .json) {
                 let vault = try options.openVault(command: "grants")
@@ -252,6 +256,8 @@ extension RxVaultCommand {
         @Option(help: ArgumentHelp("Only entries on or after this day.", valueName: "yyyy-mm-dd")) var since: String?
         @Option(help: "Output format: table or json.") var format: OutputFormat = .table
         @OptionGroup var options: VaultOptions
+
+        func validate() throws { try format.requireTableOrJSON("log") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {

@@ -13,38 +13,77 @@ extension RxVaultCommand {
             --format csv prints one row per prescription and eye (docs/format.md).
             """)
 
-        @Option(help: "Output format: table, json or csv.") var format: OutputFormat = .table
+        @Option(help: "Output format: table, json, csv or ndjson (one JSON object per line).") var format: OutputFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
         @OptionGroup var options: VaultOptions
 
         func run() throws {
-            try CommandRunner.run(json: format == .json) {
+            try CommandRunner.run(json: format == .json || format == .ndjson) {
                 let vault = try options.openReader()
-                let today = try Environment.clock().today()
-                let records = try vault.list()
+                try PrescriptionOutput.print(try vault.list(), format: format, cyl: cyl, emptyMessage: options.identity == nil
+                    ? "rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'"
+                    : "rxvault: no prescriptions are shared with this identity")
                 warnIfNotLogged(vault)
-                let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: cyl) }
-                switch format {
-                case .table:
-                    guard !views.isEmpty else {
-                        Terminal.err(options.identity == nil
-                            ? "rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'"
-                            : "rxvault: no prescriptions are shared with this identity")
-                        return
-                    }
-                    let short = PrescriptionID.shortForms(records.map(\.id))
-                    Terminal.out(Table.render(headers: PrescriptionText.listHeaders,
-                                              rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) }))
-                case .json:
-                    let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
-                    Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(list), as: UTF8.self))
-                case .csv:
-                    Terminal.out(([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n"))
-                }
             }
         }
     }
 
+    struct Query: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find prescriptions by patient, kind, dates, brand, prescriber or lens values.",
+            discussion: """
+            Filters combine (all must match). With --identity, only the identity's grants are searched.
+
+            Examples:
+              rxvault query --expiring-within 60d
+              rxvault query --patient sam --kind contacts --latest
+              rxvault query --valid-on 2026-12-01 --format json
+              rxvault query --sphere-max -6 --add --sort expires
+            """)
+
+        @OptionGroup var filters: FilterOptions
+        @Option(help: "Output format: table, json, csv or ndjson.") var format: OutputFormat = .table
+        @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run(json: format == .json || format == .ndjson) {
+                let filter = try filters.filter()
+                let vault = try options.openReader()
+                try PrescriptionOutput.print(try vault.query(filter), format: format, cyl: cyl,
+                                             emptyMessage: "rxvault: no prescriptions match", keepOrder: true)
+                warnIfNotLogged(vault)
+            }
+        }
+    }
+}
+
+/// Printing a set of prescriptions in any of the list formats.
+enum PrescriptionOutput {
+    static func print(_ records: [PrescriptionRecord], format: OutputFormat, cyl: CylinderForm?, emptyMessage: String,
+                      keepOrder: Bool = false) throws {
+        let today = try Environment.clock().today()
+        let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: cyl) }
+        switch format {
+        case .table:
+            guard !views.isEmpty else { Terminal.err(emptyMessage); return }
+            let short = PrescriptionID.shortForms(records.map(\.id))
+            Terminal.out(Table.render(headers: PrescriptionText.listHeaders,
+                                      rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) }))
+        case .json:
+            let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
+            Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(list), as: UTF8.self))
+        case .ndjson:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            for view in views { Terminal.out(String(decoding: try encoder.encode(PrescriptionJSON(view: view)), as: UTF8.self)) }
+        case .csv:
+            Terminal.out(([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n"))
+        }
+    }
+}
+
+extension RxVaultCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show one prescription with a row per eye.",
@@ -56,9 +95,7 @@ extension RxVaultCommand {
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
         @OptionGroup var options: VaultOptions
 
-        func validate() throws {
-            if format == .csv { throw ValidationError("show prints table or json; 'rxvault list --format csv' prints CSV") }
-        }
+        func validate() throws { try format.requireTableOrJSON("show") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -81,9 +118,7 @@ extension RxVaultCommand {
         @Option(help: "Output format: table or json.") var format: OutputFormat = .table
         @OptionGroup var options: VaultOptions
 
-        func validate() throws {
-            if format == .csv { throw ValidationError("history prints table or json") }
-        }
+        func validate() throws { try format.requireTableOrJSON("history") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {

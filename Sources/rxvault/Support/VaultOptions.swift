@@ -62,5 +62,10 @@ struct VaultOptions: ParsableArguments {
 
 /// `--format` for commands that print records.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case table, json, csv
+    case table, json, csv, ndjson
+
+    /// For commands that print one document: only table and json make sense.
+    func requireTableOrJSON(_ command: String) throws {
+        guard self == .table || self == .json else { throw ValidationError("\(command) prints table or json") }
+    }
 }

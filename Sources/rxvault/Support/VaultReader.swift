@@ -6,6 +6,7 @@ import RxVault
 /// body serve both.
 protocol VaultReader {
     func list() throws -> [PrescriptionRecord]
+    func query(_ filter: PrescriptionFilter) throws -> [PrescriptionRecord]
     func resolve(_ idOrPrefix: String) throws -> PrescriptionID
     func prescription(_ id: PrescriptionID, version: Int?) throws -> PrescriptionRecord
     func attachments(of prescriptionID: PrescriptionID) throws -> [AttachmentInfo]

@@ -1,0 +1,79 @@
+import ArgumentParser
+import RxModel
+import RxVault
+
+/// The query filters, shared by `query` and `export` (README.md, "Queries").
+struct FilterOptions: ParsableArguments {
+    @Option(help: "Patient's name contains this (any case).") var patient: String?
+    @Option(help: "glasses or contacts.") var kind: PrescriptionKind?
+    @Option(help: ArgumentHelp("Issued on or before the day and not expired on it.", valueName: "yyyy-mm-dd")) var validOn: String?
+    @Flag(help: "Expired before today.") var expired = false
+    @Option(help: ArgumentHelp("Expires within this many days from today (e.g. 60d, 8w).", valueName: "days")) var expiringWithin: String?
+    @Option(help: ArgumentHelp("Issued on or after the day.", valueName: "yyyy-mm-dd")) var issuedAfter: String?
+    @Option(help: ArgumentHelp("Issued on or before the day.", valueName: "yyyy-mm-dd")) var issuedBefore: String?
+    @Option(help: "A lens brand contains this (any case).") var brand: String?
+    @Option(help: "The prescriber's name contains this (any case).") var prescriber: String?
+    @Flag(help: "Only the newest prescription per patient and kind.") var latest = false
+    @Flag(help: "Only prescriptions with attachments.") var hasAttachments = false
+    @Option(name: .customLong("sphere-min"), parsing: .unconditional, help: ArgumentHelp("Some eye's sphere at least this.", valueName: "D")) var sphereMin: String?
+    @Option(name: .customLong("sphere-max"), parsing: .unconditional, help: ArgumentHelp("Some eye's sphere at most this.", valueName: "D")) var sphereMax: String?
+    @Option(name: .customLong("cyl-min"), parsing: .unconditional, help: ArgumentHelp("Some eye's cylinder at least this.", valueName: "D")) var cylMin: String?
+    @Option(name: .customLong("cyl-max"), parsing: .unconditional, help: ArgumentHelp("Some eye's cylinder at most this.", valueName: "D")) var cylMax: String?
+    @Flag(name: .customLong("add"), help: "Only prescriptions with a near addition (multifocal).") var hasAdd = false
+    @Option(help: "Sort by issued (newest first), expires (soonest first), patient or kind.") var sort: SortKey = .issued
+    @Flag(help: "Reverse the order.") var reverse = false
+    @Option(help: "At most this many results.") var limit: Int?
+
+    enum SortKey: String, ExpressibleByArgument, CaseIterable { case issued, expires, patient, kind }
+
+    /// Whether any filter at all was given (export without ids or filters exports everything).
+    var isEmpty: Bool {
+        filterValues.allSatisfy { $0 == nil } && !expired && !latest && !hasAttachments && !hasAdd && limit == nil
+    }
+
+    private var filterValues: [String?] {
+        [patient, kind?.rawValue, validOn, expiringWithin, issuedAfter, issuedBefore, brand, prescriber, sphereMin, sphereMax, cylMin, cylMax]
+    }
+
+    func filter() throws -> PrescriptionFilter {
+        func date(_ text: String?, _ flag: String) throws -> CalendarDate? {
+            guard let text else { return nil }
+            guard let d = CalendarDate(iso: text) else { throw CLIError(.invalidInput, "--\(flag) '\(text)': not a date in the form YYYY-MM-DD") }
+            return d
+        }
+        func power(_ text: String?, _ flag: String) throws -> Hundredths? {
+            guard let text else { return nil }
+            guard let value = Hundredths(parsing: text) else { throw CLIError(.invalidInput, "--\(flag) '\(text)': not a number such as -2.25") }
+            return value
+        }
+        var f = PrescriptionFilter()
+        f.patient = patient
+        f.kind = kind
+        f.validOn = try date(validOn, "valid-on")
+        f.expired = expired
+        if let text = expiringWithin {
+            let units: [Character: Int] = ["d": 1, "w": 7, "m": 30, "y": 365]
+            let (number, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)
+            guard let n = Int(number), n >= 0, n <= 36500 else {
+                throw CLIError(.invalidInput, "--expiring-within '\(text)': give a number of days such as 60d, 8w or 2m")
+            }
+            f.expiringWithinDays = n * unit
+        }
+        f.issuedAfter = try date(issuedAfter, "issued-after")
+        f.issuedBefore = try date(issuedBefore, "issued-before")
+        f.brand = brand
+        f.prescriber = prescriber
+        f.latest = latest
+        f.hasAttachments = hasAttachments
+        f.sphereMin = try power(sphereMin, "sphere-min")
+        f.sphereMax = try power(sphereMax, "sphere-max")
+        f.cylinderMin = try power(cylMin, "cyl-min")
+        f.cylinderMax = try power(cylMax, "cyl-max")
+        f.hasAdd = hasAdd
+        f.sort = PrescriptionFilter.Sort(rawValue: sort.rawValue)!
+        f.reverse = reverse
+        if let limit, limit < 1 { throw CLIError(.usage, "--limit must be at least 1") }
+        f.limit = limit
+        return f
+    }
+}
