@@ -1,0 +1,143 @@
+import Foundation
+import RxCrypto
+import RxModel
+import RxValidate
+
+/// HL7 FHIR R4 exchange (docs/format.md, "FHIR R4 export"): a Bundle of type collection with a
+/// Patient per patient, a VisionPrescription per prescription and a DocumentReference per
+/// attachment. What R4 has no element for (expiry, pupillary distances, vertex distance, a note,
+/// a prism written as a base angle) travels in extensions.
+public enum FHIR {
+    public static let extensionBase = "https://rxvault.dev/fhir/StructureDefinition/"
+    static let productSystem = "http://terminology.hl7.org/CodeSystem/ex-visionprescriptionproduct"
+    static let identifierSystem = "urn:rxvault:prescription"
+
+    static func ext(_ name: String) -> String { extensionBase + name }
+
+    /// A UUID (urn:uuid form) from 16 bytes of `seed`'s SHA-256: stable, so exports are repeatable.
+    static func uuid(_ seed: String) -> String {
+        var b = Array(SHA256.hash(Array(seed.utf8)).prefix(16))
+        b[6] = b[6] & 0x0f | 0x50   // version 5 style (name-based)
+        b[8] = b[8] & 0x3f | 0x80   // RFC 4122 variant
+        let h = b.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let c = Array(h)
+        return "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
+    }
+
+    static func mm(_ value: Hundredths) -> [String: Any] {
+        ["value": value.doubleValue, "unit": "mm", "system": "http://unitsofmeasure.org", "code": "mm"]
+    }
+
+    // MARK: - Export
+
+    public static func bundle(_ items: [ExportItem], exported: String) throws -> [UInt8] {
+        var entries: [[String: Any]] = []
+        var patients: [String: String] = [:]
+        for item in items {
+            let rx = item.record.prescription
+            let patientKey = "\(rx.patient.name)|\(rx.patient.birthDate?.description ?? "")"
+            let patientID: String
+            if let existing = patients[patientKey] {
+                patientID = existing
+            } else {
+                patientID = uuid("patient|" + patientKey)
+                patients[patientKey] = patientID
+                var patient: [String: Any] = ["resourceType": "Patient", "id": patientID, "name": [["text": rx.patient.name]]]
+                if let dob = rx.patient.birthDate { patient["birthDate"] = dob.description }
+                entries.append(["fullUrl": "urn:uuid:\(patientID)", "resource": patient])
+            }
+            let prescriptionID = uuid("prescription|" + item.record.id.hex)
+            entries.append(["fullUrl": "urn:uuid:\(prescriptionID)",
+                            "resource": visionPrescription(item.record, id: prescriptionID, patient: patientID)])
+            for attachment in item.attachments {
+                let m = attachment.info.metadata
+                let documentID = uuid("attachment|" + attachment.info.id.hex)
+                entries.append(["fullUrl": "urn:uuid:\(documentID)", "resource": [
+                    "resourceType": "DocumentReference", "id": documentID, "status": "current",
+                    "identifier": [["system": "urn:rxvault:attachment", "value": attachment.info.id.hex]],
+                    "subject": ["reference": "urn:uuid:\(patientID)"],
+                    "date": m.added, "description": m.name,
+                    "content": [["attachment": ["contentType": m.type.mimeType, "data": Data(attachment.data).base64EncodedString(),
+                                                "size": m.size, "hash": Data(SHA1.hash(attachment.data)).base64EncodedString(),
+                                                "title": m.name, "creation": m.added] as [String: Any]]],
+                    "context": ["related": [["reference": "urn:uuid:\(prescriptionID)"]]],
+                ] as [String: Any]])
+            }
+        }
+        let bundle: [String: Any] = ["resourceType": "Bundle", "id": uuid("bundle|" + exported), "type": "collection",
+                                     "timestamp": exported, "entry": entries]
+        return Array(try JSONSerialization.data(withJSONObject: bundle, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
+    }
+
+    static func visionPrescription(_ record: PrescriptionRecord, id: String, patient: String) -> [String: Any] {
+        let rx = record.prescription
+        var extensions: [[String: Any]] = []
+        if let expires = rx.expires { extensions.append(["url": ext("expiration-date"), "valueDate": expires.description]) }
+        if let pd = rx.pupillaryDistance {
+            extensions.append(["url": ext("far-pupillary-distance"), "valueQuantity": mm(pd.far)])
+            if let near = pd.near { extensions.append(["url": ext("near-pupillary-distance"), "valueQuantity": mm(near)]) }
+        }
+        if let note = rx.note { extensions.append(["url": ext("note"), "valueString": note]) }
+        var prescriber: [String: Any] = ["display": rx.prescriber.name]
+        if let licence = rx.prescriber.licence { prescriber["identifier"] = ["value": licence] }
+        if let contact = rx.prescriber.contact {
+            extensions.append(["url": ext("prescriber-contact"), "valueString": contact])
+        }
+        var resource: [String: Any] = [
+            "resourceType": "VisionPrescription", "id": id, "status": "active",
+            "identifier": [["system": identifierSystem, "value": record.id.hex]],
+            "created": record.recorded, "dateWritten": rx.issued.description,
+            "patient": ["reference": "urn:uuid:\(patient)"], "prescriber": prescriber,
+            "lensSpecification": rx.eyes.map { eye, lens in lensSpecification(lens, eye: eye, kind: rx.kind) },
+        ]
+        if !extensions.isEmpty { resource["extension"] = extensions }
+        return resource
+    }
+
+    static func lensSpecification(_ lens: LensSpecification, eye: Eye, kind: PrescriptionKind) -> [String: Any] {
+        var spec: [String: Any] = [
+            "product": ["coding": [["system": productSystem, "code": kind == .glasses ? "lens" : "contact"]]],
+            "eye": eye == .right ? "right" : "left",
+            "sphere": lens.sphere.doubleValue,
+        ]
+        if kind == .contacts { spec["power"] = lens.sphere.doubleValue }
+        if let c = lens.cylinder, !c.isZero { spec["cylinder"] = c.doubleValue }
+        if let axis = lens.axis { spec["axis"] = axis }
+        if let add = lens.add { spec["add"] = add.doubleValue }
+        if let prism = lens.prism { spec["prism"] = prismParts(prism, eye: eye).map { ["amount": $0.0, "base": $0.1] } }
+        if let bc = lens.baseCurve { spec["backCurve"] = bc.doubleValue }
+        if let dia = lens.diameter { spec["diameter"] = dia.doubleValue }
+        if let brand = lens.brand { spec["brand"] = brand }
+        var extensions: [[String: Any]] = []
+        if let v = lens.vertexDistance { extensions.append(["url": ext("vertex-distance"), "valueQuantity": mm(v)]) }
+        if let pd = lens.farPD { extensions.append(["url": ext("far-pupillary-distance"), "valueQuantity": mm(pd)]) }
+        if let pd = lens.nearPD { extensions.append(["url": ext("near-pupillary-distance"), "valueQuantity": mm(pd)]) }
+        if case let .polar(amount, angle)? = lens.prism {
+            extensions.append(["url": ext("prism-base-angle"), "extension": [
+                ["url": "amount", "valueDecimal": amount.doubleValue], ["url": "angle", "valueInteger": angle]]])
+        }
+        if !extensions.isEmpty { spec["extension"] = extensions }
+        return spec
+    }
+
+    /// FHIR prism is base up/down/in/out only: a base angle becomes its vertical and horizontal
+    /// parts (V = P sin t, H = P cos t; for OD 0 degrees is base in, for OS base out).
+    static func prismParts(_ prism: Prism, eye: Eye) -> [(Double, String)] {
+        switch prism {
+        case let .rectangular(vertical, horizontal):
+            return [vertical.map { ($0.amount.doubleValue, $0.base.rawValue) }, horizontal.map { ($0.amount.doubleValue, $0.base.rawValue) }].compactMap { $0 }
+        case let .polar(amount, angle):
+            let radians = Double(angle) * .pi / 180
+            let v = (amount.doubleValue * sin(radians) * 100).rounded() / 100
+            let h = (amount.doubleValue * cos(radians) * 100).rounded() / 100
+            var parts: [(Double, String)] = []
+            if v != 0 { parts.append((abs(v), v > 0 ? "up" : "down")) }
+            if h != 0 {
+                let towardZero = eye == .right ? "in" : "out"
+                let towardOneEighty = eye == .right ? "out" : "in"
+                parts.append((abs(h), h > 0 ? towardZero : towardOneEighty))
+            }
+            return parts
+        }
+    }
+}
