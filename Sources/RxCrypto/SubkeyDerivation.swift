@@ -18,6 +18,9 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
     case ownerInfo = 5
     /// The X25519 secret key audit entries are sealed to (clients seal to its public key).
     case auditSealing = 6
+    /// MACs every prescription version and attachment row: clients hold data keys, so only a
+    /// key they do not hold proves the owner wrote a record.
+    case recordMAC = 7
 
     /// Derives this sub-key from `root` (32 bytes).
     public func derive(from root: SecretBytes) throws(CryptoError) -> SecretBytes {

@@ -116,7 +116,7 @@ public enum PrescriptionRules {
             if value.count > limit {
                 problems.append(RuleViolation(eye: nil, field: field, value: nil, accepted: "at most \(limit) characters"))
             }
-            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !(multiline && $0 == "\n") }) {
+            if !isPlainText(value, multiline: multiline) {
                 problems.append(RuleViolation(eye: nil, field: field, value: nil,
                                               accepted: multiline ? "control characters other than line breaks are not accepted"
                                                                   : "line breaks and control characters are not accepted"))
@@ -192,6 +192,15 @@ public enum PrescriptionRules {
         }
     }
 
+    /// No control characters (escape sequences could repaint a terminal) and no invisible format
+    /// characters such as bidirectional overrides (they could disguise what a name says).
+    static func isPlainText(_ value: String, multiline: Bool) -> Bool {
+        !value.unicodeScalars.contains { scalar in
+            (scalar.properties.generalCategory == .control && !(multiline && scalar == "\n"))
+                || scalar.properties.generalCategory == .format
+        }
+    }
+
     private static func checkGlassesFields(_ lens: LensSpecification, eye: Eye, into problems: inout [RuleViolation]) {
         func length(_ value: Hundredths?, _ field: String, _ range: ClosedRange<Hundredths>, unit: String = "mm") {
             guard let value, !range.contains(value) else { return }
@@ -233,6 +242,8 @@ public enum PrescriptionRules {
                                           accepted: "required for contact lenses (--brand, or --\(eye == .right ? "od" : "os")-brand)"))
         } else if let brand = lens.brand, brand.count > maxTextLength {
             problems.append(RuleViolation(eye: eye, field: "brand", value: nil, accepted: "at most \(maxTextLength) characters"))
+        } else if let brand = lens.brand, !isPlainText(brand, multiline: false) {
+            problems.append(RuleViolation(eye: eye, field: "brand", value: nil, accepted: "line breaks and control characters are not accepted"))
         }
         let wrongKind: [(String, Bool)] = [("prism", lens.prism != nil), ("vertex distance", lens.vertexDistance != nil),
                                            ("PD", lens.farPD != nil || lens.nearPD != nil)]
@@ -257,7 +268,7 @@ public enum PrescriptionRules {
                 problems.append(RuleViolation(eye: nil, field: "near PD", value: near.short, accepted: "must be less than the far PD \(pd.far.short) mm"))
             }
         }
-        if rx.right?.farPD != nil || rx.left?.farPD != nil {
+        if rx.eyes.contains(where: { $0.1.farPD != nil || $0.1.nearPD != nil }) {
             problems.append(RuleViolation(eye: nil, field: "PD", value: nil,
                                           accepted: "give either one binocular PD (--pd) or one per eye (--pd-od/--pd-os), not both"))
         }

@@ -25,7 +25,7 @@ public protocol RecordStore: AnyObject {
     func attachmentIDs(of prescriptionID: String, withPrefix prefix: String, limit: Int) throws(StoreError) -> [String]
     func attachment(_ id: String) throws(StoreError) -> AttachmentRecord?
     func insert(_ attachment: AttachmentRecord) throws(StoreError)
-    func updateMetadata(ofAttachment id: String, to metadata: [UInt8]) throws(StoreError)
+    func updateMetadata(ofAttachment id: String, to metadata: [UInt8], mac: [UInt8]) throws(StoreError)
     func insertChunk(attachmentID: String, sequence: Int, data: [UInt8]) throws(StoreError)
     /// Calls `body` with each stored chunk in sequence order, one at a time (memory stays bounded).
     func forEachChunk(ofAttachment id: String, _ body: (Int, [UInt8]) throws -> Void) throws
@@ -58,7 +58,9 @@ public protocol RecordStore: AnyObject {
     /// Runs `body` against one consistent snapshot.
     func read<T>(_ body: () throws -> T) throws -> T
     /// Makes deleted content unrecoverable from the files (WAL checkpoint and truncate).
-    func purgeDeletedContent()
+    /// Returns false when another connection kept the WAL from being truncated.
+    @discardableResult
+    func purgeDeletedContent() -> Bool
     /// Keeps the page cache small while a large attachment streams through, so memory stays at a
     /// few chunks instead of the engine's default cache (2 MiB for SQLite).
     func useSmallCacheForStreaming()

@@ -36,12 +36,15 @@ public struct PrescriptionVersionRecord: Sendable, Equatable {
     public var version: Int
     public var wrappedKey: [UInt8]
     public var content: [UInt8]
+    /// The owner's MAC over the row (record-MAC sub-key).
+    public var mac: [UInt8]
 
-    public init(prescriptionID: String, version: Int, wrappedKey: [UInt8], content: [UInt8]) {
+    public init(prescriptionID: String, version: Int, wrappedKey: [UInt8], content: [UInt8], mac: [UInt8]) {
         self.prescriptionID = prescriptionID
         self.version = version
         self.wrappedKey = wrappedKey
         self.content = content
+        self.mac = mac
     }
 }
 
@@ -54,13 +57,16 @@ public struct AttachmentRecord: Sendable, Equatable {
     public var wrappedKey: [UInt8]
     public var metadata: [UInt8]
     public var streamHeader: [UInt8]
+    /// The owner's MAC over the row (record-MAC sub-key).
+    public var mac: [UInt8]
 
-    public init(id: String, prescriptionID: String, wrappedKey: [UInt8], metadata: [UInt8], streamHeader: [UInt8]) {
+    public init(id: String, prescriptionID: String, wrappedKey: [UInt8], metadata: [UInt8], streamHeader: [UInt8], mac: [UInt8]) {
         self.id = id
         self.prescriptionID = prescriptionID
         self.wrappedKey = wrappedKey
         self.metadata = metadata
         self.streamHeader = streamHeader
+        self.mac = mac
     }
 }
 

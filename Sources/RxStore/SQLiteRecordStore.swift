@@ -24,11 +24,12 @@ public final class SQLiteRecordStore: RecordStore {
         guard version >= 1 else { throw StoreError.corrupt("schema version \(version)") }
     }
 
-    /// Creates a new vault file at `path` with `header`, atomically and without ever replacing a
+    /// Creates a new vault file at `path` with `header` and an empty audit log whose head (sequence
+    /// 0) carries `auditHeadMAC`, atomically and without ever replacing a
     /// file: the database is built in a temporary file (mode 0600) beside `path` and linked into
     /// place with link(2), which fails if `path` exists, so two `init`s cannot both win and a
     /// failed `init` leaves nothing behind.
-    public static func create(at path: String, header: VaultHeaderRecord) throws(StoreError) {
+    public static func create(at path: String, header: VaultHeaderRecord, auditHeadMAC: [UInt8]) throws(StoreError) {
         guard access(path, F_OK) != 0 else { throw StoreError.cannotWrite("\(path) already exists") }
         let temporary = path + ".tmp-" + String(UInt32.random(in: .min ... .max), radix: 16)
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
@@ -50,6 +51,8 @@ public final class SQLiteRecordStore: RecordStore {
                               .integer(Int64(header.kdfOpsLimit)), .integer(Int64(header.kdfMemLimit)),
                               .blob(header.kdfSalt), .blob(header.wrappedRootKey), .integer(Int64(header.maxAttachmentBytes)),
                               .blob(header.auditPublicKey)])
+                try database.prepare("INSERT INTO audit_head (singleton, seq, hash, mac) VALUES (1, 0, ?, ?)")
+                    .run([.blob([UInt8](repeating: 0, count: 32)), .blob(auditHeadMAC)])
                 try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
             }
             database.checkpointAndTruncateWAL()
@@ -92,11 +95,11 @@ public final class SQLiteRecordStore: RecordStore {
         return ids
     }
 
-    private static let versionColumns = "prescription_id, version, wrapped_key, content"
+    private static let versionColumns = "prescription_id, version, wrapped_key, content, mac"
 
     private func versionRecord(_ row: Statement) -> PrescriptionVersionRecord {
         PrescriptionVersionRecord(prescriptionID: row.text(0) ?? "", version: Int(row.int(1)),
-                                  wrappedKey: row.blob(2), content: row.blob(3))
+                                  wrappedKey: row.blob(2), content: row.blob(3), mac: row.blob(4))
     }
 
     public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
@@ -126,8 +129,9 @@ public final class SQLiteRecordStore: RecordStore {
         if record.version == 1 {
             try database.prepare("INSERT INTO prescription (id) VALUES (?)").run([.text(record.prescriptionID)])
         }
-        try database.prepare("INSERT INTO prescription_version (\(Self.versionColumns)) VALUES (?, ?, ?, ?)")
-            .run([.text(record.prescriptionID), .integer(Int64(record.version)), .blob(record.wrappedKey), .blob(record.content)])
+        try database.prepare("INSERT INTO prescription_version (\(Self.versionColumns)) VALUES (?, ?, ?, ?, ?)")
+            .run([.text(record.prescriptionID), .integer(Int64(record.version)), .blob(record.wrappedKey), .blob(record.content),
+                  .blob(record.mac)])
     }
 
     public func deletePrescription(_ id: String) throws(StoreError) -> Bool {
@@ -145,11 +149,11 @@ public final class SQLiteRecordStore: RecordStore {
 
     // MARK: - Attachments
 
-    private static let attachmentColumns = "id, prescription_id, wrapped_key, metadata, stream_header"
+    private static let attachmentColumns = "id, prescription_id, wrapped_key, metadata, stream_header, mac"
 
     private func attachmentRecord(_ row: Statement) -> AttachmentRecord {
         AttachmentRecord(id: row.text(0) ?? "", prescriptionID: row.text(1) ?? "", wrappedKey: row.blob(2),
-                         metadata: row.blob(3), streamHeader: row.blob(4))
+                         metadata: row.blob(3), streamHeader: row.blob(4), mac: row.blob(5))
     }
 
     public func attachments(of prescriptionID: String) throws(StoreError) -> [AttachmentRecord] {
@@ -175,13 +179,13 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     public func insert(_ attachment: AttachmentRecord) throws(StoreError) {
-        try database.prepare("INSERT INTO attachment (\(Self.attachmentColumns)) VALUES (?, ?, ?, ?, ?)")
+        try database.prepare("INSERT INTO attachment (\(Self.attachmentColumns)) VALUES (?, ?, ?, ?, ?, ?)")
             .run([.text(attachment.id), .text(attachment.prescriptionID), .blob(attachment.wrappedKey),
-                  .blob(attachment.metadata), .blob(attachment.streamHeader)])
+                  .blob(attachment.metadata), .blob(attachment.streamHeader), .blob(attachment.mac)])
     }
 
-    public func updateMetadata(ofAttachment id: String, to metadata: [UInt8]) throws(StoreError) {
-        try database.prepare("UPDATE attachment SET metadata = ? WHERE id = ?").run([.blob(metadata), .text(id)])
+    public func updateMetadata(ofAttachment id: String, to metadata: [UInt8], mac: [UInt8]) throws(StoreError) {
+        try database.prepare("UPDATE attachment SET metadata = ?, mac = ? WHERE id = ?").run([.blob(metadata), .blob(mac), .text(id)])
     }
 
     public func insertChunk(attachmentID: String, sequence: Int, data: [UInt8]) throws(StoreError) {
@@ -322,7 +326,8 @@ public final class SQLiteRecordStore: RecordStore {
         try? database.execute("PRAGMA cache_size = -256")
     }
 
-    public func purgeDeletedContent() {
+    @discardableResult
+    public func purgeDeletedContent() -> Bool {
         database.checkpointAndTruncateWAL()
     }
 }

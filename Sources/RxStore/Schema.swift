@@ -29,6 +29,7 @@ enum Schema {
         version         INTEGER NOT NULL CHECK (version >= 1),
         wrapped_key     BLOB    NOT NULL,
         content         BLOB    NOT NULL,
+        mac             BLOB    NOT NULL,
         PRIMARY KEY (prescription_id, version)
     ) STRICT, WITHOUT ROWID;
     CREATE TABLE attachment (
@@ -36,7 +37,8 @@ enum Schema {
         prescription_id TEXT NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
         wrapped_key     BLOB NOT NULL,
         metadata        BLOB NOT NULL,
-        stream_header   BLOB NOT NULL CHECK (length(stream_header) = 24)
+        stream_header   BLOB NOT NULL CHECK (length(stream_header) = 24),
+        mac             BLOB NOT NULL
     ) STRICT;
     CREATE INDEX attachment_by_prescription ON attachment (prescription_id);
     CREATE TABLE attachment_chunk (

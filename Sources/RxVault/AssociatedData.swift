@@ -17,6 +17,8 @@ enum AssociatedData {
         case clientRow = "rxvault/v1 client-row"
         case grantInfo = "rxvault/v1 grant-info"
         case grantRow = "rxvault/v1 grant-row"
+        case versionRow = "rxvault/v1 version-row"
+        case attachmentRow = "rxvault/v1 attachment-row"
     }
 
     enum Field {

@@ -32,3 +32,27 @@ public struct AttachmentMetadata: Codable, Sendable, Equatable {
         return "-"
     }
 }
+
+extension AttachmentInfo {
+    /// Finds an attachment by exact name or unique id prefix (at least 4 characters) among
+    /// `candidates`: the one rule for the owner and for clients.
+    static func resolve(_ reference: String, among candidates: [AttachmentInfo]) throws(VaultError) -> AttachmentID {
+        let byName = candidates.filter { $0.metadata.name == reference }
+        if byName.count == 1 { return byName[0].id }
+        if byName.count > 1 { throw .ambiguousAttachment("the name '\(reference)'") }
+        let lowered = reference.lowercased()
+        guard lowered.count >= RecordID.minimumPrefixLength, RecordID.isHex(lowered) else { throw .attachmentNotFound(reference) }
+        let matches = candidates.filter { $0.id.hex.hasPrefix(lowered) }
+        guard let first = matches.first else { throw .attachmentNotFound(reference) }
+        guard matches.count == 1 else { throw .ambiguousAttachment("the id prefix \(reference)") }
+        return first.id
+    }
+
+    /// Streams an attachment (read through `read`) into the isolated parser and returns the
+    /// preview PNG it renders.
+    static func preview(width: UInt32, parser: IsolatedParser, read: (([UInt8]) throws -> Void) throws -> Void) throws -> [UInt8] {
+        let session = try parser.start(mode: .preview, previewWidth: width)
+        try read { chunk in chunk.withUnsafeBytes { _ = session.send($0) } }
+        do { return try session.finish().1 } catch { throw VaultError.attachmentRefused(error) }
+    }
+}

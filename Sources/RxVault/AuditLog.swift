@@ -121,7 +121,8 @@ enum AuditLog {
             } else if head.sequence > 0, entries[head.sequence - 1].hash != head.hash {
                 findings.append("audit entry \(head.sequence) differs from the one the owner last saw")
             }
-        } else if entries.contains(where: { $0.mac != nil }) {
+        } else {
+            // Every vault gets a head at init: without one the log was deleted.
             findings.append("the audit log's head record was deleted")
         }
         return (findings, pending)
@@ -129,7 +130,7 @@ enum AuditLog {
 
     /// The owner countersigns entries written by clients since the last owner write (after
     /// checking they chain on), and moves the head to the end.
-    static func countersign(store: any RecordStore, macKey: SecretBytes) throws {
+    static func countersign(store: any RecordStore, macKey: SecretBytes, isClientRead: (AuditEntryRecord) -> Bool) throws {
         let head = try store.auditHead()
         let entries = try store.auditEntries()
         guard let last = entries.last, last.sequence > (head?.sequence ?? 0) else { return }
@@ -137,6 +138,9 @@ enum AuditLog {
         for entry in entries where entry.sequence > (head?.sequence ?? 0) {
             // A broken chain is left for `check` to report; never bless it.
             guard hash(previous: previous, sequence: entry.sequence, sealed: entry.entry) == entry.hash else { return }
+            // Clients may only log their own reads; anything else (an entry claiming to be the
+            // owner's, or bytes that do not decrypt) is left unsigned for `check` to report.
+            guard entry.mac != nil || isClientRead(entry) else { return }
             if entry.mac == nil { try store.setAuditMAC(sequence: entry.sequence, mac: try entryMAC(sequence: entry.sequence, hash: entry.hash, key: macKey)) }
             previous = entry.hash
         }

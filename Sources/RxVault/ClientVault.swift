@@ -127,13 +127,9 @@ public final class ClientVault {
     }
 
     public func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws(VaultError) -> AttachmentID {
-        let infos = try attachmentRows(of: prescriptionID).map { row, keys throws(VaultError) in try sealing.openMetadata(row, keys: keys) }
-        if let byName = infos.first(where: { $0.metadata.name == reference }) { return byName.id }
-        let lowered = reference.lowercased()
-        let matches = infos.filter { lowered.count >= RecordID.minimumPrefixLength && $0.id.hex.hasPrefix(lowered) }
-        guard let first = matches.first else { throw .attachmentNotFound(reference) }
-        guard matches.count == 1 else { throw .ambiguousAttachment("the id prefix \(reference)") }
-        return first.id
+        try AttachmentInfo.resolve(reference, among: try attachmentRows(of: prescriptionID).map { row, keys throws(VaultError) in
+            try sealing.openMetadata(row, keys: keys)
+        })
     }
 
     public func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, write: ([UInt8]) throws -> Void) throws -> AttachmentInfo {
@@ -148,9 +144,7 @@ public final class ClientVault {
     }
 
     public func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32, parser: IsolatedParser) throws -> [UInt8] {
-        let session = try parser.start(mode: .preview, previewWidth: width)
-        _ = try readAttachment(id, of: prescriptionID) { chunk in chunk.withUnsafeBytes { _ = session.send($0) } }
-        do { return try session.finish().1 } catch { throw VaultError.attachmentRefused(error) }
+        try AttachmentInfo.preview(width: width, parser: parser) { send in _ = try readAttachment(id, of: prescriptionID, write: send) }
     }
 
     // MARK: - Audit

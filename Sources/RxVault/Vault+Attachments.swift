@@ -35,7 +35,7 @@ extension Vault {
         return try perform {
             guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
             try store.insert(AttachmentRecord(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
-                                              metadata: [], streamHeader: writer.header))
+                                              metadata: [], streamHeader: writer.header, mac: []))
             let session = try parser.start(mode: .validate)
             let hash = SHA256()
             var total = 0
@@ -66,7 +66,10 @@ extension Vault {
                 schema: AttachmentMetadata.currentSchema, name: name ?? "attachment.\(validated.type.fileExtension)",
                 type: validated.type, size: total, sha256: hash.finalHex(), width: validated.width, height: validated.height,
                 pages: validated.pages, added: clock.timestamp())
-            try store.updateMetadata(ofAttachment: attachmentID.hex, to: try sealMetadata(metadata, keys: keys, id: attachmentID, prescription: prescriptionID))
+            let sealedMetadata = try sealMetadata(metadata, keys: keys, id: attachmentID, prescription: prescriptionID)
+            let mac = try MAC.authenticate(attachmentRowMessage(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
+                                                                metadata: sealedMetadata, streamHeader: writer.header), key: recordMACKey)
+            try store.updateMetadata(ofAttachment: attachmentID.hex, to: sealedMetadata, mac: mac)
             try resealGrants(of: prescriptionID.hex)
             return AttachmentInfo(id: attachmentID, prescriptionID: prescriptionID, metadata: metadata)
         }
@@ -82,16 +85,7 @@ extension Vault {
 
     /// Finds an attachment of `prescriptionID` by exact name or by a unique id prefix.
     public func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws(VaultError) -> AttachmentID {
-        let all = try attachments(of: prescriptionID)
-        let byName = all.filter { $0.metadata.name == reference }
-        if byName.count == 1 { return byName[0].id }
-        if byName.count > 1 { throw .ambiguousAttachment("the name '\(reference)'") }
-        let lowered = reference.lowercased()
-        guard lowered.count >= RecordID.minimumPrefixLength, RecordID.isHex(lowered) else { throw .attachmentNotFound(reference) }
-        let matches = all.filter { $0.id.hex.hasPrefix(lowered) }
-        guard let first = matches.first else { throw .attachmentNotFound(reference) }
-        guard matches.count == 1 else { throw .ambiguousAttachment("the id prefix \(reference)") }
-        return first.id
+        try AttachmentInfo.resolve(reference, among: try attachments(of: prescriptionID))
     }
 
     /// Decrypts the attachment chunk by chunk, handing each plaintext chunk to `write`. Throws an
@@ -113,9 +107,7 @@ extension Vault {
     /// Renders a downscaled PNG of the attachment in the isolated child.
     public func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32,
                                   parser: IsolatedParser) throws -> [UInt8] {
-        let session = try parser.start(mode: .preview, previewWidth: width)
-        _ = try readAttachment(id, of: prescriptionID) { chunk in chunk.withUnsafeBytes { _ = session.send($0) } }
-        do { return try session.finish().1 } catch { throw VaultError.attachmentRefused(error) }
+        try AttachmentInfo.preview(width: width, parser: parser) { send in _ = try readAttachment(id, of: prescriptionID, write: send) }
     }
 
     /// Deletes the attachment and purges it from the files.
@@ -127,7 +119,7 @@ extension Vault {
             _ = try store.deleteAttachment(id.hex)
             try resealGrants(of: prescriptionID.hex)
         }
-        store.purgeDeletedContent()
+        purge()
     }
 
     // MARK: - Keys and sealing
@@ -176,8 +168,19 @@ extension Vault {
 
     /// Unwraps an attachment's key and opens its metadata, both bound to the row's own place.
     func openInfo(_ row: AttachmentRecord) throws(VaultError) -> (info: AttachmentInfo, keys: AttachmentKeys) {
+        // The owner's MAC covers the metadata (with the content's size and SHA-256) and the stream
+        // header: a client holding the attachment's key cannot substitute other content.
+        guard MAC.verify(row.mac, attachmentRowMessage(id: row.id, prescriptionID: row.prescriptionID, wrappedKey: row.wrappedKey,
+                                                       metadata: row.metadata, streamHeader: row.streamHeader), key: recordMACKey) else {
+            throw .integrity("attachment \(row.id.prefix(8)) was altered (its owner MAC does not verify)")
+        }
         let keys = try AttachmentKeys(dataKey: try attachmentDataKey(of: row))
         return (try sealing.openMetadata(row, keys: keys), keys)
+    }
+
+    func attachmentRowMessage(id: String, prescriptionID: String, wrappedKey: [UInt8], metadata: [UInt8], streamHeader: [UInt8]) -> [UInt8] {
+        AssociatedData.build(.attachmentRow, [.bytes(header.vaultID), .text(id), .text(prescriptionID), .bytes(wrappedKey),
+                                              .bytes(metadata), .bytes(streamHeader)])
     }
 
     func attachmentDataKey(of row: AttachmentRecord) throws(VaultError) -> SecretBytes {

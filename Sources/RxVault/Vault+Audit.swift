@@ -34,6 +34,12 @@ extension Vault {
         try store.auditEntries().map { try openAuditEntry($0) }
     }
 
+    /// Whether an entry a client appended is what a client may write: a read by itself.
+    func isClientRead(_ row: AuditEntryRecord, clients: Set<String>) -> Bool {
+        guard let event = try? openAuditEntry(row) else { return false }
+        return event.action == .read && event.actor == event.client && clients.contains(event.actor)
+    }
+
     func openAuditEntry(_ row: AuditEntryRecord) throws -> AuditEvent {
         do {
             let plain = try X25519.open(row.entry, publicKey: header.auditPublicKey, secretKey: auditSecretKey)
@@ -47,7 +53,8 @@ extension Vault {
     /// grants (re-keying) and countersign the entries clients appended to the log.
     func maintain() throws -> Bool {
         // Countersign first: the sweep appends owner entries, which move the head past them.
-        try AuditLog.countersign(store: store, macKey: auditMACKey)
+        let clientIDs = Set(try store.clients().map(\.id))
+        try AuditLog.countersign(store: store, macKey: auditMACKey) { [self] entry in isClientRead(entry, clients: clientIDs) }
         return try sweepExpiredGrants()
     }
 }

@@ -52,13 +52,14 @@ extension Vault {
             let grants = try store.grants(clientID: client.id.hex, prescriptionID: nil)
             for grant in grants { try store.deleteGrant(grant.id) }
             for prescription in Set(grants.map(\.prescriptionID)) {
-                try rekey(prescriptionID: prescription, reason: "re-keyed: client \(client.name) removed")
+                // The reason is sealed to the remaining grantees: no client names in it.
+                try rekey(prescriptionID: prescription, reason: "re-keyed: a client was removed")
             }
             try store.deleteClient(client.id.hex)
             try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .clientRemoved, client: client.id.hex,
                                  prescriptions: grants.map(\.prescriptionID), detail: client.name))
         }
-        store.purgeDeletedContent()
+        purge()
     }
 
     // MARK: - Rows

@@ -54,7 +54,7 @@ extension Vault {
                                  prescriptions: done.map(\.hex)))
             return done
         }
-        store.purgeDeletedContent()
+        purge()
         return revoked
     }
 
@@ -93,17 +93,23 @@ extension Vault {
         let row = GrantRecord(id: id.hex, clientID: client.id.hex, prescriptionID: prescriptionID, sealedKeys: sealedKeys,
                               info: sealedInfo, mac: [])
         try store.upsert(GrantRecord(id: row.id, clientID: row.clientID, prescriptionID: row.prescriptionID, sealedKeys: sealedKeys,
-                                     info: sealedInfo, mac: try MAC.authenticate(grantRowMessage(row), key: grantMACKey)))
+                                     info: sealedInfo, mac: try MAC.authenticate(grantRowMessage(row, version: latest.version), key: grantMACKey)))
     }
 
-    func grantRowMessage(_ row: GrantRecord) -> [UInt8] {
+    /// The MAC covers the row and the prescription version it was sealed for. Every revoke,
+    /// removal or expiry re-keys (a new version), so a revoked grant row put back from an old
+    /// copy of the file no longer verifies and is never re-sealed.
+    func grantRowMessage(_ row: GrantRecord, version: Int) -> [UInt8] {
         AssociatedData.build(.grantRow, [.bytes(header.vaultID), .text(row.id), .text(row.clientID), .text(row.prescriptionID),
-                                         .bytes(row.sealedKeys), .bytes(row.info)])
+                                         .integer(UInt64(version)), .bytes(row.sealedKeys), .bytes(row.info)])
     }
 
-    func openGrant(_ row: GrantRecord, client: ClientSummary) throws -> GrantSummary {
+    /// Verifies and opens a grant row; `version` is the prescription version it must have been
+    /// sealed for (the newest one, unless a new version is being written).
+    func openGrant(_ row: GrantRecord, client: ClientSummary, version: Int? = nil) throws -> GrantSummary {
+        let sealedFor = try version ?? (store.latestVersion(of: row.prescriptionID)?.version ?? 0)
         guard let id = RecordID(hex: row.id), let prescriptionID = PrescriptionID(hex: row.prescriptionID),
-              MAC.verify(row.mac, grantRowMessage(row), key: grantMACKey) else {
+              MAC.verify(row.mac, grantRowMessage(row, version: sealedFor), key: grantMACKey) else {
             throw VaultError.integrity("grant \(row.id.prefix(8)) is forged or altered (its MAC does not verify)")
         }
         let info: GrantInfo = try openOwnerInfo(row.info, purpose: .grantInfo, fields: [.text(row.id), .text(row.clientID), .text(row.prescriptionID)],
@@ -113,14 +119,15 @@ extension Vault {
     }
 
     /// Re-seals every grant of the prescription to its current keys (after an edit, attach,
-    /// detach or re-key), keeping each grant's dates and scope.
-    func resealGrants(of prescriptionID: String) throws {
+    /// detach or re-key), keeping each grant's dates and scope. `previousVersion` is the version
+    /// the rows were sealed for (nil: the current one, when no version was added).
+    func resealGrants(of prescriptionID: String, previousVersion: Int? = nil) throws {
         let rows = try store.grants(clientID: nil, prescriptionID: prescriptionID)
         guard !rows.isEmpty else { return }
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
         for row in rows {
             guard let client = clients[row.clientID], let id = RecordID(hex: row.id) else { continue }
-            let summary = try openGrant(row, client: client)
+            let summary = try openGrant(row, client: client, version: previousVersion)
             try writeGrant(id: id, client: client, prescriptionID: prescriptionID,
                            info: GrantInfo(schema: 1, granted: summary.granted, expires: summary.expires, attachments: summary.includesAttachments))
         }
@@ -135,7 +142,7 @@ extension Vault {
                                       prescription: current.prescription)
         next.change = reason
         try store.insert(try seal(next))
-        try resealGrants(of: prescriptionID)
+        try resealGrants(of: prescriptionID, previousVersion: current.version)
     }
 
     /// Revokes grants past their expiry (re-keying their prescriptions). Runs at the start of
@@ -143,18 +150,23 @@ extension Vault {
     func sweepExpiredGrants() throws -> Bool {
         let today = clock.today()
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
-        var swept = false
+        // Verify and pick the expired grants first, then delete them, then re-key each affected
+        // prescription once (re-keying re-seals the other grants, so rows read earlier go stale).
+        var expired: [(GrantRecord, GrantSummary)] = []
         for row in try store.grants(clientID: nil, prescriptionID: nil) {
             guard let client = clients[row.clientID] else { continue }
             let grant = try openGrant(row, client: client)
-            guard !grant.isActive(on: today) else { continue }
+            if !grant.isActive(on: today) { expired.append((row, grant)) }
+        }
+        for (row, grant) in expired {
             try store.deleteGrant(row.id)
-            try rekey(prescriptionID: row.prescriptionID, reason: "re-keyed: access expired")
             try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .grantExpired, client: row.clientID,
                                  prescriptions: [row.prescriptionID], detail: grant.expires.map { "expired \($0)" }))
-            swept = true
         }
-        return swept
+        for prescription in Set(expired.map(\.0.prescriptionID)).sorted() {
+            try rekey(prescriptionID: prescription, reason: "re-keyed: access expired")
+        }
+        return !expired.isEmpty
     }
 
     /// "client prescription" -> time of the client's last read of it, from the audit log.

@@ -92,7 +92,7 @@ extension Vault {
             guard checked.prescription != current.prescription else { return }
             let record = PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(), prescription: checked.prescription)
             try store.insert(try seal(record))
-            try resealGrants(of: id.hex)
+            try resealGrants(of: id.hex, previousVersion: current.version)
             result = (record, checked.advisories)
         }
         if let changeError { throw changeError }
@@ -104,7 +104,7 @@ extension Vault {
     public func remove(_ id: PrescriptionID) throws(VaultError) {
         let deleted = try perform { try store.deletePrescription(id.hex) }
         guard deleted else { throw .notFound(id: id.short) }
-        store.purgeDeletedContent()
+        purge()
     }
 
     // MARK: - Sealing
@@ -127,15 +127,28 @@ extension Vault {
                 AssociatedData.object(.dataKey, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
             let sealed = try AEAD.seal(plaintext, key: dataKey, associatedData:
                 AssociatedData.object(.content, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
-            return PrescriptionVersionRecord(prescriptionID: record.id.hex, version: record.version, wrappedKey: wrappedKey, content: sealed)
+            var row = PrescriptionVersionRecord(prescriptionID: record.id.hex, version: record.version, wrappedKey: wrappedKey,
+                                                content: sealed, mac: [])
+            row.mac = try MAC.authenticate(versionRowMessage(row), key: recordMACKey)
+            return row
         } catch {
             throw .internalError(error.description)
         }
     }
 
-    /// Unwraps the row's data key and opens its content, both bound to the row's own place.
+    /// Checks the owner's MAC, then unwraps the row's data key and opens its content, both
+    /// bound to the row's own place. The MAC matters because clients hold data keys: without it a
+    /// client with write access could re-encrypt the content it was granted.
     func open(_ row: PrescriptionVersionRecord) throws(VaultError) -> PrescriptionRecord {
-        try sealing.openContent(row, dataKey: try dataKey(of: row))
+        guard MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey) else {
+            throw .integrity("prescription \(row.prescriptionID.prefix(8)) version \(row.version) was altered (its owner MAC does not verify)")
+        }
+        return try sealing.openContent(row, dataKey: try dataKey(of: row))
+    }
+
+    func versionRowMessage(_ row: PrescriptionVersionRecord) -> [UInt8] {
+        AssociatedData.build(.versionRow, [.bytes(header.vaultID), .text(row.prescriptionID), .integer(UInt64(row.version)),
+                                           .bytes(row.wrappedKey), .bytes(row.content)])
     }
 
     /// The version's data key, unwrapped with the key-wrapping key.

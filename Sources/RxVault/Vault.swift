@@ -14,6 +14,15 @@ public final class Vault {
     public let path: String
     let clock: VaultClock
     private let rootKey: SecretBytes
+    /// Set when deleted content could not be purged from the WAL (another process was reading);
+    /// it stays there until the next checkpoint.
+    public private(set) var purgeFailed = false
+
+    /// Checkpoints and truncates the WAL so deleted content is gone from disk; remembers failure.
+    func purge() {
+        if !store.purgeDeletedContent() { purgeFailed = true }
+    }
+
     /// Sub-key that wraps every data key.
     let keyWrappingKey: SecretBytes
     /// Sub-keys for the owner's records: MACs of clients and grants, MACs of audit entries,
@@ -22,6 +31,7 @@ public final class Vault {
     let auditMACKey: SecretBytes
     let ownerInfoKey: SecretBytes
     let auditSecretKey: SecretBytes
+    let recordMACKey: SecretBytes
 
     private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock) throws(VaultError) {
         self.store = store
@@ -35,6 +45,7 @@ public final class Vault {
             auditMACKey = try Subkey.auditMAC.derive(from: rootKey)
             ownerInfoKey = try Subkey.ownerInfo.derive(from: rootKey)
             auditSecretKey = try Subkey.auditSealing.derive(from: rootKey)
+            recordMACKey = try Subkey.recordMAC.derive(from: rootKey)
         } catch { throw .internalError(error.description) }
         // The audit public key in the header must be the one our root key derives: otherwise
         // clients would seal their log entries to someone else.
@@ -52,20 +63,22 @@ public final class Vault {
         let rootKey = SecretBytes(randomCount: AEAD.keyLength)
         let wrapped: [UInt8]
         let auditPublicKey: [UInt8]
+        let auditHeadMAC: [UInt8]
         do {
             let kek = try kdf.deriveKey(passphrase: passphrase, salt: salt)
             let aad = VaultHeader.rootKeyAssociatedData(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
             wrapped = try AEAD.seal(rootKey, key: kek, associatedData: aad)
             auditPublicKey = try X25519.publicKey(of: Subkey.auditSealing.derive(from: rootKey))
+            auditHeadMAC = try AuditLog.headMAC(sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
         } catch {
-            throw .internalError(error.description)
+            throw .internalError(String(describing: error))
         }
         let record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
                                        kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
                                        kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
                                        maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
         do {
-            try SQLiteRecordStore.create(at: path, header: record)
+            try SQLiteRecordStore.create(at: path, header: record, auditHeadMAC: auditHeadMAC)
         } catch {
             if case .cannotWrite(let why) = error, why.hasSuffix("already exists") { throw .alreadyExists(path: path) }
             throw VaultError.from(error)
@@ -108,7 +121,7 @@ public final class Vault {
             // same either way, so the last writer's wrapping wins and both passphrases' holders know it.
             try store.replaceWrappedRootKey(wrapped)
         }
-        store.purgeDeletedContent()
+        purge()
     }
 
     /// Counts of what the vault holds (for `status`).
@@ -138,7 +151,7 @@ public final class Vault {
                 return try body()
             }
         } catch { throw VaultError.wrap(error) }
-        if swept { store.purgeDeletedContent() }
+        if swept { purge() }
         return result
     }
 

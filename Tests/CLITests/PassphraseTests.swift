@@ -126,3 +126,19 @@ import RxStore
         #expect(try cli.run(["status"]).stdout.contains("prescriptions  1"))
     }
 }
+
+@Suite struct InitSourceOrderTests {
+    /// init reads passphrase sources in the same order as every other command.
+    @Test func initPrefersTheDescriptorOverTheEnvironment() throws {
+        let cli = try CLIHarness()
+        let fdFile = try cli.write("from the descriptor\n", to: "fd-pass")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec 3<\"$2\"; exec \"$1\" init --kdf interactive --passphrase-fd 3", "sh", CLIHarness.binary, fdFile]
+        process.environment = cli.environment
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try cli.run(["list", "--passphrase-file", fdFile]).status == 0, "the vault uses the descriptor's passphrase")
+    }
+}

@@ -535,3 +535,23 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
                                                      accepted: "line breaks and control characters are not accepted")])
     }
 }
+
+@Suite struct TextAndPDRegressionTests {
+    @Test func controlAndFormatCharactersAreRefusedInEveryTextField() {
+        var rx = Prescription(kind: .contacts, patient: Patient(name: "Ada"), prescriber: Prescriber(name: "Dr"),
+                              issued: CalendarDate(iso: "2026-01-01")!, expires: CalendarDate(iso: "2027-01-01")!,
+                              right: LensSpecification(sphere: Hundredths(raw: -200), brand: "Acu\u{1B}[31mRED"))
+        #expect(throws: PrescriptionInvalid.self) { try PrescriptionRules.check(rx, today: CalendarDate(iso: "2026-06-01")!) }
+        rx.right?.brand = "Acuvue"
+        rx.patient.name = "Ada \u{202E}evil"
+        #expect(throws: PrescriptionInvalid.self) { try PrescriptionRules.check(rx, today: CalendarDate(iso: "2026-06-01")!) }
+    }
+
+    @Test func binocularAndMonocularNearPDTogetherAreRefused() {
+        let rx = Prescription(kind: .glasses, patient: Patient(name: "Ada"), prescriber: Prescriber(name: "Dr"),
+                              issued: CalendarDate(iso: "2026-01-01")!, expires: CalendarDate(iso: "2027-01-01")!,
+                              right: LensSpecification(sphere: .zero, nearPD: Hundredths(30)), left: LensSpecification(sphere: .zero),
+                              pupillaryDistance: PupillaryDistance(far: Hundredths(63)))
+        #expect(throws: PrescriptionInvalid.self) { try PrescriptionRules.check(rx, today: CalendarDate(iso: "2026-06-01")!) }
+    }
+}

@@ -20,7 +20,7 @@ import Testing
 
     @Test func createsAStrictWALVaultAndReadsItBack() throws {
         let p = path("v.rxv")
-        try SQLiteRecordStore.create(at: p, header: header)
+        try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: [])
         let store = try SQLiteRecordStore(openingAt: p)
         #expect(try store.header() == header)
         #expect(try store.database.integer("PRAGMA application_id") == Int64(Schema.applicationID))
@@ -37,12 +37,12 @@ import Testing
 
     @Test func versionsInsertListAndCascadeOnDelete() throws {
         let p = path("v.rxv")
-        try SQLiteRecordStore.create(at: p, header: header)
+        try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: [])
         let store = try SQLiteRecordStore(openingAt: p)
         let id = String(repeating: "ab", count: 16)
         try store.write {
-            try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2]))
-            try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 2, wrappedKey: [3], content: [4]))
+            try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
+            try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 2, wrappedKey: [3], content: [4], mac: []))
         }
         #expect(try store.latestVersions().map(\.version) == [2])
         #expect(try store.versions(of: id).map(\.content) == [[2], [4]])
@@ -55,13 +55,13 @@ import Testing
 
     @Test func aFailedWriteLeavesNothing() throws {
         let p = path("v.rxv")
-        try SQLiteRecordStore.create(at: p, header: header)
+        try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: [])
         let store = try SQLiteRecordStore(openingAt: p)
         let id = String(repeating: "cd", count: 16)
         #expect(throws: StoreError.self) {
             try store.write {
-                try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2]))
-                try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2]))
+                try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
+                try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
             }
         }
         #expect(try store.prescriptionCount() == 0)
@@ -73,7 +73,7 @@ import Testing
         #expect(throws: StoreError.self) { try SQLiteRecordStore(openingAt: text) }
         #expect(throws: StoreError.self) { try SQLiteRecordStore(openingAt: path("missing")) }
         let newer = path("newer.rxv")
-        try SQLiteRecordStore.create(at: newer, header: header)
+        try SQLiteRecordStore.create(at: newer, header: header, auditHeadMAC: [])
         try Database(path: newer).execute("PRAGMA user_version = 99")
         do {
             _ = try SQLiteRecordStore(openingAt: newer)
@@ -86,7 +86,7 @@ import Testing
     @Test func createNeverReplacesAFile() throws {
         let p = path("v.rxv")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: p))
-        #expect(throws: StoreError.self) { try SQLiteRecordStore.create(at: p, header: header) }
+        #expect(throws: StoreError.self) { try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: []) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: p)) == Data("precious".utf8))
     }
 }

@@ -160,6 +160,7 @@ extension RxVaultCommand {
                     }
                 }
                 try vault.detach(attachmentID, of: prescriptionID)
+                warnIfNotPurged(vault)
                 Terminal.out("detached \(attachmentID.short)")
             }
         }

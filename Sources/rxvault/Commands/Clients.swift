@@ -65,10 +65,21 @@ extension RxVaultCommand {
                     key = newIdentity!.recipient
                 }
                 let vault = try options.openVault(command: "client add")
-                let client = try vault.addClient(name: name, recipient: key)
+                // Write the identity to a temporary file first: if it cannot be written, the
+                // client is never registered with a key nobody holds.
+                var writer: SafeFileWriter?
                 if let newIdentity, let path = identityOut {
-                    let text = newIdentity.fileText(created: ISO8601DateFormatter().string(from: Date()))
-                    try SafeFileWriter.write(to: path, replace: false) { try $0.write(Array(text.utf8)) }
+                    writer = try SafeFileWriter(target: path, replace: false)
+                    do { try writer?.write(Array(newIdentity.fileText(created: ISO8601DateFormatter().string(from: Date())).utf8)) } catch {
+                        writer?.discard()
+                        throw error
+                    }
+                }
+                let client: ClientSummary
+                do { client = try vault.addClient(name: name, recipient: key) } catch { writer?.discard(); throw error }
+                do { try writer?.commit(replace: false) } catch {
+                    try? vault.removeClient(client)
+                    throw error
                 }
                 Terminal.out("\(client.name)  \(client.id.short)  \(client.recipient)")
             }
@@ -145,6 +156,7 @@ extension RxVaultCommand {
                     return
                 }
                 try vault.removeClient(c)
+                warnIfNotPurged(vault)
                 Terminal.out("removed client \(c.name)")
             }
         }
@@ -208,6 +220,7 @@ extension RxVaultCommand {
                 let c = try vault.resolveClient(client)
                 let ids = all ? nil : try prescriptions.map { try vault.resolve($0) }
                 let revoked = try vault.revoke(c, ids)
+                warnIfNotPurged(vault)
                 Terminal.out(revoked.isEmpty ? "\(c.name) had no grants" : "revoked \(c.name)'s access to \(revoked.map(\.short).joined(separator: ", "))")
             }
         }

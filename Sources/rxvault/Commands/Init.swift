@@ -35,10 +35,13 @@ extension RxVaultCommand {
                 }
                 try createParentDirectory(of: path)
                 let passphrase: SecretBytes
-                if let file = options.passphraseFile ?? Environment.passphraseFile {
+                // The same order as every other command: file, descriptor, environment, prompt.
+                if let file = options.passphraseFile {
                     passphrase = try PassphraseSource.read(file: file, what: "passphrase")
                 } else if let fd = options.passphraseFd {
                     passphrase = try PassphraseSource.read(fd: fd, what: "passphrase")
+                } else if let file = Environment.passphraseFile {
+                    passphrase = try PassphraseSource.read(file: file, what: "passphrase")
                 } else {
                     passphrase = try PassphraseSource.new(file: nil, options: options, prompt: "New passphrase for \(path): ")
                 }

@@ -172,9 +172,17 @@ extension RxVaultCommand {
                     }
                 }
                 try vault.remove(prescriptionID)
+                warnIfNotPurged(vault)
                 Terminal.out("removed \(prescriptionID.short)")
             }
         }
+    }
+}
+
+/// Tells the owner when deleted content could not yet be purged from the write-ahead log.
+func warnIfNotPurged(_ vault: Vault) {
+    if vault.purgeFailed {
+        Terminal.warning("another rxvault process was reading: the deleted content stays in the write-ahead log until the next write (run 'rxvault check' when the others are done)")
     }
 }
 

@@ -25,6 +25,7 @@ extension RxVaultCommand {
                     Terminal.warning("the new passphrase is short (\(newPassphrase.count) bytes)")
                 }
                 try vault.changePassphrase(to: newPassphrase)
+                warnIfNotPurged(vault)
                 Terminal.out("passphrase changed")
             }
         }

@@ -1,7 +1,22 @@
 /// Plain-text tables for the terminal: columns padded to their widest cell, two spaces apart.
 enum Table {
+    /// What the vault prints comes from the vault, whose content might have been written by
+    /// someone else: control and invisible format characters are shown as U+FFFD, never sent
+    /// to the terminal.
+    static func displayable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
+            return text
+        }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let category = scalar.properties.generalCategory
+            out.append(category == .control || category == .format ? "\u{FFFD}" : scalar)
+        }
+        return String(out)
+    }
+
     static func render(headers: [String], rows: [[String]]) -> String {
-        let all = [headers] + rows
+        let all = [headers] + rows.map { $0.map(displayable) }
         let widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in
@@ -13,7 +28,7 @@ enum Table {
     /// `key  value` lines with the keys aligned.
     static func keyValue(_ pairs: [(String, String)]) -> String {
         let width = pairs.map(\.0.count).max() ?? 0
-        return pairs.map { $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }.joined(separator: "\n")
+        return pairs.map { $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + displayable($0.1) }.joined(separator: "\n")
     }
 }
 
