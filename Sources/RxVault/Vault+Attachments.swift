@@ -22,17 +22,23 @@ extension Vault {
     /// returns the byte count, 0 at the end). `name` nil means "attachment.png|pdf".
     public func attach(to prescriptionID: PrescriptionID, name: String?, parser: IsolatedParser,
                        read: (inout [UInt8]) throws -> Int) throws(VaultError) -> AttachmentInfo {
+        try perform { try storeAttachment(to: prescriptionID, name: name, parser: parser, read: read) }
+    }
+
+    /// `attach`'s work inside the caller's write transaction (so an import can add many).
+    func storeAttachment(to prescriptionID: PrescriptionID, name: String?, parser: IsolatedParser,
+                         read: (inout [UInt8]) throws -> Int) throws -> AttachmentInfo {
         if let name { try Self.checkName(name) }
         let attachmentID = AttachmentID.random()
         let keys = try AttachmentKeys(fresh: ())
         let wrappedKey = try seal(keys.dataKey, purpose: .attachmentKey, attachment: attachmentID.hex, prescription: prescriptionID.hex)
         let writer: SecretStream.Writer
-        do { writer = try SecretStream.Writer(key: keys.streamKey) } catch { throw .internalError(error.description) }
+        do { writer = try SecretStream.Writer(key: keys.streamKey) } catch { throw VaultError.internalError(error.description) }
         let chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: header.vaultID, id: attachmentID.hex, prescriptionID: prescriptionID.hex)
         let limit = header.maxAttachmentBytes
         store.useSmallCacheForStreaming()
 
-        return try perform {
+        do {
             guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
             try store.insert(AttachmentRecord(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
                                               metadata: [], streamHeader: writer.header, mac: []))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RxCrypto
 import RxModel
 import RxVault
 
@@ -34,6 +35,13 @@ enum CommandRunner {
             return (e.exitStatus, e.description, e.hint)
         case let e as LensNotation.Unreadable:
             return (.invalidInput, e.description, nil)
+        case let e as ImportError:
+            let message = e.problems.count == 1 ? "import refused: \(e.problems[0])" : "import refused:\n  " + e.problems.joined(separator: "\n  ")
+            return (.invalidInput, message, "nothing was imported")
+        case let e as AgeError:
+            return (e == .noMatch ? .wrongPassphrase : .invalidInput, e.description, nil)
+        case let e as CryptoError:
+            return (.failure, e.description, nil)
         default:
             return (.failure, "unexpected error: \(String(describing: type(of: error)))", nil)
         }

@@ -1,0 +1,167 @@
+import Foundation
+import RxModel
+
+extension FHIR {
+    /// Reads a FHIR R4 VisionPrescription, or a Bundle of them with their Patients and the
+    /// DocumentReferences that point at them. Problems are collected with their position
+    /// ("entry[3] VisionPrescription: ..."); any problem refuses the whole file.
+    public static func decode(_ bytes: [UInt8]) throws(ImportError) -> [ImportItem] {
+        guard let top = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+              let type = top["resourceType"] as? String else {
+            throw ImportError(problems: ["not a FHIR resource (no resourceType)"])
+        }
+        var resources: [(position: String, fullUrl: String?, resource: [String: Any])] = []
+        switch type {
+        case "Bundle":
+            for (index, entry) in (top["entry"] as? [[String: Any]] ?? []).enumerated() {
+                guard let resource = entry["resource"] as? [String: Any] else { continue }
+                resources.append(("entry[\(index)] \(resource["resourceType"] as? String ?? "?")", entry["fullUrl"] as? String, resource))
+            }
+        case "VisionPrescription":
+            resources.append(("VisionPrescription", nil, top))
+        default:
+            throw ImportError(problems: ["a FHIR \(type) is not something to import (expected a Bundle or a VisionPrescription)"])
+        }
+        // Index resources by every way a reference may name them.
+        var byReference: [String: [String: Any]] = [:]
+        for (_, fullUrl, resource) in resources {
+            if let fullUrl { byReference[fullUrl] = resource }
+            if let type = resource["resourceType"] as? String, let id = resource["id"] as? String { byReference["\(type)/\(id)"] = resource }
+        }
+        var problems: [String] = []
+        var items: [ImportItem] = []
+        for (position, fullUrl, resource) in resources where resource["resourceType"] as? String == "VisionPrescription" {
+            var local: [String] = []
+            let prescription = visionPrescription(resource, references: byReference, problems: &local)
+            let names = [fullUrl, (resource["id"] as? String).map { "VisionPrescription/\($0)" }].compactMap { $0 }
+            let attachments = documents(about: names, in: resources.map(\.resource), problems: &local)
+            problems += local.map { "\(position): \($0)" }
+            if let prescription {
+                let id = (resource["identifier"] as? [[String: Any]])?.first { $0["system"] as? String == identifierSystem }
+                    .flatMap { $0["value"] as? String }.flatMap { RecordID(hex: $0) }
+                items.append(ImportItem(position: position, id: id, prescription: prescription, attachments: attachments))
+            }
+        }
+        if items.isEmpty && problems.isEmpty { problems.append("the file holds no VisionPrescription") }
+        guard problems.isEmpty else { throw ImportError(problems: problems) }
+        return items
+    }
+
+    static func number(_ value: Any?) -> Hundredths? {
+        guard let n = value as? NSNumber else { return nil }
+        return Hundredths(exactly: n.doubleValue)
+    }
+
+    static func extensionValue(_ resource: [String: Any], _ name: String) -> Any? {
+        (resource["extension"] as? [[String: Any]])?.first { $0["url"] as? String == ext(name) }
+    }
+
+    static func quantity(_ resource: [String: Any], _ name: String) -> Hundredths? {
+        ((extensionValue(resource, name) as? [String: Any])?["valueQuantity"] as? [String: Any]).flatMap { number($0["value"]) }
+    }
+
+    static func visionPrescription(_ r: [String: Any], references: [String: [String: Any]], problems: inout [String]) -> Prescription? {
+        guard let dateWritten = r["dateWritten"] as? String, let issued = CalendarDate(iso: String(dateWritten.prefix(10))) else {
+            problems.append("dateWritten is missing or not a date")
+            return nil
+        }
+        let patientReference = (r["patient"] as? [String: Any])?["reference"] as? String
+        let patientResource = patientReference.flatMap { references[$0] }
+        var patient = Patient(name: "")
+        if let p = patientResource {
+            let name = (p["name"] as? [[String: Any]])?.first
+            let text = name?["text"] as? String
+                ?? ([(name?["given"] as? [String])?.joined(separator: " "), name?["family"] as? String].compactMap { $0 }.joined(separator: " "))
+            patient.name = text
+            if let dob = p["birthDate"] as? String { patient.birthDate = CalendarDate(iso: dob) }
+        } else {
+            problems.append("patient \(patientReference ?? "(none)") is not in the bundle")
+        }
+        let prescriberReference = r["prescriber"] as? [String: Any]
+        var prescriber = Prescriber(name: prescriberReference?["display"] as? String ?? "")
+        prescriber.licence = (prescriberReference?["identifier"] as? [String: Any])?["value"] as? String
+        prescriber.contact = (extensionValue(r, "prescriber-contact") as? [String: Any])?["valueString"] as? String
+        let specs = r["lensSpecification"] as? [[String: Any]] ?? []
+        guard !specs.isEmpty else { problems.append("no lensSpecification"); return nil }
+        var kind: PrescriptionKind?
+        var rx = Prescription(kind: .glasses, patient: patient, prescriber: prescriber, issued: issued)
+        for (index, spec) in specs.enumerated() {
+            let code = ((spec["product"] as? [String: Any])?["coding"] as? [[String: Any]])?.first?["code"] as? String
+            let specKind: PrescriptionKind? = code == "lens" ? .glasses : code == "contact" ? .contacts : nil
+            guard let specKind else { problems.append("lensSpecification[\(index)].product is neither lens nor contact"); continue }
+            if let kind, kind != specKind { problems.append("lensSpecification[\(index)] mixes glasses and contacts"); continue }
+            kind = specKind
+            guard let eyeCode = spec["eye"] as? String, let eye: Eye = eyeCode == "right" ? .right : eyeCode == "left" ? .left : nil else {
+                problems.append("lensSpecification[\(index)].eye is neither right nor left")
+                continue
+            }
+            guard rx[eye] == nil else { problems.append("lensSpecification[\(index)]: a second \(eye.label)"); continue }
+            guard let sphere = number(spec["sphere"]) ?? number(spec["power"]) else {
+                problems.append("lensSpecification[\(index)]: no sphere or power")
+                continue
+            }
+            var lens = LensSpecification(sphere: sphere, cylinder: number(spec["cylinder"]), axis: spec["axis"] as? Int,
+                                         add: number(spec["add"]), baseCurve: number(spec["backCurve"]), diameter: number(spec["diameter"]),
+                                         brand: spec["brand"] as? String)
+            lens.vertexDistance = quantity(spec, "vertex-distance")
+            lens.farPD = quantity(spec, "far-pupillary-distance")
+            lens.nearPD = quantity(spec, "near-pupillary-distance")
+            if let polar = (extensionValue(spec, "prism-base-angle") as? [String: Any])?["extension"] as? [[String: Any]],
+               let amount = number(polar.first { $0["url"] as? String == "amount" }?["valueDecimal"]),
+               let angle = polar.first(where: { $0["url"] as? String == "angle" })?["valueInteger"] as? Int {
+                lens.prism = .polar(amount: amount, angle: angle)
+            } else if let parts = spec["prism"] as? [[String: Any]], !parts.isEmpty {
+                var vertical: Prism.Part<Prism.VerticalBase>?
+                var horizontal: Prism.Part<Prism.HorizontalBase>?
+                for part in parts {
+                    guard let amount = number(part["amount"]), let base = part["base"] as? String else {
+                        problems.append("lensSpecification[\(index)].prism needs an amount and a base")
+                        continue
+                    }
+                    if let b = Prism.VerticalBase(rawValue: base), vertical == nil { vertical = .init(amount: amount, base: b) }
+                    else if let b = Prism.HorizontalBase(rawValue: base), horizontal == nil { horizontal = .init(amount: amount, base: b) }
+                    else { problems.append("lensSpecification[\(index)].prism: base '\(base)' repeated or unknown") }
+                }
+                lens.prism = .rectangular(vertical: vertical, horizontal: horizontal)
+            }
+            rx[eye] = lens
+        }
+        rx.kind = kind ?? .glasses
+        if let expires = (extensionValue(r, "expiration-date") as? [String: Any])?["valueDate"] as? String {
+            rx.expires = CalendarDate(iso: expires)
+            if rx.expires == nil { problems.append("expiration-date '\(expires)' is not a date") }
+        }
+        if let far = quantity(r, "far-pupillary-distance") { rx.pupillaryDistance = PupillaryDistance(far: far, near: quantity(r, "near-pupillary-distance")) }
+        rx.note = (extensionValue(r, "note") as? [String: Any])?["valueString"] as? String
+        return rx
+    }
+
+    /// The attachments of the DocumentReferences whose context points at the prescription.
+    static func documents(about names: [String], in resources: [[String: Any]], problems: inout [String]) -> [ImportAttachment] {
+        var found: [ImportAttachment] = []
+        for resource in resources where resource["resourceType"] as? String == "DocumentReference" {
+            let related = ((resource["context"] as? [String: Any])?["related"] as? [[String: Any]] ?? []).compactMap { $0["reference"] as? String }
+            guard related.contains(where: names.contains) else { continue }
+            for content in resource["content"] as? [[String: Any]] ?? [] {
+                guard let attachment = content["attachment"] as? [String: Any], let base64 = attachment["data"] as? String,
+                      let data = Data(base64Encoded: base64) else {
+                    problems.append("a DocumentReference has no inline base64 data (only inline attachments can be imported)")
+                    continue
+                }
+                if let hash = attachment["hash"] as? String, Data(RxCryptoSHA1.hash(Array(data))).base64EncodedString() != hash {
+                    problems.append("a DocumentReference's data does not match its SHA-1 hash")
+                    continue
+                }
+                if let size = attachment["size"] as? Int, size != data.count {
+                    problems.append("a DocumentReference's data is not the size it claims")
+                    continue
+                }
+                found.append(ImportAttachment(name: attachment["title"] as? String ?? "attachment", data: Array(data), sha256: nil))
+            }
+        }
+        return found
+    }
+}
+
+import RxCrypto
+typealias RxCryptoSHA1 = SHA1

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Foundation
+import RxCrypto
+import RxVault
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RxVaultCommand {
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export prescriptions as FHIR R4, rxvault JSON or CSV, optionally age-encrypted.",
+            discussion: """
+            Exports the given prescriptions, or those the query filters select (all without either).
+            Plaintext is written only where you ask (--out FILE, mode 0600, or --out -).
+            --for CLIENT exports only what the client is granted, encrypted to its age key, so it
+            opens the file with 'age -d -i its-identity'; --recipient age1... and
+            --age-passphrase-file encrypt for other people. Every export is written to the audit log.
+
+            Examples:
+              rxvault export --format fhir --out rx-bundle.json
+              rxvault export 3f9a --format json --for lens-shop --out for-shop.age
+              rxvault export --patient sam --format csv --out -
+            """)
+
+        @Argument(help: "Prescription ids (any unique prefix); none means all (or the filters).") var prescriptions: [String] = []
+        @OptionGroup var filters: FilterOptions
+        @Option(help: "fhir (HL7 FHIR R4 Bundle), json (rxvault's own, complete) or csv (one row per eye).") var format: ExportFormat
+        @Option(help: ArgumentHelp("Where to write: a file (mode 0600) or - for standard output.", valueName: "file|-")) var out: String
+        @Option(name: .customLong("for"), help: ArgumentHelp("Export what this client is granted, encrypted to it.", valueName: "client")) var client: String?
+        @Option(help: ArgumentHelp("Encrypt to this age recipient (repeatable).", valueName: "age1...")) var recipient: [String] = []
+        @Option(help: ArgumentHelp("Encrypt with the passphrase in this file (age scrypt).", valueName: "file")) var agePassphraseFile: String?
+        @Flag(help: "Write the age file in ASCII armor.") var armor = false
+        @Flag(help: "Leave out the attachments (fhir, json).") var noAttachments = false
+        @Flag(help: "Include every earlier version (json).") var versions = false
+        @Flag(help: "Replace the output file if it exists.") var force = false
+        @OptionGroup var options: VaultOptions
+
+        enum ExportFormat: String, ExpressibleByArgument { case fhir, json, csv }
+
+        func validate() throws {
+            if agePassphraseFile != nil && (client != nil || !recipient.isEmpty) {
+                throw ValidationError("a passphrase (--age-passphrase-file) cannot be combined with recipients (--for, --recipient)")
+            }
+            if armor && client == nil && recipient.isEmpty && agePassphraseFile == nil {
+                throw ValidationError("--armor is for age-encrypted exports (--for, --recipient or --age-passphrase-file)")
+            }
+            if !prescriptions.isEmpty && !filters.isEmpty { throw ValidationError("give prescription ids or filters, not both") }
+        }
+
+        func run() throws {
+            try CommandRunner.run {
+                let recipients = try recipient.map { text -> AgeRecipient in
+                    guard let r = AgeRecipient(text) else { throw CLIError(.invalidInput, "'\(text)' is not an age X25519 recipient (age1...)") }
+                    return r
+                }
+                let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
+                let encrypted = client != nil || !recipients.isEmpty || passphrase != nil
+                if out == "-" && encrypted && !armor && isatty(STDOUT_FILENO) == 1 {
+                    throw CLIError(.usage, "refusing to write an encrypted binary file to the terminal", hint: "redirect the output, or add --armor")
+                }
+                let filter = try filters.filter()
+                let vault = try options.openVault(command: "export")
+                let grantee = try client.map { try vault.resolveClient($0) }
+                let ids = prescriptions.isEmpty ? nil : try prescriptions.map { try vault.resolve($0) }
+                let items = try vault.exportItems(ids: ids, filter: filter, for: grantee, attachments: !noAttachments && format != .csv,
+                                                  versions: versions)
+                let now = ISO8601DateFormatter().string(from: Date())
+                var bytes: [UInt8]
+                switch format {
+                case .json: bytes = try RxvaultExport.encode(items, exported: now)
+                case .fhir: bytes = try FHIR.bundle(items, exported: now)
+                case .csv:
+                    let today = try Environment.clock().today()
+                    let views = items.map { PrescriptionView(record: $0.record, today: today, cylinderForm: nil) }
+                    bytes = Array((([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n") + "\n").utf8)
+                }
+                var ageRecipients: [AgeFile.Recipient] = recipients.map { .x25519($0) }
+                if let grantee { ageRecipients.append(.x25519(grantee.recipient)) }
+                if let passphrase { ageRecipients = [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)] }
+                if !ageRecipients.isEmpty {
+                    bytes = try AgeFile.encrypt(bytes, to: ageRecipients)
+                    if armor { bytes = Array(AgeFile.armor(bytes).utf8) }
+                }
+                if out == "-" {
+                    FileHandle.standardOutput.write(Data(bytes))
+                } else {
+                    try SafeFileWriter.write(to: out, replace: force) { try $0.write(bytes) }
+                }
+                let to = [grantee.map { "for \($0.name)" }, recipients.isEmpty ? nil : "to \(recipients.count) recipient(s)",
+                          passphrase == nil ? nil : "with a passphrase"].compactMap { $0 }.joined(separator: " ")
+                try vault.recordExport(items, format: format.rawValue, client: grantee, recipients: to.isEmpty ? nil : to)
+                Terminal.err("rxvault: exported \(items.count) prescription(s)\(items.contains { !$0.attachments.isEmpty } ? " with attachments" : "")"
+                             + (out == "-" ? "" : " to \(out)") + (encrypted ? " (age-encrypted)" : ""))
+            }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import prescriptions from rxvault JSON or FHIR R4 (optionally age-encrypted).",
+            discussion: """
+            Accepts an rxvault export (json), a FHIR R4 VisionPrescription or a Bundle of them with
+            their Patients and DocumentReferences, or an age file of either. Every prescription is
+            checked by the same rules as 'add' and every attachment by the attachment validator; if
+            anything is refused, nothing is imported and every problem is listed. Importing the
+            same file again changes nothing.
+
+            Examples:
+              rxvault import rx-bundle.json --dry-run
+              rxvault import from-clinic.age --age-identity my.key
+            """)
+
+        @Argument(help: "The file to import, or - for standard input.") var file: String
+        @Option(help: ArgumentHelp("Decrypt an age file with this identity file.", valueName: "file")) var ageIdentity: String?
+        @Option(help: ArgumentHelp("Decrypt an age file with the passphrase in this file.", valueName: "file")) var agePassphraseFile: String?
+        @Flag(help: "Check everything and report what would be imported, without importing.") var dryRun = false
+        @OptionGroup var options: VaultOptions
+
+        /// Largest import file read (an export with attachments of the largest allowed size).
+        static let maxBytes = 512 << 20
+
+        func run() throws {
+            try CommandRunner.run {
+                try options.requireOwner("import")
+                var bytes = try Self.readInput(file)
+                if AgeFile.looksLikeAge(bytes) {
+                    let key: AgeFile.Key
+                    if let path = agePassphraseFile {
+                        key = .passphrase(try PassphraseSource.read(file: path, what: "age passphrase"), maxLogN: AgeFile.maxWriteLogN)
+                    } else if let path = ageIdentity {
+                        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let identities = AgeIdentity.parseFile(text),
+                              !identities.isEmpty else {
+                            throw CLIError(.usage, "\(path) is not an age identity file (AGE-SECRET-KEY-1... lines)")
+                        }
+                        key = .identities(identities)
+                    } else {
+                        throw CLIError(.usage, "\(file) is age-encrypted", hint: "give --age-identity FILE or --age-passphrase-file FILE")
+                    }
+                    bytes = try AgeFile.decrypt(bytes, with: key)
+                }
+                let items = try Self.parse(bytes)
+                let vault = try options.openVault(command: "import")
+                let report = try vault.importItems(items, parser: try ParserFactory.make(limits: vault.attachmentLimits), dryRun: dryRun)
+                let verb = dryRun ? "would import" : "imported"
+                Terminal.out("\(verb): \(report.added.count) new, \(report.updated.count) updated (new version), "
+                             + "\(report.unchanged.count) unchanged, \(report.attachmentsAdded) attachment(s)")
+            }
+        }
+
+        static func readInput(_ path: String) throws -> [UInt8] {
+            let handle: FileHandle
+            if path == "-" { handle = FileHandle.standardInput } else {
+                guard let h = FileHandle(forReadingAtPath: path) else { throw CLIError(.notFound, "cannot read \(path)") }
+                handle = h
+            }
+            var data = Data()
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                data.append(chunk)
+                if data.count > maxBytes { throw CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit") }
+            }
+            return Array(data)
+        }
+
+        /// rxvault JSON or FHIR, by content.
+        static func parse(_ bytes: [UInt8]) throws -> [ImportItem] {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+                throw CLIError(.invalidInput, "the file is neither JSON nor an age file", hint: "rxvault imports its own JSON exports and FHIR R4 JSON")
+            }
+            if object["schema"] != nil { return try RxvaultExport.decode(bytes) }
+            if object["resourceType"] != nil { return try FHIR.decode(bytes) }
+            throw CLIError(.invalidInput, "the JSON is neither an rxvault export nor a FHIR resource")
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+import RxStore
+
+/// Exports and imports through the binary: round trips, a real FHIR client, age interop.
+@Suite struct ExchangeTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func setUp() throws -> (CLIHarness, String, String) {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let glasses = try cli.add(CLIHarness.glassesArguments)
+        let contacts = try cli.add(CLIHarness.contactsArguments)
+        #expect(try cli.run(["attach", glasses, AttachmentTests.photo]).status == 0)
+        #expect(try cli.run(["attach", contacts, AttachmentTests.pdf]).status == 0)
+        return (cli, glasses, contacts)
+    }
+
+    /// The second vault, for round trips.
+    func secondVault(_ cli: CLIHarness) throws -> [String: String?] {
+        let pw = try cli.write("a second vault's passphrase\n", to: "pw2")
+        let env: [String: String?] = ["RXVAULT_PATH": cli.path("second.rxv"), "RXVAULT_PASSPHRASE_FILE": pw]
+        #expect(try cli.run(["init", "--kdf", "interactive"], environment: env).status == 0)
+        return env
+    }
+
+    func normalizedJSON(_ cli: CLIHarness, _ env: [String: String?] = [:], _ id: String) throws -> [String: Any] {
+        var object = try cli.json(try cli.run(["show", id, "--format", "json"], environment: env).stdout)
+        object["recorded"] = nil
+        object["version"] = nil
+        return object
+    }
+
+    @Test(arguments: ["json", "fhir"])
+    func exportThenImportGivesTheSamePrescriptionsAndAttachments(format: String) throws {
+        let (cli, glasses, contacts) = try setUp()
+        let export = try cli.run(["export", "--format", format, "--out", cli.path("export.\(format)")])
+        #expect(export.status == 0, "\(export)")
+        let mode = try FileManager.default.attributesOfItem(atPath: cli.path("export.\(format)"))[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let env = try secondVault(cli)
+        let dry = try cli.run(["import", cli.path("export.\(format)"), "--dry-run"], environment: env)
+        #expect(dry.stdout.contains("would import: 2 new"), "\(dry)")
+        let imported = try cli.run(["import", cli.path("export.\(format)")], environment: env)
+        #expect(imported.stdout.contains("imported: 2 new, 0 updated (new version), 0 unchanged, 2 attachment(s)"), "\(imported)")
+        for id in [glasses, contacts] {
+            let a = try normalizedJSON(cli, [:], id), b = try normalizedJSON(cli, env, id)
+            #expect(NSDictionary(dictionary: a).isEqual(to: b), "\(id) differs after the \(format) round trip")
+        }
+        for (id, file) in [(glasses, AttachmentTests.photo), (contacts, AttachmentTests.pdf)] {
+            let name = (file as NSString).lastPathComponent
+            #expect(try cli.run(["extract", id, name, "--out", cli.path("rt-\(name)")], environment: env).status == 0)
+            #expect(FileManager.default.contents(atPath: cli.path("rt-\(name)")) == FileManager.default.contents(atPath: file))
+        }
+        let again = try cli.run(["import", cli.path("export.\(format)")], environment: env)
+        #expect(again.stdout.contains("0 new, 0 updated (new version), 2 unchanged, 0 attachment(s)"), "re-import creates no duplicates")
+        let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)["entries"] as? [[String: Any]]
+        #expect(log?.contains { $0["action"] as? String == "export" && ($0["detail"] as? String)?.hasPrefix(format) == true } == true)
+    }
+
+    /// A real FHIR client parses every resource: Python fhir.resources (R4B), installed by scripts/setup.
+    @Test func fhirExportParsesWithFhirResources() throws {
+        let (cli, _, _) = try setUp()
+        #expect(try cli.run(["export", "--format", "fhir", "--out", cli.path("bundle.json")]).status == 0)
+        let python = ProcessInfo.processInfo.environment["RXVAULT_FHIR_PYTHON"] ?? Self.root.appendingPathComponent(".build/python/bin/python3").path
+        try #require(FileManager.default.isExecutableFile(atPath: python), "no Python with fhir.resources at \(python): run scripts/setup")
+        let script = """
+        import json, sys
+        from fhir.resources.R4B import get_fhir_model_class
+        from fhir.resources.R4B.bundle import Bundle
+        data = json.load(open(sys.argv[1]))
+        Bundle.model_validate(data)
+        kinds = []
+        for entry in data["entry"]:
+            resource = entry["resource"]
+            get_fhir_model_class(resource["resourceType"]).model_validate(resource)
+            kinds.append(resource["resourceType"])
+        print(",".join(sorted(kinds)))
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, cli.path("bundle.json")]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "fhir.resources refused the bundle: \(stderr)")
+        #expect(stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "DocumentReference,DocumentReference,Patient,Patient,VisionPrescription,VisionPrescription",
+                "two patients: the glasses record has a date of birth, the contacts one does not")
+    }
+
+    func age(_ arguments: [String], in cli: CLIHarness) throws -> (Int32, Data) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["age"] + arguments
+        process.currentDirectoryURL = cli.directory
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, data)
+    }
+
+    @Test func ageEncryptedExportsForAClientAndForAPassphrase() throws {
+        let (cli, glasses, contacts) = try setUp()
+        let keygen = Process()
+        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        keygen.arguments = ["age-keygen", "-o", cli.path("shop.key")]
+        keygen.standardError = FileHandle.nullDevice
+        try keygen.run()
+        keygen.waitUntilExit()
+        let recipient = try String(contentsOfFile: cli.path("shop.key"), encoding: .utf8).split(separator: "\n")
+            .first { $0.hasPrefix("# public key: ") }!.dropFirst(14)
+        #expect(try cli.run(["client", "add", "shop", "--recipient", String(recipient)]).status == 0)
+        #expect(try cli.run(["grant", "shop", contacts, "--no-attachments"]).status == 0)
+
+        // --for: only what the client is granted, and only the client (age -d -i) opens it.
+        let forShop = try cli.run(["export", "--format", "json", "--for", "shop", "--out", cli.path("for-shop.age")])
+        #expect(forShop.status == 0, "\(forShop)")
+        let (status, plain) = try age(["-d", "-i", "shop.key", "for-shop.age"], in: cli)
+        #expect(status == 0)
+        let document = try #require(try JSONSerialization.jsonObject(with: plain) as? [String: Any])
+        let ids = (document["prescriptions"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+        #expect(ids.count == 1 && ids[0].hasPrefix(contacts), "only the granted prescription")
+        #expect((document["prescriptions"] as? [[String: Any]])?.first?["attachments"] == nil, "the grant excludes attachments")
+        #expect(!FileManager.default.contents(atPath: cli.path("for-shop.age"))!.contains("Quintessa"))
+        #expect(try cli.run(["export", glasses, "--format", "json", "--for", "shop", "--out", cli.path("x.age")]).status == 65)
+
+        // A passphrase (age scrypt) opens with age -d too, and imports back with --age-passphrase-file.
+        let pass = try cli.write("export passphrase 123\n", to: "export-pass")
+        #expect(try cli.run(["export", "--format", "fhir", "--age-passphrase-file", pass, "--armor", "--out", cli.path("all.age")]).status == 0)
+        #expect(String(decoding: FileManager.default.contents(atPath: cli.path("all.age"))!, as: UTF8.self).hasPrefix("-----BEGIN AGE ENCRYPTED FILE-----"))
+        let env = try secondVault(cli)
+        let noKey = try cli.run(["import", cli.path("all.age")], environment: env)
+        #expect(noKey.status == 64 && noKey.stderr.contains("age-encrypted"))
+        let wrong = try cli.write("not it\n", to: "wrong-pass")
+        #expect(try cli.run(["import", cli.path("all.age"), "--age-passphrase-file", wrong], environment: env).status == 77)
+        let imported = try cli.run(["import", cli.path("all.age"), "--age-passphrase-file", pass], environment: env)
+        #expect(imported.stdout.contains("2 new"), "\(imported)")
+
+        // A file written by age itself imports.
+        #expect(try cli.run(["export", "--format", "json", "--out", cli.path("plain.json")]).status == 0)
+        let (agedStatus, _) = try age(["-r", String(recipient), "-o", "by-age.age", "plain.json"], in: cli)
+        #expect(agedStatus == 0)
+        let third: [String: String?] = ["RXVAULT_PATH": cli.path("third.rxv")]
+        #expect(try cli.run(["init", "--kdf", "interactive"], environment: third).status == 0)
+        let fromAge = try cli.run(["import", cli.path("by-age.age"), "--age-identity", cli.path("shop.key")], environment: third)
+        #expect(fromAge.stdout.contains("2 new"), "\(fromAge)")
+    }
+
+    @Test func invalidImportsAreRefusedWholeWithPositions() throws {
+        let (cli, _, _) = try setUp()
+        #expect(try cli.run(["export", "--format", "json", "--out", cli.path("e.json")]).status == 0)
+        var text = try String(contentsOfFile: cli.path("e.json"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"axis\" : 170", with: "\"axis\" : 200")
+        text = text.replacingOccurrences(of: "\"sphere\" : -2.25", with: "\"sphere\" : -42")
+        try text.write(toFile: cli.path("bad.json"), atomically: true, encoding: .utf8)
+        let env = try secondVault(cli)
+        let r = try cli.run(["import", cli.path("bad.json")], environment: env)
+        #expect(r.status == 65, "\(r)")
+        #expect(r.stderr.contains("prescriptions[0]") && r.stderr.contains("prescriptions[1]"), "\(r.stderr)")
+        #expect(r.stderr.contains("axis 200") && r.stderr.contains("sphere -42.00"))
+        #expect(r.stderr.contains("nothing was imported"))
+        #expect(try cli.run(["status"], environment: env).stdout.contains("prescriptions  0"))
+        let garbage = try cli.write("{\"resourceType\": \"Observation\"}", to: "obs.json")
+        #expect(try cli.run(["import", garbage], environment: env).status == 65)
+        #expect(try cli.run(["--identity", cli.path("x"), "import", garbage], environment: env).status == 64)
+    }
+}
