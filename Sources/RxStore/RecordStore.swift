@@ -45,7 +45,15 @@ public protocol RecordStore: AnyObject {
     func upsert(_ grant: GrantRecord) throws(StoreError)
     func deleteGrant(_ id: String) throws(StoreError)
 
+    /// The sealed search-index buckets, by number.
+    func indexBuckets() throws(StoreError) -> [(Int, [UInt8])]
+    func indexBucket(_ bucket: Int) throws(StoreError) -> [UInt8]?
+    func setIndexBucket(_ bucket: Int, to sealed: [UInt8]) throws(StoreError)
+    func clearIndex() throws(StoreError)
+
     func auditEntries() throws(StoreError) -> [AuditEntryRecord]
+    /// Entries after `sequence` (what clients appended since the owner's last write).
+    func auditEntries(after sequence: Int) throws(StoreError) -> [AuditEntryRecord]
     func lastAuditEntry() throws(StoreError) -> AuditEntryRecord?
     func append(_ entry: AuditEntryRecord) throws(StoreError)
     func setAuditMAC(sequence: Int, mac: [UInt8]) throws(StoreError)

@@ -287,6 +287,37 @@ public final class SQLiteRecordStore: RecordStore {
         return records
     }
 
+    public func auditEntries(after sequence: Int) throws(StoreError) -> [AuditEntryRecord] {
+        var records: [AuditEntryRecord] = []
+        try database.prepare("SELECT seq, entry, hash, mac FROM audit_entry WHERE seq > ? ORDER BY seq").forEach([.integer(Int64(sequence))]) { row in
+            records.append(auditRecord(row))
+        }
+        return records
+    }
+
+    // MARK: - Search index
+
+    public func indexBuckets() throws(StoreError) -> [(Int, [UInt8])] {
+        var buckets: [(Int, [UInt8])] = []
+        try database.prepare("SELECT bucket, content FROM search_index ORDER BY bucket").forEach { row in buckets.append((Int(row.int(0)), row.blob(1))) }
+        return buckets
+    }
+
+    public func indexBucket(_ bucket: Int) throws(StoreError) -> [UInt8]? {
+        let s = try database.prepare("SELECT content FROM search_index WHERE bucket = ?")
+        try s.bind([.integer(Int64(bucket))])
+        return try s.step() ? s.blob(0) : nil
+    }
+
+    public func setIndexBucket(_ bucket: Int, to sealed: [UInt8]) throws(StoreError) {
+        try database.prepare("INSERT INTO search_index (bucket, content) VALUES (?, ?) ON CONFLICT (bucket) DO UPDATE SET content = excluded.content")
+            .run([.integer(Int64(bucket)), .blob(sealed)])
+    }
+
+    public func clearIndex() throws(StoreError) {
+        try database.execute("DELETE FROM search_index")
+    }
+
     public func lastAuditEntry() throws(StoreError) -> AuditEntryRecord? {
         let s = try database.prepare("SELECT seq, entry, hash, mac FROM audit_entry ORDER BY seq DESC LIMIT 1")
         return try s.step() ? auditRecord(s) : nil

@@ -69,6 +69,10 @@ enum Schema {
         hash  BLOB NOT NULL CHECK (length(hash) = 32),
         mac   BLOB
     ) STRICT;
+    CREATE TABLE search_index (
+        bucket  INTEGER PRIMARY KEY CHECK (bucket >= 0 AND bucket < 256),
+        content BLOB NOT NULL
+    ) STRICT;
     CREATE TABLE audit_head (
         singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
         seq       INTEGER NOT NULL,

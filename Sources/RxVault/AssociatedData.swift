@@ -19,6 +19,7 @@ enum AssociatedData {
         case grantRow = "rxvault/v1 grant-row"
         case versionRow = "rxvault/v1 version-row"
         case attachmentRow = "rxvault/v1 attachment-row"
+        case searchIndex = "rxvault/v1 search-index"
     }
 
     enum Field {

@@ -132,7 +132,7 @@ enum AuditLog {
     /// checking they chain on), and moves the head to the end.
     static func countersign(store: any RecordStore, macKey: SecretBytes, isClientRead: (AuditEntryRecord) -> Bool) throws {
         let head = try store.auditHead()
-        let entries = try store.auditEntries()
+        let entries = try store.auditEntries(after: head?.sequence ?? 0)
         guard let last = entries.last, last.sequence > (head?.sequence ?? 0) else { return }
         var previous = head?.hash ?? zeroHash
         for entry in entries where entry.sequence > (head?.sequence ?? 0) {

@@ -38,9 +38,9 @@ public struct PrescriptionFilter: Sendable, Equatable {
 
     public init() {}
 
-    func matches(_ record: PrescriptionRecord, attachmentCount: Int, today: CalendarDate) -> Bool {
-        let rx = record.prescription
-        if let patient, !rx.patient.name.lowercased().contains(patient.lowercased()) { return false }
+    func matches<S: FilterSubject>(_ rx: S, attachmentCount: Int, today: CalendarDate) -> Bool {
+        // Cheap numeric tests first: on a large vault most entries fail one of them, and the
+        // text of the others is then never decoded.
         if let kind, rx.kind != kind { return false }
         if let day = validOn {
             if rx.issued > day { return false }
@@ -52,16 +52,17 @@ public struct PrescriptionFilter: Sendable, Equatable {
         }
         if let issuedAfter, rx.issued < issuedAfter { return false }
         if let issuedBefore, rx.issued > issuedBefore { return false }
-        if let brand, !rx.eyes.contains(where: { $0.1.brand?.lowercased().contains(brand.lowercased()) ?? false }) { return false }
-        if let prescriber, !rx.prescriber.name.lowercased().contains(prescriber.lowercased()) { return false }
         if hasAttachments && attachmentCount == 0 { return false }
         if sphereMin != nil || sphereMax != nil {
-            guard rx.eyes.contains(where: { within($0.1.sphere, sphereMin, sphereMax) }) else { return false }
+            guard rx.powers.contains(where: { within($0.sphere, sphereMin, sphereMax) }) else { return false }
         }
         if cylinderMin != nil || cylinderMax != nil {
-            guard rx.eyes.contains(where: { within($0.1.cylinder ?? .zero, cylinderMin, cylinderMax) }) else { return false }
+            guard rx.powers.contains(where: { within($0.cylinder ?? .zero, cylinderMin, cylinderMax) }) else { return false }
         }
-        if hasAdd && !rx.eyes.contains(where: { $0.1.add != nil }) { return false }
+        if hasAdd && !rx.powers.contains(where: { $0.add != nil }) { return false }
+        if let patient, !rx.patientName.lowercased().contains(patient.lowercased()) { return false }
+        if let brand, !rx.brands.contains(where: { $0.lowercased().contains(brand.lowercased()) }) { return false }
+        if let prescriber, !rx.prescriberName.lowercased().contains(prescriber.lowercased()) { return false }
         return true
     }
 
@@ -70,33 +71,72 @@ public struct PrescriptionFilter: Sendable, Equatable {
     }
 
     /// Filters, keeps the latest per patient and kind if asked, sorts and limits.
-    public func apply(_ records: [PrescriptionRecord], attachmentCounts: [PrescriptionID: Int], today: CalendarDate) -> [PrescriptionRecord] {
-        var result = records.filter { matches($0, attachmentCount: attachmentCounts[$0.id] ?? 0, today: today) }
+    public func apply<S: FilterSubject>(_ items: [S], attachmentCounts: [PrescriptionID: Int], today: CalendarDate) -> [S] {
+        let needsCounts = hasAttachments
+        var result = items.filter { item in
+            matches(item, attachmentCount: needsCounts ? attachmentCounts[item.subjectID] ?? 0 : 0, today: today)
+        }
         if latest {
-            var newest: [String: PrescriptionRecord] = [:]
-            for record in result {
-                let rx = record.prescription
-                let key = "\(rx.patient.name.lowercased())|\(rx.patient.birthDate?.description ?? "")|\(rx.kind.rawValue)"
-                if let other = newest[key], (other.prescription.issued, other.id.hex) >= (rx.issued, record.id.hex) { continue }
-                newest[key] = record
+            var newest: [String: S] = [:]
+            for item in result {
+                let key = "\(item.patientName.lowercased())|\(item.birthDate?.description ?? "")|\(item.kind.rawValue)"
+                if let other = newest[key], (other.issued, other.subjectID.hex) >= (item.issued, item.subjectID.hex) { continue }
+                newest[key] = item
             }
             result = Array(newest.values)
         }
-        result.sort { a, b in
-            let (x, y) = (a.prescription, b.prescription)
-            let ordered: Bool
+        // Sort on keys computed once per result.
+        let keys: [(Int, String, String)] = result.map { item in
+            let id = item.subjectID.hex
             switch sort {
-            case .issued: ordered = (x.issued, a.id.hex) > (y.issued, b.id.hex)
-            case .expires:
-                // Soonest expiry first; no expiry last.
-                let ex = x.expires ?? CalendarDate(year: 9999, month: 12, day: 31)!, ey = y.expires ?? CalendarDate(year: 9999, month: 12, day: 31)!
-                ordered = (ex, a.id.hex) < (ey, b.id.hex)
-            case .patient: ordered = (x.patient.name.lowercased(), a.id.hex) < (y.patient.name.lowercased(), b.id.hex)
-            case .kind: ordered = (x.kind.rawValue, a.id.hex) < (y.kind.rawValue, b.id.hex)
+            case .issued: return (-item.issued.dayNumber, "", id)
+            case .expires: return (item.expires?.dayNumber ?? Int.max, "", id)
+            case .patient: return (0, item.patientName.lowercased(), id)
+            case .kind: return (0, item.kind.rawValue, id)
             }
-            return reverse ? !ordered : ordered
         }
+        var order = Array(result.indices)
+        order.sort { a, b in
+            let (x, y) = (keys[a], keys[b])
+            // Dates newest first and ids descending for .issued (as list always showed them).
+            let ordered = sort == .issued ? (x.0, y.2) < (y.0, x.2) : (x.0, x.1, x.2) < (y.0, y.1, y.2)
+            return reverse ? !ordered && (x.0, x.1, x.2) != (y.0, y.1, y.2) : ordered
+        }
+        result = order.map { result[$0] }
         if let limit { result = Array(result.prefix(limit)) }
         return result
     }
+}
+
+/// What a filter reads of a prescription. Records conform directly; search-index rows conform
+/// without decoding their text until a filter asks for it.
+public protocol FilterSubject {
+    var subjectID: RecordID { get }
+    var kind: PrescriptionKind { get }
+    var issued: CalendarDate { get }
+    var expires: CalendarDate? { get }
+    var birthDate: CalendarDate? { get }
+    var patientName: String { get }
+    var prescriberName: String { get }
+    var brands: [String] { get }
+    var powers: [LensPowers] { get }
+}
+
+/// One eye's powers, as filters compare them.
+public struct LensPowers: Sendable {
+    public var sphere: Hundredths
+    public var cylinder: Hundredths?
+    public var add: Hundredths?
+}
+
+extension PrescriptionRecord: FilterSubject {
+    public var subjectID: RecordID { id }
+    public var kind: PrescriptionKind { prescription.kind }
+    public var issued: CalendarDate { prescription.issued }
+    public var expires: CalendarDate? { prescription.expires }
+    public var birthDate: CalendarDate? { prescription.patient.birthDate }
+    public var patientName: String { prescription.patient.name }
+    public var prescriberName: String { prescription.prescriber.name }
+    public var brands: [String] { prescription.eyes.compactMap { $0.1.brand } }
+    public var powers: [LensPowers] { prescription.eyes.map { LensPowers(sphere: $0.1.sphere, cylinder: $0.1.cylinder, add: $0.1.add) } }
 }

@@ -23,6 +23,7 @@ extension Vault {
                 report.stages.append(try checkDatabase())
                 report.stages.append(try checkPrescriptions())
                 report.stages.append(try checkAttachments(readData: readData))
+                report.stages.append(try checkIndex())
                 report.stages.append(try checkGrants())
                 report.stages.append(try checkAudit())
             }
@@ -80,6 +81,33 @@ extension Vault {
             }
         }
         return stage(readData ? "attachments (metadata and every chunk)" : "attachments (metadata; --read-data for content)", count, errors)
+    }
+
+    private func checkIndex() throws -> CheckReport.Stage {
+        var errors: [String] = []
+        var indexed: [String: PrescriptionRecord] = [:]
+        for (bucket, sealed) in try store.indexBuckets() {
+            do {
+                let snapshot = SearchIndex.Snapshot()
+                try readIndexBucket(bucket, sealed: sealed, into: snapshot)
+                for row in snapshot.rows {
+                    let id = SearchIndex.id(row)
+                    if SearchIndex.bucket(of: id.hex) != bucket { errors.append("search index: \(id.short) is in the wrong bucket") }
+                    indexed[id.hex] = try snapshot.record(row)
+                }
+            } catch let error as VaultError { errors.append(error.description) } catch { errors.append("search index bucket \(bucket) does not decode") }
+        }
+        let rows = try store.latestVersions()
+        for row in rows {
+            guard let record = try? open(row) else { continue }   // reported by the versions stage
+            let stored = indexed.removeValue(forKey: row.prescriptionID)
+            if stored?.version != record.version || stored?.prescription != record.prescription || stored?.recorded != record.recorded
+                || stored?.change != record.change {
+                errors.append("search index: prescription \(row.prescriptionID.prefix(8)) is missing or stale")
+            }
+        }
+        for id in indexed.keys.sorted() { errors.append("search index: \(id.prefix(8)) is indexed but not stored") }
+        return stage("search index", rows.count, errors)
     }
 
     private func checkGrants() throws -> CheckReport.Stage {

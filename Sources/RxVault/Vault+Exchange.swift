@@ -90,12 +90,16 @@ extension Vault {
                 _ = try maintain()
                 report = try importChecked(checked, parser: parser)
                 if dryRun { throw DryRunRollback() }
+                try flushIndex()
             }
         } catch is DryRunRollback {
+            pendingIndex = [:]
             return report
         } catch let error as ImportError {
+            pendingIndex = [:]
             throw error
         } catch {
+            pendingIndex = [:]
             throw VaultError.wrap(error)
         }
         return report
@@ -111,12 +115,12 @@ extension Vault {
                     report.unchanged.append(id)
                 } else {
                     let record = PrescriptionRecord(id: id, version: latest.version + 1, recorded: clock.timestamp(), prescription: prescription)
-                    try store.insert(try seal(record))
+                    try storeVersion(record)
                     try resealGrants(of: id.hex, previousVersion: latest.version)
                     report.updated.append(id)
                 }
             } else {
-                try store.insert(try seal(PrescriptionRecord(id: id, version: 1, recorded: clock.timestamp(), prescription: prescription)))
+                try storeVersion(PrescriptionRecord(id: id, version: 1, recorded: clock.timestamp(), prescription: prescription))
                 report.added.append(id)
             }
             var existing: Set<String> = []

@@ -141,7 +141,7 @@ extension Vault {
         var next = PrescriptionRecord(id: current.id, version: current.version + 1, recorded: clock.timestamp(),
                                       prescription: current.prescription)
         next.change = reason
-        try store.insert(try seal(next))
+        try storeVersion(next)
         try resealGrants(of: prescriptionID, previousVersion: current.version)
     }
 

@@ -17,8 +17,7 @@ extension Vault {
         let checked = try check(prescription)
         let id = PrescriptionID.random()
         let record = PrescriptionRecord(id: id, version: 1, recorded: clock.timestamp(), prescription: checked.prescription)
-        let sealed = try seal(record)
-        try perform { try store.insert(sealed) }
+        try perform { try storeVersion(record) }
         return (record, checked.advisories)
     }
 
@@ -37,20 +36,29 @@ extension Vault {
 
     /// The newest version of every prescription, newest issue date first.
     public func list() throws(VaultError) -> [PrescriptionRecord] {
-        let rows = try read { try store.latestVersions() }
-        var records: [PrescriptionRecord] = []
-        records.reserveCapacity(rows.count)
-        for row in rows { records.append(try open(row)) }
-        return records.sorted { ($0.prescription.issued, $0.id.hex) > ($1.prescription.issued, $1.id.hex) }
+        try query(PrescriptionFilter())
     }
 
     /// The prescriptions matching `filter` (newest versions), sorted and limited as it says.
+    ///
+    /// Filters run on the search index (one small blob per 256th of the vault), and only the
+    /// matching records are decrypted in full, so a query costs about the same whatever else
+    /// the vault holds.
     public func query(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionRecord] {
-        let records = try list()
-        let counts = try read { try store.attachmentCountsByPrescription() }
-        var byID: [PrescriptionID: Int] = [:]
-        for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
-        return filter.apply(records, attachmentCounts: byID, today: clock.today())
+        do {
+            let snapshot = try indexSnapshot()
+            return try read {
+                let counts = try store.attachmentCountsByPrescription()
+                var byID: [PrescriptionID: Int] = [:]
+                for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
+                let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }
+                return try filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map { try snapshot.record($0.row) }
+            }
+        } catch let error as VaultError {
+            throw error
+        } catch {
+            throw VaultError.wrap(error)
+        }
     }
 
     /// One prescription: its newest version, or `version` if given.
@@ -91,7 +99,7 @@ extension Vault {
             let checked = try check(edited)
             guard checked.prescription != current.prescription else { return }
             let record = PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(), prescription: checked.prescription)
-            try store.insert(try seal(record))
+            try storeVersion(record)
             try resealGrants(of: id.hex, previousVersion: current.version)
             result = (record, checked.advisories)
         }
@@ -102,12 +110,22 @@ extension Vault {
     /// Deletes the prescription and every version of it, then checkpoints and truncates the WAL so
     /// the deleted content (overwritten in place by `secure_delete`) is gone from every file.
     public func remove(_ id: PrescriptionID) throws(VaultError) {
-        let deleted = try perform { try store.deletePrescription(id.hex) }
+        let deleted = try perform { () throws -> Bool in
+            indexChanged(id, nil)
+            return try store.deletePrescription(id.hex)
+        }
         guard deleted else { throw .notFound(id: id.short) }
         purge()
     }
 
     // MARK: - Sealing
+
+    /// Seals and stores a new version, and notes it for the search index: every version is
+    /// written through here, so the index can never miss one.
+    func storeVersion(_ record: PrescriptionRecord) throws {
+        try store.insert(try seal(record))
+        indexChanged(record.id, record)
+    }
 
     func check(_ prescription: Prescription) throws(VaultError) -> CheckedPrescription {
         do { return try PrescriptionRules.check(prescription, today: clock.today()) } catch { throw .invalidPrescription(error) }

@@ -32,6 +32,9 @@ public final class Vault {
     let ownerInfoKey: SecretBytes
     let auditSecretKey: SecretBytes
     let recordMACKey: SecretBytes
+    let indexKey: SecretBytes
+    /// Index changes of the current write transaction (prescription id -> entry, nil = removed).
+    var pendingIndex: [String: PrescriptionRecord?] = [:]
 
     private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock) throws(VaultError) {
         self.store = store
@@ -46,6 +49,7 @@ public final class Vault {
             ownerInfoKey = try Subkey.ownerInfo.derive(from: rootKey)
             auditSecretKey = try Subkey.auditSealing.derive(from: rootKey)
             recordMACKey = try Subkey.recordMAC.derive(from: rootKey)
+            indexKey = try Subkey.index.derive(from: rootKey)
         } catch { throw .internalError(error.description) }
         // The audit public key in the header must be the one our root key derives: otherwise
         // clients would seal their log entries to someone else.
@@ -148,9 +152,14 @@ public final class Vault {
         do {
             result = try store.write { () throws -> T in
                 swept = try maintain()
-                return try body()
+                let value = try body()
+                try flushIndex()
+                return value
             }
-        } catch { throw VaultError.wrap(error) }
+        } catch {
+            pendingIndex = [:]
+            throw VaultError.wrap(error)
+        }
         if swept { purge() }
         return result
     }

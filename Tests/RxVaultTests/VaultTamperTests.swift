@@ -75,7 +75,10 @@ import RxStore
             try db.set(column, of: record.id.hex, version: 2, to: old)
         }
         expectIntegrityFailure { _ = try vault.prescription(record.id) }
-        expectIntegrityFailure { _ = try vault.list() }
+        // list reads the (separately authenticated) search index: it shows what the owner wrote,
+        // never the substituted version, and check reports the damaged record.
+        #expect(try vault.list().first?.prescription.right?.sphere == Hundredths(raw: -150))
+        #expect(!(try vault.check(readData: false)).isClean)
     }
 
     @Test func aRecordFromAnotherVaultFailsToOpen() throws {

@@ -72,11 +72,9 @@ enum PrescriptionOutput {
                                       rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) }))
         case .json:
             let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
-            Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(list), as: UTF8.self))
+            Terminal.out(list.text())
         case .ndjson:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            for view in views { Terminal.out(String(decoding: try encoder.encode(PrescriptionJSON(view: view)), as: UTF8.self)) }
+            Terminal.out(views.map { PrescriptionJSON(view: $0).text(pretty: false) }.joined(separator: "\n"))
         case .csv:
             Terminal.out(([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n"))
         }
@@ -104,7 +102,7 @@ extension RxVaultCommand {
                 warnIfNotLogged(vault)
                 let view = PrescriptionView(record: record, today: try Environment.clock().today(), cylinderForm: cyl)
                 switch format {
-                case .json: Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(PrescriptionJSON(view: view)), as: UTF8.self))
+                case .json: Terminal.out(PrescriptionJSON(view: view).text())
                 default: Terminal.out(PrescriptionText.detail(view, shortID: record.id.short))
                 }
             }
@@ -129,7 +127,7 @@ extension RxVaultCommand {
                 switch format {
                 case .json:
                     let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
-                    Terminal.out(String(decoding: try PrescriptionJSON.encoder().encode(list), as: UTF8.self))
+                    Terminal.out(list.text())
                 default:
                     Terminal.out(Table.render(
                         headers: ["VERSION", "RECORDED", "ISSUED", "EXPIRES", "OD", "OS", "CHANGE"],

@@ -22,7 +22,11 @@ struct AttachmentJSON: Encodable {
         try c.encode(m.added, forKey: .added)
     }
 
-    static func encoder() -> JSONEncoder { PrescriptionJSON.encoder() }
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return encoder
+    }
 }
 
 struct AttachmentListJSON: Encodable {

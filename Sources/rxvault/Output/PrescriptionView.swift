@@ -35,55 +35,80 @@ struct PrescriptionView {
 /// The JSON output of one prescription (docs/format.md, "Prescription JSON v1"): the stored fields
 /// plus `id`, `version`, `recorded`, `status`, and per eye the derived `notation` and
 /// `sphericalEquivalent` (ignored when read back).
-struct PrescriptionJSON: Encodable {
+struct PrescriptionJSON {
     let view: PrescriptionView
 
-    enum Keys: String, CodingKey { case id, version, recorded, status }
-    enum EyeKeys: String, CodingKey { case right, left }
-
-    func encode(to encoder: Encoder) throws {
-        var rx = view.prescription
-        rx.right = view.lens(.right)
-        rx.left = view.lens(.left)
-        try rx.encode(to: encoder)
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(view.record.id.hex, forKey: .id)
-        try c.encode(view.record.version, forKey: .version)
-        try c.encode(view.record.recorded, forKey: .recorded)
-        try c.encode(view.status.rawValue, forKey: .status)
-        var eyes = encoder.container(keyedBy: EyeKeys.self)
+    var value: JSONValue {
+        let rx = view.prescription
+        var pairs: [(String, JSONValue)] = [
+            ("id", .string(view.record.id.hex)), ("version", .int(view.record.version)), ("recorded", .string(view.record.recorded)),
+            ("status", .string(view.status.rawValue)), ("kind", .string(rx.kind.rawValue)),
+            ("issued", .string(rx.issued.description)),
+        ]
+        var patient: [(String, JSONValue)] = [("name", .string(rx.patient.name))]
+        if let dob = rx.patient.birthDate { patient.append(("birthDate", .string(dob.description))) }
+        pairs.append(("patient", .object(patient)))
+        var prescriber: [(String, JSONValue)] = [("name", .string(rx.prescriber.name))]
+        if let licence = rx.prescriber.licence { prescriber.append(("licence", .string(licence))) }
+        if let contact = rx.prescriber.contact { prescriber.append(("contact", .string(contact))) }
+        pairs.append(("prescriber", .object(prescriber)))
+        if let expires = rx.expires { pairs.append(("expires", .string(expires.description))) }
+        if let note = rx.note { pairs.append(("note", .string(note))) }
+        if let pd = rx.pupillaryDistance {
+            var pdPairs: [(String, JSONValue)] = [("far", .number(pd.far.short))]
+            if let near = pd.near { pdPairs.append(("near", .number(near.short))) }
+            pairs.append(("pupillaryDistance", .object(pdPairs)))
+        }
         for eye in Eye.allCases {
-            guard let lens = rx[eye] else { continue }
-            try eyes.encode(LensJSON(lens: lens), forKey: eye == .right ? .right : .left)
+            guard let lens = view.lens(eye) else { continue }
+            pairs.append((eye == .right ? "right" : "left", Self.lens(lens)))
         }
+        return .object(pairs)
     }
 
-    struct LensJSON: Encodable {
-        let lens: LensSpecification
-        enum Keys: String, CodingKey { case notation, sphericalEquivalent }
-        func encode(to encoder: Encoder) throws {
-            try lens.encode(to: encoder)
-            var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(LensNotation.format(lens), forKey: .notation)
-            try c.encode(lens.sphericalEquivalent, forKey: .sphericalEquivalent)
+    static func lens(_ lens: LensSpecification) -> JSONValue {
+        var pairs: [(String, JSONValue)] = [("sphere", .number(lens.sphere.short)), ("notation", .string(LensNotation.format(lens))),
+                                            ("sphericalEquivalent", .number(String(lens.sphericalEquivalentText.drop { $0 == "+" })))]
+        if let c = lens.cylinder { pairs.append(("cylinder", .number(c.short))) }
+        if let a = lens.axis { pairs.append(("axis", .int(a))) }
+        if let add = lens.add { pairs.append(("add", .number(add.short))) }
+        if let prism = lens.prism {
+            switch prism {
+            case let .rectangular(vertical, horizontal):
+                var parts: [(String, JSONValue)] = []
+                if let v = vertical { parts.append(("vertical", .object([("amount", .number(v.amount.short)), ("base", .string(v.base.rawValue))]))) }
+                if let h = horizontal { parts.append(("horizontal", .object([("amount", .number(h.amount.short)), ("base", .string(h.base.rawValue))]))) }
+                pairs.append(("prism", .object(parts)))
+            case let .polar(amount, angle):
+                pairs.append(("prism", .object([("amount", .number(amount.short)), ("angle", .int(angle))])))
+            }
         }
+        if let v = lens.vertexDistance { pairs.append(("vertexDistance", .number(v.short))) }
+        if lens.farPD != nil || lens.nearPD != nil {
+            var pd: [(String, JSONValue)] = []
+            if let far = lens.farPD { pd.append(("far", .number(far.short))) }
+            if let near = lens.nearPD { pd.append(("near", .number(near.short))) }
+            pairs.append(("pupillaryDistance", .object(pd)))
+        }
+        if let bc = lens.baseCurve { pairs.append(("baseCurve", .number(bc.short))) }
+        if let dia = lens.diameter { pairs.append(("diameter", .number(dia.short))) }
+        if let brand = lens.brand { pairs.append(("brand", .string(brand))) }
+        return .object(pairs)
     }
 
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return encoder
-    }
+    func text(pretty: Bool = true) -> String { value.write(pretty: pretty) }
 }
 
 /// `list --format json`: `{"schema": "rxvault/prescriptions/v1", "prescriptions": [...]}`.
-struct PrescriptionListJSON: Encodable {
+struct PrescriptionListJSON {
     static let schema = "rxvault/prescriptions/v1"
     let prescriptions: [PrescriptionJSON]
-    enum Keys: String, CodingKey { case schema, prescriptions }
-    func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(Self.schema, forKey: .schema)
-        try c.encode(prescriptions, forKey: .prescriptions)
+
+    func text() -> String {
+        // {"prescriptions": [...], "schema": ...} with the array built in parallel.
+        var out: [UInt8] = Array("{\n  \"prescriptions\" : ".utf8)
+        JSONValue.writeArray(prescriptions.map(\.value), pretty: true, level: 1, into: &out)
+        out += Array(",\n  \"schema\" : \"\(Self.schema)\"\n}".utf8)
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,0 +1,265 @@
+import RxCrypto
+import RxModel
+import RxStore
+import Dispatch
+
+/// Result slots the parallel bucket decoding fills, one per iteration.
+private struct IndexSlots: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Result<([SearchIndex.Row], [UInt8]), VaultError>?>
+}
+
+/// The encrypted search index (DESIGN.md, "Search index"): the fields queries filter on, for
+/// every prescription, so a query decrypts a few hundred small blobs instead of every record.
+///
+/// Entries live in 256 buckets (by the first byte of the id), each one AEAD blob under the index
+/// sub-key bound to (vault, bucket). A write re-encrypts only the buckets it touches, once per
+/// command. Only the owner has the index key; clients query their few grants directly.
+struct SearchIndex {
+    static let bucketCount = 256
+
+    /// One prescription in the index, as read for filtering: fixed-size numbers only, no text
+    /// (names and brands are read from the bucket when a filter asks for them).
+    struct Row {
+        var idHigh: UInt64
+        var idLow: UInt64
+        var version: Int32
+        var kind: UInt8
+        var issued: Int32
+        var expires: Int32
+        var birthDate: Int32
+        var eyes: UInt8                 // bit 0: OD present, bit 1: OS present
+        var powers: (Int32, Int32, Int32, Int32, Int32, Int32)   // sphere, cylinder, add for OD, OS
+        var bucket: Int32
+        var textStart: Int32            // patient, prescriber, OD brand, OS brand
+        var restStart: Int32
+        var restLength: Int32
+    }
+
+    static let absent = Int32.min
+    /// Bytes of the fixed part of an entry.
+    static let fixedLength = 16 + 4 + 1 + 4 + 4 + 4 + 1 + 24 + 4 + 4
+
+    static func bucket(of id: String) -> Int { Int(id.prefix(2), radix: 16) ?? 0 }
+
+    static func associatedData(vaultID: [UInt8], bucket: Int) -> [UInt8] {
+        AssociatedData.build(.searchIndex, [.bytes(vaultID), .integer(UInt64(bucket))])
+    }
+
+    /// Decrypts and decodes one bucket: its rows and its plaintext (where their text and records are).
+    static func open(bucket: Int, sealed: [UInt8], key: SecretBytes, vaultID: [UInt8]) throws(VaultError) -> ([Row], [UInt8]) {
+        let plain: SecretBytes
+        do { plain = try AEAD.open(sealed, key: key, associatedData: associatedData(vaultID: vaultID, bucket: bucket)) } catch {
+            throw .integrity("search index bucket \(bucket) failed authentication")
+        }
+        let bytes = plain.withUnsafeBytes { Array($0) }
+        guard let rows = rows(bytes, bucket: bucket) else { throw .integrity("search index bucket \(bucket) does not decode") }
+        return (rows, bytes)
+    }
+
+    // MARK: - Encoding: fixed part, text lengths and bytes, then the rest of the record.
+
+    static func encode(_ records: [PrescriptionRecord]) -> [UInt8] {
+        var w = RecordCodec.Writer()
+        for record in records {
+            let rx = record.prescription
+            w.bytes += hexBytes(record.id.hex)
+            w.i32(record.version)
+            w.u8(rx.kind == .glasses ? 0 : 1)
+            w.date(rx.issued)
+            w.date(rx.expires)
+            w.date(rx.patient.birthDate)
+            w.u8((rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0))
+            for eye in Eye.allCases {
+                w.value(rx[eye]?.sphere); w.value(rx[eye]?.cylinder); w.value(rx[eye]?.add)
+            }
+            var text = RecordCodec.Writer()
+            text.text(rx.patient.name); text.text(rx.prescriber.name); text.text(rx.right?.brand); text.text(rx.left?.brand)
+            for eye in Eye.allCases { text.int(rx[eye]?.axis) }
+            var rest = RecordCodec.Writer()
+            RecordCodec.encode(record, into: &rest)
+            w.i32(text.bytes.count)
+            w.i32(rest.bytes.count)
+            w.bytes += text.bytes
+            w.bytes += rest.bytes
+        }
+        return w.bytes
+    }
+
+    static func rows(_ plaintext: [UInt8], bucket: Int) -> [Row]? {
+        plaintext.withUnsafeBytes { b -> [Row]? in
+            var rows: [Row] = []
+            var p = 0
+            func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 << 8 | UInt64(b[at + $1]) } }
+            func i32(_ at: Int) -> Int32 {
+                Int32(bitPattern: UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24)
+            }
+            while p < b.count {
+                guard p + fixedLength <= b.count else { return nil }
+                let textLength = Int(i32(p + fixedLength - 8)), restLength = Int(i32(p + fixedLength - 4))
+                guard textLength >= 0, restLength >= 0, p + fixedLength + textLength + restLength <= b.count else { return nil }
+                rows.append(Row(idHigh: u64(p), idLow: u64(p + 8), version: i32(p + 16), kind: b[p + 20], issued: i32(p + 21),
+                                expires: i32(p + 25), birthDate: i32(p + 29), eyes: b[p + 33],
+                                powers: (i32(p + 34), i32(p + 38), i32(p + 42), i32(p + 46), i32(p + 50), i32(p + 54)),
+                                bucket: Int32(bucket), textStart: Int32(p + fixedLength), restStart: Int32(p + fixedLength + textLength),
+                                restLength: Int32(restLength)))
+                p += fixedLength + textLength + restLength
+            }
+            return rows
+        }
+    }
+
+    static func hexBytes(_ hex: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        var high: UInt8?
+        for c in hex.utf8 {
+            let v: UInt8 = c >= 97 ? c - 87 : c - 48
+            if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+        }
+        return out
+    }
+
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func id(_ row: Row) -> RecordID {
+        var out = [UInt8](repeating: 0, count: 32)
+        for i in 0..<16 {
+            let byte = UInt8(truncatingIfNeeded: (i < 8 ? row.idHigh >> (8 * UInt64(7 - i)) : row.idLow >> (8 * UInt64(15 - i))))
+            out[2 * i] = hexDigits[Int(byte >> 4)]
+            out[2 * i + 1] = hexDigits[Int(byte & 15)]
+        }
+        return RecordID(hex: String(decoding: out, as: UTF8.self))!
+    }
+
+    /// Decoded buckets: the rows, and the plaintexts their text and records are read from.
+    final class Snapshot: @unchecked Sendable {
+        var rows: [Row] = []
+        var plaintexts: [Int: [UInt8]] = [:]
+
+        func texts(_ row: Row) -> (patient: String, prescriber: String, brands: (String?, String?), axes: (Int?, Int?)) {
+            plaintexts[Int(row.bucket)]!.withUnsafeBytes { all in
+                var r = RecordCodec.Reader(bytes: all, p: Int(row.textStart))
+                let patient = (try? r.text()) ?? nil, prescriber = (try? r.text()) ?? nil
+                let od = (try? r.text()) ?? nil, os = (try? r.text()) ?? nil
+                let axisOD = (try? r.int()) ?? nil, axisOS = (try? r.int()) ?? nil
+                return (patient ?? "", prescriber ?? "", (od, os), (axisOD, axisOS))
+            }
+        }
+
+        /// The whole record of a row.
+        func record(_ row: Row) throws -> PrescriptionRecord {
+            let subject = IndexSubject(row: row, snapshot: self)
+            let t = texts(row)
+            var rx = Prescription(kind: subject.kind, patient: Patient(name: t.patient, birthDate: subject.birthDate),
+                                  prescriber: Prescriber(name: t.prescriber), issued: subject.issued, expires: subject.expires)
+            for (index, eye) in Eye.allCases.enumerated() where row.eyes & (1 << index) != 0 {
+                let p = subject.power(index)
+                rx[eye] = LensSpecification(sphere: p.sphere, cylinder: p.cylinder, axis: index == 0 ? t.axes.0 : t.axes.1, add: p.add,
+                                            brand: index == 0 ? t.brands.0 : t.brands.1)
+            }
+            return try plaintexts[Int(row.bucket)]!.withUnsafeBytes { all in
+                var rest = RecordCodec.Reader(bytes: UnsafeRawBufferPointer(rebasing: all[Int(row.restStart)..<Int(row.restStart + row.restLength)]), p: 0)
+                return try RecordCodec.decode(&rest, id: subject.subjectID, version: Int(row.version), summary: rx)
+            }
+        }
+    }
+}
+
+/// A row as the filter sees it: numbers at once, text only when asked for.
+struct IndexSubject: FilterSubject {
+    let row: SearchIndex.Row
+    let snapshot: SearchIndex.Snapshot
+
+    static func date(_ day: Int32) -> CalendarDate? { day == SearchIndex.absent ? nil : CalendarDate(dayNumber: Int(day)) }
+    static func value(_ v: Int32) -> Hundredths? { v == SearchIndex.absent ? nil : Hundredths(raw: Int(v)) }
+
+    var subjectID: RecordID { SearchIndex.id(row) }
+    var kind: PrescriptionKind { row.kind == 0 ? .glasses : .contacts }
+    var issued: CalendarDate { CalendarDate(dayNumber: Int(row.issued)) }
+    var expires: CalendarDate? { Self.date(row.expires) }
+    var birthDate: CalendarDate? { Self.date(row.birthDate) }
+    var patientName: String { snapshot.texts(row).patient }
+    var prescriberName: String { snapshot.texts(row).prescriber }
+    var brands: [String] { let b = snapshot.texts(row).brands; return [b.0, b.1].compactMap { $0 } }
+
+    func power(_ eye: Int) -> LensPowers {
+        let p = row.powers
+        let values = eye == 0 ? (p.0, p.1, p.2) : (p.3, p.4, p.5)
+        return LensPowers(sphere: Self.value(values.0) ?? .zero, cylinder: Self.value(values.1), add: Self.value(values.2))
+    }
+
+    var powers: [LensPowers] { (0..<2).filter { row.eyes & (1 << $0) != 0 }.map(power) }
+}
+
+extension Vault {
+    func indexAAD(_ bucket: Int) -> [UInt8] { SearchIndex.associatedData(vaultID: header.vaultID, bucket: bucket) }
+
+    /// Opens one bucket into `snapshot`.
+    func readIndexBucket(_ bucket: Int, sealed: [UInt8], into snapshot: SearchIndex.Snapshot) throws(VaultError) {
+        let (rows, plaintext) = try SearchIndex.open(bucket: bucket, sealed: sealed, key: indexKey, vaultID: header.vaultID)
+        snapshot.rows += rows
+        snapshot.plaintexts[bucket] = plaintext
+    }
+
+    /// Every index entry, newest versions. Rebuilt from the records if the index is missing.
+    func indexSnapshot() throws -> SearchIndex.Snapshot {
+        let buckets = try store.indexBuckets()
+        if buckets.isEmpty, try store.prescriptionCount() > 0 {
+            try perform { try rebuildIndex() }
+            return try indexSnapshot()
+        }
+        // Decrypt and decode the buckets on all cores: this is most of a query's work.
+        let key = indexKey
+        let vaultID = header.vaultID
+        var results = [Result<([SearchIndex.Row], [UInt8]), VaultError>?](repeating: nil, count: buckets.count)
+        results.withUnsafeMutableBufferPointer { buffer in
+            let slots = IndexSlots(base: buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: buckets.count) { i in
+                let (bucket, sealed) = buckets[i]
+                slots.base[i] = Result { () throws(VaultError) in
+                    try SearchIndex.open(bucket: bucket, sealed: sealed, key: key, vaultID: vaultID)
+                }
+            }
+        }
+        let snapshot = SearchIndex.Snapshot()
+        snapshot.rows.reserveCapacity(buckets.count * 64)
+        for (i, result) in results.enumerated() {
+            let (rows, plaintext) = try result!.get()
+            snapshot.rows += rows
+            snapshot.plaintexts[buckets[i].0] = plaintext
+        }
+        return snapshot
+    }
+
+    /// Records that the newest version of `record` is what the index should hold (or, with nil,
+    /// that the prescription is gone). Applied to the buckets at the end of the transaction.
+    func indexChanged(_ id: RecordID, _ record: PrescriptionRecord?) {
+        pendingIndex[id.hex] = .some(record)
+    }
+
+    /// Writes the buckets the transaction touched (called inside it, by `perform`).
+    func flushIndex() throws {
+        guard !pendingIndex.isEmpty else { return }
+        let changes = pendingIndex
+        pendingIndex = [:]
+        var byBucket: [Int: [String: PrescriptionRecord?]] = [:]
+        for (id, record) in changes { byBucket[SearchIndex.bucket(of: id), default: [:]][id] = record }
+        for (bucket, updates) in byBucket {
+            let snapshot = SearchIndex.Snapshot()
+            if let sealed = try store.indexBucket(bucket) { try readIndexBucket(bucket, sealed: sealed, into: snapshot) }
+            var records = try snapshot.rows.filter { updates[SearchIndex.id($0).hex] == nil }.map { try snapshot.record($0) }
+            records += updates.values.compactMap { $0 }
+            try store.setIndexBucket(bucket, to: try AEAD.seal(SearchIndex.encode(records), key: indexKey, associatedData: indexAAD(bucket)))
+        }
+    }
+
+    /// Recomputes the whole index from the records (inside a write transaction).
+    func rebuildIndex() throws {
+        try store.clearIndex()
+        for row in try store.latestVersions() {
+            let record = try open(row)
+            indexChanged(record.id, record)
+        }
+        try flushIndex()
+    }
+}
