@@ -77,6 +77,11 @@ extension Vault {
                         if actual.finalHex() != claimed { problems.append("\(item.position) attachment \(k) (\(attachment.name)): its SHA-256 does not match its data") }
                     }
                 }
+                for (index, earlier) in item.history.enumerated() {
+                    do { _ = try PrescriptionRules.check(earlier.prescription, today: clock.today()) } catch {
+                        problems += error.violations.map { "\(item.position).history[\(index)]: \($0)" }
+                    }
+                }
                 checked.append((item, id, result.prescription))
             } catch {
                 problems += error.violations.map { "\(item.position): \($0)" }
@@ -120,7 +125,13 @@ extension Vault {
                     report.updated.append(id)
                 }
             } else {
-                try storeVersion(PrescriptionRecord(id: id, version: 1, recorded: clock.timestamp(), prescription: prescription))
+                // A new prescription brings its earlier versions along (exports made with --versions).
+                var version = 0
+                for (recorded, earlier) in item.history {
+                    version += 1
+                    try storeVersion(PrescriptionRecord(id: id, version: version, recorded: recorded, prescription: earlier))
+                }
+                try storeVersion(PrescriptionRecord(id: id, version: version + 1, recorded: clock.timestamp(), prescription: prescription))
                 report.added.append(id)
             }
             var existing: Set<String> = []

@@ -173,3 +173,21 @@ import RxStore
         #expect(try cli.run(["--identity", cli.path("x"), "import", garbage], environment: env).status == 64)
     }
 }
+
+@Suite struct ExchangeHistoryTests {
+    @Test func versionsRoundTripWhenAskedFor() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        #expect(try cli.run(["edit", id, "--note", "second"]).status == 0)
+        #expect(try cli.run(["edit", id, "--note", "third"]).status == 0)
+        #expect(try cli.run(["export", id, "--format", "json", "--versions", "--out", cli.path("v.json")]).status == 0)
+        let pw = try cli.write("another passphrase\n", to: "pw2")
+        let env: [String: String?] = ["RXVAULT_PATH": cli.path("second.rxv"), "RXVAULT_PASSPHRASE_FILE": pw]
+        #expect(try cli.run(["init", "--kdf", "interactive"], environment: env).status == 0)
+        #expect(try cli.run(["import", cli.path("v.json")], environment: env).status == 0)
+        let history = try cli.json(try cli.run(["history", id, "--format", "json"], environment: env).stdout)
+        let notes = (history["prescriptions"] as? [[String: Any]])?.map { $0["note"] as? String } ?? []
+        #expect(notes == ["Varifocal lenses preferred", "second", "third"])
+    }
+}

@@ -22,6 +22,8 @@ public struct ImportItem: Sendable {
     public let id: RecordID?
     public let prescription: Prescription
     public let attachments: [ImportAttachment]
+    /// Earlier versions, oldest first (rxvault exports made with --versions).
+    public var history: [(recorded: String, prescription: Prescription)] = []
 }
 
 public struct ImportAttachment: Sendable {
@@ -102,7 +104,9 @@ public enum RxvaultExport {
                     }
                     attachments.append(ImportAttachment(name: a.name, data: Array(bytes), sha256: a.sha256))
                 }
-                items.append(ImportItem(position: position, id: id, prescription: entry.prescription, attachments: attachments))
+                var item = ImportItem(position: position, id: id, prescription: entry.prescription, attachments: attachments)
+                item.history = (entry.history ?? []).sorted { $0.version < $1.version }.map { ($0.recorded, $0.prescription) }
+                items.append(item)
             } catch let error as DecodingError {
                 problems.append("\(position): \(ImportError.describe(error))")
             } catch {
