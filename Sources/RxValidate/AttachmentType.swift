@@ -44,7 +44,7 @@ public enum ContentSniffer {
         }
         let sample = prefix.prefix(512)
         let printable = sample.filter { $0 == 9 || $0 == 10 || $0 == 13 || ($0 >= 32 && $0 != 127) }.count
-        if printable == sample.count, String(validatingUTF8: sample.map { CChar(bitPattern: $0) } + [0]) != nil {
+        if printable == sample.count, String(validating: Array(sample), as: UTF8.self) != nil {
             return "a text file"
         }
         return "unrecognised data"

@@ -23,11 +23,16 @@ public enum PreviewRenderer {
         case .pdf:
             let status = bytes.withUnsafeBufferPointer { rx_pdf_render_first_page($0.baseAddress, $0.count, width, &rgba, &w, &h, &message) }
             guard status == 0, let pixels = rgba else {
-                throw AttachmentRefusal(.parserFailed, "cannot render the first page: \(String(cString: message))")
+                throw AttachmentRefusal(.parserFailed, "cannot render the first page: \(text(message))")
             }
             defer { free(pixels) }
             return try encode(Array(UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * 4)), width: w, height: h)
         }
+    }
+
+    /// The C side's NUL-terminated message.
+    static func text(_ message: [CChar]) -> String {
+        String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Box-filter downscale of RGBA pixels to `target` width (never upscales).
@@ -64,7 +69,7 @@ public enum PreviewRenderer {
         var length = 0
         var message = [CChar](repeating: 0, count: Int(RX_MESSAGE_SIZE))
         let status = rgba.withUnsafeBufferPointer { rx_png_encode_rgba($0.baseAddress, width, height, &out, &length, &message) }
-        guard status == 0, let out else { throw AttachmentRefusal(.parserFailed, "cannot write the preview: \(String(cString: message))") }
+        guard status == 0, let out else { throw AttachmentRefusal(.parserFailed, "cannot write the preview: \(text(message))") }
         defer { free(out) }
         return Array(UnsafeBufferPointer(start: out, count: length))
     }

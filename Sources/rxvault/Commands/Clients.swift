@@ -325,13 +325,20 @@ enum GrantText {
         })
     }
 
-    /// "2026-12-31", "30d", "12w", "6m" (months of 30 days).
+    /// "2026-12-31", or a duration from today: "30d", "12w", "6m".
     static func parseExpiry(_ text: String, today: CalendarDate) throws -> CalendarDate {
         if let date = CalendarDate(iso: text) { return date }
-        let units: [Character: Int] = ["d": 1, "w": 7, "m": 30, "y": 365]
-        if let unit = text.last, let days = units[unit], let n = Int(text.dropLast()), n > 0, n <= 3650 {
-            return today.adding(days: n * days)
-        }
+        if let days = Duration.days(text), days > 0 { return today.adding(days: days) }
         throw CLIError(.invalidInput, "--expires '\(text)': give a date YYYY-MM-DD or a duration such as 30d, 12w, 6m")
+    }
+}
+
+/// Durations people type: "60d", "8w", "2m" (months of 30 days), "1y"; a bare number is days.
+enum Duration {
+    static func days(_ text: String) -> Int? {
+        let units: [Character: Int] = ["d": 1, "w": 7, "m": 30, "y": 365]
+        let (number, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)
+        guard let n = Int(number), n >= 0, n <= 36500 / unit else { return nil }
+        return n * unit
     }
 }

@@ -52,12 +52,10 @@ struct FilterOptions: ParsableArguments {
         f.validOn = try date(validOn, "valid-on")
         f.expired = expired
         if let text = expiringWithin {
-            let units: [Character: Int] = ["d": 1, "w": 7, "m": 30, "y": 365]
-            let (number, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)
-            guard let n = Int(number), n >= 0, n <= 36500 else {
+            guard let days = Duration.days(text) else {
                 throw CLIError(.invalidInput, "--expiring-within '\(text)': give a number of days such as 60d, 8w or 2m")
             }
-            f.expiringWithinDays = n * unit
+            f.expiringWithinDays = days
         }
         f.issuedAfter = try date(issuedAfter, "issued-after")
         f.issuedBefore = try date(issuedBefore, "issued-before")
