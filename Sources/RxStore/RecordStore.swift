@@ -65,6 +65,10 @@ public protocol RecordStore: AnyObject {
     func write<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` against one consistent snapshot.
     func read<T>(_ body: () throws -> T) throws -> T
+    /// Writes a consistent copy of the whole store to `path` (a new file), even while another
+    /// process writes: the copy is one read transaction's snapshot.
+    func snapshot(to path: String) throws(StoreError)
+
     /// Makes deleted content unrecoverable from the files (WAL checkpoint and truncate).
     /// Returns false when another connection kept the WAL from being truncated.
     @discardableResult

@@ -352,6 +352,11 @@ public final class SQLiteRecordStore: RecordStore {
         try database.readTransaction(body)
     }
 
+    public func snapshot(to path: String) throws(StoreError) {
+        // VACUUM INTO reads one snapshot and writes a compact new database (not WAL mode).
+        try database.prepare("VACUUM INTO ?").run([.text(path)])
+    }
+
     public func useSmallCacheForStreaming() {
         // 256 KiB: four 64 KiB chunks. Only for this connection, which lives for one command.
         try? database.execute("PRAGMA cache_size = -256")

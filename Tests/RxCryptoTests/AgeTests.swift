@@ -151,3 +151,41 @@ import RxCrypto
         }
     }
 }
+
+@Suite struct AgeStreamTests {
+    func streamDecrypt(_ file: [UInt8], _ key: AgeFile.Key) throws -> [UInt8] {
+        var offset = 0
+        var out: [UInt8] = []
+        try AgeFile.decrypt(read: { buffer in
+            // Small, uneven reads exercise every boundary.
+            let n = min(777, buffer.count, file.count - offset)
+            for i in 0..<n { buffer[i] = file[offset + i] }
+            offset += n
+            return n
+        }, key: key) { out += $0 }
+        return out
+    }
+
+    @Test func streamingDecryptMatchesWholeFileDecrypt() throws {
+        let identity = try AgeIdentity.generate()
+        for size in [0, 1, 65535, 65536, 65537, 131072, 300_000] {
+            let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+            let file = try AgeFile.encrypt(plaintext, to: [.x25519(identity.recipient)])
+            #expect(try streamDecrypt(file, .identities([identity])) == plaintext, "size \(size)")
+            #expect(throws: (any Error).self) { try streamDecrypt(Array(file.dropLast(20)), .identities([identity])) }
+        }
+    }
+
+    @Test func streamingDecryptAgreesWithTheTestKit() throws {
+        guard FileManager.default.fileExists(atPath: AgeTests.kit.path) else { return }
+        for name in try FileManager.default.contentsOfDirectory(atPath: AgeTests.kit.path).sorted() {
+            let vector = try AgeTests.load(name)
+            if vector.headers["armored"] == "yes" || vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") == true { continue }
+            let key: AgeFile.Key = vector.headers["passphrase"].map { .passphrase(AgeTests.secret($0), maxLogN: 22) }
+                ?? .identities((vector.headers["identity"] ?? "").split(separator: "\n").compactMap { AgeIdentity(line: String($0)) })
+            let whole = try? AgeFile.decrypt(vector.body, with: key, armored: false)
+            let streamed = try? streamDecrypt(vector.body, key)
+            #expect(whole == streamed, "\(name): whole-file and streaming disagree")
+        }
+    }
+}

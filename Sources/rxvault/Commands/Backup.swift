@@ -1,0 +1,241 @@
+import ArgumentParser
+import Foundation
+import RxCrypto
+import RxVault
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RxVaultCommand {
+    struct Backup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Back up the vault into an age file, or verify a backup.",
+            discussion: """
+            A backup is a consistent snapshot of the vault (safe while another rxvault process
+            writes) inside an age v1 file. The vault's own encryption stays inside it. With no
+            --recipient or --age-passphrase-file, the age layer uses the vault's passphrase, so the
+            passphrase alone restores it.
+
+            Examples:
+              rxvault backup ~/backups/rx-2026-11-21.age
+              rxvault backup /mnt/usb/rx.age --recipient age1...
+              rxvault backup verify ~/backups/rx-2026-11-21.age
+              rxvault restore ~/backups/rx-2026-11-21.age --to ~/rx-restored.rxv
+            """,
+            subcommands: [BackupCreate.self, BackupVerify.self],
+            defaultSubcommand: BackupCreate.self)
+    }
+
+    struct BackupCreate: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Write a backup (the default: rxvault backup DEST).")
+
+        @Argument(help: "The backup file to write (mode 0600; never over an existing file without --force).") var destination: String
+        @Option(help: ArgumentHelp("Encrypt to this age recipient instead of the passphrase (repeatable).", valueName: "age1...")) var recipient: [String] = []
+        @Option(help: ArgumentHelp("Encrypt with the passphrase in this file instead of the vault's.", valueName: "file")) var agePassphraseFile: String?
+        @Flag(help: "Replace the destination if it exists.") var force = false
+        @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if !recipient.isEmpty && agePassphraseFile != nil { throw ValidationError("give recipients or a passphrase file, not both") }
+        }
+
+        func run() throws {
+            try CommandRunner.run {
+                let recipients = try recipient.map { text -> AgeRecipient in
+                    guard let r = AgeRecipient(text) else { throw CLIError(.invalidInput, "'\(text)' is not an age X25519 recipient (age1...)") }
+                    return r
+                }
+                try options.requireOwner("backup")
+                if !force && FileManager.default.fileExists(atPath: destination) {
+                    throw CLIError(.alreadyExists, "\(destination) already exists", hint: "pass --force to replace it")
+                }
+                let path = options.vaultPath
+                _ = try VaultHeader.read(at: path)
+                let vaultPassphrase = try PassphraseSource.existing(options)
+                let vault = try Vault.open(at: path, passphrase: vaultPassphrase, clock: Environment.clock(),
+                                           busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
+                let ageRecipients: [AgeFile.Recipient]
+                if !recipients.isEmpty {
+                    ageRecipients = recipients.map { .x25519($0) }
+                } else {
+                    let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
+                    ageRecipients = [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)]
+                }
+                let scratch = try Scratch()
+                defer { scratch.remove() }
+                let progress = Progress("backing up")
+                var report: Vault.BackupReport?
+                try SafeFileWriter.write(to: destination, replace: force) { writer in
+                    report = try vault.backup(to: ageRecipients, scratch: scratch.path, output: { bytes throws(CryptoError) in
+                        do { try writer.write(bytes) } catch { throw CryptoError.malformed("cannot write the backup") }
+                    }, progress: progress.update)
+                }
+                progress.finish()
+                Terminal.out("wrote \(destination) (\(ByteCountText(report?.backupBytes ?? 0)), "
+                             + (recipients.isEmpty ? (agePassphraseFile == nil ? "opens with the vault's passphrase" : "opens with that passphrase")
+                                                   : "opens with the recipients' identities") + ")")
+            }
+        }
+    }
+
+    struct BackupVerify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify",
+            abstract: "Decrypt a backup and check every object in it, without restoring.",
+            discussion: "Exits 0 when everything verifies, 76 when anything does not (77 when the key does not open it).")
+
+        @Argument(help: "The backup file.") var file: String
+        @Option(help: ArgumentHelp("Open the age layer with this identity file (backups made with --recipient).", valueName: "file")) var ageIdentity: String?
+        @Option(help: ArgumentHelp("Open the age layer with the passphrase in this file.", valueName: "file")) var agePassphraseFile: String?
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                let scratch = try Scratch()
+                defer { scratch.remove() }
+                let inner = scratch.path + "/vault.rxv"
+                let passphrase = try Restore.openBackup(file, into: inner, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
+                                                        options: options, verb: "verifying")
+                let report = try BackupFile.verify(path: inner, passphrase: passphrase)
+                for stage in report.stages {
+                    Terminal.out("\(stage.errors.isEmpty ? "ok  " : "FAIL") \(stage.name): \(stage.checked) checked")
+                    for error in stage.errors { Terminal.out("     error: \(error)") }
+                }
+                guard report.isClean else { throw CLIError(.integrity, "the backup has integrity errors (listed above)") }
+                Terminal.out("the backup verifies: it restores to the vault shown above")
+            }
+        }
+    }
+
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Restore a backup into a vault file, after verifying all of it.",
+            discussion: """
+            Decrypts the backup next to the target, checks every object (as 'backup verify'),
+            and only then moves it into place. Never replaces an existing vault without --force;
+            with --force the old vault is kept as PATH.bak until the new one is in place and opens.
+            """)
+
+        @Argument(help: "The backup file.") var file: String
+        @Option(help: ArgumentHelp("The vault file to create.", valueName: "path")) var to: String
+        @Option(help: ArgumentHelp("Open the age layer with this identity file.", valueName: "file")) var ageIdentity: String?
+        @Option(help: ArgumentHelp("Open the age layer with the passphrase in this file.", valueName: "file")) var agePassphraseFile: String?
+        @Flag(help: "Replace an existing vault at the target (it is kept as PATH.bak until the new one is in place).") var force = false
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                try options.requireOwner("restore")
+                let exists = FileManager.default.fileExists(atPath: to)
+                if exists && !force { throw CLIError(.alreadyExists, "\(to) already exists", hint: "restore elsewhere, or pass --force (the old vault is kept as \(to).bak)") }
+                let directory = (to as NSString).deletingLastPathComponent
+                let temporary = (directory.isEmpty ? "." : directory) + "/.\((to as NSString).lastPathComponent).restore-\(UInt32.random(in: .min ... .max))"
+                defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
+                let passphrase = try Self.openBackup(file, into: temporary, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
+                                                     options: options, verb: "restoring")
+                let report = try BackupFile.verify(path: temporary, passphrase: passphrase)
+                guard report.isClean else {
+                    let first = report.stages.flatMap(\.errors).first ?? "?"
+                    throw CLIError(.integrity, "the backup does not verify (\(first)); nothing was restored", hint: "run 'rxvault backup verify' for every finding")
+                }
+                try BackupFile.prepareForUse(path: temporary)
+                if exists {
+                    for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: to + suffix) {
+                        guard rename(to + suffix, to + ".bak" + suffix) == 0 else { throw CLIError(.cannotWrite, "cannot move the old vault aside") }
+                    }
+                }
+                guard link(temporary, to) == 0 else {
+                    if exists { rename(to + ".bak", to) }
+                    throw CLIError(.cannotWrite, "cannot create \(to): \(String(cString: strerror(errno)))")
+                }
+                // The new vault is in place: it must open before the old one goes.
+                do { _ = try Vault.open(at: to, passphrase: passphrase) } catch {
+                    unlink(to)
+                    if exists { rename(to + ".bak", to) }
+                    throw error
+                }
+                if exists { Terminal.err("rxvault: the previous vault is kept as \(to).bak") }
+                Terminal.out("restored \(to)")
+            }
+        }
+
+        /// Decrypts the backup into `path`; returns the vault passphrase to open it with.
+        static func openBackup(_ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
+                               options: VaultOptions, verb: String) throws -> SecretBytes {
+            guard let handle = FileHandle(forReadingAtPath: file) else { throw CLIError(.notFound, "cannot read \(file)") }
+            defer { try? handle.close() }
+            let total = Int((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+            let vaultPassphrase = try PassphraseSource.existing(options)
+            let key: AgeFile.Key
+            if let ageIdentity {
+                guard let text = try? String(contentsOfFile: ageIdentity, encoding: .utf8), let ids = AgeIdentity.parseFile(text), !ids.isEmpty else {
+                    throw CLIError(.usage, "\(ageIdentity) is not an age identity file")
+                }
+                key = .identities(ids)
+            } else {
+                let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
+                key = .passphrase(passphrase, maxLogN: AgeFile.maxWriteLogN)
+            }
+            let progress = Progress(verb)
+            do {
+                var armored = [UInt8](repeating: 0, count: 64)
+                let peek = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
+                armored = peek
+                guard AgeFile.looksLikeAge(peek) else { throw CLIError(.invalidInput, "\(file) is not an age file (not an rxvault backup)") }
+                var pending = armored
+                try BackupFile.decrypt(read: { buffer in
+                    if !pending.isEmpty {
+                        let n = min(buffer.count, pending.count)
+                        for i in 0..<n { buffer[i] = pending[i] }
+                        pending.removeFirst(n)
+                        return n
+                    }
+                    guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
+                    chunk.copyBytes(to: &buffer, count: chunk.count)
+                    return chunk.count
+                }, key: key, to: path) { done in progress.update(done, total) }
+            } catch let error as AgeError {
+                progress.finish()
+                switch error {
+                case .noMatch: throw CLIError(.wrongPassphrase, "the passphrase or identity does not open this backup")
+                default: throw CLIError(.integrity, "the backup is damaged: \(error.description)", hint: "nothing was restored")
+                }
+            }
+            progress.finish()
+            return vaultPassphrase
+        }
+    }
+}
+
+/// A private scratch directory (mode 0700), removed with everything in it.
+struct Scratch {
+    let path: String
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/rxvault-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw CLIError(.cannotWrite, "cannot create a temporary directory") }
+        path = String(cString: made)
+    }
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Progress on stderr for long work, only when stderr is a terminal.
+final class Progress {
+    let verb: String
+    let enabled = Terminal.stderrIsTTY
+    var last = -1
+    init(_ verb: String) { self.verb = verb }
+    func update(_ done: Int, _ total: Int) {
+        guard enabled, total > 0 else { return }
+        let percent = min(100, done * 100 / total)
+        if percent != last {
+            last = percent
+            FileHandle.standardError.write(Data("\rrxvault: \(verb) \(percent)%".utf8))
+        }
+    }
+    func finish() { if enabled && last >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
+}
+
+func ByteCountText(_ n: Int) -> String {
+    n >= 1 << 20 ? String(format: "%.1f MiB", Double(n) / Double(1 << 20)) : n >= 1 << 10 ? "\(n >> 10) KiB" : "\(n) bytes"
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+/// Backups through the binary: write, verify, restore, refuse damage; and age interop for
+/// passphrase-encrypted files (Debian's age reads passphrases only from a terminal: a PTY).
+@Suite struct BackupTests {
+    func setUp() throws -> (CLIHarness, String) {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        #expect(try cli.run(["attach", id, AttachmentTests.photo]).status == 0)
+        return (cli, id)
+    }
+
+    @Test func backupVerifyRestore() throws {
+        let (cli, id) = try setUp()
+        let backup = try cli.run(["backup", cli.path("b.age")])
+        #expect(backup.status == 0, "\(backup)")
+        let mode = try FileManager.default.attributesOfItem(atPath: cli.path("b.age"))[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // The age layer holds a vault, not plaintext.
+        #expect(!FileManager.default.contents(atPath: cli.path("b.age"))!.contains("Quintessa"))
+        #expect(try cli.run(["backup", cli.path("b.age")]).status == 73, "never overwrites")
+
+        let verify = try cli.run(["backup", "verify", cli.path("b.age")])
+        #expect(verify.status == 0, "\(verify)")
+        #expect(verify.stdout.contains("ok   attachments (metadata and every chunk): 1 checked"))
+
+        let restored = cli.path("restored.rxv")
+        #expect(try cli.run(["restore", cli.path("b.age"), "--to", restored]).status == 0)
+        let show = try cli.run(["show", id, "--vault", restored])
+        #expect(show.stdout.contains("Quintessa Marlowe"))
+        #expect(try cli.run(["extract", id, "png-prescription-photo-1200x1600.png", "--vault", restored, "--out", cli.path("p.png")]).status == 0)
+        #expect(FileManager.default.contents(atPath: cli.path("p.png")) == FileManager.default.contents(atPath: AttachmentTests.photo))
+        #expect(try cli.run(["check", "--read-data", "--vault", restored]).status == 0)
+        // The restored vault works for writes (WAL mode) and logs the backup.
+        #expect(try cli.run(["edit", id, "--note", "after restore", "--vault", restored]).status == 0)
+        let log = try cli.run(["log", "--vault", restored, "--format", "json"])
+        #expect(log.stdout.contains("\"backup\""))
+
+        // Existing target: refused without --force; with it, the old vault is kept as .bak.
+        #expect(try cli.run(["restore", cli.path("b.age"), "--to", restored]).status == 73)
+        #expect(try cli.run(["restore", cli.path("b.age"), "--to", restored, "--force"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: restored + ".bak"))
+        #expect(try cli.run(["show", id, "--vault", restored + ".bak"]).stdout.contains("after restore"))
+    }
+
+    @Test func damagedOrWrongKeyBackupsRestoreNothing() throws {
+        let (cli, _) = try setUp()
+        #expect(try cli.run(["backup", cli.path("b.age")]).status == 0)
+        var bytes = try #require(FileManager.default.contents(atPath: cli.path("b.age")))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: cli.path("bad.age")))
+        let verify = try cli.run(["backup", "verify", cli.path("bad.age")])
+        #expect(verify.status == 76, "\(verify)")
+        let restore = try cli.run(["restore", cli.path("bad.age"), "--to", cli.path("r.rxv")])
+        #expect(restore.status == 76)
+        #expect(!FileManager.default.fileExists(atPath: cli.path("r.rxv")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).allSatisfy { !$0.contains(".restore-") })
+        let truncated = try cli.write("", to: "empty.age")
+        #expect(try cli.run(["backup", "verify", truncated]).status == 65)
+        let wrong = try cli.write("not the passphrase\n", to: "wrong")
+        #expect(try cli.run(["backup", "verify", cli.path("b.age"), "--passphrase-file", wrong]).status == 77)
+    }
+
+    @Test func recipientBackupsOpenWithTheIdentity() throws {
+        let (cli, _) = try setUp()
+        let keygen = Process()
+        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        keygen.arguments = ["age-keygen", "-o", cli.path("backup.key")]
+        keygen.standardError = FileHandle.nullDevice
+        try keygen.run()
+        keygen.waitUntilExit()
+        let recipient = try String(contentsOfFile: cli.path("backup.key"), encoding: .utf8).split(separator: "\n")
+            .first { $0.hasPrefix("# public key: ") }!.dropFirst(14)
+        #expect(try cli.run(["backup", cli.path("r.age"), "--recipient", String(recipient)]).status == 0)
+        #expect(try cli.run(["backup", "verify", cli.path("r.age")]).status == 77, "the passphrase does not open a recipient backup")
+        #expect(try cli.run(["backup", "verify", cli.path("r.age"), "--age-identity", cli.path("backup.key")]).status == 0)
+        // Debian's age opens it and finds an rxvault vault inside.
+        let age = Process()
+        age.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        age.arguments = ["age", "-d", "-i", cli.path("backup.key"), "-o", cli.path("inner.rxv"), cli.path("r.age")]
+        try age.run()
+        age.waitUntilExit()
+        #expect(age.terminationStatus == 0)
+        #expect(try cli.run(["status", "--vault", cli.path("inner.rxv")]).stdout.contains("rxvault vault, format version 1"))
+    }
+
+    /// Files rxvault encrypts with a passphrase (age scrypt) open with Debian's age, which asks for
+    /// the passphrase on a terminal: driven through a pseudo-terminal.
+    @Test func passphraseFilesOpenWithDebiansAge() throws {
+        let (cli, _) = try setUp()
+        let pass = try cli.write("an export passphrase 42\n", to: "export-pass")
+        #expect(try cli.run(["export", "--format", "json", "--age-passphrase-file", pass, "--out", cli.path("e.age")]).status == 0)
+        let driver = try cli.write(#"""
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("age", ["age", "-d", "-o", sys.argv[1], sys.argv[2]])
+out = b""
+deadline = time.time() + 60
+answered = False
+while time.time() < deadline:
+    try:
+        chunk = os.read(fd, 1024)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+    if not answered and b"passphrase" in out.lower():
+        os.write(fd, sys.argv[3].encode() + b"\n")
+        answered = True
+_, status = os.waitpid(pid, 0)
+sys.exit(os.WEXITSTATUS(status))
+"""#, to: "drive-age.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", driver, cli.path("e.json"), cli.path("e.age"), "an export passphrase 42"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "age -d refused rxvault's scrypt file")
+        let document = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: cli.path("e.json")))) as? [String: Any])
+        #expect(document["schema"] as? String == "rxvault/export/v1")
+    }
+}
