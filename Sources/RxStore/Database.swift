@@ -115,7 +115,7 @@ public final class Database {
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy
         case SQLITE_FULL: return .cannotWrite("the disk is full")
         case SQLITE_READONLY: return .cannotWrite("the file is read-only")
-        case SQLITE_IOERR: return .cannotWrite("I/O error (\(message))")
+        case SQLITE_IOERR: return .cannotWrite("the disk refused a write (full, or over a file-size limit)")
         case SQLITE_NOTADB: return .notAVault(path: path, reason: "not an SQLite database")
         case SQLITE_CORRUPT: return .corrupt("SQLite reports: \(message)")
         case SQLITE_CANTOPEN: return .cannotWrite("cannot open \(path) or its -wal/-shm files (check the directory's permissions)")

@@ -26,4 +26,20 @@ struct RxVaultCommand: ParsableCommand {
                       ParseUntrusted.self])
 
     @OptionGroup var options: VaultOptions
+
+    static func main() {
+        // A file-size limit (a full disk quota, or RLIMIT_FSIZE) must give a clear "cannot write"
+        // from SQLite, not kill the process in the middle of a transaction.
+        signal(SIGXFSZ, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif

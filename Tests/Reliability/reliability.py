@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""rxvault's reliability suite: crashes, concurrency, a full disk, tampering and bad input.
+
+Runs the built binary as users and scripts would, then checks the vault with
+`rxvault check --read-data`. Usage: reliability.py RXVAULT [--fast]
+  --fast: fewer kills and rounds (CI); the full run does hundreds of kills.
+Exit 0 when every expectation holds; prints each failure otherwise.
+"""
+import json, os, random, resource, shutil, signal, sqlite3, subprocess, sys, tempfile, time
+
+BIN = sys.argv[1]
+FAST = "--fast" in sys.argv
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PHOTO = os.path.join(ROOT, "Fixtures/attachments/valid/png-prescription-photo-1200x1600.png")
+PDF = os.path.join(ROOT, "Fixtures/attachments/valid/pdf-1.4-three-pages.pdf")
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print("FAIL:", message, flush=True)
+
+
+class Vault:
+    def __init__(self, folder):
+        self.folder = folder
+        os.makedirs(folder, exist_ok=True)
+        self.path = os.path.join(folder, "v.rxv")
+        with open(os.path.join(folder, "pw"), "w") as f:
+            f.write("reliability passphrase\n")
+        self.env = dict(os.environ, RXVAULT_PATH=self.path, RXVAULT_PASSPHRASE_FILE=os.path.join(folder, "pw"),
+                        RXVAULT_BUSY_TIMEOUT="60")
+
+    def run(self, *args, limit=None, timeout=120):
+        preexec = (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))) if limit else None
+        return subprocess.run([BIN, *args], env=self.env, capture_output=True, timeout=timeout, preexec_fn=preexec, text=True, errors="replace")
+
+    def start(self, *args):
+        return subprocess.Popen([BIN, *args], env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+
+    def check(self, context):
+        r = self.run("check", "--read-data")
+        if r.returncode != 0:
+            fail(f"{context}: check exited {r.returncode}:\n{r.stdout}{r.stderr}")
+        return r.returncode == 0
+
+    def ids(self):
+        r = self.run("list", "--format", "json")
+        return {p["id"][:8]: p for p in json.loads(r.stdout)["prescriptions"]} if r.returncode == 0 else None
+
+    def snapshot(self):
+        r = self.run("list", "--format", "json")
+        return r.stdout
+
+
+GLASSES = ["add", "glasses", "--patient", "Crash Test", "--prescriber", "Dr Kill", "--issued", "2026-01-01",
+           "--expires", "2028-01-01", "--od", "-2.25 -0.75 x180", "--os", "-2.00"]
+
+
+def new_vault(name):
+    vault = Vault(os.path.join(WORK, name))
+    r = vault.run("init", "--kdf", "interactive")
+    assert r.returncode == 0, r.stderr
+    return vault
+
+
+# --- Crashes: SIGKILL at random moments ------------------------------------------------------
+
+def crash_suite(kills):
+    vault = new_vault("crash")
+    client = vault.run("client", "add", "shop", "--generate", "--identity-out", os.path.join(vault.folder, "shop.key"))
+    assert client.returncode == 0, client.stderr
+    seeds = [vault.run(*GLASSES).stdout.strip() for _ in range(3)]
+    committed = set(seeds)          # prescriptions whose add reported success
+    versions = {}                   # id -> the version an edit reported
+    backups = []                    # backups that reported success
+    rng = random.Random(11)
+    for i in range(kills):
+        live = sorted(committed) or seeds
+        target = rng.choice(live)
+        op = rng.choice(["add", "add", "edit", "attach", "grant", "revoke", "backup", "remove"])
+        args = {
+            "add": GLASSES,
+            "edit": ["edit", target, "--note", f"edit {i}"],
+            "attach": ["attach", target, rng.choice([PHOTO, PDF])],
+            "grant": ["grant", "shop", target],
+            "revoke": ["revoke", "shop", "--all"],
+            "backup": ["backup", os.path.join(vault.folder, f"b{i}.age")],
+            "remove": ["remove", target, "--yes"],
+        }[op]
+        process = vault.start(*args)
+        time.sleep(rng.uniform(0, 0.6))
+        process.send_signal(signal.SIGKILL)
+        out, _ = process.communicate()
+        finished = process.returncode == 0
+        if finished:
+            if op == "add":
+                committed.add(out.strip())
+            elif op == "edit" and "version" in out:
+                versions[target] = int(out.split()[-1])
+            elif op == "remove":
+                committed.discard(target)
+                versions.pop(target, None)
+            elif op == "backup":
+                backups.append(os.path.join(vault.folder, f"b{i}.age"))
+        elif op == "backup" and os.path.exists(os.path.join(vault.folder, f"b{i}.age")):
+            # A killed backup may have finished writing; it must then be whole.
+            r = vault.run("backup", "verify", os.path.join(vault.folder, f"b{i}.age"))
+            if r.returncode != 0:
+                fail(f"kill {i}: a killed backup left a partial file behind")
+        if not vault.check(f"kill {i} during {op}"):
+            return
+        listed = vault.ids()
+        if listed is None:
+            fail(f"kill {i}: list failed")
+            return
+        for pid in committed:
+            if pid not in listed:
+                fail(f"kill {i} ({op}): prescription {pid} whose add reported success is gone")
+        for pid, version in versions.items():
+            if pid in listed and listed[pid]["version"] < version:
+                fail(f"kill {i} ({op}): {pid} went back from version {version} to {listed[pid]['version']}")
+        if op == "remove" and finished and target in listed:
+            fail(f"kill {i}: removed prescription {target} is still listed")
+    for b in backups[:5]:
+        r = vault.run("backup", "verify", b)
+        if r.returncode != 0:
+            fail(f"backup {b} that reported success does not verify")
+    print(f"crash: {kills} kills, {len(committed)} prescriptions, {len(backups)} backups, vault checks after every kill", flush=True)
+
+
+# --- Concurrency: several processes at once ---------------------------------------------------
+
+def concurrency_suite(rounds, workers):
+    vault = new_vault("concurrency")
+    base = vault.run(*GLASSES).stdout.strip()
+    expected = 1
+    for r in range(rounds):
+        processes = []
+        for w in range(workers):
+            kind = (r + w) % 4
+            args = {0: GLASSES, 1: ["edit", base, "--note", f"round {r} worker {w}"], 2: ["list"], 3: ["attach", base, PDF]}[kind]
+            processes.append((kind, vault.start(*args)))
+        for kind, process in processes:
+            out, err = process.communicate(timeout=180)
+            if process.returncode != 0:
+                fail(f"concurrency round {r}: a {['add', 'edit', 'list', 'attach'][kind]} failed: {err.strip()}")
+            if kind == 0 and process.returncode == 0:
+                expected += 1
+    vault.check("after concurrent writers")
+    listed = vault.ids() or {}
+    if len(listed) != expected:
+        fail(f"concurrency: {len(listed)} prescriptions listed, {expected} adds succeeded")
+    print(f"concurrency: {rounds} rounds of {workers} processes, {expected} prescriptions, vault checks", flush=True)
+
+
+# --- A full disk: a file-size limit on the process --------------------------------------------
+
+def disk_full_suite():
+    vault = new_vault("diskfull")
+    pid = vault.run(*GLASSES).stdout.strip()
+    before = vault.snapshot()
+    size = os.path.getsize(vault.path)
+    for args in (["attach", pid, PHOTO], GLASSES, ["edit", pid, "--note", "x" * 1500]):
+        r = vault.run(*args, limit=4096)
+        if r.returncode != 74:
+            fail(f"disk full: {args[0]} exited {r.returncode}, expected 74: {r.stderr.strip()}")
+        elif "disk refused a write" not in r.stderr:
+            fail(f"disk full: unclear message: {r.stderr.strip()}")
+        if vault.snapshot() != before:
+            fail(f"disk full: {args[0]} changed the vault")
+    vault.check("after writes refused by a full disk")
+    print("disk full: writes refused with exit 74, vault unchanged", flush=True)
+
+
+# --- Tampering: every kind of stored object ----------------------------------------------------
+
+def tamper_suite():
+    vault = new_vault("tamper")
+    a = vault.run(*GLASSES).stdout.strip()
+    vault.run("edit", a, "--note", "second version")
+    b = vault.run(*GLASSES).stdout.strip()
+    vault.run("attach", a, PHOTO)
+    vault.run("client", "add", "shop", "--generate", "--identity-out", os.path.join(vault.folder, "shop.key"))
+    vault.run("grant", "shop", a)
+    vault.run("backup", os.path.join(vault.folder, "good.age"))
+    assert vault.check("before tampering")
+    pristine = os.path.join(WORK, "pristine.rxv")
+    shutil.copy(vault.path, pristine)
+
+    def flip(value):
+        data = bytearray(value)
+        data[len(data) // 2] ^= 0x01
+        return bytes(data)
+
+    cases = [
+        ("header salt", "UPDATE vault_header SET kdf_salt = ?", lambda db: flip(db.execute("SELECT kdf_salt FROM vault_header").fetchone()[0]), (77,)),
+        ("header KDF parameters", "UPDATE vault_header SET kdf_ops_limit = kdf_ops_limit + 1 WHERE ? IS NOT NULL", lambda db: 1, (77,)),
+        ("wrapped root key", "UPDATE vault_header SET wrapped_root_key = ?", lambda db: flip(db.execute("SELECT wrapped_root_key FROM vault_header").fetchone()[0]), (77,)),
+        ("audit public key", "UPDATE vault_header SET audit_public_key = ?", lambda db: flip(db.execute("SELECT audit_public_key FROM vault_header").fetchone()[0]), (76,)),
+        ("record content", "UPDATE prescription_version SET content = ? WHERE prescription_id = (SELECT min(prescription_id) FROM prescription_version) AND version = 1", lambda db: flip(db.execute("SELECT content FROM prescription_version WHERE prescription_id = (SELECT min(prescription_id) FROM prescription_version) AND version = 1").fetchone()[0]), (76,)),
+        ("record wrapped key", "UPDATE prescription_version SET wrapped_key = ? WHERE prescription_id = (SELECT min(prescription_id) FROM prescription_version) AND version = 1", lambda db: flip(db.execute("SELECT wrapped_key FROM prescription_version WHERE prescription_id = (SELECT min(prescription_id) FROM prescription_version) AND version = 1").fetchone()[0]), (76,)),
+        ("record MAC", "UPDATE prescription_version SET mac = ? WHERE prescription_id = (SELECT min(prescription_id) FROM prescription_version) AND version = 1", lambda db: flip(db.execute("SELECT mac FROM prescription_version WHERE prescription_id = (SELECT min(prescription_id) FROM prescription_version) AND version = 1").fetchone()[0]), (76,)),
+        ("attachment metadata", "UPDATE attachment SET metadata = ?", lambda db: flip(db.execute("SELECT metadata FROM attachment").fetchone()[0]), (76,)),
+        ("attachment chunk", "UPDATE attachment_chunk SET data = ? WHERE seq = 1", lambda db: flip(db.execute("SELECT data FROM attachment_chunk WHERE seq = 1").fetchone()[0]), (76,)),
+        ("attachment chunk removed", "DELETE FROM attachment_chunk WHERE seq = (SELECT max(seq) FROM attachment_chunk) AND ? IS NOT NULL", lambda db: 1, (76,)),
+        ("grant sealed keys", "UPDATE access_grant SET sealed_keys = ?", lambda db: flip(db.execute("SELECT sealed_keys FROM access_grant").fetchone()[0]), (76,)),
+        ("client row", "UPDATE client SET info = ?", lambda db: flip(db.execute("SELECT info FROM client").fetchone()[0]), (76,)),
+        ("audit entry", "UPDATE audit_entry SET entry = ? WHERE seq = 1", lambda db: flip(db.execute("SELECT entry FROM audit_entry WHERE seq = 1").fetchone()[0]), (76,)),
+        ("audit entry deleted", "DELETE FROM audit_entry WHERE seq = 2 AND ? IS NOT NULL", lambda db: 1, (76,)),
+        ("search index bucket", "UPDATE search_index SET content = ? WHERE rowid = (SELECT min(rowid) FROM search_index)", lambda db: flip(db.execute("SELECT content FROM search_index LIMIT 1").fetchone()[0]), (76,)),
+        ("rows swapped between prescriptions", "UPDATE prescription_version SET content = (SELECT content FROM prescription_version WHERE prescription_id LIKE ? || '%' LIMIT 1) WHERE prescription_id NOT LIKE '" + b + "%'", lambda db: b, (76,)),
+        ("old version put back", "UPDATE prescription_version SET content = (SELECT content FROM prescription_version p WHERE p.prescription_id = prescription_version.prescription_id AND p.version = 1), wrapped_key = (SELECT wrapped_key FROM prescription_version p WHERE p.prescription_id = prescription_version.prescription_id AND p.version = 1) WHERE version = 2 AND ? IS NOT NULL", lambda db: 1, (76,)),
+    ]
+    for name, sql, value, codes in cases:
+        shutil.copy(pristine, vault.path)
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(vault.path + suffix):
+                os.remove(vault.path + suffix)
+        db = sqlite3.connect(vault.path)
+        db.execute(sql, (value(db),))
+        db.commit()
+        db.close()
+        r = vault.run("check", "--read-data")
+        if r.returncode not in codes:
+            fail(f"tamper {name}: check exited {r.returncode}, expected {codes}: {r.stdout[-300:]}{r.stderr[-300:]}")
+        for command in (["list"], ["show", a], ["extract", a, "png-prescription-photo-1200x1600.png", "--out", "-"]):
+            r2 = vault.run(*command)
+            if r2.returncode >= 128 or r2.returncode < 0:
+                fail(f"tamper {name}: {command[0]} crashed ({r2.returncode})")
+    # Truncated and garbage files.
+    for name, mutate in (("truncated to half", lambda data: data[: len(data) // 2]), ("empty", lambda data: b""),
+                         ("random bytes", lambda data: os.urandom(len(data)))):
+        data = open(pristine, "rb").read()
+        open(vault.path, "wb").write(mutate(data))
+        r = vault.run("check")
+        if r.returncode not in (66, 76, 77):
+            fail(f"tamper {name}: check exited {r.returncode}")
+    # Backup files.
+    good = open(os.path.join(vault.folder, "good.age"), "rb").read()
+    for offset in (30, len(good) // 3, len(good) // 2, len(good) - 5):
+        damaged = bytearray(good)
+        damaged[offset] ^= 0x01
+        path = os.path.join(vault.folder, "bad.age")
+        open(path, "wb").write(damaged)
+        r = vault.run("backup", "verify", path)
+        if r.returncode not in (65, 76, 77):
+            fail(f"tamper backup byte {offset}: verify exited {r.returncode}")
+    shutil.copy(pristine, vault.path)
+    print(f"tamper: {len(cases)} stored-object cases, 3 whole-file cases, 4 backup cases", flush=True)
+
+
+# --- Bad input: clear errors, documented exit codes, nothing written ---------------------------
+
+def bad_input_suite():
+    vault = new_vault("badinput")
+    pid = vault.run(*GLASSES).stdout.strip()
+    before = open(vault.path, "rb").read()
+    empty = os.path.join(vault.folder, "empty.json")
+    open(empty, "w").close()
+    huge = os.path.join(vault.folder, "huge.json")
+    with open(huge, "w") as f:
+        f.write("[" + "1," * 2_000_000 + "1]")
+    garbage = os.path.join(vault.folder, "garbage.bin")
+    open(garbage, "wb").write(os.urandom(5000))
+    cases = [
+        (["add", "glasses"], 64), (["add", "spectacles"], 64), (["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "yesterday", "--od", "plano"], 65),
+        (["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-2.00 x 90"], 65),
+        (["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "banana"], 65),
+        (["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-2.00", "--pd", "abc"], 65),
+        (["add", "contacts", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-2.00"], 65),
+        (["show", "zzzz"], 64), (["show", "00000000"], 67), (["edit", pid], 64), (["edit", pid, "--od-axis", "400"], 65),
+        (["remove", pid], 64), (["history"], 64), (["query", "--valid-on", "2026-02-30"], 65), (["query", "--limit", "0"], 64),
+        (["import", empty], 65), (["import", huge], 65), (["import", garbage], 65), (["import", "/nonexistent"], 67),
+        (["attach", pid, empty], 65), (["attach", pid, garbage], 65), (["attach", pid, "/nonexistent"], 67),
+        (["grant", "nobody", pid], 67), (["client", "add", "x", "--recipient", "age1bad"], 65), (["export", "--format", "xml", "--out", "-"], 64),
+        (["backup", "verify", garbage], 65), (["restore", garbage, "--to", os.path.join(vault.folder, "r.rxv")], 65),
+        (["list", "--format", "yaml"], 64), (["frobnicate"], 64), (["status", "--vault", garbage], 66),
+    ]
+    for args, code in cases:
+        r = vault.run(*args)
+        if r.returncode != code:
+            fail(f"bad input {' '.join(args)[:80]}: exited {r.returncode}, expected {code}: {r.stderr.strip()[:200]}")
+        elif code != 0 and not (r.stderr.startswith("rxvault: error:") or r.stderr.startswith("Error:")):
+            fail(f"bad input {' '.join(args)[:80]}: no clear error message: {r.stderr[:200]}")
+    after = open(vault.path, "rb").read()
+    if after != before:
+        fail("bad input changed the vault file")
+    print(f"bad input: {len(cases)} commands refused with their documented codes, vault unchanged", flush=True)
+
+
+WORK = tempfile.mkdtemp(prefix="rxvault-reliability-")
+try:
+    start = time.time()
+    bad_input_suite()
+    disk_full_suite()
+    tamper_suite()
+    concurrency_suite(rounds=3 if FAST else 10, workers=4 if FAST else 8)
+    crash_suite(kills=40 if FAST else 300)
+    print(f"reliability: {'fast' if FAST else 'full'} run in {time.time() - start:.0f} s")
+finally:
+    shutil.rmtree(WORK, ignore_errors=True)
+print(f"{0 if failures else 1} passed, {len(failures)} failed" if False else ("reliability: all expectations held" if not failures else f"reliability: {len(failures)} failure(s)"))
+sys.exit(1 if failures else 0)
