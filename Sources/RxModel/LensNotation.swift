@@ -114,7 +114,9 @@ public enum LensNotation {
             // After "DS" (sphere only) a further number cannot be a cylinder.
             if !sphereOnly, case .number(let text)? = peek {
                 position += 1
-                lens.cylinder = try value(text, "cylinder")
+                // A zero cylinder is no cylinder (as the rules store it), so notation round-trips.
+                let cylinder = try value(text, "cylinder")
+                lens.cylinder = cylinder.isZero ? nil : cylinder
                 if case .word(let w)? = peek, w == "dc" || w == "cyl" { position += 1 }
             }
             if case .word(let w)? = peek, Self.axisWords.contains(w) {

@@ -122,11 +122,23 @@ public protocol FilterSubject {
     var powers: [LensPowers] { get }
 }
 
-/// One eye's powers, as filters compare them.
+/// One eye's powers, as filters compare them: always in minus-cylinder form, so a lens matches
+/// the same ranges however it was written (+1.00 -2.00 x090 is -1.00 +2.00 x180).
 public struct LensPowers: Sendable {
     public var sphere: Hundredths
     public var cylinder: Hundredths?
     public var add: Hundredths?
+
+    public init(sphere: Hundredths, cylinder: Hundredths?, add: Hundredths?) {
+        if let c = cylinder, c.raw > 0 {
+            self.sphere = sphere + c
+            self.cylinder = c.negated
+        } else {
+            self.sphere = sphere
+            self.cylinder = cylinder
+        }
+        self.add = add
+    }
 }
 
 extension PrescriptionRecord: FilterSubject {

@@ -11,10 +11,11 @@ enum RecordCodec {
             let x = UInt32(bitPattern: Int32(truncatingIfNeeded: v))
             bytes += [UInt8(x & 0xff), UInt8(x >> 8 & 0xff), UInt8(x >> 16 & 0xff), UInt8(x >> 24)]
         }
+        /// A string: its UTF-8 length as a 32-bit integer (-1 for nil), then the bytes. Never cut.
         mutating func text(_ s: String?) {
-            guard let s else { bytes += [0xff, 0xff]; return }
-            let utf8 = Array(s.utf8.prefix(0xfffe))
-            bytes += [UInt8(utf8.count & 0xff), UInt8(utf8.count >> 8)]
+            guard let s else { i32(-1); return }
+            let utf8 = Array(s.utf8)
+            i32(utf8.count)
             bytes += utf8
         }
         static let absent = Int(Int32.min)
@@ -38,11 +39,9 @@ enum RecordCodec {
             return Int(Int32(bitPattern: UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16 | UInt32(bytes[p + 3]) << 24))
         }
         mutating func text() throws -> String? {
-            guard p + 2 <= bytes.count else { throw Truncated() }
-            let n = Int(bytes[p]) | Int(bytes[p + 1]) << 8
-            p += 2
-            if n == 0xffff { return nil }
-            guard p + n <= bytes.count else { throw Truncated() }
+            let n = try i32()
+            if n == -1 { return nil }
+            guard n >= 0, p + n <= bytes.count else { throw Truncated() }
             defer { p += n }
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[p..<(p + n)]), as: UTF8.self)
         }

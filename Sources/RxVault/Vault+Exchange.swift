@@ -10,17 +10,32 @@ extension Vault {
     /// only what it is granted now (and its attachments only if the grant includes them).
     public func exportItems(ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
                             attachments: Bool, versions: Bool) throws -> [ExportItem] {
-        var records = try ids.map { try $0.map { try prescription($0) } } ?? query(filter)
+        // Each id once, in the order given.
+        var seen: Set<PrescriptionID> = []
+        let ids = ids?.filter { seen.insert($0).inserted }
+        var records: [PrescriptionRecord]
         var attachmentsAllowed: Set<String>? = nil
         if let client {
+            // The client's live grants first, then the filter over those (as a client's own query).
             let today = clock.today()
             let live = try grants(client: client).filter { $0.isActive(on: today) }
             let granted = Set(live.map(\.prescriptionID))
             if let ids, let missing = ids.first(where: { !granted.contains($0) }) {
                 throw VaultError.invalidInput("client \(client.name) is not granted prescription \(missing.short)")
             }
-            records = records.filter { granted.contains($0.id) }
             attachmentsAllowed = Set(live.filter(\.includesAttachments).map(\.prescriptionID.hex))
+            let candidates = try (ids ?? Array(granted)).map { try prescription($0) }
+            var counts: [PrescriptionID: Int] = [:]
+            for record in candidates where attachmentsAllowed!.contains(record.id.hex) {
+                counts[record.id] = try self.attachments(of: record.id).count
+            }
+            records = ids == nil ? filter.apply(candidates, attachmentCounts: counts, today: today) : candidates
+        } else if let ids {
+            records = try ids.map { try prescription($0) }
+        } else {
+            // Matched on the index, then read from the records themselves: an export is a copy of
+            // what is stored, not of a derived view.
+            records = try query(filter).map { try prescription($0.id) }
         }
         return try records.map { record in
             var files: [ExportAttachment] = []
@@ -77,8 +92,13 @@ extension Vault {
                         if actual.finalHex() != claimed { problems.append("\(item.position) attachment \(k) (\(attachment.name)): its SHA-256 does not match its data") }
                     }
                 }
+                var item = item
                 for (index, earlier) in item.history.enumerated() {
-                    do { _ = try PrescriptionRules.check(earlier.prescription, today: clock.today()) } catch {
+                    do {
+                        // Store earlier versions as the rules normalise them, with a well-formed time.
+                        let normalised = try PrescriptionRules.check(earlier.prescription, today: clock.today()).prescription
+                        item.history[index] = (Self.isTimestamp(earlier.recorded) ? earlier.recorded : clock.timestamp(), normalised)
+                    } catch {
                         problems += error.violations.map { "\(item.position).history[\(index)]: \($0)" }
                     }
                 }
@@ -155,6 +175,14 @@ extension Vault {
     }
 
     struct DryRunRollback: Error {}
+
+    /// "2026-11-21T21:14:22Z": the only form a recorded time is stored in.
+    static func isTimestamp(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        guard b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A else { return false }
+        return [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].allSatisfy { b[$0] >= 0x30 && b[$0] <= 0x39 }
+            && CalendarDate(iso: String(text.prefix(10))) != nil
+    }
 
     /// An id from the content, for imported prescriptions that bring none (foreign FHIR): the
     /// same record imported twice gets the same id, so it is not duplicated.

@@ -191,3 +191,49 @@ import RxStore
         #expect(notes == ["Varifocal lenses preferred", "second", "third"])
     }
 }
+
+/// Regressions from the review of exports and imports.
+@Suite struct ExchangeRegressionTests {
+    @Test func longTextSurvivesTheIndexAndARoundTrip() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        // 1,800 characters, 73,800 bytes: within the rules, beyond a 16-bit length.
+        let note = String(repeating: "a" + String(repeating: "\u{0301}", count: 20), count: 1800)
+        var arguments = CLIHarness.glassesArguments
+        arguments[arguments.firstIndex(of: "--note")! + 1] = note
+        let id = try cli.add(arguments)
+        let queried = try cli.json(try cli.run(["query", "--format", "json"]).stdout)
+        let first = (queried["prescriptions"] as? [[String: Any]])?.first
+        #expect((first?["note"] as? String)?.utf8.count == note.utf8.count)
+        #expect(try cli.run(["check"]).status == 0)
+        #expect(try cli.run(["export", id, "--format", "json", "--out", cli.path("e.json")]).status == 0)
+        #expect(try cli.run(["import", cli.path("e.json")]).stdout.contains("1 unchanged"))
+    }
+
+    @Test func importedHistoryIsNormalisedAndErrorsAreDefused() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let id = String(repeating: "ab", count: 16)
+        let document: [String: Any] = ["schema": "rxvault/export/v1", "exported": "x", "prescriptions": [[
+            "id": id, "version": 2, "recorded": "2026-01-02T00:00:00Z",
+            "prescription": ["kind": "glasses", "patient": ["name": "Ada"], "prescriber": ["name": "Dr"], "issued": "2026-01-01",
+                             "right": ["sphere": -2]],
+            "history": [["version": 1, "recorded": "\u{1B}[31mRED",
+                         "prescription": ["kind": "glasses", "patient": ["name": "  Ada  "], "prescriber": ["name": "Dr"],
+                                          "issued": "2026-01-01", "right": ["sphere": -1, "cylinder": 0]]]],
+        ]]]
+        try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: cli.path("h.json")))
+        #expect(try cli.run(["import", cli.path("h.json")]).status == 0)
+        let v1 = try cli.json(try cli.run(["show", String(id.prefix(8)), "--version", "1", "--format", "json"]).stdout)
+        #expect((v1["patient"] as? [String: Any])?["name"] as? String == "Ada")
+        #expect((v1["right"] as? [String: Any])?["cylinder"] == nil)
+        #expect((v1["recorded"] as? String)?.contains("\u{1B}") == false)
+
+        let hostile = try cli.write(#"{"resourceType":"VisionPrescription","dateWritten":"2026-01-01","patient":{"reference":"\u001b]0;PWNED\u0007"},"lensSpecification":[{"product":{"coding":[{"code":"lens"}]},"eye":"right","sphere":-1}]}"#, to: "f.json")
+        let r = try cli.run(["import", hostile])
+        #expect(r.status == 65)
+        #expect(!r.stderr.contains("\u{1B}"), "control characters reached the terminal")
+        let numbers = try cli.write(#"{"schema":"rxvault/export/v1","prescriptions":[1, "x", null]}"#, to: "n.json")
+        #expect(try cli.run(["import", numbers]).status == 65, "entries that are not objects are refused, not a crash")
+    }
+}

@@ -29,6 +29,9 @@ public enum AgeFile {
     public static let defaultScryptLogN = 18
     /// age 1.1 refuses to read work factors above 22; never write more.
     public static let maxWriteLogN = 22
+    /// The most rxvault reads: 2^20 scrypt costs about 1 GiB and a few seconds; a hostile file
+    /// asking for 2^22 would take 4 GiB. age -p and rxvault write 18.
+    public static let maxReadLogN = 20
 
     // MARK: - Writing
 
@@ -75,11 +78,12 @@ public enum AgeFile {
             guard !finished else { throw .malformed("age writer already finished") }
             pending += bytes
             // Keep at least one byte back: the last chunk must be sealed with the last flag.
-            while pending.count > AgeFile.chunkSize {
-                let chunk = Array(pending.prefix(AgeFile.chunkSize))
-                pending.removeFirst(AgeFile.chunkSize)
-                try seal(chunk, last: false)
+            var offset = 0
+            while pending.count - offset > AgeFile.chunkSize {
+                try seal(Array(pending[offset..<(offset + AgeFile.chunkSize)]), last: false)
+                offset += AgeFile.chunkSize
             }
+            if offset > 0 { pending.removeFirst(offset) }
         }
 
         public func finish() throws(CryptoError) {

@@ -92,6 +92,11 @@ public enum RxvaultExport {
         var problems: [String] = []
         for (index, raw) in entries.enumerated() {
             let position = "prescriptions[\(index)]"
+            // JSONSerialization traps (it does not throw) on anything but an array or object.
+            guard raw is [String: Any], JSONSerialization.isValidJSONObject(raw) else {
+                problems.append("\(position): is not an object")
+                continue
+            }
             do {
                 let data = try JSONSerialization.data(withJSONObject: raw)
                 let entry = try JSONDecoder().decode(Entry.self, from: data)

@@ -73,7 +73,10 @@ extension FHIR {
             let text = name?["text"] as? String
                 ?? ([(name?["given"] as? [String])?.joined(separator: " "), name?["family"] as? String].compactMap { $0 }.joined(separator: " "))
             patient.name = text
-            if let dob = p["birthDate"] as? String { patient.birthDate = CalendarDate(iso: dob) }
+            if let dob = p["birthDate"] as? String {
+                patient.birthDate = CalendarDate(iso: dob)
+                if patient.birthDate == nil { problems.append("the patient's birthDate '\(dob)' is not a full date (YYYY-MM-DD)") }
+            }
         } else {
             problems.append("patient \(patientReference ?? "(none)") is not in the bundle")
         }

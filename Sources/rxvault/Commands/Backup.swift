@@ -175,7 +175,7 @@ extension RxVaultCommand {
                 key = .identities(ids)
             } else {
                 let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
-                key = .passphrase(passphrase, maxLogN: AgeFile.maxWriteLogN)
+                key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
             }
             let progress = Progress(verb)
             do {

@@ -83,14 +83,23 @@ extension RxVaultCommand {
                     bytes = try AgeFile.encrypt(bytes, to: ageRecipients)
                     if armor { bytes = Array(AgeFile.armor(bytes).utf8) }
                 }
-                if out == "-" {
-                    FileHandle.standardOutput.write(Data(bytes))
-                } else {
-                    try SafeFileWriter.write(to: out, replace: force) { try $0.write(bytes) }
-                }
+                // Record the export before the data appears: if the log cannot be written, neither is the file.
                 let to = [grantee.map { "for \($0.name)" }, recipients.isEmpty ? nil : "to \(recipients.count) recipient(s)",
                           passphrase == nil ? nil : "with a passphrase"].compactMap { $0 }.joined(separator: " ")
-                try vault.recordExport(items, format: format.rawValue, client: grantee, recipients: to.isEmpty ? nil : to)
+                if out == "-" {
+                    try vault.recordExport(items, format: format.rawValue, client: grantee, recipients: to.isEmpty ? nil : to)
+                    FileHandle.standardOutput.write(Data(bytes))
+                } else {
+                    let writer = try SafeFileWriter(target: out, replace: force)
+                    do {
+                        try writer.write(bytes)
+                        try vault.recordExport(items, format: format.rawValue, client: grantee, recipients: to.isEmpty ? nil : to)
+                    } catch {
+                        writer.discard()
+                        throw error
+                    }
+                    try writer.commit(replace: force)
+                }
                 Terminal.err("rxvault: exported \(items.count) prescription(s)\(items.contains { !$0.attachments.isEmpty } ? " with attachments" : "")"
                              + (out == "-" ? "" : " to \(out)") + (encrypted ? " (age-encrypted)" : ""))
             }
@@ -128,7 +137,7 @@ extension RxVaultCommand {
                 if AgeFile.looksLikeAge(bytes) {
                     let key: AgeFile.Key
                     if let path = agePassphraseFile {
-                        key = .passphrase(try PassphraseSource.read(file: path, what: "age passphrase"), maxLogN: AgeFile.maxWriteLogN)
+                        key = .passphrase(try PassphraseSource.read(file: path, what: "age passphrase"), maxLogN: AgeFile.maxReadLogN)
                     } else if let path = ageIdentity {
                         guard let text = try? String(contentsOfFile: path, encoding: .utf8), let identities = AgeIdentity.parseFile(text),
                               !identities.isEmpty else {

@@ -74,7 +74,7 @@ enum PrescriptionOutput {
             let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
             Terminal.out(list.text())
         case .ndjson:
-            Terminal.out(views.map { PrescriptionJSON(view: $0).text(pretty: false) }.joined(separator: "\n"))
+            if !views.isEmpty { Terminal.out(views.map { PrescriptionJSON(view: $0).text(pretty: false) }.joined(separator: "\n")) }
         case .csv:
             Terminal.out(([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n"))
         }

@@ -47,7 +47,11 @@ enum CommandRunner {
         }
     }
 
-    static func report(status: ExitStatus, message: String, hint: String?, json: Bool) {
+    static func report(status: ExitStatus, message rawMessage: String, hint: String?, json: Bool) {
+        // Messages can quote values from files (an import, a vault written by someone else):
+        // never let their control characters reach the terminal.
+        let message = rawMessage.split(separator: "\n", omittingEmptySubsequences: false).map { Table.displayable(String($0)) }
+            .joined(separator: "\n")
         if json {
             var body: [String: Any] = ["code": status.name, "exit": Int(status.rawValue), "message": message]
             if let hint { body["hint"] = hint }
