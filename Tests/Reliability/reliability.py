@@ -89,7 +89,8 @@ def crash_suite(kills):
             "remove": ["remove", target, "--yes"],
         }[op]
         process = vault.start(*args)
-        time.sleep(rng.uniform(0, 0.6))
+        # A backup runs scrypt (about a second): give it the time to finish now and then.
+        time.sleep(rng.uniform(0, 2.5 if op == "backup" else 0.6))
         process.send_signal(signal.SIGKILL)
         out, _ = process.communicate()
         finished = process.returncode == 0
@@ -210,6 +211,8 @@ def tamper_suite():
         ("audit entry deleted", "DELETE FROM audit_entry WHERE seq = 2 AND ? IS NOT NULL", lambda db: 1, (76,)),
         ("search index bucket", "UPDATE search_index SET content = ? WHERE rowid = (SELECT min(rowid) FROM search_index)", lambda db: flip(db.execute("SELECT content FROM search_index LIMIT 1").fetchone()[0]), (76,)),
         ("rows swapped between prescriptions", "UPDATE prescription_version SET content = (SELECT content FROM prescription_version WHERE prescription_id LIKE ? || '%' LIMIT 1) WHERE prescription_id NOT LIKE '" + b + "%'", lambda db: b, (76,)),
+        ("prescription deleted", "DELETE FROM prescription WHERE id LIKE ? || '%'", lambda db: b, (76,)),
+        ("newest version deleted", "DELETE FROM prescription_version WHERE prescription_id LIKE ? || '%' AND version = 2", lambda db: a, (76,)),
         ("old version put back", "UPDATE prescription_version SET content = (SELECT content FROM prescription_version p WHERE p.prescription_id = prescription_version.prescription_id AND p.version = 1), wrapped_key = (SELECT wrapped_key FROM prescription_version p WHERE p.prescription_id = prescription_version.prescription_id AND p.version = 1) WHERE version = 2 AND ? IS NOT NULL", lambda db: 1, (76,)),
     ]
     for name, sql, value, codes in cases:
