@@ -152,7 +152,34 @@ public final class ClientVault {
     /// Whether the last read could be logged (false when the vault file is read-only to us).
     public private(set) var lastLogFailed = false
 
+    /// Off while an export gathers its items (the export is logged once, as a whole).
+    var loggingReads = true
+
+    /// What a client exports: its granted prescriptions (`ids`, or those matching `filter`) and,
+    /// where its grants allow, their attachments. Logged once as a read ("export FORMAT").
+    public func exportItems(ids: [PrescriptionID]?, filter: PrescriptionFilter, attachments: Bool, format: String) throws -> [ExportItem] {
+        loggingReads = false
+        defer { loggingReads = true }
+        var seen: Set<PrescriptionID> = []
+        let records = try ids.map { try $0.filter { seen.insert($0).inserted }.map { try prescription($0) } } ?? query(filter)
+        let items = try records.map { record in
+            var files: [ExportAttachment] = []
+            if attachments {
+                for info in try self.attachments(of: record.id) {
+                    var data: [UInt8] = []
+                    _ = try readAttachment(info.id, of: record.id) { data += $0 }
+                    files.append(ExportAttachment(info: info, data: data))
+                }
+            }
+            return ExportItem(record: record, history: [], attachments: files)
+        }
+        loggingReads = true
+        logRead(items.map(\.record.id.hex), attachments: items.flatMap { $0.attachments.map(\.info.id.hex) }, detail: "export \(format)")
+        return items
+    }
+
     func logRead(_ prescriptions: [String], attachments: [String]? = nil, detail: String) {
+        guard loggingReads else { return }
         let event = AuditEvent(time: clock.timestamp(), actor: clientID, action: .read, client: clientID,
                                prescriptions: prescriptions, attachments: attachments, detail: detail)
         do {

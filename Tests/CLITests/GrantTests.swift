@@ -195,3 +195,27 @@ import RxStore
         #expect(try cli.run(["check"]).stdout.contains("forged or altered"))
     }
 }
+
+@Suite struct ClientExportTests {
+    /// A client exports what it is granted (rxvault --identity FILE export ...), logged as one read.
+    @Test func aClientExportsItsGrantsOnly() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let glasses = try cli.add(CLIHarness.glassesArguments)
+        let contacts = try cli.add(CLIHarness.contactsArguments)
+        #expect(try cli.run(["attach", glasses, AttachmentTests.pdf]).status == 0)
+        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(try cli.run(["grant", "shop", glasses]).status == 0)
+        let asShop = ["--identity", cli.path("shop.key")]
+        let r = try cli.run(asShop + ["export", "--format", "fhir", "--out", cli.path("mine.json")], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        #expect(r.status == 0, "\(r)")
+        let bundle = try cli.json(String(decoding: FileManager.default.contents(atPath: cli.path("mine.json"))!, as: UTF8.self))
+        let kinds = (bundle["entry"] as? [[String: Any]])?.compactMap { ($0["resource"] as? [String: Any])?["resourceType"] as? String } ?? []
+        #expect(kinds.filter { $0 == "VisionPrescription" }.count == 1)
+        #expect(kinds.contains("DocumentReference"))
+        #expect(try cli.run(asShop + ["export", contacts, "--format", "json", "--out", "-"]).status == 67, "not granted = not found")
+        #expect(try cli.run(asShop + ["export", "--format", "json", "--for", "shop", "--out", "-"]).status == 64)
+        let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)["entries"] as? [[String: Any]] ?? []
+        #expect(log.filter { ($0["detail"] as? String)?.hasPrefix("export") == true && $0["actor"] as? String == "shop" }.count == 1)
+    }
+}

@@ -61,11 +61,26 @@ extension RxVaultCommand {
                     throw CLIError(.usage, "refusing to write an encrypted binary file to the terminal", hint: "redirect the output, or add --armor")
                 }
                 let filter = try filters.filter()
-                let vault = try options.openVault(command: "export")
-                let grantee = try client.map { try vault.resolveClient($0) }
-                let ids = prescriptions.isEmpty ? nil : try prescriptions.map { try vault.resolve($0) }
-                let items = try vault.exportItems(ids: ids, filter: filter, for: grantee, attachments: !noAttachments && format != .csv,
+                var owner: Vault?
+                var grantee: ClientSummary?
+                let items: [ExportItem]
+                if options.identity != nil {
+                    // A client exports what it is granted (its reads are logged as one export).
+                    guard client == nil, !versions else {
+                        throw CLIError(.usage, "--for and --versions are for the owner", hint: "a client exports what it is granted")
+                    }
+                    guard let view = try options.openReader() as? ClientVault else { throw CLIError(.failure, "not a client view") }
+                    let ids = prescriptions.isEmpty ? nil : try prescriptions.map { try view.resolve($0) }
+                    items = try view.exportItems(ids: ids, filter: filter, attachments: !noAttachments && format != .csv, format: format.rawValue)
+                    warnIfNotLogged(view)
+                } else {
+                    let vault = try options.openVault(command: "export")
+                    owner = vault
+                    grantee = try client.map { try vault.resolveClient($0) }
+                    let ids = prescriptions.isEmpty ? nil : try prescriptions.map { try vault.resolve($0) }
+                    items = try vault.exportItems(ids: ids, filter: filter, for: grantee, attachments: !noAttachments && format != .csv,
                                                   versions: versions)
+                }
                 let now = ISO8601DateFormatter().string(from: Date())
                 var bytes: [UInt8]
                 switch format {
@@ -86,14 +101,15 @@ extension RxVaultCommand {
                 // Record the export before the data appears: if the log cannot be written, neither is the file.
                 let to = [grantee.map { "for \($0.name)" }, recipients.isEmpty ? nil : "to \(recipients.count) recipient(s)",
                           passphrase == nil ? nil : "with a passphrase"].compactMap { $0 }.joined(separator: " ")
+                let audit = { () throws in try owner?.recordExport(items, format: format.rawValue, client: grantee, recipients: to.isEmpty ? nil : to) }
                 if out == "-" {
-                    try vault.recordExport(items, format: format.rawValue, client: grantee, recipients: to.isEmpty ? nil : to)
+                    try audit()
                     FileHandle.standardOutput.write(Data(bytes))
                 } else {
                     let writer = try SafeFileWriter(target: out, replace: force)
                     do {
                         try writer.write(bytes)
-                        try vault.recordExport(items, format: format.rawValue, client: grantee, recipients: to.isEmpty ? nil : to)
+                        try audit()
                     } catch {
                         writer.discard()
                         throw error
