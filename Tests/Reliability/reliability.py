@@ -139,15 +139,21 @@ def concurrency_suite(rounds, workers):
     for r in range(rounds):
         processes = []
         for w in range(workers):
-            kind = (r + w) % 4
-            args = {0: GLASSES, 1: ["edit", base, "--note", f"round {r} worker {w}"], 2: ["list"], 3: ["attach", base, PDF]}[kind]
-            processes.append((kind, vault.start(*args)))
-        for kind, process in processes:
+            kind = (r + w) % 5
+            args = {0: GLASSES, 1: ["edit", base, "--note", f"round {r} worker {w}"], 2: ["list"], 3: ["attach", base, PDF],
+                    4: ["backup", os.path.join(vault.folder, f"b-{r}-{w}.age")]}[kind]
+            processes.append((kind, vault.start(*args), args))
+        for kind, process, args in processes:
             out, err = process.communicate(timeout=180)
             if process.returncode != 0:
-                fail(f"concurrency round {r}: a {['add', 'edit', 'list', 'attach'][kind]} failed: {err.strip()}")
+                fail(f"concurrency round {r}: a {['add', 'edit', 'list', 'attach', 'backup'][kind]} failed: {err.strip()}")
             if kind == 0 and process.returncode == 0:
                 expected += 1
+            if kind == 4 and process.returncode == 0:
+                # A backup taken while others write is a consistent vault.
+                v = vault.run("backup", "verify", args[1])
+                if v.returncode != 0:
+                    fail(f"concurrency round {r}: a backup taken during writes does not verify: {v.stdout[-300:]}")
     vault.check("after concurrent writers")
     listed = vault.ids() or {}
     if len(listed) != expected:
