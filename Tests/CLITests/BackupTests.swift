@@ -65,14 +65,7 @@ import Testing
 
     @Test func recipientBackupsOpenWithTheIdentity() throws {
         let (cli, _) = try setUp()
-        let keygen = Process()
-        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        keygen.arguments = ["age-keygen", "-o", cli.path("backup.key")]
-        keygen.standardError = FileHandle.nullDevice
-        try keygen.run()
-        keygen.waitUntilExit()
-        let recipient = try String(contentsOfFile: cli.path("backup.key"), encoding: .utf8).split(separator: "\n")
-            .first { $0.hasPrefix("# public key: ") }!.dropFirst(14)
+        let recipient = try cli.ageKeygen("backup.key")
         #expect(try cli.run(["backup", cli.path("r.age"), "--recipient", String(recipient)]).status == 0)
         #expect(try cli.run(["backup", "verify", cli.path("r.age")]).status == 77, "the passphrase does not open a recipient backup")
         #expect(try cli.run(["backup", "verify", cli.path("r.age"), "--age-identity", cli.path("backup.key")]).status == 0)

@@ -109,6 +109,19 @@ final class CLIHarness: @unchecked Sendable {
         }
     }
 
+    /// Makes an identity with Debian's age-keygen in the test directory; returns its recipient.
+    func ageKeygen(_ name: String) throws -> String {
+        let keygen = Process()
+        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        keygen.arguments = ["age-keygen", "-o", path(name)]
+        keygen.standardError = FileHandle.nullDevice
+        try keygen.run()
+        keygen.waitUntilExit()
+        try #require(keygen.terminationStatus == 0, "age-keygen is needed (apt-get install age)")
+        let text = try String(contentsOfFile: path(name), encoding: .utf8)
+        return String(try #require(text.split(separator: "\n").first { $0.hasPrefix("# public key: ") }).dropFirst(14))
+    }
+
     func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }

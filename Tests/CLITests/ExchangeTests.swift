@@ -109,14 +109,7 @@ import RxStore
 
     @Test func ageEncryptedExportsForAClientAndForAPassphrase() throws {
         let (cli, glasses, contacts) = try setUp()
-        let keygen = Process()
-        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        keygen.arguments = ["age-keygen", "-o", cli.path("shop.key")]
-        keygen.standardError = FileHandle.nullDevice
-        try keygen.run()
-        keygen.waitUntilExit()
-        let recipient = try String(contentsOfFile: cli.path("shop.key"), encoding: .utf8).split(separator: "\n")
-            .first { $0.hasPrefix("# public key: ") }!.dropFirst(14)
+        let recipient = try cli.ageKeygen("shop.key")
         #expect(try cli.run(["client", "add", "shop", "--recipient", String(recipient)]).status == 0)
         #expect(try cli.run(["grant", "shop", contacts, "--no-attachments"]).status == 0)
 
