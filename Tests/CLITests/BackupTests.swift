@@ -43,6 +43,40 @@ import Testing
         #expect(try cli.run(["restore", cli.path("b.age"), "--to", restored, "--force"]).status == 0)
         #expect(FileManager.default.fileExists(atPath: restored + ".bak"))
         #expect(try cli.run(["show", id, "--vault", restored + ".bak"]).stdout.contains("after restore"))
+        #expect(try cli.run(["show", id, "--vault", restored]).stdout.contains("Quintessa Marlowe"))
+        #expect(!FileManager.default.fileExists(atPath: restored + "-wal") || !FileManager.default.fileExists(atPath: restored + ".bak-wal"))
+        // A second replace never overwrites the first .bak.
+        #expect(try cli.run(["restore", cli.path("b.age"), "--to", restored, "--force"]).status == 0)
+        #expect(try cli.run(["show", id, "--vault", restored + ".bak"]).stdout.contains("after restore"), "the first .bak survives")
+        #expect(FileManager.default.fileExists(atPath: restored + ".bak.1"))
+    }
+
+    @Test func restoreRefusesAVaultInUseOrAStrayJournal() throws {
+        let (cli, id) = try setUp()
+        #expect(try cli.run(["backup", cli.path("b.age")]).status == 0)
+        // Another process holds the target vault open: replacing it would lose that process's writes.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1]); c.execute('select count(*) from sqlite_master').fetchall(); print('open', flush=True); sys.stdin.read()", cli.vaultPath]
+        let ready = Pipe(), release = Pipe()
+        holder.standardOutput = ready
+        holder.standardInput = release
+        try holder.run()
+        defer { try? release.fileHandleForWriting.close(); holder.waitUntilExit() }
+        _ = ready.fileHandleForReading.availableData
+        let busy = try cli.run(["restore", cli.path("b.age"), "--to", cli.vaultPath, "--force"])
+        #expect(busy.status == 75, "\(busy)")
+        #expect(!FileManager.default.fileExists(atPath: cli.vaultPath + ".bak"))
+        #expect(try cli.run(["show", id]).status == 0)
+        try release.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        // A journal with no vault beside it is someone's unfinished data: never adopted.
+        let stray = cli.path("gone.rxv")
+        _ = try cli.write("", to: "gone.rxv-wal")
+        let refused = try cli.run(["restore", cli.path("b.age"), "--to", stray])
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.stderr.contains("gone.rxv-wal"))
+        #expect(!FileManager.default.fileExists(atPath: stray))
     }
 
     @Test func damagedOrWrongKeyBackupsRestoreNothing() throws {

@@ -114,21 +114,23 @@ extension RxVaultCommand {
             discussion: """
             Decrypts the backup next to the target, checks every object (as 'backup verify'),
             and only then moves it into place. Never replaces an existing vault without --force;
-            with --force the old vault is kept as PATH.bak until the new one is in place and opens.
+            with --force the old vault is kept as PATH.bak (PATH.bak.1, ... if that exists); the
+            path always names a whole vault, old or new. Stop other rxvault commands on the vault
+            first: restore refuses (75) while one has it open.
             """)
 
         @Argument(help: "The backup file.") var file: String
         @Option(help: ArgumentHelp("The vault file to create.", valueName: "path")) var to: String
         @Option(help: ArgumentHelp("Open the age layer with this identity file.", valueName: "file")) var ageIdentity: String?
         @Option(help: ArgumentHelp("Open the age layer with the passphrase in this file.", valueName: "file")) var agePassphraseFile: String?
-        @Flag(help: "Replace an existing vault at the target (it is kept as PATH.bak until the new one is in place).") var force = false
+        @Flag(help: "Replace an existing vault at the target (the old one is kept as PATH.bak).") var force = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
             try CommandRunner.run {
                 try options.requireOwner("restore")
                 let exists = FileManager.default.fileExists(atPath: to)
-                if exists && !force { throw CLIError(.alreadyExists, "\(to) already exists", hint: "restore elsewhere, or pass --force (the old vault is kept as \(to).bak)") }
+                if exists && !force { throw CLIError(.alreadyExists, "\(to) already exists", hint: "restore elsewhere, or pass --force (the old vault is kept as \(to).bak, or .bak.N if that exists)") }
                 let directory = (to as NSString).deletingLastPathComponent
                 let temporary = (directory.isEmpty ? "." : directory) + "/.\((to as NSString).lastPathComponent).restore-\(UInt32.random(in: .min ... .max))"
                 defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
@@ -140,22 +142,16 @@ extension RxVaultCommand {
                     throw CLIError(.integrity, "the backup does not verify (\(first)); nothing was restored", hint: "run 'rxvault backup verify' for every finding")
                 }
                 try BackupFile.prepareForUse(path: temporary)
-                if exists {
-                    for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: to + suffix) {
-                        guard rename(to + suffix, to + ".bak" + suffix) == 0 else { throw CLIError(.cannotWrite, "cannot move the old vault aside") }
-                    }
+                let installed: BackupFile.Installed
+                do { installed = try BackupFile.install(temporary, at: to, replacing: force) } catch VaultError.alreadyExists {
+                    throw CLIError(.alreadyExists, "\(to) appeared while restoring; nothing was replaced", hint: "pass --force to replace it")
                 }
-                guard link(temporary, to) == 0 else {
-                    if exists { rename(to + ".bak", to) }
-                    throw CLIError(.cannotWrite, "cannot create \(to): \(String(cString: strerror(errno)))")
-                }
-                // The new vault is in place: it must open before the old one goes.
+                // The new vault is in place: it must open, or the old one goes back.
                 do { _ = try Vault.open(at: to, passphrase: passphrase) } catch {
-                    unlink(to)
-                    if exists { rename(to + ".bak", to) }
+                    BackupFile.rollBack(installed, at: to)
                     throw error
                 }
-                if exists { Terminal.err("rxvault: the previous vault is kept as \(to).bak") }
+                if let previous = installed.previous { Terminal.err("rxvault: the previous vault is kept as \(previous)") }
                 Terminal.out("restored \(to)")
             }
         }
