@@ -353,7 +353,11 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     public func snapshot(to path: String) throws(StoreError) {
-        // VACUUM INTO reads one snapshot and writes a compact new database (not WAL mode).
+        // VACUUM INTO reads one snapshot and writes a compact new database (not WAL mode). It
+        // accepts an empty file, which lets the copy be private (0600) from its first byte.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))") }
+        close(fd)
         try database.prepare("VACUUM INTO ?").run([.text(path)])
     }
 

@@ -131,8 +131,10 @@ extension RxVaultCommand {
                 try options.requireOwner("restore")
                 let exists = FileManager.default.fileExists(atPath: to)
                 if exists && !force { throw CLIError(.alreadyExists, "\(to) already exists", hint: "restore elsewhere, or pass --force (the old vault is kept as \(to).bak, or .bak.N if that exists)") }
-                let directory = (to as NSString).deletingLastPathComponent
-                let temporary = (directory.isEmpty ? "." : directory) + "/.\((to as NSString).lastPathComponent).restore-\(UInt32.random(in: .min ... .max))"
+                let directory = (to as NSString).deletingLastPathComponent.isEmpty ? "." : (to as NSString).deletingLastPathComponent
+                let prefix = ".\((to as NSString).lastPathComponent).restore-"
+                Scratch.sweep(in: directory, prefix: prefix)
+                let temporary = directory + "/" + prefix + "\(getpid())-\(UInt32.random(in: .min ... .max))"
                 defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
                 let passphrase = try Self.openBackup(file, into: temporary, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
                                                      options: options, verb: "restoring")
@@ -204,15 +206,30 @@ extension RxVaultCommand {
     }
 }
 
-/// A private scratch directory (mode 0700), removed with everything in it.
+/// A private scratch directory (mode 0700), removed with everything in it. Its name carries the
+/// process id, so a later run can remove what a killed run left behind (an encrypted snapshot or
+/// decrypted backup: still vault ciphertext, but it should not linger).
 struct Scratch {
     let path: String
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/rxvault-XXXXXX").utf8CString)
+        Self.sweep(in: NSTemporaryDirectory(), prefix: "rxvault-")
+        var template = Array((NSTemporaryDirectory() + "/rxvault-\(getpid())-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw CLIError(.cannotWrite, "cannot create a temporary directory") }
         path = String(cString: made)
     }
     func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Removes entries named `prefix<pid>-...` in `directory` whose process no longer exists.
+    static func sweep(in directory: String, prefix: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
+            }
+        }
+    }
 }
 
 /// Progress on stderr for long work, only when stderr is a terminal.
