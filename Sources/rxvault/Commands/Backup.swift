@@ -66,10 +66,21 @@ extension RxVaultCommand {
                 defer { scratch.remove() }
                 let progress = Progress("backing up")
                 var report: Vault.BackupReport?
-                try SafeFileWriter.write(to: destination, replace: force) { writer in
-                    report = try vault.backup(to: ageRecipients, scratch: scratch.path, output: { bytes throws(CryptoError) in
-                        do { try writer.write(bytes) } catch { throw CryptoError.malformed("cannot write the backup") }
-                    }, progress: progress.update)
+                var writeFailure: (any Error)?
+                do {
+                    try SafeFileWriter.write(to: destination, replace: force) { writer in
+                        report = try vault.backup(to: ageRecipients, scratch: scratch.path, output: { bytes throws(CryptoError) in
+                            do { try writer.write(bytes) } catch {
+                                writeFailure = error
+                                throw CryptoError.malformed("cannot write the backup")
+                            }
+                        }, progress: progress.update)
+                    }
+                } catch {
+                    progress.finish()
+                    // A full disk or a failing device is an I/O error (74), not damage.
+                    if let writeFailure { throw writeFailure }
+                    throw error
                 }
                 progress.finish()
                 Terminal.out("wrote \(destination) (\(ByteCountText(report?.backupBytes ?? 0)), "

@@ -36,7 +36,9 @@ enum CommandRunner {
         case let e as LensNotation.Unreadable:
             return (.invalidInput, e.description, nil)
         case let e as ImportError:
-            let message = e.problems.count == 1 ? "import refused: \(e.problems[0])" : "import refused:\n  " + e.problems.joined(separator: "\n  ")
+            // The first 20 problems are enough to fix a generator; thousands would bury the hint.
+            let shown = e.problems.prefix(20) + (e.problems.count > 20 ? ["... and \(e.problems.count - 20) more problem(s)"] : [])
+            let message = e.problems.count == 1 ? "import refused: \(e.problems[0])" : "import refused (\(e.problems.count) problems):\n  " + shown.joined(separator: "\n  ")
             return (.invalidInput, message, "nothing was imported")
         case let e as AgeError:
             return (e == .noMatch ? .wrongPassphrase : .invalidInput, e.description, nil)
