@@ -263,3 +263,21 @@ extension Vault {
         try flushIndex()
     }
 }
+
+extension Vault {
+    /// Refuses a newest version older than the one the (authenticated) search index names: the
+    /// rows of the real newest version were deleted from the file, rolling the prescription back.
+    /// Each row carries its own MAC, so only this cross-check sees a missing one.
+    func requireNewest(_ row: PrescriptionVersionRecord, of id: RecordID) throws {
+        let bucket = SearchIndex.bucket(of: id.hex)
+        guard let sealed = try store.indexBucket(bucket) else { return }
+        let snapshot = SearchIndex.Snapshot()
+        try readIndexBucket(bucket, sealed: sealed, into: snapshot)
+        guard let indexed = snapshot.rows.first(where: { SearchIndex.id($0) == id }) else {
+            throw VaultError.integrity("prescription \(id.short) has no search-index entry: its rows were altered")
+        }
+        if Int(indexed.version) != row.version {
+            throw VaultError.integrity("prescription \(id.short): the newest stored version is \(row.version) but version \(indexed.version) was written; the file was altered (rolled back)")
+        }
+    }
+}

@@ -69,7 +69,11 @@ extension Vault {
             guard let row else { throw .notFound(id: "\(id.short) version \(version)") }
             return try open(row)
         }
-        row = try read { try store.latestVersion(of: id.hex) }
+        row = try read { () throws -> PrescriptionVersionRecord? in
+            let row = try store.latestVersion(of: id.hex)
+            if let row { try requireNewest(row, of: id) }
+            return row
+        }
         guard let row else { throw .notFound(id: id.short) }
         return try open(row)
     }
@@ -93,6 +97,7 @@ extension Vault {
         var changeError: (any Error)?
         try perform {
             guard let row = try store.latestVersion(of: id.hex) else { throw VaultError.notFound(id: id.short) }
+            try requireNewest(row, of: id)
             let current = try open(row)
             var edited = current.prescription
             do { try change(&edited) } catch { changeError = error; return }

@@ -244,6 +244,20 @@ def tamper_suite():
         ("newest version deleted", "DELETE FROM prescription_version WHERE prescription_id LIKE ? || '%' AND version = 2", lambda db: a, (76,)),
         ("old version put back", "UPDATE prescription_version SET content = (SELECT content FROM prescription_version p WHERE p.prescription_id = prescription_version.prescription_id AND p.version = 1), wrapped_key = (SELECT wrapped_key FROM prescription_version p WHERE p.prescription_id = prescription_version.prescription_id AND p.version = 1) WHERE version = 2 AND ? IS NOT NULL", lambda db: 1, (76,)),
     ]
+    must_refuse = {
+        "record MAC": [], "record content": [], "record wrapped key": [],  # filled below: whichever id is min()
+        "attachment chunk": [["extract", a, "png-prescription-photo-1200x1600.png", "--out", "-"]],
+        "attachment chunk removed": [["extract", a, "png-prescription-photo-1200x1600.png", "--out", "-"]],
+        "rows swapped between prescriptions": [["show", a]],
+        "newest version deleted": [["show", a], ["edit", a, "--note", "built on a rolled-back version"]],
+        "old version put back": [["show", a]],
+        "search index bucket": [["list"]],
+    }
+    db = sqlite3.connect(pristine)
+    first = db.execute("SELECT min(prescription_id) FROM prescription_version").fetchone()[0][:8]
+    db.close()
+    for case in ("record MAC", "record content", "record wrapped key"):
+        must_refuse[case] = [["history", first]]
     for name, sql, value, codes in cases:
         shutil.copy(pristine, vault.path)
         for suffix in ("-wal", "-shm"):
@@ -260,6 +274,11 @@ def tamper_suite():
             r2 = vault.run(*command)
             if r2.returncode >= 128 or r2.returncode < 0:
                 fail(f"tamper {name}: {command[0]} crashed ({r2.returncode})")
+        # Reading what was altered must fail too, not only check: the owner never sees a forgery.
+        for command in must_refuse.get(name, []):
+            r3 = vault.run(*command)
+            if r3.returncode != 76:
+                fail(f"tamper {name}: {' '.join(command[:2])} exited {r3.returncode}, expected 76: {r3.stderr.strip()[:200]}")
     # Truncated and garbage files.
     for name, mutate in (("truncated to half", lambda data: data[: len(data) // 2]), ("empty", lambda data: b""),
                          ("random bytes", lambda data: os.urandom(len(data)))):

@@ -38,6 +38,20 @@ import RxStore
         }
     }
 
+    @Test func deletingTheNewestVersionRollsNothingBack() throws {
+        let t = try TestVault()
+        let vault = try t.open()
+        let (record, _) = try vault.add(TestVault.glasses(patient: "Alice", sphere: -100))
+        _ = try vault.edit(record.id) { $0.patient = Patient(name: "Alice Corrected") }
+        #expect(try vault.prescription(record.id).version == 2)
+        let db = try t.raw()
+        try db.execute("DELETE FROM prescription_version WHERE version = 2")
+        // Version 1 still carries a valid MAC; only the index knows version 2 was written.
+        #expect(try vault.prescription(record.id, version: 1).prescription.patient.name == "Alice")
+        expectIntegrityFailure { _ = try vault.prescription(record.id) }
+        expectIntegrityFailure { _ = try vault.edit(record.id) { $0.patient = Patient(name: "Built on the old one") } }
+    }
+
     @Test func truncatedOrEmptyBlobsAreDetected() throws {
         let t = try TestVault()
         let vault = try t.open()
