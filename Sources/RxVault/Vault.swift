@@ -1,3 +1,4 @@
+import Foundation
 import RxCrypto
 import RxModel
 import RxStore
@@ -154,6 +155,7 @@ public final class Vault {
                 swept = try maintain()
                 let value = try body()
                 try flushIndex()
+                Self.pauseBeforeCommitForTests()
                 return value
             }
         } catch {
@@ -162,6 +164,17 @@ public final class Vault {
         }
         if swept { purge() }
         return result
+    }
+
+    /// `RXVAULT_TEST_WRITE_PAUSE_MS` (reliability suite only): wait this long with the write
+    /// transaction open and everything written, just before commit, after saying so on stderr,
+    /// so a kill can be aimed at the worst moment. Unset, it costs one comparison.
+    private static let testWritePauseMilliseconds: UInt32 = getenv("RXVAULT_TEST_WRITE_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
+
+    private static func pauseBeforeCommitForTests() {
+        guard testWritePauseMilliseconds > 0 else { return }
+        FileHandle.standardError.write(Data("rxvault: test: transaction open, pausing before commit\n".utf8))
+        usleep(testWritePauseMilliseconds * 1000)
     }
 
     func read<T>(_ body: () throws -> T) throws(VaultError) -> T {

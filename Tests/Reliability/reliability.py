@@ -36,8 +36,9 @@ class Vault:
         preexec = (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))) if limit else None
         return subprocess.run([BIN, *args], env=self.env, capture_output=True, timeout=timeout, preexec_fn=preexec, text=True, errors="replace")
 
-    def start(self, *args):
-        return subprocess.Popen([BIN, *args], env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+    def start(self, *args, extra_env=None):
+        return subprocess.Popen([BIN, *args], env=dict(self.env, **(extra_env or {})), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, errors="replace")
 
     def check(self, context):
         r = self.run("check", "--read-data")
@@ -76,6 +77,7 @@ def crash_suite(kills):
     versions = {}                   # id -> the version an edit reported
     backups = []                    # backups that reported success
     rng = random.Random(11)
+    aimed = 0                       # kills that landed inside an open write transaction
     for i in range(kills):
         live = sorted(committed) or seeds
         target = rng.choice(live)
@@ -89,9 +91,18 @@ def crash_suite(kills):
             "backup": ["backup", os.path.join(vault.folder, f"b{i}.age")],
             "remove": ["remove", target, "--yes"],
         }[op]
-        process = vault.start(*args)
-        # A backup runs scrypt (about a second): give it the time to finish now and then.
-        time.sleep(rng.uniform(0, 2.5 if op == "backup" else 0.6))
+        if i % 2 == 0:
+            # Aimed: the binary says when its write transaction is complete but not committed
+            # (RXVAULT_TEST_WRITE_PAUSE_MS), and the kill lands then, the worst moment.
+            process = vault.start(*args, extra_env={"RXVAULT_TEST_WRITE_PAUSE_MS": "400"})
+            line = process.stderr.readline()
+            if "pausing before commit" in line:
+                time.sleep(rng.uniform(0, 0.2))
+                aimed += 1
+        else:
+            process = vault.start(*args)
+            # A backup runs scrypt (about a second): give it the time to finish now and then.
+            time.sleep(rng.uniform(0, 2.5 if op == "backup" else 0.6))
         process.send_signal(signal.SIGKILL)
         out, _ = process.communicate()
         finished = process.returncode == 0
@@ -128,7 +139,10 @@ def crash_suite(kills):
         r = vault.run("backup", "verify", b)
         if r.returncode != 0:
             fail(f"backup {b} that reported success does not verify")
-    print(f"crash: {kills} kills, {len(committed)} prescriptions, {len(backups)} backups, vault checks after every kill", flush=True)
+    if aimed < kills // 3:
+        fail(f"crash: only {aimed} of {kills} kills landed inside a write transaction; the suite is not testing recovery")
+    print(f"crash: {kills} kills ({aimed} inside an open write transaction), {len(committed)} prescriptions, "
+          f"{len(backups)} backups, vault checks after every kill", flush=True)
 
 
 # --- Concurrency: several processes at once ---------------------------------------------------
