@@ -111,6 +111,16 @@ import Testing
         age.waitUntilExit()
         #expect(age.terminationStatus == 0)
         #expect(try cli.run(["status", "--vault", cli.path("inner.rxv")]).stdout.contains("rxvault vault, format version 1"))
+        // Re-encrypted by age in ASCII armor (as someone keeping backups in text might): still restores.
+        let armor = Process()
+        armor.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        armor.arguments = ["age", "-a", "-r", String(recipient), "-o", cli.path("armored.age"), cli.path("inner.rxv")]
+        try armor.run()
+        armor.waitUntilExit()
+        #expect(armor.terminationStatus == 0)
+        let verify = try cli.run(["backup", "verify", cli.path("armored.age"), "--age-identity", cli.path("backup.key")])
+        #expect(verify.status == 0, "\(verify)")
+        #expect(try cli.run(["restore", cli.path("armored.age"), "--age-identity", cli.path("backup.key"), "--to", cli.path("from-armor.rxv")]).status == 0)
     }
 
     /// Files rxvault encrypts with a passphrase (age scrypt) open with Debian's age, which asks for

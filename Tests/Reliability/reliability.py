@@ -311,8 +311,38 @@ def tamper_suite():
         r = vault.run("backup", "verify", path)
         if r.returncode not in (65, 76, 77):
             fail(f"tamper backup byte {offset}: verify exited {r.returncode}")
+    # A backup re-encrypted around an altered vault: the age layer is then authentic (whoever
+    # holds a recipient's identity can do this), so only the check of every object inside stops it.
+    key = os.path.join(vault.folder, "backup.key")
+    subprocess.run(["age-keygen", "-o", key], check=True, capture_output=True)
+    recipient = subprocess.run(["age-keygen", "-y", key], check=True, capture_output=True, text=True).stdout.strip()
     shutil.copy(pristine, vault.path)
-    print(f"tamper: {len(cases)} stored-object cases, 3 whole-file cases, 4 backup cases", flush=True)
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(vault.path + suffix):
+            os.remove(vault.path + suffix)
+    outer = os.path.join(vault.folder, "recipient.age")
+    r = vault.run("backup", outer, "--recipient", recipient)
+    assert r.returncode == 0, r.stderr
+    inner = os.path.join(vault.folder, "inner.rxv")
+    subprocess.run(["age", "-d", "-i", key, "-o", inner, outer], check=True)
+    db = sqlite3.connect(inner)
+    row = db.execute("SELECT prescription_id, version, content FROM prescription_version ORDER BY prescription_id LIMIT 1").fetchone()
+    db.execute("UPDATE prescription_version SET content = ? WHERE prescription_id = ? AND version = ?", (flip(row[2]), row[0], row[1]))
+    db.commit()
+    db.close()
+    forged = os.path.join(vault.folder, "forged.age")
+    subprocess.run(["age", "-r", recipient, "-o", forged, inner], check=True)
+    r = vault.run("backup", "verify", forged, "--age-identity", key)
+    if r.returncode != 76:
+        fail(f"tamper backup re-encrypted around an altered record: verify exited {r.returncode}, expected 76")
+    restored = os.path.join(vault.folder, "from-forged.rxv")
+    r = vault.run("restore", forged, "--age-identity", key, "--to", restored)
+    if r.returncode != 76 or os.path.exists(restored):
+        fail(f"tamper backup re-encrypted around an altered record: restore exited {r.returncode}, expected 76 and no file")
+    r = vault.run("backup", "verify", outer, "--age-identity", key)
+    if r.returncode != 0:
+        fail(f"the untouched recipient backup does not verify: {r.stdout[-300:]}")
+    print(f"tamper: {len(cases)} stored-object cases, 3 whole-file cases, 5 backup cases", flush=True)
 
 
 # --- Bad input: clear errors, documented exit codes, nothing written ---------------------------

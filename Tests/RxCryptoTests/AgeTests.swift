@@ -188,4 +188,53 @@ import RxCrypto
             #expect(whole == streamed, "\(name): whole-file and streaming disagree")
         }
     }
+
+    /// Streams an armored file through `AgeArmorStream` (reads of `step` bytes at most) into the
+    /// streaming decrypter.
+    func armoredStreamDecrypt(_ file: [UInt8], _ key: AgeFile.Key, step: Int) throws -> [UInt8] {
+        var offset = 0
+        let armor = AgeArmorStream { buffer in
+            let n = min(step, buffer.count, file.count - offset)
+            for i in 0..<n { buffer[i] = file[offset + i] }
+            offset += n
+            return n
+        }
+        var out: [UInt8] = []
+        try AgeFile.decrypt(read: { try armor.read(&$0) }, key: key) { out += $0 }
+        return out
+    }
+
+    @Test func streamingArmorAgreesWithTheTestKit() throws {
+        guard FileManager.default.fileExists(atPath: AgeTests.kit.path) else { return }
+        var armored = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: AgeTests.kit.path).sorted() {
+            let vector = try AgeTests.load(name)
+            guard vector.headers["armored"] == "yes", vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") != true else { continue }
+            armored += 1
+            let key: AgeFile.Key = vector.headers["passphrase"].map { .passphrase(AgeTests.secret($0), maxLogN: 22) }
+                ?? .identities((vector.headers["identity"] ?? "").split(separator: "\n").compactMap { AgeIdentity(line: String($0)) })
+            let whole = try? AgeFile.decrypt(vector.body, with: key, armored: true)
+            for step in [1, 63, 4096] {
+                let streamed = try? armoredStreamDecrypt(vector.body, key, step: step)
+                #expect(whole == streamed, "\(name), reads of \(step): whole-file and streaming armor disagree")
+            }
+        }
+        #expect(armored >= 10, "the test kit's armored vectors were found")
+    }
+
+    @Test func streamingArmorRoundTripsLargeFiles() throws {
+        let identity = try AgeIdentity.generate()
+        for size in [0, 1, 47, 48, 49, 65_536, 200_000] {
+            let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let file = try AgeFile.encrypt(plaintext, to: [.x25519(identity.recipient)])
+            let text = Array(AgeFile.armor(file).utf8)
+            #expect(try armoredStreamDecrypt(text, .identities([identity]), step: 1000) == plaintext)
+            let crlf = Array(AgeFile.armor(file).replacingOccurrences(of: "\n", with: "\r\n").utf8)
+            #expect(try armoredStreamDecrypt(crlf, .identities([identity]), step: 333) == plaintext)
+            var trailing = text
+            trailing += Array("garbage".utf8)
+            #expect(throws: AgeError.self) { try armoredStreamDecrypt(trailing, .identities([identity]), step: 1000) }
+            #expect(throws: AgeError.self) { try armoredStreamDecrypt(Array(text.dropLast(40)), .identities([identity]), step: 1000) }
+        }
+    }
 }

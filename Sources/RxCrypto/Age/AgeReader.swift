@@ -148,7 +148,7 @@ extension AgeFile {
 
     // MARK: - Armor
 
-    static func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+    public static func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     static func isArmored(_ file: [UInt8]) -> Bool {
         file.drop(while: isWhitespace).starts(with: Array("-----BEGIN".utf8))

@@ -188,12 +188,10 @@ extension RxVaultCommand {
             }
             let progress = Progress(verb)
             do {
-                var armored = [UInt8](repeating: 0, count: 64)
                 let peek = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
-                armored = peek
                 guard AgeFile.looksLikeAge(peek) else { throw CLIError(.invalidInput, "\(file) is not an age file (not an rxvault backup)") }
-                var pending = armored
-                try BackupFile.decrypt(read: { buffer in
+                var pending = peek
+                let raw: (inout [UInt8]) throws -> Int = { buffer in
                     if !pending.isEmpty {
                         let n = min(buffer.count, pending.count)
                         for i in 0..<n { buffer[i] = pending[i] }
@@ -203,7 +201,10 @@ extension RxVaultCommand {
                     guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
                     chunk.copyBytes(to: &buffer, count: chunk.count)
                     return chunk.count
-                }, key: key, to: path) { done in progress.update(done, total) }
+                }
+                // `age -a` output (or a backup re-encrypted that way) is read through the armor.
+                let armor = peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-") ? AgeArmorStream(source: raw) : nil
+                try BackupFile.decrypt(read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path) { done in progress.update(done, total) }
             } catch let error as AgeError {
                 progress.finish()
                 switch error {
