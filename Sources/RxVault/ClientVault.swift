@@ -20,11 +20,12 @@ public final class ClientVault {
     /// The usable grants, by prescription id, decrypted once at open.
     let granted: [String: GrantKeys]
 
-    public static func open(at path: String, identity: AgeIdentity, clock: VaultClock = .system) throws(VaultError) -> ClientVault {
+    public static func open(at path: String, identity: AgeIdentity, clock: VaultClock = .system,
+                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(VaultError) -> ClientVault {
         let store: SQLiteRecordStore
         let header: VaultHeader
         do {
-            store = try SQLiteRecordStore(openingAt: path)
+            store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             header = try VaultHeader(store.header())
         } catch let error as StoreError {
             throw VaultError.from(error)

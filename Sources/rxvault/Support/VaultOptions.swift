@@ -56,7 +56,8 @@ struct VaultOptions: ParsableArguments {
                            hint: "make one with age-keygen, or with rxvault client add NAME --generate --identity-out FILE")
         }
         _ = try VaultHeader.read(at: vaultPath)
-        return try ClientVault.open(at: vaultPath, identity: first, clock: Environment.clock())
+        return try ClientVault.open(at: vaultPath, identity: first, clock: Environment.clock(),
+                                    busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
     }
 }
 
