@@ -54,6 +54,12 @@ import RxCrypto
         return SecretBytes(consuming: &bytes)
     }
 
+    /// The key a vector states: its passphrase, or its identities.
+    static func key(_ vector: Vector) -> AgeFile.Key {
+        vector.headers["passphrase"].map { .passphrase(secret($0), maxLogN: 22) }
+            ?? .identities((vector.headers["identity"] ?? "").split(separator: "\n").compactMap { AgeIdentity(line: String($0)) })
+    }
+
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
 
     @Test func conformsToTheAgeTestKit() throws {
@@ -68,13 +74,7 @@ import RxCrypto
             // Post-quantum hybrid recipients (ML-KEM) are not implemented: their identities are not
             // X25519 ones, so those vectors cannot even state a key we understand.
             if vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") == true { continue }
-            let key: AgeFile.Key
-            if let passphrase = vector.headers["passphrase"] {
-                key = .passphrase(Self.secret(passphrase), maxLogN: 22)
-            } else {
-                let identities = (vector.headers["identity"] ?? "").split(separator: "\n").compactMap { AgeIdentity(line: String($0)) }
-                key = .identities(identities)
-            }
+            let key = Self.key(vector)
             let expect = vector.headers["expect"] ?? ""
             checked += 1
             do {
@@ -181,8 +181,7 @@ import RxCrypto
         for name in try FileManager.default.contentsOfDirectory(atPath: AgeTests.kit.path).sorted() {
             let vector = try AgeTests.load(name)
             if vector.headers["armored"] == "yes" || vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") == true { continue }
-            let key: AgeFile.Key = vector.headers["passphrase"].map { .passphrase(AgeTests.secret($0), maxLogN: 22) }
-                ?? .identities((vector.headers["identity"] ?? "").split(separator: "\n").compactMap { AgeIdentity(line: String($0)) })
+            let key = AgeTests.key(vector)
             let whole = try? AgeFile.decrypt(vector.body, with: key, armored: false)
             let streamed = try? streamDecrypt(vector.body, key)
             #expect(whole == streamed, "\(name): whole-file and streaming disagree")
@@ -211,8 +210,7 @@ import RxCrypto
             let vector = try AgeTests.load(name)
             guard vector.headers["armored"] == "yes", vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") != true else { continue }
             armored += 1
-            let key: AgeFile.Key = vector.headers["passphrase"].map { .passphrase(AgeTests.secret($0), maxLogN: 22) }
-                ?? .identities((vector.headers["identity"] ?? "").split(separator: "\n").compactMap { AgeIdentity(line: String($0)) })
+            let key = AgeTests.key(vector)
             let whole = try? AgeFile.decrypt(vector.body, with: key, armored: true)
             for step in [1, 63, 4096] {
                 let streamed = try? armoredStreamDecrypt(vector.body, key, step: step)
