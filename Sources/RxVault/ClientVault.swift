@@ -22,16 +22,7 @@ public final class ClientVault {
 
     public static func open(at path: String, identity: AgeIdentity, clock: VaultClock = .system,
                             busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(VaultError) -> ClientVault {
-        let store: SQLiteRecordStore
-        let header: VaultHeader
-        do {
-            store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            header = try VaultHeader(store.header())
-        } catch let error as StoreError {
-            throw VaultError.from(error)
-        } catch {
-            throw VaultError.wrap(error)
-        }
+        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         do {
             guard let client = try store.client(withPublicKey: identity.recipient.publicKey) else { throw VaultError.unknownIdentity }
             let today = clock.today()

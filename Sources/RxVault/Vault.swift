@@ -95,16 +95,7 @@ public final class Vault {
     /// `busyTimeoutMilliseconds` for it, then fails with `.busy`.
     public static func open(at path: String, passphrase: SecretBytes, clock: VaultClock = .system,
                             busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(VaultError) -> Vault {
-        let store: SQLiteRecordStore
-        let header: VaultHeader
-        do {
-            store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            header = try VaultHeader(store.header())
-        } catch let error as StoreError {
-            throw VaultError.from(error)
-        } catch {
-            throw VaultError.wrap(error)
-        }
+        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         let rootKey = try header.unwrapRootKey(passphrase: passphrase)
         return try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock)
     }

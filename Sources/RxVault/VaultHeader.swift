@@ -73,3 +73,16 @@ public struct VaultHeader: Sendable {
         }
     }
 }
+
+extension VaultHeader {
+    /// Opens the store at `path` and reads its header: the first step of every way into a vault
+    /// (owner and client), so both report a missing file, a non-vault or a busy one alike.
+    static func openStore(at path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> (SQLiteRecordStore, VaultHeader) {
+        do {
+            let store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            return (store, try VaultHeader(store.header()))
+        } catch {
+            throw VaultError.wrap(error)
+        }
+    }
+}

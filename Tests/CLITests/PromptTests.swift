@@ -87,4 +87,21 @@ sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
         #expect(confirmed.status == 0, "\(confirmed)")
         #expect(try cli.run(["show", id]).status == 67)
     }
+
+    /// Long work reports progress on a terminal's stderr, and says nothing of it to a script.
+    @Test func progressShowsOnATerminalOnly() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        _ = try cli.add(CLIHarness.glassesArguments)
+        let secret = try String(contentsOfFile: cli.passphraseFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+        let backup = try drive(cli, ["backup", cli.path("tty.age")], answers: [secret])
+        #expect(backup.status == 0, "\(backup)")
+        #expect(backup.stdout.contains("rxvault: backing up 100%"), "\(backup)")
+        let verify = try drive(cli, ["backup", "verify", cli.path("tty.age")], answers: [secret])
+        #expect(verify.status == 0, "\(verify)")
+        #expect(verify.stdout.contains("rxvault: verifying 100%"), "\(verify)")
+        let quiet = try cli.run(["backup", cli.path("script.age")])
+        #expect(quiet.status == 0)
+        #expect(!quiet.stderr.contains("%"), "progress went to a pipe: \(quiet.stderr)")
+    }
 }

@@ -12,6 +12,7 @@ public final class AgeArmorStream {
     private var decoded: [UInt8] = []
     private var decodedStart = 0
     private var lineNumber = 0
+    private var chunk = [UInt8](repeating: 0, count: 4096)
     private var state = State.beforeBegin
     private enum State { case beforeBegin, body, afterShortLine, ended }
 
@@ -104,7 +105,6 @@ public final class AgeArmorStream {
     private func fill(_ wanted: Int) throws {
         if textStart > 0 && textStart == text.count { text.removeAll(keepingCapacity: true); textStart = 0 }
         if textStart > 4096 { text.removeFirst(textStart); textStart = 0 }
-        var chunk = [UInt8](repeating: 0, count: 4096)
         while text.count - textStart < wanted && !sourceEnded {
             let n = try source(&chunk)
             if n == 0 { sourceEnded = true } else { text += chunk[0..<n] }

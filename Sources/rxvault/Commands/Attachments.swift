@@ -146,19 +146,15 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                if !yes && !Terminal.stdinIsTTY {
-                    throw CLIError(.usage, "detach needs confirmation", hint: "pass --yes to delete without asking")
-                }
+                let confirmation = try Confirmation(yes: yes, command: "detach", verb: "delete")
                 let vault = try options.openVault(command: "detach")
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
-                if !yes {
+                let go = try confirmation.ask({
                     let name = try vault.attachments(of: prescriptionID).first { $0.id == attachmentID }?.metadata.name ?? attachmentID.short
-                    guard Terminal.confirm("Delete the attachment \(name) of prescription \(prescriptionID.short)?") else {
-                        Terminal.err("rxvault: nothing deleted")
-                        return
-                    }
-                }
+                    return "Delete the attachment \(name) of prescription \(prescriptionID.short)?"
+                }(), declined: "nothing deleted")
+                guard go else { return }
                 try vault.detach(attachmentID, of: prescriptionID)
                 warnIfNotPurged(vault)
                 Terminal.out("detached \(attachmentID.short)")

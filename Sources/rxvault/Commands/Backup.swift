@@ -191,6 +191,7 @@ extension RxVaultCommand {
                 let peek = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
                 guard AgeFile.looksLikeAge(peek) else { throw CLIError(.invalidInput, "\(file) is not an age file (not an rxvault backup)") }
                 var pending = peek
+                var consumed = 0        // bytes of the file read: progress is against the file's size
                 let raw: (inout [UInt8]) throws -> Int = { buffer in
                     if !pending.isEmpty {
                         let n = min(buffer.count, pending.count)
@@ -200,11 +201,12 @@ extension RxVaultCommand {
                     }
                     guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
                     chunk.copyBytes(to: &buffer, count: chunk.count)
+                    consumed += chunk.count
                     return chunk.count
                 }
                 // `age -a` output (or a backup re-encrypted that way) is read through the armor.
                 let armor = peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-") ? AgeArmorStream(source: raw) : nil
-                try BackupFile.decrypt(read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path) { done in progress.update(done, total) }
+                try BackupFile.decrypt(read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path) { _ in progress.update(consumed + peek.count, total) }
             } catch let error as AgeError {
                 progress.finish()
                 switch error {

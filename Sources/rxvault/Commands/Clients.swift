@@ -148,13 +148,10 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                if !yes && !Terminal.stdinIsTTY { throw CLIError(.usage, "client remove needs confirmation", hint: "pass --yes") }
+                let confirmation = try Confirmation(yes: yes, command: "client remove", verb: "remove it")
                 let vault = try options.openVault(command: "client remove")
                 let c = try vault.resolveClient(client)
-                if !yes && !Terminal.confirm("Remove client \(c.name) and revoke its grants?") {
-                    Terminal.err("rxvault: nothing removed")
-                    return
-                }
+                guard confirmation.ask("Remove client \(c.name) and revoke its grants?", declined: "nothing removed") else { return }
                 try vault.removeClient(c)
                 warnIfNotPurged(vault)
                 Terminal.out("removed client \(c.name)")

@@ -155,20 +155,15 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                if !yes && !Terminal.stdinIsTTY {
-                    throw CLIError(.usage, "remove needs confirmation", hint: "pass --yes to remove without asking")
-                }
+                let confirmation = try Confirmation(yes: yes, command: "remove", verb: "remove")
                 let vault = try options.openVault(command: "remove")
                 let prescriptionID = try vault.resolve(id)
-                if !yes {
+                let go = try confirmation.ask({
                     let record = try vault.prescription(prescriptionID)
                     let rx = record.prescription
-                    let question = "Remove the \(rx.kind.rawValue) prescription \(prescriptionID.short) of \(rx.patient.name), issued \(rx.issued), with all \(record.version) version(s)?"
-                    guard Terminal.confirm(question) else {
-                        Terminal.err("rxvault: nothing removed")
-                        return
-                    }
-                }
+                    return "Remove the \(rx.kind.rawValue) prescription \(prescriptionID.short) of \(rx.patient.name), issued \(rx.issued), with all \(record.version) version(s)?"
+                }(), declined: "nothing removed")
+                guard go else { return }
                 try vault.remove(prescriptionID)
                 warnIfNotPurged(vault)
                 Terminal.out("removed \(prescriptionID.short)")
