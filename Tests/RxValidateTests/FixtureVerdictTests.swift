@@ -3,7 +3,7 @@ import Testing
 import RxValidate
 
 /// Runs the validator in-process over every fixture with a known verdict: the project's own
-/// (Fixtures/attachments/EXPECTED.tsv) and PngSuite (../shared/conformance/pngsuite/EXPECTED.tsv).
+/// (Fixtures/attachments/EXPECTED.tsv) and PngSuite (Fixtures/conformance/pngsuite/EXPECTED.tsv).
 @Suite struct FixtureVerdictTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -63,10 +63,10 @@ import RxValidate
     }
 
     @Test func pngSuite() throws {
-        let folder = Self.root.deletingLastPathComponent().appendingPathComponent("shared/conformance/pngsuite")
+        let folder = Self.root.appendingPathComponent("Fixtures/conformance/pngsuite")
         let table = folder.appendingPathComponent("EXPECTED.tsv")
         guard FileManager.default.fileExists(atPath: table.path) else {
-            Issue.record("PngSuite not found at \(folder.path): the conformance run needs ../shared beside the project")
+            Issue.record("PngSuite not found at \(folder.path): the repository must hold Fixtures/conformance/pngsuite")
             return
         }
         let cases = try Self.cases(table: table) { _, _ in folder }
