@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 
 @main
@@ -7,18 +8,19 @@ struct RxVaultCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rxvault",
         abstract: "Keep glasses and contact-lens prescriptions in one encrypted vault file.",
-        discussion: """
+        discussion: flowing("""
         Start with 'rxvault init', then 'rxvault add glasses ...' or 'rxvault add contacts ...'.
         The passphrase is read from --passphrase-file, --passphrase-fd, RXVAULT_PASSPHRASE_FILE,
         or asked for at the terminal; never from the command line.
 
         Examples:
           rxvault init
-          rxvault add glasses --patient "Sam Doe" --prescriber "Dr Lee" --issued 2026-03-01 \\
-              --expires 2028-03-01 --od "-2.25 -0.75 x180" --os "-2.00" --pd 63
+          rxvault add glasses --patient "Sam Doe" --prescriber "Dr Lee" \\
+              --issued 2026-03-01 --expires 2028-03-01 \\
+              --od "-2.25 -0.75 x180" --os "-2.00" --pd 63
           rxvault list
           rxvault show 3f9a --cyl plus
-        """,
+        """),
         version: version,
         subcommands: [Init.self, Status.self, Passwd.self, Add.self, List.self, Query.self, Show.self,
                       Edit.self, History.self, Remove.self, Attach.self, Attachments.self, Extract.self,
@@ -35,6 +37,10 @@ struct RxVaultCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch {
+            // Command-line errors take rxvault's own form (README.md, "Output and errors").
+            if let status = ArgumentErrorReport.report(error, arguments: Array(CommandLine.arguments.dropFirst())) {
+                Foundation.exit(status)
+            }
             exit(withError: error)
         }
     }

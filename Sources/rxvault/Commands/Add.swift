@@ -9,18 +9,20 @@ extension RxVaultCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a glasses or contacts prescription.",
-            discussion: """
+            discussion: flowing("""
             Give each eye in the notation on the paper (--od, --os) or field by field
             (--od-sphere, --od-cyl, --od-axis, --od-add, --od-prism, --od-vertex, --od-bc, --od-dia,
             --od-brand and the same with --os-). Either eye may be left out, not both.
             Prints the new prescription's id.
 
             Examples:
-              rxvault add glasses --patient "Sam Doe" --prescriber "Dr A. Lee" --issued 2026-03-01 \\
-                  --expires 2028-03-01 --od "-2.25 -0.75 x180 add +2.00" --os "-2.00 -0.50 x170 add +2.00" --pd 63
-              rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" --issued 2026-03-01 \\
-                  --expires 2027-03-01 --od "-3.00 bc 8.6 dia 14.2" --os "-2.75 bc 8.6 dia 14.2" --brand "Acuvue Oasys"
-            """)
+              rxvault add glasses --patient "Sam Doe" --prescriber "Dr A. Lee" \\
+                  --issued 2026-03-01 --expires 2028-03-01 --pd 63 \\
+                  --od "-2.25 -0.75 x180 add +2.00" --os "-2.00 -0.50 x170 add +2.00"
+              rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" \\
+                  --issued 2026-03-01 --expires 2027-03-01 --brand "Acuvue Oasys" \\
+                  --od "-3.00 bc 8.6 dia 14.2" --os "-2.75 bc 8.6 dia 14.2"
+            """))
 
         @Argument(help: "glasses or contacts.") var kind: PrescriptionKind
         @OptionGroup var fields: PrescriptionOptions
@@ -49,7 +51,7 @@ extension RxVaultCommand {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a prescription; the change is stored as a new version.",
-            discussion: """
+            discussion: flowing("""
             Takes the same flags as 'add'; only what is given changes. An empty value clears a
             text field (--note ""). --od SPEC replaces that eye's powers and prism (bc, dia,
             vertex and PD stay unless the notation gives them). Earlier versions are kept:
@@ -57,7 +59,7 @@ extension RxVaultCommand {
 
             Example:
               rxvault edit 3f9a --os "-2.25 -0.50 x170" --expires 2028-06-01
-            """)
+            """))
 
         @Argument(help: "The prescription's id (any unique prefix).") var id: String
         @OptionGroup var fields: PrescriptionOptions

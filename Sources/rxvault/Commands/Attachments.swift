@@ -7,7 +7,7 @@ extension RxVaultCommand {
     struct Attach: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Attach a photo or scan (PNG or PDF) to a prescription.",
-            discussion: """
+            discussion: flowing("""
             Only PNG images and PDF documents are accepted, judged by a full parse of the content
             (in a separate, resource-limited process), never by the file name. Refused: anything
             else, damaged files, password-protected PDFs, PDFs with JavaScript or launch actions,
@@ -17,7 +17,7 @@ extension RxVaultCommand {
             Examples:
               rxvault attach 3f9a scan.pdf
               rxvault attach 3f9a - --name box-label.png < photo.png
-            """)
+            """))
 
         @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
         @Argument(help: "The file to attach, or - for standard input.", completion: .file(extensions: ["png", "pdf"])) var file: String
@@ -49,10 +49,9 @@ extension RxVaultCommand {
             discussion: "SHA-256 is of the original file, as sha256sum prints it.")
 
         @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
-        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
-        func validate() throws { try format.requireTableOrJSON("attachments") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -84,7 +83,7 @@ extension RxVaultCommand {
     struct Extract: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write an attachment back out, byte for byte.",
-            discussion: """
+            discussion: flowing("""
             The content is verified (every chunk, the final tag, size and SHA-256) before the file
             appears: it is written to a temporary file beside the target and renamed into place only
             then. Never overwrites a file without --force.
@@ -93,7 +92,7 @@ extension RxVaultCommand {
               rxvault extract 3f9a scan.pdf                 # writes ./scan.pdf
               rxvault extract 3f9a 7c01 --out ~/rx.png
               rxvault extract 3f9a scan.pdf --out - | sha256sum
-            """)
+            """))
 
         @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
         @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String

@@ -11,7 +11,7 @@ extension RxVaultCommand {
     struct Backup: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Back up the vault into an age file, or verify a backup.",
-            discussion: """
+            discussion: flowing("""
             A backup is a consistent snapshot of the vault (safe while another rxvault process
             writes) inside an age v1 file. The vault's own encryption stays inside it. With no
             --recipient or --age-passphrase-file, the age layer uses the vault's passphrase, so the
@@ -22,7 +22,7 @@ extension RxVaultCommand {
               rxvault backup /mnt/usb/rx.age --recipient age1...
               rxvault backup verify ~/backups/rx-2026-11-21.age
               rxvault restore ~/backups/rx-2026-11-21.age --to ~/rx-restored.rxv
-            """,
+            """),
             subcommands: [BackupCreate.self, BackupVerify.self],
             defaultSubcommand: BackupCreate.self)
     }
@@ -122,13 +122,13 @@ extension RxVaultCommand {
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Restore a backup into a vault file, after verifying all of it.",
-            discussion: """
+            discussion: flowing("""
             Decrypts the backup next to the target, checks every object (as 'backup verify'),
             and only then moves it into place. Never replaces an existing vault without --force;
             with --force the old vault is kept as PATH.bak (PATH.bak.1, ... if that exists); the
             path always names a whole vault, old or new. Stop other rxvault commands on the vault
             first: restore refuses (75) while one has it open.
-            """)
+            """))
 
         @Argument(help: "The backup file.") var file: String
         @Option(help: ArgumentHelp("The vault file to create.", valueName: "path")) var to: String

@@ -9,10 +9,9 @@ extension RxVaultCommand {
             discussion: "Exits 0 when everything verifies, 76 when anything does not. --read-data also decrypts every attachment chunk.")
 
         @Flag(help: "Also read and verify every attachment's content.") var readData = false
-        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
-        func validate() throws { try format.requireTableOrJSON("check") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {

@@ -12,10 +12,10 @@ extension RxVaultCommand {
     struct Client: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Register, list and remove client apps (the apps you grant read access to).",
-            discussion: """
+            discussion: flowing("""
             A client app is identified by an age X25519 key: it keeps the identity
             (AGE-SECRET-KEY-1...), you register its recipient (age1...). Then 'rxvault grant'.
-            """,
+            """),
             subcommands: [ClientAdd.self, ClientList.self, ClientShow.self, ClientRemove.self])
     }
 
@@ -23,14 +23,15 @@ extension RxVaultCommand {
         static let configuration = CommandConfiguration(
             commandName: "add",
             abstract: "Register a client app by its age recipient, or make a new identity for it.",
-            discussion: """
+            discussion: flowing("""
             Examples:
-              age-keygen -o shop.key            # on the client's side; prints its public key
+              age-keygen -o shop.key     # on the client's side; prints its public key
               rxvault client add lens-shop --recipient age1...
               rxvault client add moms-phone --generate --identity-out moms-phone.key
+
             The identity file is written with mode 0600 and never over an existing file; hand it
             to the client and delete your copy.
-            """)
+            """))
 
         @Argument(help: "A name for the client (unique).") var name: String
         @Option(help: ArgumentHelp("The client's age X25519 recipient.", valueName: "age1...")) var recipient: String?
@@ -88,10 +89,9 @@ extension RxVaultCommand {
 
     struct ClientList: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the registered client apps.")
-        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
-        func validate() throws { try format.requireTableOrJSON("client list") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -162,14 +162,14 @@ extension RxVaultCommand {
     struct Grant: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Let a client app read specific prescriptions.",
-            discussion: """
+            discussion: flowing("""
             The prescription's key (and its attachments' keys, unless --no-attachments) is sealed
             to the client's key: it can read these and nothing else, even with the vault file.
             --expires takes a date (the last day it works) or a duration such as 30d, 12w, 6m.
 
             Example:
               rxvault grant lens-shop 3f9a 7c01 --expires 30d
-            """)
+            """))
 
         @Argument(help: "The client's name or id prefix.") var client: String
         @Argument(help: "The prescriptions' ids (any unique prefix).") var prescriptions: [String]
@@ -195,12 +195,12 @@ extension RxVaultCommand {
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Take back a client app's access to prescriptions.",
-            discussion: """
+            discussion: flowing("""
             Deletes the grant and re-keys the prescription (a new data key and version, re-sealed
             for the remaining clients), so the key the client held opens nothing stored from now
             on, and the old sealed key is gone from the file. Revoking cannot take back what the
             client already read or copied.
-            """)
+            """))
 
         @Argument(help: "The client's name or id prefix.") var client: String
         @Argument(help: "The prescriptions' ids (any unique prefix).") var prescriptions: [String] = []
@@ -227,10 +227,9 @@ extension RxVaultCommand {
         static let configuration = CommandConfiguration(abstract: "Show who can read what, since when, until when, and when they last read it.")
         @Option(help: "Only this client (name or id prefix).") var client: String?
         @Option(help: "Only this prescription (id prefix).") var rx: String?
-        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
-        func validate() throws { try format.requireTableOrJSON("grants") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -264,10 +263,9 @@ extension RxVaultCommand {
         @Option(help: "Only entries about this client (name or id prefix).") var client: String?
         @Option(help: "Only entries about this prescription (id prefix).") var rx: String?
         @Option(help: ArgumentHelp("Only entries on or after this day.", valueName: "yyyy-mm-dd")) var since: String?
-        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
-        func validate() throws { try format.requireTableOrJSON("log") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {

@@ -11,7 +11,7 @@ extension RxVaultCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Export prescriptions as FHIR R4, rxvault JSON or CSV, optionally age-encrypted.",
-            discussion: """
+            discussion: flowing("""
             Exports the given prescriptions, or those the query filters select (all without either).
             Plaintext is written only where you ask (--out FILE, mode 0600, or --out -).
             --for CLIENT exports only what the client is granted, encrypted to its age key, so it
@@ -22,7 +22,7 @@ extension RxVaultCommand {
               rxvault export --format fhir --out rx-bundle.json
               rxvault export 3f9a --format json --for lens-shop --out for-shop.age
               rxvault export --patient sam --format csv --out -
-            """)
+            """))
 
         @Argument(help: "Prescription ids (any unique prefix); none means all (or the filters).") var prescriptions: [String] = []
         @OptionGroup var filters: FilterOptions
@@ -37,7 +37,7 @@ extension RxVaultCommand {
         @Flag(help: "Replace the output file if it exists.") var force = false
         @OptionGroup var options: VaultOptions
 
-        enum ExportFormat: String, ExpressibleByArgument { case fhir, json, csv }
+        enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case fhir, json, csv }
 
         func validate() throws {
             if agePassphraseFile != nil && (client != nil || !recipient.isEmpty) {
@@ -125,7 +125,7 @@ extension RxVaultCommand {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import prescriptions from rxvault JSON or FHIR R4 (optionally age-encrypted).",
-            discussion: """
+            discussion: flowing("""
             Accepts an rxvault export (json), a FHIR R4 VisionPrescription or a Bundle of them with
             their Patients and DocumentReferences, or an age file of either. Every prescription is
             checked by the same rules as 'add' and every attachment by the attachment validator; if
@@ -135,7 +135,7 @@ extension RxVaultCommand {
             Examples:
               rxvault import rx-bundle.json --dry-run
               rxvault import from-clinic.age --age-identity my.key
-            """)
+            """))
 
         @Argument(help: "The file to import, or - for standard input.") var file: String
         @Option(help: ArgumentHelp("Decrypt an age file with this identity file.", valueName: "file")) var ageIdentity: String?

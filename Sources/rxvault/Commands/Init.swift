@@ -10,14 +10,14 @@ extension RxVaultCommand {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a new, empty vault file.",
-            discussion: """
+            discussion: flowing("""
             Never overwrites an existing file. The file is created with mode 0600; missing parent
             directories are created with mode 0700.
 
             --kdf sets the cost of turning the passphrase into a key (Argon2id): interactive
             (64 MiB, fast), moderate (256 MiB, about half a second; the default) or sensitive
             (1 GiB, several seconds). Every command that opens the vault pays it once.
-            """)
+            """))
 
         @OptionGroup var options: VaultOptions
 

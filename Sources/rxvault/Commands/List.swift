@@ -7,13 +7,13 @@ extension RxVaultCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the prescriptions, newest issue date first.",
-            discussion: """
+            discussion: flowing("""
             STATUS is valid, expiring (within 60 days) or expired, as of today.
             --format json prints {"schema": "rxvault/prescriptions/v1", "prescriptions": [...]};
             --format csv prints one row per prescription and eye (docs/format.md).
-            """)
+            """))
 
-        @Option(help: "Output format: table, json, csv or ndjson (one JSON object per line).") var format: OutputFormat = .table
+        @Option(help: "Output format (ndjson: one JSON object per line).") var format: OutputFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
         @OptionGroup var options: VaultOptions
 
@@ -31,7 +31,7 @@ extension RxVaultCommand {
     struct Query: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Find prescriptions by patient, kind, dates, brand, prescriber or lens values.",
-            discussion: """
+            discussion: flowing("""
             Filters combine (all must match). With --identity, only the identity's grants are searched.
 
             Examples:
@@ -39,10 +39,10 @@ extension RxVaultCommand {
               rxvault query --patient sam --kind contacts --latest
               rxvault query --valid-on 2026-12-01 --format json
               rxvault query --sphere-max -6 --add --sort expires
-            """)
+            """))
 
         @OptionGroup var filters: FilterOptions
-        @Option(help: "Output format: table, json, csv or ndjson.") var format: OutputFormat = .table
+        @Option(help: "Output format (ndjson: one JSON object per line).") var format: OutputFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
         @OptionGroup var options: VaultOptions
 
@@ -89,11 +89,10 @@ extension RxVaultCommand {
 
         @Argument(help: "The prescription's id (any unique prefix).") var id: String
         @Option(help: "Show this version instead of the newest ('rxvault history' lists them).") var version: Int?
-        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @Option(help: "Output format.") var format: DocumentFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
         @OptionGroup var options: VaultOptions
 
-        func validate() throws { try format.requireTableOrJSON("show") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -113,10 +112,9 @@ extension RxVaultCommand {
         static let configuration = CommandConfiguration(abstract: "List every version of a prescription, oldest first.")
 
         @Argument(help: "The prescription's id (any unique prefix).") var id: String
-        @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+        @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
-        func validate() throws { try format.requireTableOrJSON("history") }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -144,10 +142,10 @@ extension RxVaultCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete a prescription and all its versions.",
-            discussion: """
+            discussion: flowing("""
             The content is overwritten in the file and its write-ahead log, not just unlinked.
             Asks for confirmation on a terminal; scripts pass --yes.
-            """)
+            """))
 
         @Argument(help: "The prescription's id (any unique prefix).") var id: String
         @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false

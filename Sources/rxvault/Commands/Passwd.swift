@@ -5,11 +5,11 @@ extension RxVaultCommand {
     struct Passwd: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change the vault's passphrase.",
-            discussion: """
+            discussion: flowing("""
             Only the wrapping of the vault's root key changes; no prescription is rewritten, so
             this is instant whatever the vault holds. Afterwards the old passphrase no longer
             opens the vault. Backups made earlier still open with the passphrase they were made with.
-            """)
+            """))
 
         @OptionGroup var options: VaultOptions
 

@@ -8,11 +8,11 @@ extension RxVaultCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Tell whether a file is a vault, its format and key-derivation settings.",
-            discussion: """
+            discussion: flowing("""
             Needs no passphrase. With one (--passphrase-file, --passphrase-fd or
             RXVAULT_PASSPHRASE_FILE), it also checks the passphrase and shows how many
             prescriptions the vault holds. It never prompts.
-            """)
+            """))
 
         @OptionGroup var options: VaultOptions
 

@@ -61,12 +61,15 @@ struct VaultOptions: ParsableArguments {
     }
 }
 
-/// `--format` for commands that print records.
+/// `--format` for commands that print a set of records (`list`, `query`): rows as a table, JSON,
+/// CSV or one JSON object per line.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case table, json, csv, ndjson
+}
 
-    /// For commands that print one document: only table and json make sense.
-    func requireTableOrJSON(_ command: String) throws {
-        guard self == .table || self == .json else { throw ValidationError("\(command) prints table or json") }
-    }
+/// `--format` for commands that print one document (`show`, `history`, `attachments`, `grants`,
+/// `log`, `check`, `client list`): a table or JSON. Its own type, so `--help` offers and the parser
+/// accepts exactly these two, instead of offering csv and then refusing it.
+enum DocumentFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json
 }

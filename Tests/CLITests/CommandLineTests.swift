@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// The command line itself, across every command: errors in the documented form, `--help` that
+/// offers only what a command accepts, and help text that reads as paragraphs.
+@Suite struct CommandLineTests {
+    /// Every command path (`["client", "add"]`...), read from the binary's own help, so a new
+    /// command is covered without editing this test.
+    static func commandPaths() throws -> [[String]] {
+        let cli = try CLIHarness()
+        var found: [[String]] = []
+        var pending: [[String]] = [[]]
+        while let path = pending.popLast() {
+            let help = try cli.run(path + ["--help"]).stdout
+            // "SUBCOMMANDS:", then "  name   abstract" lines (wrapped abstracts are indented further), then a blank line.
+            let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
+            var children: [[String]] = []
+            if let start = lines.firstIndex(where: { $0.hasPrefix("SUBCOMMANDS:") }) {
+                for line in lines[(start + 1)...] {
+                    if line.isEmpty { break }
+                    guard line.hasPrefix("  "), line.dropFirst(2).first?.isLetter == true else { continue }
+                    let name = String(line.dropFirst(2).prefix { $0.isLetter || $0 == "-" })
+                    children.append(path + [name])
+                }
+            }
+            if !path.isEmpty { found.append(path) }
+            pending += children
+        }
+        return found.sorted { $0.joined(separator: " ") < $1.joined(separator: " ") }
+    }
+
+    @Test func everyCommandIsFound() throws {
+        let paths = try Self.commandPaths().map { $0.joined(separator: " ") }
+        for expected in ["init", "list", "show", "client add", "client list", "backup verify", "restore", "grant", "log"] {
+            #expect(paths.contains(expected), "\(expected) missing from \(paths)")
+        }
+    }
+
+    /// Unknown flags, missing arguments, bad values and `validate()` refusals all print
+    /// `rxvault: error: ...` (never argument-parser's `Error: ...`), a hint, and exit 64; with
+    /// `--format json` the error is one JSON object.
+    @Test(arguments: [
+        ["show"], ["list", "--bogus"], ["list", "--format", "xml"], ["grant"], ["client", "add", "shop"],
+        ["log", "--format", "csv"], ["export", "--out", "-"], ["preview", "abcd", "x.png", "--width", "3"],
+        ["query", "--limit", "many"], ["init", "--kdf", "instant"],
+    ])
+    func argumentErrorsTakeTheDocumentedForm(arguments: [String]) throws {
+        let cli = try CLIHarness()
+        let r = try cli.run(arguments)
+        #expect(r.status == 64, "\(r)")
+        #expect(r.stderr.hasPrefix("rxvault: error: "), "\(r)")
+        #expect(!r.stderr.contains("Error: "), "\(r)")
+        #expect(r.stderr.contains("rxvault: hint: see 'rxvault "), "\(r)")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test(arguments: [["show", "--format", "json"], ["list", "--format", "json", "--bogus"],
+                      ["grants", "--format=json", "--limit", "3"], ["query", "--format", "ndjson", "--sort", "colour"]])
+    func argumentErrorsAreJSONWhenJSONWasAskedFor(arguments: [String]) throws {
+        let cli = try CLIHarness()
+        let r = try cli.run(arguments)
+        #expect(r.status == 64, "\(r)")
+        let object = try cli.json(r.stderr)
+        let error = try #require(object["error"] as? [String: Any], "\(r)")
+        #expect(error["code"] as? String == "usage")
+        #expect(error["exit"] as? Int == 64)
+        #expect((error["message"] as? String)?.isEmpty == false)
+    }
+
+    /// Each `--format` value that `--help` lists is accepted by the command (the vault does not
+    /// exist, so the command gets past parsing and stops at 66/67, never 64 for the format).
+    @Test func helpOffersOnlyTheFormatsEachCommandAccepts() throws {
+        let cli = try CLIHarness()
+        // The positional arguments each command needs to get past parsing.
+        let positionals: [String: [String]] = [
+            "show": ["abcd"], "history": ["abcd"], "attachments": ["abcd"], "export": [], "backup verify": ["none.age"],
+        ]
+        var checked = 0
+        for path in try Self.commandPaths() {
+            let help = try cli.run(path + ["--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+                .replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
+            guard let option = help.range(of: " --format <format> "),
+                  let values = help.range(of: "(values: ", range: option.upperBound..<help.endIndex),
+                  // The values belong to --format only if no other option starts in between.
+                  !help[option.upperBound..<values.lowerBound].contains(" --") else { continue }
+            let listed = help[values.upperBound...].prefix { $0 != ";" && $0 != ")" }.split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            let name = path.joined(separator: " ")
+            for value in listed {
+                var arguments = path + (positionals[name] ?? []) + ["--format", value, "--vault", cli.path("absent.rxv")]
+                if name == "export" { arguments += ["--out", "-"] }
+                let r = try cli.run(arguments)
+                #expect(r.status != 64, "\(name) --help offers --format \(value) but refuses it: \(r)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 20, "found only \(checked) format values in the help texts")
+    }
+
+    /// Help text is written as paragraphs and left to argument-parser to wrap: a line that ends
+    /// although the next line's first word would have fitted is a hard wrap wrapped again.
+    @Test func helpTextFlows() throws {
+        let cli = try CLIHarness()
+        let width = 80   // argument-parser wraps to 79 columns of 80 when stdout is not a terminal
+        for path in [[]] + (try Self.commandPaths()) {
+            let help = try cli.run(path + ["--help"]).stdout
+            let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            // The overview and discussion: unindented lines before USAGE (options and subcommands
+            // are single strings that argument-parser wraps itself).
+            let prose = lines.prefix { !$0.hasPrefix("USAGE:") }
+            for line in lines { #expect(line.count <= width || line.hasPrefix("USAGE:"), "rxvault \(path.joined(separator: " ")) --help: line over \(width) columns: \(line)") }
+            for (line, next) in zip(prose, prose.dropFirst()) {
+                // An example (indented) too long for the width comes back as an unindented fragment.
+                if line.hasPrefix("  "), let first = next.first, first != " " {
+                    #expect(first.isUppercase, "rxvault \(path.joined(separator: " ")) --help: an example is too wide and was wrapped:\n\(line)\n\(next)")
+                }
+                guard !line.isEmpty, !next.isEmpty, !line.hasPrefix(" "), !next.hasPrefix(" "), !line.hasSuffix(":"),
+                      !next.hasPrefix("- ") else { continue }
+                let firstWord = next.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
+                #expect(line.count + 1 + firstWord.count >= width,
+                        "rxvault \(path.joined(separator: " ")) --help breaks a line early:\n\(line)\n\(next)")
+            }
+        }
+    }
+}
