@@ -22,7 +22,7 @@ public struct PrescriptionFilter: Sendable, Equatable {
     /// Only the newest (by issue date) prescription per patient and kind.
     public var latest = false
     public var hasAttachments = false
-    /// Some eye's sphere / cylinder within the range (inclusive).
+    /// Some eye's sphere / cylinder within the range (inclusive), compared in minus-cyl form.
     public var sphereMin: Hundredths?
     public var sphereMax: Hundredths?
     public var cylinderMin: Hundredths?
@@ -54,12 +54,12 @@ public struct PrescriptionFilter: Sendable, Equatable {
         if let issuedBefore, rx.issued > issuedBefore { return false }
         if hasAttachments && attachmentCount == 0 { return false }
         if sphereMin != nil || sphereMax != nil {
-            guard rx.powers.contains(where: { within($0.sphere, sphereMin, sphereMax) }) else { return false }
+            guard rx.minusCylinderPowers.contains(where: { within($0.sphere, sphereMin, sphereMax) }) else { return false }
         }
         if cylinderMin != nil || cylinderMax != nil {
-            guard rx.powers.contains(where: { within($0.cylinder ?? .zero, cylinderMin, cylinderMax) }) else { return false }
+            guard rx.minusCylinderPowers.contains(where: { within($0.cylinder ?? .zero, cylinderMin, cylinderMax) }) else { return false }
         }
-        if hasAdd && !rx.powers.contains(where: { $0.add != nil }) { return false }
+        if hasAdd && !rx.minusCylinderPowers.contains(where: { $0.add != nil }) { return false }
         if let patient, !rx.patientName.lowercased().contains(patient.lowercased()) { return false }
         if let brand, !rx.brands.contains(where: { $0.lowercased().contains(brand.lowercased()) }) { return false }
         if let prescriber, !rx.prescriberName.lowercased().contains(prescriber.lowercased()) { return false }
@@ -119,17 +119,23 @@ public protocol FilterSubject {
     var patientName: String { get }
     var prescriberName: String { get }
     var brands: [String] { get }
-    var powers: [LensPowers] { get }
+    /// Each eye present, OD first.
+    var minusCylinderPowers: [MinusCylinderPowers] { get }
 }
 
-/// One eye's powers, as filters compare them: always in minus-cylinder form, so a lens matches
-/// the same ranges however it was written (+1.00 -2.00 x090 is -1.00 +2.00 x180).
-public struct LensPowers: Sendable {
-    public var sphere: Hundredths
-    public var cylinder: Hundredths?
-    public var add: Hundredths?
+/// One eye's powers as filters compare them: in minus-cylinder form, so a lens matches the same
+/// ranges however it was written (-1.00 +2.00 x030 compares as sphere +1.00, cylinder -2.00).
+///
+/// For comparing only. It has no axis (turning the cylinder turns the axis by 90 degrees), so
+/// it cannot describe a lens and nothing is ever built from it: what is shown is the lens as
+/// written, or `LensSpecification.transposed(to:)`, which turns the axis too.
+public struct MinusCylinderPowers: Sendable, Equatable {
+    public let sphere: Hundredths
+    public let cylinder: Hundredths?
+    public let add: Hundredths?
 
-    public init(sphere: Hundredths, cylinder: Hundredths?, add: Hundredths?) {
+    /// From an eye's powers as written, in either cylinder form.
+    public init(writtenSphere sphere: Hundredths, cylinder: Hundredths?, add: Hundredths?) {
         if let c = cylinder, c.raw > 0 {
             self.sphere = sphere + c
             self.cylinder = c.negated
@@ -150,5 +156,7 @@ extension PrescriptionRecord: FilterSubject {
     public var patientName: String { prescription.patient.name }
     public var prescriberName: String { prescription.prescriber.name }
     public var brands: [String] { prescription.eyes.compactMap { $0.1.brand } }
-    public var powers: [LensPowers] { prescription.eyes.map { LensPowers(sphere: $0.1.sphere, cylinder: $0.1.cylinder, add: $0.1.add) } }
+    public var minusCylinderPowers: [MinusCylinderPowers] {
+        prescription.eyes.map { MinusCylinderPowers(writtenSphere: $0.1.sphere, cylinder: $0.1.cylinder, add: $0.1.add) }
+    }
 }

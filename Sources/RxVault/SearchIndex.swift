@@ -28,7 +28,9 @@ struct SearchIndex {
         var expires: Int32
         var birthDate: Int32
         var eyes: UInt8                 // bit 0: OD present, bit 1: OS present
-        var powers: (Int32, Int32, Int32, Int32, Int32, Int32)   // sphere, cylinder, add for OD, OS
+        /// Sphere, cylinder, add for OD, OS: as written, in the cylinder form of the record
+        /// (the axis, with the text, belongs with them). Never transposed.
+        var powers: (Int32, Int32, Int32, Int32, Int32, Int32)
         var bucket: Int32
         var textStart: Int32            // patient, prescriber, OD brand, OS brand
         var restStart: Int32
@@ -146,16 +148,17 @@ struct SearchIndex {
             }
         }
 
-        /// The whole record of a row.
+        /// The whole record of a row, exactly as it was stored: `list` and `query` show it, and
+        /// `flushIndex` re-encodes the untouched entries of a bucket from it.
         func record(_ row: Row) throws -> PrescriptionRecord {
             let subject = IndexSubject(row: row, snapshot: self)
             let t = texts(row)
             var rx = Prescription(kind: subject.kind, patient: Patient(name: t.patient, birthDate: subject.birthDate),
                                   prescriber: Prescriber(name: t.prescriber), issued: subject.issued, expires: subject.expires)
             for (index, eye) in Eye.allCases.enumerated() where row.eyes & (1 << index) != 0 {
-                let p = subject.power(index)
-                rx[eye] = LensSpecification(sphere: p.sphere, cylinder: p.cylinder, axis: index == 0 ? t.axes.0 : t.axes.1, add: p.add,
-                                            brand: index == 0 ? t.brands.0 : t.brands.1)
+                let written = subject.writtenPowers(index)
+                rx[eye] = LensSpecification(sphere: written.sphere, cylinder: written.cylinder, axis: index == 0 ? t.axes.0 : t.axes.1,
+                                            add: written.add, brand: index == 0 ? t.brands.0 : t.brands.1)
             }
             return try plaintexts[Int(row.bucket)]!.withUnsafeBytes { all in
                 var rest = RecordCodec.Reader(bytes: UnsafeRawBufferPointer(rebasing: all[Int(row.restStart)..<Int(row.restStart + row.restLength)]), p: 0)
@@ -182,13 +185,19 @@ struct IndexSubject: FilterSubject {
     var prescriberName: String { snapshot.texts(row).prescriber }
     var brands: [String] { let b = snapshot.texts(row).brands; return [b.0, b.1].compactMap { $0 } }
 
-    func power(_ eye: Int) -> LensPowers {
+    /// One eye's powers as stored: as written, for rebuilding the record (with the stored axis).
+    func writtenPowers(_ eye: Int) -> (sphere: Hundredths, cylinder: Hundredths?, add: Hundredths?) {
         let p = row.powers
         let values = eye == 0 ? (p.0, p.1, p.2) : (p.3, p.4, p.5)
-        return LensPowers(sphere: Self.value(values.0) ?? .zero, cylinder: Self.value(values.1), add: Self.value(values.2))
+        return (Self.value(values.0) ?? .zero, Self.value(values.1), Self.value(values.2))
     }
 
-    var powers: [LensPowers] { (0..<2).filter { row.eyes & (1 << $0) != 0 }.map(power) }
+    var minusCylinderPowers: [MinusCylinderPowers] {
+        (0..<2).filter { row.eyes & (1 << $0) != 0 }.map { eye in
+            let written = writtenPowers(eye)
+            return MinusCylinderPowers(writtenSphere: written.sphere, cylinder: written.cylinder, add: written.add)
+        }
+    }
 }
 
 extension Vault {

@@ -1,0 +1,77 @@
+import Testing
+import RxModel
+@testable import RxVault
+
+/// The search index must give back each prescription exactly as it was written: `list` and
+/// `query` show what the index holds, and every write re-encodes the other entries of the
+/// buckets it touches from what the index holds.
+@Suite struct SearchIndexTests {
+    /// OD in plus-cyl form (the same lens as +1.00 -2.00 x120), OS in minus-cyl form.
+    static func mixedForms(patient: String = "Ada Example") -> Prescription {
+        var rx = TestVault.glasses(patient: patient)
+        rx.right = LensSpecification(sphere: Hundredths(raw: -100), cylinder: Hundredths(raw: 200), axis: 30, add: Hundredths(raw: 150),
+                                     prism: .polar(amount: Hundredths(raw: 150), angle: 200), vertexDistance: Hundredths(12),
+                                     farPD: Hundredths(raw: 3150))
+        rx.left = LensSpecification(sphere: Hundredths(raw: 225), cylinder: Hundredths(raw: -125), axis: 170, add: Hundredths(raw: 150),
+                                    farPD: Hundredths(raw: 3200))
+        return rx
+    }
+
+    @Test func aPlusCylinderLensComesBackFromTheIndexAsWritten() throws {
+        let test = try TestVault()
+        let vault = try test.open()
+        let (added, _) = try vault.add(Self.mixedForms())
+
+        let listed = try #require(try vault.list().first)
+        #expect(listed.prescription == added.prescription)
+        #expect(listed.prescription.right?.sphere == Hundredths(raw: -100))
+        #expect(listed.prescription.right?.cylinder == Hundredths(raw: 200))
+        #expect(listed.prescription.right?.axis == 30)
+        #expect(try vault.query(PrescriptionFilter()).first?.prescription == added.prescription)
+        // `check` compares the index with the records: a faithful index is clean.
+        let report = try vault.check(readData: false)
+        #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
+    }
+
+    /// A write re-encodes the untouched entries of its bucket from the index: they must survive
+    /// that unchanged, however often it happens.
+    @Test func anotherWriteToTheSameBucketLeavesTheLensAsWritten() throws {
+        let test = try TestVault()
+        let vault = try test.open()
+        let (added, _) = try vault.add(Self.mixedForms())
+        let bucket = SearchIndex.bucket(of: added.id.hex)
+        var neighbours = 0
+        for i in 0..<4000 where neighbours < 2 {
+            let (other, _) = try vault.add(TestVault.glasses(patient: "Neighbour \(i)"))
+            if SearchIndex.bucket(of: other.id.hex) == bucket { neighbours += 1 }
+        }
+        try #require(neighbours == 2, "no prescription landed in bucket \(bucket)")
+
+        let listed = try #require(try vault.list().first { $0.id == added.id })
+        #expect(listed.prescription == added.prescription)
+        #expect(try vault.prescription(added.id).prescription == added.prescription)
+        let report = try vault.check(readData: false)
+        #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
+    }
+
+    /// Filters compare in minus-cyl form whatever was written, on the index (owner) as on the
+    /// records (clients): -1.00 +2.00 x030 has a -2.00 cylinder and a +1.00 sphere.
+    @Test func filtersCompareInMinusCylinderForm() throws {
+        let test = try TestVault()
+        let vault = try test.open()
+        let (added, _) = try vault.add(Self.mixedForms())
+        var filter = PrescriptionFilter()
+        filter.cylinderMin = Hundredths(raw: -200)
+        filter.cylinderMax = Hundredths(raw: -200)
+        #expect(try vault.query(filter).map(\.id) == [added.id])
+        #expect(filter.apply([added], attachmentCounts: [:], today: TestVault.today).map(\.id) == [added.id])
+        filter.cylinderMin = Hundredths(raw: 200)
+        filter.cylinderMax = Hundredths(raw: 200)
+        #expect(try vault.query(filter).isEmpty)
+        filter = PrescriptionFilter()
+        filter.sphereMin = Hundredths(raw: 100)
+        filter.sphereMax = Hundredths(raw: 100)
+        #expect(try vault.query(filter).map(\.id) == [added.id])
+        #expect(filter.apply([added], attachmentCounts: [:], today: TestVault.today).map(\.id) == [added.id])
+    }
+}
