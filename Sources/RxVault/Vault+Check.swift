@@ -101,8 +101,11 @@ extension Vault {
         for row in rows {
             guard let record = try? open(row) else { continue }   // reported by the versions stage
             let stored = indexed.removeValue(forKey: row.prescriptionID)
-            if stored?.version != record.version || stored?.prescription != record.prescription || stored?.recorded != record.recorded
-                || stored?.change != record.change {
+            switch IndexEntryState(stored: stored, record: record) {
+            case .current: break
+            case .damagedContent:
+                errors.append("search index: prescription \(row.prescriptionID.prefix(8))'s entry differs from its record at the same version (written by rxvault 0.1.0, which could turn a plus-cylinder lens's powers without its axis); 'rxvault check --repair-index' rewrites it from the record")
+            case .missingOrStale:
                 errors.append("search index: prescription \(row.prescriptionID.prefix(8)) is missing or stale")
             }
         }
@@ -138,5 +141,52 @@ extension Vault {
         }
         let notes = pending > 0 ? ["\(pending) entries written by clients await the owner's next write to be countersigned"] : []
         return stage("audit log chain", entries.count, errors, notes)
+    }
+}
+
+/// How an index entry compares with the newest stored version of its prescription.
+enum IndexEntryState {
+    case current
+    /// Same version and time, other content: the entry was re-encoded wrongly (rxvault 0.1.0
+    /// rebuilt a plus-cylinder lens from its minus-cylinder filter values). Derived data that the
+    /// authenticated record can restore.
+    case damagedContent
+    /// No entry, or one naming another version: rows were deleted or put back; never repaired
+    /// silently, as that would accept a rollback.
+    case missingOrStale
+
+    init(stored: PrescriptionRecord?, record: PrescriptionRecord) {
+        guard let stored, stored.version == record.version, stored.recorded == record.recorded else { self = .missingOrStale; return }
+        self = stored.prescription == record.prescription && stored.change == record.change ? .current : .damagedContent
+    }
+}
+
+extension Vault {
+    /// Rewrites index entries that differ from their record at the same version (`check`'s
+    /// "differs from its record"), in one write transaction. Refuses (integrity) if any entry is
+    /// missing or names another version: that is a sign of rows deleted or put back, and
+    /// rewriting the index from the rows would accept it. Returns the prescriptions repaired.
+    public func repairIndex() throws(VaultError) -> [PrescriptionID] {
+        try perform { () throws -> [PrescriptionID] in
+            var indexed: [String: PrescriptionRecord] = [:]
+            for (bucket, sealed) in try store.indexBuckets() {
+                let snapshot = SearchIndex.Snapshot()
+                try readIndexBucket(bucket, sealed: sealed, into: snapshot)
+                for row in snapshot.rows { indexed[SearchIndex.id(row).hex] = try snapshot.record(row) }
+            }
+            var repaired: [PrescriptionID] = []
+            for row in try store.latestVersions() {
+                let record = try open(row)
+                switch IndexEntryState(stored: indexed[row.prescriptionID], record: record) {
+                case .current: continue
+                case .missingOrStale:
+                    throw VaultError.integrity("search index: prescription \(record.id.short) is missing or stale; the file was altered, so the index is not rewritten")
+                case .damagedContent:
+                    indexChanged(record.id, record)
+                    repaired.append(record.id)
+                }
+            }
+            return repaired
+        }
     }
 }

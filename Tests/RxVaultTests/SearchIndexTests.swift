@@ -1,5 +1,6 @@
 import Testing
 import RxModel
+import RxCrypto
 @testable import RxVault
 
 /// The search index must give back each prescription exactly as it was written: `list` and
@@ -73,5 +74,49 @@ import RxModel
         filter.sphereMax = Hundredths(raw: 100)
         #expect(try vault.query(filter).map(\.id) == [added.id])
         #expect(filter.apply([added], attachmentCounts: [:], today: TestVault.today).map(\.id) == [added.id])
+    }
+}
+
+/// Vaults written before the fix above may hold entries whose lens was turned without its axis.
+/// `check` names them, and `repairIndex` rewrites exactly those from their authenticated records;
+/// an entry naming another version (rows put back) is never "repaired".
+@Suite struct SearchIndexRepairTests {
+    /// Writes `record`'s bucket with `record` altered as rxvault 0.1.0 re-encoded it: powers in
+    /// minus-cyl form, the axis as written.
+    static func damage(_ vault: Vault, _ record: PrescriptionRecord, version: Int? = nil) throws {
+        var prescription = record.prescription
+        if var right = prescription.right, let cylinder = right.cylinder {
+            right.sphere = right.sphere + cylinder
+            right.cylinder = cylinder.negated
+            prescription.right = right
+        }
+        let damaged = PrescriptionRecord(id: record.id, version: version ?? record.version, recorded: record.recorded, prescription: prescription)
+        let bucket = SearchIndex.bucket(of: record.id.hex)
+        let sealed = try AEAD.seal(SearchIndex.encode([damaged]), key: vault.indexKey, associatedData: vault.indexAAD(bucket))
+        try vault.store.write { try vault.store.setIndexBucket(bucket, to: sealed) }
+    }
+
+    @Test func checkNamesADamagedEntryAndRepairRewritesIt() throws {
+        let test = try TestVault()
+        let vault = try test.open()
+        let (added, _) = try vault.add(SearchIndexTests.mixedForms())
+        try Self.damage(vault, added)
+        let errors = try vault.check(readData: false).stages.flatMap(\.errors)
+        #expect(errors.contains { $0.contains("differs from its record at the same version") && $0.contains("--repair-index") }, "\(errors)")
+        #expect(try vault.list().first?.prescription.right?.sphere == Hundredths(raw: 100), "the damage is visible before the repair")
+
+        #expect(try vault.repairIndex() == [added.id])
+        #expect(try vault.check(readData: false).isClean)
+        #expect(try vault.list().first?.prescription == added.prescription)
+        #expect(try vault.repairIndex().isEmpty, "a repaired index needs nothing more")
+    }
+
+    @Test func anEntryNamingAnotherVersionIsNotRepaired() throws {
+        let test = try TestVault()
+        let vault = try test.open()
+        let (added, _) = try vault.add(SearchIndexTests.mixedForms())
+        try Self.damage(vault, added, version: 2)
+        #expect(throws: VaultError.self) { try vault.repairIndex() }
+        #expect(try vault.check(readData: false).stages.flatMap(\.errors).contains { $0.contains("missing or stale") })
     }
 }

@@ -9,6 +9,7 @@ extension RxVaultCommand {
             discussion: "Exits 0 when everything verifies, 76 when anything does not. --read-data also decrypts every attachment chunk.")
 
         @Flag(help: "Also read and verify every attachment's content.") var readData = false
+        @Flag(help: "First rewrite search-index entries that differ from their records at the same version (damage by rxvault 0.1.0 to plus-cylinder lenses).") var repairIndex = false
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
@@ -16,6 +17,10 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run(json: format == .json) {
                 let vault = try options.openVault(command: "check")
+                if repairIndex {
+                    let repaired = try vault.repairIndex()
+                    Terminal.err("rxvault: repaired the search-index entries of \(repaired.count) prescription(s)\(repaired.isEmpty ? "" : ": " + repaired.map(\.short).joined(separator: ", "))")
+                }
                 let report = try vault.check(readData: readData)
                 if format == .json {
                     let stages: [[String: Any]] = report.stages.map { ["stage": $0.name, "checked": $0.checked, "errors": $0.errors, "notes": $0.notes] }
