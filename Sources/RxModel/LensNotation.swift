@@ -40,12 +40,33 @@ public enum LensNotation {
 
     // MARK: - Lexing
 
+    /// A comma between two digits (`-1,50`), which is a decimal comma in much of Europe and
+    /// would otherwise be read as a separator (`-1,5 x 90` as -1.00 +5.00 x90). Refused, never
+    /// guessed: the message shows the number with a dot. A comma between fields (`-2.00, -0.50`,
+    /// `-2.00,-0.50`) has no digit on both sides and stays a separator.
+    public static func decimalComma(in text: String) -> Unreadable? {
+        let chars = Array(text)
+        for i in chars.indices where chars[i] == "," && i > 0 && i + 1 < chars.count
+            && chars[i - 1].isASCIIDigit && chars[i + 1].isASCIIDigit {
+            var start = i - 1
+            while start > 0, chars[start - 1].isASCIIDigit || chars[start - 1] == "." { start -= 1 }
+            if start > 0, ["+", "-", "\u{2212}"].contains(chars[start - 1]) { start -= 1 }
+            var end = i + 1
+            while end < chars.count, chars[end].isASCIIDigit { end += 1 }
+            let written = String(chars[start..<end])
+            let dotted = String(written.map { $0 == "," ? "." : $0 == "\u{2212}" ? "-" : $0 })
+            return Unreadable(problem: "'\(written)': a decimal comma is not accepted (a comma separates fields): write a dot (\(dotted))")
+        }
+        return nil
+    }
+
     enum Token: Equatable {
         case number(Substring)
         case word(String)
     }
 
     static func tokenize(_ text: String) throws(Unreadable) -> [Token] {
+        if let problem = decimalComma(in: text) { throw problem }
         var tokens: [Token] = []
         var index = text.startIndex
         func isNumberStart(_ c: Character, next: Character?) -> Bool {

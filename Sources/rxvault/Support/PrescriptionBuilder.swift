@@ -124,6 +124,9 @@ struct PrescriptionBuilder {
 
     private func number(_ text: String, _ eye: Eye?, _ field: String) throws -> Hundredths? {
         if text.isEmpty { return nil }
+        if let comma = LensNotation.decimalComma(in: text) {
+            throw CLIError(.invalidInput, "\(label(eye, field)) \(comma.problem)")
+        }
         guard let value = Hundredths(parsing: text.trimmingCharacters(in: .whitespaces)) else {
             throw CLIError(.invalidInput, "\(label(eye, field)) '\(text)': not a number with at most two decimals")
         }
