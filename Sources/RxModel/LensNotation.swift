@@ -16,6 +16,12 @@ public enum LensNotation {
     }
 
     public static func parse(_ text: String) throws(Unreadable) -> LensSpecification {
+        try read(text).lens
+    }
+
+    /// Reads `text` and says which parts it wrote, so an edit can replace only those
+    /// (`Reading.applied(to:)`).
+    public static func read(_ text: String) throws(Unreadable) -> Reading {
         var reader = Reader(tokens: try tokenize(text))
         return try reader.readSpecification()
     }
@@ -128,8 +134,9 @@ public enum LensNotation {
         static let planoWords: Set<String> = ["plano", "pl", "pln"]
         static let axisWords: Set<String> = ["x", "axis", "ax"]
 
-        mutating func readSpecification() throws(Unreadable) -> LensSpecification {
+        mutating func readSpecification() throws(Unreadable) -> Reading {
             var lens = LensSpecification(sphere: try readSphere())
+            var given: Set<LensField> = [.sphere]
             var sphereOnly = false
             if case .word(let w)? = peek, Self.sphereMarks.contains(w) { position += 1; sphereOnly = true }
             // After "DS" (sphere only) a further number cannot be a cylinder.
@@ -138,11 +145,13 @@ public enum LensNotation {
                 // A zero cylinder is no cylinder (as the rules store it), so notation round-trips.
                 let cylinder = try value(text, "cylinder")
                 lens.cylinder = cylinder.isZero ? nil : cylinder
+                given.insert(.cylinder)
                 if case .word(let w)? = peek, w == "dc" || w == "cyl" { position += 1 }
             }
             if case .word(let w)? = peek, Self.axisWords.contains(w) {
                 position += 1
                 lens.axis = try readAxis()
+                given.insert(.axis)
             }
             var seen: Set<String> = []
             while let token = next() {
@@ -164,9 +173,13 @@ public enum LensNotation {
                 case "npd": lens.nearPD = try readNumber("near PD")
                 default: break
                 }
+                given.insert(Self.lensField[field]!)
             }
-            return lens
+            return Reading(lens: lens, given: given, sphereOnly: sphereOnly)
         }
+
+        static let lensField: [String: LensField] = ["add": .add, "prism": .prism, "bc": .baseCurve, "dia": .diameter,
+                                                     "vertex": .vertexDistance, "pd": .farPD, "npd": .nearPD]
 
         static func canonicalField(_ word: String) -> String? {
             switch word {
