@@ -50,15 +50,19 @@ extension RxVaultCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a prescription; the change is stored as a new version.",
             discussion: """
-            Takes the same flags as 'add'; only what is given changes. An empty value clears a
-            text field (--note ""). --od SPEC replaces the sphere and what the notation writes;
-            add, prism, vertex, PD, bc, dia and brand stay unless it writes them. A sphere alone
-            ("-1.25") on a lens with a cylinder is refused: write the cylinder to keep it, or
-            "-1.25 DS" for a sphere alone (--od-sphere changes only the sphere).
-            A part is removed only by name: --no-od-cyl (with its axis), --no-od-add,
-            --no-od-prism, --no-od-vertex, --no-od-bc, --no-od-dia, --no-od-brand, and the same
-            with --no-os-. Earlier versions are kept: 'rxvault history ID' lists them with what
-            changed.
+            Takes the same flags as 'add'; only what is given changes. An empty
+            value clears a text field (--note "").
+            --od SPEC sets the sphere and what the notation writes; add, prism,
+            vertex, PD, bc, dia and brand stay unless it writes them. A sphere
+            alone ("-1.25") on a lens with a cylinder is refused: write the
+            cylinder to keep it, or "-1.25 DS" for a sphere alone (--od-sphere
+            changes only the sphere).
+            A part is removed only by name: --no-od-cyl (with its axis),
+            --no-od-add, --no-od-prism, --no-od-vertex, --no-od-bc, --no-od-dia,
+            --no-od-brand, and the same with --no-os-. Switching between one
+            binocular PD and a PD per eye needs --no-pd.
+            Earlier versions are kept: 'rxvault history ID' lists them with what
+            each changed.
 
             Examples:
               rxvault edit 3f9a --os "-2.25 -0.50 x170" --expires 2028-06-01

@@ -13,7 +13,8 @@ extension RxVaultCommand {
             (in a separate, resource-limited process), never by the file name. Refused: anything
             else, damaged files, password-protected PDFs, PDFs with JavaScript or launch actions,
             images over 16384 pixels a side or 50 megapixels, files over the vault's size limit.
-            Prints the new attachment's id.
+            The name (extract's default file name) may not contain '/', '\\', control or
+            invisible characters, nor start with '.' or '-'. Prints the new attachment's id.
 
             Examples:
               rxvault attach 3f9a scan.pdf

@@ -110,7 +110,12 @@ extension RxVaultCommand {
     }
 
     struct History: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every version of a prescription, oldest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "List every version of a prescription, oldest first.",
+            discussion: """
+            CHANGE names what each version changed since the one before, with old and new
+            values ("OS sphere -2.00 → -2.25; note"); --format json gives them as "changes".
+            """)
 
         @Argument(help: "The prescription's id (any unique prefix).") var id: String
         @Option(help: "Output format: table or json.") var format: OutputFormat = .table
