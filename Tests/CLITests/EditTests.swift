@@ -174,4 +174,14 @@ import Testing
         #expect(binocular.status == 64, "the per-eye PDs would be dropped: \(binocular)")
         #expect(try cli.run(["edit", id, "--no-pd", "--pd", "63"]).status == 0)
     }
+
+    @Test func clientNamesFollowTheSameRule() throws {
+        let (cli, _) = try setUp()
+        for (i, name) in ["shop\u{202E}pohs", "shop\u{200B}", "s" + String(repeating: "\u{0301}", count: 1000)].enumerated() {
+            let r = try cli.run(["client", "add", name, "--generate", "--identity-out", cli.path("c\(i).key")])
+            #expect(r.status == 65, "\(name.debugDescription): \(r)")
+            #expect(!r.stderr.contains(name), "the refused name is not echoed")
+        }
+        #expect(try cli.run(["client", "add", "Zoë's phone", "--generate", "--identity-out", cli.path("z.key")]).status == 0)
+    }
 }
