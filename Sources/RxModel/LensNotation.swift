@@ -16,6 +16,12 @@ public enum LensNotation {
     }
 
     public static func parse(_ text: String) throws(Unreadable) -> LensSpecification {
+        try read(text).lens
+    }
+
+    /// Reads `text` and says which parts it wrote, so an edit can replace only those
+    /// (`Reading.applied(to:)`).
+    public static func read(_ text: String) throws(Unreadable) -> Reading {
         var reader = Reader(tokens: try tokenize(text))
         return try reader.readSpecification()
     }
@@ -40,12 +46,33 @@ public enum LensNotation {
 
     // MARK: - Lexing
 
+    /// A comma between two digits (`-1,50`), which is a decimal comma in much of Europe and
+    /// would otherwise be read as a separator (`-1,5 x 90` as -1.00 +5.00 x90). Refused, never
+    /// guessed: the message shows the number with a dot. A comma between fields (`-2.00, -0.50`,
+    /// `-2.00,-0.50`) has no digit on both sides and stays a separator.
+    public static func decimalComma(in text: String) -> Unreadable? {
+        let chars = Array(text)
+        for i in chars.indices where chars[i] == "," && i > 0 && i + 1 < chars.count
+            && chars[i - 1].isASCIIDigit && chars[i + 1].isASCIIDigit {
+            var start = i - 1
+            while start > 0, chars[start - 1].isASCIIDigit || chars[start - 1] == "." { start -= 1 }
+            if start > 0, ["+", "-", "\u{2212}"].contains(chars[start - 1]) { start -= 1 }
+            var end = i + 1
+            while end < chars.count, chars[end].isASCIIDigit { end += 1 }
+            let written = String(chars[start..<end])
+            let dotted = String(written.map { $0 == "," ? "." : $0 == "\u{2212}" ? "-" : $0 })
+            return Unreadable(problem: "'\(written)': a decimal comma is not accepted (a comma separates fields): write a dot (\(dotted))")
+        }
+        return nil
+    }
+
     enum Token: Equatable {
         case number(Substring)
         case word(String)
     }
 
     static func tokenize(_ text: String) throws(Unreadable) -> [Token] {
+        if let problem = decimalComma(in: text) { throw problem }
         var tokens: [Token] = []
         var index = text.startIndex
         func isNumberStart(_ c: Character, next: Character?) -> Bool {
@@ -107,8 +134,9 @@ public enum LensNotation {
         static let planoWords: Set<String> = ["plano", "pl", "pln"]
         static let axisWords: Set<String> = ["x", "axis", "ax"]
 
-        mutating func readSpecification() throws(Unreadable) -> LensSpecification {
+        mutating func readSpecification() throws(Unreadable) -> Reading {
             var lens = LensSpecification(sphere: try readSphere())
+            var given: Set<LensField> = [.sphere]
             var sphereOnly = false
             if case .word(let w)? = peek, Self.sphereMarks.contains(w) { position += 1; sphereOnly = true }
             // After "DS" (sphere only) a further number cannot be a cylinder.
@@ -117,11 +145,13 @@ public enum LensNotation {
                 // A zero cylinder is no cylinder (as the rules store it), so notation round-trips.
                 let cylinder = try value(text, "cylinder")
                 lens.cylinder = cylinder.isZero ? nil : cylinder
+                given.insert(.cylinder)
                 if case .word(let w)? = peek, w == "dc" || w == "cyl" { position += 1 }
             }
             if case .word(let w)? = peek, Self.axisWords.contains(w) {
                 position += 1
                 lens.axis = try readAxis()
+                given.insert(.axis)
             }
             var seen: Set<String> = []
             while let token = next() {
@@ -143,9 +173,13 @@ public enum LensNotation {
                 case "npd": lens.nearPD = try readNumber("near PD")
                 default: break
                 }
+                given.insert(Self.lensField[field]!)
             }
-            return lens
+            return Reading(lens: lens, given: given, sphereOnly: sphereOnly)
         }
+
+        static let lensField: [String: LensField] = ["add": .add, "prism": .prism, "bc": .baseCurve, "dia": .diameter,
+                                                     "vertex": .vertexDistance, "pd": .farPD, "npd": .nearPD]
 
         static func canonicalField(_ word: String) -> String? {
             switch word {

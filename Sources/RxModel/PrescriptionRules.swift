@@ -51,9 +51,10 @@ public enum PrescriptionRules {
     public static let vertexRange = Hundredths(5)...Hundredths(25)
     public static let baseCurveRange = Hundredths(7)...Hundredths(10)
     public static let diameterRange = Hundredths(8)...Hundredths(raw: 1650)
-    /// Longest accepted free text (names, brand, note), in characters.
-    public static let maxTextLength = 200
-    public static let maxNoteLength = 2000
+    /// Longest accepted free text (names, brand, note), in characters; `TextField` also bounds
+    /// the bytes and refuses invisible and control characters.
+    public static let maxTextLength = TextField.name.maxCharacters
+    public static let maxNoteLength = TextField.note.maxCharacters
     /// Dioptric powers come in quarter-dioptre steps.
     static let quarterStep = 25
 
@@ -108,25 +109,20 @@ public enum PrescriptionRules {
     }
 
     private static func checkPeople(_ rx: Prescription, today: CalendarDate, into problems: inout [RuleViolation]) {
-        func text(_ value: String?, field: String, required: Bool, limit: Int = maxTextLength, multiline: Bool = false) {
+        func text(_ value: String?, field: String, required: Bool, rule: TextField = .name) {
             guard let value, !value.isEmpty else {
                 if required { problems.append(RuleViolation(eye: nil, field: field, value: nil, accepted: "required")) }
                 return
             }
-            if value.count > limit {
-                problems.append(RuleViolation(eye: nil, field: field, value: nil, accepted: "at most \(limit) characters"))
-            }
-            if !isPlainText(value, multiline: multiline) {
-                problems.append(RuleViolation(eye: nil, field: field, value: nil,
-                                              accepted: multiline ? "control characters other than line breaks are not accepted"
-                                                                  : "line breaks and control characters are not accepted"))
+            if let problem = rule.problem(with: value) {
+                problems.append(RuleViolation(eye: nil, field: field, value: nil, accepted: problem))
             }
         }
         text(rx.patient.name, field: "patient name", required: true)
         text(rx.prescriber.name, field: "prescriber name", required: true)
         text(rx.prescriber.licence, field: "prescriber licence", required: false)
         text(rx.prescriber.contact, field: "prescriber contact", required: false)
-        text(rx.note, field: "note", required: false, limit: maxNoteLength, multiline: true)
+        text(rx.note, field: "note", required: false, rule: .note)
         if let dob = rx.patient.birthDate {
             if dob > today {
                 problems.append(RuleViolation(eye: nil, field: "date of birth", value: dob.description, accepted: "must not be in the future"))
@@ -192,15 +188,6 @@ public enum PrescriptionRules {
         }
     }
 
-    /// No control characters (escape sequences could repaint a terminal) and no invisible format
-    /// characters such as bidirectional overrides (they could disguise what a name says).
-    static func isPlainText(_ value: String, multiline: Bool) -> Bool {
-        !value.unicodeScalars.contains { scalar in
-            (scalar.properties.generalCategory == .control && !(multiline && scalar == "\n"))
-                || scalar.properties.generalCategory == .format
-        }
-    }
-
     private static func checkGlassesFields(_ lens: LensSpecification, eye: Eye, into problems: inout [RuleViolation]) {
         func length(_ value: Hundredths?, _ field: String, _ range: ClosedRange<Hundredths>, unit: String = "mm") {
             guard let value, !range.contains(value) else { return }
@@ -240,10 +227,8 @@ public enum PrescriptionRules {
         if lens.brand == nil {
             problems.append(RuleViolation(eye: eye, field: "brand", value: nil,
                                           accepted: "required for contact lenses (--brand, or --\(eye == .right ? "od" : "os")-brand)"))
-        } else if let brand = lens.brand, brand.count > maxTextLength {
-            problems.append(RuleViolation(eye: eye, field: "brand", value: nil, accepted: "at most \(maxTextLength) characters"))
-        } else if let brand = lens.brand, !isPlainText(brand, multiline: false) {
-            problems.append(RuleViolation(eye: eye, field: "brand", value: nil, accepted: "line breaks and control characters are not accepted"))
+        } else if let brand = lens.brand, let problem = TextField.name.problem(with: brand) {
+            problems.append(RuleViolation(eye: eye, field: "brand", value: nil, accepted: problem))
         }
         let wrongKind: [(String, Bool)] = [("prism", lens.prism != nil), ("vertex distance", lens.vertexDistance != nil),
                                            ("PD", lens.farPD != nil || lens.nearPD != nil)]

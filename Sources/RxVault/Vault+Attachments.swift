@@ -146,14 +146,10 @@ extension Vault {
         init(fresh: Void) throws(VaultError) { try self.init(dataKey: SecretBytes(randomCount: AEAD.keyLength)) }
     }
 
+    /// The shared rule for attachment names (`TextField.attachmentNameProblem`): `extract` writes
+    /// the name as a file name and every listing prints it, so it must print as what it is.
     static func checkName(_ name: String) throws(VaultError) {
-        let problem: String?
-        if name.trimmingCharacters(in: .whitespaces).isEmpty { problem = "must not be empty" }
-        else if name.count > 200 { problem = "at most 200 characters" }
-        else if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { problem = "control characters are not accepted" }
-        else if name.contains("/") { problem = "must not contain '/'" }
-        else { problem = nil }
-        if let problem {
+        if let problem = TextField.attachmentNameProblem(name) {
             throw .invalidInput("attachment name: \(problem)")
         }
     }

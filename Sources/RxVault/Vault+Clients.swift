@@ -1,5 +1,6 @@
 import Foundation
 import RxCrypto
+import RxModel
 import RxStore
 
 /// Registering and removing client apps (the owner's side).
@@ -80,9 +81,10 @@ extension Vault {
 
     static func checkClientName(_ name: String) throws(VaultError) {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed == name, name.count <= 100,
-              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .invalidInput("client name '\(name)': 1 to 100 characters, no leading or trailing spaces, no control characters")
+        // The name is not echoed: it may hold the very characters refused here.
+        if let problem = TextField.clientName.problem(with: name) { throw .invalidInput("client name: \(problem)") }
+        guard !trimmed.isEmpty, trimmed == name else {
+            throw .invalidInput("client name: 1 to 100 characters, no leading or trailing spaces")
         }
         if name.count >= RecordID.minimumPrefixLength && RecordID.isHex(name.lowercased()) {
             throw .invalidInput("client name '\(name)' looks like an id; choose a name with other letters")

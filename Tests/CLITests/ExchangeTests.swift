@@ -190,8 +190,12 @@ import RxStore
     @Test func longTextSurvivesTheIndexAndARoundTrip() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        // 1,800 characters, 73,800 bytes: within the rules, beyond a 16-bit length.
-        let note = String(repeating: "a" + String(repeating: "\u{0301}", count: 20), count: 1800)
+        // The most the rules allow: 2,000 characters and 8,000 bytes of UTF-8 (TextField.note).
+        // Combining marks no longer stretch a note beyond that (one more byte is refused).
+        let note = String(repeating: "\u{1F453}", count: 2000)
+        var over = CLIHarness.glassesArguments
+        over[over.firstIndex(of: "--note")! + 1] = "a\u{0301}\u{0301}\u{0301}" + String(repeating: "\u{1F453}", count: 1999)
+        #expect(try cli.run(over).status == 65)
         var arguments = CLIHarness.glassesArguments
         arguments[arguments.firstIndex(of: "--note")! + 1] = note
         let id = try cli.add(arguments)

@@ -528,11 +528,11 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
         #expect(violations(of: rx).isEmpty)
         rx.prescriber.licence = "OPT\u{0007}1234"
         #expect(violations(of: rx) == [RuleViolation(eye: nil, field: "prescriber licence", value: nil,
-                                                     accepted: "line breaks and control characters are not accepted")])
+                                                     accepted: "line breaks, control characters and invisible formatting characters (bidirectional or zero-width) are not accepted")])
         rx.prescriber.licence = nil
         rx.patient.name = "Ada\nLovelace"
         #expect(violations(of: rx) == [RuleViolation(eye: nil, field: "patient name", value: nil,
-                                                     accepted: "line breaks and control characters are not accepted")])
+                                                     accepted: "line breaks, control characters and invisible formatting characters (bidirectional or zero-width) are not accepted")])
     }
 }
 

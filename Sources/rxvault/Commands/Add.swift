@@ -53,12 +53,22 @@ extension RxVaultCommand {
             abstract: "Change a prescription; the change is stored as a new version.",
             discussion: flowing("""
             Takes the same flags as 'add'; only what is given changes. An empty value clears a
-            text field (--note ""). --od SPEC replaces that eye's powers and prism (bc, dia,
-            vertex and PD stay unless the notation gives them). Earlier versions are kept:
-            'rxvault history ID' lists them.
+            text field (--note "").
 
-            Example:
+            --od SPEC sets the sphere and what the notation writes; add, prism, vertex, PD, bc,
+            dia and brand stay unless it writes them. A sphere alone ("-1.25") on a lens with a
+            cylinder is refused: write the cylinder to keep it, or "-1.25 DS" for a sphere alone
+            (--od-sphere changes only the sphere).
+
+            A part is removed only by name: --no-od-cyl (with its axis), --no-od-add,
+            --no-od-prism, --no-od-vertex, --no-od-bc, --no-od-dia, --no-od-brand, and the same
+            with --no-os-. Switching between one binocular PD and a PD per eye needs --no-pd.
+
+            Earlier versions are kept: 'rxvault history ID' lists them with what each changed.
+
+            Examples:
               rxvault edit 3f9a --os "-2.25 -0.50 x170" --expires 2028-06-01
+              rxvault edit 3f9a --no-os-prism
             """))
 
         @Argument(help: "The prescription's id (any unique prefix).") var id: String
@@ -67,24 +77,28 @@ extension RxVaultCommand {
         @Flag(name: .customLong("no-os"), help: "Remove the left-eye lens.") var removeLeft = false
         @Flag(name: .customLong("no-expires"), help: "Remove the expiry date (glasses).") var removeExpiry = false
         @Flag(name: .customLong("no-pd"), help: "Remove all pupillary distances.") var removePD = false
+        @Flag var removeFields: [LensRemovalFlag] = []
         @OptionGroup var options: VaultOptions
 
         func run() throws {
             try CommandRunner.run {
                 try options.requireOwner("edit")
-                guard !fields.isEmpty || removeRight || removeLeft || removeExpiry || removePD else {
+                guard !fields.isEmpty || removeRight || removeLeft || removeExpiry || removePD || !removeFields.isEmpty else {
                     throw CLIError(.usage, "nothing to change", hint: "give the fields to change, e.g. --expires 2028-01-01")
                 }
                 var builder = PrescriptionBuilder(options: fields)
                 builder.removeEyes = Set([removeRight ? Eye.right : nil, removeLeft ? Eye.left : nil].compactMap { $0 })
                 builder.removeExpiry = removeExpiry
                 builder.removePD = removePD
+                builder.removeFields = removeFields
                 // Read every value once before unlocking, so a typo costs no passphrase. The probe
-                // has both eyes and a PD, so only unreadable values can fail here.
+                // has both eyes and the kind of PD the flags give (binocular unless only per-eye
+                // PDs are given), so only unreadable or contradictory values can fail here.
+                let perEyePD = fields.pd == nil && [fields.pdRight, fields.pdLeft, fields.nearPdRight, fields.nearPdLeft].contains { $0 != nil }
                 var probe = Prescription(kind: .glasses, patient: Patient(name: ""), prescriber: Prescriber(name: ""),
                                          issued: CalendarDate(year: 2000, month: 1, day: 1)!,
                                          right: LensSpecification(sphere: .zero), left: LensSpecification(sphere: .zero),
-                                         pupillaryDistance: PupillaryDistance(far: Hundredths(60)))
+                                         pupillaryDistance: perEyePD ? nil : PupillaryDistance(far: Hundredths(60)))
                 try builder.apply(to: &probe)
 
                 let vault = try options.openVault(command: "edit")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RxModel
 import RxValidate
 import RxVault
 
@@ -12,7 +13,8 @@ extension RxVaultCommand {
             (in a separate, resource-limited process), never by the file name. Refused: anything
             else, damaged files, password-protected PDFs, PDFs with JavaScript or launch actions,
             images over 16384 pixels a side or 50 megapixels, files over the vault's size limit.
-            Prints the new attachment's id.
+            The name (extract's default file name) may not contain '/', '\\', control or
+            invisible characters, nor start with '.' or '-'. Prints the new attachment's id.
 
             Examples:
               rxvault attach 3f9a scan.pdf
@@ -33,11 +35,15 @@ extension RxVaultCommand {
                 if input.isStandardInput && Terminal.stdinIsTTY {
                     throw CLIError(.usage, "standard input is a terminal", hint: "pipe the file in, or give its path")
                 }
+                // The vault checks the name too; checking it here costs the person no passphrase.
+                let storedName = name ?? (input.isStandardInput ? nil : (file as NSString).lastPathComponent)
+                if let storedName, let problem = TextField.attachmentNameProblem(storedName) {
+                    throw CLIError(.invalidInput, "attachment name: \(problem)", hint: "choose the name to store with --name NAME")
+                }
                 let vault = try options.openVault(command: "attach")
                 let prescriptionID = try vault.resolve(prescription)
                 let parser = try ParserFactory.make(limits: vault.attachmentLimits)
-                let defaultName = input.isStandardInput ? nil : (file as NSString).lastPathComponent
-                let info = try vault.attach(to: prescriptionID, name: name ?? defaultName, parser: parser) { try input.read(into: &$0) }
+                let info = try vault.attach(to: prescriptionID, name: storedName, parser: parser) { try input.read(into: &$0) }
                 Terminal.out(info.id.short)
             }
         }
@@ -117,7 +123,7 @@ extension RxVaultCommand {
                     return
                 }
                 let name = try vault.attachments(of: prescriptionID).first { $0.id == attachmentID }!.metadata.name
-                let target = out ?? Self.safeFileName(name)
+                let target = try out ?? Self.fileName(for: name)
                 try SafeFileWriter.write(to: target, replace: force) { writer in
                     _ = try vault.readAttachment(attachmentID, of: prescriptionID) { try writer.write($0) }
                 }
@@ -125,11 +131,16 @@ extension RxVaultCommand {
             }
         }
 
-        /// The stored name as a file name in the current directory: no directories, no hidden file.
-        static func safeFileName(_ name: String) -> String {
-            let base = (name as NSString).lastPathComponent.trimmingCharacters(in: .whitespaces)
-            let cleaned = base.drop { $0 == "." }
-            return cleaned.isEmpty ? "attachment" : String(cleaned)
+        /// The stored name, used as the file name in the current directory when it passes the
+        /// attachment-name rule (`attach` refuses any other). A name stored before that rule
+        /// (a path separator, a leading dot or dash, invisible or control characters) is
+        /// refused rather than rewritten or printed: the person chooses the file with --out.
+        static func fileName(for name: String) throws -> String {
+            if let problem = TextField.attachmentNameProblem(name) {
+                throw CLIError(.usage, "the attachment's stored name cannot be used as a file name (\(problem))",
+                               hint: "give the file to write with --out FILE")
+            }
+            return name
         }
     }
 

@@ -102,12 +102,30 @@ struct PrescriptionJSON {
 /// `list --format json`: `{"schema": "rxvault/prescriptions/v1", "prescriptions": [...]}`.
 struct PrescriptionListJSON {
     static let schema = "rxvault/prescriptions/v1"
-    let prescriptions: [PrescriptionJSON]
+    let values: [JSONValue]
+
+    init(prescriptions: [PrescriptionJSON]) { values = prescriptions.map(\.value) }
+
+    /// `history`: each version with what changed since the one before (docs/format.md).
+    init(history views: [PrescriptionView], changes: [[FieldChange]]) {
+        values = zip(views, changes).map { view, changes in
+            let value = PrescriptionJSON(view: view).value
+            guard case .object(var pairs) = value else { return value }
+            pairs.append(("changes", .array(changes.map { change in
+                var item: [(String, JSONValue)] = [("field", .string(change.field))]
+                if let before = change.before { item.append(("from", .string(before))) }
+                if let after = change.after { item.append(("to", .string(after))) }
+                return .object(item)
+            })))
+            if let reason = view.record.change { pairs.append(("reason", .string(reason))) }
+            return .object(pairs)
+        }
+    }
 
     func text() -> String {
         // {"prescriptions": [...], "schema": ...} with the array built in parallel.
         var out: [UInt8] = Array("{\n  \"prescriptions\" : ".utf8)
-        JSONValue.writeArray(prescriptions.map(\.value), pretty: true, level: 1, into: &out)
+        JSONValue.writeArray(values, pretty: true, level: 1, into: &out)
         out += Array(",\n  \"schema\" : \"\(Self.schema)\"\n}".utf8)
         return String(decoding: out, as: UTF8.self)
     }

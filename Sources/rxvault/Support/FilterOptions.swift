@@ -43,6 +43,7 @@ struct FilterOptions: ParsableArguments {
         }
         func power(_ text: String?, _ flag: String) throws -> Hundredths? {
             guard let text else { return nil }
+            if let comma = LensNotation.decimalComma(in: text) { throw CLIError(.invalidInput, "--\(flag) \(comma.problem)") }
             guard let value = Hundredths(parsing: text) else { throw CLIError(.invalidInput, "--\(flag) '\(text)': not a number such as -2.25") }
             return value
         }

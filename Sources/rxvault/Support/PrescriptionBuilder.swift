@@ -4,11 +4,13 @@ import RxModel
 /// for `edit`. Reading values is done here (with messages naming eye, field and value); judging
 /// them is left to `PrescriptionRules`, so every entry path is refused the same way.
 ///
-/// Order: notation (`--od SPEC`) replaces the eye's refraction and prism, and any bc, dia,
-/// vertex or PD it contains; then the per-field flags; then the flags for both eyes.
+/// Order: the parts named for removal (`--no-od-prism`); then the notation (`--od SPEC`),
+/// which replaces only the parts it writes (`LensNotation.Reading.applied(to:)`); then the
+/// per-field flags; then the flags for both eyes. A part both removed and given is refused.
 struct PrescriptionBuilder {
     let options: PrescriptionOptions
     var removeEyes: Set<Eye> = []
+    var removeFields: [LensRemovalFlag] = []
     var removeExpiry = false
     var removePD = false
 
@@ -46,21 +48,27 @@ struct PrescriptionBuilder {
     }
 
     private func lens(_ eye: Eye, current: LensSpecification?) throws -> LensSpecification? {
-        var lens = current
+        var reading: LensNotation.Reading?
         if let text = options.notation(eye) {
-            let parsed: LensSpecification
-            do { parsed = try LensNotation.parse(text) } catch {
+            do { reading = try LensNotation.read(text) } catch {
                 throw CLIError(.invalidInput, "\(eye.label) notation: \(error.problem)",
                                hint: "write it as on the paper, e.g. \"-2.25 -0.75 x180 add +2.00\", \"plano\" or \"-3.00 bc 8.6 dia 14.2\"")
             }
-            var merged = parsed
-            merged.brand = current?.brand
-            merged.vertexDistance = parsed.vertexDistance ?? current?.vertexDistance
-            merged.farPD = parsed.farPD ?? current?.farPD
-            merged.nearPD = parsed.nearPD ?? current?.nearPD
-            merged.baseCurve = parsed.baseCurve ?? current?.baseCurve
-            merged.diameter = parsed.diameter ?? current?.diameter
-            lens = merged
+        }
+        var lens = current
+        for removal in removeFields where removal.eye == eye {
+            if let given = givenElsewhere(removal, reading: reading) {
+                throw CLIError(.usage, "\(removal.flag) cannot be combined with \(given)",
+                               hint: "remove a part, or give its new value, not both")
+            }
+            if lens != nil { removal.field.remove(from: &lens!) }
+        }
+        if let reading {
+            do { lens = try reading.applied(to: lens) } catch {
+                let prefix = eye == .right ? "od" : "os"
+                throw CLIError(.invalidInput, "\(eye.label) notation: \(error.problem)",
+                               hint: "--\(prefix)-sphere D changes the sphere alone; --no-\(prefix)-cyl removes the cylinder")
+            }
         }
         let f = options.fieldFlags(eye)
         if f.isEmpty { return lens }
@@ -87,11 +95,41 @@ struct PrescriptionBuilder {
         return lens
     }
 
+    /// Where the part `removal` names is also given a value, if anywhere.
+    private func givenElsewhere(_ removal: LensRemovalFlag, reading: LensNotation.Reading?) -> String? {
+        let eye = removal.eye
+        let prefix = eye == .right ? "--od" : "--os"
+        let f = options.fieldFlags(eye)
+        let field = removal.field
+        if let reading, reading.given.contains(field) || (field == .cylinder && reading.given.contains(.axis)) {
+            return "a \(field.label) in \(prefix) \"\(options.notation(eye)!)\""
+        }
+        let flags: [(LensField, String, String?)] = [
+            (.cylinder, "-cyl", f.cylinder), (.cylinder, "-axis", f.axis), (.add, "-add", f.add), (.prism, "-prism", f.prism),
+            (.vertexDistance, "-vertex", f.vertex), (.baseCurve, "-bc", f.baseCurve), (.diameter, "-dia", f.diameter), (.brand, "-brand", f.brand),
+        ]
+        if let (_, suffix, _) = flags.first(where: { $0.0 == field && $0.2 != nil }) { return prefix + suffix }
+        if field == .vertexDistance, options.vertex != nil { return "--vertex" }
+        if field == .brand, options.brand != nil { return "--brand" }
+        return nil
+    }
+
     private func applyPupillaryDistance(_ rx: inout Prescription) throws {
         let o = options
         if removePD {
             rx.pupillaryDistance = nil
             for eye in Eye.allCases where rx[eye] != nil { rx[eye]!.farPD = nil; rx[eye]!.nearPD = nil }
+        }
+        // Switching between one binocular PD and one PD per eye drops the other kind, near PDs
+        // included: it happens only when the person also says --no-pd.
+        let monocularGiven = [o.pdRight, o.pdLeft, o.nearPdRight, o.nearPdLeft].contains { $0 != nil }
+        if o.pd != nil, rx.eyes.contains(where: { $0.1.farPD != nil || $0.1.nearPD != nil }) {
+            throw CLIError(.usage, "--pd would drop the PDs stored per eye",
+                           hint: "add --no-pd to replace them with one binocular PD")
+        }
+        if monocularGiven, o.pd == nil, rx.pupillaryDistance != nil {
+            throw CLIError(.usage, "a PD per eye would drop the binocular PD stored",
+                           hint: "add --no-pd to replace it with one PD per eye (--pd-od, --pd-os, --near-pd-od, --near-pd-os)")
         }
         if let pd = o.pd {
             guard let far = try number(pd, nil, "PD") else {
@@ -124,6 +162,9 @@ struct PrescriptionBuilder {
 
     private func number(_ text: String, _ eye: Eye?, _ field: String) throws -> Hundredths? {
         if text.isEmpty { return nil }
+        if let comma = LensNotation.decimalComma(in: text) {
+            throw CLIError(.invalidInput, "\(label(eye, field)) \(comma.problem)")
+        }
         guard let value = Hundredths(parsing: text.trimmingCharacters(in: .whitespaces)) else {
             throw CLIError(.invalidInput, "\(label(eye, field)) '\(text)': not a number with at most two decimals")
         }

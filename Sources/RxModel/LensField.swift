@@ -1,0 +1,57 @@
+/// The parts of one eye's lens specification, by the names messages and `history` use.
+///
+/// One list serves three jobs that must agree: what a notation gave (so an edit replaces only
+/// that), what an edit may remove by name (`--no-od-prism`), and what changed between versions.
+public enum LensField: String, CaseIterable, Hashable, Sendable {
+    case sphere, cylinder, axis, add, prism
+    case vertexDistance = "vertex distance"
+    case farPD = "PD"
+    case nearPD = "near PD"
+    case baseCurve = "base curve"
+    case diameter, brand
+
+    /// The name in messages ("OD prism").
+    public var label: String { rawValue }
+
+    /// The value as written in messages and history (`-1.25`, `180`, `1.5 BI`, `14.2`), nil when absent.
+    public func text(in lens: LensSpecification) -> String? {
+        switch self {
+        case .sphere: return lens.sphere.signedPower
+        case .cylinder: return lens.cylinder?.signedPower
+        case .axis: return lens.axis.map(String.init)
+        case .add: return lens.add?.signedPower
+        case .prism: return lens.prism?.notation
+        case .vertexDistance: return lens.vertexDistance?.plain
+        case .farPD: return lens.farPD?.plain
+        case .nearPD: return lens.nearPD?.plain
+        case .baseCurve: return lens.baseCurve?.plain
+        case .diameter: return lens.diameter?.plain
+        case .brand: return lens.brand
+        }
+    }
+
+    /// Sets this field of `lens` to its value in `source` (absent included).
+    public func copy(from source: LensSpecification, to lens: inout LensSpecification) {
+        switch self {
+        case .sphere: lens.sphere = source.sphere
+        case .cylinder: lens.cylinder = source.cylinder
+        case .axis: lens.axis = source.axis
+        case .add: lens.add = source.add
+        case .prism: lens.prism = source.prism
+        case .vertexDistance: lens.vertexDistance = source.vertexDistance
+        case .farPD: lens.farPD = source.farPD
+        case .nearPD: lens.nearPD = source.nearPD
+        case .baseCurve: lens.baseCurve = source.baseCurve
+        case .diameter: lens.diameter = source.diameter
+        case .brand: lens.brand = source.brand
+        }
+    }
+
+    /// Removes this field from `lens`. A cylinder goes with its axis (one without the other is
+    /// no prescription); the sphere cannot be removed (plano is a sphere of 0), so nothing happens.
+    public func remove(from lens: inout LensSpecification) {
+        let empty = LensSpecification(sphere: lens.sphere)
+        copy(from: empty, to: &lens)
+        if self == .cylinder { LensField.axis.copy(from: empty, to: &lens) }
+    }
+}

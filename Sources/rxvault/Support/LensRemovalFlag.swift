@@ -1,0 +1,33 @@
+import ArgumentParser
+import RxModel
+
+/// `edit`'s flags that remove one part of one eye's lens: `--no-od-cyl` (with its axis),
+/// `--no-od-add`, `--no-od-prism`, `--no-od-vertex`, `--no-od-bc`, `--no-od-dia`,
+/// `--no-od-brand`, and the same with `--no-os-`. An edit drops a stored value only when the
+/// person names it like this (README.md, "Edit, history, remove"); writing the eye again in
+/// notation keeps what the notation does not mention.
+enum LensRemovalFlag: String, EnumerableFlag, CaseIterable {
+    case odCyl = "no-od-cyl", odAdd = "no-od-add", odPrism = "no-od-prism", odVertex = "no-od-vertex"
+    case odBaseCurve = "no-od-bc", odDiameter = "no-od-dia", odBrand = "no-od-brand"
+    case osCyl = "no-os-cyl", osAdd = "no-os-add", osPrism = "no-os-prism", osVertex = "no-os-vertex"
+    case osBaseCurve = "no-os-bc", osDiameter = "no-os-dia", osBrand = "no-os-brand"
+
+    static func name(for value: LensRemovalFlag) -> NameSpecification { .customLong(value.rawValue) }
+    static func help(for value: LensRemovalFlag) -> ArgumentHelp? { .hidden }
+
+    var eye: Eye { rawValue.hasPrefix("no-od") ? .right : .left }
+
+    var field: LensField {
+        switch self {
+        case .odCyl, .osCyl: return .cylinder
+        case .odAdd, .osAdd: return .add
+        case .odPrism, .osPrism: return .prism
+        case .odVertex, .osVertex: return .vertexDistance
+        case .odBaseCurve, .osBaseCurve: return .baseCurve
+        case .odDiameter, .osDiameter: return .diameter
+        case .odBrand, .osBrand: return .brand
+        }
+    }
+
+    var flag: String { "--" + rawValue }
+}
