@@ -81,6 +81,12 @@ extension RxVaultCommand {
                     items = try vault.exportItems(ids: ids, filter: filter, for: grantee, attachments: !noAttachments && format != .csv,
                                                   versions: versions)
                 }
+                if items.isEmpty {
+                    // Still written (a script may expect the file), but never silently empty.
+                    Terminal.warning(grantee.map { "\($0.name) is granted no prescriptions now: the export holds none (see 'rxvault grants')" }
+                                     ?? (options.identity != nil ? "no prescription you are granted matches: the export holds none"
+                                                                 : "no prescription matches: the export holds none"))
+                }
                 let now = ISO8601DateFormatter().string(from: Date())
                 var bytes: [UInt8]
                 switch format {
