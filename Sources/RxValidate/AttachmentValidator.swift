@@ -120,16 +120,22 @@ public enum AttachmentValidator {
     }
 }
 
-/// "31.5 MiB", "812 KiB", "120 bytes".
+/// "31.5 MiB", "812 KiB", "120 bytes", "2 GiB". Any Int, including ones read from a hostile
+/// file, prints without overflow: the arithmetic works on the quotient and remainder apart.
 public struct ByteCount: CustomStringConvertible, Sendable {
     public let bytes: Int
     public init(_ bytes: Int) { self.bytes = bytes }
     public var description: String {
-        if bytes >= 1 << 20 {
-            let tenths = (bytes * 10 + (1 << 19)) >> 20
-            return tenths % 10 == 0 ? "\(tenths / 10) MiB" : "\(tenths / 10).\(tenths % 10) MiB"
+        if bytes < 0 { return "\(bytes) bytes" }
+        for (shift, unit) in [(30, "GiB"), (20, "MiB")] where bytes >= 1 << shift {
+            let whole = bytes >> shift, rest = bytes & ((1 << shift) - 1)
+            // Tenths of the unit, rounded half up, from the remainder's top ten bits.
+            var tenths = ((rest >> (shift - 10)) * 10 + 512) >> 10
+            var carried = whole
+            if tenths == 10 { carried += 1; tenths = 0 }
+            return tenths == 0 ? "\(carried) \(unit)" : "\(carried).\(tenths) \(unit)"
         }
-        if bytes >= 1 << 10 { return "\((bytes + 512) >> 10) KiB" }
+        if bytes >= 1 << 10 { return "\((bytes >> 10) + ((bytes & 1023) >= 512 ? 1 : 0)) KiB" }
         return bytes == 1 ? "1 byte" : "\(bytes) bytes"
     }
 }

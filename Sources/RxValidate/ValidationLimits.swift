@@ -17,6 +17,9 @@ public struct ValidationLimits: Sendable, Codable, Equatable {
     public var checkRenderPixels: Int32
 
     public static let defaultMaxBytes = 32 << 20
+    /// What a vault may set as its largest attachment (`init --max-attachment-size`); a header
+    /// value outside it was not written by rxvault and is refused before any use.
+    public static let maxBytesRange = 1...(1 << 40)
 
     public init(maxBytes: Int = ValidationLimits.defaultMaxBytes, maxImageSide: UInt32 = 16384,
                 maxPixels: UInt64 = 50_000_000, maxChunkBytes: Int = 8 << 20, maxPages: Int32 = 100,

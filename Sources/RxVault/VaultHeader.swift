@@ -1,11 +1,16 @@
 import RxCrypto
 import RxStore
+import RxValidate
 
 /// What anyone can read from a vault file without the passphrase (`rxvault status`).
 public struct VaultHeader: Sendable {
     /// The on-disk format version (docs/format.md).
     public static let currentFormatVersion = 1
     public static let vaultIDLength = 16
+    /// The Argon2id costs a header may ask for: every preset (`init --kdf`) with room to spare
+    /// (sensitive is ops 4, 1 GiB), and nothing that would take minutes or more than 4 GiB.
+    static let acceptedOpsLimits: ClosedRange<UInt64> = 1...16
+    static let acceptedMemLimits: ClosedRange<UInt64> = (8 << 10)...(4 << 30)
 
     public let formatVersion: Int
     public let vaultID: [UInt8]
@@ -26,8 +31,17 @@ public struct VaultHeader: Sendable {
               record.wrappedRootKey.count == 32 + AEAD.overhead else {
             throw .integrity("the vault header is malformed")
         }
+        // The KDF parameters are authenticated (the root key's associated data), but only after
+        // the derivation they ask for has run: bound them first, so a hostile header cannot make
+        // every command allocate gigabytes or spin for hours before the forgery shows.
         let kdf = PasswordKDF(opsLimit: record.kdfOpsLimit, memLimit: record.kdfMemLimit)
-        guard kdf.isWithinLibraryLimits else { throw .integrity("the vault header has impossible KDF parameters") }
+        guard kdf.isWithinLibraryLimits, Self.acceptedOpsLimits.contains(kdf.opsLimit), Self.acceptedMemLimits.contains(kdf.memLimit) else {
+            throw .integrity("the vault header has KDF parameters rxvault never writes (ops \(record.kdfOpsLimit), memory \(record.kdfMemLimit) bytes)")
+        }
+        // Not authenticated (anyone who can write the file can change it): refuse what `init` never writes.
+        guard ValidationLimits.maxBytesRange.contains(record.maxAttachmentBytes) else {
+            throw .integrity("the vault header's attachment size limit (\(record.maxAttachmentBytes) bytes) is outside what rxvault writes")
+        }
         self.record = record
         self.formatVersion = record.formatVersion
         self.vaultID = record.vaultID

@@ -26,7 +26,9 @@ final class CLIHarness: @unchecked Sendable {
         let status: Int32
         let stdout: String
         let stderr: String
-        var description: String { "exit \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
+        /// Killed by a signal (a trap, an abort): `status` is then the signal's number.
+        var signalled = false
+        var description: String { "\(signalled ? "killed by signal" : "exit") \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
     }
 
     init(passphrase: String = "correct horse battery staple", today: String? = "2026-06-15") throws {
@@ -76,7 +78,7 @@ final class CLIHarness: @unchecked Sendable {
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+                      stderr: String(decoding: errData, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
     }
 
     /// `rxvault init --kdf interactive` (the fast preset keeps the suite quick).

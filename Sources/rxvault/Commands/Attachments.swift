@@ -36,7 +36,7 @@ extension RxVaultCommand {
                     throw CLIError(.usage, "standard input is a terminal", hint: "pipe the file in, or give its path")
                 }
                 // The vault checks the name too; checking it here costs the person no passphrase.
-                let storedName = name ?? (input.isStandardInput ? nil : (file as NSString).lastPathComponent)
+                let storedName = name ?? (input.isStandardInput ? nil : PathText.name(of: file))
                 if let storedName, let problem = TextField.attachmentNameProblem(storedName) {
                     throw CLIError(.invalidInput, "attachment name: \(problem)", hint: "choose the name to store with --name NAME")
                 }

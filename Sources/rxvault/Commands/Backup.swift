@@ -142,8 +142,8 @@ extension RxVaultCommand {
                 try options.requireOwner("restore")
                 let exists = FileManager.default.fileExists(atPath: to)
                 if exists && !force { throw CLIError(.alreadyExists, "\(to) already exists", hint: "restore elsewhere, or pass --force (the old vault is kept as \(to).bak, or .bak.N if that exists)") }
-                let directory = (to as NSString).deletingLastPathComponent.isEmpty ? "." : (to as NSString).deletingLastPathComponent
-                let prefix = ".\((to as NSString).lastPathComponent).restore-"
+                let directory = PathText.folder(of: to)
+                let prefix = ".\(PathText.name(of: to)).restore-"
                 Scratch.sweep(in: directory, prefix: prefix)
                 let temporary = directory + "/" + prefix + "\(getpid())-\(UInt32.random(in: .min ... .max))"
                 defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
@@ -240,7 +240,7 @@ struct Scratch {
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH {
-                try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
+                try? FileManager.default.removeItem(atPath: PathText.join(directory, name))
             }
         }
     }

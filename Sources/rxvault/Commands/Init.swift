@@ -55,7 +55,7 @@ extension RxVaultCommand {
         }
 
         private func createParentDirectory(of path: String) throws {
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = PathText.folder(of: path)
             guard !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) else { return }
             do {
                 try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,

@@ -92,8 +92,8 @@ struct SafeFileWriter {
         if !replace && FileManager.default.fileExists(atPath: target) {
             throw CLIError(.alreadyExists, "\(target) already exists", hint: "pass --force to replace it")
         }
-        let directory = (target as NSString).deletingLastPathComponent
-        let name = (target as NSString).lastPathComponent
+        let directory = PathText.folder(of: target)
+        let name = PathText.name(of: target)
         let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).rxvault-\(String(UInt32.random(in: .min ... .max), radix: 16))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CLIError(.cannotWrite, "cannot create a file in \(directory.isEmpty ? "." : directory): \(String(cString: strerror(errno)))") }
@@ -159,7 +159,7 @@ struct ByteSize: ExpressibleByArgument {
             number = text.dropLast(suffix.count)
             break
         }
-        guard let value = Int(number), value > 0, value <= (1 << 40) / multiplier else { return nil }
+        guard let value = Int(number), value > 0, value <= ValidationLimits.maxBytesRange.upperBound / multiplier else { return nil }
         bytes = value * multiplier
     }
 }
