@@ -21,6 +21,9 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
     /// MACs every prescription version and attachment row: clients hold data keys, so only a
     /// key they do not hold proves the owner wrote a record.
     case recordMAC = 7
+    /// MACs the owner's exports (their `vault` binding): only a file this vault's owner wrote
+    /// may update prescriptions on import.
+    case exportMAC = 8
 
     /// Derives this sub-key from `root` (32 bytes).
     public func derive(from root: SecretBytes) throws(CryptoError) -> SecretBytes {

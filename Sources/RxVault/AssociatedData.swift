@@ -20,6 +20,7 @@ enum AssociatedData {
         case versionRow = "rxvault/v1 version-row"
         case attachmentRow = "rxvault/v1 attachment-row"
         case searchIndex = "rxvault/v1 search-index"
+        case exportBinding = "rxvault/v1 export-binding"
     }
 
     enum Field {

@@ -13,6 +13,8 @@ public struct AuditEvent: Codable, Sendable, Equatable {
         case read
         case export
         case backup
+        /// Prescriptions added or updated by `import` (the detail names the updated ones).
+        case `import`
     }
 
     public var time: String

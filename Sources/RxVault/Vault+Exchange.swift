@@ -61,26 +61,107 @@ extension Vault {
         }
     }
 
-    /// What an import did (or would do, in a dry run).
-    public struct ImportReport: Sendable {
-        public var added: [PrescriptionID] = []
-        /// Already in the vault with the same content: left alone.
-        public var unchanged: [PrescriptionID] = []
-        /// In the vault with other content: stored as a new version.
-        public var updated: [PrescriptionID] = []
-        public var attachmentsAdded = 0
+    /// The owner's rxvault JSON export, bound to this vault: its id and a MAC over the content
+    /// under the export-MAC sub-key, so an import into this vault can tell its owner wrote it.
+    public func encodeBoundExport(_ items: [ExportItem], exported: String) throws -> [UInt8] {
+        try RxvaultExport.encode(items, exported: exported) { [self] content in
+            (header.vaultID, try MAC.authenticate(bindingMessage(content), key: exportMACKey))
+        }
     }
 
-    /// Imports all of `items` or nothing. Every prescription is checked by the same rules as
+    func bindingMessage(_ content: [UInt8]) -> [UInt8] {
+        AssociatedData.build(.exportBinding, [.bytes(header.vaultID), .bytes(content)])
+    }
+
+    /// Where an import file comes from, as far as this vault can tell.
+    public enum ImportOrigin: Sendable, Equatable {
+        /// Bound to this vault and its MAC verifies: written by this vault's owner, unchanged since.
+        case thisVault
+        /// No binding: a client's export, FHIR, or another program's file.
+        case unbound
+        /// Bound to another vault.
+        case otherVault
+        /// Bound to this vault, but the MAC does not verify: the file was changed after export.
+        case altered
+
+        /// Why such a file may not update prescriptions, in a few words.
+        public var reason: String {
+            switch self {
+            case .thisVault: return "it was exported from this vault"
+            case .unbound: return "it carries no binding to this vault (a client's export, FHIR or another program's file)"
+            case .otherVault: return "it was exported from another vault"
+            case .altered: return "its binding to this vault does not verify (the file was changed after export)"
+            }
+        }
+    }
+
+    /// What `import` may do to prescriptions that already exist here. By default nothing: an
+    /// import adds new prescriptions, and an id that exists with other content refuses the
+    /// whole import (ids are visible in every file, so anyone could write one that names yours).
+    public struct ImportPolicy: Sendable {
+        /// Store the file's content as a new version of an existing prescription (and add the
+        /// attachments it lacks), when the file is bound to this vault.
+        public var update: Bool
+        /// Update from a file that is not bound to this vault (or whose binding fails).
+        public var unverified: Bool
+
+        public init(update: Bool = false, unverified: Bool = false) {
+            self.update = update || unverified
+            self.unverified = unverified
+        }
+    }
+
+    /// What an import did (or would do, in a dry run), item by item.
+    public struct ImportReport: Sendable {
+        public var added: [PrescriptionID] = []
+        /// Already in the vault with the same content and attachments: left alone.
+        public var unchanged: [PrescriptionID] = []
+        /// In the vault with other content or fewer attachments: stored as a new version (--update).
+        public var updated: [PrescriptionID] = []
+        public var attachmentsAdded = 0
+        public var origin: ImportOrigin = .unbound
+        /// Every item in file order, with what it does (or why it is refused).
+        public var items: [ImportOutcome] = []
+        public var refused: [ImportOutcome] { items.filter { $0.action == .refused } }
+    }
+
+    /// One item of an import and what happens to it.
+    public struct ImportOutcome: Sendable {
+        public enum Action: String, Sendable { case new, unchanged, update, refused }
+        public enum Refusal: Sendable, Equatable {
+            /// The prescription exists with other content and no update was asked for.
+            case needsUpdate
+            /// An update was asked for, but the file is not bound to this vault.
+            case notBound(ImportOrigin)
+        }
+        public let position: String
+        public let id: PrescriptionID
+        public let action: Action
+        /// Field by field, what the file's content changes in the stored prescription.
+        public let changes: [FieldChange]
+        /// Names of the file's attachments this prescription does not have yet.
+        public let newAttachments: [String]
+        public let refusal: Refusal?
+
+        /// `OD sphere -2.00 → -2.25; note; attachment scan.pdf added`.
+        public var changeSummary: String {
+            (changes.map(\.description) + newAttachments.map { "attachment \($0) added" }).joined(separator: "; ")
+        }
+    }
+
+    /// Imports all of `file` or nothing. Every prescription is checked by the same rules as
     /// `add`, and every attachment by the isolated validator; any problem refuses the whole
     /// import with every problem listed by position. Ids are kept (a file from another vault
     /// brings its ids; an item without one gets an id derived from its content), so importing the
-    /// same file twice changes nothing.
-    public func importItems(_ items: [ImportItem], parser: IsolatedParser, dryRun: Bool) throws -> ImportReport {
+    /// same file twice changes nothing. An id that exists here with other content (or without
+    /// some of the file's attachments) is an update: refused unless `policy` allows it (see
+    /// `ImportPolicy`); a refusal carries the report of every item so a dry run can show it.
+    public func importItems(_ file: ImportFile, policy: ImportPolicy = ImportPolicy(), parser: IsolatedParser,
+                            dryRun: Bool) throws -> ImportReport {
         var problems: [String] = []
         var checked: [(ImportItem, RecordID, Prescription)] = []
         var seen: Set<String> = []
-        for item in items {
+        for item in file.items {
             do {
                 let result = try PrescriptionRules.check(item.prescription, today: clock.today())
                 let id = item.id ?? Self.derivedID(result.prescription)
@@ -109,12 +190,19 @@ extension Vault {
         }
         guard problems.isEmpty else { throw ImportError(problems: problems) }
 
+        let origin = self.origin(of: file.binding)
         var report = ImportReport()
+        var swept = false
         do {
             try store.write {
-                _ = try maintain()
-                report = try importChecked(checked, parser: parser)
+                swept = try maintain()
+                report = try planImport(checked, origin: origin, policy: policy)
+                if !report.refused.isEmpty { throw ImportError(problems: report.refused.map(Self.refusalProblem), report: report) }
+                try importPlanned(checked, report: &report, parser: parser)
                 if dryRun { throw DryRunRollback() }
+                try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .import,
+                                     prescriptions: (report.added + report.updated).map(\.hex),
+                                     detail: Self.auditDetail(report)))
                 try flushIndex()
             }
         } catch is DryRunRollback {
@@ -127,24 +215,93 @@ extension Vault {
             pendingIndex = [:]
             throw VaultError.wrap(error)
         }
+        if swept { purge() }
         return report
     }
 
-    /// Writes checked import items inside the caller's transaction.
-    private func importChecked(_ checked: [(ImportItem, RecordID, Prescription)], parser: IsolatedParser) throws -> ImportReport {
+    /// Whether `binding` says this vault's owner wrote the file, as it is now.
+    func origin(of binding: ExportBinding?) -> ImportOrigin {
+        guard let binding else { return .unbound }
+        guard binding.vaultID == header.vaultID else { return .otherVault }
+        return MAC.verify(binding.mac, bindingMessage(binding.content), key: exportMACKey) ? .thisVault : .altered
+    }
+
+    /// Decides, inside the write transaction, what each checked item does: new, unchanged,
+    /// update (what changes, field by field) or refused (and why).
+    private func planImport(_ checked: [(ImportItem, RecordID, Prescription)], origin: ImportOrigin,
+                            policy: ImportPolicy) throws -> ImportReport {
         var report = ImportReport()
+        report.origin = origin
         for (item, id, prescription) in checked {
-            if let latest = try store.latestVersion(of: id.hex) {
-                let current = try open(latest)
-                if current.prescription == prescription {
-                    report.unchanged.append(id)
-                } else {
+            guard let latest = try store.latestVersion(of: id.hex) else {
+                report.items.append(ImportOutcome(position: item.position, id: id, action: .new, changes: [],
+                                                  newAttachments: item.attachments.map(\.name), refusal: nil))
+                continue
+            }
+            // An update builds on the newest version, as an edit does: never on a rolled-back one.
+            try requireNewest(latest, of: id)
+            let current = try open(latest)
+            var existing: Set<String> = []
+            for row in try store.attachments(of: id.hex) { existing.insert(try openInfo(row).info.metadata.sha256) }
+            var newAttachments: [String] = []
+            for attachment in item.attachments {
+                let hash = SHA256()
+                hash.update(attachment.data)
+                if existing.insert(hash.finalHex()).inserted { newAttachments.append(attachment.name) }
+            }
+            let differs = current.prescription != prescription
+            var changes = differs ? prescription.changes(since: current.prescription) : []
+            if differs && changes.isEmpty { changes = [FieldChange(field: "content", before: nil, after: nil, isText: true)] }
+            let action: ImportOutcome.Action
+            var refusal: ImportOutcome.Refusal?
+            if !differs && newAttachments.isEmpty {
+                action = .unchanged
+            } else if !policy.update {
+                (action, refusal) = (.refused, .needsUpdate)
+            } else if origin != .thisVault && !policy.unverified {
+                (action, refusal) = (.refused, .notBound(origin))
+            } else {
+                action = .update
+            }
+            report.items.append(ImportOutcome(position: item.position, id: id, action: action, changes: changes,
+                                              newAttachments: newAttachments, refusal: refusal))
+        }
+        return report
+    }
+
+    /// `prescriptions[3]: 3f9a2c1e exists in this vault with other content (OD sphere -2.00 → -2.25; note)`.
+    static func refusalProblem(_ outcome: ImportOutcome) -> String {
+        let problem = "\(outcome.position): \(outcome.id.short) exists in this vault with other content (\(outcome.changeSummary))"
+        if case .notBound(let origin)? = outcome.refusal { return problem + "; this file cannot update it: \(origin.reason)" }
+        return problem
+    }
+
+    /// `2 new, 1 updated (3f9a2c1e), 0 unchanged, 1 attachment(s); from this vault's export`.
+    static func auditDetail(_ report: ImportReport) -> String {
+        let updated = report.updated.isEmpty ? "" : " (\(report.updated.map(\.short).joined(separator: " ")))"
+        let from = report.updated.isEmpty ? "" : report.origin == .thisVault ? "; from this vault's export" : "; unverified file: \(report.origin.reason)"
+        return "\(report.added.count) new, \(report.updated.count) updated\(updated), \(report.unchanged.count) unchanged, "
+            + "\(report.attachmentsAdded) attachment(s)\(from)"
+    }
+
+    /// Writes planned import items inside the caller's transaction.
+    private func importPlanned(_ checked: [(ImportItem, RecordID, Prescription)], report: inout ImportReport,
+                               parser: IsolatedParser) throws {
+        for ((item, id, prescription), outcome) in zip(checked, report.items) {
+            switch outcome.action {
+            case .refused:
+                continue
+            case .unchanged:
+                report.unchanged.append(id)
+                continue
+            case .update:
+                if let latest = try store.latestVersion(of: id.hex), outcome.changes.isEmpty == false {
                     let record = PrescriptionRecord(id: id, version: latest.version + 1, recorded: clock.timestamp(), prescription: prescription)
                     try storeVersion(record)
                     try resealGrants(of: id.hex, previousVersion: latest.version)
-                    report.updated.append(id)
                 }
-            } else {
+                report.updated.append(id)
+            case .new:
                 // A new prescription brings its earlier versions along (exports made with --versions).
                 var version = 0
                 for (recorded, earlier) in item.history {
@@ -154,12 +311,13 @@ extension Vault {
                 try storeVersion(PrescriptionRecord(id: id, version: version + 1, recorded: clock.timestamp(), prescription: prescription))
                 report.added.append(id)
             }
+            // The attachments the prescription lacks (by content), each once.
             var existing: Set<String> = []
             for row in try store.attachments(of: id.hex) { existing.insert(try openInfo(row).info.metadata.sha256) }
             for attachment in item.attachments {
                 let hash = SHA256()
                 hash.update(attachment.data)
-                if existing.contains(hash.finalHex()) { continue }
+                guard existing.insert(hash.finalHex()).inserted else { continue }
                 let source = ByteSource(attachment.data)
                 do {
                     _ = try storeAttachment(to: id, name: attachment.name, parser: parser) { try source.read(into: &$0) }
@@ -171,7 +329,6 @@ extension Vault {
                 report.attachmentsAdded += 1
             }
         }
-        return report
     }
 
     struct DryRunRollback: Error {}

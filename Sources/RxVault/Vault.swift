@@ -34,6 +34,8 @@ public final class Vault {
     let auditSecretKey: SecretBytes
     let recordMACKey: SecretBytes
     let indexKey: SecretBytes
+    /// MACs the binding of the owner's exports (imports that update need it).
+    let exportMACKey: SecretBytes
     /// Index changes of the current write transaction (prescription id -> entry, nil = removed).
     var pendingIndex: [String: PrescriptionRecord?] = [:]
 
@@ -51,6 +53,7 @@ public final class Vault {
             auditSecretKey = try Subkey.auditSealing.derive(from: rootKey)
             recordMACKey = try Subkey.recordMAC.derive(from: rootKey)
             indexKey = try Subkey.index.derive(from: rootKey)
+            exportMACKey = try Subkey.exportMAC.derive(from: rootKey)
         } catch { throw .internalError(error.description) }
         // The audit public key in the header must be the one our root key derives: otherwise
         // clients would seal their log entries to someone else.

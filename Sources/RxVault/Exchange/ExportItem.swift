@@ -33,6 +33,28 @@ public struct ImportAttachment: Sendable {
     public let sha256: String?
 }
 
+/// Which vault wrote an export, and the owner's MAC over its content (docs/format.md, "Export
+/// JSON v1", `vault`). Only a file that carries the MAC of this vault's owner may update
+/// prescriptions that already exist here: ids are visible in every export, so without it
+/// anyone could write a file that replaces a prescription.
+public struct ExportBinding: Sendable {
+    public let vaultID: [UInt8]
+    public let mac: [UInt8]
+    /// The canonical content the MAC covers, recomputed from what was read (never taken from the file).
+    public let content: [UInt8]
+}
+
+/// What an import file holds: its prescriptions, and the binding of an rxvault export that has one.
+public struct ImportFile: Sendable {
+    public let items: [ImportItem]
+    public let binding: ExportBinding?
+
+    public init(items: [ImportItem], binding: ExportBinding? = nil) {
+        self.items = items
+        self.binding = binding
+    }
+}
+
 /// rxvault's own export format (docs/format.md, "Export JSON v1"): round-trips everything.
 public enum RxvaultExport {
     public static let schema = "rxvault/export/v1"
@@ -40,7 +62,14 @@ public enum RxvaultExport {
     struct Document: Codable {
         var schema: String
         var exported: String
+        var vault: Binding?
         var prescriptions: [Entry]
+    }
+
+    /// `"vault": {"id": "<32 hex>", "mac": "<64 hex>"}`: absent in client exports (a client does not hold the owner's key).
+    struct Binding: Codable {
+        var id: String
+        var mac: String
     }
 
     struct Entry: Codable {
@@ -68,8 +97,11 @@ public enum RxvaultExport {
         var data: String
     }
 
-    public static func encode(_ items: [ExportItem], exported: String) throws -> [UInt8] {
-        let document = Document(schema: schema, exported: exported, prescriptions: items.map { item in
+    /// The export file. `bind` (the owner's vault) turns the canonical content into a binding;
+    /// nil writes an unbound file (a client's export).
+    public static func encode(_ items: [ExportItem], exported: String,
+                              bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil) throws -> [UInt8] {
+        var document = Document(schema: schema, exported: exported, prescriptions: items.map { item in
             Entry(id: item.record.id.hex, version: item.record.version, recorded: item.record.recorded, prescription: item.record.prescription,
                   history: item.history.isEmpty ? nil : item.history.map { Version(version: $0.version, recorded: $0.recorded, prescription: $0.prescription) },
                   attachments: item.attachments.isEmpty ? nil : item.attachments.map { a in
@@ -77,19 +109,55 @@ public enum RxvaultExport {
                                  sha256: a.info.metadata.sha256, added: a.info.metadata.added, data: Data(a.data).base64EncodedString())
                   })
         })
+        if let bind {
+            let (vaultID, mac) = try bind(try boundContent(document.prescriptions))
+            document.vault = Binding(id: Hex.encode(vaultID), mac: Hex.encode(mac))
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         return Array(try encoder.encode(document))
     }
 
+    /// What the binding MAC covers: the `prescriptions` array as decoded, re-encoded as compact
+    /// JSON with sorted keys and every attachment's `data` left empty (each attachment is bound
+    /// through its `sha256`, which an import checks against the data). Recomputed from the
+    /// decoded entries, so the file's whitespace and key order do not matter; any change to a
+    /// value does.
+    static func boundContent(_ entries: [Entry]) throws -> [UInt8] {
+        let stripped = entries.map { entry in
+            var entry = entry
+            entry.attachments = entry.attachments?.map { var a = $0; a.data = ""; return a }
+            return entry
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(stripped))
+    }
+
     /// Reads an rxvault export. Every entry must decode; problems are reported by position.
     public static func decode(_ bytes: [UInt8]) throws(ImportError) -> [ImportItem] {
+        try decodeFile(bytes).items
+    }
+
+    /// Reads an rxvault export with its binding, if it has one. A `vault` that is present but
+    /// malformed is refused (a file that claims a binding must carry a readable one).
+    public static func decodeFile(_ bytes: [UInt8]) throws(ImportError) -> ImportFile {
         guard let top = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
               top["schema"] as? String == schema, let entries = top["prescriptions"] as? [Any] else {
             throw ImportError(problems: ["not an rxvault export (expected {\"schema\": \"\(schema)\", \"prescriptions\": [...]})"])
         }
         var items: [ImportItem] = []
+        var entriesRead: [Entry] = []
         var problems: [String] = []
+        var binding: Binding?
+        if let vault = top["vault"] {
+            if let object = vault as? [String: Any], let id = object["id"] as? String, let mac = object["mac"] as? String,
+               Hex.decode(id)?.count == VaultHeader.vaultIDLength, Hex.decode(mac) != nil {
+                binding = Binding(id: id, mac: mac)
+            } else {
+                problems.append("vault: expected {\"id\": \"<32 hex digits>\", \"mac\": \"<hex>\"}")
+            }
+        }
         for (index, raw) in entries.enumerated() {
             let position = "prescriptions[\(index)]"
             // JSONSerialization traps (it does not throw) on anything but an array or object.
@@ -112,6 +180,7 @@ public enum RxvaultExport {
                 var item = ImportItem(position: position, id: id, prescription: entry.prescription, attachments: attachments)
                 item.history = (entry.history ?? []).sorted { $0.version < $1.version }.map { ($0.recorded, $0.prescription) }
                 items.append(item)
+                entriesRead.append(entry)
             } catch let error as DecodingError {
                 problems.append("\(position): \(ImportError.describe(error))")
             } catch {
@@ -119,13 +188,50 @@ public enum RxvaultExport {
             }
         }
         guard problems.isEmpty else { throw ImportError(problems: problems) }
-        return items
+        guard let binding, let vaultID = Hex.decode(binding.id), let mac = Hex.decode(binding.mac),
+              let content = try? boundContent(entriesRead) else { return ImportFile(items: items) }
+        return ImportFile(items: items, binding: ExportBinding(vaultID: vaultID, mac: mac, content: content))
+    }
+}
+
+/// Lower-case hex, as ids and MACs are written in files.
+enum Hex {
+    static func encode(_ bytes: [UInt8]) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[i]), let low = value(digits[i + 1]) else { return nil }
+            out.append(high << 4 | low)
+        }
+        return out
+    }
+
+    private static func value(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x61...0x66: return c - 0x61 + 10
+        default: return nil
+        }
     }
 }
 
 /// An import refused, with every problem and where it is.
 public struct ImportError: Error, Sendable, CustomStringConvertible {
     public let problems: [String]
+    /// What every item would have done, when the import was refused for updates it may not make.
+    public var report: Vault.ImportReport?
+
+    public init(problems: [String], report: Vault.ImportReport? = nil) {
+        self.problems = problems
+        self.report = report
+    }
+
     public var description: String { problems.joined(separator: "\n") }
 
     static func describe(_ error: DecodingError) -> String {

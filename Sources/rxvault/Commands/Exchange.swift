@@ -90,7 +90,9 @@ extension RxVaultCommand {
                 let now = ISO8601DateFormatter().string(from: Date())
                 var bytes: [UInt8]
                 switch format {
-                case .json: bytes = try RxvaultExport.encode(items, exported: now)
+                case .json:
+                    // The owner's exports are bound to the vault (so it can update from them); a client's are not.
+                    bytes = try owner.map { try $0.encodeBoundExport(items, exported: now) } ?? RxvaultExport.encode(items, exported: now)
                 case .fhir: bytes = try FHIR.bundle(items, exported: now)
                 case .csv:
                     let today = try Environment.clock().today()
@@ -138,15 +140,28 @@ extension RxVaultCommand {
             anything is refused, nothing is imported and every problem is listed. Importing the
             same file again changes nothing.
 
+            Import adds prescriptions. One whose id is already in the vault with other content
+            (or without some of the file's attachments) refuses the import, unless --update is
+            given: then the file's content becomes a new version, and only if the file is an
+            export of this vault that nobody changed since (rxvault JSON exports carry the vault's
+            id and the owner's MAC). --update-unverified updates from any file (another vault's,
+            a client's export, FHIR, an edited export). --dry-run lists every item as new,
+            unchanged, update (with the fields that change) or refused.
+
             Examples:
               rxvault import rx-bundle.json --dry-run
               rxvault import from-clinic.age --age-identity my.key
+              rxvault import my-export.json --update --dry-run
             """))
 
         @Argument(help: "The file to import, or - for standard input.") var file: String
         @Option(help: ArgumentHelp("Decrypt an age file with this identity file.", valueName: "file")) var ageIdentity: String?
         @Option(help: ArgumentHelp("Decrypt an age file with the passphrase in this file.", valueName: "file")) var agePassphraseFile: String?
-        @Flag(help: "Check everything and report what would be imported, without importing.") var dryRun = false
+        @Flag(help: "Check everything and list what each prescription would do, without importing.") var dryRun = false
+        @Flag(help: "Replace prescriptions already in the vault with the file's content (as new versions); the file must be an export of this vault.")
+        var update = false
+        @Flag(help: "Like --update, but also from a file not bound to this vault (another vault's, a client's, FHIR, edited).")
+        var updateUnverified = false
         @OptionGroup var options: VaultOptions
 
         /// Largest import file read (an export with attachments of the largest allowed size).
@@ -171,13 +186,47 @@ extension RxVaultCommand {
                     }
                     bytes = try AgeFile.decrypt(bytes, with: key)
                 }
-                let items = try Self.parse(bytes)
+                let file = try Self.parse(bytes)
                 let vault = try options.openVault(command: "import")
-                let report = try vault.importItems(items, parser: try ParserFactory.make(limits: vault.attachmentLimits), dryRun: dryRun)
+                let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified)
+                let report: Vault.ImportReport
+                do {
+                    report = try vault.importItems(file, policy: policy, parser: try ParserFactory.make(limits: vault.attachmentLimits), dryRun: dryRun)
+                } catch let error as ImportError {
+                    guard let refused = error.report else { throw error }
+                    if dryRun { Self.list(refused.items) }
+                    throw Self.refusal(error, refused)
+                }
+                // A dry run lists every item; an import names what it updated.
+                Self.list(report.items.filter { dryRun || $0.action == .update })
                 let verb = dryRun ? "would import" : "imported"
                 Terminal.out("\(verb): \(report.added.count) new, \(report.updated.count) updated (new version), "
                              + "\(report.unchanged.count) unchanged, \(report.attachmentsAdded) attachment(s)")
             }
+        }
+
+        /// `update     3f9a2c1e  prescriptions[2]: OD sphere -2.00 → -2.25; note`, one line per item.
+        static func list(_ items: [Vault.ImportOutcome]) {
+            for item in items {
+                let summary = item.changeSummary
+                let line = "\(item.action.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.id.short)  \(item.position)"
+                    + (summary.isEmpty || item.action == .new ? "" : ": \(summary)")
+                Terminal.out(Table.displayable(line))
+            }
+        }
+
+        /// The refusal of updates the user did not allow, with what would allow them.
+        static func refusal(_ error: ImportError, _ report: Vault.ImportReport) -> CLIError {
+            let (status, message, _) = CommandRunner.describe(error)
+            let unbound = report.refused.compactMap { outcome -> Vault.ImportOrigin? in
+                if case .notBound(let origin)? = outcome.refusal { return origin }
+                return nil
+            }
+            let hint = unbound.isEmpty
+                ? "nothing was imported; to replace them with the file's content, check with --dry-run --update, then pass --update"
+                : "nothing was imported; --update only takes exports of this vault that were not changed since; "
+                    + "--update-unverified updates from this file anyway"
+            return CLIError(status, message, hint: hint)
         }
 
         static func readInput(_ path: String) throws -> [UInt8] {
@@ -195,12 +244,12 @@ extension RxVaultCommand {
         }
 
         /// rxvault JSON or FHIR, by content.
-        static func parse(_ bytes: [UInt8]) throws -> [ImportItem] {
+        static func parse(_ bytes: [UInt8]) throws -> ImportFile {
             guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
                 throw CLIError(.invalidInput, "the file is neither JSON nor an age file", hint: "rxvault imports its own JSON exports and FHIR R4 JSON")
             }
-            if object["schema"] != nil { return try RxvaultExport.decode(bytes) }
-            if object["resourceType"] != nil { return try FHIR.decode(bytes) }
+            if object["schema"] != nil { return try RxvaultExport.decodeFile(bytes) }
+            if object["resourceType"] != nil { return ImportFile(items: try FHIR.decode(bytes)) }
             throw CLIError(.invalidInput, "the JSON is neither an rxvault export nor a FHIR resource")
         }
     }
