@@ -116,3 +116,20 @@ struct SQLiteTestFile {
         try db.execute("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
     }
 }
+
+/// Path splitting follows POSIX dirname/basename and never traps (Foundation's did on "V").
+@Suite struct PathTextTests {
+    @Test(arguments: [("V", ".", "V"), ("a/b", "a", "b"), ("/v.rxv", "/", "v.rxv"), ("/", "/", "/"), ("", ".", ""),
+                      ("a/b/", "a", "b"), ("a//b", "a", "b"), ("//x", "/", "x"), (".", ".", "."), ("..", ".", ".."),
+                      ("dir/", ".", "dir"), ("a/b/c.age", "a/b", "c.age")])
+    func splits(path: String, folder: String, name: String) {
+        #expect(PathText.folder(of: path) == folder, "folder of '\(path)'")
+        #expect(PathText.name(of: path) == name, "name of '\(path)'")
+    }
+
+    @Test func joins() {
+        #expect(PathText.join(".", "x") == "./x")
+        #expect(PathText.join("/", "x") == "/x")
+        #expect(PathText.join("a/b", "x") == "a/b/x")
+    }
+}
