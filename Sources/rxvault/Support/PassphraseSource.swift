@@ -7,7 +7,8 @@ import RxCrypto
 
 /// Where a passphrase comes from. Never argv: a value on the command line shows in `ps` and in
 /// shell history. In order: `--passphrase-file`, `--passphrase-fd`, `RXVAULT_PASSPHRASE_FILE`,
-/// then a prompt without echo when stdin is a terminal (unless `--no-input`).
+/// then a prompt without echo on the controlling terminal, so stdin stays free for data
+/// (unless `--no-input`).
 enum PassphraseSource {
     /// Longest passphrase read from a file or descriptor.
     static let maxLength = 4096
@@ -67,8 +68,8 @@ enum PassphraseSource {
             throw CLIError(.usage, "a passphrase is needed and --no-input forbids asking for one",
                            hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
         }
-        guard Terminal.stdinIsTTY else {
-            throw CLIError(.usage, "a passphrase is needed and stdin is not a terminal to ask on",
+        guard Terminal.canAsk else {
+            throw CLIError(.usage, "a passphrase is needed and there is no terminal to ask on",
                            hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
         }
     }
