@@ -44,6 +44,22 @@ import Testing
         #expect(try cli.run(["show", id]).status == 0)
     }
 
+    /// A backup's passphrase prompt names the backup, not the vault the options would name.
+    @Test func backupPromptsNameTheBackupFile() throws {
+        let (cli, _, secret) = try setUp()
+        let file = cli.path("tty.age")
+        #expect(try cli.run(["backup", file]).status == 0)
+        let verify = try prompt.drive(cli, ["backup", "verify", file], answers: [secret])
+        #expect(verify.status == 0, "\(verify)")
+        #expect(verify.stdout.contains("Passphrase for backup \(file):"), "\(verify)")
+        #expect(!verify.stdout.contains("Passphrase for \(cli.vaultPath)"), "\(verify)")
+        let target = cli.path("restored.rxv")
+        let restore = try prompt.drive(cli, ["restore", file, "--to", target], answers: [secret])
+        #expect(restore.status == 0, "\(restore)")
+        #expect(restore.stdout.contains("Passphrase for backup \(file):"), "\(restore)")
+        #expect(!restore.stdout.contains(secret), "the passphrase was echoed")
+    }
+
     /// Without a controlling terminal (the harness runs every command in a session of its own,
     /// as CI does) and with stdin a pipe, a needed passphrase fails fast instead of waiting.
     @Test func noTerminalFailsFast() throws {

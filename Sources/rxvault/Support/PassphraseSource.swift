@@ -33,13 +33,14 @@ enum PassphraseSource {
         return secret
     }
 
-    /// The passphrase of an existing vault.
-    static func existing(_ options: VaultOptions) throws -> SecretBytes {
+    /// The passphrase of an existing vault. A prompt asks for the vault the options name, or
+    /// for what `label` names (a backup's vault is not the one the options name).
+    static func existing(_ options: VaultOptions, for label: String? = nil) throws -> SecretBytes {
         if let path = options.passphraseFile { return try read(file: path, what: "passphrase") }
         if let fd = options.passphraseFd { return try read(fd: fd, what: "passphrase") }
         if let path = Environment.passphraseFile { return try read(file: path, what: "passphrase") }
         try requirePrompt(options)
-        guard let secret = Terminal.readSecretLine(prompt: "Passphrase for \(options.vaultPath): "), secret.count > 0 else {
+        guard let secret = Terminal.readSecretLine(prompt: "Passphrase for \(label ?? options.vaultPath): "), secret.count > 0 else {
             throw CLIError(.usage, "no passphrase entered")
         }
         return secret
