@@ -76,11 +76,26 @@ public enum BackupFile {
         ok = true
     }
 
+    /// What checking a decrypted backup found, and what the vault in it is: the report alone
+    /// cannot tell the owner which vault a clean backup brings back.
+    public struct Verification: Sendable {
+        public let report: Vault.CheckReport
+        /// The vault's id (hex), as `status` shows it.
+        public let vaultID: String
+        /// What the vault holds; nil when the vault is too damaged to count.
+        public let counts: Vault.Counts?
+        /// When the backup was made: the time of its own audit entry (a backup logs itself
+        /// before the snapshot); nil if the log cannot be read.
+        public let backedUp: String?
+    }
+
     /// Opens the decrypted vault at `path` with `passphrase` and checks everything, every
-    /// attachment chunk included. Returns the report (the caller decides what a finding means).
-    public static func verify(path: String, passphrase: SecretBytes) throws(VaultError) -> Vault.CheckReport {
+    /// attachment chunk included (the caller decides what a finding means).
+    public static func verify(path: String, passphrase: SecretBytes) throws(VaultError) -> Verification {
         let vault = try Vault.open(at: path, passphrase: passphrase)
-        return try vault.check(readData: true)
+        let report = try vault.check(readData: true)
+        let backedUp = (try? vault.log())?.last { $0.event.action == .backup }?.event.time
+        return Verification(report: report, vaultID: vault.header.vaultIDHex, counts: try? vault.counts(), backedUp: backedUp)
     }
 
     /// Puts a verified vault file in WAL mode (a snapshot is written in rollback-journal mode).

@@ -22,6 +22,9 @@ final class CLIHarness: @unchecked Sendable {
         return ".build/debug/rxvault"
     }()
 
+    /// util-linux's setsid(1), to run the binary without a controlling terminal.
+    static let setsid = "/usr/bin/setsid"
+
     struct Result: CustomStringConvertible {
         let status: Int32
         let stdout: String
@@ -58,6 +61,12 @@ final class CLIHarness: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
+        // A session of its own, without a controlling terminal (as in CI): rxvault asks on
+        // /dev/tty, and a prompt must never wait on the terminal the suite was started from.
+        if FileManager.default.isExecutableFile(atPath: Self.setsid) {
+            process.executableURL = URL(fileURLWithPath: Self.setsid)
+            process.arguments = ["--wait", Self.binary] + arguments
+        }
         var env = environment
         for (key, value) in extra { env[key] = value }
         process.environment = env

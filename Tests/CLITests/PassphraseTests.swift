@@ -26,10 +26,10 @@ import RxStore
         let wrong = try cli.write("nope\n", to: "wrong")
         #expect(try cli.run(["list", "--passphrase-file", cli.passphraseFile], environment: ["RXVAULT_PASSPHRASE_FILE": wrong]).status == 0)
         #expect(try cli.run(["list"], environment: ["RXVAULT_PASSPHRASE_FILE": wrong]).status == 77)
-        // No source and stdin is not a terminal: fail fast with a hint, never hang.
+        // No source and no terminal to ask on: fail fast with a hint, never hang.
         let none = try cli.run(["list"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         #expect(none.status == 64)
-        #expect(none.stderr.contains("stdin is not a terminal"))
+        #expect(none.stderr.contains("no terminal to ask on"))
         #expect(none.stderr.contains("rxvault: hint: give --passphrase-file FILE"))
         let noInput = try cli.run(["list", "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         #expect(noInput.status == 64)

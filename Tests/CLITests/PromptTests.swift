@@ -11,6 +11,9 @@ args = sys.argv[3:]
 answers = [a.encode() + b"\n" for a in os.environ["ANSWERS"].split("|")]
 pid, fd = pty.fork()
 if pid == 0:
+    # The pty is the controlling terminal; stdin may carry data instead (STDIN_FILE).
+    if os.environ.get("STDIN_FILE"):
+        os.dup2(os.open(os.environ["STDIN_FILE"], os.O_RDONLY), 0)
     os.execv(binary, [binary] + args)
 out = b""
 since_answer = 0   # answer only a prompt printed after the previous answer
@@ -39,7 +42,7 @@ sys.stdout.write(out.decode(errors="replace"))
 sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
 """#
 
-    func drive(_ cli: CLIHarness, _ arguments: [String], answers: [String]) throws -> CLIHarness.Result {
+    func drive(_ cli: CLIHarness, _ arguments: [String], answers: [String], stdinFile: String? = nil) throws -> CLIHarness.Result {
         let script = try cli.write(Self.driver, to: "drive.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -47,6 +50,7 @@ sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
         var env = cli.environment
         env["RXVAULT_PASSPHRASE_FILE"] = nil
         env["ANSWERS"] = answers.joined(separator: "|")
+        env["STDIN_FILE"] = stdinFile
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         process.environment = env
         let out = Pipe()

@@ -156,7 +156,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let confirmation = try Confirmation(yes: yes, command: "detach", verb: "delete")
+                let confirmation = try Confirmation(yes: yes, noInput: options.noInput, command: "detach", verb: "delete")
                 let vault = try options.openVault(command: "detach")
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)

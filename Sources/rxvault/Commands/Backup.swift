@@ -107,14 +107,14 @@ extension RxVaultCommand {
                 defer { scratch.remove() }
                 let inner = scratch.path + "/vault.rxv"
                 let passphrase = try Restore.openBackup(file, into: inner, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
-                                                        options: options, verb: "verifying")
-                let report = try BackupFile.verify(path: inner, passphrase: passphrase)
-                for stage in report.stages {
+                                                        options: options, purpose: .verify)
+                let verification = try Restore.verifyVault(at: inner, of: file, passphrase: passphrase)
+                for stage in verification.report.stages {
                     Terminal.out("\(stage.errors.isEmpty ? "ok  " : "FAIL") \(stage.name): \(stage.checked) checked")
                     for error in stage.errors { Terminal.out("     error: \(error)") }
                 }
-                guard report.isClean else { throw CLIError(.integrity, "the backup has integrity errors (listed above)") }
-                Terminal.out("the backup verifies: it restores to the vault shown above")
+                guard verification.report.isClean else { throw CLIError(.integrity, "the backup has integrity errors (listed above)") }
+                Terminal.out("the backup verifies: it restores \(Restore.describe(verification))")
             }
         }
     }
@@ -123,15 +123,24 @@ extension RxVaultCommand {
         static let configuration = CommandConfiguration(
             abstract: "Restore a backup into a vault file, after verifying all of it.",
             discussion: flowing("""
-            Decrypts the backup next to the target, checks every object (as 'backup verify'),
-            and only then moves it into place. Never replaces an existing vault without --force;
-            with --force the old vault is kept as PATH.bak (PATH.bak.1, ... if that exists); the
-            path always names a whole vault, old or new. Stop other rxvault commands on the vault
-            first: restore refuses (75) while one has it open.
+            The target is --to PATH, else the vault --vault, RXVAULT_PATH or the default path
+            names; missing folders are created with mode 0700. Decrypts the backup next to the
+            target, checks every object (as 'backup verify'), and only then moves it into place.
+            Never replaces an existing vault without --force; with --force the old vault is kept as
+            PATH.bak (PATH.bak.1, ... if that exists); the path always names a whole vault, old or
+            new. A target that is a symbolic link is followed: the file it points to is restored
+            (created if missing), the link stays as it is, and the .bak lies beside that file.
+            Stop other rxvault commands on the vault first: restore refuses (75) while one has it
+            open.
+
+            Examples:
+              rxvault restore ~/backups/rx-2026-11-21.age   # to the default vault
+              rxvault restore ~/backups/rx-2026-11-21.age --to ~/rx-restored.rxv
             """))
 
         @Argument(help: "The backup file.") var file: String
-        @Option(help: ArgumentHelp("The vault file to create.", valueName: "path")) var to: String
+        @Option(help: ArgumentHelp("The vault file to create (default: the vault --vault, RXVAULT_PATH or the default path names).",
+                                   valueName: "path")) var to: String?
         @Option(help: ArgumentHelp("Open the age layer with this identity file.", valueName: "file")) var ageIdentity: String?
         @Option(help: ArgumentHelp("Open the age layer with the passphrase in this file.", valueName: "file")) var agePassphraseFile: String?
         @Flag(help: "Replace an existing vault at the target (the old one is kept as PATH.bak).") var force = false
@@ -140,42 +149,81 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run {
                 try options.requireOwner("restore")
-                let exists = FileManager.default.fileExists(atPath: to)
-                if exists && !force { throw CLIError(.alreadyExists, "\(to) already exists", hint: "restore elsewhere, or pass --force (the old vault is kept as \(to).bak, or .bak.N if that exists)") }
-                let directory = PathText.folder(of: to)
-                let prefix = ".\(PathText.name(of: to)).restore-"
-                Scratch.sweep(in: directory, prefix: prefix)
+                let given = to ?? options.vaultPath
+                // Through a symbolic link, the file it points to: the link stays a link.
+                let target = try WriteTarget.file(for: given, example: "vault.rxv")
+                let exists = FileManager.default.fileExists(atPath: target)
+                if exists && !force { throw CLIError(.alreadyExists, "\(given) already exists", hint: "restore elsewhere with --to PATH, or pass --force (the old vault is kept as \(target).bak, or .bak.N if that exists)") }
+                let directory = PathText.folder(of: target)
+                let prefix = ".\(PathText.name(of: target)).restore-"
                 let temporary = directory + "/" + prefix + "\(getpid())-\(UInt32.random(in: .min ... .max))"
                 defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
                 let passphrase = try Self.openBackup(file, into: temporary, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
-                                                     options: options, verb: "restoring")
-                let report = try BackupFile.verify(path: temporary, passphrase: passphrase)
-                guard report.isClean else {
-                    let first = report.stages.flatMap(\.errors).first ?? "?"
-                    throw CLIError(.integrity, "the backup does not verify (\(first)); nothing was restored", hint: "run 'rxvault backup verify' for every finding")
+                                                     options: options, purpose: .restore) {
+                    // Only once the backup opened and the key is known: a mistyped backup path
+                    // leaves no folders behind.
+                    try ParentDirectory.create(for: target)
+                    Scratch.sweep(in: directory, prefix: prefix)
+                }
+                let verification = try Self.verifyVault(at: temporary, of: file, passphrase: passphrase)
+                guard verification.report.isClean else {
+                    let first = verification.report.stages.flatMap(\.errors).first ?? "?"
+                    throw CLIError(.integrity, "the backup does not verify (\(first)); nothing was restored",
+                                   hint: "'rxvault backup verify \(file)' (with the same key options) lists every finding")
                 }
                 try BackupFile.prepareForUse(path: temporary)
                 let installed: BackupFile.Installed
-                do { installed = try BackupFile.install(temporary, at: to, replacing: force) } catch VaultError.alreadyExists {
-                    throw CLIError(.alreadyExists, "\(to) appeared while restoring; nothing was replaced", hint: "pass --force to replace it")
+                do { installed = try BackupFile.install(temporary, at: target, replacing: force) } catch VaultError.alreadyExists {
+                    throw CLIError(.alreadyExists, "\(given) appeared while restoring; nothing was replaced", hint: "pass --force to replace it")
                 }
                 // The new vault is in place: it must open, or the old one goes back.
-                do { _ = try Vault.open(at: to, passphrase: passphrase) } catch {
-                    BackupFile.rollBack(installed, at: to)
+                do { _ = try Vault.open(at: target, passphrase: passphrase) } catch {
+                    BackupFile.rollBack(installed, at: target)
                     throw error
                 }
                 if let previous = installed.previous { Terminal.err("rxvault: the previous vault is kept as \(previous)") }
-                Terminal.out("restored \(to)")
+                Terminal.out("restored \(given)" + (target == given ? "" : " (the link's file, \(target))")
+                             + ": \(Self.describe(verification))")
             }
         }
 
+        /// What a backup is opened for: says what progress shows and what a failure left undone.
+        enum Purpose {
+            case verify, restore
+            var verb: String { self == .verify ? "verifying" : "restoring" }
+        }
+
+        /// Checks the decrypted vault. A wrong passphrase here is the vault's, not the age
+        /// layer's (that one opened): say so, since the two can differ.
+        static func verifyVault(at path: String, of file: String, passphrase: SecretBytes) throws -> BackupFile.Verification {
+            do { return try BackupFile.verify(path: path, passphrase: passphrase) } catch .wrongPassphrase {
+                throw CLIError(.wrongPassphrase, "the passphrase does not open the vault inside \(file)",
+                               hint: "it is the passphrase of the vault that was backed up; give it with --passphrase-file or at the prompt")
+            }
+        }
+
+        /// "vault ID, N prescriptions (V versions, A attachments), backed up TIME".
+        static func describe(_ verification: BackupFile.Verification) -> String {
+            var parts = ["vault \(verification.vaultID)"]
+            if let c = verification.counts {
+                parts.append("\(Counted(c.prescriptions, "prescription")) (\(Counted(c.versions, "version")), \(Counted(c.attachments, "attachment")))")
+            }
+            if let time = verification.backedUp { parts.append("backed up \(time)") }
+            return parts.joined(separator: ", ")
+        }
+
         /// Decrypts the backup into `path`; returns the vault passphrase to open it with.
+        /// `prepare` runs once the backup file is open, looks like age and the key is read, before
+        /// `path` is written.
         static func openBackup(_ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
-                               options: VaultOptions, verb: String) throws -> SecretBytes {
-            guard let handle = FileHandle(forReadingAtPath: file) else { throw CLIError(.notFound, "cannot read \(file)") }
+                               options: VaultOptions, purpose: Purpose, prepare: () throws -> Void = {}) throws -> SecretBytes {
+            guard let handle = FileHandle(forReadingAtPath: file) else {
+                throw CLIError(errno == ENOENT ? .notFound : .usage, "cannot read \(file): \(String(cString: strerror(errno)))")
+            }
             defer { try? handle.close() }
             let total = Int((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
-            let vaultPassphrase = try PassphraseSource.existing(options)
+            // The prompt names the backup: the vault the options name is not the one asked for.
+            let vaultPassphrase = try PassphraseSource.existing(options, for: "backup \(file)")
             let key: AgeFile.Key
             if let ageIdentity {
                 guard let text = try? String(contentsOfFile: ageIdentity, encoding: .utf8), let ids = AgeIdentity.parseFile(text), !ids.isEmpty else {
@@ -186,10 +234,11 @@ extension RxVaultCommand {
                 let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
                 key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
             }
-            let progress = Progress(verb)
+            let progress = Progress(purpose.verb)
             do {
                 let peek = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
                 guard AgeFile.looksLikeAge(peek) else { throw CLIError(.invalidInput, "\(file) is not an age file (not an rxvault backup)") }
+                try prepare()
                 var pending = peek
                 var consumed = 0        // bytes of the file read: progress is against the file's size
                 let raw: (inout [UInt8]) throws -> Int = { buffer in
@@ -211,7 +260,7 @@ extension RxVaultCommand {
                 progress.finish()
                 switch error {
                 case .noMatch: throw CLIError(.wrongPassphrase, "the passphrase or identity does not open this backup")
-                default: throw CLIError(.integrity, "the backup is damaged: \(error.description)", hint: "nothing was restored")
+                default: throw CLIError(.integrity, "the backup is damaged: \(error.description)", hint: purpose == .restore ? "nothing was restored" : nil)
                 }
             }
             progress.finish()
@@ -262,6 +311,9 @@ final class Progress {
     }
     func finish() { if enabled && last >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
 }
+
+/// "1 prescription", "2 prescriptions".
+func Counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
 func ByteCountText(_ n: Int) -> String {
     n >= 1 << 20 ? String(format: "%.1f MiB", Double(n) / Double(1 << 20)) : n >= 1 << 10 ? "\(n >> 10) KiB" : "\(n) bytes"

@@ -148,7 +148,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let confirmation = try Confirmation(yes: yes, command: "client remove", verb: "remove it")
+                let confirmation = try Confirmation(yes: yes, noInput: options.noInput, command: "client remove", verb: "remove it")
                 let vault = try options.openVault(command: "client remove")
                 let c = try vault.resolveClient(client)
                 guard confirmation.ask("Remove client \(c.name) and revoke its grants?", declined: "nothing removed") else { return }

@@ -33,7 +33,7 @@ extension RxVaultCommand {
                 if FileManager.default.fileExists(atPath: path) {
                     throw VaultError.alreadyExists(path: path)
                 }
-                try createParentDirectory(of: path)
+                try ParentDirectory.create(for: path)
                 let passphrase: SecretBytes
                 // The same order as every other command: file, descriptor, environment, prompt.
                 if let file = options.passphraseFile {
@@ -51,17 +51,6 @@ extension RxVaultCommand {
                 try Vault.create(at: path, passphrase: passphrase, kdf: PasswordKDF(preset: kdf),
                                  maxAttachmentBytes: maxAttachmentSize?.bytes ?? ValidationLimits.defaultMaxBytes)
                 Terminal.out("created \(path)")
-            }
-        }
-
-        private func createParentDirectory(of path: String) throws {
-            let parent = PathText.folder(of: path)
-            guard !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) else { return }
-            do {
-                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw CLIError(.cannotWrite, "cannot create the directory \(parent)")
             }
         }
     }

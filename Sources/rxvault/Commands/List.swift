@@ -174,7 +174,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let confirmation = try Confirmation(yes: yes, command: "remove", verb: "remove")
+                let confirmation = try Confirmation(yes: yes, noInput: options.noInput, command: "remove", verb: "remove")
                 let vault = try options.openVault(command: "remove")
                 let prescriptionID = try vault.resolve(id)
                 let go = try confirmation.ask({

@@ -82,15 +82,17 @@ struct InputFile {
 
 /// Writes a file the safe way: into a temporary file (mode 0600) beside the target, then into
 /// place only when everything was written and verified. Without `replace`, the final step is
-/// link(2), which fails rather than overwrite a file that appeared meanwhile.
+/// link(2), which fails rather than overwrite a file that appeared meanwhile. A target that is
+/// a symbolic link gets the file it points to written, the link kept (WriteTarget).
 struct SafeFileWriter {
     let target: String
     let temporary: String
     let fd: Int32
 
-    init(target: String, replace: Bool) throws {
+    init(target given: String, replace: Bool) throws {
+        let target = try WriteTarget.file(for: given)
         if !replace && FileManager.default.fileExists(atPath: target) {
-            throw CLIError(.alreadyExists, "\(target) already exists", hint: "pass --force to replace it")
+            throw CLIError(.alreadyExists, "\(given) already exists", hint: "pass --force to replace it")
         }
         let directory = PathText.folder(of: target)
         let name = PathText.name(of: target)

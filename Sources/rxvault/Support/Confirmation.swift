@@ -1,12 +1,14 @@
-/// The confirmation of a destructive command: `--yes`, or a yes to a question on a terminal.
-/// Created before the vault is opened, so a script that forgot `--yes` gets a usage error (64)
-/// without typing a passphrase or touching anything.
+/// The confirmation of a destructive command: `--yes`, or a yes to a question on the terminal
+/// (the controlling one, so stdin may carry data). Created before the vault is opened, so a
+/// script that forgot `--yes` gets a usage error (64) without typing a passphrase or touching
+/// anything. `--no-input` never asks, a confirmation included.
 struct Confirmation {
     private let given: Bool
 
-    init(yes: Bool, command: String, verb: String) throws {
-        if !yes && !Terminal.stdinIsTTY {
-            throw CLIError(.usage, "\(command) needs confirmation", hint: "pass --yes to \(verb) without asking")
+    init(yes: Bool, noInput: Bool, command: String, verb: String) throws {
+        if !yes && (noInput || !Terminal.canAsk) {
+            throw CLIError(.usage, "\(command) needs confirmation and " + (noInput ? "--no-input forbids asking" : "there is no terminal to ask on"),
+                           hint: "pass --yes to \(verb) without asking")
         }
         given = yes
     }

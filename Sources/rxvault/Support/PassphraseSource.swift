@@ -7,7 +7,8 @@ import RxCrypto
 
 /// Where a passphrase comes from. Never argv: a value on the command line shows in `ps` and in
 /// shell history. In order: `--passphrase-file`, `--passphrase-fd`, `RXVAULT_PASSPHRASE_FILE`,
-/// then a prompt without echo when stdin is a terminal (unless `--no-input`).
+/// then a prompt without echo on the controlling terminal, so stdin stays free for data
+/// (unless `--no-input`).
 enum PassphraseSource {
     /// Longest passphrase read from a file or descriptor.
     static let maxLength = 4096
@@ -32,13 +33,14 @@ enum PassphraseSource {
         return secret
     }
 
-    /// The passphrase of an existing vault.
-    static func existing(_ options: VaultOptions) throws -> SecretBytes {
+    /// The passphrase of an existing vault. A prompt asks for the vault the options name, or
+    /// for what `label` names (a backup's vault is not the one the options name).
+    static func existing(_ options: VaultOptions, for label: String? = nil) throws -> SecretBytes {
         if let path = options.passphraseFile { return try read(file: path, what: "passphrase") }
         if let fd = options.passphraseFd { return try read(fd: fd, what: "passphrase") }
         if let path = Environment.passphraseFile { return try read(file: path, what: "passphrase") }
         try requirePrompt(options)
-        guard let secret = Terminal.readSecretLine(prompt: "Passphrase for \(options.vaultPath): "), secret.count > 0 else {
+        guard let secret = Terminal.readSecretLine(prompt: "Passphrase for \(label ?? options.vaultPath): "), secret.count > 0 else {
             throw CLIError(.usage, "no passphrase entered")
         }
         return secret
@@ -67,8 +69,8 @@ enum PassphraseSource {
             throw CLIError(.usage, "a passphrase is needed and --no-input forbids asking for one",
                            hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
         }
-        guard Terminal.stdinIsTTY else {
-            throw CLIError(.usage, "a passphrase is needed and stdin is not a terminal to ask on",
+        guard Terminal.canAsk else {
+            throw CLIError(.usage, "a passphrase is needed and there is no terminal to ask on",
                            hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
         }
     }

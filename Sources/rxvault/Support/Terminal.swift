@@ -21,38 +21,71 @@ enum Terminal {
 
     static func warning(_ text: String) { err("rxvault: warning: \(text)") }
 
+    /// Where questions are asked: the controlling terminal (/dev/tty), as age, gpg and ssh ask,
+    /// so stdin can carry data (`rxvault attach ID - < scan.png`) while a person types the
+    /// answer; else stdin when it is a terminal that is not the controlling one. Opened once.
+    private struct Asker: Sendable {
+        let input: Int32
+        let output: Int32
+
+        static func find() -> Asker? {
+            let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+            if fd >= 0 { return Asker(input: fd, output: fd) }
+            if isatty(STDIN_FILENO) == 1 { return Asker(input: STDIN_FILENO, output: STDERR_FILENO) }
+            return nil
+        }
+
+        func say(_ text: String) {
+            let bytes = Array(text.utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBytes { write(output, $0.baseAddress! + offset, $0.count - offset) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return }
+                offset += n
+            }
+        }
+    }
+
+    private static let asker = Asker.find()
+
+    /// Whether there is a terminal to ask on. Without one (no controlling terminal, as in CI or
+    /// under setsid, and stdin not a terminal) nothing is asked: callers fail fast instead.
+    static var canAsk: Bool { asker != nil }
+
     /// The terminal settings to put back if the user presses Ctrl-C while echo is off.
     nonisolated(unsafe) private static var savedTerminal = termios()
-    nonisolated(unsafe) private static var echoIsOff = false
+    nonisolated(unsafe) private static var silencedFD: Int32 = -1
 
-    /// Reads one line from stdin with echo off (stdin must be a TTY), into zeroed-on-release memory.
-    /// The prompt goes to stderr. Returns nil at end of input.
+    /// Reads one line from the terminal with echo off, into zeroed-on-release memory; the prompt
+    /// goes to the same terminal. Returns nil at end of input, or when there is no terminal.
     static func readSecretLine(prompt: String) -> SecretBytes? {
+        guard let asker else { return nil }
         var settings = termios()
-        let haveSettings = tcgetattr(STDIN_FILENO, &settings) == 0
+        let haveSettings = tcgetattr(asker.input, &settings) == 0
         if haveSettings {
             savedTerminal = settings
             var silent = settings
             silent.c_lflag &= ~tcflag_t(ECHO)
             silent.c_lflag |= tcflag_t(ECHONL)
-            echoIsOff = true
+            silencedFD = asker.input
             signal(SIGINT) { _ in
-                if Terminal.echoIsOff { tcsetattr(STDIN_FILENO, TCSANOW, &Terminal.savedTerminal) }
+                if Terminal.silencedFD >= 0 { tcsetattr(Terminal.silencedFD, TCSANOW, &Terminal.savedTerminal) }
                 _exit(130)
             }
             // Discard anything typed before the prompt (TCSAFLUSH), then show the prompt: an answer
             // typed after seeing it can no longer be thrown away.
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+            tcsetattr(asker.input, TCSAFLUSH, &silent)
         }
-        FileHandle.standardError.write(Data(prompt.utf8))
+        asker.say(prompt)
         defer {
             if haveSettings {
-                tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedTerminal)
-                echoIsOff = false
+                tcsetattr(asker.input, TCSAFLUSH, &savedTerminal)
+                silencedFD = -1
                 signal(SIGINT, SIG_DFL)
             }
         }
-        return readLine(fd: STDIN_FILENO, limit: 4096)
+        return readLine(fd: asker.input, limit: 4096)
     }
 
     /// Reads bytes up to a newline (not included) into a secret buffer; nil if nothing was read.
@@ -76,10 +109,12 @@ enum Terminal {
         return buffer.prefix(length)
     }
 
-    /// Asks a yes/no question on stderr and reads the answer from stdin (a TTY).
+    /// Asks a yes/no question on the terminal (echo on) and reads the answer there.
     static func confirm(_ question: String) -> Bool {
-        FileHandle.standardError.write(Data((question + " [y/N] ").utf8))
-        guard let answer = Swift.readLine() else { return false }
+        guard let asker else { return false }
+        asker.say(question + " [y/N] ")
+        guard let line = readLine(fd: asker.input, limit: 256) else { return false }
+        let answer = line.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 }
