@@ -20,6 +20,8 @@ enum AssociatedData {
         case versionRow = "rxvault/v1 version-row"
         case attachmentRow = "rxvault/v1 attachment-row"
         case searchIndex = "rxvault/v1 search-index"
+        case auditClientKey = "rxvault/v1 audit-client-key"
+        case auditClientEntry = "rxvault/v1 audit-client-entry"
     }
 
     enum Field {
