@@ -155,7 +155,7 @@ enum AuditLog {
     /// the genuine entries after it from being countersigned. A break in the chain stops it: the
     /// entries from there on are left for `check` to report, never blessed.
     static func countersign(store: any RecordStore, macKey: SecretBytes,
-                            isAuthentic: (_ entry: AuditEntryRecord, _ previousHash: [UInt8]) throws -> Bool) throws {
+                            isAuthentic: (AuditEntryRecord) throws -> Bool) throws {
         let head = try store.auditHead()
         let start = head?.sequence ?? 0
         var previous = head?.hash ?? zeroHash
@@ -165,7 +165,7 @@ enum AuditLog {
                   hash(previous: previous, sequence: entry.sequence, sealed: entry.entry) == entry.hash else { break }
             // An entry after the head with a MAC was not appended by the owner's code (which moves
             // the head with it); a MAC that does not verify is reported by `check`, never redone.
-            if entry.mac == nil, try isAuthentic(entry, previous) {
+            if entry.mac == nil, try isAuthentic(entry) {
                 try store.setAuditMAC(sequence: entry.sequence, mac: try entryMAC(sequence: entry.sequence, hash: entry.hash, key: macKey))
             }
             previous = entry.hash

@@ -74,7 +74,7 @@ extension Vault {
             // Judged with the whole log (the grants it records) and the clients as they are now:
             // no owner write came between these entries and this one, so nothing has changed.
             let verdicts = Dictionary(try reviewAuditLog(try store.auditEntries()).map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
-            try AuditLog.countersign(store: store, macKey: auditMACKey) { entry, _ in
+            try AuditLog.countersign(store: store, macKey: auditMACKey) { entry in
                 guard let verdict = verdicts[entry.sequence], verdict.row == entry else { return false }
                 return verdict.event != nil && verdict.problem == nil
             }
@@ -174,10 +174,6 @@ extension Vault {
         var keys: [String: [UInt8]] = [:]
         for row in try store.clients() where (try? openClient(row)) != nil { keys[row.id] = row.publicKey }
         return keys
-    }
-
-    func openAuditEntry(_ row: AuditEntryRecord) throws -> AuditEvent {
-        try openAuditPlaintext(row).event
     }
 
     func openAuditPlaintext(_ row: AuditEntryRecord) throws -> (plaintext: AuditPlaintext, event: AuditEvent) {
