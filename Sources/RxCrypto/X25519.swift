@@ -41,6 +41,33 @@ public enum X25519 {
         return try seal(SecretBytes(consuming: &copy), to: publicKey)
     }
 
+    /// A 32-byte key that `secretKey`'s holder and `publicKey`'s holder both compute, and nobody
+    /// else: BLAKE2b-256 (`crypto_generichash`) of the X25519 shared point followed by `context`,
+    /// which should name the purpose and both public keys (as `crypto_kx` hashes them in). Fails
+    /// on a low-order public key, whose shared point is all zeros and would be known to anyone.
+    public static func sharedKey(secretKey: SecretBytes, publicKey: [UInt8], context: [UInt8]) throws(CryptoError) -> SecretBytes {
+        try Sodium.ready()
+        guard secretKey.count == keyLength else { throw .malformed("X25519 secret key length") }
+        guard publicKey.count == keyLength else { throw .malformed("X25519 public key length") }
+        // The shared point and the context, side by side in zeroed-on-release memory, hashed at once.
+        let input = SecretBytes(zeroedCount: keyLength + context.count)
+        let status = input.withUnsafeMutableBytes { q in
+            for (i, byte) in context.enumerated() { q[keyLength + i] = byte }
+            return secretKey.withUnsafeBytes { s in
+                crypto_scalarmult(q.baseAddress!.assumingMemoryBound(to: UInt8.self), s.baseAddress!.assumingMemoryBound(to: UInt8.self), publicKey)
+            }
+        }
+        guard status == 0 else { throw .malformed("X25519 public key") }
+        let key = SecretBytes(zeroedCount: 32)
+        key.withUnsafeMutableBytes { k in
+            input.withUnsafeBytes { q in
+                _ = crypto_generichash(k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                                       q.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(q.count), nil, 0)
+            }
+        }
+        return key
+    }
+
     /// Opens a sealed box with the key pair; fails unless it was sealed to this public key, unaltered.
     public static func open(_ box: [UInt8], publicKey: [UInt8], secretKey: SecretBytes) throws(CryptoError) -> SecretBytes {
         try Sodium.ready()

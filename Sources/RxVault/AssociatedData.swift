@@ -21,6 +21,8 @@ enum AssociatedData {
         case attachmentRow = "rxvault/v1 attachment-row"
         case searchIndex = "rxvault/v1 search-index"
         case exportBinding = "rxvault/v1 export-binding"
+        case auditClientKey = "rxvault/v1 audit-client-key"
+        case auditClientEntry = "rxvault/v1 audit-client-entry"
     }
 
     enum Field {

@@ -47,8 +47,9 @@ public struct AuditEvent: Codable, Sendable, Equatable {
 /// Every entry is sealed to the vault's audit X25519 key, so the owner and only the owner can
 /// read it, whoever wrote it (clients log their reads without holding any owner key). Each entry's
 /// hash covers the previous hash, its sequence number and its sealed bytes; the owner MACs every
-/// entry (a client's at the owner's next write) and a head record (last sequence and hash), so
-/// deleting, editing or reordering an entry the owner has seen is detected by `check`.
+/// entry (a client's at the owner's next write, once its authenticator shows the client it names
+/// wrote it) and a head record (last sequence and hash), so deleting, editing or reordering an
+/// entry the owner has seen is detected by `check`.
 enum AuditLog {
     static let zeroHash = [UInt8](repeating: 0, count: 32)
 
@@ -57,7 +58,16 @@ enum AuditLog {
     }
 
     static func entryMAC(sequence: Int, hash: [UInt8], key: SecretBytes) throws -> [UInt8] {
-        try MAC.authenticate(Array("rxvault/v1 audit-entry".utf8) + bigEndian(sequence) + hash, key: key)
+        try MAC.authenticate(entryMACMessage(sequence: sequence, hash: hash), key: key)
+    }
+
+    static func entryMACMessage(sequence: Int, hash: [UInt8]) -> [UInt8] {
+        Array("rxvault/v1 audit-entry".utf8) + bigEndian(sequence) + hash
+    }
+
+    /// Whether the owner's MAC on `entry` verifies.
+    static func hasOwnerMAC(_ entry: AuditEntryRecord, key: SecretBytes) -> Bool {
+        entry.mac.map { MAC.verify($0, entryMACMessage(sequence: entry.sequence, hash: entry.hash), key: key) } ?? false
     }
 
     static func headMAC(sequence: Int, hash: [UInt8], key: SecretBytes) throws -> [UInt8] {
@@ -66,15 +76,38 @@ enum AuditLog {
 
     static func bigEndian(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
 
-    /// Appends `event` after the current last entry. With `macKey` (the owner) the entry is MAC'd
-    /// and the head moved; without (a client) it waits for the owner's countersignature.
-    static func append(_ event: AuditEvent, store: any RecordStore, auditPublicKey: [UInt8], macKey: SecretBytes?) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let sealed = try X25519.seal(Array(try encoder.encode(event)), to: auditPublicKey)
+    static func encode(_ event: AuditEvent) throws -> [UInt8] { Array(try JSONEncoderSorted.encode(event)) }
+
+    /// Appends an owner event after the current last entry, MACs it and moves the head to it.
+    static func append(_ event: AuditEvent, store: any RecordStore, auditPublicKey: [UInt8], macKey: SecretBytes) throws {
+        let json = try encode(event)
+        try append(store: store, auditPublicKey: auditPublicKey, macKey: macKey) { _, _ in .plain(json: json) }
+    }
+
+    /// Appends a read by the client holding `identity`, authenticated to its key and to the
+    /// entry's place in the chain. It waits for the owner's countersignature.
+    static func appendClientRead(_ event: AuditEvent, store: any RecordStore, vaultID: [UInt8], auditPublicKey: [UInt8],
+                                 identity: AgeIdentity) throws {
+        let key = try ClientAuditAuthenticator.key(vaultID: vaultID, clientPublicKey: identity.recipient.publicKey,
+                                                   auditPublicKey: auditPublicKey, secretKey: identity.secretKey,
+                                                   peerPublicKey: auditPublicKey)
+        let json = try encode(event)
+        try append(store: store, auditPublicKey: auditPublicKey, macKey: nil) { sequence, previous in
+            .client(authenticator: try ClientAuditAuthenticator.authenticate(json: json, sequence: sequence, previousHash: previous,
+                                                                             vaultID: vaultID, key: key), json: json)
+        }
+    }
+
+    /// Seals what `plaintext` builds for the next place in the chain (its sequence number and the
+    /// previous hash, read in the caller's write transaction) and appends it. With `macKey` (the
+    /// owner) the entry is MAC'd and the head moved.
+    private static func append(store: any RecordStore, auditPublicKey: [UInt8], macKey: SecretBytes?,
+                               plaintext: (_ sequence: Int, _ previousHash: [UInt8]) throws -> AuditPlaintext) throws {
         let last = try store.lastAuditEntry()
         let sequence = (last?.sequence ?? 0) + 1
-        let entryHash = hash(previous: last?.hash ?? zeroHash, sequence: sequence, sealed: sealed)
+        let previous = last?.hash ?? zeroHash
+        let sealed = try X25519.seal(try plaintext(sequence, previous).bytes, to: auditPublicKey)
+        let entryHash = hash(previous: previous, sequence: sequence, sealed: sealed)
         var mac: [UInt8]?
         if let macKey { mac = try entryMAC(sequence: sequence, hash: entryHash, key: macKey) }
         try store.append(AuditEntryRecord(sequence: sequence, entry: sealed, hash: entryHash, mac: mac))
@@ -83,19 +116,13 @@ enum AuditLog {
         }
     }
 
-    /// A problem found in the log.
-    struct Finding: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// Checks the whole chain; returns the problems found (empty when intact) and how many
-    /// entries still await the owner's countersignature.
-    static func verify(store: any RecordStore, macKey: SecretBytes) throws -> (findings: [String], pending: Int) {
-        let entries = try store.auditEntries()
+    /// Checks the chain's structure: sequence numbers, hashes, the MACs present and the head.
+    /// Returns the problems found (empty when intact). Entries without a MAC are not judged
+    /// here: whether one is a client's authenticated read needs the owner's keys and clients
+    /// (`Vault.reviewAuditLog`).
+    static func verify(entries: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])?, macKey: SecretBytes) -> [String] {
         var findings: [String] = []
         var previous = zeroHash
-        var pending = 0
-        let head = try store.auditHead()
         for (index, entry) in entries.enumerated() {
             if entry.sequence != index + 1 {
                 findings.append("audit entry \(index + 1) is missing (found \(entry.sequence) in its place)")
@@ -104,14 +131,8 @@ enum AuditLog {
             if hash(previous: previous, sequence: entry.sequence, sealed: entry.entry) != entry.hash {
                 findings.append("audit entry \(entry.sequence) was altered or an entry before it was removed")
             }
-            if let mac = entry.mac {
-                if !MAC.verify(mac, Array("rxvault/v1 audit-entry".utf8) + bigEndian(entry.sequence) + entry.hash, key: macKey) {
-                    findings.append("audit entry \(entry.sequence) has a MAC that does not verify")
-                }
-            } else if let head, entry.sequence <= head.sequence {
-                findings.append("audit entry \(entry.sequence) lost its MAC")
-            } else {
-                pending += 1
+            if entry.mac != nil, !hasOwnerMAC(entry, key: macKey) {
+                findings.append("audit entry \(entry.sequence) has a MAC that does not verify")
             }
             previous = entry.hash
         }
@@ -127,25 +148,33 @@ enum AuditLog {
             // Every vault gets a head at init: without one the log was deleted.
             findings.append("the audit log's head record was deleted")
         }
-        return (findings, pending)
+        return findings
     }
 
-    /// The owner countersigns entries written by clients since the last owner write (after
-    /// checking they chain on), and moves the head to the end.
-    static func countersign(store: any RecordStore, macKey: SecretBytes, isClientRead: (AuditEntryRecord) -> Bool) throws {
+    /// The owner countersigns the entries appended since its last write that `isAuthentic`
+    /// accepts (a client's read, authenticated by the client it names) and moves the head to the
+    /// end. An entry it refuses stays unsigned, for `check` and `log` to report, and does not stop
+    /// the genuine entries after it from being countersigned. A break in the chain stops it: the
+    /// entries from there on are left for `check` to report, never blessed.
+    static func countersign(store: any RecordStore, macKey: SecretBytes,
+                            isAuthentic: (AuditEntryRecord) throws -> Bool) throws {
         let head = try store.auditHead()
-        let entries = try store.auditEntries(after: head?.sequence ?? 0)
-        guard let last = entries.last, last.sequence > (head?.sequence ?? 0) else { return }
+        let start = head?.sequence ?? 0
         var previous = head?.hash ?? zeroHash
-        for entry in entries where entry.sequence > (head?.sequence ?? 0) {
-            // A broken chain is left for `check` to report; never bless it.
-            guard hash(previous: previous, sequence: entry.sequence, sealed: entry.entry) == entry.hash else { return }
-            // Clients may only log their own reads; anything else (an entry claiming to be the
-            // owner's, or bytes that do not decrypt) is left unsigned for `check` to report.
-            guard entry.mac != nil || isClientRead(entry) else { return }
-            if entry.mac == nil { try store.setAuditMAC(sequence: entry.sequence, mac: try entryMAC(sequence: entry.sequence, hash: entry.hash, key: macKey)) }
+        var last: AuditEntryRecord?
+        for entry in try store.auditEntries(after: start) {
+            guard entry.sequence == (last?.sequence ?? start) + 1,
+                  hash(previous: previous, sequence: entry.sequence, sealed: entry.entry) == entry.hash else { break }
+            // An entry after the head with a MAC was not appended by the owner's code (which moves
+            // the head with it); a MAC that does not verify is reported by `check`, never redone.
+            if entry.mac == nil, try isAuthentic(entry) {
+                try store.setAuditMAC(sequence: entry.sequence, mac: try entryMAC(sequence: entry.sequence, hash: entry.hash, key: macKey))
+            }
             previous = entry.hash
+            last = entry
         }
-        try store.setAuditHead(sequence: last.sequence, hash: last.hash, mac: try headMAC(sequence: last.sequence, hash: last.hash, key: macKey))
+        if let last {
+            try store.setAuditHead(sequence: last.sequence, hash: last.hash, mac: try headMAC(sequence: last.sequence, hash: last.hash, key: macKey))
+        }
     }
 }

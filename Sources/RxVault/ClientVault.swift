@@ -10,7 +10,8 @@ import RxValidate
 /// It can read exactly its granted, unexpired prescriptions (and their attachments when the
 /// grant includes them), because those are the only data keys sealed to it: this code enforces
 /// the same set, so an id that exists but is not granted gets the same "not found" as one that
-/// never existed. Reads are logged to the vault's audit log (sealed to the owner).
+/// never existed. Reads are logged to the vault's audit log (sealed to the owner), each
+/// authenticated to this client's key so that nobody else can log a read in its name.
 public final class ClientVault {
     let store: any RecordStore
     public let header: VaultHeader
@@ -175,7 +176,9 @@ public final class ClientVault {
         let event = AuditEvent(time: clock.timestamp(), actor: clientID, action: .read, client: clientID,
                                prescriptions: prescriptions, attachments: attachments, detail: detail)
         do {
-            try store.write { try AuditLog.append(event, store: store, auditPublicKey: header.auditPublicKey, macKey: nil) }
+            try store.write {
+                try AuditLog.appendClientRead(event, store: store, vaultID: header.vaultID, auditPublicKey: header.auditPublicKey, identity: identity)
+            }
             lastLogFailed = false
         } catch {
             lastLogFailed = true

@@ -3,23 +3,34 @@ import RxCrypto
 import RxModel
 import RxStore
 
-/// Reading and checking the audit log (the owner's side).
+/// Reading, judging and checking the audit log (the owner's side).
 extension Vault {
     /// One entry as the owner reads it.
     public struct AuditRecord: Sendable {
         public let sequence: Int
         public let event: AuditEvent
-        /// False while a client's entry awaits the owner's countersignature.
+        /// False while a client's entry awaits the owner's countersignature, and for an entry the
+        /// owner refused (see `problem`).
         public let countersigned: Bool
+        /// Why the entry is not to be believed, when no owner MAC vouches for it and it is not a
+        /// read authenticated by the client it names (a forgery, an entry written before clients
+        /// authenticated theirs, a MAC removed). Nil for every entry the owner wrote or accepted.
+        public let problem: String?
+
+        public var isVerified: Bool { problem == nil }
     }
 
-    /// The log, oldest first, filtered. Fails with an integrity error if the chain is broken.
+    /// The log, oldest first, filtered. Fails with an integrity error if the chain is broken;
+    /// entries the owner cannot vouch for are returned with their `problem`.
     public func log(client: ClientSummary? = nil, prescription: PrescriptionID? = nil, since: CalendarDate? = nil) throws(VaultError) -> [AuditRecord] {
         try read {
-            let (findings, _) = try AuditLog.verify(store: store, macKey: auditMACKey)
-            if let first = findings.first { throw VaultError.integrity(first) }
-            return try store.auditEntries().map { row in
-                AuditRecord(sequence: row.sequence, event: try openAuditEntry(row), countersigned: row.mac != nil)
+            let entries = try store.auditEntries()
+            if let first = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey).first {
+                throw VaultError.integrity(first)
+            }
+            return try reviewAuditLog(entries).map { reviewed in
+                guard let event = reviewed.event else { throw VaultError.integrity("audit entry \(reviewed.row.sequence) does not decrypt") }
+                return AuditRecord(sequence: reviewed.row.sequence, event: event, countersigned: reviewed.row.mac != nil, problem: reviewed.problem)
             }.filter { record in
                 let e = record.event
                 if let client, e.client != client.id.hex && e.actor != client.id.hex { return false }
@@ -30,31 +41,148 @@ extension Vault {
         }
     }
 
-    func auditEvents() throws -> [AuditEvent] {
-        try store.auditEntries().map { try openAuditEntry($0) }
+    /// The events the owner vouches for: every entry except those `reviewAuditLog` refuses.
+    func verifiedAuditEvents() throws -> [AuditEvent] {
+        try reviewAuditLog(try store.auditEntries()).compactMap { $0.problem == nil ? $0.event : nil }
     }
 
-    /// Whether an entry a client appended is what a client may write: a read by itself.
-    func isClientRead(_ row: AuditEntryRecord, clients: Set<String>) -> Bool {
-        guard let event = try? openAuditEntry(row) else { return false }
-        return event.action == .read && event.actor == event.client && clients.contains(event.actor)
+    /// `check`'s audit stage: the chain's structure, then every entry: it must decrypt, and one
+    /// without an owner MAC must be a read authenticated by the client it names.
+    func auditFindings() throws -> (checked: Int, errors: [String], notes: [String]) {
+        let entries = try store.auditEntries()
+        var errors = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey)
+        var pending = 0
+        for reviewed in try reviewAuditLog(entries) {
+            if reviewed.event == nil {
+                errors.append("audit entry \(reviewed.row.sequence) does not decrypt")
+            } else if let problem = reviewed.problem {
+                errors.append("audit entry \(reviewed.row.sequence) \(problem)")
+            } else if reviewed.row.mac == nil {
+                pending += 1
+            }
+        }
+        let notes = pending > 0 ? ["\(pending) entries written by clients await the owner's next write to be countersigned"] : []
+        return (entries.count, errors, notes)
     }
 
-    func openAuditEntry(_ row: AuditEntryRecord) throws -> AuditEvent {
+    /// Housekeeping every owner write does first, in the same transaction: countersign the
+    /// entries clients appended to the log, then revoke expired grants (re-keying).
+    func maintain() throws -> Bool {
+        // Countersign first: the sweep appends owner entries, which move the head past them.
+        let head = try store.auditHead()
+        if let last = try store.lastAuditEntry(), last.sequence > head?.sequence ?? 0 {
+            // Judged with the whole log (the grants it records) and the clients as they are now:
+            // no owner write came between these entries and this one, so nothing has changed.
+            let verdicts = Dictionary(try reviewAuditLog(try store.auditEntries()).map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
+            try AuditLog.countersign(store: store, macKey: auditMACKey) { entry in
+                guard let verdict = verdicts[entry.sequence], verdict.row == entry else { return false }
+                return verdict.event != nil && verdict.problem == nil
+            }
+        }
+        return try sweepExpiredGrants()
+    }
+
+    // MARK: - Judging entries
+
+    /// One entry, decrypted (nil if it does not), with what is wrong with it if no owner MAC
+    /// vouches for it.
+    struct ReviewedAuditEntry {
+        let row: AuditEntryRecord
+        let event: AuditEvent?
+        let problem: String?
+    }
+
+    /// How far in the future (by the owner's clock) a client's entry may be dated: a day covers a
+    /// device whose clock writes local time as UTC, in any time zone. Earlier times are not
+    /// refused: the chain, not the clocks, orders the log.
+    static let clientClockSkew: TimeInterval = 24 * 60 * 60
+
+    /// Decrypts every entry in order and judges each one without a MAC: it must be a read, by the
+    /// registered client it names, authenticated by that client's key at its place in the chain,
+    /// of prescriptions granted to that client by an earlier owner entry, and not dated in the
+    /// future. An unsigned entry that passes but that the owner's head already covers lost its MAC.
+    func reviewAuditLog(_ rows: [AuditEntryRecord]) throws -> [ReviewedAuditEntry] {
+        let head = try store.auditHead()
+        let clients = try registeredClientKeys()
+        let timestamps = ISO8601DateFormatter()
+        let now = timestamps.date(from: clock.timestamp())
+        var keys: [String: SecretBytes] = [:]
+        var grantedAt: Set<String> = []   // "client prescription", granted by an owner entry so far
+        var previous = AuditLog.zeroHash
+        var reviewed: [ReviewedAuditEntry] = []
+        for row in rows {
+            defer { previous = row.hash }
+            guard let (plaintext, event) = try? openAuditPlaintext(row) else {
+                reviewed.append(ReviewedAuditEntry(row: row, event: nil, problem: "does not decrypt"))
+                continue
+            }
+            if row.mac != nil {
+                if AuditLog.hasOwnerMAC(row, key: auditMACKey), event.actor == AuditEvent.ownerActor, event.action == .grant, let client = event.client {
+                    for prescription in event.prescriptions { grantedAt.insert("\(client) \(prescription)") }
+                }
+                reviewed.append(ReviewedAuditEntry(row: row, event: event, problem: nil))
+                continue
+            }
+            var problem = clientEntryProblem(row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
+                                             keys: &keys, granted: grantedAt, now: now, timestamps: timestamps)
+            if problem == nil, let head, row.sequence <= head.sequence {
+                problem = "lost its MAC (the owner's head covers it)"
+            }
+            reviewed.append(ReviewedAuditEntry(row: row, event: event, problem: problem))
+        }
+        return reviewed
+    }
+
+    /// Why an unsigned entry is not a genuine client read, or nil if it is.
+    private func clientEntryProblem(_ row: AuditEntryRecord, plaintext: AuditPlaintext, event: AuditEvent, previousHash: [UInt8],
+                                    clients: [String: [UInt8]], keys: inout [String: SecretBytes], granted: Set<String>,
+                                    now: Date?, timestamps: ISO8601DateFormatter) -> String? {
+        let actor = event.actor == AuditEvent.ownerActor ? "the owner" : "client \(event.actor.prefix(8))"
+        guard event.action == .read, event.actor == event.client, event.actor != AuditEvent.ownerActor else {
+            return "claims to be a \(event.action.rawValue) by \(actor) but has no owner MAC (forged)"
+        }
+        guard case .client(let authenticator, let json) = plaintext else {
+            return "claims to be a read by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
+        }
+        guard let publicKey = clients[event.actor] else {
+            return "claims to be a read by \(actor), which is not a registered client (removed, or never added)"
+        }
+        if keys[event.actor] == nil {
+            keys[event.actor] = try? ClientAuditAuthenticator.key(vaultID: header.vaultID, clientPublicKey: publicKey,
+                                                                  auditPublicKey: header.auditPublicKey, secretKey: auditSecretKey,
+                                                                  peerPublicKey: publicKey)
+        }
+        guard let key = keys[event.actor],
+              ClientAuditAuthenticator.verify(authenticator, json: json, sequence: row.sequence, previousHash: previousHash,
+                                              vaultID: header.vaultID, key: key) else {
+            return "claims to be a read by \(actor) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
+        }
+        guard let time = timestamps.date(from: event.time) else {
+            return "is a read by \(actor) with a time that is not an ISO 8601 timestamp"
+        }
+        if let now, time > now.addingTimeInterval(Self.clientClockSkew) {
+            return "is a read by \(actor) dated \(event.time), in the future"
+        }
+        if let ungranted = event.prescriptions.first(where: { !granted.contains("\(event.actor) \($0)") }) {
+            return "is a read by \(actor) of prescription \(ungranted.prefix(8)), which was never granted to it"
+        }
+        return nil
+    }
+
+    /// Registered clients whose rows verify (the owner's MAC), by id: their public keys.
+    private func registeredClientKeys() throws -> [String: [UInt8]] {
+        var keys: [String: [UInt8]] = [:]
+        for row in try store.clients() where (try? openClient(row)) != nil { keys[row.id] = row.publicKey }
+        return keys
+    }
+
+    func openAuditPlaintext(_ row: AuditEntryRecord) throws -> (plaintext: AuditPlaintext, event: AuditEvent) {
         do {
             let plain = try X25519.open(row.entry, publicKey: header.auditPublicKey, secretKey: auditSecretKey)
-            return try plain.withUnsafeBytes { try JSONDecoder().decode(AuditEvent.self, from: Data($0)) }
+            let plaintext = plain.withUnsafeBytes { AuditPlaintext(Array($0)) }
+            return (plaintext, try JSONDecoder().decode(AuditEvent.self, from: Data(plaintext.json)))
         } catch {
             throw VaultError.integrity("audit entry \(row.sequence) does not decrypt")
         }
-    }
-
-    /// Housekeeping every owner write does first, in the same transaction: revoke expired
-    /// grants (re-keying) and countersign the entries clients appended to the log.
-    func maintain() throws -> Bool {
-        // Countersign first: the sweep appends owner entries, which move the head past them.
-        let clientIDs = Set(try store.clients().map(\.id))
-        try AuditLog.countersign(store: store, macKey: auditMACKey) { [self] entry in isClientRead(entry, clients: clientIDs) }
-        return try sweepExpiredGrants()
     }
 }

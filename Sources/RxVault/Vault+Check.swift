@@ -129,18 +129,8 @@ extension Vault {
     }
 
     private func checkAudit() throws -> CheckReport.Stage {
-        let (findings, pending) = try AuditLog.verify(store: store, macKey: auditMACKey)
-        var errors = findings
-        let entries = try store.auditEntries()
-        let clientIDs = Set(try store.clients().map(\.id))
-        for row in entries {
-            do { _ = try openAuditEntry(row) } catch let error as VaultError { errors.append(error.description) }
-            if row.mac == nil && !isClientRead(row, clients: clientIDs) {
-                errors.append("audit entry \(row.sequence) was not written by the owner and is not a client's own read (forged)")
-            }
-        }
-        let notes = pending > 0 ? ["\(pending) entries written by clients await the owner's next write to be countersigned"] : []
-        return stage("audit log chain", entries.count, errors, notes)
+        let (checked, errors, notes) = try auditFindings()
+        return stage("audit log chain", checked, errors, notes)
     }
 }
 

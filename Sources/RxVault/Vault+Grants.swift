@@ -169,10 +169,11 @@ extension Vault {
         return !expired.isEmpty
     }
 
-    /// "client prescription" -> time of the client's last read of it, from the audit log.
+    /// "client prescription" -> time of the client's last read of it, from the audit log (only
+    /// the entries the owner vouches for: a forged read names no one's last read).
     func lastReadTimes() throws -> [String: String] {
         var times: [String: String] = [:]
-        for event in try auditEvents() where event.action == .read {
+        for event in try verifiedAuditEvents() where event.action == .read {
             guard let client = event.client else { continue }
             for prescription in event.prescriptions { times["\(client) \(prescription)"] = event.time }
         }

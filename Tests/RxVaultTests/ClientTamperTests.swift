@@ -74,7 +74,7 @@ import RxStore
         let db = try t.raw()
         // A writer appends an entry that claims to be the owner's, chained on correctly.
         let event = AuditEvent(time: "2026-01-01T00:00:00Z", actor: AuditEvent.ownerActor, action: .revoke, client: nil)
-        try AuditLog.append(event, store: SQLiteRecordStore(openingAt: t.path), auditPublicKey: owner.header.auditPublicKey, macKey: nil)
+        try t.forgeAuditEntry(Array(try JSONEncoderSorted.encode(event)))
         _ = try owner.add(TestVault.glasses(patient: "trigger"))
         let report = try owner.check(readData: false)
         #expect(report.stages.last!.errors.contains { $0.contains("forged") }, "\(report.stages.last!.errors)")

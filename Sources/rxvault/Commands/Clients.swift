@@ -259,7 +259,7 @@ extension RxVaultCommand {
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the audit log: grants, revokes, client reads, exports, backups.",
-            discussion: "The log is encrypted and hash-chained; 'rxvault check' verifies it.")
+            discussion: "The log is encrypted and hash-chained; 'rxvault check' verifies it. An entry the owner cannot vouch for (a client read not authenticated by the client it names) is shown marked NOT VERIFIED, with a warning.")
         @Option(help: "Only entries about this client (name or id prefix).") var client: String?
         @Option(help: "Only entries about this prescription (id prefix).") var rx: String?
         @Option(help: ArgumentHelp("Only entries on or after this day.", valueName: "yyyy-mm-dd")) var since: String?
@@ -286,7 +286,8 @@ extension RxVaultCommand {
                     let items: [[String: Any]] = entries.map { r in
                         var item: [String: Any] = ["seq": r.sequence, "time": r.event.time, "actor": who(r.event.actor),
                                                    "action": r.event.action.rawValue, "prescriptions": r.event.prescriptions,
-                                                   "countersigned": r.countersigned]
+                                                   "countersigned": r.countersigned, "verified": r.isVerified]
+                        if let problem = r.problem { item["problem"] = problem }
                         if let cl = r.event.client { item["client"] = who(cl); item["clientID"] = cl }
                         if let a = r.event.attachments { item["attachments"] = a }
                         if let d = r.event.detail { item["detail"] = d }
@@ -298,8 +299,15 @@ extension RxVaultCommand {
                 } else {
                     Terminal.out(Table.render(headers: ["SEQ", "TIME", "ACTOR", "ACTION", "CLIENT", "PRESCRIPTIONS", "DETAIL"], rows: entries.map { r in
                         [String(r.sequence), r.event.time, who(r.event.actor), r.event.action.rawValue, who(r.event.client),
-                         r.event.prescriptions.map { String($0.prefix(8)) }.joined(separator: ","), r.event.detail ?? ""]
+                         r.event.prescriptions.map { String($0.prefix(8)) }.joined(separator: ","),
+                         (r.isVerified ? "" : "NOT VERIFIED ") + (r.event.detail ?? "")]
                     }))
+                }
+                let unverified = entries.filter { !$0.isVerified }
+                if !unverified.isEmpty {
+                    // Said on stderr in every format; JSON also carries "verified" and "problem" per entry.
+                    Terminal.warning("entries \(unverified.map { String($0.sequence) }.joined(separator: ", ")) are NOT VERIFIED: the owner cannot vouch for them (a read not authenticated by the client it names, or an entry that lost its MAC)")
+                    Terminal.err("rxvault: hint: 'rxvault check' says what is wrong with each")
                 }
             }
         }
