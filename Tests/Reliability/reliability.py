@@ -85,7 +85,7 @@ def crash_suite(kills):
         args = {
             "add": GLASSES,
             "edit": ["edit", target, "--note", f"edit {i}"],
-            "attach": ["attach", target, rng.choice([PHOTO, PDF])],
+            "attach": ["attach", target, rng.choice([PHOTO, PDF]), "--allow-duplicate"],
             "grant": ["grant", "shop", target],
             "revoke": ["revoke", "shop", "--all"],
             "backup": ["backup", os.path.join(vault.folder, f"b{i}.age")],
@@ -155,7 +155,7 @@ def concurrency_suite(rounds, workers):
         processes = []
         for w in range(workers):
             kind = (r + w) % 5
-            args = {0: GLASSES, 1: ["edit", base, "--note", f"round {r} worker {w}"], 2: ["list"], 3: ["attach", base, PDF],
+            args = {0: GLASSES, 1: ["edit", base, "--note", f"round {r} worker {w}"], 2: ["list"], 3: ["attach", base, PDF, "--allow-duplicate"],
                     4: ["backup", os.path.join(vault.folder, f"b-{r}-{w}.age")]}[kind]
             processes.append((kind, vault.start(*args), args))
         for kind, process, args in processes:

@@ -12,7 +12,8 @@ extension RxVaultCommand {
             (in a separate, resource-limited process), never by the file name. Refused: anything
             else, damaged files, password-protected PDFs, PDFs with JavaScript or launch actions,
             images over 16384 pixels a side or 50 megapixels, files over the vault's size limit.
-            Prints the new attachment's id.
+            Prints the new attachment's id. The same content twice on one prescription is refused
+            (exit 73, naming the attachment that has it) unless --allow-duplicate.
 
             Examples:
               rxvault attach 3f9a scan.pdf
@@ -22,6 +23,7 @@ extension RxVaultCommand {
         @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
         @Argument(help: "The file to attach, or - for standard input.", completion: .file(extensions: ["png", "pdf"])) var file: String
         @Option(help: "The attachment's name (default: the file's name).") var name: String?
+        @Flag(help: "Store the file even if the prescription already has the same content.") var allowDuplicate = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -37,7 +39,8 @@ extension RxVaultCommand {
                 let prescriptionID = try vault.resolve(prescription)
                 let parser = try ParserFactory.make(limits: vault.attachmentLimits)
                 let defaultName = input.isStandardInput ? nil : (file as NSString).lastPathComponent
-                let info = try vault.attach(to: prescriptionID, name: name ?? defaultName, parser: parser) { try input.read(into: &$0) }
+                let info = try vault.attach(to: prescriptionID, name: name ?? defaultName, allowDuplicate: allowDuplicate,
+                                            parser: parser) { try input.read(into: &$0) }
                 Terminal.out(info.id.short)
             }
         }

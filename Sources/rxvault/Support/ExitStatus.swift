@@ -69,7 +69,8 @@ extension VaultError {
         case .notFound: return .notFound
         case .ambiguousID, .malformedID: return .usage
         case .invalidPrescription, .invalidInput, .attachmentRefused: return .invalidInput
-        case .attachmentNotFound, .clientNotFound: return .notFound
+        case .attachmentNotFound, .clientNotFound, .grantNotFound: return .notFound
+        case .duplicateAttachment: return .alreadyExists
         case .unknownIdentity: return .wrongPassphrase
         case .ownerOnly: return .usage
         case .ambiguousAttachment: return .usage
@@ -89,6 +90,9 @@ extension VaultError {
         case .notFound: return "'rxvault list' shows the prescriptions in this vault"
         case .integrity: return "the vault file was changed outside rxvault or is damaged; restore it from a backup"
         case .busy: return "wait for the other rxvault command to finish, then try again"
+        case .ambiguousAttachment: return "give the attachment's id (the prefix shown is enough)"
+        case .duplicateAttachment: return "nothing was stored; pass --allow-duplicate to attach a second copy"
+        case .grantNotFound: return "'rxvault grants' shows who can read what"
         default: return nil
         }
     }
