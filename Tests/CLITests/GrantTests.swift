@@ -182,6 +182,20 @@ import RxStore
         #expect(details.count == 7, "\(details)")
     }
 
+    @Test func unknownClientsAndGrantsAreNotFound() throws {
+        let (cli, glasses, _) = try setUp()
+        // Said before any confirmation is asked or required, so --yes is not needed to learn it.
+        let remove = try cli.run(["client", "remove", "nobody"])
+        #expect(remove.status == 67, "\(remove)")
+        #expect(remove.stderr.contains("no client nobody"))
+        #expect(try cli.run(["grant", "nobody", glasses]).status == 67)
+        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        let revoke = try cli.run(["revoke", "shop", glasses])
+        #expect(revoke.status == 67, "\(revoke)")
+        #expect(revoke.stderr.contains("client shop has no grant on prescription \(glasses)"))
+        #expect(try cli.run(["remove", "ffffffff"]).status == 67, "an unknown prescription before the missing --yes")
+    }
+
     @Test func editsAndNewAttachmentsReachGranteesAndExpiryStopsThem() throws {
         let (cli, glasses, _) = try setUp()
         #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)

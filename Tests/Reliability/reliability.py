@@ -368,7 +368,7 @@ def bad_input_suite():
         (["remove", pid], 64), (["history"], 64), (["query", "--valid-on", "2026-02-30"], 65), (["query", "--limit", "0"], 64),
         (["import", empty], 65), (["import", huge], 65), (["import", garbage], 65), (["import", "/nonexistent"], 67),
         (["attach", pid, empty], 65), (["attach", pid, garbage], 65), (["attach", pid, "/nonexistent"], 67),
-        (["grant", "nobody", pid], 67), (["client", "add", "x", "--recipient", "age1bad"], 65), (["export", "--format", "xml", "--out", "-"], 64),
+        (["grant", "nobody", pid], 67), (["client", "remove", "nobody"], 67), (["remove", "ffffffff"], 67), (["client", "add", "x", "--recipient", "age1bad"], 65), (["export", "--format", "xml", "--out", "-"], 64),
         (["backup", "verify", garbage], 65), (["restore", garbage, "--to", os.path.join(vault.folder, "r.rxv")], 65),
         (["list", "--format", "yaml"], 64), (["frobnicate"], 64), (["status", "--vault", garbage], 66),
     ]

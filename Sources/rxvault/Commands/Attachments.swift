@@ -149,15 +149,14 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let confirmation = try Confirmation(yes: yes, command: "detach", verb: "delete")
+                let confirmation = Confirmation(yes: yes, command: "detach", verb: "delete")
                 let vault = try options.openVault(command: "detach")
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
-                let go = try confirmation.ask({
+                try confirmation.require({
                     let name = try vault.attachments(of: prescriptionID).first { $0.id == attachmentID }?.metadata.name ?? attachmentID.short
                     return "Delete the attachment \(name) of prescription \(prescriptionID.short)?"
-                }(), declined: "nothing deleted")
-                guard go else { return }
+                }())
                 try vault.detach(attachmentID, of: prescriptionID)
                 warnIfNotPurged(vault)
                 Terminal.out("detached \(attachmentID.short)")

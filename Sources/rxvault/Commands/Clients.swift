@@ -148,10 +148,10 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let confirmation = try Confirmation(yes: yes, command: "client remove", verb: "remove it")
+                let confirmation = Confirmation(yes: yes, command: "client remove", verb: "remove it")
                 let vault = try options.openVault(command: "client remove")
                 let c = try vault.resolveClient(client)
-                guard confirmation.ask("Remove client \(c.name) and revoke its grants?", declined: "nothing removed") else { return }
+                try confirmation.require("Remove client \(c.name) and revoke its grants?")
                 try vault.removeClient(c)
                 warnIfNotPurged(vault)
                 Terminal.out("removed client \(c.name)")

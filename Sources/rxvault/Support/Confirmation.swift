@@ -1,22 +1,29 @@
 /// The confirmation of a destructive command: `--yes`, or a yes to a question on a terminal.
-/// Created before the vault is opened, so a script that forgot `--yes` gets a usage error (64)
-/// without typing a passphrase or touching anything.
+///
+/// Asked only once the command's targets are resolved, so an unknown id or name is reported
+/// (not found, 67) before anything is asked or demanded. Without `--yes` and without a terminal
+/// to ask on, the command is a usage error (64); a question answered with anything but yes is
+/// "cancelled" (2). Either way nothing is changed, and the exit status says so to a script.
 struct Confirmation {
     private let given: Bool
+    private let command: String
+    private let verb: String
 
-    init(yes: Bool, command: String, verb: String) throws {
-        if !yes && !Terminal.stdinIsTTY {
-            throw CLIError(.usage, "\(command) needs confirmation", hint: "pass --yes to \(verb) without asking")
-        }
+    init(yes: Bool, command: String, verb: String) {
         given = yes
+        self.command = command
+        self.verb = verb
     }
 
-    /// Whether to go on: true with `--yes`; otherwise asks `question` (which may name what the
-    /// owner is about to lose) and, on a no, says `declined` on stderr.
-    func ask(_ question: @autoclosure () throws -> String, declined: String) rethrows -> Bool {
-        if given { return true }
-        if Terminal.confirm(try question()) { return true }
-        Terminal.err("rxvault: \(declined)")
-        return false
+    /// Returns when the owner confirmed (or passed `--yes`); throws otherwise. `question` may name
+    /// what the owner is about to lose.
+    func require(_ question: @autoclosure () throws -> String) throws {
+        if given { return }
+        guard Terminal.stdinIsTTY else {
+            throw CLIError(.usage, "\(command) needs confirmation", hint: "pass --yes to \(verb) without asking")
+        }
+        guard Terminal.confirm(try question()) else {
+            throw CLIError(.cancelled, "not confirmed: nothing changed")
+        }
     }
 }

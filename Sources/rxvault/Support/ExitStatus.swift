@@ -7,6 +7,8 @@ enum ExitStatus: Int32, CaseIterable {
     case success = 0
     /// Anything not covered below (an internal error).
     case failure = 1
+    /// A confirmation was declined (or not answered): nothing changed. As GitHub's gh does.
+    case cancelled = 2
     /// Bad command line: unknown flag, missing argument, conflicting options, ambiguous id.
     case usage = 64
     /// Input refused: a prescription that breaks the rules, unreadable notation, a bad date.
@@ -33,6 +35,7 @@ enum ExitStatus: Int32, CaseIterable {
         switch self {
         case .success: return "ok"
         case .failure: return "error"
+        case .cancelled: return "cancelled"
         case .usage: return "usage"
         case .invalidInput: return "invalid-input"
         case .noVault: return "no-vault"
