@@ -196,6 +196,31 @@ import RxStore
         #expect(try cli.run(["remove", "ffffffff"]).status == 67, "an unknown prescription before the missing --yes")
     }
 
+    /// Nothing a client can see tells it to run an owner command.
+    @Test func clientMessagesSpeakToClients() throws {
+        let (cli, glasses, _) = try setUp()
+        #expect(try cli.run(["attach", glasses, AttachmentTests.photo]).status == 0)
+        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(try cli.run(["grant", "shop", glasses, "--no-attachments"]).status == 0)
+        let asShop = ["--identity", cli.path("shop.key")]
+        let ownerCommands = ["rxvault attach", "rxvault add", "rxvault init", "rxvault grant", "restore it from a backup", "'rxvault list'"]
+        var seen: [CLIHarness.Result] = []
+        let none = try cli.run(asShop + ["attachments", glasses])
+        #expect(none.status == 0)
+        #expect(none.stderr.contains("no attachments of prescription \(glasses) are shared with this identity"), "\(none.stderr)")
+        seen.append(none)
+        seen.append(try cli.run(asShop + ["extract", glasses, "png-prescription-photo-1200x1600.png", "--out", cli.path("x.png")]))
+        #expect(seen.last?.status == 67)
+        seen.append(try cli.run(asShop + ["show", glasses.hasPrefix("0") ? "ffff" : "0000"]))
+        #expect(seen.last?.stderr.contains("shared with this identity") == true, "\(seen.last!)")
+        seen.append(try cli.run(asShop + ["--vault", cli.path("nowhere.rxv"), "list"]))
+        #expect(seen.last?.status == 66)
+        seen.append(try cli.run(["--identity", cli.path("shop.key"), "query", "--patient", "nobody"]))
+        for r in seen {
+            for owner in ownerCommands { #expect(!r.stderr.contains(owner), "a client was told \(owner): \(r)") }
+        }
+    }
+
     @Test func editsAndNewAttachmentsReachGranteesAndExpiryStopsThem() throws {
         let (cli, glasses, _) = try setUp()
         #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)

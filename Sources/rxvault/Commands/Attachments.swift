@@ -69,7 +69,11 @@ extension RxVaultCommand {
                         AttachmentListJSON(prescription: prescriptionID.hex, attachments: attachments.map(AttachmentJSON.init))), as: UTF8.self))
                 default:
                     guard !attachments.isEmpty else {
-                        Terminal.err("rxvault: prescription \(prescriptionID.short) has no attachments; add one with 'rxvault attach'")
+                        // A client may not be granted the attachments: it learns nothing of them,
+                        // and is never told to run an owner command.
+                        Terminal.err(options.identity == nil
+                            ? "rxvault: prescription \(prescriptionID.short) has no attachments; add one with 'rxvault attach'"
+                            : "rxvault: no attachments of prescription \(prescriptionID.short) are shared with this identity")
                         return
                     }
                     let short = RecordID.shortForms(attachments.map(\.id))
