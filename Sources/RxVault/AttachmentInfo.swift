@@ -39,14 +39,27 @@ extension AttachmentInfo {
     static func resolve(_ reference: String, among candidates: [AttachmentInfo]) throws(VaultError) -> AttachmentID {
         let byName = candidates.filter { $0.metadata.name == reference }
         if byName.count == 1 { return byName[0].id }
-        if byName.count > 1 { throw .ambiguousAttachment("the name '\(reference)'") }
+        if byName.count > 1 { throw .ambiguousAttachment("the name '\(reference)'", candidates: describe(byName, among: candidates)) }
         let lowered = reference.lowercased()
         guard lowered.count >= RecordID.minimumPrefixLength, RecordID.isHex(lowered) else { throw .attachmentNotFound(reference) }
         let matches = candidates.filter { $0.id.hex.hasPrefix(lowered) }
         guard let first = matches.first else { throw .attachmentNotFound(reference) }
-        guard matches.count == 1 else { throw .ambiguousAttachment("the id prefix \(reference)") }
+        guard matches.count == 1 else {
+            throw .ambiguousAttachment("the id prefix \(reference)", candidates: describe(matches, among: candidates))
+        }
         return first.id
     }
+
+    /// One line per attachment to choose from: an id prefix that picks it out among all of the
+    /// prescription's attachments, its type, size and when it was added (not its name, which
+    /// may name the patient: errors never carry patient data).
+    static func describe(_ matches: [AttachmentInfo], among all: [AttachmentInfo]) -> [String] {
+        let short = RecordID.shortForms(all.map(\.id))
+        return matches.map { "\(short[$0.id] ?? $0.id.short)  \($0.metadata.type.rawValue), \(ByteCount($0.metadata.size)), added \($0.metadata.added)" }
+    }
+
+    /// "7c01a2b3 (scan.pdf)": how an attachment is named in messages.
+    var label: String { "\(id.short) (\(metadata.name))" }
 
     /// Streams an attachment (read through `read`) into the isolated parser and returns the
     /// preview PNG it renders.

@@ -32,6 +32,53 @@ public struct GrantSummary: Sendable {
     public func isActive(on today: CalendarDate) -> Bool { expires.map { today <= $0 } ?? true }
 }
 
+/// The end a grant command asks for, when it states one.
+public enum GrantExpiry: Sendable, Equatable {
+    /// The last day the grant works (inclusive).
+    case until(CalendarDate)
+    /// No end: the grant works until revoked.
+    case never
+}
+
+/// What a grant allows: until when, and whether attachments are included.
+public struct GrantTerms: Sendable, Equatable {
+    /// Last day the grant works (inclusive); nil for no end.
+    public var expires: CalendarDate?
+    public var attachments: Bool
+}
+
+/// What a grant command did to one prescription's grant.
+public struct GrantOutcome: Sendable, Equatable, CustomStringConvertible {
+    public let prescriptionID: PrescriptionID
+    /// The terms before (nil: there was no live grant).
+    public let before: GrantTerms?
+    public let after: GrantTerms
+    public var changed: Bool { before != after }
+
+    /// "new grant until 2026-12-31", "now until 2026-12-31 (was 2026-11-30)", "now with
+    /// attachments (was without)", "unchanged (no end, with attachments)". Names no client and
+    /// no patient: it goes to the audit log as is.
+    public var description: String {
+        func end(_ day: CalendarDate?) -> String { day.map { "until \($0)" } ?? "no end" }
+        guard let before else {
+            return "new grant " + (after.expires.map { "until \($0)" } ?? "with no end") + (after.attachments ? "" : ", without attachments")
+        }
+        guard changed else {
+            return "unchanged (\(end(after.expires)), \(after.attachments ? "with" : "without") attachments)"
+        }
+        var parts: [String] = []
+        if before.expires != after.expires {
+            // "(was 2026-11-30)" next to a new date, "(was until 2026-11-30)" next to no end.
+            let was = before.expires.map { after.expires == nil ? "until \($0)" : "\($0)" } ?? "no end"
+            parts.append((after.expires.map { "now until \($0)" } ?? "now with no end") + " (was \(was))")
+        }
+        if before.attachments != after.attachments {
+            parts.append(after.attachments ? "now with attachments (was without)" : "now without attachments (was with)")
+        }
+        return parts.joined(separator: ", ")
+    }
+}
+
 /// The owner-only part of a grant row.
 struct GrantInfo: Codable {
     var schema: Int

@@ -32,7 +32,8 @@ public struct PrescriptionFilter: Sendable, Equatable {
 
     public enum Sort: String, Sendable, CaseIterable { case issued, expires, patient, kind }
     public var sort: Sort = .issued
-    /// Newest first for dates, A to Z for names; `reverse` flips it.
+    /// Newest issue first, soonest expiry first (none last), A to Z for patients and kinds; ties
+    /// by issue date (newest first), then id. `reverse` flips the whole order.
     public var reverse = false
     public var limit: Int?
 
@@ -85,22 +86,25 @@ public struct PrescriptionFilter: Sendable, Equatable {
             }
             result = Array(newest.values)
         }
-        // Sort on keys computed once per result.
-        let keys: [(Int, String, String)] = result.map { item in
+        // Sort on keys computed once per result. Every key is a total order: ties on the key
+        // go newest issue date first, then by id (descending, as list always showed them), so
+        // equal keys never come out in whatever order the index happened to hold them.
+        let keys: [(key: Int, text: String, newest: Int, id: String)] = result.map { item in
+            let newest = -item.issued.dayNumber
             let id = item.subjectID.hex
             switch sort {
-            case .issued: return (-item.issued.dayNumber, "", id)
-            case .expires: return (item.expires?.dayNumber ?? Int.max, "", id)
-            case .patient: return (0, item.patientName.lowercased(), id)
-            case .kind: return (0, item.kind.rawValue, id)
+            case .issued: return (newest, "", newest, id)
+            case .expires: return (item.expires?.dayNumber ?? Int.max, "", newest, id)
+            case .patient: return (0, item.patientName.lowercased(), newest, id)
+            case .kind: return (0, item.kind.rawValue, newest, id)
             }
         }
         var order = Array(result.indices)
         order.sort { a, b in
             let (x, y) = (keys[a], keys[b])
-            // Dates newest first and ids descending for .issued (as list always showed them).
-            let ordered = sort == .issued ? (x.0, y.2) < (y.0, x.2) : (x.0, x.1, x.2) < (y.0, y.1, y.2)
-            return reverse ? !ordered && (x.0, x.1, x.2) != (y.0, y.1, y.2) : ordered
+            let ordered = (x.key, x.text, x.newest, y.id) < (y.key, y.text, y.newest, x.id)
+            // --reverse flips the whole order, ties included (ids are unique, so no two are equal).
+            return reverse ? (y.key, y.text, y.newest, x.id) < (x.key, x.text, x.newest, y.id) : ordered
         }
         result = order.map { result[$0] }
         if let limit { result = Array(result.prefix(limit)) }

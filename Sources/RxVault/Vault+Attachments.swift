@@ -20,13 +20,17 @@ extension Vault {
 
     /// Validates and stores a file read through `read` (which fills the buffer it is given and
     /// returns the byte count, 0 at the end). `name` nil means "attachment.png|pdf".
-    public func attach(to prescriptionID: PrescriptionID, name: String?, parser: IsolatedParser,
+    ///
+    /// Content the prescription already has (same SHA-256) is refused, naming the attachment
+    /// that has it, unless `allowDuplicate`: a second copy is rarely meant, and two attachments
+    /// of one name make the name ambiguous.
+    public func attach(to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, parser: IsolatedParser,
                        read: (inout [UInt8]) throws -> Int) throws(VaultError) -> AttachmentInfo {
-        try perform { try storeAttachment(to: prescriptionID, name: name, parser: parser, read: read) }
+        try perform { try storeAttachment(to: prescriptionID, name: name, allowDuplicate: allowDuplicate, parser: parser, read: read) }
     }
 
     /// `attach`'s work inside the caller's write transaction (so an import can add many).
-    func storeAttachment(to prescriptionID: PrescriptionID, name: String?, parser: IsolatedParser,
+    func storeAttachment(to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, parser: IsolatedParser,
                          read: (inout [UInt8]) throws -> Int) throws -> AttachmentInfo {
         if let name { try Self.checkName(name) }
         let attachmentID = AttachmentID.random()
@@ -40,6 +44,7 @@ extension Vault {
 
         do {
             guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+            let existing = allowDuplicate ? [] : try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
             try store.insert(AttachmentRecord(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
                                               metadata: [], streamHeader: writer.header, mac: []))
             let session = try parser.start(mode: .validate)
@@ -68,9 +73,13 @@ extension Vault {
             }
             try storeChunk(pending ?? [], final: true)
             let (validated, _) = try session.finish()
+            let sha256 = hash.finalHex()
+            if let same = existing.first(where: { $0.metadata.sha256 == sha256 }) {
+                throw VaultError.duplicateAttachment(existing: same.label)
+            }
             let metadata = AttachmentMetadata(
                 schema: AttachmentMetadata.currentSchema, name: name ?? "attachment.\(validated.type.fileExtension)",
-                type: validated.type, size: total, sha256: hash.finalHex(), width: validated.width, height: validated.height,
+                type: validated.type, size: total, sha256: sha256, width: validated.width, height: validated.height,
                 pages: validated.pages, added: clock.timestamp())
             let sealedMetadata = try sealMetadata(metadata, keys: keys, id: attachmentID, prescription: prescriptionID)
             let mac = try MAC.authenticate(attachmentRowMessage(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,

@@ -317,10 +317,12 @@ extension Vault {
             for attachment in item.attachments {
                 let hash = SHA256()
                 hash.update(attachment.data)
+                // Content already there is skipped (importing again changes nothing), also when
+                // one import carries the same file twice.
                 guard existing.insert(hash.finalHex()).inserted else { continue }
                 let source = ByteSource(attachment.data)
                 do {
-                    _ = try storeAttachment(to: id, name: attachment.name, parser: parser) { try source.read(into: &$0) }
+                    _ = try storeAttachment(to: id, name: attachment.name, allowDuplicate: true, parser: parser) { try source.read(into: &$0) }
                 } catch let error as AttachmentRefusal {
                     throw ImportError(problems: ["\(item.position) attachment \(attachment.name): refused: \(error.message)"])
                 } catch VaultError.attachmentRefused(let refusal) {

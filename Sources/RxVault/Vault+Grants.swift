@@ -11,26 +11,61 @@ import RxStore
 /// an edit or attachment change re-seals the new keys; a revoke or an expiry re-keys the
 /// prescription (new data key, new version) so the old sealed key is worthless and gone.
 extension Vault {
-    /// Grants `client` read access to `prescriptions` until `expires` (inclusive; nil for no end).
-    /// Granting again replaces the earlier grant's dates and scope.
-    public func grant(_ client: ClientSummary, _ prescriptions: [PrescriptionID], expires: CalendarDate?,
-                      includeAttachments: Bool) throws(VaultError) {
-        if let expires, expires < clock.today() {
-            throw .invalidInput("grant expiry \(expires) is in the past")
+    /// Grants `client` read access to `prescriptions`, or changes the terms of its grants on them.
+    ///
+    /// What is not restated is kept: `expires` nil keeps an existing grant's end (a new grant has
+    /// none), `attachments` nil keeps its attachment setting (a new grant includes them). So a
+    /// repeated grant never widens access by omission: removing an end (`.never`) or adding
+    /// attachments (`true`) must be asked for. Returns, per prescription, what changed. A grant
+    /// that changes nothing writes nothing, not even the housekeeping of a write; each change is
+    /// one audit entry saying what it was.
+    @discardableResult
+    public func grant(_ client: ClientSummary, _ prescriptions: [PrescriptionID], expires: GrantExpiry?,
+                      attachments: Bool?) throws(VaultError) -> [GrantOutcome] {
+        if case .until(let day) = expires, day < clock.today() {
+            throw .invalidInput("grant expiry \(day) is in the past")
         }
-        let granted = clock.timestamp()
-        try perform {
-            for prescriptionID in prescriptions {
-                guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
-                let existing = try store.grants(clientID: client.id.hex, prescriptionID: prescriptionID.hex).first
-                let id = existing.flatMap { RecordID(hex: $0.id) } ?? RecordID.random()
-                try writeGrant(id: id, client: client, prescriptionID: prescriptionID.hex,
-                               info: GrantInfo(schema: 1, granted: granted, expires: expires, attachments: includeAttachments))
+        var seen: Set<PrescriptionID> = []
+        let wanted = prescriptions.filter { seen.insert($0).inserted }
+        func plan(_ prescriptionID: PrescriptionID) throws -> (GrantOutcome, existing: GrantSummary?) {
+            guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+            let existing = try store.grants(clientID: client.id.hex, prescriptionID: prescriptionID.hex).first
+                .map { try openGrant($0, client: client) }
+            // An expired grant (not swept yet) counts as none: it gives nothing to keep.
+            let before = existing.flatMap { $0.isActive(on: clock.today()) ? GrantTerms(expires: $0.expires, attachments: $0.includesAttachments) : nil }
+            let after = GrantTerms(expires: expires.map { if case .until(let day) = $0 { day } else { nil } } ?? before?.expires,
+                                   attachments: attachments ?? before?.attachments ?? true)
+            return (GrantOutcome(prescriptionID: prescriptionID, before: before, after: after), existing)
+        }
+        let planned = try read { try wanted.map { try plan($0).0 } }
+        if !planned.contains(where: \.changed) { return planned }
+        let now = clock.timestamp()
+        var replaced = false
+        let outcomes: [GrantOutcome] = try perform {
+            // Planned again inside the write: another process may have changed the grants since.
+            try wanted.map { prescriptionID in
+                let (outcome, existing) = try plan(prescriptionID)
+                guard outcome.changed else { return outcome }
+                replaced = replaced || existing != nil
+                try writeGrant(id: existing?.id ?? RecordID.random(), client: client, prescriptionID: prescriptionID.hex,
+                               info: GrantInfo(schema: 1, granted: existing?.granted ?? now, expires: outcome.after.expires,
+                                               attachments: outcome.after.attachments))
+                try audit(AuditEvent(time: now, actor: AuditEvent.ownerActor, action: .grant, client: client.id.hex,
+                                     prescriptions: [prescriptionID.hex], detail: outcome.description))
+                return outcome
             }
-            try audit(AuditEvent(time: granted, actor: AuditEvent.ownerActor, action: .grant, client: client.id.hex,
-                                 prescriptions: prescriptions.map(\.hex),
-                                 detail: (expires.map { "until \($0)" } ?? "no end") + (includeAttachments ? "" : ", without attachments")))
         }
+        // A replaced grant's old sealed keys (perhaps with attachment keys no longer granted)
+        // must not linger in the write-ahead log.
+        if replaced { purge() }
+        return outcomes
+    }
+
+    /// Grants with every term stated: until `expires` (nil: no end), with or without attachments.
+    @discardableResult
+    public func grant(_ client: ClientSummary, _ prescriptions: [PrescriptionID], expires: CalendarDate?,
+                      includeAttachments: Bool) throws(VaultError) -> [GrantOutcome] {
+        try grant(client, prescriptions, expires: expires.map { .until($0) } ?? .never, attachments: includeAttachments)
     }
 
     /// Revokes the client's grants on `prescriptions` (all of its grants when nil) and re-keys each
@@ -38,6 +73,13 @@ extension Vault {
     /// Returns the prescriptions whose grant was revoked.
     @discardableResult
     public func revoke(_ client: ClientSummary, _ prescriptions: [PrescriptionID]?) throws(VaultError) -> [PrescriptionID] {
+        // Nothing to revoke writes nothing; a prescription the client has no grant on is "not
+        // found", said before anything is revoked.
+        let held = try read { Set(try store.grants(clientID: client.id.hex, prescriptionID: nil).map(\.prescriptionID)) }
+        if let prescriptions, let missing = prescriptions.first(where: { !held.contains($0.hex) }) {
+            throw .grantNotFound(client: client.name, prescription: missing.short)
+        }
+        if held.isEmpty { return [] }
         let revoked: [PrescriptionID] = try perform {
             var done: [PrescriptionID] = []
             let grants = try store.grants(clientID: client.id.hex, prescriptionID: nil)
@@ -47,11 +89,15 @@ extension Vault {
                 try rekey(prescriptionID: grant.prescriptionID, reason: "re-keyed: access revoked")
                 done.append(PrescriptionID(hex: grant.prescriptionID)!)
             }
+            // Checked again inside the write: the grant may have expired (and been swept just
+            // now) or been revoked by another process since.
             if let prescriptions, let missing = prescriptions.first(where: { p in !done.contains(p) }) {
-                throw VaultError.invalidInput("client \(client.name) has no grant on prescription \(missing.short)")
+                throw VaultError.grantNotFound(client: client.name, prescription: missing.short)
             }
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .revoke, client: client.id.hex,
-                                 prescriptions: done.map(\.hex)))
+            if !done.isEmpty {
+                try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .revoke, client: client.id.hex,
+                                     prescriptions: done.map(\.hex)))
+            }
             return done
         }
         purge()

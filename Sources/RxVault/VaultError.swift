@@ -27,10 +27,14 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case attachmentRefused(AttachmentRefusal)
     /// No attachment matches the name or id given (on that prescription).
     case attachmentNotFound(String)
-    /// More than one attachment matches.
-    case ambiguousAttachment(String)
+    /// More than one attachment matches; `candidates` describe each (id prefix, type, size, date added).
+    case ambiguousAttachment(String, candidates: [String] = [])
+    /// The same content (SHA-256) is already attached to the prescription, as `existing` (id and name).
+    case duplicateAttachment(existing: String)
     /// No client with that name or id.
     case clientNotFound(String)
+    /// The client has no grant on the prescription (revoking what was never granted).
+    case grantNotFound(client: String, prescription: String)
     /// The identity given is not a client of this vault (or was removed).
     case unknownIdentity
     /// A command that changes the vault, run with a client identity.
@@ -58,8 +62,12 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .invalidInput(let why): return why
         case .attachmentRefused(let refusal): return "refused: \(refusal.message)"
         case .attachmentNotFound(let what): return "no attachment \(what)"
-        case .ambiguousAttachment(let what): return "\(what) matches more than one attachment"
+        case let .ambiguousAttachment(what, candidates) where !candidates.isEmpty:
+            return "\(what) matches \(candidates.count) attachments:\n  " + candidates.joined(separator: "\n  ")
+        case .ambiguousAttachment(let what, _): return "\(what) matches more than one attachment"
+        case .duplicateAttachment(let existing): return "this file is already attached as \(existing)"
         case .clientNotFound(let what): return "no client \(what)"
+        case let .grantNotFound(client, prescription): return "client \(client) has no grant on prescription \(prescription)"
         case .unknownIdentity: return "this identity is not a client of the vault (or its access was removed)"
         case .ownerOnly(let command): return "\(command) needs the owner's passphrase; a client identity can only read what it was granted"
         case .integrity(let what): return "integrity check failed: \(what)"

@@ -113,6 +113,38 @@ import RxStore
         #expect(try db.integer("SELECT count(*) FROM attachment_chunk") == 0)
     }
 
+    /// The same bytes attached twice are refused, naming the attachment that has them, unless
+    /// asked for; a name then shared by two attachments lists both ids to choose from.
+    @Test func duplicatesAreRefusedAndAmbiguousNamesListCandidates() throws {
+        let (cli, rx) = try setUp()
+        let first = try cli.run(["attach", rx, Self.photo])
+        #expect(first.status == 0)
+        let firstID = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let again = try cli.run(["attach", rx, "-", "--name", "copy.png"], stdinFile: Self.photo)
+        #expect(again.status == 73, "\(again)")
+        #expect(again.stderr.contains("already attached as \(firstID) (png-prescription-photo-1200x1600.png)"), "\(again.stderr)")
+        #expect(again.stderr.contains("--allow-duplicate"))
+        #expect(try cli.run(["attachments", rx, "--format", "json"]).stdout.components(separatedBy: "\"sha256\"").count == 2,
+                "a refused duplicate was stored")
+        // Another prescription may hold the same file.
+        let other = try cli.add(CLIHarness.contactsArguments)
+        #expect(try cli.run(["attach", other, Self.photo]).status == 0)
+
+        let second = try cli.run(["attach", rx, Self.photo, "--allow-duplicate"])
+        #expect(second.status == 0, "\(second)")
+        let secondID = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for command in ["extract", "preview", "detach"] {
+            var arguments = [command, rx, "png-prescription-photo-1200x1600.png"]
+            if command == "preview" { arguments += ["--out", cli.path("p.png")] }
+            if command == "detach" { arguments += ["--yes"] }
+            let ambiguous = try cli.run(arguments)
+            #expect(ambiguous.status == 64, "\(command): \(ambiguous)")
+            #expect(ambiguous.stderr.contains(firstID) && ambiguous.stderr.contains(secondID), "\(command): \(ambiguous.stderr)")
+            #expect(ambiguous.stderr.contains("added 20"), "\(command): \(ambiguous.stderr)")
+        }
+        #expect(try cli.run(["extract", rx, secondID, "--out", cli.path("second.png")]).status == 0)
+    }
+
     @Test func sizeCapIsCheckedBeforeReading() throws {
         let cli = try CLIHarness()
         #expect(try cli.run(["init", "--kdf", "interactive", "--max-attachment-size", "64KiB"]).status == 0)

@@ -122,8 +122,103 @@ import RxStore
         #expect(try cli.json(b.stdout)["version"] as? Int == 2)
         let history = try cli.run(["history", glasses])
         #expect(history.stdout.contains("re-keyed: access revoked"))
-        #expect(try cli.run(["revoke", "a", glasses]).status == 65, "no grant left to revoke")
+        let none = try cli.run(["revoke", "a", glasses])
+        #expect(none.status == 67, "no grant left to revoke is not-found: \(none)")
+        #expect(none.stderr.contains("client a has no grant on prescription \(glasses)"), "\(none.stderr)")
         #expect(try cli.run(["revoke", "b", "--all"]).stdout.contains("revoked b's access"))
+    }
+
+    /// Granting again keeps what is not restated: a grant that ends never silently becomes one
+    /// that never ends, and attachments are added only when asked for. Each prescription's line
+    /// says what changed; a re-grant that changes nothing writes nothing.
+    @Test func regrantKeepsWhatItDoesNotRestate() throws {
+        let (cli, glasses, contacts) = try setUp()
+        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        func grant(_ rx: String) throws -> [String: Any]? {
+            let all = try cli.json(try cli.run(["grants", "--format", "json"]).stdout)["grants"] as? [[String: Any]] ?? []
+            return all.first { ($0["prescription"] as? String)?.hasPrefix(rx) == true }
+        }
+        let first = try cli.run(["grant", "shop", glasses, "--expires", "2026-11-30", "--no-attachments"])
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stdout.contains("shop: \(glasses) new grant until 2026-11-30, without attachments"), "\(first.stdout)")
+
+        // A client read is waiting to be countersigned: even so, a no-op re-grant writes nothing.
+        #expect(try cli.run(["--identity", cli.path("shop.key"), "show", glasses]).status == 0)
+        #expect(try cli.run(["grants"]).status == 0)
+        let before = cli.vaultFileBytes()
+        let again = try cli.run(["grant", "shop", glasses])
+        #expect(again.status == 0, "\(again)")
+        #expect(again.stdout.contains("shop: \(glasses) unchanged (until 2026-11-30, without attachments)"), "\(again.stdout)")
+        #expect(try grant(glasses)?["expires"] as? String == "2026-11-30", "re-granting without --expires removed the end")
+        #expect(try grant(glasses)?["attachments"] as? Bool == false, "re-granting without --no-attachments added attachments")
+        #expect(cli.vaultFileBytes() == before, "a re-grant that changes nothing wrote to the vault")
+
+        let later = try cli.run(["grant", "shop", glasses, "--expires", "2026-12-31"])
+        #expect(later.stdout.contains("shop: \(glasses) now until 2026-12-31 (was 2026-11-30)"), "\(later.stdout)")
+        #expect(try grant(glasses)?["attachments"] as? Bool == false)
+        let widened = try cli.run(["grant", "shop", glasses, contacts, "--attachments"])
+        #expect(widened.status == 0, "\(widened)")
+        #expect(widened.stdout.contains("shop: \(glasses) now with attachments (was without)"), "\(widened.stdout)")
+        #expect(widened.stdout.contains("shop: \(contacts) new grant with no end"), "\(widened.stdout)")
+        #expect(try grant(glasses)?["attachments"] as? Bool == true)
+        #expect(try grant(glasses)?["expires"] as? String == "2026-12-31")
+        let endless = try cli.run(["grant", "shop", glasses, "--no-expiry"])
+        #expect(endless.stdout.contains("shop: \(glasses) now with no end (was until 2026-12-31)"), "\(endless.stdout)")
+        #expect(try grant(glasses)?["expires"] == nil)
+        let narrowed = try cli.run(["grant", "shop", glasses, "--expires", "2026-09-30", "--no-attachments"])
+        #expect(narrowed.stdout.contains("shop: \(glasses) now until 2026-09-30 (was no end), now without attachments (was with)"),
+                "\(narrowed.stdout)")
+        #expect(try cli.run(["grant", "shop", glasses, "--expires", "never"]).stdout.contains("now with no end"))
+
+        #expect(try cli.run(["grant", "shop", glasses, "--expires", "2026-12-31", "--no-expiry"]).status == 64)
+        #expect(try cli.run(["grant", "shop", glasses, "--attachments", "--no-attachments"]).status == 64)
+
+        // The audit log records each change, and nothing for the no-op.
+        let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)["entries"] as? [[String: Any]] ?? []
+        let details = log.filter { $0["action"] as? String == "grant" }.compactMap { $0["detail"] as? String }
+        #expect(details.contains("now until 2026-12-31 (was 2026-11-30)"), "\(details)")
+        #expect(details.contains("now with no end (was until 2026-12-31)"), "\(details)")
+        #expect(details.contains("new grant with no end"), "\(details)")
+        #expect(details.count == 7, "\(details)")
+    }
+
+    @Test func unknownClientsAndGrantsAreNotFound() throws {
+        let (cli, glasses, _) = try setUp()
+        // Said before any confirmation is asked or required, so --yes is not needed to learn it.
+        let remove = try cli.run(["client", "remove", "nobody"])
+        #expect(remove.status == 67, "\(remove)")
+        #expect(remove.stderr.contains("no client nobody"))
+        #expect(try cli.run(["grant", "nobody", glasses]).status == 67)
+        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        let revoke = try cli.run(["revoke", "shop", glasses])
+        #expect(revoke.status == 67, "\(revoke)")
+        #expect(revoke.stderr.contains("client shop has no grant on prescription \(glasses)"))
+        #expect(try cli.run(["remove", "ffffffff"]).status == 67, "an unknown prescription before the missing --yes")
+    }
+
+    /// Nothing a client can see tells it to run an owner command.
+    @Test func clientMessagesSpeakToClients() throws {
+        let (cli, glasses, _) = try setUp()
+        #expect(try cli.run(["attach", glasses, AttachmentTests.photo]).status == 0)
+        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(try cli.run(["grant", "shop", glasses, "--no-attachments"]).status == 0)
+        let asShop = ["--identity", cli.path("shop.key")]
+        let ownerCommands = ["rxvault attach", "rxvault add", "rxvault init", "rxvault grant", "restore it from a backup", "'rxvault list'"]
+        var seen: [CLIHarness.Result] = []
+        let none = try cli.run(asShop + ["attachments", glasses])
+        #expect(none.status == 0)
+        #expect(none.stderr.contains("no attachments of prescription \(glasses) are shared with this identity"), "\(none.stderr)")
+        seen.append(none)
+        seen.append(try cli.run(asShop + ["extract", glasses, "png-prescription-photo-1200x1600.png", "--out", cli.path("x.png")]))
+        #expect(seen.last?.status == 67)
+        seen.append(try cli.run(asShop + ["show", glasses.hasPrefix("0") ? "ffff" : "0000"]))
+        #expect(seen.last?.stderr.contains("shared with this identity") == true, "\(seen.last!)")
+        seen.append(try cli.run(asShop + ["--vault", cli.path("nowhere.rxv"), "list"]))
+        #expect(seen.last?.status == 66)
+        seen.append(try cli.run(["--identity", cli.path("shop.key"), "query", "--patient", "nobody"]))
+        for r in seen {
+            for owner in ownerCommands { #expect(!r.stderr.contains(owner), "a client was told \(owner): \(r)") }
+        }
     }
 
     @Test func editsAndNewAttachmentsReachGranteesAndExpiryStopsThem() throws {

@@ -85,11 +85,42 @@ sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
         #expect(mismatch.stdout.contains("differ"))
 
         let declined = try drive(cli, ["remove", id], answers: [secret, "n"])
-        #expect(declined.stdout.contains("nothing removed"))
+        #expect(declined.status == 2, "a declined confirmation is not a success: \(declined)")
+        #expect(declined.stdout.contains("nothing changed"))
         #expect(try cli.run(["show", id]).status == 0)
         let confirmed = try drive(cli, ["remove", id], answers: [secret, "yes"])
         #expect(confirmed.status == 0, "\(confirmed)")
         #expect(try cli.run(["show", id]).status == 67)
+    }
+
+    /// Every confirmation, declined, exits 2 ("cancelled") and changes nothing; an unknown
+    /// target is reported before anything is asked.
+    @Test func declinedConfirmationsExitNonZeroAndUnknownTargetsAreNotAsked() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        #expect(try cli.run(["attach", id, AttachmentTests.photo]).status == 0)
+        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(try cli.run(["grant", "shop", id]).status == 0)
+        let secret = try String(contentsOfFile: cli.passphraseFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+        for command in [["remove", id], ["detach", id, "png-prescription-photo-1200x1600.png"], ["client", "remove", "shop"]] {
+            let declined = try drive(cli, command, answers: [secret, "n"])
+            #expect(declined.stdout.contains("[y/N]"), "\(command): \(declined)")
+            #expect(declined.status == 2, "\(command): \(declined)")
+            #expect(declined.stdout.contains("rxvault: error: not confirmed: nothing changed"), "\(command): \(declined)")
+            // No answer (end of input: Ctrl-D) is a no.
+            let unanswered = try drive(cli, command, answers: [secret, "\u{04}"])
+            #expect(unanswered.status == 2, "\(command): \(unanswered)")
+        }
+        #expect(try cli.run(["show", id]).status == 0)
+        #expect(try cli.run(["attachments", id]).stdout.contains("png-prescription-photo-1200x1600.png"))
+        #expect(try cli.run(["client", "show", "shop"]).stdout.contains("grants     1"))
+
+        for command in [["client", "remove", "nobody"], ["remove", "ffffffff"], ["detach", id, "nothing.png"]] {
+            let unknown = try drive(cli, command, answers: [secret, "y"])
+            #expect(unknown.status == 67, "\(command): \(unknown)")
+            #expect(!unknown.stdout.contains("[y/N]"), "asked before saying it does not exist: \(command): \(unknown)")
+        }
     }
 
     /// Long work reports progress on a terminal's stderr, and says nothing of it to a script.

@@ -85,7 +85,7 @@ def crash_suite(kills):
         args = {
             "add": GLASSES,
             "edit": ["edit", target, "--note", f"edit {i}"],
-            "attach": ["attach", target, rng.choice([PHOTO, PDF])],
+            "attach": ["attach", target, rng.choice([PHOTO, PDF]), "--allow-duplicate"],
             "grant": ["grant", "shop", target],
             "revoke": ["revoke", "shop", "--all"],
             "backup": ["backup", os.path.join(vault.folder, f"b{i}.age")],
@@ -155,7 +155,7 @@ def concurrency_suite(rounds, workers):
         processes = []
         for w in range(workers):
             kind = (r + w) % 5
-            args = {0: GLASSES, 1: ["edit", base, "--note", f"round {r} worker {w}"], 2: ["list"], 3: ["attach", base, PDF],
+            args = {0: GLASSES, 1: ["edit", base, "--note", f"round {r} worker {w}"], 2: ["list"], 3: ["attach", base, PDF, "--allow-duplicate"],
                     4: ["backup", os.path.join(vault.folder, f"b-{r}-{w}.age")]}[kind]
             processes.append((kind, vault.start(*args), args))
         for kind, process, args in processes:
@@ -368,7 +368,7 @@ def bad_input_suite():
         (["remove", pid], 64), (["history"], 64), (["query", "--valid-on", "2026-02-30"], 65), (["query", "--limit", "0"], 64),
         (["import", empty], 65), (["import", huge], 65), (["import", garbage], 65), (["import", "/nonexistent"], 67),
         (["attach", pid, empty], 65), (["attach", pid, garbage], 65), (["attach", pid, "/nonexistent"], 67),
-        (["grant", "nobody", pid], 67), (["client", "add", "x", "--recipient", "age1bad"], 65), (["export", "--format", "xml", "--out", "-"], 64),
+        (["grant", "nobody", pid], 67), (["client", "remove", "nobody"], 67), (["remove", "ffffffff"], 67), (["client", "add", "x", "--recipient", "age1bad"], 65), (["export", "--format", "xml", "--out", "-"], 64),
         (["backup", "verify", garbage], 65), (["restore", garbage, "--to", os.path.join(vault.folder, "r.rxv")], 65),
         (["list", "--format", "yaml"], 64), (["frobnicate"], 64), (["status", "--vault", garbage], 66),
     ]

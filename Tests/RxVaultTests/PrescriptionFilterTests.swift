@@ -58,4 +58,40 @@ import RxModel
         #expect(run { $0.sort = .patient }.first?.hasPrefix("Kim") == true)
         #expect(run { $0.limit = 2 }.count == 2)
     }
+
+    /// Every sort key is a total order: ties on the key go newest issue date first, then id, so
+    /// equal keys never come out in an arbitrary order; --reverse flips the whole order.
+    @Test func everySortKeyHasATotalOrder() {
+        let same = [
+            Self.record("Ana Diaz", issued: "2025-01-01", expires: "2027-01-01"),
+            Self.record("ana diaz", issued: "2026-01-01", expires: "2027-01-01"),
+            Self.record("Ana Diaz", issued: "2026-01-01", expires: "2027-01-01"),
+            Self.record("Ana Diaz", kind: .contacts, issued: "2024-06-01", expires: "2027-01-01", brand: "Lens"),
+            Self.record("Ana Diaz", issued: "2023-01-01", expires: nil),
+        ]
+        let byIDDescending = { (a: PrescriptionRecord, b: PrescriptionRecord) in a.id.hex > b.id.hex }
+        let sameDay = same.filter { $0.prescription.issued == CalendarDate(iso: "2026-01-01")! }.sorted(by: byIDDescending).map(\.id)
+        for sort in PrescriptionFilter.Sort.allCases {
+            var filter = PrescriptionFilter()
+            filter.sort = sort
+            // Whatever order the input comes in, the output is the same.
+            let outputs = [same, Array(same.reversed()), [same[2], same[0], same[4], same[1], same[3]]].map {
+                filter.apply($0, attachmentCounts: [:], today: Self.today).map(\.id)
+            }
+            #expect(outputs.allSatisfy { $0 == outputs[0] }, "\(sort) is not a total order")
+            filter.reverse = true
+            #expect(filter.apply(same, attachmentCounts: [:], today: Self.today).map(\.id) == Array(outputs[0].reversed()), "\(sort) --reverse")
+            if sort != .expires {
+                // Same patient / kind: newest issue first, then id.
+                let glasses = outputs[0].filter { id in same.first { $0.id == id }!.prescription.kind == .glasses }
+                #expect(Array(glasses.prefix(2)) == sameDay, "\(sort): ties not by issue date, then id")
+                #expect(glasses.last == same[4].id, "\(sort): oldest issue last")
+            }
+        }
+        var byExpiry = PrescriptionFilter()
+        byExpiry.sort = .expires
+        let expiring = byExpiry.apply(same, attachmentCounts: [:], today: Self.today).map(\.id)
+        #expect(Array(expiring.prefix(2)) == sameDay, "equal expiry: newest issue first, then id")
+        #expect(expiring.last == same[4].id, "no expiry sorts last")
+    }
 }

@@ -14,7 +14,8 @@ extension RxVaultCommand {
             else, damaged files, password-protected PDFs, PDFs with JavaScript or launch actions,
             images over 16384 pixels a side or 50 megapixels, files over the vault's size limit.
             The name (extract's default file name) may not contain '/', '\\', control or
-            invisible characters, nor start with '.' or '-'. Prints the new attachment's id.
+            invisible characters, nor start with '.' or '-'. Prints the new attachment's id. The same content twice on one prescription is refused
+            (exit 73, naming the attachment that has it) unless --allow-duplicate.
 
             Examples:
               rxvault attach 3f9a scan.pdf
@@ -24,6 +25,7 @@ extension RxVaultCommand {
         @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
         @Argument(help: "The file to attach, or - for standard input.", completion: .file(extensions: ["png", "pdf"])) var file: String
         @Option(help: "The attachment's name (default: the file's name).") var name: String?
+        @Flag(help: "Store the file even if the prescription already has the same content.") var allowDuplicate = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -43,7 +45,8 @@ extension RxVaultCommand {
                 let vault = try options.openVault(command: "attach")
                 let prescriptionID = try vault.resolve(prescription)
                 let parser = try ParserFactory.make(limits: vault.attachmentLimits)
-                let info = try vault.attach(to: prescriptionID, name: storedName, parser: parser) { try input.read(into: &$0) }
+                let info = try vault.attach(to: prescriptionID, name: storedName, allowDuplicate: allowDuplicate,
+                                            parser: parser) { try input.read(into: &$0) }
                 Terminal.out(info.id.short)
             }
         }
@@ -71,7 +74,11 @@ extension RxVaultCommand {
                         AttachmentListJSON(prescription: prescriptionID.hex, attachments: attachments.map(AttachmentJSON.init))), as: UTF8.self))
                 default:
                     guard !attachments.isEmpty else {
-                        Terminal.err("rxvault: prescription \(prescriptionID.short) has no attachments; add one with 'rxvault attach'")
+                        // A client may not be granted the attachments: it learns nothing of them,
+                        // and is never told to run an owner command.
+                        Terminal.err(options.identity == nil
+                            ? "rxvault: prescription \(prescriptionID.short) has no attachments; add one with 'rxvault attach'"
+                            : "rxvault: no attachments of prescription \(prescriptionID.short) are shared with this identity")
                         return
                     }
                     let short = RecordID.shortForms(attachments.map(\.id))
@@ -156,15 +163,14 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let confirmation = try Confirmation(yes: yes, noInput: options.noInput, command: "detach", verb: "delete")
+                let confirmation = Confirmation(yes: yes, noInput: options.noInput, command: "detach", verb: "delete")
                 let vault = try options.openVault(command: "detach")
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
-                let go = try confirmation.ask({
+                try confirmation.require({
                     let name = try vault.attachments(of: prescriptionID).first { $0.id == attachmentID }?.metadata.name ?? attachmentID.short
                     return "Delete the attachment \(name) of prescription \(prescriptionID.short)?"
-                }(), declined: "nothing deleted")
-                guard go else { return }
+                }())
                 try vault.detach(attachmentID, of: prescriptionID)
                 warnIfNotPurged(vault)
                 Terminal.out("detached \(attachmentID.short)")

@@ -148,10 +148,10 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let confirmation = try Confirmation(yes: yes, noInput: options.noInput, command: "client remove", verb: "remove it")
+                let confirmation = Confirmation(yes: yes, noInput: options.noInput, command: "client remove", verb: "remove it")
                 let vault = try options.openVault(command: "client remove")
                 let c = try vault.resolveClient(client)
-                guard confirmation.ask("Remove client \(c.name) and revoke its grants?", declined: "nothing removed") else { return }
+                try confirmation.require("Remove client \(c.name) and revoke its grants?")
                 try vault.removeClient(c)
                 warnIfNotPurged(vault)
                 Terminal.out("removed client \(c.name)")
@@ -161,33 +161,48 @@ extension RxVaultCommand {
 
     struct Grant: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Let a client app read specific prescriptions.",
+            abstract: "Let a client app read specific prescriptions, or change the terms of its grants.",
             discussion: flowing("""
             The prescription's key (and its attachments' keys, unless --no-attachments) is sealed
             to the client's key: it can read these and nothing else, even with the vault file.
             --expires takes a date (the last day it works) or a duration such as 30d, 12w, 6m.
 
-            Example:
+            Granting again keeps what is not restated: the end stays unless --expires or
+            --no-expiry is given, and the attachment setting unless --attachments or
+            --no-attachments is. Each prescription's line says what changed.
+
+            Examples:
               rxvault grant lens-shop 3f9a 7c01 --expires 30d
+              rxvault grant lens-shop 3f9a --expires 2026-12-31   # earlier or later
+              rxvault grant lens-shop 3f9a --no-expiry --attachments
             """))
 
         @Argument(help: "The client's name or id prefix.") var client: String
         @Argument(help: "The prescriptions' ids (any unique prefix).") var prescriptions: [String]
-        @Option(help: ArgumentHelp("Last day the grant works: YYYY-MM-DD, or Nd / Nw / Nm from today.", valueName: "date|30d"))
+        @Option(help: ArgumentHelp("Last day the grant works: YYYY-MM-DD, Nd / Nw / Nm from today, or never.", valueName: "date|30d"))
         var expires: String?
-        @Flag(help: "Do not let the client read the attachments.") var noAttachments = false
+        @Flag(help: "No end: the grant works until revoked (same as --expires never).") var noExpiry = false
+        @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Let the client read the attachments, or not (default for a new grant: yes; a repeated grant keeps its setting).")
+        var attachments: Bool?
         @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if noExpiry && expires != nil { throw ValidationError("give --expires or --no-expiry, not both") }
+        }
 
         func run() throws {
             try CommandRunner.run {
                 let today = try Environment.clock().today()
-                let until = try expires.map { try GrantText.parseExpiry($0, today: today) }
+                let end: GrantExpiry? = try noExpiry || expires?.lowercased() == "never" ? .never
+                    : expires.map { .until(try GrantText.parseExpiry($0, today: today)) }
                 let vault = try options.openVault(command: "grant")
                 let c = try vault.resolveClient(client)
                 let ids = try prescriptions.map { try vault.resolve($0) }
-                try vault.grant(c, ids, expires: until, includeAttachments: !noAttachments)
-                Terminal.out("granted \(c.name) read access to \(ids.map(\.short).joined(separator: ", "))"
-                             + (until.map { " until \($0)" } ?? ""))
+                let outcomes = try vault.grant(c, ids, expires: end, attachments: attachments)
+                for outcome in outcomes { Terminal.out("\(c.name): \(outcome.prescriptionID.short) \(outcome)") }
+                if end == nil && attachments == nil && outcomes.contains(where: { !$0.changed }) {
+                    Terminal.err("rxvault: hint: a repeated grant keeps its terms; --expires, --no-expiry, --attachments and --no-attachments change them")
+                }
             }
         }
     }
@@ -332,7 +347,7 @@ enum GrantText {
     static func parseExpiry(_ text: String, today: CalendarDate) throws -> CalendarDate {
         if let date = CalendarDate(iso: text) { return date }
         if let days = Duration.days(text), days > 0 { return today.adding(days: days) }
-        throw CLIError(.invalidInput, "--expires '\(text)': give a date YYYY-MM-DD or a duration such as 30d, 12w, 6m")
+        throw CLIError(.invalidInput, "--expires '\(text)': give a date YYYY-MM-DD, a duration such as 30d, 12w, 6m, or never")
     }
 }
 

@@ -174,15 +174,14 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let confirmation = try Confirmation(yes: yes, noInput: options.noInput, command: "remove", verb: "remove")
+                let confirmation = Confirmation(yes: yes, noInput: options.noInput, command: "remove", verb: "remove")
                 let vault = try options.openVault(command: "remove")
                 let prescriptionID = try vault.resolve(id)
-                let go = try confirmation.ask({
+                try confirmation.require({
                     let record = try vault.prescription(prescriptionID)
                     let rx = record.prescription
                     return "Remove the \(rx.kind.rawValue) prescription \(prescriptionID.short) of \(rx.patient.name), issued \(rx.issued), with all \(record.version) version(s)?"
-                }(), declined: "nothing removed")
-                guard go else { return }
+                }())
                 try vault.remove(prescriptionID)
                 warnIfNotPurged(vault)
                 Terminal.out("removed \(prescriptionID.short)")

@@ -32,7 +32,7 @@ enum CommandRunner {
                 let message = lines.count == 1 ? "refused: \(lines[0])" : "refused:\n  " + lines.joined(separator: "\n  ")
                 return (.invalidInput, message, "nothing was written")
             }
-            return (e.exitStatus, e.description, e.hint)
+            return (e.exitStatus, e.description, Audience.isClient ? e.clientHint : e.hint)
         case let e as LensNotation.Unreadable:
             return (.invalidInput, e.description, nil)
         case let e as ImportError:

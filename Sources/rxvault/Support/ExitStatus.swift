@@ -7,6 +7,8 @@ enum ExitStatus: Int32, CaseIterable {
     case success = 0
     /// Anything not covered below (an internal error).
     case failure = 1
+    /// A confirmation was declined (or not answered): nothing changed. As GitHub's gh does.
+    case cancelled = 2
     /// Bad command line: unknown flag, missing argument, conflicting options, ambiguous id.
     case usage = 64
     /// Input refused: a prescription that breaks the rules, unreadable notation, a bad date.
@@ -33,6 +35,7 @@ enum ExitStatus: Int32, CaseIterable {
         switch self {
         case .success: return "ok"
         case .failure: return "error"
+        case .cancelled: return "cancelled"
         case .usage: return "usage"
         case .invalidInput: return "invalid-input"
         case .noVault: return "no-vault"
@@ -69,7 +72,8 @@ extension VaultError {
         case .notFound: return .notFound
         case .ambiguousID, .malformedID: return .usage
         case .invalidPrescription, .invalidInput, .attachmentRefused: return .invalidInput
-        case .attachmentNotFound, .clientNotFound: return .notFound
+        case .attachmentNotFound, .clientNotFound, .grantNotFound: return .notFound
+        case .duplicateAttachment: return .alreadyExists
         case .unknownIdentity: return .wrongPassphrase
         case .ownerOnly: return .usage
         case .ambiguousAttachment: return .usage
@@ -89,6 +93,9 @@ extension VaultError {
         case .notFound: return "'rxvault list' shows the prescriptions in this vault"
         case .integrity: return "the vault file was changed outside rxvault or is damaged; restore it from a backup"
         case .busy: return "wait for the other rxvault command to finish, then try again"
+        case .ambiguousAttachment: return "give the attachment's id (the prefix shown is enough)"
+        case .duplicateAttachment: return "nothing was stored; pass --allow-duplicate to attach a second copy"
+        case .grantNotFound: return "'rxvault grants' shows who can read what"
         default: return nil
         }
     }

@@ -27,6 +27,12 @@ struct VaultOptions: ParsableArguments {
 
     var vaultPath: String { vault ?? Environment.defaultVaultPath }
 
+    /// Notes, before any command runs, that messages go to a client app (it may give
+    /// `--identity` before or after the command name: either group sets it).
+    func validate() throws {
+        if identity != nil { Audience.isClient = true }
+    }
+
     /// Refuses early (before any other work) when a client identity runs an owner command.
     func requireOwner(_ command: String) throws {
         if identity != nil { throw VaultError.ownerOnly(command) }
@@ -53,7 +59,7 @@ struct VaultOptions: ParsableArguments {
         }
         guard let identities = AgeIdentity.parseFile(text), let first = identities.first else {
             throw CLIError(.usage, "\(identity) is not an age identity file (AGE-SECRET-KEY-1... lines)",
-                           hint: "make one with age-keygen, or with rxvault client add NAME --generate --identity-out FILE")
+                           hint: "give the identity file the vault's owner registered (age-keygen makes one)")
         }
         _ = try VaultHeader.read(at: vaultPath)
         return try ClientVault.open(at: vaultPath, identity: first, clock: Environment.clock(),
