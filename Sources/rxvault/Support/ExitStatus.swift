@@ -89,6 +89,7 @@ extension VaultError {
         case .notFound: return "'rxvault list' shows the prescriptions in this vault"
         case .integrity: return "the vault file was changed outside rxvault or is damaged; restore it from a backup"
         case .busy: return "wait for the other rxvault command to finish, then try again"
+        case .attachmentRefused(let refusal): return refusal.hint
         default: return nil
         }
     }
