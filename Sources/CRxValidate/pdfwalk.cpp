@@ -314,7 +314,7 @@ extern "C" int rx_pdf_walk(const uint8_t *data, size_t length, const rx_pdf_walk
         std::set<size_t> walked{length};
         for (int revisions = 1; previous >= 0; revisions++) {
             if (revisions >= limits->max_revisions)
-                return refuse(result, RX_PDF_LIMIT, "PDF has more than " + std::to_string(limits->max_revisions) + " incremental updates");
+                return refuse(result, RX_PDF_LIMIT, "PDF has over " + std::to_string(limits->max_revisions) + " revisions (the file and its incremental updates)");
             if ((unsigned long long)previous >= length)
                 return refuse(result, RX_PDF_DAMAGED, "PDF is damaged: an update's /Prev points past the end of the file");
             const uint8_t *eof = find(data + previous, data + length, "%%EOF");

@@ -34,7 +34,9 @@ public enum ParserChild {
     public static func run(mode: Mode, limits: ValidationLimits, previewWidth: UInt32, cpuSeconds: Int,
                            memoryBytes: Int, faultForTests: String?) -> Never {
         applyLimits(cpuSeconds: cpuSeconds, memoryBytes: memoryBytes)
-        let sandbox = Sandbox.enter()
+        // "no-sandbox" shows, in tests, what happens where the kernel refuses the filter.
+        let sandbox = faultForTests == "no-sandbox" ? Sandbox.rlimitsOnly(reason: "turned off by RXVAULT_PARSER_FAULT for a test")
+                                                    : Sandbox.enter()
         var verdict = Verdict()
         verdict.sandbox = sandbox.description
         if mode == .probe {

@@ -85,6 +85,20 @@ import Testing
         #expect(socket.stderr.contains("fault test: could not open a socket: Operation not permitted"), "\(socket.stderr)")
     }
 
+    /// Where the kernel refuses the filter the checker still runs, under its resource limits, and
+    /// both `attach` and `status` say so.
+    @Test func withoutTheSandboxTheCheckerWarns() throws {
+        let (cli, rx) = try setUp()
+        let attach = try cli.run(["attach", rx, AttachmentTests.photo], environment: ["RXVAULT_PARSER_FAULT": "no-sandbox"])
+        #expect(attach.status == 0, "\(attach)")
+        #expect(attach.stderr.contains("rxvault: warning: the file checker ran with resource limits only (no sandbox: turned off by RXVAULT_PARSER_FAULT for a test)"),
+                "\(attach.stderr)")
+        let status = try cli.run(["status"], environment: ["RXVAULT_PARSER_FAULT": "no-sandbox"])
+        #expect(status.stdout.contains("resource limits only (no sandbox: turned off"), "\(status.stdout)")
+        let json = try cli.json(try cli.run(["status", "--format", "json"], environment: ["RXVAULT_PARSER_FAULT": "no-sandbox"]).stdout)
+        #expect(json["attachmentSandbox"] as? String == "rlimits-only")
+    }
+
     /// Previews run in the same sandbox: rendering a PDF (fontconfig reads its files) still works.
     @Test func previewsWorkInsideTheSandbox() throws {
         let (cli, rx) = try setUp()
