@@ -106,6 +106,7 @@ class Walker {
     const rx_pdf_walk_limits &limits_;
     uint64_t &decoded_total_;
     QPDFObjGen current_;
+    std::set<QPDFObjGen> automatic_seen_;
 
     // "PDF contains JavaScript (a /JavaScript action in object 50)".
     [[noreturn]] void found(int refusal, const std::string &headline, const std::string &what) {
@@ -184,6 +185,9 @@ class Walker {
     // annotation waits for a click and is accepted (SECURITY.md, "Attachment checker").
     void check_automatic(QPDFObjectHandle action, const std::string &where, int hops) {
         if (hops > limits_.max_depth) found(RX_PDF_LIMIT, "PDF has an action chain over " + std::to_string(limits_.max_depth) + " long", "/Next");
+        // An action object reached again (from another /AA, or by /Next arrays that share their
+        // targets) was checked already: without this, shared targets grow the work exponentially.
+        if (action.isIndirect() && !automatic_seen_.insert(action.getObjGen()).second) return;
         if (action.isArray()) {
             int n = action.getArrayNItems();
             for (int i = 0; i < n && i < 4096; i++) check_automatic(action.getArrayItem(i), where, hops + 1);

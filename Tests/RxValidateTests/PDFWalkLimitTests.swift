@@ -53,6 +53,39 @@ import RxValidate
         #expect(found?.message.hasPrefix("PDF nests arrays or dictionaries more than 2 deep") == true, "\(String(describing: found))")
     }
 
+    /// A classic PDF from object bodies (object n is bodies[n - 1]; 1 is the catalog).
+    static func pdf(_ bodies: [String]) -> [UInt8] {
+        var out = Array("%PDF-1.4\n".utf8)
+        var offsets: [Int] = []
+        for (index, body) in bodies.enumerated() {
+            offsets.append(out.count)
+            out += Array("\(index + 1) 0 obj\n\(body)\nendobj\n".utf8)
+        }
+        let xref = out.count
+        out += Array("xref\n0 \(bodies.count + 1)\n0000000000 65535 f \n".utf8)
+        for offset in offsets { out += Array((String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n").utf8) }
+        out += Array("trailer\n<< /Size \(bodies.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+        return out
+    }
+
+    /// /Next arrays whose entries share their targets: 2^24 paths through 24 actions. Each action
+    /// is checked once, so this takes no time; the /URI at the end is still found.
+    @Test func sharedActionChainsAreCheckedOnce() throws {
+        let levels = 24
+        var bodies = ["<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >>",
+                      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"]
+        for level in 0..<levels {
+            let next = 4 + level + 1
+            bodies.append("<< /S /GoTo /D [3 0 R /Fit] /Next [\(next) 0 R \(next) 0 R] >>")
+        }
+        bodies.append("<< /S /URI /URI (https://example.invalid/) >>")
+        let started = Date()
+        let found = refusal(Self.pdf(bodies), ValidationLimits())
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(found?.message.hasPrefix("PDF opens a web address by itself") == true, "\(String(describing: found))")
+    }
+
     /// A /Launch that only an earlier revision holds: the walk reads that revision too.
     @Test func earlierRevisionsAreWalked() throws {
         let found = refusal(try Self.fixture("invalid/pdf-launch-in-earlier-revision.pdf"), ValidationLimits())
