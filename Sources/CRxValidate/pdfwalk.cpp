@@ -62,6 +62,14 @@ class BoundedSink : public Pipeline {
     size_t keep_;
 };
 
+// "256 MiB", "1 GiB", "64 bytes": the limits as the messages state them.
+std::string bytes_text(uint64_t n) {
+    if (n >= (1ull << 30) && n % (1ull << 30) == 0) return std::to_string(n >> 30) + " GiB";
+    if (n >= (1ull << 20) && n % (1ull << 20) == 0) return std::to_string(n >> 20) + " MiB";
+    if (n >= (1ull << 10) && n % (1ull << 10) == 0) return std::to_string(n >> 10) + " KiB";
+    return std::to_string(n) + " bytes";
+}
+
 std::string object_label(QPDFObjGen og) {
     return og.getObj() > 0 ? "object " + std::to_string(og.getObj()) : "the trailer";
 }
@@ -225,7 +233,7 @@ class Walker {
         ok = stream.pipeStreamData(&sink, &attempted, 0, qpdf_dl_generalized, true, false);
         if (sink.over) {
             current_ = stream.getObjGen();
-            found(RX_PDF_LIMIT, "PDF has a stream that decompresses to more than " + std::to_string(limits_.max_stream_bytes >> 20) + " MiB", "the stream");
+            found(RX_PDF_LIMIT, "PDF has a stream that decompresses to more than " + bytes_text(limits_.max_stream_bytes), "the stream");
         }
         if (!ok) {
             current_ = stream.getObjGen();
@@ -247,8 +255,8 @@ class Walker {
         if (sink.over) {
             current_ = stream.getObjGen();
             if (limit < limits_.max_stream_bytes)
-                throw Finding{RX_PDF_LIMIT, "PDF streams decompress to more than " + std::to_string(limits_.max_total_stream_bytes >> 20) + " MiB in all"};
-            found(RX_PDF_LIMIT, "PDF has a stream that decompresses to more than " + std::to_string(limits_.max_stream_bytes >> 20) + " MiB", "the stream");
+                throw Finding{RX_PDF_LIMIT, "PDF streams decompress to more than " + bytes_text(limits_.max_total_stream_bytes) + " in all"};
+            found(RX_PDF_LIMIT, "PDF has a stream that decompresses to more than " + bytes_text(limits_.max_stream_bytes), "the stream");
         }
         if (!ok) throw Finding{RX_PDF_DAMAGED, "PDF is damaged: the stream of " + object_label(stream.getObjGen()) + " cannot be decoded"};
     }

@@ -70,7 +70,7 @@ extension RxVaultCommand {
                         ("vault id", header.vaultIDHex),
                         ("kdf", "\(header.kdfAlgorithm), \(presetName) (ops \(kdf.opsLimit), memory \(memoryMiB) MiB)"),
                         ("attachments", "PNG or PDF, up to \(ByteCount(header.maxAttachmentBytes)) each"),
-                        ("attachment checker", checker),
+                        ("file checker", checker),
                     ]
                     if let counts {
                         lines.append(("passphrase", "correct"))
