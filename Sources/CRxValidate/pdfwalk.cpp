@@ -115,6 +115,7 @@ class Walker {
     uint64_t &decoded_total_;
     QPDFObjGen current_;
     std::set<QPDFObjGen> automatic_seen_;
+    std::set<QPDFObjGen> xfa_seen_;
 
     // "PDF contains JavaScript (a /JavaScript action in object 50)".
     [[noreturn]] void found(int refusal, const std::string &headline, const std::string &what) {
@@ -136,7 +137,7 @@ class Walker {
         } else if (object.isStream()) {
             QPDFObjectHandle dict = object.getDict();
             check_dictionary(dict, depth);
-            decode(object, dict);
+            decode(object);
         } else if (object.isDictionary()) {
             check_dictionary(object, depth);
         }
@@ -218,39 +219,28 @@ class Walker {
                 if (xfa.getArrayItem(i).isStream()) parts.push_back(xfa.getArrayItem(i));
         }
         for (QPDFObjectHandle &part : parts) {
-            BoundedSink sink(limits_.max_stream_bytes, limits_.max_stream_bytes);
-            pipe(part, sink);
-            if (has_script_element(sink.kept)) {
+            // Each stream once, however many forms or array slots name it, and against the
+            // same decoded-bytes budget as every other stream.
+            if (!xfa_seen_.insert(part.getObjGen()).second) continue;
+            std::string xml = decode(part, limits_.max_stream_bytes);
+            if (has_script_element(xml)) {
                 current_ = part.getObjGen();
                 found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a <script> element in the XFA form,");
             }
         }
     }
 
-    void pipe(QPDFObjectHandle stream, BoundedSink &sink) {
-        bool attempted = false;
-        bool ok = false;
-        ok = stream.pipeStreamData(&sink, &attempted, 0, qpdf_dl_generalized, true, false);
-        if (sink.over) {
-            current_ = stream.getObjGen();
-            found(RX_PDF_LIMIT, "PDF has a stream that decompresses to more than " + bytes_text(limits_.max_stream_bytes), "the stream");
-        }
-        if (!ok) {
-            current_ = stream.getObjGen();
-            throw Finding{RX_PDF_DAMAGED, "PDF is damaged: the stream of " + object_label(current_) + " cannot be decoded"};
-        }
-    }
-
-    // Every stream is decoded (general-purpose filters: Flate, LZW, ASCII85, ASCIIHex,
-    // RunLength) so that a broken one is found here, with bounded output and a budget for the
+    // Every stream is decoded (qpdf's "specialized" level: Flate, LZW, ASCII85, ASCIIHex and
+    // RunLength; the general-purpose level would leave RunLength, and an XFA script behind it,
+    // undecoded) so that a broken one is found here, with bounded output and a budget for the
     // whole file. Image codecs (DCT, JPX, JBIG2, CCITT) are left to poppler's render.
-    void decode(QPDFObjectHandle stream, QPDFObjectHandle dict) {
-        (void)dict;
+    // Returns the first `keep` decoded bytes (for the XFA check); counts all of them.
+    std::string decode(QPDFObjectHandle stream, size_t keep = 0) {
         uint64_t left = limits_.max_total_stream_bytes - decoded_total_;
         uint64_t limit = std::min<uint64_t>(limits_.max_stream_bytes, left);
-        BoundedSink sink(limit, 0);
+        BoundedSink sink(limit, keep);
         bool attempted = false;
-        bool ok = stream.pipeStreamData(&sink, &attempted, 0, qpdf_dl_generalized, true, false);
+        bool ok = stream.pipeStreamData(&sink, &attempted, 0, qpdf_dl_specialized, true, false);
         decoded_total_ += sink.count();
         if (sink.over) {
             current_ = stream.getObjGen();
@@ -259,6 +249,7 @@ class Walker {
             found(RX_PDF_LIMIT, "PDF has a stream that decompresses to more than " + bytes_text(limits_.max_stream_bytes), "the stream");
         }
         if (!ok) throw Finding{RX_PDF_DAMAGED, "PDF is damaged: the stream of " + object_label(stream.getObjGen()) + " cannot be decoded"};
+        return std::move(sink.kept);
     }
 };
 

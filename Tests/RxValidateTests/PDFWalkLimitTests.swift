@@ -54,12 +54,14 @@ import RxValidate
     }
 
     /// A classic PDF from object bodies (object n is bodies[n - 1]; 1 is the catalog).
-    static func pdf(_ bodies: [String]) -> [UInt8] {
+    static func pdf(_ bodies: [String]) -> [UInt8] { pdf(bytes: bodies.map { Array($0.utf8) }) }
+
+    static func pdf(bytes bodies: [[UInt8]]) -> [UInt8] {
         var out = Array("%PDF-1.4\n".utf8)
         var offsets: [Int] = []
         for (index, body) in bodies.enumerated() {
             offsets.append(out.count)
-            out += Array("\(index + 1) 0 obj\n\(body)\nendobj\n".utf8)
+            out += Array("\(index + 1) 0 obj\n".utf8) + body + Array("\nendobj\n".utf8)
         }
         let xref = out.count
         out += Array("xref\n0 \(bodies.count + 1)\n0000000000 65535 f \n".utf8)
@@ -86,6 +88,51 @@ import RxValidate
         #expect(harmless == nil, "\(String(describing: harmless))")
         let found = refusal(Self.pdf(bodies + ["<< /S /URI /URI (https://example.invalid/) >>"]), ValidationLimits())
         #expect(found?.message.hasPrefix("PDF opens a web address by itself") == true, "\(String(describing: found))")
+    }
+
+    /// One 4 MiB XFA stream (run-length encoded into 64 KiB) named 4000 times in the /XFA array:
+    /// decoded once, not 4000 times (16 GB of output), and counted in the file's budget.
+    @Test func anXFAStreamNamedManyTimesIsDecodedOnce() throws {
+        var run = [UInt8]()
+        for _ in 0..<32768 { run += [0x81, 0x20] }   // 128 spaces each
+        run.append(0x80)
+        let refs = String(repeating: "(template) 4 0 R ", count: 4000)
+        var bodies = ["<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [] /XFA [\(refs)] >> >>",
+                      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"].map { Array($0.utf8) }
+        bodies.append(Array("<< /Length \(run.count) /Filter /RunLengthDecode >>\nstream\n".utf8) + run + Array("\nendstream".utf8))
+        let started = Date()
+        let verdict = refusal(Self.pdf(bytes: bodies), ValidationLimits())
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(verdict == nil, "\(String(describing: verdict))")
+        var tight = ValidationLimits()
+        tight.maxPDFDecodedBytes = 6 << 20   // the walk's own decode (4 MiB) and the XFA check's (4 MiB)
+        #expect(refusal(Self.pdf(bytes: bodies), tight)?.message == "PDF streams decompress to more than 6 MiB in all")
+    }
+
+    /// An XFA script behind /RunLengthDecode, in 3-byte literal runs so the raw bytes never spell
+    /// "<script": qpdf's general-purpose decode level leaves RunLength alone, so the walk decodes
+    /// at the "specialized" level.
+    @Test func anXFAScriptBehindRunLengthIsFound() throws {
+        let xml = Array("<template><subform><event><script contentType=\"application/x-javascript\">app.alert(1)</script></event></subform></template>".utf8)
+        var run = [UInt8]()
+        for start in stride(from: 0, to: xml.count, by: 3) {
+            let piece = xml[start..<min(start + 3, xml.count)]
+            run += [UInt8(piece.count - 1)] + piece
+        }
+        run.append(0x80)
+        #expect(firstIndex(of: Array("<script".utf8), in: run) == nil)
+        let bodies = ["<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [] /XFA 4 0 R >> >>",
+                      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"].map { Array($0.utf8) }
+            + [Array("<< /Length \(run.count) /Filter /RunLengthDecode >>\nstream\n".utf8) + run + Array("\nendstream".utf8)]
+        let found = refusal(Self.pdf(bytes: bodies), ValidationLimits())
+        #expect(found?.message == "PDF contains JavaScript (a <script> element in the XFA form, in object 4)", "\(String(describing: found))")
+    }
+
+    func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        return (0...(haystack.count - needle.count)).first { Array(haystack[$0..<$0 + needle.count]) == needle }
     }
 
     /// A /Launch that only an earlier revision holds: the walk reads that revision too.
