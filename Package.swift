@@ -19,12 +19,15 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+        .systemLibrary(name: "CQPDF", pkgConfig: "libqpdf", providers: [.apt(["libqpdf-dev"])]),
 
-        // C side of the attachment validators: libpng (owns setjmp) and poppler-glib.
+        // C side of the attachment validators: libpng (owns setjmp), poppler-glib (pages, render),
+        // qpdf (the object walk, in C++: pdfwalk.cpp) and the child's seccomp sandbox.
         // poppler-glib.pc omits gio, which the memory-stream loader needs: link it explicitly.
-        .target(name: "CRxValidate", dependencies: ["CPNG", "CPoppler"],
+        .target(name: "CRxValidate", dependencies: ["CPNG", "CPoppler", "CQPDF"],
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("poppler-glib"), .linkedLibrary("gio-2.0"),
-                                 .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("cairo")]),
+                                 .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("cairo"),
+                                 .linkedLibrary("qpdf"), .linkedLibrary("stdc++")]),
 
         // Pure domain: prescriptions, lens specifications, notation, clinical rules. No C, no I/O.
         .target(name: "RxModel"),

@@ -1,4 +1,5 @@
-// libFuzzer harness for rx_pdf_check (Sources/CRxValidate/pdf.c). Build and run: scripts/fuzz pdf
+// libFuzzer harness for rx_pdf_check (Sources/CRxValidate/pdf.c) and the qpdf object walk it runs
+// (rx_pdf_walk, pdfwalk.cpp), which is also called alone on every input. Build and run: scripts/fuzz pdf
 //
 // Every input is checked with the vault's default limits (ValidationLimits). A document that is
 // accepted also has its first page rendered the way PreviewRenderer does (800 px wide), since
@@ -16,6 +17,13 @@ static const rx_pdf_limits limits = {
     .max_pages = 100,
     .max_page_points = 14400,
     .render_pixels = 200,
+    .walk = {
+        .max_objects = 200000,
+        .max_revisions = 64,
+        .max_depth = 100,
+        .max_stream_bytes = 256ull << 20,
+        .max_total_stream_bytes = 1ull << 30,
+    },
 };
 
 enum { PREVIEW_WIDTH = 800 };
@@ -71,7 +79,26 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
+// The object walk (qpdf) on its own, on every input: rx_pdf_check reaches it only for files
+// that pass the header, trailer and poppler checks first. Its verdict must be consistent: a
+// message exactly when it refuses, and one of the walk's own refusal codes.
+static void check_walk(const uint8_t *data, size_t size) {
+    rx_pdf_result result;
+    memset(&result, 0x5a, sizeof result);
+    result.refusal = 0;
+    result.message[0] = 0;
+    int status = rx_pdf_walk(data, size, &limits.walk, &result);
+    if (memchr(result.message, 0, RX_MESSAGE_SIZE) == NULL) fail("walk: message not NUL-terminated", &result);
+    if (status != result.refusal) fail("walk: return value and refusal differ", &result);
+    if (status != 0 && result.message[0] == 0) fail("walk: refused without a message", &result);
+    if (status != 0 && status != RX_PDF_ENCRYPTED && status != RX_PDF_ACTIVE_CONTENT && status != RX_PDF_DAMAGED
+        && status != RX_PDF_LIMIT && status != RX_PDF_EMBEDDED_FILE)
+        fail("walk: unexpected refusal code", &result);
+    note_outcome(0x100u | (uint32_t)status, result.message);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    check_walk(data, size);
     rx_pdf_result result;
     int status = rx_pdf_check(data, size, &limits, &result);
     if (memchr(result.message, 0, RX_MESSAGE_SIZE) == NULL) fail("message not NUL-terminated", &result);

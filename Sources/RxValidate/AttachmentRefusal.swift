@@ -8,6 +8,8 @@ public struct AttachmentRefusal: Error, Sendable, Equatable, CustomStringConvert
         case limit
         case encrypted
         case activeContent = "active-content"
+        /// A PDF that carries other files (embedded files, file attachment annotations).
+        case embeddedFile = "embedded-file"
         case parserFailed = "parser-failed"
     }
 
@@ -20,4 +22,16 @@ public struct AttachmentRefusal: Error, Sendable, Equatable, CustomStringConvert
     }
 
     public var description: String { message }
+
+    /// What the person can do about it, when there is something (printed as `rxvault: hint:`).
+    public var hint: String? {
+        switch reason {
+        case .corrupt where message.hasPrefix("PDF is damaged"):
+            return "to repair it, print it to a new PDF, or run `qpdf in.pdf out.pdf`, and attach the result"
+        case .activeContent, .embeddedFile:
+            return "to keep only the pages, print it to a new PDF and attach that"
+        default:
+            return nil
+        }
+    }
 }

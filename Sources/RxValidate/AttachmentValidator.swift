@@ -71,6 +71,12 @@ public enum AttachmentValidator {
                 return AttachmentRefusal(.corrupt, "PNG data is corrupt: the image is \(width)x\(height) pixels")
             }
         }
+        if message.hasSuffix("bytes of data after the end of the image"), let count = Int(message.prefix { $0.isNumber }),
+           count > 0, count < bytes.count {
+            // A PNG that is also another file (a ZIP archive after IEND): say what rides along.
+            let trailing = ContentSniffer.describe(Array(bytes.suffix(count).prefix(1024)))
+            return AttachmentRefusal(.corrupt, "PNG has \(ByteCount(count)) after its end (IEND) that look like \(trailing): a PNG that is also another file is refused")
+        }
         let chunk = message.split(separator: ":").first.map(String.init) ?? ""
         if ["zTXt", "iTXt", "iCCP"].contains(chunk) && message.hasSuffix("truncated") || message.contains("too large") || message.contains("exceeds") {
             let what = chunk.isEmpty ? "a chunk" : (chunk.hasPrefix("i") ? "an " : "a ") + chunk + " chunk"
@@ -94,7 +100,11 @@ public enum AttachmentValidator {
 
     static func validatePDF(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal) -> ValidatedAttachment {
         var result = rx_pdf_result()
-        var c = rx_pdf_limits(max_pages: limits.maxPages, max_page_points: limits.maxPagePoints, render_pixels: limits.checkRenderPixels)
+        let walk = rx_pdf_walk_limits(max_objects: limits.maxPDFObjects, max_revisions: limits.maxPDFRevisions,
+                                      max_depth: limits.maxPDFNesting, max_stream_bytes: limits.maxPDFStreamBytes,
+                                      max_total_stream_bytes: limits.maxPDFDecodedBytes)
+        var c = rx_pdf_limits(max_pages: limits.maxPages, max_page_points: limits.maxPagePoints,
+                              render_pixels: limits.checkRenderPixels, walk: walk)
         let status = bytes.withUnsafeBufferPointer { rx_pdf_check($0.baseAddress, $0.count, &c, &result) }
         let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         guard status == 0 else {
@@ -103,6 +113,8 @@ public enum AttachmentValidator {
                 throw notPNGOrPDF(bytes)
             case Int(RX_PDF_ENCRYPTED.rawValue): throw AttachmentRefusal(.encrypted, message)
             case Int(RX_PDF_ACTIVE_CONTENT.rawValue): throw AttachmentRefusal(.activeContent, message)
+            case Int(RX_PDF_EMBEDDED_FILE.rawValue): throw AttachmentRefusal(.embeddedFile, message)
+            case Int(RX_PDF_NOT_ONLY_PDF.rawValue): throw AttachmentRefusal(.notPNGOrPDF, message)
             case Int(RX_PDF_LIMIT.rawValue), Int(RX_PDF_NO_PAGES.rawValue): throw AttachmentRefusal(.limit, message)
             default:
                 // A PDF header on something else (a ZIP, HTML page or text with "%PDF-1.4" on top)

@@ -21,6 +21,9 @@ public struct IsolatedParser: Sendable {
     public var wallClockSeconds: Double
     /// The child's whole environment besides PATH and LANG (RXVAULT_PARSER_FAULT in tests).
     public var environment: [String: String]
+    /// Called when a child reports that it ran with resource limits only (the kernel refused
+    /// the seccomp filter): the CLI prints a warning, once per run of the child.
+    public var onUnsandboxed: (@Sendable (Sandbox) -> Void)?
 
     public init(executable: String, arguments: [String], limits: ValidationLimits, cpuSeconds: Int = 20,
                 memoryBytes: Int = 2 << 30, wallClockSeconds: Double = 30, environment: [String: String] = [:]) {
@@ -44,6 +47,15 @@ public struct IsolatedParser: Sendable {
         try Session(parser: self, mode: mode, previewWidth: previewWidth)
     }
 
+    /// Runs the child without input to learn which sandbox it gets on this machine (for
+    /// `status`): the seccomp filter, or resource limits only.
+    public func probeSandbox() throws(AttachmentRefusal) -> Sandbox {
+        let session = try start(mode: .probe)
+        _ = try? session.finish()
+        guard let sandbox = session.sandbox else { throw AttachmentRefusal(.parserFailed, "the file checker did not say which sandbox it runs in") }
+        return sandbox
+    }
+
     /// One run of the child: bytes in, verdict (and preview) out.
     public final class Session {
         let process = Process()
@@ -51,6 +63,9 @@ public struct IsolatedParser: Sendable {
         let output = Pipe()
         let parser: IsolatedParser
         private var inputOpen = true
+        /// Which sandbox the child reported it ran in; set by `finish` (nil when it said nothing,
+        /// as when it crashed before its verdict).
+        public private(set) var sandbox: Sandbox?
         private let deadline: DispatchWorkItem
         private let timedOut = TimeoutFlag()
 
@@ -122,6 +137,8 @@ public struct IsolatedParser: Sendable {
                   let verdict = try? JSONDecoder().decode(ParserChild.Verdict.self, from: data[data.startIndex..<newline]) else {
                 throw AttachmentRefusal(.parserFailed, "the file checker failed on this file (exit \(process.terminationStatus)); it is refused as malformed")
             }
+            sandbox = verdict.sandbox.map(Sandbox.init(reported:))
+            if let sandbox, !sandbox.isSeccomp { parser.onUnsandboxed?(sandbox) }
             if let reason = verdict.refusal { throw AttachmentRefusal(reason, verdict.message ?? "refused") }
             guard let accepted = verdict.accepted ?? (verdict.previewBytes != nil ? ValidatedAttachment(type: .png) : nil) else {
                 throw AttachmentRefusal(.parserFailed, "the file checker gave no verdict")

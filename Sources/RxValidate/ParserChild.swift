@@ -1,3 +1,4 @@
+import CRxValidate
 import Foundation
 
 #if canImport(Glibc)
@@ -8,7 +9,9 @@ import Darwin
 
 /// The child side of `IsolatedParser`: the process that actually parses untrusted bytes.
 ///
-/// It limits itself first (CPU time, address space, no file writes, no core dumps), then reads
+/// It limits itself first (CPU time, address space, no file writes, no core dumps), enters its
+/// seccomp sandbox where the kernel allows (no sockets, processes, programs or file changes; else
+/// it goes on with the limits alone and says so in its verdict), then reads
 /// the whole file from stdin, runs the validator (or the preview renderer) and writes one JSON
 /// line to stdout, followed by the preview bytes when asked for. If a hostile file makes the
 /// parser crash or spin, only this process dies; the vault process reports the refusal.
@@ -19,17 +22,48 @@ public enum ParserChild {
         var refusal: AttachmentRefusal.Reason?
         var message: String?
         var previewBytes: Int?
+        /// Which sandbox the child ran in (`Sandbox.description`).
+        var sandbox: String?
     }
 
-    public enum Mode: String, Sendable { case validate, preview }
+    /// `probe` checks nothing: the child only enters its sandbox and reports which one ran.
+    public enum Mode: String, Sendable { case validate, preview, probe }
 
     /// Runs the child and exits. `faultForTests` (from RXVAULT_PARSER_FAULT) makes the child
     /// crash or hang after reading its input, so tests can prove the vault survives both.
     public static func run(mode: Mode, limits: ValidationLimits, previewWidth: UInt32, cpuSeconds: Int,
                            memoryBytes: Int, faultForTests: String?) -> Never {
         applyLimits(cpuSeconds: cpuSeconds, memoryBytes: memoryBytes)
+        // "no-sandbox" shows, in tests, what happens where the kernel refuses the filter.
+        let sandbox = faultForTests == "no-sandbox" ? Sandbox.rlimitsOnly(reason: "turned off by RXVAULT_PARSER_FAULT for a test")
+                                                    : Sandbox.enter()
+        var verdict = Verdict()
+        verdict.sandbox = sandbox.description
+        if mode == .probe {
+            writeVerdict(verdict, payload: [])
+            exit(0)
+        }
         let input = readInput(limit: limits.maxBytes)
         switch faultForTests {
+        case let fault? where fault.hasPrefix("create-file:"):
+            // What a parser exploit would try: leave a file behind. The sandbox refuses the open;
+            // without it, RLIMIT_FSIZE stops only the writing, not the creating.
+            let path = String(fault.dropFirst("create-file:".count))
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            let outcome = fd >= 0 ? "created \(path)" : "could not create \(path): \(String(cString: strerror(errno)))"
+            if fd >= 0 { close(fd) }
+            verdict.refusal = .parserFailed
+            verdict.message = "fault test: \(outcome)"
+            writeVerdict(verdict, payload: [])
+            exit(0)
+        case "socket"?:
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let outcome = fd >= 0 ? "opened a socket" : "could not open a socket: \(String(cString: strerror(errno)))"
+            if fd >= 0 { close(fd) }
+            verdict.refusal = .parserFailed
+            verdict.message = "fault test: \(outcome)"
+            writeVerdict(verdict, payload: [])
+            exit(0)
         case "crash"?:
             // A real invalid memory access, as a parser bug would make.
             let address = UnsafeMutablePointer<Int>(bitPattern: Int.random(in: 1..<4096))!
@@ -37,7 +71,6 @@ public enum ParserChild {
         case "hang"?: while true { _ = sqrt(Double(Int.random(in: 0..<1000))) }
         default: break
         }
-        var verdict = Verdict()
         var payload: [UInt8] = []
         do throws(AttachmentRefusal) {
             guard let bytes = input else {
@@ -49,15 +82,20 @@ public enum ParserChild {
             case .preview:
                 payload = try PreviewRenderer.render(bytes, width: previewWidth, limits: limits)
                 verdict.previewBytes = payload.count
+            case .probe: break
             }
         } catch {
             verdict.refusal = error.reason
             verdict.message = error.message
         }
+        writeVerdict(verdict, payload: payload)
+        exit(0)
+    }
+
+    static func writeVerdict(_ verdict: Verdict, payload: [UInt8]) {
         var line = (try? JSONEncoder().encode(verdict)) ?? Data("{}".utf8)
         line.append(0x0A)
         writeAll(Array(line) + payload)
-        exit(0)
     }
 
     static func applyLimits(cpuSeconds: Int, memoryBytes: Int) {

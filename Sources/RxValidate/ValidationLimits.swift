@@ -16,6 +16,18 @@ public struct ValidationLimits: Sendable, Codable, Equatable {
     /// Longest side, in pixels, of the low-resolution render every page must survive.
     public var checkRenderPixels: Int32
 
+    /// Most indirect objects in one revision of a PDF (the object walk visits every one).
+    public var maxPDFObjects: Int32
+    /// Most revisions: the file plus its incremental updates, each walked.
+    public var maxPDFRevisions: Int32
+    /// Deepest nesting of arrays and dictionaries (and longest action chain) in a PDF.
+    public var maxPDFNesting: Int32
+    /// Most bytes one PDF stream may decompress to: decoding stops there, so a compression bomb
+    /// costs at most this much work. 256 MiB holds a 9000 x 9000 RGB scan.
+    public var maxPDFStreamBytes: UInt64
+    /// Most bytes all streams of a PDF may decompress to together.
+    public var maxPDFDecodedBytes: UInt64
+
     public static let defaultMaxBytes = 32 << 20
     /// What a vault may set as its largest attachment (`init --max-attachment-size`); a header
     /// value outside it was not written by rxvault and is refused before any use.
@@ -23,7 +35,9 @@ public struct ValidationLimits: Sendable, Codable, Equatable {
 
     public init(maxBytes: Int = ValidationLimits.defaultMaxBytes, maxImageSide: UInt32 = 16384,
                 maxPixels: UInt64 = 50_000_000, maxChunkBytes: Int = 8 << 20, maxPages: Int32 = 100,
-                maxPagePoints: Double = 14_400, checkRenderPixels: Int32 = 200) {
+                maxPagePoints: Double = 14_400, checkRenderPixels: Int32 = 200, maxPDFObjects: Int32 = 200_000,
+                maxPDFRevisions: Int32 = 64, maxPDFNesting: Int32 = 100, maxPDFStreamBytes: UInt64 = 256 << 20,
+                maxPDFDecodedBytes: UInt64 = 1 << 30) {
         self.maxBytes = maxBytes
         self.maxImageSide = maxImageSide
         self.maxPixels = maxPixels
@@ -31,5 +45,10 @@ public struct ValidationLimits: Sendable, Codable, Equatable {
         self.maxPages = maxPages
         self.maxPagePoints = maxPagePoints
         self.checkRenderPixels = checkRenderPixels
+        self.maxPDFObjects = maxPDFObjects
+        self.maxPDFRevisions = maxPDFRevisions
+        self.maxPDFNesting = maxPDFNesting
+        self.maxPDFStreamBytes = maxPDFStreamBytes
+        self.maxPDFDecodedBytes = maxPDFDecodedBytes
     }
 }

@@ -53,7 +53,9 @@ import RxValidate
     static func reasonMatches(_ keyword: String, _ refusal: AttachmentRefusal) -> Bool {
         switch keyword {
         case "encrypted": return refusal.reason == .encrypted
-        case "javascript", "launch": return refusal.reason == .activeContent
+        case "javascript", "launch", "xfa-javascript", "active-action", "rich-media", "auto-uri": return refusal.reason == .activeContent
+        case "embedded-file": return refusal.reason == .embeddedFile
+        case "polyglot": return refusal.reason == .notPNGOrPDF
         case "bomb", "pixels", "chunk-too-large": return refusal.reason == .limit
         case "dimensions": return refusal.reason == .limit || refusal.reason == .corrupt
         case "not-png-or-pdf", "empty", "header", "signature": return refusal.reason == .notPNGOrPDF

@@ -40,10 +40,20 @@ int rx_png_check(const uint8_t *data, size_t length, const rx_png_limits *limits
 int rx_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height,
                        uint8_t **out, size_t *out_length, char message[RX_MESSAGE_SIZE]);
 
+// Bounds of the object walk (rx_pdf_walk): what a hostile file can make qpdf do.
+typedef struct {
+    int max_objects;                   // indirect objects in one revision
+    int max_revisions;                 // the file plus its incremental updates
+    int max_depth;                     // nesting of arrays and dictionaries, and action chains
+    uint64_t max_stream_bytes;         // decoded bytes of one stream
+    uint64_t max_total_stream_bytes;   // decoded bytes of all streams together
+} rx_pdf_walk_limits;
+
 typedef struct {
     int max_pages;
     double max_page_points;      // largest page side accepted, in PDF points
     int render_pixels;           // longest side of the low-resolution check render
+    rx_pdf_walk_limits walk;
 } rx_pdf_limits;
 
 typedef struct {
@@ -61,8 +71,30 @@ enum rx_pdf_refusal {
     RX_PDF_ACTIVE_CONTENT = 3,   // JavaScript or launch actions
     RX_PDF_DAMAGED = 4,          // structure broken or repaired by poppler, or poppler reported errors
     RX_PDF_NO_PAGES = 5,
-    RX_PDF_LIMIT = 6,            // too many pages, page too large
+    RX_PDF_LIMIT = 6,            // too many pages, page too large, walk limits
+    RX_PDF_EMBEDDED_FILE = 7,    // embedded files, file attachment annotations
+    RX_PDF_NOT_ONLY_PDF = 8,     // the file is also something else (an HTML page)
 };
+
+// Puts the calling process in a seccomp sandbox (Linux, x86_64 and arm64): from then on it can
+// read, write open descriptors, allocate, read files and make threads, but not open files for
+// writing, create or delete files, make sockets, start processes or run programs (sandbox.c).
+// Irreversible. Returns 0 when the filter is in place, else -1 and why in `message`.
+#ifdef __cplusplus
+extern "C" {
+#endif
+int rx_sandbox_enter(char message[RX_MESSAGE_SIZE]);
+
+// Walks every object of the PDF with qpdf (C++, pdfwalk.cpp): object streams, every
+// incremental update, decoded streams with bounded output. Refuses active content (JavaScript,
+// XFA scripts, Launch, ImportData, SubmitForm, GoToR, GoToE, Rendition, rich media, a /URI
+// action that runs by itself), embedded files and damage qpdf reports (recovery is off).
+// Returns 0 when nothing was found; never throws.
+int rx_pdf_walk(const uint8_t *data, size_t length, const rx_pdf_walk_limits *limits, rx_pdf_result *result);
+
+#ifdef __cplusplus
+}
+#endif
 
 // Opens the PDF with poppler (memory stream loader), renders every page at low resolution and
 // checks for encryption, active content and damage. Returns 0 when the document is accepted.

@@ -33,6 +33,16 @@ extension RxVaultCommand {
                 } else if PassphraseSource.isGivenWithoutPrompt(options) {
                     counts = try options.openVault().counts()
                 }
+                // Which sandbox the attachment checker gets here: asked of the child itself.
+                let checker: String
+                var sandboxed = false
+                do {
+                    let sandbox = try ParserFactory.make(limits: ValidationLimits()).probeSandbox()
+                    checker = sandbox.description
+                    sandboxed = sandbox.isSeccomp
+                } catch {
+                    checker = "cannot start: \((error as? AttachmentRefusal)?.message ?? String(describing: error))"
+                }
                 let kdf = header.kdf
                 let presetName = kdf.preset?.rawValue ?? "custom"
                 let memoryMiB = kdf.memLimit / (1 << 20)
@@ -43,6 +53,7 @@ extension RxVaultCommand {
                         "kdf": ["algorithm": header.kdfAlgorithm, "preset": presetName,
                                 "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit] as [String: Any],
                         "unlocked": counts != nil, "maxAttachmentBytes": header.maxAttachmentBytes,
+                        "attachmentChecker": checker, "attachmentSandbox": sandboxed ? "seccomp" : "rlimits-only",
                     ]
                     if let granted { object["granted"] = granted }
                     if let counts {
@@ -59,6 +70,7 @@ extension RxVaultCommand {
                         ("vault id", header.vaultIDHex),
                         ("kdf", "\(header.kdfAlgorithm), \(presetName) (ops \(kdf.opsLimit), memory \(memoryMiB) MiB)"),
                         ("attachments", "PNG or PDF, up to \(ByteCount(header.maxAttachmentBytes)) each"),
+                        ("file checker", checker),
                     ]
                     if let counts {
                         lines.append(("passphrase", "correct"))

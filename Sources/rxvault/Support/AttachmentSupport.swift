@@ -16,6 +16,9 @@ enum ParserFactory {
         if let fault = Environment.values["RXVAULT_PARSER_FAULT"] { environment["RXVAULT_PARSER_FAULT"] = fault }
         var parser = IsolatedParser(executable: try selfExecutable(), arguments: ["_parse-untrusted"], limits: limits,
                                     environment: environment)
+        parser.onUnsandboxed = { sandbox in
+            Terminal.err("rxvault: warning: the file checker ran with \(sandbox) (SECURITY.md, \"Attachment checker\")")
+        }
         if let text = Environment.values["RXVAULT_PARSER_TIMEOUT"], !text.isEmpty {
             guard let seconds = Int(text), (1...3600).contains(seconds) else {
                 throw CLIError(.usage, "RXVAULT_PARSER_TIMEOUT '\(text)' is not a number of seconds (1 to 3600)")

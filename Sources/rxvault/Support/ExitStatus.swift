@@ -96,6 +96,7 @@ extension VaultError {
         case .ambiguousAttachment: return "give the attachment's id (the prefix shown is enough)"
         case .duplicateAttachment: return "nothing was stored; pass --allow-duplicate to attach a second copy"
         case .grantNotFound: return "'rxvault grants' shows who can read what"
+        case .attachmentRefused(let refusal): return refusal.hint
         default: return nil
         }
     }

@@ -1,0 +1,345 @@
+// The object walk: every object of a PDF, read with qpdf, checked for active content, embedded
+// files and damage. poppler-glib (pdf.c) only shows what its renderer exposes (pages, links,
+// a "has JavaScript" flag), so a /Launch action in a page's /AA inside a compressed object
+// stream, an XFA script or an embedded file passes it unseen. qpdf parses the file itself:
+// object streams, cross-reference streams, every incremental update, names with #xx escapes
+// (decoded by qpdf's parser) and stream filters.
+//
+// qpdf runs with recovery off: a cross-reference table it would have to reconstruct is damage,
+// and so is any warning it gives while the walk reads objects and decodes streams. Everything is
+// bounded: objects per revision, revisions, nesting depth, decoded bytes per stream and in all.
+// The walk runs in the isolated child (ParserChild), under its rlimits and sandbox.
+#include "rx_validate.h"
+
+// qpdf 11 headers warn unless told which PointerHolder API the includer expects: the current one.
+#define POINTERHOLDER_TRANSITION 4
+#include <qpdf/Pipeline.hh>
+#include <qpdf/QPDF.hh>
+#include <qpdf/QPDFExc.hh>
+#include <qpdf/QPDFObjectHandle.hh>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Thrown to stop the walk at the first finding.
+struct Finding {
+    int refusal;
+    std::string message;
+};
+
+// Counts decoded bytes (keeping the first `keep` of them) and stops the decoder once a stream
+// goes over its budget: throwing from write() ends qpdf's filter chain, so a compression bomb is
+// never inflated past the limit.
+class BoundedSink : public Pipeline {
+  public:
+    struct Over : std::exception {
+        const char *what() const noexcept override { return "decoded stream over the limit"; }
+    };
+
+    BoundedSink(uint64_t limit, size_t keep) : Pipeline("rxvault bounded sink", nullptr), limit_(limit), keep_(keep) {}
+
+    void write(unsigned char const *data, size_t len) override {
+        if (len > limit_ - count_) { over = true; throw Over(); }
+        count_ += len;
+        if (kept.size() < keep_) kept.append(reinterpret_cast<const char *>(data), std::min(len, keep_ - kept.size()));
+    }
+    void finish() override {}
+
+    uint64_t count() const { return count_; }
+    bool over = false;
+    std::string kept;
+
+  private:
+    uint64_t limit_;
+    uint64_t count_ = 0;
+    size_t keep_;
+};
+
+// "256 MiB", "1 GiB", "64 bytes": the limits as the messages state them.
+std::string bytes_text(uint64_t n) {
+    if (n >= (1ull << 30) && n % (1ull << 30) == 0) return std::to_string(n >> 30) + " GiB";
+    if (n >= (1ull << 20) && n % (1ull << 20) == 0) return std::to_string(n >> 20) + " MiB";
+    if (n >= (1ull << 10) && n % (1ull << 10) == 0) return std::to_string(n >> 10) + " KiB";
+    return std::to_string(n) + " bytes";
+}
+
+std::string object_label(QPDFObjGen og) {
+    return og.getObj() > 0 ? "object " + std::to_string(og.getObj()) : "the trailer";
+}
+
+// "<script", "<xfa:script" or "<SCRIPT" followed by a space, '>' or '/'.
+bool has_script_element(const std::string &xml) {
+    for (size_t i = 0; i < xml.size(); i++) {
+        if (xml[i] != '<') continue;
+        size_t j = i + 1;
+        size_t colon = j;
+        while (colon < xml.size() && colon - j < 32 && (isalnum((unsigned char)xml[colon]) || xml[colon] == '-' || xml[colon] == '_'
+                                                        || xml[colon] == '.')) colon++;
+        if (colon < xml.size() && xml[colon] == ':') j = colon + 1;
+        if (xml.size() - j < 7 || strncasecmp(xml.data() + j, "script", 6) != 0) continue;
+        char next = xml[j + 6];
+        if (next == '>' || next == '/' || next == ' ' || next == '\t' || next == '\n' || next == '\r') return true;
+    }
+    return false;
+}
+
+class Walker {
+  public:
+    Walker(QPDF &pdf, const rx_pdf_walk_limits &limits, uint64_t &decoded_total)
+        : pdf_(pdf), limits_(limits), decoded_total_(decoded_total) {}
+
+    void walk() {
+        if (pdf_.getObjectCount() > (size_t)limits_.max_objects) too_many_objects();
+        std::vector<QPDFObjectHandle> objects = pdf_.getAllObjects();
+        if (objects.size() > (size_t)limits_.max_objects) too_many_objects();
+        current_ = QPDFObjGen();
+        visit(pdf_.getTrailer(), 0);
+        for (QPDFObjectHandle &object : objects) {
+            current_ = object.getObjGen();
+            visit(object, 0, true);
+        }
+        // Builds the page list the way a reader does; qpdf reports a loop in the page tree.
+        pdf_.getAllPages();
+    }
+
+  private:
+    QPDF &pdf_;
+    const rx_pdf_walk_limits &limits_;
+    uint64_t &decoded_total_;
+    QPDFObjGen current_;
+    std::set<QPDFObjGen> automatic_seen_;
+    std::set<QPDFObjGen> xfa_seen_;
+
+    // "PDF contains JavaScript (a /JavaScript action in object 50)".
+    [[noreturn]] void found(int refusal, const std::string &headline, const std::string &what) {
+        throw Finding{refusal, headline + " (" + what + " in " + object_label(current_) + ")"};
+    }
+
+    [[noreturn]] void too_many_objects() {
+        throw Finding{RX_PDF_LIMIT, "PDF has more than " + std::to_string(limits_.max_objects) + " objects"};
+    }
+
+    void visit(QPDFObjectHandle object, int depth, bool top = false) {
+        if (depth > limits_.max_depth)
+            found(RX_PDF_LIMIT, "PDF nests arrays or dictionaries more than " + std::to_string(limits_.max_depth) + " deep", "nesting");
+        // An indirect reference is walked as its own object (every object is), not here again.
+        if (!top && object.isIndirect()) return;
+        if (object.isArray()) {
+            int n = object.getArrayNItems();
+            for (int i = 0; i < n; i++) visit(object.getArrayItem(i), depth + 1);
+        } else if (object.isStream()) {
+            QPDFObjectHandle dict = object.getDict();
+            check_dictionary(dict, depth);
+            decode(object);
+        } else if (object.isDictionary()) {
+            check_dictionary(object, depth);
+        }
+    }
+
+    static bool name_is(QPDFObjectHandle value, const char *name) { return value.isName() && value.getName() == name; }
+
+    void check_dictionary(QPDFObjectHandle dict, int depth) {
+        QPDFObjectHandle s = dict.getKey("/S");
+        if (s.isName()) check_action_type(s.getName());
+        QPDFObjectHandle subtype = dict.getKey("/Subtype");
+        QPDFObjectHandle type = dict.getKey("/Type");
+        if (name_is(subtype, "/FileAttachment"))
+            found(RX_PDF_EMBEDDED_FILE, "PDF has a file attached to it", "a /FileAttachment annotation");
+        if (name_is(subtype, "/RichMedia"))
+            found(RX_PDF_ACTIVE_CONTENT, "PDF contains rich media (Flash or video)", "a /RichMedia annotation");
+        if (name_is(type, "/EmbeddedFile"))
+            found(RX_PDF_EMBEDDED_FILE, "PDF has an embedded file", "an /EmbeddedFile stream");
+        for (const std::string &key : dict.getKeys()) {
+            if (key == "/JS") found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JS script");
+            if (key == "/JavaScript") found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JavaScript name tree");
+            if (key == "/EmbeddedFiles")
+                found(RX_PDF_EMBEDDED_FILE, "PDF has embedded files", "an /EmbeddedFiles name tree");
+            if (key == "/EF")
+                found(RX_PDF_EMBEDDED_FILE, "PDF has an embedded file", "a file specification with /EF");
+            if (key == "/RichMediaContent" || key == "/RichMediaSettings")
+                found(RX_PDF_ACTIVE_CONTENT, "PDF contains rich media (Flash or video)", "a " + key + " entry");
+            QPDFObjectHandle value = dict.getKey(key);
+            if (key == "/XFA") check_xfa(value);
+            if (key == "/OpenAction") check_automatic(value, "/OpenAction", 0);
+            if (key == "/AA" && value.isDictionary()) {
+                for (const std::string &trigger : value.getKeys())
+                    check_automatic(value.getKey(trigger), "/AA " + trigger, 0);
+            }
+            visit(value, depth + 1);
+        }
+    }
+
+    // Action types that run code, fetch or send data, open other files or play media.
+    void check_action_type(const std::string &type) {
+        if (type == "/JavaScript") found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JavaScript action");
+        if (type == "/Launch") found(RX_PDF_ACTIVE_CONTENT, "PDF contains a launch action that could start a program", "a /Launch action");
+        if (type == "/ImportData") found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that reads another file into its form", "an /ImportData action");
+        if (type == "/SubmitForm") found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that sends form data to a server", "a /SubmitForm action");
+        if (type == "/GoToR") found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that opens another PDF file", "a /GoToR action");
+        if (type == "/GoToE") found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that opens an embedded PDF file", "a /GoToE action");
+        if (type == "/Rendition") found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that plays media or runs a script", "a /Rendition action");
+        if (type == "/RichMediaExecute") found(RX_PDF_ACTIVE_CONTENT, "PDF contains rich media (Flash or video)", "a /RichMediaExecute action");
+    }
+
+    // An action that runs by itself, when the document opens or a page is shown (/OpenAction,
+    // /AA and their /Next chains). Opening a web address without a click tells a server that
+    // (and when, and from where) the prescription was opened: refused. A /URI action on a link
+    // annotation waits for a click and is accepted (SECURITY.md, "Attachment checker").
+    void check_automatic(QPDFObjectHandle action, const std::string &where, int hops) {
+        if (hops > limits_.max_depth) found(RX_PDF_LIMIT, "PDF has an action chain over " + std::to_string(limits_.max_depth) + " long", "/Next");
+        // An action object reached again (from another /AA, or by /Next arrays that share their
+        // targets) was checked already: without this, shared targets grow the work exponentially.
+        if (action.isIndirect() && !automatic_seen_.insert(action.getObjGen()).second) return;
+        if (action.isArray()) {
+            int n = action.getArrayNItems();
+            for (int i = 0; i < n && i < 4096; i++) check_automatic(action.getArrayItem(i), where, hops + 1);
+            return;
+        }
+        if (!action.isDictionary()) return;
+        if (name_is(action.getKey("/S"), "/URI"))
+            found(RX_PDF_ACTIVE_CONTENT, "PDF opens a web address by itself, without a click", "a /URI action in " + where + ",");
+        if (action.hasKey("/Next")) check_automatic(action.getKey("/Next"), where, hops + 1);
+    }
+
+    // An XFA form is a stream of XML or an array of (name, stream) pairs; a <script> element in
+    // any part is JavaScript (or FormCalc) the viewer runs.
+    void check_xfa(QPDFObjectHandle xfa) {
+        std::vector<QPDFObjectHandle> parts;
+        if (xfa.isStream()) parts.push_back(xfa);
+        if (xfa.isArray()) {
+            int n = xfa.getArrayNItems();
+            for (int i = 0; i < n && i < 4096; i++)
+                if (xfa.getArrayItem(i).isStream()) parts.push_back(xfa.getArrayItem(i));
+        }
+        for (QPDFObjectHandle &part : parts) {
+            // Each stream once, however many forms or array slots name it, and against the
+            // same decoded-bytes budget as every other stream.
+            if (!xfa_seen_.insert(part.getObjGen()).second) continue;
+            std::string xml = decode(part, limits_.max_stream_bytes);
+            if (has_script_element(xml)) {
+                current_ = part.getObjGen();
+                found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a <script> element in the XFA form,");
+            }
+        }
+    }
+
+    // Every stream is decoded (qpdf's "specialized" level: Flate, LZW, ASCII85, ASCIIHex and
+    // RunLength; the general-purpose level would leave RunLength, and an XFA script behind it,
+    // undecoded) so that a broken one is found here, with bounded output and a budget for the
+    // whole file. Image codecs (DCT, JPX, JBIG2, CCITT) are left to poppler's render.
+    // Returns the first `keep` decoded bytes (for the XFA check); counts all of them.
+    std::string decode(QPDFObjectHandle stream, size_t keep = 0) {
+        uint64_t left = limits_.max_total_stream_bytes - decoded_total_;
+        uint64_t limit = std::min<uint64_t>(limits_.max_stream_bytes, left);
+        BoundedSink sink(limit, keep);
+        bool attempted = false;
+        bool ok = stream.pipeStreamData(&sink, &attempted, 0, qpdf_dl_specialized, true, false);
+        decoded_total_ += sink.count();
+        if (sink.over) {
+            current_ = stream.getObjGen();
+            if (limit < limits_.max_stream_bytes)
+                throw Finding{RX_PDF_LIMIT, "PDF streams decompress to more than " + bytes_text(limits_.max_total_stream_bytes) + " in all"};
+            found(RX_PDF_LIMIT, "PDF has a stream that decompresses to more than " + bytes_text(limits_.max_stream_bytes), "the stream");
+        }
+        if (!ok) throw Finding{RX_PDF_DAMAGED, "PDF is damaged: the stream of " + object_label(stream.getObjGen()) + " cannot be decoded"};
+        return std::move(sink.kept);
+    }
+};
+
+// The first warning qpdf collected, without the "<description>: " prefix it puts in front.
+std::string first_warning(QPDF &pdf) {
+    std::vector<QPDFExc> warnings = pdf.getWarnings();
+    if (warnings.empty()) return "";
+    return warnings.front().getMessageDetail();
+}
+
+void check_warnings(QPDF &pdf, const char *when) {
+    if (!pdf.anyWarnings()) return;
+    std::string warning = first_warning(pdf);
+    throw Finding{RX_PDF_DAMAGED, std::string("PDF is damaged: qpdf reports \"") + warning + "\" " + when};
+}
+
+// One revision: the whole file, or the part up to an earlier update's %%EOF.
+void walk_revision(const uint8_t *data, size_t length, const rx_pdf_walk_limits &limits, uint64_t &decoded_total,
+                   long long *previous_xref) {
+    QPDF pdf;
+    pdf.setSuppressWarnings(true);
+    pdf.setAttemptRecovery(false);
+    try {
+        pdf.processMemoryFile("attachment", reinterpret_cast<const char *>(data), length, nullptr);
+    } catch (QPDFExc &e) {
+        if (e.getErrorCode() == qpdf_e_password) throw Finding{RX_PDF_ENCRYPTED, "PDF is password-protected"};
+        throw Finding{RX_PDF_DAMAGED, "PDF is damaged: " + e.getMessageDetail()};
+    }
+    check_warnings(pdf, "while reading its cross-reference table");
+    if (pdf.isEncrypted()) throw Finding{RX_PDF_ENCRYPTED, "PDF is encrypted; only unencrypted PDFs are accepted"};
+    Walker walker(pdf, limits, decoded_total);
+    try {
+        walker.walk();
+    } catch (QPDFExc &e) {
+        throw Finding{RX_PDF_DAMAGED, "PDF is damaged: " + e.getMessageDetail()};
+    }
+    check_warnings(pdf, "while reading its objects");
+    QPDFObjectHandle prev = pdf.getTrailer().getKey("/Prev");
+    *previous_xref = prev.isInteger() ? prev.getIntValue() : -1;
+}
+
+int refuse(rx_pdf_result *result, int refusal, const std::string &message) {
+    result->refusal = refusal;
+    snprintf(result->message, RX_MESSAGE_SIZE, "%s", message.c_str());
+    return refusal;
+}
+
+const uint8_t *find(const uint8_t *from, const uint8_t *end, const char *needle) {
+    size_t n = strlen(needle);
+    for (const uint8_t *p = from; p + n <= end; p++)
+        if (memcmp(p, needle, n) == 0) return p;
+    return nullptr;
+}
+
+}  // namespace
+
+extern "C" int rx_pdf_walk(const uint8_t *data, size_t length, const rx_pdf_walk_limits *limits, rx_pdf_result *result) {
+    try {
+        uint64_t decoded_total = 0;
+        long long previous = -1;
+        walk_revision(data, length, *limits, decoded_total, &previous);
+        // Earlier revisions: each /Prev names the cross-reference section of the one before; that
+        // revision ends at the first %%EOF after it. A reader that shows earlier revisions (or
+        // repairs the file) sees their objects, so they are walked too.
+        std::set<size_t> walked{length};
+        for (int revisions = 1; previous >= 0; revisions++) {
+            if (revisions >= limits->max_revisions)
+                return refuse(result, RX_PDF_LIMIT, "PDF has over " + std::to_string(limits->max_revisions) + " revisions (the file and its incremental updates)");
+            if ((unsigned long long)previous >= length)
+                return refuse(result, RX_PDF_DAMAGED, "PDF is damaged: an update's /Prev points past the end of the file");
+            const uint8_t *eof = find(data + previous, data + length, "%%EOF");
+            if (!eof) return refuse(result, RX_PDF_DAMAGED, "PDF is damaged: an earlier revision has no %%EOF");
+            size_t end = (size_t)(eof + 5 - data);
+            while (end < length && (data[end] == '\r' || data[end] == '\n')) end++;
+            // A linearized file's first-page trailer points forward at the main table, which ends
+            // at the file's own end: nothing earlier to walk.
+            if (walked.count(end) || end >= length) break;
+            walked.insert(end);
+            walk_revision(data, end, *limits, decoded_total, &previous);
+        }
+        return 0;
+    } catch (Finding &finding) {
+        return refuse(result, finding.refusal, finding.message);
+    } catch (QPDFExc &e) {
+        return refuse(result, RX_PDF_DAMAGED, "PDF is damaged: " + e.getMessageDetail());
+    } catch (std::bad_alloc &) {
+        return refuse(result, RX_PDF_LIMIT, "PDF needs more memory to check than the file checker may use");
+    } catch (std::exception &e) {
+        return refuse(result, RX_PDF_DAMAGED, std::string("PDF is damaged: ") + e.what());
+    } catch (...) {
+        return refuse(result, RX_PDF_DAMAGED, "PDF is damaged: qpdf cannot read it");
+    }
+}
