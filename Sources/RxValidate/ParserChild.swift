@@ -49,21 +49,9 @@ public enum ParserChild {
             // What a parser exploit would try: leave a file behind. The sandbox refuses the open;
             // without it, RLIMIT_FSIZE stops only the writing, not the creating.
             let path = String(fault.dropFirst("create-file:".count))
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            let outcome = fd >= 0 ? "created \(path)" : "could not create \(path): \(String(cString: strerror(errno)))"
-            if fd >= 0 { close(fd) }
-            verdict.refusal = .parserFailed
-            verdict.message = "fault test: \(outcome)"
-            writeVerdict(verdict, payload: [])
-            exit(0)
+            reportSandboxProbe(&verdict, open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600), did: "created \(path)", failed: "could not create \(path)")
         case "socket"?:
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            let outcome = fd >= 0 ? "opened a socket" : "could not open a socket: \(String(cString: strerror(errno)))"
-            if fd >= 0 { close(fd) }
-            verdict.refusal = .parserFailed
-            verdict.message = "fault test: \(outcome)"
-            writeVerdict(verdict, payload: [])
-            exit(0)
+            reportSandboxProbe(&verdict, socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0), did: "opened a socket", failed: "could not open a socket")
         case "crash"?:
             // A real invalid memory access, as a parser bug would make.
             let address = UnsafeMutablePointer<Int>(bitPattern: Int.random(in: 1..<4096))!
@@ -89,6 +77,18 @@ public enum ParserChild {
             verdict.message = error.message
         }
         writeVerdict(verdict, payload: payload)
+        exit(0)
+    }
+
+    /// A fault test's probe of the sandbox: says whether the forbidden call (`fd`, its result)
+    /// worked, as the verdict's message, and ends the child.
+    static func reportSandboxProbe(_ verdict: inout Verdict, _ fd: Int32, did: String, failed: String) -> Never {
+        let error = errno
+        let outcome = fd >= 0 ? did : "\(failed): \(String(cString: strerror(error)))"
+        if fd >= 0 { close(fd) }
+        verdict.refusal = .parserFailed
+        verdict.message = "fault test: \(outcome)"
+        writeVerdict(verdict, payload: [])
         exit(0)
     }
 
