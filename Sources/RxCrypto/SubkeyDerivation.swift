@@ -21,6 +21,9 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
     /// MACs every prescription version and attachment row: clients hold data keys, so only a
     /// key they do not hold proves the owner wrote a record.
     case recordMAC = 7
+    /// MACs the state root (format 2): the write counter and the commitment to every current
+    /// row, so rows deleted, put back from an older copy or mixed between copies are seen.
+    case stateMAC = 8
 
     /// Derives this sub-key from `root` (32 bytes).
     public func derive(from root: SecretBytes) throws(CryptoError) -> SecretBytes {

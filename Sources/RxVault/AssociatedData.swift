@@ -20,6 +20,8 @@ enum AssociatedData {
         case versionRow = "rxvault/v1 version-row"
         case attachmentRow = "rxvault/v1 attachment-row"
         case searchIndex = "rxvault/v1 search-index"
+        case stateRoot = "rxvault/v2 state-root"
+        case clientSet = "rxvault/v2 client-set"
     }
 
     enum Field {

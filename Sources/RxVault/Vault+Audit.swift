@@ -16,6 +16,7 @@ extension Vault {
     /// The log, oldest first, filtered. Fails with an integrity error if the chain is broken.
     public func log(client: ClientSummary? = nil, prescription: PrescriptionID? = nil, since: CalendarDate? = nil) throws(VaultError) -> [AuditRecord] {
         try read {
+            _ = try verifiedState()   // the head is the owner's last (format 2)
             let (findings, _) = try AuditLog.verify(store: store, macKey: auditMACKey)
             if let first = findings.first { throw VaultError.integrity(first) }
             return try store.auditEntries().map { row in

@@ -112,21 +112,23 @@ extension Vault {
         var report = ImportReport()
         do {
             try store.write {
+                try beginOwnerWrite()
                 _ = try maintain()
                 report = try importChecked(checked, parser: parser)
                 if dryRun { throw DryRunRollback() }
-                try flushIndex()
+                try finishOwnerWrite()
             }
         } catch is DryRunRollback {
-            pendingIndex = [:]
+            abandonOwnerWrite()
             return report
         } catch let error as ImportError {
-            pendingIndex = [:]
+            abandonOwnerWrite()
             throw error
         } catch {
-            pendingIndex = [:]
+            abandonOwnerWrite()
             throw VaultError.wrap(error)
         }
+        ownerWriteCommitted()
         return report
     }
 
