@@ -197,8 +197,11 @@ extension Vault {
     /// blocks writes, and a counter is recorded only once the root verifies.
     func compareWithAnchor() {
         guard let anchor else { return }
+        // The anchor first: it is only raised after a commit, so a writer committing meanwhile
+        // can only make the file newer than what was read here, never look like a rollback.
+        let seen = anchor.seen(header.vaultIDHex)
         let found = ((try? store.vaultState()) ?? nil)?.writeCounter ?? 0
-        if let seen = anchor.seen(header.vaultIDHex), found < seen {
+        if let seen, found < seen {
             rollback = RollbackAnchor.Finding(seen: seen, found: found)
         } else if let state = try? read({ try verifiedState() }) {
             anchor.record(header.vaultIDHex, counter: state.counter)
