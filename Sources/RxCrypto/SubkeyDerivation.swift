@@ -24,6 +24,9 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
     /// MACs the owner's exports (their `vault` binding): only a file this vault's owner wrote
     /// may update prescriptions on import.
     case exportMAC = 8
+    /// MACs the state root (format 2): the write counter and the commitment to every current
+    /// row, so rows deleted, put back from an older copy or mixed between copies are seen.
+    case stateMAC = 9
 
     /// Derives this sub-key from `root` (32 bytes).
     public func derive(from root: SecretBytes) throws(CryptoError) -> SecretBytes {

@@ -61,6 +61,23 @@ public protocol RecordStore: AnyObject {
     func setAuditHead(sequence: Int, hash: [UInt8], mac: [UInt8]) throws(StoreError)
     func versionCount() throws(StoreError) -> Int
 
+    // MARK: - Format 2: state root and manifest
+
+    /// The schema version of the file (`1` until upgraded).
+    func schemaVersion() throws(StoreError) -> Int
+    /// Adds the format-2 tables and moves the header to `formatVersion` with the root key
+    /// re-wrapped for it, inside the caller's write transaction.
+    func upgradeToCurrentSchema(formatVersion: Int, wrappedRootKey: [UInt8]) throws(StoreError)
+    /// The state root row, nil when there is none.
+    func vaultState() throws(StoreError) -> VaultStateRecord?
+    func setVaultState(_ state: VaultStateRecord) throws(StoreError)
+    func manifestBuckets() throws(StoreError) -> [(Int, [UInt8])]
+    func manifestBucket(_ bucket: Int) throws(StoreError) -> [UInt8]?
+    /// Stores a manifest bucket; `nil` deletes it (no prescription left in it).
+    func setManifestBucket(_ bucket: Int, to content: [UInt8]?) throws(StoreError)
+    /// Every prescription id that any table names (prescriptions, versions, attachments, grants).
+    func allPrescriptionIDs() throws(StoreError) -> [String]
+
     /// Runs `body` as one atomic write: all of it is stored, or none.
     func write<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` against one consistent snapshot.

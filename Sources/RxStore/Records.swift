@@ -121,3 +121,17 @@ public struct AuditEntryRecord: Sendable, Equatable {
         self.mac = mac
     }
 }
+
+/// The owner's state root (format 2): the write counter and the committed state, MAC'd by the
+/// owner (RxVault encodes `state` and checks `mac`; the store only keeps them).
+public struct VaultStateRecord: Sendable, Equatable {
+    public var writeCounter: Int
+    public var state: [UInt8]
+    public var mac: [UInt8]
+
+    public init(writeCounter: Int, state: [UInt8], mac: [UInt8]) {
+        self.writeCounter = writeCounter
+        self.state = state
+        self.mac = mac
+    }
+}

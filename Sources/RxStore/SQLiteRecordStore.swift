@@ -29,7 +29,8 @@ public final class SQLiteRecordStore: RecordStore {
     /// file: the database is built in a temporary file (mode 0600) beside `path` and linked into
     /// place with link(2), which fails if `path` exists, so two `init`s cannot both win and a
     /// failed `init` leaves nothing behind.
-    public static func create(at path: String, header: VaultHeaderRecord, auditHeadMAC: [UInt8]) throws(StoreError) {
+    public static func create(at path: String, header: VaultHeaderRecord, auditHeadMAC: [UInt8],
+                              state: VaultStateRecord? = nil) throws(StoreError) {
         guard access(path, F_OK) != 0 else { throw StoreError.cannotWrite("\(path) already exists") }
         let temporary = path + ".tmp-" + String(UInt32.random(in: .min ... .max), radix: 16)
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
@@ -42,6 +43,7 @@ public final class SQLiteRecordStore: RecordStore {
             try database.execute("PRAGMA application_id = \(Schema.applicationID)")
             try database.writeTransaction { () throws(StoreError) in
                 try database.execute(Schema.version1)
+                try database.execute(Schema.version2)
                 try database.prepare("""
                     INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
                                               kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes,
@@ -53,6 +55,10 @@ public final class SQLiteRecordStore: RecordStore {
                               .blob(header.auditPublicKey)])
                 try database.prepare("INSERT INTO audit_head (singleton, seq, hash, mac) VALUES (1, 0, ?, ?)")
                     .run([.blob([UInt8](repeating: 0, count: 32)), .blob(auditHeadMAC)])
+                if let state {
+                    try database.prepare("INSERT INTO vault_state (singleton, write_counter, state, mac) VALUES (1, ?, ?, ?)")
+                        .run([.integer(Int64(state.writeCounter)), .blob(state.state), .blob(state.mac)])
+                }
                 try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
             }
             database.checkpointAndTruncateWAL()
@@ -342,6 +348,64 @@ public final class SQLiteRecordStore: RecordStore {
             INSERT INTO audit_head (singleton, seq, hash, mac) VALUES (1, ?, ?, ?)
             ON CONFLICT (singleton) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac
             """).run([.integer(Int64(sequence)), .blob(hash), .blob(mac)])
+    }
+
+    // MARK: - Format 2
+
+    public func schemaVersion() throws(StoreError) -> Int {
+        Int(try database.integer("PRAGMA user_version") ?? 0)
+    }
+
+    public func upgradeToCurrentSchema(formatVersion: Int, wrappedRootKey: [UInt8]) throws(StoreError) {
+        guard try schemaVersion() == 1 else { throw StoreError.corrupt("the schema to upgrade is not version 1") }
+        try database.execute(Schema.version2)
+        try database.prepare("UPDATE vault_header SET format_version = ?, wrapped_root_key = ? WHERE singleton = 1")
+            .run([.integer(Int64(formatVersion)), .blob(wrappedRootKey)])
+        try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
+    }
+
+    public func vaultState() throws(StoreError) -> VaultStateRecord? {
+        guard try schemaVersion() >= 2 else { return nil }
+        let s = try database.prepare("SELECT write_counter, state, mac FROM vault_state WHERE singleton = 1")
+        return try s.step() ? VaultStateRecord(writeCounter: Int(s.int(0)), state: s.blob(1), mac: s.blob(2)) : nil
+    }
+
+    public func setVaultState(_ state: VaultStateRecord) throws(StoreError) {
+        try database.prepare("""
+            INSERT INTO vault_state (singleton, write_counter, state, mac) VALUES (1, ?, ?, ?)
+            ON CONFLICT (singleton) DO UPDATE SET write_counter = excluded.write_counter, state = excluded.state, mac = excluded.mac
+            """).run([.integer(Int64(state.writeCounter)), .blob(state.state), .blob(state.mac)])
+    }
+
+    public func manifestBuckets() throws(StoreError) -> [(Int, [UInt8])] {
+        guard try schemaVersion() >= 2 else { return [] }
+        var buckets: [(Int, [UInt8])] = []
+        try database.prepare("SELECT bucket, content FROM manifest ORDER BY bucket").forEach { row in buckets.append((Int(row.int(0)), row.blob(1))) }
+        return buckets
+    }
+
+    public func manifestBucket(_ bucket: Int) throws(StoreError) -> [UInt8]? {
+        let s = try database.prepare("SELECT content FROM manifest WHERE bucket = ?")
+        try s.bind([.integer(Int64(bucket))])
+        return try s.step() ? s.blob(0) : nil
+    }
+
+    public func setManifestBucket(_ bucket: Int, to content: [UInt8]?) throws(StoreError) {
+        if let content {
+            try database.prepare("INSERT INTO manifest (bucket, content) VALUES (?, ?) ON CONFLICT (bucket) DO UPDATE SET content = excluded.content")
+                .run([.integer(Int64(bucket)), .blob(content)])
+        } else {
+            try database.prepare("DELETE FROM manifest WHERE bucket = ?").run([.integer(Int64(bucket))])
+        }
+    }
+
+    public func allPrescriptionIDs() throws(StoreError) -> [String] {
+        var ids: [String] = []
+        try database.prepare("""
+            SELECT id FROM prescription UNION SELECT prescription_id FROM prescription_version
+            UNION SELECT prescription_id FROM attachment UNION SELECT prescription_id FROM access_grant ORDER BY 1
+            """).forEach { row in ids.append(row.text(0) ?? "") }
+        return ids
     }
 
     public func write<T>(_ body: () throws -> T) throws -> T {

@@ -1,4 +1,4 @@
-/// The vault file's SQLite schema (docs/format.md, "Vault file v1").
+/// The vault file's SQLite schema (docs/format.md, "Vault file v1" and "Format 2").
 ///
 /// Plaintext columns hold only what joins and lookups need: random ids, version numbers and
 /// the KDF header. Everything about a prescription is inside `content` (ciphertext).
@@ -6,7 +6,7 @@ enum Schema {
     /// `PRAGMA application_id`: "RxVt". Tells an rxvault vault from any other SQLite file.
     static let applicationID: Int32 = 0x5278_5674
     /// `PRAGMA user_version`: the schema version; migrations step it one at a time.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     static let version1 = """
     CREATE TABLE vault_header (
@@ -78,6 +78,22 @@ enum Schema {
         seq       INTEGER NOT NULL,
         hash      BLOB    NOT NULL,
         mac       BLOB    NOT NULL
+    ) STRICT;
+    """
+
+    /// Format 2 (issue 10): the owner's commitment to the current set of rows. `vault_state` is
+    /// one MAC'd row (write counter, hashes of every index and manifest bucket, the client set,
+    /// the audit head); `manifest` lists, per prescription, the MACs of its current rows.
+    static let version2 = """
+    CREATE TABLE vault_state (
+        singleton     INTEGER PRIMARY KEY CHECK (singleton = 1),
+        write_counter INTEGER NOT NULL CHECK (write_counter >= 0),
+        state         BLOB    NOT NULL,
+        mac           BLOB    NOT NULL
+    ) STRICT;
+    CREATE TABLE manifest (
+        bucket  INTEGER PRIMARY KEY CHECK (bucket >= 0 AND bucket < 256),
+        content BLOB NOT NULL
     ) STRICT;
     """
 }

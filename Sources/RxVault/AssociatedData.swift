@@ -23,6 +23,8 @@ enum AssociatedData {
         case exportBinding = "rxvault/v1 export-binding"
         case auditClientKey = "rxvault/v1 audit-client-key"
         case auditClientEntry = "rxvault/v1 audit-client-entry"
+        case stateRoot = "rxvault/v2 state-root"
+        case clientSet = "rxvault/v2 client-set"
     }
 
     enum Field {

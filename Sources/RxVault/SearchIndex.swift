@@ -203,8 +203,10 @@ struct IndexSubject: FilterSubject {
 extension Vault {
     func indexAAD(_ bucket: Int) -> [UInt8] { SearchIndex.associatedData(vaultID: header.vaultID, bucket: bucket) }
 
-    /// Opens one bucket into `snapshot`.
-    func readIndexBucket(_ bucket: Int, sealed: [UInt8], into snapshot: SearchIndex.Snapshot) throws(VaultError) {
+    /// Opens one bucket into `snapshot`, after checking it is the one the owner wrote last
+    /// (format 2: its hash is in the state root).
+    func readIndexBucket(_ bucket: Int, sealed: [UInt8], into snapshot: SearchIndex.Snapshot) throws {
+        if let state = try verifiedState() { try verifyIndexBucket(bucket, sealed: sealed, state: state) }
         let (rows, plaintext) = try SearchIndex.open(bucket: bucket, sealed: sealed, key: indexKey, vaultID: header.vaultID)
         snapshot.rows += rows
         snapshot.plaintexts[bucket] = plaintext
@@ -213,6 +215,12 @@ extension Vault {
     /// Every index entry, newest versions. Rebuilt from the records if the index is missing.
     func indexSnapshot() throws -> SearchIndex.Snapshot {
         let buckets = try store.indexBuckets()
+        if let state = try verifiedState() {
+            // Every bucket, present or not, must be the owner's last: 256 hashes against the root.
+            var present: [Int: [UInt8]] = [:]
+            for (bucket, sealed) in buckets { present[bucket] = sealed }
+            for bucket in 0..<SearchIndex.bucketCount { try verifyIndexBucket(bucket, sealed: present[bucket], state: state) }
+        }
         if buckets.isEmpty, try store.prescriptionCount() > 0 {
             try perform { try rebuildIndex() }
             return try indexSnapshot()
@@ -258,13 +266,16 @@ extension Vault {
             if let sealed = try store.indexBucket(bucket) { try readIndexBucket(bucket, sealed: sealed, into: snapshot) }
             var records = try snapshot.rows.filter { updates[SearchIndex.id($0).hex] == nil }.map { try snapshot.record($0) }
             records += updates.values.compactMap { $0 }
-            try store.setIndexBucket(bucket, to: try AEAD.seal(SearchIndex.encode(records), key: indexKey, associatedData: indexAAD(bucket)))
+            let sealed = try AEAD.seal(SearchIndex.encode(records), key: indexKey, associatedData: indexAAD(bucket))
+            try store.setIndexBucket(bucket, to: sealed)
+            transactionState?.indexHashes[bucket] = VaultState.bucketHash(sealed)
         }
     }
 
     /// Recomputes the whole index from the records (inside a write transaction).
     func rebuildIndex() throws {
         try store.clearIndex()
+        transactionState?.indexHashes = Array(repeating: VaultState.absentBucket, count: SearchIndex.bucketCount)
         for row in try store.latestVersions() {
             let record = try open(row)
             indexChanged(record.id, record)
@@ -278,6 +289,8 @@ extension Vault {
     /// rows of the real newest version were deleted from the file, rolling the prescription back.
     /// Each row carries its own MAC, so only this cross-check sees a missing one.
     func requireNewest(_ row: PrescriptionVersionRecord, of id: RecordID) throws {
+        // Format 2: the manifest pins every row of the prescription, not only its newest version.
+        if try verifiedState() != nil { return try verifyCurrent(id.hex) }
         let bucket = SearchIndex.bucket(of: id.hex)
         guard let sealed = try store.indexBucket(bucket) else { return }
         let snapshot = SearchIndex.Snapshot()

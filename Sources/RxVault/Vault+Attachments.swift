@@ -44,6 +44,7 @@ extension Vault {
 
         do {
             guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+            try touch(prescriptionID.hex)
             let existing = allowDuplicate ? [] : try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
             try store.insert(AttachmentRecord(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
                                               metadata: [], streamHeader: writer.header, mac: []))
@@ -94,6 +95,7 @@ extension Vault {
     public func attachments(of prescriptionID: PrescriptionID) throws(VaultError) -> [AttachmentInfo] {
         try read {
             guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+            try verifyCurrent(prescriptionID.hex)
             return try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
         }
     }
@@ -110,6 +112,7 @@ extension Vault {
                                write: ([UInt8]) throws -> Void) throws -> AttachmentInfo {
         store.useSmallCacheForStreaming()
         return try read {
+            try verifyCurrent(prescriptionID.hex)
             guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
                 throw VaultError.attachmentNotFound(id.short)
             }
@@ -128,6 +131,7 @@ extension Vault {
     /// Deletes the attachment and purges it from the files.
     public func detach(_ id: AttachmentID, of prescriptionID: PrescriptionID) throws(VaultError) {
         try perform {
+            try touch(prescriptionID.hex)
             guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
                 throw VaultError.attachmentNotFound(id.short)
             }

@@ -24,6 +24,7 @@ extension Vault {
     /// entries the owner cannot vouch for are returned with their `problem`.
     public func log(client: ClientSummary? = nil, prescription: PrescriptionID? = nil, since: CalendarDate? = nil) throws(VaultError) -> [AuditRecord] {
         try read {
+            _ = try verifiedState()   // the head is the owner's last (format 2)
             let entries = try store.auditEntries()
             if let first = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey).first {
                 throw VaultError.integrity(first)

@@ -25,6 +25,7 @@ extension Vault {
                 report.stages.append(try checkAttachments(readData: readData))
                 report.stages.append(try checkIndex())
                 report.stages.append(try checkGrants())
+                report.stages.append(try checkState())
                 report.stages.append(try checkAudit())
             }
         } catch let error as VaultError {

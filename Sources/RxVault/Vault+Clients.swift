@@ -29,7 +29,10 @@ extension Vault {
 
     /// Every registered client, oldest first; each row's MAC is verified.
     public func clients() throws(VaultError) -> [ClientSummary] {
-        try read { try clientSummaries() }
+        try read { () throws -> [ClientSummary] in
+            _ = try verifiedState()   // the client rows are the owner's last (format 2)
+            return try clientSummaries()
+        }
     }
 
     func clientSummaries() throws -> [ClientSummary] {
@@ -51,6 +54,7 @@ extension Vault {
     public func removeClient(_ client: ClientSummary) throws(VaultError) {
         try perform {
             let grants = try store.grants(clientID: client.id.hex, prescriptionID: nil)
+            for grant in grants { try touch(grant.prescriptionID) }
             for grant in grants { try store.deleteGrant(grant.id) }
             for prescription in Set(grants.map(\.prescriptionID)) {
                 // The reason is sealed to the remaining grantees: no client names in it.

@@ -195,6 +195,7 @@ extension Vault {
         var swept = false
         do {
             try store.write {
+                try beginOwnerWrite()
                 swept = try maintain()
                 report = try planImport(checked, origin: origin, policy: policy)
                 if !report.refused.isEmpty { throw ImportError(problems: report.refused.map(Self.refusalProblem), report: report) }
@@ -203,18 +204,19 @@ extension Vault {
                 try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .import,
                                      prescriptions: (report.added + report.updated).map(\.hex),
                                      detail: Self.auditDetail(report)))
-                try flushIndex()
+                try finishOwnerWrite()
             }
         } catch is DryRunRollback {
-            pendingIndex = [:]
+            abandonOwnerWrite()
             return report
         } catch let error as ImportError {
-            pendingIndex = [:]
+            abandonOwnerWrite()
             throw error
         } catch {
-            pendingIndex = [:]
+            abandonOwnerWrite()
             throw VaultError.wrap(error)
         }
+        ownerWriteCommitted()
         if swept { purge() }
         return report
     }

@@ -44,6 +44,8 @@ extension Vault {
         let outcomes: [GrantOutcome] = try perform {
             // Planned again inside the write: another process may have changed the grants since.
             try wanted.map { prescriptionID in
+                // Its rows verified against the owner's manifest before any is relied on.
+                if try store.latestVersion(of: prescriptionID.hex) != nil { try touch(prescriptionID.hex) }
                 let (outcome, existing) = try plan(prescriptionID)
                 guard outcome.changed else { return outcome }
                 replaced = replaced || existing != nil
@@ -85,6 +87,7 @@ extension Vault {
             let grants = try store.grants(clientID: client.id.hex, prescriptionID: nil)
             let wanted = prescriptions.map { Set($0.map(\.hex)) }
             for grant in grants where wanted?.contains(grant.prescriptionID) ?? true {
+                try touch(grant.prescriptionID)
                 try store.deleteGrant(grant.id)
                 try rekey(prescriptionID: grant.prescriptionID, reason: "re-keyed: access revoked")
                 done.append(PrescriptionID(hex: grant.prescriptionID)!)
@@ -109,7 +112,10 @@ extension Vault {
         try read {
             let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
             let lastReads = try lastReadTimes()
-            return try store.grants(clientID: client?.id.hex, prescriptionID: prescription?.hex).map { row in
+            let rows = try store.grants(clientID: client?.id.hex, prescriptionID: prescription?.hex)
+            // Only grants the owner holds current are listed: a revoked one put back is refused.
+            for id in Set(rows.map(\.prescriptionID) + [prescription?.hex].compactMap { $0 }).sorted() { try verifyCurrent(id) }
+            return try rows.map { row in
                 guard let owner = clients[row.clientID] else { throw VaultError.integrity("grant \(row.id.prefix(8)) names no client") }
                 var summary = try openGrant(row, client: owner)
                 summary.lastRead = lastReads["\(row.clientID) \(row.prescriptionID)"]
@@ -122,6 +128,7 @@ extension Vault {
 
     /// Seals the current keys of `prescriptionID` to the client and stores the grant row.
     func writeGrant(id: RecordID, client: ClientSummary, prescriptionID: String, info: GrantInfo) throws {
+        try touch(prescriptionID)
         guard let latest = try store.latestVersion(of: prescriptionID) else { throw VaultError.notFound(id: String(prescriptionID.prefix(8))) }
         var attachmentIDs: [String] = []
         var attachmentKeys: [SecretBytes] = []
@@ -168,6 +175,8 @@ extension Vault {
     /// detach or re-key), keeping each grant's dates and scope. `previousVersion` is the version
     /// the rows were sealed for (nil: the current one, when no version was added).
     func resealGrants(of prescriptionID: String, previousVersion: Int? = nil) throws {
+        // Only to the grantees the owner's manifest lists (a grant put back from an older copy is refused).
+        try touch(prescriptionID)
         let rows = try store.grants(clientID: nil, prescriptionID: prescriptionID)
         guard !rows.isEmpty else { return }
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
@@ -204,6 +213,7 @@ extension Vault {
             let grant = try openGrant(row, client: client)
             if !grant.isActive(on: today) { expired.append((row, grant)) }
         }
+        for (row, _) in expired { try touch(row.prescriptionID) }
         for (row, grant) in expired {
             try store.deleteGrant(row.id)
             try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .grantExpired, client: row.clientID,

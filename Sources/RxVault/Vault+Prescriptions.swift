@@ -65,6 +65,7 @@ extension Vault {
     public func prescription(_ id: PrescriptionID, version: Int? = nil) throws(VaultError) -> PrescriptionRecord {
         let row: PrescriptionVersionRecord?
         if let version {
+            // An earlier version is written once and never changes: its own MAC is enough.
             row = try read { try store.versions(of: id.hex).first { $0.version == version } }
             guard let row else { throw .notFound(id: "\(id.short) version \(version)") }
             return try open(row)
@@ -80,7 +81,10 @@ extension Vault {
 
     /// Every version of one prescription, oldest first.
     public func history(_ id: PrescriptionID) throws(VaultError) -> [PrescriptionRecord] {
-        let rows = try read { try store.versions(of: id.hex) }
+        let rows = try read { () throws -> [PrescriptionVersionRecord] in
+            try verifyCurrent(id.hex)
+            return try store.versions(of: id.hex)
+        }
         guard !rows.isEmpty else { throw .notFound(id: id.short) }
         var records: [PrescriptionRecord] = []
         for row in rows { records.append(try open(row)) }
@@ -97,7 +101,7 @@ extension Vault {
         var changeError: (any Error)?
         try perform {
             guard let row = try store.latestVersion(of: id.hex) else { throw VaultError.notFound(id: id.short) }
-            try requireNewest(row, of: id)
+            try touch(id.hex)
             let current = try open(row)
             var edited = current.prescription
             do { try change(&edited) } catch { changeError = error; return }
@@ -117,6 +121,8 @@ extension Vault {
     public func remove(_ id: PrescriptionID) throws(VaultError) {
         let deleted = try perform { () throws -> Bool in
             indexChanged(id, nil)
+            // Nothing of it is relied on or re-sealed: its manifest entry just goes.
+            touched.insert(id.hex)
             return try store.deletePrescription(id.hex)
         }
         guard deleted else { throw .notFound(id: id.short) }
@@ -128,6 +134,7 @@ extension Vault {
     /// Seals and stores a new version, and notes it for the search index: every version is
     /// written through here, so the index can never miss one.
     func storeVersion(_ record: PrescriptionRecord) throws {
+        try touch(record.id.hex)
         try store.insert(try seal(record))
         indexChanged(record.id, record)
     }

@@ -11,10 +11,14 @@ import RxValidate
 /// Keys live in `SecretBytes` and are zeroed when the vault is released.
 public final class Vault {
     let store: any RecordStore
-    public let header: VaultHeader
+    public internal(set) var header: VaultHeader
     public let path: String
     let clock: VaultClock
     private let rootKey: SecretBytes
+    /// The passphrase's key, kept only while the vault is in format 1: the upgrade to format 2
+    /// re-wraps the root key with the new format version in its associated data, so the file
+    /// cannot be turned back into format 1 (and re-upgraded from forged rows) without it.
+    private let formatOneKEK: SecretBytes?
     /// Set when deleted content could not be purged from the WAL (another process was reading);
     /// it stays there until the next checkpoint.
     public private(set) var purgeFailed = false
@@ -36,15 +40,31 @@ public final class Vault {
     let indexKey: SecretBytes
     /// MACs the binding of the owner's exports (imports that update need it).
     let exportMACKey: SecretBytes
+    let stateMACKey: SecretBytes
+    /// Where the newest write counter seen is kept outside the file (nil: not kept).
+    let anchor: RollbackAnchor?
+    /// Set at open when the file is older than what `anchor` recorded: owner writes are refused
+    /// until the owner accepts it (`check --accept-rollback`, `restore`).
+    public internal(set) var rollback: RollbackAnchor.Finding?
+    /// The verified state root of the current write transaction, its prescriptions verified so
+    /// far (their manifest entries are rewritten at the end), the header before it began.
+    var transactionState: VaultState?
+    var touched: Set<String> = []
+    var headerBeforeTransaction: VaultHeader?
+    /// The counter the last committed owner write left (recorded in the anchor after commit).
+    var committedCounter: Int?
     /// Index changes of the current write transaction (prescription id -> entry, nil = removed).
     var pendingIndex: [String: PrescriptionRecord?] = [:]
 
-    private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock) throws(VaultError) {
+    private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock,
+                 formatOneKEK: SecretBytes?, anchor: RollbackAnchor?) throws(VaultError) {
         self.store = store
         self.header = header
         self.path = path
         self.rootKey = rootKey
         self.clock = clock
+        self.formatOneKEK = formatOneKEK
+        self.anchor = anchor
         do {
             keyWrappingKey = try Subkey.keyWrapping.derive(from: rootKey)
             grantMACKey = try Subkey.grantMAC.derive(from: rootKey)
@@ -54,6 +74,7 @@ public final class Vault {
             recordMACKey = try Subkey.recordMAC.derive(from: rootKey)
             indexKey = try Subkey.index.derive(from: rootKey)
             exportMACKey = try Subkey.exportMAC.derive(from: rootKey)
+            stateMACKey = try Subkey.stateMAC.derive(from: rootKey)
         } catch { throw .internalError(error.description) }
         // The audit public key in the header must be the one our root key derives: otherwise
         // clients would seal their log entries to someone else.
@@ -72,12 +93,16 @@ public final class Vault {
         let wrapped: [UInt8]
         let auditPublicKey: [UInt8]
         let auditHeadMAC: [UInt8]
+        let state: VaultStateRecord
         do {
             let kek = try kdf.deriveKey(passphrase: passphrase, salt: salt)
             let aad = VaultHeader.rootKeyAssociatedData(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
             wrapped = try AEAD.seal(rootKey, key: kek, associatedData: aad)
             auditPublicKey = try X25519.publicKey(of: Subkey.auditSealing.derive(from: rootKey))
             auditHeadMAC = try AuditLog.headMAC(sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
+            let empty = VaultState.empty(clientsHash: VaultState.clientsHash([]))
+            state = VaultStateRecord(writeCounter: empty.counter, state: empty.encoded(),
+                                     mac: try MAC.authenticate(empty.macMessage(vaultID: vaultID), key: Subkey.stateMAC.derive(from: rootKey)))
         } catch {
             throw .internalError(String(describing: error))
         }
@@ -86,7 +111,7 @@ public final class Vault {
                                        kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
                                        maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
         do {
-            try SQLiteRecordStore.create(at: path, header: record, auditHeadMAC: auditHeadMAC)
+            try SQLiteRecordStore.create(at: path, header: record, auditHeadMAC: auditHeadMAC, state: state)
         } catch {
             if case .cannotWrite(let why) = error, why.hasSuffix("already exists") { throw .alreadyExists(path: path) }
             throw VaultError.from(error)
@@ -96,11 +121,26 @@ public final class Vault {
     /// Opens the vault at `path` with `passphrase`. A wrong passphrase throws `.wrongPassphrase`
     /// and nothing is written. A command that finds another process writing waits up to
     /// `busyTimeoutMilliseconds` for it, then fails with `.busy`.
+    ///
+    /// With `anchor`, the vault's write counter is compared with the newest this computer has
+    /// seen: an older vault is opened (its `rollback` says so) but owner writes are refused.
     public static func open(at path: String, passphrase: SecretBytes, clock: VaultClock = .system,
-                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(VaultError) -> Vault {
+                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
+                            anchor: RollbackAnchor? = nil) throws(VaultError) -> Vault {
         let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        let rootKey = try header.unwrapRootKey(passphrase: passphrase)
-        return try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock)
+        let (rootKey, kek) = try header.unwrapRootKeyAndKEK(passphrase: passphrase)
+        let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
+                              formatOneKEK: header.formatVersion < 2 ? kek : nil, anchor: anchor)
+        vault.compareWithAnchor()
+        return vault
+    }
+
+    /// The root key wrapped for format 2 (the upgrade), under the passphrase's key.
+    func rootKeyWrapped(for header: VaultHeaderRecord) throws -> [UInt8] {
+        guard let formatOneKEK else { throw VaultError.internalError("no key to re-wrap the root key with") }
+        let kdf = PasswordKDF(opsLimit: header.kdfOpsLimit, memLimit: header.kdfMemLimit)
+        return try AEAD.seal(rootKey, key: formatOneKEK, associatedData: VaultHeader.rootKeyAssociatedData(
+            formatVersion: header.formatVersion, vaultID: header.vaultID, kdf: kdf, salt: header.kdfSalt))
     }
 
     /// Re-wraps the root key under `newPassphrase` (same KDF parameters, new salt is not needed
@@ -108,17 +148,16 @@ public final class Vault {
     /// old passphrase no longer opens the vault.
     public func changePassphrase(to newPassphrase: SecretBytes) throws(VaultError) {
         guard newPassphrase.count > 0 else { throw .internalError("empty passphrase") }
-        let wrapped: [UInt8]
-        do {
-            let kek = try header.kdf.deriveKey(passphrase: newPassphrase, salt: header.record.kdfSalt)
-            wrapped = try AEAD.seal(rootKey, key: kek, associatedData: header.rootKeyAssociatedData)
-        } catch {
+        let kek: SecretBytes
+        do { kek = try header.kdf.deriveKey(passphrase: newPassphrase, salt: header.record.kdfSalt) } catch {
             throw .internalError(error.description)
         }
         try perform {
             // Another process may have changed the passphrase since we opened: the root key is the
             // same either way, so the last writer's wrapping wins and both passphrases' holders know it.
-            try store.replaceWrappedRootKey(wrapped)
+            // Sealed here, after a format-1 vault was upgraded, so the format version in the
+            // associated data is the one the header now says.
+            try store.replaceWrappedRootKey(try AEAD.seal(rootKey, key: kek, associatedData: header.rootKeyAssociatedData))
         }
         purge()
     }
@@ -146,16 +185,18 @@ public final class Vault {
         let result: T
         do {
             result = try store.write { () throws -> T in
+                try beginOwnerWrite()
                 swept = try maintain()
                 let value = try body()
-                try flushIndex()
+                try finishOwnerWrite()
                 Self.pauseBeforeCommitForTests()
                 return value
             }
         } catch {
-            pendingIndex = [:]
+            abandonOwnerWrite()
             throw VaultError.wrap(error)
         }
+        ownerWriteCommitted()
         if swept { purge() }
         return result
     }
@@ -165,7 +206,7 @@ public final class Vault {
     /// so a kill can be aimed at the worst moment. Unset, it costs one comparison.
     private static let testWritePauseMilliseconds: UInt32 = getenv("RXVAULT_TEST_WRITE_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
 
-    private static func pauseBeforeCommitForTests() {
+    static func pauseBeforeCommitForTests() {
         guard testWritePauseMilliseconds > 0 else { return }
         FileHandle.standardError.write(Data("rxvault: test: transaction open, pausing before commit\n".utf8))
         usleep(testWritePauseMilliseconds * 1000)

@@ -5,7 +5,7 @@ import RxValidate
 /// What anyone can read from a vault file without the passphrase (`rxvault status`).
 public struct VaultHeader: Sendable {
     /// The on-disk format version (docs/format.md).
-    public static let currentFormatVersion = 1
+    public static let currentFormatVersion = 2
     public static let vaultIDLength = 16
     /// The Argon2id costs a header may ask for: every preset (`init --kdf`) with room to spare
     /// (sensitive is ops 4, 1 GiB), and nothing that would take minutes or more than 4 GiB.
@@ -66,10 +66,16 @@ public struct VaultHeader: Sendable {
 
     /// Derives the key-encryption key from `passphrase` and unwraps the root key.
     func unwrapRootKey(passphrase: SecretBytes) throws(VaultError) -> SecretBytes {
+        try unwrapRootKeyAndKEK(passphrase: passphrase).rootKey
+    }
+
+    /// The root key and the key-encryption key it was unwrapped with (the upgrade from format 1
+    /// re-wraps the root key).
+    func unwrapRootKeyAndKEK(passphrase: SecretBytes) throws(VaultError) -> (rootKey: SecretBytes, kek: SecretBytes) {
         let kek: SecretBytes
         do { kek = try kdf.deriveKey(passphrase: passphrase, salt: record.kdfSalt) } catch { throw .internalError(error.description) }
         do {
-            return try AEAD.open(record.wrappedRootKey, key: kek, associatedData: rootKeyAssociatedData)
+            return (try AEAD.open(record.wrappedRootKey, key: kek, associatedData: rootKeyAssociatedData), kek)
         } catch {
             throw .wrongPassphrase
         }

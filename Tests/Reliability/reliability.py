@@ -29,8 +29,9 @@ class Vault:
         self.path = os.path.join(folder, "v.rxv")
         with open(os.path.join(folder, "pw"), "w") as f:
             f.write("reliability passphrase\n")
+        # XDG_STATE_HOME: the rollback anchor stays in the suite's folder, never the user's home.
         self.env = dict(os.environ, RXVAULT_PATH=self.path, RXVAULT_PASSPHRASE_FILE=os.path.join(folder, "pw"),
-                        RXVAULT_BUSY_TIMEOUT="60")
+                        RXVAULT_BUSY_TIMEOUT="60", XDG_STATE_HOME=os.path.join(folder, "state"))
 
     def run(self, *args, limit=None, timeout=120):
         preexec = (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))) if limit else None
@@ -227,6 +228,20 @@ def tamper_suite():
     vault.run("attach", a, PHOTO)
     vault.run("client", "add", "shop", "--generate", "--identity-out", os.path.join(vault.folder, "shop.key"))
     vault.run("grant", "shop", a)
+    # An older copy of the same vault, as a client would keep one: it still has a grant on b, an
+    # attachment of b and a client that are then revoked, detached and removed.
+    vault.run("grant", "shop", b)
+    vault.run("attach", b, PHOTO, "--name", "second.png")
+    vault.run("client", "add", "gone", "--generate", "--identity-out", os.path.join(vault.folder, "gone.key"))
+    older = os.path.join(WORK, "older.rxv")
+    if os.path.exists(older):
+        os.remove(older)
+    db = sqlite3.connect(vault.path)
+    db.execute("VACUUM INTO ?", (older,))
+    db.close()
+    vault.run("revoke", "shop", b)
+    vault.run("detach", b, "second.png", "--yes")
+    vault.run("client", "remove", "gone", "--yes")
     vault.run("backup", os.path.join(vault.folder, "good.age"))
     assert vault.check("before tampering")
     pristine = os.path.join(WORK, "pristine.rxv")
@@ -293,6 +308,59 @@ def tamper_suite():
             r3 = vault.run(*command)
             if r3.returncode != 76:
                 fail(f"tamper {name}: {' '.join(command[:2])} exited {r3.returncode}, expected 76: {r3.stderr.strip()[:200]}")
+    # Rows deleted, put back from the older copy, or mixed with it: every row keeps a valid MAC,
+    # only the state root and the manifest can tell. check and the reading command must say 76.
+    bucket_of_b = int(b[:2], 16)
+    row_cases = [
+        ("rows: revoked grant put back with its versions and index", [
+            "INSERT INTO main.access_grant SELECT * FROM old.access_grant WHERE id NOT IN (SELECT id FROM main.access_grant)",
+            f"DELETE FROM main.prescription_version WHERE prescription_id LIKE '{b}%' AND version > (SELECT max(version) FROM old.prescription_version WHERE prescription_id LIKE '{b}%')",
+            "DELETE FROM main.search_index", "INSERT INTO main.search_index SELECT * FROM old.search_index"],
+         [["grants"], ["show", b], ["edit", b, "--note", "sealed to a revoked client?"]]),
+        ("rows: detached attachment put back", [
+            "INSERT INTO main.attachment SELECT * FROM old.attachment WHERE id NOT IN (SELECT id FROM main.attachment)",
+            "INSERT INTO main.attachment_chunk SELECT * FROM old.attachment_chunk WHERE attachment_id NOT IN (SELECT attachment_id FROM main.attachment_chunk)"],
+         [["attachments", b]]),
+        ("rows: attachment row deleted", [
+            f"DELETE FROM attachment_chunk WHERE attachment_id IN (SELECT id FROM attachment WHERE prescription_id LIKE '{a}%')",
+            f"DELETE FROM attachment WHERE prescription_id LIKE '{a}%'"],
+         [["attachments", a]]),
+        ("rows: grant row deleted", ["DELETE FROM access_grant"], [["show", a]]),
+        ("rows: removed client put back", [
+            "INSERT INTO main.client SELECT * FROM old.client WHERE id NOT IN (SELECT id FROM main.client)"],
+         [["client", "list"]]),
+        ("rows: older audit log", [
+            "DELETE FROM main.audit_entry", "INSERT INTO main.audit_entry SELECT * FROM old.audit_entry",
+            "UPDATE main.audit_head SET seq = (SELECT seq FROM old.audit_head), hash = (SELECT hash FROM old.audit_head), mac = (SELECT mac FROM old.audit_head)"],
+         [["log"]]),
+        ("rows: index bucket mixed from the older copy", [
+            f"UPDATE main.search_index SET content = (SELECT content FROM old.search_index WHERE bucket = {bucket_of_b}) WHERE bucket = {bucket_of_b}"],
+         [["list"]]),
+        ("rows: manifest from the older copy", [
+            "DELETE FROM main.manifest", "INSERT INTO main.manifest SELECT * FROM old.manifest"],
+         [["show", b]]),
+        ("rows: state root from the older copy", [
+            "DELETE FROM main.vault_state", "INSERT INTO main.vault_state SELECT * FROM old.vault_state"],
+         [["show", a]]),
+    ]
+    for name, statements, commands in row_cases:
+        shutil.copy(pristine, vault.path)
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(vault.path + suffix):
+                os.remove(vault.path + suffix)
+        db = sqlite3.connect(vault.path)
+        db.execute("ATTACH DATABASE ? AS old", (older,))
+        for statement in statements:
+            db.execute(statement)
+        db.commit()
+        db.close()
+        r = vault.run("check", "--read-data")
+        if r.returncode != 76:
+            fail(f"tamper {name}: check exited {r.returncode}, expected 76: {r.stdout[-300:]}{r.stderr[-300:]}")
+        for command in commands:
+            r3 = vault.run(*command)
+            if r3.returncode != 76:
+                fail(f"tamper {name}: {' '.join(command[:2])} exited {r3.returncode}, expected 76: {r3.stderr.strip()[:200]}")
     # Truncated and garbage files.
     for name, mutate in (("truncated to half", lambda data: data[: len(data) // 2]), ("empty", lambda data: b""),
                          ("random bytes", lambda data: os.urandom(len(data)))):
@@ -342,7 +410,7 @@ def tamper_suite():
     r = vault.run("backup", "verify", outer, "--age-identity", key)
     if r.returncode != 0:
         fail(f"the untouched recipient backup does not verify: {r.stdout[-300:]}")
-    print(f"tamper: {len(cases)} stored-object cases, 3 whole-file cases, 5 backup cases", flush=True)
+    print(f"tamper: {len(cases)} stored-object cases, {len(row_cases)} row cases, 3 whole-file cases, 5 backup cases", flush=True)
 
 
 # --- Bad input: clear errors, documented exit codes, nothing written ---------------------------

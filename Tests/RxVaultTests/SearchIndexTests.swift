@@ -1,6 +1,7 @@
 import Testing
 import RxModel
 import RxCrypto
+import RxStore
 @testable import RxVault
 
 /// The search index must give back each prescription exactly as it was written: `list` and
@@ -93,7 +94,15 @@ import RxCrypto
         let damaged = PrescriptionRecord(id: record.id, version: version ?? record.version, recorded: record.recorded, prescription: prescription)
         let bucket = SearchIndex.bucket(of: record.id.hex)
         let sealed = try AEAD.seal(SearchIndex.encode([damaged]), key: vault.indexKey, associatedData: vault.indexAAD(bucket))
-        try vault.store.write { try vault.store.setIndexBucket(bucket, to: sealed) }
+        // As a format-1 vault damaged by 0.1.0 and then upgraded: the state root commits to the
+        // damaged bucket (the upgrade trusts the rows as they are).
+        try vault.store.write {
+            try vault.store.setIndexBucket(bucket, to: sealed)
+            var state = try vault.rootState()
+            state.indexHashes[bucket] = VaultState.bucketHash(sealed)
+            try vault.store.setVaultState(VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
+                                                           mac: try MAC.authenticate(state.macMessage(vaultID: vault.header.vaultID), key: vault.stateMACKey)))
+        }
     }
 
     @Test func checkNamesADamagedEntryAndRepairRewritesIt() throws {

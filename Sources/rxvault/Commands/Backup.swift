@@ -177,7 +177,11 @@ extension RxVaultCommand {
                     throw CLIError(.alreadyExists, "\(given) appeared while restoring; nothing was replaced", hint: "pass --force to replace it")
                 }
                 // The new vault is in place: it must open, or the old one goes back.
-                do { _ = try Vault.open(at: target, passphrase: passphrase) } catch {
+                do {
+                    // The owner chose to go back: this computer records the restored vault's write
+                    // counter as the newest, so no rollback warning follows.
+                    try Vault.open(at: target, passphrase: passphrase, anchor: Environment.rollbackAnchor).acceptCurrentState()
+                } catch {
                     BackupFile.rollBack(installed, at: target)
                     throw error
                 }

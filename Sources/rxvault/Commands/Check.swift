@@ -11,12 +11,17 @@ extension RxVaultCommand {
         @Flag(help: "Also read and verify every attachment's content.") var readData = false
         @Flag(help: "First rewrite search-index entries that differ from their records at the same version (damage by rxvault 0.1.0 to plus-cylinder lenses).") var repairIndex = false
         @Option(help: "Output format.") var format: DocumentFormat = .table
+        @Flag(help: "Accept this vault as the newest state (after putting an older copy back on purpose): this computer forgets the newer write it saw, and changes are allowed again.") var acceptRollback = false
         @OptionGroup var options: VaultOptions
 
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
                 let vault = try options.openVault(command: "check")
+                if acceptRollback {
+                    try vault.acceptCurrentState()
+                    Terminal.err("rxvault: recorded write \(try vault.writeCounter()) of this vault as the newest this computer has seen")
+                }
                 if repairIndex {
                     let repaired = try vault.repairIndex()
                     Terminal.err("rxvault: repaired the search-index entries of \(repaired.count) prescription(s)\(repaired.isEmpty ? "" : ": " + repaired.map(\.short).joined(separator: ", "))")

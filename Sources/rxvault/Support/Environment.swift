@@ -36,6 +36,14 @@ enum Environment {
         return Int32(seconds * 1000)
     }
 
+    /// Where the newest write counter seen of each vault is kept (`$XDG_STATE_HOME/rxvault`,
+    /// else `~/.local/state/rxvault`): the anchor that tells an older copy put in place.
+    static var rollbackAnchor: RollbackAnchor {
+        if let xdg = nonEmpty("XDG_STATE_HOME"), xdg.hasPrefix("/") { return RollbackAnchor(directory: xdg + "/rxvault") }
+        let home = nonEmpty("HOME") ?? NSHomeDirectory()
+        return RollbackAnchor(directory: home + "/.local/state/rxvault")
+    }
+
     private static func nonEmpty(_ name: String) -> String? {
         guard let value = values[name], !value.isEmpty else { return nil }
         return value

@@ -46,8 +46,13 @@ struct VaultOptions: ParsableArguments {
         // Say "no vault" before asking for a passphrase that could not open anything.
         _ = try VaultHeader.read(at: path)
         let passphrase = try PassphraseSource.existing(self)
-        return try Vault.open(at: path, passphrase: passphrase, clock: Environment.clock(),
-                              busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
+        let vault = try Vault.open(at: path, passphrase: passphrase, clock: Environment.clock(),
+                                   busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(),
+                                   anchor: Environment.rollbackAnchor)
+        if let rollback = vault.rollback {
+            Terminal.warning("this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): it may have been replaced by an older copy; changes are refused until you run 'rxvault check --accept-rollback' (if you restored it on purpose)")
+        }
+        return vault
     }
 
     /// Opens the vault for reading: as a client when `--identity` is given, else as the owner.

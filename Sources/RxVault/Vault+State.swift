@@ -1,0 +1,264 @@
+import Foundation
+import RxCrypto
+import RxStore
+
+/// The state root and the manifest (format 2; DESIGN.md, "State root"): how the owner tells the
+/// current rows from rows deleted, put back from an older copy of the file, or mixed between
+/// copies, by checking only what a command touches.
+extension Vault {
+    // MARK: - Reading the root
+
+    /// The verified state root; nil for a format-1 vault (not upgraded yet). Outside a write it
+    /// also checks the client rows and the audit head against it (a few rows), so every owner
+    /// command starts from a state it can authenticate as current.
+    func verifiedState() throws -> VaultState? {
+        if let transactionState { return transactionState }
+        guard header.formatVersion >= 2 else { return nil }
+        let state = try rootState()
+        try verifyClientsAndAuditHead(state)
+        return state
+    }
+
+    /// The state row, MAC verified.
+    func rootState() throws -> VaultState {
+        guard let row = try store.vaultState() else {
+            throw VaultError.integrity("the vault's state root is missing (deleted, or the file was turned back into format 1)")
+        }
+        guard let state = VaultState.decode(row.state, counter: row.writeCounter),
+              MAC.verify(row.mac, state.macMessage(vaultID: header.vaultID), key: stateMACKey) else {
+            throw VaultError.integrity("the vault's state root is forged or altered (its MAC does not verify)")
+        }
+        return state
+    }
+
+    func verifyClientsAndAuditHead(_ state: VaultState) throws {
+        guard VaultState.clientsHash(try store.clients()) == state.clientsHash else {
+            throw VaultError.integrity("the client list is not the one the owner wrote last (a client deleted, or a removed client put back from an older copy)")
+        }
+        guard let head = try store.auditHead(), head.sequence == state.auditSequence, head.hash == state.auditHash else {
+            throw VaultError.integrity("the audit log's head is not the one the owner wrote last (the log was rolled back or altered)")
+        }
+    }
+
+    /// Refuses an index bucket that is not the one the owner last wrote.
+    func verifyIndexBucket(_ bucket: Int, sealed: [UInt8]?, state: VaultState) throws {
+        guard VaultState.bucketHash(sealed) == state.indexHashes[bucket] else {
+            throw VaultError.integrity("search index bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
+        }
+    }
+
+    /// The manifest entries of one bucket, verified against the root.
+    func manifestEntries(bucket: Int, state: VaultState) throws -> [String: ManifestEntry] {
+        let content = try store.manifestBucket(bucket)
+        guard VaultState.bucketHash(content) == state.manifestHashes[bucket] else {
+            throw VaultError.integrity("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
+        }
+        guard let entries = ManifestEntry.decode(content ?? []) else { throw VaultError.integrity("manifest bucket \(bucket) does not decode") }
+        return entries
+    }
+
+    /// What the file holds for one prescription now, in the manifest's terms (nil: no row at all).
+    func storedEntry(_ id: String) throws -> ManifestEntry? {
+        let versions = try store.versions(of: id)
+        let attachments = try store.attachments(of: id)
+        let grants = try store.grants(clientID: nil, prescriptionID: id)
+        let exists = try store.prescriptionIDs(withPrefix: id, limit: 1).first == id
+        if versions.isEmpty, attachments.isEmpty, grants.isEmpty, !exists { return nil }
+        return ManifestEntry(prescriptionID: id, versions: versions, attachments: attachments, grants: grants)
+    }
+
+    /// Compares a prescription's rows (versions, attachments, grants) with the owner's manifest
+    /// entry and refuses, naming what differs, on any extra, missing or other row. Costs the
+    /// prescription's own rows and one manifest bucket.
+    func verifyCurrent(_ id: String) throws {
+        guard let state = try verifiedState() else { return }
+        guard id.count == 32, RecordID.isHex(id) else { throw VaultError.integrity("a stored prescription id is malformed") }
+        let expected = try manifestEntries(bucket: SearchIndex.bucket(of: id), state: state)[id]
+        let actual = try storedEntry(id)
+        guard expected != actual else { return }
+        throw VaultError.integrity(ManifestEntry.differences(id, expected: expected, actual: actual).joined(separator: "; "))
+    }
+
+    /// In an owner write, before anything of a prescription is read to be extended or re-sealed:
+    /// verifies it (once per transaction) and marks its manifest entry to be rewritten at the end.
+    func touch(_ id: String) throws {
+        guard !touched.contains(id) else { return }
+        try verifyCurrent(id)
+        touched.insert(id)
+    }
+
+    // MARK: - Owner write transactions
+
+    /// First step of every owner write: refuse a rolled-back vault, upgrade a format-1 one, and
+    /// verify the root, the client rows and the audit head.
+    func beginOwnerWrite() throws {
+        if let rollback { throw VaultError.integrity(Self.rollbackMessage(rollback)) }
+        headerBeforeTransaction = header
+        touched = []
+        committedCounter = nil
+        // Another process may have upgraded the file since it was opened.
+        let stored = try VaultHeader(store.header())
+        if stored.formatVersion != header.formatVersion { header = stored }
+        if header.formatVersion < 2 {
+            try upgradeToFormat2()
+            return
+        }
+        transactionState = try verifiedState()
+    }
+
+    /// Last step of every owner write: index and manifest buckets written, then the root with
+    /// the next counter, all in the same transaction.
+    func finishOwnerWrite() throws {
+        try flushIndex()
+        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        var byBucket: [Int: [String]] = [:]
+        for id in touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
+        for (bucket, ids) in byBucket {
+            var entries = try manifestEntries(bucket: bucket, state: state)
+            for id in ids { entries[id] = try storedEntry(id) }
+            let content = entries.isEmpty ? nil : ManifestEntry.encode(Array(entries.values))
+            try store.setManifestBucket(bucket, to: content)
+            state.manifestHashes[bucket] = VaultState.bucketHash(content)
+        }
+        state.clientsHash = VaultState.clientsHash(try store.clients())
+        guard let head = try store.auditHead() else { throw VaultError.integrity("the audit log's head record was deleted") }
+        state.auditSequence = head.sequence
+        state.auditHash = head.hash
+        state.counter += 1
+        try store.setVaultState(VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
+                                                 mac: try MAC.authenticate(state.macMessage(vaultID: header.vaultID), key: stateMACKey)))
+        transactionState = nil
+        touched = []
+        committedCounter = state.counter
+    }
+
+    /// After a rollback of the transaction: nothing of it stays in memory.
+    func abandonOwnerWrite() {
+        pendingIndex = [:]
+        transactionState = nil
+        touched = []
+        committedCounter = nil
+        if let headerBeforeTransaction { header = headerBeforeTransaction }
+    }
+
+    /// After commit: the anchor learns the new counter.
+    func ownerWriteCommitted() {
+        headerBeforeTransaction = nil
+        if let counter = committedCounter { anchor?.record(header.vaultIDHex, counter: counter) }
+        committedCounter = nil
+    }
+
+    /// Upgrades a format-1 vault inside the current write transaction: adds the format-2
+    /// tables, re-wraps the root key for format 2 and computes the root and the manifest from
+    /// the rows as they are. Those rows are trusted as the owner's (SECURITY.md), but any whose
+    /// MAC does not verify refuses the upgrade.
+    func upgradeToFormat2() throws {
+        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
+        if let finding = AuditLog.verify(entries: try store.auditEntries(), head: try store.auditHead(), macKey: auditMACKey).first {
+            throw VaultError.integrity("cannot upgrade to format 2: \(finding); run 'rxvault check'")
+        }
+        let ids = try store.allPrescriptionIDs()
+        for id in ids {
+            guard id.count == 32, RecordID.isHex(id) else { throw VaultError.integrity("a stored prescription id is malformed") }
+            for row in try store.versions(of: id) where !MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey) {
+                throw VaultError.integrity("cannot upgrade to format 2: prescription \(id.prefix(8)) version \(row.version) was altered; run 'rxvault check'")
+            }
+            for row in try store.attachments(of: id) where !MAC.verify(row.mac, attachmentRowMessage(
+                id: row.id, prescriptionID: row.prescriptionID, wrappedKey: row.wrappedKey, metadata: row.metadata,
+                streamHeader: row.streamHeader), key: recordMACKey) {
+                throw VaultError.integrity("cannot upgrade to format 2: attachment \(row.id.prefix(8)) was altered; run 'rxvault check'")
+            }
+            for row in try store.grants(clientID: nil, prescriptionID: id) {
+                guard let client = clients[row.clientID] else { throw VaultError.integrity("grant \(row.id.prefix(8)) names no client") }
+                _ = try openGrant(row, client: client)
+            }
+        }
+        var record = header.record
+        record.formatVersion = 2
+        record.wrappedRootKey = try rootKeyWrapped(for: record)
+        try store.upgradeToCurrentSchema(formatVersion: 2, wrappedRootKey: record.wrappedRootKey)
+        header = try VaultHeader(record)
+        var state = VaultState.empty(clientsHash: VaultState.clientsHash(try store.clients()))
+        for (bucket, sealed) in try store.indexBuckets() { state.indexHashes[bucket] = VaultState.bucketHash(sealed) }
+        if let head = try store.auditHead() { state.auditSequence = head.sequence; state.auditHash = head.hash }
+        transactionState = state
+        if try store.indexBuckets().isEmpty, !ids.isEmpty { try rebuildIndex() }
+        touched = Set(ids)
+    }
+
+    // MARK: - Rollback anchor
+
+    static func rollbackMessage(_ finding: RollbackAnchor.Finding) -> String {
+        "this vault is older than a copy of it this computer has seen (it is at write \(finding.found), this computer saw write \(finding.seen)): it may have been replaced by an older copy; if you restored it on purpose, run 'rxvault check --accept-rollback'"
+    }
+
+    /// Compares the file's counter with the anchor (at open). The counter is read without its
+    /// MAC here, so that `check` can still open a damaged vault; a lower number only warns and
+    /// blocks writes, and a counter is recorded only once the root verifies.
+    func compareWithAnchor() {
+        guard let anchor else { return }
+        // The anchor first: it is only raised after a commit, so a writer committing meanwhile
+        // can only make the file newer than what was read here, never look like a rollback.
+        let seen = anchor.seen(header.vaultIDHex)
+        let found = ((try? store.vaultState()) ?? nil)?.writeCounter ?? 0
+        if let seen, found < seen {
+            rollback = RollbackAnchor.Finding(seen: seen, found: found)
+        } else if let state = try? read({ try verifiedState() }) {
+            anchor.record(header.vaultIDHex, counter: state.counter)
+        }
+    }
+
+    /// The owner chose this state of the vault (it was restored or put back on purpose): the
+    /// anchor records its counter as the newest, and writes are allowed again.
+    public func acceptCurrentState() throws(VaultError) {
+        let counter = try read { try verifiedState()?.counter ?? 0 }
+        anchor?.record(header.vaultIDHex, counter: counter, force: true)
+        rollback = nil
+    }
+
+    /// The write counter of the vault (0 for format 1).
+    public func writeCounter() throws(VaultError) -> Int {
+        try read { try verifiedState()?.counter ?? 0 }
+    }
+
+    // MARK: - check
+
+    /// `check`'s stage: the root, every bucket against it, every prescription's rows against the
+    /// manifest, and the client rows and the audit head.
+    func checkState() throws -> CheckReport.Stage {
+        let name = "state root and manifest"
+        guard header.formatVersion >= 2 else {
+            return CheckReport.Stage(name: name, checked: 0, errors: [], notes: ["format 1: rows deleted or put back from an older copy cannot be detected until the next owner write upgrades the vault to format 2"])
+        }
+        let state: VaultState
+        do { state = try rootState() } catch let error as VaultError {
+            return CheckReport.Stage(name: name, checked: 1, errors: [error.description], notes: [])
+        }
+        var errors: [String] = []
+        do { try verifyClientsAndAuditHead(state) } catch let error as VaultError { errors.append(error.description) }
+        var index: [Int: [UInt8]] = [:]
+        for (bucket, sealed) in try store.indexBuckets() { index[bucket] = sealed }
+        var manifest: [String: ManifestEntry] = [:]
+        var manifestContent: [Int: [UInt8]] = [:]
+        for (bucket, content) in try store.manifestBuckets() { manifestContent[bucket] = content }
+        for bucket in 0..<VaultState.bucketCount {
+            do { try verifyIndexBucket(bucket, sealed: index[bucket], state: state) } catch let error as VaultError { errors.append(error.description) }
+            guard VaultState.bucketHash(manifestContent[bucket]) == state.manifestHashes[bucket] else {
+                errors.append("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
+                continue
+            }
+            guard let entries = ManifestEntry.decode(manifestContent[bucket] ?? []) else {
+                errors.append("manifest bucket \(bucket) does not decode"); continue
+            }
+            for (id, entry) in entries { manifest[id] = entry }
+        }
+        let ids = Set(try store.allPrescriptionIDs()).union(manifest.keys)
+        for id in ids.sorted() {
+            let actual = try storedEntry(id)
+            let expected = manifest[id]
+            if expected != actual { errors += ManifestEntry.differences(id, expected: expected, actual: actual) }
+        }
+        return CheckReport.Stage(name: name, checked: ids.count, errors: errors,
+                                 notes: ["write \(state.counter)"])
+    }
+}
