@@ -40,6 +40,8 @@ final class CLIHarness: @unchecked Sendable {
         vaultPath = directory.appendingPathComponent("vault.rxv").path
         passphraseFile = directory.appendingPathComponent("passphrase").path
         try (passphrase + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+        // Secrets kept as a careful user keeps them: rxvault warns about files others can read.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passphraseFile)
         environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "RXVAULT_PATH": vaultPath,
                        "RXVAULT_PASSPHRASE_FILE": passphraseFile, "LANG": "C.UTF-8"]
         if let today { environment["RXVAULT_TODAY"] = today }
@@ -52,6 +54,7 @@ final class CLIHarness: @unchecked Sendable {
     func write(_ text: String, to name: String) throws -> String {
         let p = path(name)
         try text.write(toFile: p, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: p)
         return p
     }
 

@@ -219,13 +219,20 @@ import RxStore
         #expect(all.count == 2)
         let edited = try #require(all.first { $0.id.hex.hasPrefix("6070cf6e") })
         #expect(try vault.attachments(of: edited.id).count == 1)
-        #expect(try vault.check(readData: true).isClean)
+        // The fixture's one client read was logged by rxvault 0.1.0, before clients authenticated
+        // their entries, and was still awaiting the owner's countersignature: it is reported as
+        // unauthenticated (docs/format.md, "Audit log"), and that is the only finding.
+        func onlyTheLegacyRead(_ report: Vault.CheckReport) -> Bool {
+            let errors = report.stages.flatMap(\.errors)
+            return errors.count == 1 && errors[0].contains("audit entry 3") && errors[0].contains("before clients authenticated")
+        }
+        #expect(onlyTheLegacyRead(try vault.check(readData: true)))
         // The first write upgrades, in the same transaction.
         _ = try vault.edit(edited.id) { $0.note = "after the upgrade" }
         #expect(vault.header.formatVersion == 2)
         #expect(try VaultHeader.read(at: path).formatVersion == 2)
         let report = try vault.check(readData: true)
-        #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
+        #expect(onlyTheLegacyRead(report), "\(report.stages.flatMap(\.errors))")
         #expect(try vault.grants().count == 1)
         // Opened again, the upgraded vault unwraps with the format-2 associated data.
         let again = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: TestVault.today))

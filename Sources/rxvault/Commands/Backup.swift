@@ -230,10 +230,7 @@ extension RxVaultCommand {
             let vaultPassphrase = try PassphraseSource.existing(options, for: "backup \(file)")
             let key: AgeFile.Key
             if let ageIdentity {
-                guard let text = try? String(contentsOfFile: ageIdentity, encoding: .utf8), let ids = AgeIdentity.parseFile(text), !ids.isEmpty else {
-                    throw CLIError(.usage, "\(ageIdentity) is not an age identity file")
-                }
-                key = .identities(ids)
+                key = .identities(try KeyFile.identities(ageIdentity, what: "age identity"))
             } else {
                 let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
                 key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)

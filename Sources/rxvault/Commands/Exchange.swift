@@ -176,11 +176,7 @@ extension RxVaultCommand {
                     if let path = agePassphraseFile {
                         key = .passphrase(try PassphraseSource.read(file: path, what: "age passphrase"), maxLogN: AgeFile.maxReadLogN)
                     } else if let path = ageIdentity {
-                        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let identities = AgeIdentity.parseFile(text),
-                              !identities.isEmpty else {
-                            throw CLIError(.usage, "\(path) is not an age identity file (AGE-SECRET-KEY-1... lines)")
-                        }
-                        key = .identities(identities)
+                        key = .identities(try KeyFile.identities(path, what: "age identity"))
                     } else {
                         throw CLIError(.usage, "\(file) is age-encrypted", hint: "give --age-identity FILE or --age-passphrase-file FILE")
                     }

@@ -15,10 +15,7 @@ enum PassphraseSource {
 
     /// Reads the first line of `path` (without its line ending) into zeroed-on-release memory.
     static func read(file path: String, what: String) throws -> SecretBytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw CLIError(.usage, "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))")
-        }
+        let fd = try KeyFile.open(path, what: what)
         defer { close(fd) }
         return try nonEmpty(Terminal.readLine(fd: fd, limit: maxLength), what: what, source: "file \(path)")
     }

@@ -58,14 +58,7 @@ struct VaultOptions: ParsableArguments {
     /// Opens the vault for reading: as a client when `--identity` is given, else as the owner.
     func openReader() throws -> any VaultReader {
         guard let identity else { return try openVault() }
-        let text: String
-        do { text = try String(contentsOfFile: identity, encoding: .utf8) } catch {
-            throw CLIError(.usage, "cannot read the identity file \(identity)")
-        }
-        guard let identities = AgeIdentity.parseFile(text), let first = identities.first else {
-            throw CLIError(.usage, "\(identity) is not an age identity file (AGE-SECRET-KEY-1... lines)",
-                           hint: "give the identity file the vault's owner registered (age-keygen makes one)")
-        }
+        guard let first = try KeyFile.identities(identity).first else { throw CLIError(.usage, "\(identity) holds no identity") }
         _ = try VaultHeader.read(at: vaultPath)
         return try ClientVault.open(at: vaultPath, identity: first, clock: Environment.clock(),
                                     busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import RxCrypto
+
+/// Files that hold a secret: passphrase files and age identity files. The secret in them is only
+/// as safe as the file, so rxvault says so (as ssh does for keys) when others can read one, but
+/// still uses it: refusing would break scripts for a problem only the user can fix.
+enum KeyFile {
+    /// Largest identity file read: a few keys and comments are under 1 KiB; `/dev/zero` is not one.
+    static let maxIdentityFileBytes = 1 << 16
+
+    /// Warns when `fd` (opened from `path`) is a regular file that its group or others may read.
+    static func warnIfReadableByOthers(fd: Int32, path: String) {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o044 != 0 else { return }
+        Terminal.warning("\(path) is readable by others; chmod 600 \(path)")
+    }
+
+    /// Opens `path` for reading a secret, warning as above; the caller closes the descriptor.
+    static func open(_ path: String, what: String) throws -> Int32 {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CLIError(.usage, "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))")
+        }
+        warnIfReadableByOthers(fd: fd, path: path)
+        return fd
+    }
+
+    /// The identities in an age identity file (`AGE-SECRET-KEY-1...` lines).
+    static func identities(_ path: String, what: String = "identity") throws -> [AgeIdentity] {
+        let fd = try open(path, what: what)
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw CLIError(.usage, "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            bytes += buffer[0..<n]
+            guard bytes.count <= maxIdentityFileBytes else {
+                throw CLIError(.usage, "\(path) is not an age identity file (over \(maxIdentityFileBytes >> 10) KiB)")
+            }
+        }
+        defer { for i in bytes.indices { bytes[i] = 0 } }
+        guard let text = String(validating: bytes, as: UTF8.self), let identities = AgeIdentity.parseFile(text), !identities.isEmpty else {
+            throw CLIError(.usage, "\(path) is not an age identity file (AGE-SECRET-KEY-1... lines)",
+                           hint: "make one with age-keygen, or with rxvault client add NAME --generate --identity-out FILE")
+        }
+        return identities
+    }
+}
