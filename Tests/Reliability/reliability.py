@@ -27,7 +27,8 @@ class Vault:
         self.folder = folder
         os.makedirs(folder, exist_ok=True)
         self.path = os.path.join(folder, "v.rxv")
-        with open(os.path.join(folder, "pw"), "w") as f:
+        # 0600, as a careful user keeps it: rxvault warns about secrets others can read.
+        with open(os.open(os.path.join(folder, "pw"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
             f.write("reliability passphrase\n")
         # XDG_STATE_HOME: the rollback anchor stays in the suite's folder, never the user's home.
         self.env = dict(os.environ, RXVAULT_PATH=self.path, RXVAULT_PASSPHRASE_FILE=os.path.join(folder, "pw"),
