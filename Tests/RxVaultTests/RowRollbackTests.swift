@@ -201,11 +201,15 @@ import RxStore
 
     // MARK: - Format 1
 
+    /// The format-1 fixture is kept as SQL text (a vault file in git would look like a user's
+    /// vault, and text diffs): loaded here into a new file, byte-for-byte the rows rxvault 0.1.0 wrote.
     static func formatOneFixture(into directory: URL) throws -> String {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/vaults/format1.rxv")
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/vaults/format1.sql")
         let path = directory.appendingPathComponent("format1.rxv").path
-        try FileManager.default.copyItem(atPath: source.path, toPath: path)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
+        let database = try Database(path: path)
+        try database.execute(try String(contentsOf: source, encoding: .utf8))
         return path
     }
 
