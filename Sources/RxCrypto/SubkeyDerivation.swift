@@ -27,6 +27,11 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
     /// MACs the state root (format 2): the write counter and the commitment to every current
     /// row, so rows deleted, put back from an older copy or mixed between copies are seen.
     case stateMAC = 9
+    /// Keys the grant references (format 3): a grant row is found by a keyed hash of its client
+    /// and prescription, so the file does not say which client may read which prescription.
+    case grantReference = 10
+    /// Seals the manifest buckets (format 3): they list each prescription's grants and clients.
+    case manifestSealing = 11
 
     /// Derives this sub-key from `root` (32 bytes).
     public func derive(from root: SecretBytes) throws(CryptoError) -> SecretBytes {

@@ -35,13 +35,15 @@ public protocol RecordStore: AnyObject {
     func attachmentCountsByPrescription() throws(StoreError) -> [String: Int]
 
     func clients() throws(StoreError) -> [ClientRecord]
-    func client(withPublicKey key: [UInt8]) throws(StoreError) -> ClientRecord?
+    /// The client whose `lookup` is `key` (format 1 and 2: its public key; format 3: its lookup tag).
+    func client(withLookup key: [UInt8]) throws(StoreError) -> ClientRecord?
     func insert(_ client: ClientRecord) throws(StoreError)
     func deleteClient(_ id: String) throws(StoreError)
 
-    /// Grants, optionally only one client's or one prescription's.
-    func grants(clientID: String?, prescriptionID: String?) throws(StoreError) -> [GrantRecord]
-    /// Inserts or replaces the grant of (client, prescription).
+    /// Grants, optionally only one client's, or only those with one of `references` (format 1
+    /// and 2: prescription ids; format 3: grant references).
+    func grants(clientID: String?, references: [String]?) throws(StoreError) -> [GrantRecord]
+    /// Inserts or replaces the grant with the same reference (one per client and prescription).
     func upsert(_ grant: GrantRecord) throws(StoreError)
     func deleteGrant(_ id: String) throws(StoreError)
 
@@ -65,9 +67,13 @@ public protocol RecordStore: AnyObject {
 
     /// The schema version of the file (`1` until upgraded).
     func schemaVersion() throws(StoreError) -> Int
-    /// Adds the format-2 tables and moves the header to `formatVersion` with the root key
-    /// re-wrapped for it, inside the caller's write transaction.
-    func upgradeToCurrentSchema(formatVersion: Int, wrappedRootKey: [UInt8]) throws(StoreError)
+    /// Adds the format-2 tables and moves the header to format 2 with the root key re-wrapped
+    /// for it, inside the caller's write transaction.
+    func upgradeToFormat2(wrappedRootKey: [UInt8]) throws(StoreError)
+    /// Rebuilds the client and grant tables in their format-3 form holding `clients` and
+    /// `grants` (already in that form), and moves the header to format 3, inside the caller's
+    /// write transaction.
+    func upgradeToFormat3(wrappedRootKey: [UInt8], clients: [ClientRecord], grants: [GrantRecord]) throws(StoreError)
     /// The state root row, nil when there is none.
     func vaultState() throws(StoreError) -> VaultStateRecord?
     func setVaultState(_ state: VaultStateRecord) throws(StoreError)
@@ -75,7 +81,8 @@ public protocol RecordStore: AnyObject {
     func manifestBucket(_ bucket: Int) throws(StoreError) -> [UInt8]?
     /// Stores a manifest bucket; `nil` deletes it (no prescription left in it).
     func setManifestBucket(_ bucket: Int, to content: [UInt8]?) throws(StoreError)
-    /// Every prescription id that any table names (prescriptions, versions, attachments, grants).
+    /// Every prescription id that any table names in the clear (prescriptions, versions,
+    /// attachments, and grants up to format 2).
     func allPrescriptionIDs() throws(StoreError) -> [String]
 
     /// Runs `body` as one atomic write: all of it is stored, or none.

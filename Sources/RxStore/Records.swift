@@ -70,36 +70,42 @@ public struct AttachmentRecord: Sendable, Equatable {
     }
 }
 
-/// A client app: its X25519 public key (how it is found when it opens the vault with its
-/// identity), its owner-only info (name, added; sealed) and a MAC under the grant sub-key.
+/// A client app: how it is found when it opens the vault with its identity (`lookup`), its
+/// owner-only info (name, added, and from format 3 its public key; sealed) and a MAC under the
+/// grant sub-key.
 public struct ClientRecord: Sendable, Equatable {
     public var id: String
-    public var publicKey: [UInt8]
+    /// Format 1 and 2: the client's X25519 public key. Format 3: its lookup tag, which only the
+    /// owner and the client can compute (the public key is then inside `info`).
+    public var lookup: [UInt8]
     public var info: [UInt8]
     public var mac: [UInt8]
 
-    public init(id: String, publicKey: [UInt8], info: [UInt8], mac: [UInt8]) {
+    public init(id: String, lookup: [UInt8], info: [UInt8], mac: [UInt8]) {
         self.id = id
-        self.publicKey = publicKey
+        self.lookup = lookup
         self.info = info
         self.mac = mac
     }
 }
 
 /// A grant: the keys a client may use (sealed to its public key), the owner's sealed view of
-/// the grant (dates, scope) and a MAC over the whole row under the grant sub-key.
+/// the grant (dates, scope; from format 3 also its prescription) and a MAC over the whole row
+/// under the grant sub-key.
 public struct GrantRecord: Sendable, Equatable {
     public var id: String
     public var clientID: String
-    public var prescriptionID: String
+    /// Format 1 and 2: the prescription id. Format 3: the grant's reference, a keyed hash of its
+    /// client and prescription that only the owner can compute (32 hex digits).
+    public var reference: String
     public var sealedKeys: [UInt8]
     public var info: [UInt8]
     public var mac: [UInt8]
 
-    public init(id: String, clientID: String, prescriptionID: String, sealedKeys: [UInt8], info: [UInt8], mac: [UInt8]) {
+    public init(id: String, clientID: String, reference: String, sealedKeys: [UInt8], info: [UInt8], mac: [UInt8]) {
         self.id = id
         self.clientID = clientID
-        self.prescriptionID = prescriptionID
+        self.reference = reference
         self.sealedKeys = sealedKeys
         self.info = info
         self.mac = mac

@@ -44,6 +44,7 @@ public final class SQLiteRecordStore: RecordStore {
             try database.writeTransaction { () throws(StoreError) in
                 try database.execute(Schema.version1)
                 try database.execute(Schema.version2)
+                try database.execute(Schema.version3)
                 try database.prepare("""
                     INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
                                               kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes,
@@ -234,46 +235,60 @@ public final class SQLiteRecordStore: RecordStore {
     // MARK: - Clients and grants
 
     public func clients() throws(StoreError) -> [ClientRecord] {
+        let lookup = Schema.clientLookupColumn(try schemaVersion())
         var records: [ClientRecord] = []
-        try database.prepare("SELECT id, public_key, info, mac FROM client ORDER BY rowid").forEach { row in
-            records.append(ClientRecord(id: row.text(0) ?? "", publicKey: row.blob(1), info: row.blob(2), mac: row.blob(3)))
+        try database.prepare("SELECT id, \(lookup), info, mac FROM client ORDER BY rowid").forEach { row in
+            records.append(ClientRecord(id: row.text(0) ?? "", lookup: row.blob(1), info: row.blob(2), mac: row.blob(3)))
         }
         return records
     }
 
-    public func client(withPublicKey key: [UInt8]) throws(StoreError) -> ClientRecord? {
-        let s = try database.prepare("SELECT id, public_key, info, mac FROM client WHERE public_key = ?")
+    public func client(withLookup key: [UInt8]) throws(StoreError) -> ClientRecord? {
+        let lookup = Schema.clientLookupColumn(try schemaVersion())
+        let s = try database.prepare("SELECT id, \(lookup), info, mac FROM client WHERE \(lookup) = ?")
         try s.bind([.blob(key)])
-        return try s.step() ? ClientRecord(id: s.text(0) ?? "", publicKey: s.blob(1), info: s.blob(2), mac: s.blob(3)) : nil
+        return try s.step() ? ClientRecord(id: s.text(0) ?? "", lookup: s.blob(1), info: s.blob(2), mac: s.blob(3)) : nil
     }
 
     public func insert(_ client: ClientRecord) throws(StoreError) {
-        try database.prepare("INSERT INTO client (id, public_key, info, mac) VALUES (?, ?, ?, ?)")
-            .run([.text(client.id), .blob(client.publicKey), .blob(client.info), .blob(client.mac)])
+        let lookup = Schema.clientLookupColumn(try schemaVersion())
+        try database.prepare("INSERT INTO client (id, \(lookup), info, mac) VALUES (?, ?, ?, ?)")
+            .run([.text(client.id), .blob(client.lookup), .blob(client.info), .blob(client.mac)])
     }
 
     public func deleteClient(_ id: String) throws(StoreError) {
         try database.prepare("DELETE FROM client WHERE id = ?").run([.text(id)])
     }
 
-    public func grants(clientID: String?, prescriptionID: String?) throws(StoreError) -> [GrantRecord] {
+    public func grants(clientID: String?, references: [String]?) throws(StoreError) -> [GrantRecord] {
+        if let references, references.isEmpty { return [] }
+        let reference = Schema.grantReferenceColumn(try schemaVersion())
         var records: [GrantRecord] = []
-        try database.prepare("""
-            SELECT id, client_id, prescription_id, sealed_keys, info, mac FROM access_grant
-            WHERE (?1 IS NULL OR client_id = ?1) AND (?2 IS NULL OR prescription_id = ?2) ORDER BY rowid
-            """).forEach([clientID.map { .text($0) } ?? .null, prescriptionID.map { .text($0) } ?? .null]) { row in
-                records.append(GrantRecord(id: row.text(0) ?? "", clientID: row.text(1) ?? "", prescriptionID: row.text(2) ?? "",
-                                           sealedKeys: row.blob(3), info: row.blob(4), mac: row.blob(5)))
-            }
+        // References are few (one per client at most): bound one by one, no string-built IN list.
+        let placeholders = references.map { Array(repeating: "?", count: $0.count).joined(separator: ", ") }
+        let sql = """
+            SELECT id, client_id, \(reference), sealed_keys, info, mac FROM access_grant
+            WHERE (?1 IS NULL OR client_id = ?1)\(placeholders.map { " AND \(reference) IN (\($0))" } ?? "")
+            ORDER BY rowid
+            """
+        var values: [Statement.Value] = [clientID.map { .text($0) } ?? .null]
+        values += (references ?? []).map { .text($0) }
+        try database.prepare(sql).forEach(values) { row in
+            records.append(GrantRecord(id: row.text(0) ?? "", clientID: row.text(1) ?? "", reference: row.text(2) ?? "",
+                                       sealedKeys: row.blob(3), info: row.blob(4), mac: row.blob(5)))
+        }
         return records
     }
 
     public func upsert(_ grant: GrantRecord) throws(StoreError) {
+        let version = try schemaVersion()
+        let reference = Schema.grantReferenceColumn(version)
+        let unique = version >= 3 ? "reference" : "client_id, prescription_id"
         try database.prepare("""
-            INSERT INTO access_grant (id, client_id, prescription_id, sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (client_id, prescription_id) DO UPDATE SET
-                id = excluded.id, sealed_keys = excluded.sealed_keys, info = excluded.info, mac = excluded.mac
-            """).run([.text(grant.id), .text(grant.clientID), .text(grant.prescriptionID), .blob(grant.sealedKeys),
+            INSERT INTO access_grant (id, client_id, \(reference), sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (\(unique)) DO UPDATE SET
+                id = excluded.id, client_id = excluded.client_id, sealed_keys = excluded.sealed_keys, info = excluded.info, mac = excluded.mac
+            """).run([.text(grant.id), .text(grant.clientID), .text(grant.reference), .blob(grant.sealedKeys),
                       .blob(grant.info), .blob(grant.mac)])
     }
 
@@ -356,12 +371,22 @@ public final class SQLiteRecordStore: RecordStore {
         Int(try database.integer("PRAGMA user_version") ?? 0)
     }
 
-    public func upgradeToCurrentSchema(formatVersion: Int, wrappedRootKey: [UInt8]) throws(StoreError) {
+    public func upgradeToFormat2(wrappedRootKey: [UInt8]) throws(StoreError) {
         guard try schemaVersion() == 1 else { throw StoreError.corrupt("the schema to upgrade is not version 1") }
         try database.execute(Schema.version2)
-        try database.prepare("UPDATE vault_header SET format_version = ?, wrapped_root_key = ? WHERE singleton = 1")
-            .run([.integer(Int64(formatVersion)), .blob(wrappedRootKey)])
-        try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
+        try database.prepare("UPDATE vault_header SET format_version = 2, wrapped_root_key = ? WHERE singleton = 1")
+            .run([.blob(wrappedRootKey)])
+        try database.execute("PRAGMA user_version = 2")
+    }
+
+    public func upgradeToFormat3(wrappedRootKey: [UInt8], clients: [ClientRecord], grants: [GrantRecord]) throws(StoreError) {
+        guard try schemaVersion() == 2 else { throw StoreError.corrupt("the schema to upgrade is not version 2") }
+        try database.execute(Schema.version3)
+        try database.execute("PRAGMA user_version = 3")
+        for client in clients { try insert(client) }
+        for grant in grants { try upsert(grant) }
+        try database.prepare("UPDATE vault_header SET format_version = 3, wrapped_root_key = ? WHERE singleton = 1")
+            .run([.blob(wrappedRootKey)])
     }
 
     public func vaultState() throws(StoreError) -> VaultStateRecord? {
@@ -403,7 +428,7 @@ public final class SQLiteRecordStore: RecordStore {
         var ids: [String] = []
         try database.prepare("""
             SELECT id FROM prescription UNION SELECT prescription_id FROM prescription_version
-            UNION SELECT prescription_id FROM attachment UNION SELECT prescription_id FROM access_grant ORDER BY 1
+            UNION SELECT prescription_id FROM attachment\(try schemaVersion() >= 3 ? "" : " UNION SELECT prescription_id FROM access_grant") ORDER BY 1
             """).forEach { row in ids.append(row.text(0) ?? "") }
         return ids
     }

@@ -1,4 +1,4 @@
-/// The vault file's SQLite schema (docs/format.md, "Vault file v1" and "Format 2").
+/// The vault file's SQLite schema (docs/format.md, "Vault file v1", "Format 2" and "Format 3").
 ///
 /// Plaintext columns hold only what joins and lookups need: random ids, version numbers and
 /// the KDF header. Everything about a prescription is inside `content` (ciphertext).
@@ -6,7 +6,7 @@ enum Schema {
     /// `PRAGMA application_id`: "RxVt". Tells an rxvault vault from any other SQLite file.
     static let applicationID: Int32 = 0x5278_5674
     /// `PRAGMA user_version`: the schema version; migrations step it one at a time.
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     static let version1 = """
     CREATE TABLE vault_header (
@@ -96,4 +96,39 @@ enum Schema {
         content BLOB NOT NULL
     ) STRICT;
     """
+
+    /// Format 3 (issue 10, "what the file reveals without a key"): the client table no longer
+    /// holds public keys and grants no longer name their prescription. A client row is found by
+    /// its `lookup` tag (a hash of the X25519 secret shared by the client's key and the vault's
+    /// audit key: only the owner and that client can compute it); a grant row by its
+    /// `reference` (a keyed hash, under an owner sub-key, of its client and prescription). The
+    /// prescription id and the client's public key are inside the owner's sealed `info`.
+    ///
+    /// Run on the format-2 tables inside the upgrade's transaction, after their rows were read
+    /// (the caller writes them back in the new form). Grants are dropped first: nothing refers to
+    /// them, and once they are gone nothing refers to the old client table either.
+    static let version3 = """
+    DROP INDEX IF EXISTS access_grant_by_prescription;
+    DROP TABLE access_grant;
+    DROP TABLE client;
+    CREATE TABLE client (
+        id     TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+        lookup BLOB NOT NULL UNIQUE CHECK (length(lookup) = 32),
+        info   BLOB NOT NULL,
+        mac    BLOB NOT NULL
+    ) STRICT;
+    CREATE TABLE access_grant (
+        id          TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+        client_id   TEXT NOT NULL REFERENCES client(id) ON DELETE CASCADE,
+        reference   TEXT NOT NULL UNIQUE CHECK (length(reference) = 32),
+        sealed_keys BLOB NOT NULL,
+        info        BLOB NOT NULL,
+        mac         BLOB NOT NULL
+    ) STRICT;
+    CREATE INDEX access_grant_by_client ON access_grant (client_id);
+    """
+
+    /// The columns that changed meaning in format 3, by schema version.
+    static func clientLookupColumn(_ version: Int) -> String { version >= 3 ? "lookup" : "public_key" }
+    static func grantReferenceColumn(_ version: Int) -> String { version >= 3 ? "reference" : "prescription_id" }
 }

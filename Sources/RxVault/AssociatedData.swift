@@ -25,6 +25,9 @@ enum AssociatedData {
         case auditClientEntry = "rxvault/v1 audit-client-entry"
         case stateRoot = "rxvault/v2 state-root"
         case clientSet = "rxvault/v2 client-set"
+        case clientLookup = "rxvault/v3 client-lookup"
+        case grantReference = "rxvault/v3 grant-reference"
+        case manifestBucket = "rxvault/v3 manifest-bucket"
     }
 
     enum Field {

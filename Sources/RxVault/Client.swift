@@ -15,6 +15,8 @@ struct ClientInfo: Codable {
     var schema: Int
     var name: String
     var added: String
+    /// Format 3: the client's X25519 public key (64 hex digits), no longer in the clear.
+    var publicKey: String?
 }
 
 /// A grant as the owner sees it.
@@ -85,6 +87,8 @@ struct GrantInfo: Codable {
     var granted: String
     var expires: CalendarDate?
     var attachments: Bool
+    /// Format 3: the prescription the grant is for, no longer in the clear.
+    var prescription: String?
 }
 
 /// What a grant seals to the client: which grant it is and the keys it may use. The context

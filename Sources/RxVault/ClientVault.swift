@@ -25,17 +25,27 @@ public final class ClientVault {
                             busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(VaultError) -> ClientVault {
         let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         do {
-            guard let client = try store.client(withPublicKey: identity.recipient.publicKey) else { throw VaultError.unknownIdentity }
+            // Format 3 finds our row by a tag only we and the owner can compute; earlier formats
+            // by our public key, in the clear.
+            let publicKey = identity.recipient.publicKey
+            let lookup = header.formatVersion >= 3
+                ? try ClientLookup.tag(vaultID: header.vaultID, clientPublicKey: publicKey, auditPublicKey: header.auditPublicKey,
+                                       secretKey: identity.secretKey, peerPublicKey: header.auditPublicKey)
+                : publicKey
+            guard let client = try store.client(withLookup: lookup) else { throw VaultError.unknownIdentity }
             let today = clock.today()
             var granted: [String: GrantKeys] = [:]
-            for row in try store.grants(clientID: client.id, prescriptionID: nil) {
+            for row in try store.grants(clientID: client.id, references: nil) {
                 // Only what opens with our key and names its own row counts; anything else is
-                // treated as absent, like an ungranted prescription.
-                guard let plain = try? X25519.open(row.sealedKeys, publicKey: identity.recipient.publicKey, secretKey: identity.secretKey),
+                // treated as absent, like an ungranted prescription. (A format-3 row's reference
+                // is the owner's to check; its prescription is the one sealed to us.)
+                guard let plain = try? X25519.open(row.sealedKeys, publicKey: publicKey, secretKey: identity.secretKey),
                       let keys = GrantKeys.decode(plain),
-                      keys.context.grant == row.id, keys.context.client == client.id, keys.context.prescription == row.prescriptionID,
+                      keys.context.grant == row.id, keys.context.client == client.id,
+                      header.formatVersion >= 3 || keys.context.prescription == row.reference,
+                      keys.context.prescription.count == 32, RecordID.isHex(keys.context.prescription),
                       keys.context.expires.map({ today <= $0 }) ?? true else { continue }
-                granted[row.prescriptionID] = keys
+                granted[keys.context.prescription] = keys
             }
             return ClientVault(store: store, header: header, identity: identity, clientID: client.id, clock: clock, granted: granted)
         } catch let error as VaultError {

@@ -142,11 +142,14 @@ extension Vault {
         guard event.action == .read, event.actor == event.client, event.actor != AuditEvent.ownerActor else {
             return "claims to be a \(event.action.rawValue) by \(actor) but has no owner MAC (forged)"
         }
-        guard case .client(let authenticator, let json) = plaintext else {
-            return "claims to be a read by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
-        }
         guard let publicKey = clients[event.actor] else {
             return "claims to be a read by \(actor), which is not a registered client (removed, or never added)"
+        }
+        guard case .client(let authenticator, let json) = plaintext else {
+            // Format 1 countersigned such reads at the owner's next write, and so does the write
+            // that upgrades it: a read, by a registered client, of what it was granted.
+            if trustingFormatOneReads || header.formatVersion < 2 { return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps) }
+            return "claims to be a read by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
         }
         if keys[event.actor] == nil {
             keys[event.actor] = try? ClientAuditAuthenticator.key(vaultID: header.vaultID, clientPublicKey: publicKey,
@@ -158,6 +161,12 @@ extension Vault {
                                               vaultID: header.vaultID, key: key) else {
             return "claims to be a read by \(actor) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
         }
+        return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps)
+    }
+
+    /// Why a client's read is not plausible (its time, what it names), or nil.
+    private func grantedReadProblem(_ event: AuditEvent, actor: String, granted: Set<String>, now: Date?,
+                                    timestamps: ISO8601DateFormatter) -> String? {
         guard let time = timestamps.date(from: event.time) else {
             return "is a read by \(actor) with a time that is not an ISO 8601 timestamp"
         }
@@ -173,7 +182,9 @@ extension Vault {
     /// Registered clients whose rows verify (the owner's MAC), by id: their public keys.
     private func registeredClientKeys() throws -> [String: [UInt8]] {
         var keys: [String: [UInt8]] = [:]
-        for row in try store.clients() where (try? openClient(row)) != nil { keys[row.id] = row.publicKey }
+        for row in try store.clients() {
+            if let client = try? openClient(row) { keys[row.id] = client.recipient.publicKey }
+        }
         return keys
     }
 

@@ -121,10 +121,17 @@ extension Vault {
         for row in clientRows {
             do { clients[row.id] = try openClient(row) } catch let error as VaultError { errors.append(error.description) }
         }
-        let grants = try store.grants(clientID: nil, prescriptionID: nil)
+        let grants = try store.grants(clientID: nil, references: nil)
         for row in grants {
             guard let client = clients[row.clientID] else { errors.append("grant \(row.id.prefix(8)) names no valid client"); continue }
-            do { _ = try openGrant(row, client: client) } catch let error as VaultError { errors.append(error.description) }
+            do {
+                // One row at a time, so that one bad row is reported and the others still checked.
+                let prescription = header.formatVersion >= 3 ? try grantInfo(row).prescription ?? "" : row.reference
+                guard try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference else {
+                    throw VaultError.integrity("grant \(row.id.prefix(8))'s reference is not its client's and prescription's (altered, or moved from another row)")
+                }
+                _ = try openGrant(StoredGrant(row: row, prescriptionID: prescription), client: client)
+            } catch let error as VaultError { errors.append(error.description) }
         }
         return stage("clients and grants", clientRows.count + grants.count, errors)
     }

@@ -18,10 +18,7 @@ extension Vault {
             if let other = existing.first(where: { $0.recipient == recipient }) {
                 throw VaultError.invalidInput("that recipient is already registered as client '\(other.name)'")
             }
-            let info = try sealOwnerInfo(ClientInfo(schema: 1, name: name, added: added), purpose: .clientInfo,
-                                         fields: [.text(id.hex), .bytes(recipient.publicKey)])
-            let mac = try MAC.authenticate(clientRowMessage(id: id.hex, publicKey: recipient.publicKey, info: info), key: grantMACKey)
-            try store.insert(ClientRecord(id: id.hex, publicKey: recipient.publicKey, info: info, mac: mac))
+            try store.insert(try clientRow(id: id.hex, recipient: recipient, info: ClientInfo(schema: 1, name: name, added: added)))
             try audit(AuditEvent(time: added, actor: AuditEvent.ownerActor, action: .clientAdded, client: id.hex, detail: name))
             return ClientSummary(id: id, name: name, recipient: recipient, added: added)
         }
@@ -53,9 +50,9 @@ extension Vault {
     /// Revokes every grant of the client (re-keying what it could read), then deletes it.
     public func removeClient(_ client: ClientSummary) throws(VaultError) {
         try perform {
-            let grants = try store.grants(clientID: client.id.hex, prescriptionID: nil)
+            let grants = try storedGrants(clientID: client.id.hex, prescriptionID: nil)
             for grant in grants { try touch(grant.prescriptionID) }
-            for grant in grants { try store.deleteGrant(grant.id) }
+            for grant in grants { try store.deleteGrant(grant.row.id) }
             for prescription in Set(grants.map(\.prescriptionID)) {
                 // The reason is sealed to the remaining grantees: no client names in it.
                 try rekey(prescriptionID: prescription, reason: "re-keyed: a client was removed")
@@ -69,18 +66,44 @@ extension Vault {
 
     // MARK: - Rows
 
+    /// Verifies and opens a client row. Format 1 and 2 keep the public key in the row; format 3
+    /// keeps it in the sealed info, and the row's lookup tag must be the one it gives.
     func openClient(_ row: ClientRecord) throws -> ClientSummary {
         guard let id = RecordID(hex: row.id),
-              MAC.verify(row.mac, clientRowMessage(id: row.id, publicKey: row.publicKey, info: row.info), key: grantMACKey) else {
+              MAC.verify(row.mac, clientRowMessage(id: row.id, lookup: row.lookup, info: row.info), key: grantMACKey) else {
             throw VaultError.integrity("client \(row.id.prefix(8)) is forged or altered (its MAC does not verify)")
         }
-        let info: ClientInfo = try openOwnerInfo(row.info, purpose: .clientInfo, fields: [.text(row.id), .bytes(row.publicKey)],
+        let info: ClientInfo = try openOwnerInfo(row.info, purpose: .clientInfo, fields: [.text(row.id), .bytes(row.lookup)],
                                                  place: "client \(id.short)")
-        return ClientSummary(id: id, name: info.name, recipient: AgeRecipient(publicKey: row.publicKey), added: info.added)
+        guard header.formatVersion >= 3 else {
+            return ClientSummary(id: id, name: info.name, recipient: AgeRecipient(publicKey: row.lookup), added: info.added)
+        }
+        guard let hex = info.publicKey, let publicKey = Hex.decode(hex), publicKey.count == 32,
+              try clientLookup(publicKey) == row.lookup else {
+            throw VaultError.integrity("client \(id.short)'s lookup tag is not its key's (altered, or moved from another row)")
+        }
+        return ClientSummary(id: id, name: info.name, recipient: AgeRecipient(publicKey: publicKey), added: info.added)
     }
 
-    func clientRowMessage(id: String, publicKey: [UInt8], info: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.clientRow, [.bytes(header.vaultID), .text(id), .bytes(publicKey), .bytes(info)])
+    /// A client row in the current format: found by its lookup tag, its public key sealed in its info.
+    func clientRow(id: String, recipient: AgeRecipient, info: ClientInfo) throws -> ClientRecord {
+        var info = info
+        info.publicKey = Hex.encode(recipient.publicKey)
+        let lookup = try clientLookup(recipient.publicKey)
+        let sealed = try sealOwnerInfo(info, purpose: .clientInfo, fields: [.text(id), .bytes(lookup)])
+        return ClientRecord(id: id, lookup: lookup, info: sealed,
+                            mac: try MAC.authenticate(clientRowMessage(id: id, lookup: lookup, info: sealed), key: grantMACKey))
+    }
+
+    /// The lookup tag of a client's row (format 3), as the owner computes it.
+    func clientLookup(_ publicKey: [UInt8]) throws -> [UInt8] {
+        try ClientLookup.tag(vaultID: header.vaultID, clientPublicKey: publicKey, auditPublicKey: header.auditPublicKey,
+                             secretKey: auditSecretKey, peerPublicKey: publicKey)
+    }
+
+    /// Format 1 and 2: `lookup` is the public key; format 3: the lookup tag. Same message shape.
+    func clientRowMessage(id: String, lookup: [UInt8], info: [UInt8]) -> [UInt8] {
+        AssociatedData.build(.clientRow, [.bytes(header.vaultID), .text(id), .bytes(lookup), .bytes(info)])
     }
 
     static func checkClientName(_ name: String) throws(VaultError) {

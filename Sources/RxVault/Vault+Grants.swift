@@ -29,7 +29,7 @@ extension Vault {
         let wanted = prescriptions.filter { seen.insert($0).inserted }
         func plan(_ prescriptionID: PrescriptionID) throws -> (GrantOutcome, existing: GrantSummary?) {
             guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
-            let existing = try store.grants(clientID: client.id.hex, prescriptionID: prescriptionID.hex).first
+            let existing = try storedGrants(clientID: client.id.hex, prescriptionID: prescriptionID.hex).first
                 .map { try openGrant($0, client: client) }
             // An expired grant (not swept yet) counts as none: it gives nothing to keep.
             let before = existing.flatMap { $0.isActive(on: clock.today()) ? GrantTerms(expires: $0.expires, attachments: $0.includesAttachments) : nil }
@@ -77,18 +77,18 @@ extension Vault {
     public func revoke(_ client: ClientSummary, _ prescriptions: [PrescriptionID]?) throws(VaultError) -> [PrescriptionID] {
         // Nothing to revoke writes nothing; a prescription the client has no grant on is "not
         // found", said before anything is revoked.
-        let held = try read { Set(try store.grants(clientID: client.id.hex, prescriptionID: nil).map(\.prescriptionID)) }
+        let held = try read { Set(try storedGrants(clientID: client.id.hex, prescriptionID: nil).map(\.prescriptionID)) }
         if let prescriptions, let missing = prescriptions.first(where: { !held.contains($0.hex) }) {
             throw .grantNotFound(client: client.name, prescription: missing.short)
         }
         if held.isEmpty { return [] }
         let revoked: [PrescriptionID] = try perform {
             var done: [PrescriptionID] = []
-            let grants = try store.grants(clientID: client.id.hex, prescriptionID: nil)
+            let grants = try storedGrants(clientID: client.id.hex, prescriptionID: nil)
             let wanted = prescriptions.map { Set($0.map(\.hex)) }
             for grant in grants where wanted?.contains(grant.prescriptionID) ?? true {
                 try touch(grant.prescriptionID)
-                try store.deleteGrant(grant.id)
+                try store.deleteGrant(grant.row.id)
                 try rekey(prescriptionID: grant.prescriptionID, reason: "re-keyed: access revoked")
                 done.append(PrescriptionID(hex: grant.prescriptionID)!)
             }
@@ -112,13 +112,13 @@ extension Vault {
         try read {
             let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
             let lastReads = try lastReadTimes()
-            let rows = try store.grants(clientID: client?.id.hex, prescriptionID: prescription?.hex)
+            let grants = try storedGrants(clientID: client?.id.hex, prescriptionID: prescription?.hex)
             // Only grants the owner holds current are listed: a revoked one put back is refused.
-            for id in Set(rows.map(\.prescriptionID) + [prescription?.hex].compactMap { $0 }).sorted() { try verifyCurrent(id) }
-            return try rows.map { row in
-                guard let owner = clients[row.clientID] else { throw VaultError.integrity("grant \(row.id.prefix(8)) names no client") }
-                var summary = try openGrant(row, client: owner)
-                summary.lastRead = lastReads["\(row.clientID) \(row.prescriptionID)"]
+            for id in Set(grants.map(\.prescriptionID) + [prescription?.hex].compactMap { $0 }).sorted() { try verifyCurrent(id) }
+            return try grants.map { grant in
+                guard let owner = clients[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.prefix(8)) names no client") }
+                var summary = try openGrant(grant, client: owner)
+                summary.lastRead = lastReads["\(grant.row.clientID) \(grant.prescriptionID)"]
                 return summary
             }
         }
@@ -142,33 +142,79 @@ extension Vault {
                                             version: latest.version, expires: info.expires, attachments: attachmentIDs),
                              dataKey: try dataKey(of: latest), attachmentKeys: attachmentKeys)
         let sealedKeys = try X25519.seal(try keys.encoded(), to: client.recipient.publicKey)
-        let sealedInfo = try sealOwnerInfo(info, purpose: .grantInfo, fields: [.text(id.hex), .text(client.id.hex), .text(prescriptionID)])
-        let row = GrantRecord(id: id.hex, clientID: client.id.hex, prescriptionID: prescriptionID, sealedKeys: sealedKeys,
-                              info: sealedInfo, mac: [])
-        try store.upsert(GrantRecord(id: row.id, clientID: row.clientID, prescriptionID: row.prescriptionID, sealedKeys: sealedKeys,
-                                     info: sealedInfo, mac: try MAC.authenticate(grantRowMessage(row, version: latest.version), key: grantMACKey)))
+        var info = info
+        info.prescription = prescriptionID
+        let reference = try grantReference(clientID: client.id.hex, prescriptionID: prescriptionID)
+        let sealedInfo = try sealOwnerInfo(info, purpose: .grantInfo, fields: [.text(id.hex), .text(client.id.hex), .text(reference)])
+        var row = GrantRecord(id: id.hex, clientID: client.id.hex, reference: reference, sealedKeys: sealedKeys, info: sealedInfo, mac: [])
+        row.mac = try MAC.authenticate(grantRowMessage(row, version: latest.version), key: grantMACKey)
+        try store.upsert(row)
     }
 
     /// The MAC covers the row and the prescription version it was sealed for. Every revoke,
     /// removal or expiry re-keys (a new version), so a revoked grant row put back from an old
     /// copy of the file no longer verifies and is never re-sealed.
     func grantRowMessage(_ row: GrantRecord, version: Int) -> [UInt8] {
-        AssociatedData.build(.grantRow, [.bytes(header.vaultID), .text(row.id), .text(row.clientID), .text(row.prescriptionID),
+        AssociatedData.build(.grantRow, [.bytes(header.vaultID), .text(row.id), .text(row.clientID), .text(row.reference),
                                          .integer(UInt64(version)), .bytes(row.sealedKeys), .bytes(row.info)])
     }
 
-    /// Verifies and opens a grant row; `version` is the prescription version it must have been
+    /// Verifies and opens a grant; `version` is the prescription version it must have been
     /// sealed for (the newest one, unless a new version is being written).
-    func openGrant(_ row: GrantRecord, client: ClientSummary, version: Int? = nil) throws -> GrantSummary {
-        let sealedFor = try version ?? (store.latestVersion(of: row.prescriptionID)?.version ?? 0)
-        guard let id = RecordID(hex: row.id), let prescriptionID = PrescriptionID(hex: row.prescriptionID),
+    func openGrant(_ grant: StoredGrant, client: ClientSummary, version: Int? = nil) throws -> GrantSummary {
+        let row = grant.row
+        let sealedFor = try version ?? (store.latestVersion(of: grant.prescriptionID)?.version ?? 0)
+        guard let id = RecordID(hex: row.id), let prescriptionID = PrescriptionID(hex: grant.prescriptionID),
               MAC.verify(row.mac, grantRowMessage(row, version: sealedFor), key: grantMACKey) else {
             throw VaultError.integrity("grant \(row.id.prefix(8)) is forged or altered (its MAC does not verify)")
         }
-        let info: GrantInfo = try openOwnerInfo(row.info, purpose: .grantInfo, fields: [.text(row.id), .text(row.clientID), .text(row.prescriptionID)],
-                                                place: "grant \(id.short)")
+        let info = try grantInfo(row)
         return GrantSummary(id: id, client: client, prescriptionID: prescriptionID, granted: info.granted, expires: info.expires,
                             includesAttachments: info.attachments, lastRead: nil)
+    }
+
+    // MARK: - Finding grant rows
+
+    /// A grant row and the prescription it is for.
+    struct StoredGrant {
+        let row: GrantRecord
+        let prescriptionID: String
+    }
+
+    /// Grant rows (one client's, one prescription's, both, or all) with their prescriptions. In
+    /// format 1 and 2 the row names it; in format 3 the owner's sealed info does, and the row's
+    /// reference must be the one the owner computes for its client and that prescription, so a
+    /// row moved to another client or reference is refused here. The rows' MACs are checked by
+    /// `openGrant`. A prescription's grants cost one reference per client (an index lookup each).
+    func storedGrants(clientID: String?, prescriptionID: String?) throws -> [StoredGrant] {
+        guard header.formatVersion >= 3 else {
+            return try store.grants(clientID: clientID, references: prescriptionID.map { [$0] })
+                .map { StoredGrant(row: $0, prescriptionID: $0.reference) }
+        }
+        var references: [String]?
+        if let prescriptionID {
+            let clientIDs = try clientID.map { [$0] } ?? store.clients().map(\.id)
+            references = try clientIDs.map { try grantReference(clientID: $0, prescriptionID: prescriptionID) }
+        }
+        return try store.grants(clientID: clientID, references: references).map { row in
+            guard let prescription = try grantInfo(row).prescription, prescription.count == 32, RecordID.isHex(prescription),
+                  try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference else {
+                throw VaultError.integrity("grant \(row.id.prefix(8))'s reference is not its client's and prescription's (altered, or moved from another row)")
+            }
+            return StoredGrant(row: row, prescriptionID: prescription)
+        }
+    }
+
+    /// The owner's sealed part of a grant row (authenticated with the row's id, client and reference).
+    func grantInfo(_ row: GrantRecord) throws -> GrantInfo {
+        try openOwnerInfo(row.info, purpose: .grantInfo, fields: [.text(row.id), .text(row.clientID), .text(row.reference)],
+                          place: "grant \(row.id.prefix(8))")
+    }
+
+    /// Format 3: the reference of (client, prescription)'s grant row; format 1 and 2: the prescription id.
+    func grantReference(clientID: String, prescriptionID: String) throws -> String {
+        guard header.formatVersion >= 3 else { return prescriptionID }
+        return try GrantReference.make(vaultID: header.vaultID, clientID: clientID, prescriptionID: prescriptionID, key: grantReferenceKey)
     }
 
     /// Re-seals every grant of the prescription to its current keys (after an edit, attach,
@@ -177,12 +223,12 @@ extension Vault {
     func resealGrants(of prescriptionID: String, previousVersion: Int? = nil) throws {
         // Only to the grantees the owner's manifest lists (a grant put back from an older copy is refused).
         try touch(prescriptionID)
-        let rows = try store.grants(clientID: nil, prescriptionID: prescriptionID)
-        guard !rows.isEmpty else { return }
+        let grants = try storedGrants(clientID: nil, prescriptionID: prescriptionID)
+        guard !grants.isEmpty else { return }
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
-        for row in rows {
-            guard let client = clients[row.clientID], let id = RecordID(hex: row.id) else { continue }
-            let summary = try openGrant(row, client: client, version: previousVersion)
+        for grant in grants {
+            guard let client = clients[grant.row.clientID], let id = RecordID(hex: grant.row.id) else { continue }
+            let summary = try openGrant(grant, client: client, version: previousVersion)
             try writeGrant(id: id, client: client, prescriptionID: prescriptionID,
                            info: GrantInfo(schema: 1, granted: summary.granted, expires: summary.expires, attachments: summary.includesAttachments))
         }
@@ -207,17 +253,17 @@ extension Vault {
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
         // Verify and pick the expired grants first, then delete them, then re-key each affected
         // prescription once (re-keying re-seals the other grants, so rows read earlier go stale).
-        var expired: [(GrantRecord, GrantSummary)] = []
-        for row in try store.grants(clientID: nil, prescriptionID: nil) {
-            guard let client = clients[row.clientID] else { continue }
-            let grant = try openGrant(row, client: client)
-            if !grant.isActive(on: today) { expired.append((row, grant)) }
+        var expired: [(StoredGrant, GrantSummary)] = []
+        for stored in try storedGrants(clientID: nil, prescriptionID: nil) {
+            guard let client = clients[stored.row.clientID] else { continue }
+            let grant = try openGrant(stored, client: client)
+            if !grant.isActive(on: today) { expired.append((stored, grant)) }
         }
-        for (row, _) in expired { try touch(row.prescriptionID) }
-        for (row, grant) in expired {
-            try store.deleteGrant(row.id)
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .grantExpired, client: row.clientID,
-                                 prescriptions: [row.prescriptionID], detail: grant.expires.map { "expired \($0)" }))
+        for (stored, _) in expired { try touch(stored.prescriptionID) }
+        for (stored, grant) in expired {
+            try store.deleteGrant(stored.row.id)
+            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .grantExpired, client: stored.row.clientID,
+                                 prescriptions: [stored.prescriptionID], detail: grant.expires.map { "expired \($0)" }))
         }
         for prescription in Set(expired.map(\.0.prescriptionID)).sorted() {
             try rekey(prescriptionID: prescription, reason: "re-keyed: access expired")

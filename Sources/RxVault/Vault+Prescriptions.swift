@@ -123,6 +123,8 @@ extension Vault {
             indexChanged(id, nil)
             // Nothing of it is relied on or re-sealed: its manifest entry just goes.
             touched.insert(id.hex)
+            // Format 3 grants do not name their prescription in the file, so nothing cascades to them.
+            for grant in try storedGrants(clientID: nil, prescriptionID: id.hex) { try store.deleteGrant(grant.row.id) }
             return try store.deletePrescription(id.hex)
         }
         guard deleted else { throw .notFound(id: id.short) }

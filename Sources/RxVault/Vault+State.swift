@@ -53,15 +53,41 @@ extension Vault {
         guard VaultState.bucketHash(content) == state.manifestHashes[bucket] else {
             throw VaultError.integrity("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
         }
-        guard let entries = ManifestEntry.decode(content ?? []) else { throw VaultError.integrity("manifest bucket \(bucket) does not decode") }
+        return try openManifestBucket(bucket, content: content)
+    }
+
+    /// Format 3 seals each manifest bucket (it names every grant and client of its prescriptions)
+    /// under the manifest sub-key, bound to its bucket; format 2 kept it in the clear.
+    func openManifestBucket(_ bucket: Int, content: [UInt8]?) throws -> [String: ManifestEntry] {
+        guard let content else { return [:] }
+        var plain = content
+        if header.formatVersion >= 3 {
+            do {
+                plain = try AEAD.open(content, key: manifestKey, associatedData: manifestAssociatedData(bucket)).withUnsafeBytes { Array($0) }
+            } catch {
+                throw VaultError.integrity("manifest bucket \(bucket) failed authentication (altered, moved or damaged)")
+            }
+        }
+        guard let entries = ManifestEntry.decode(plain) else { throw VaultError.integrity("manifest bucket \(bucket) does not decode") }
         return entries
+    }
+
+    func sealManifestBucket(_ bucket: Int, entries: [ManifestEntry]) throws -> [UInt8]? {
+        guard !entries.isEmpty else { return nil }
+        let plain = ManifestEntry.encode(entries)
+        guard header.formatVersion >= 3 else { return plain }
+        return try AEAD.seal(plain, key: manifestKey, associatedData: manifestAssociatedData(bucket))
+    }
+
+    func manifestAssociatedData(_ bucket: Int) -> [UInt8] {
+        AssociatedData.build(.manifestBucket, [.bytes(header.vaultID), .integer(UInt64(bucket))])
     }
 
     /// What the file holds for one prescription now, in the manifest's terms (nil: no row at all).
     func storedEntry(_ id: String) throws -> ManifestEntry? {
         let versions = try store.versions(of: id)
         let attachments = try store.attachments(of: id)
-        let grants = try store.grants(clientID: nil, prescriptionID: id)
+        let grants = try storedGrants(clientID: nil, prescriptionID: id).map(\.row)
         let exists = try store.prescriptionIDs(withPrefix: id, limit: 1).first == id
         if versions.isEmpty, attachments.isEmpty, grants.isEmpty, !exists { return nil }
         return ManifestEntry(prescriptionID: id, versions: versions, attachments: attachments, grants: grants)
@@ -99,11 +125,13 @@ extension Vault {
         // Another process may have upgraded the file since it was opened.
         let stored = try VaultHeader(store.header())
         if stored.formatVersion != header.formatVersion { header = stored }
-        if header.formatVersion < 2 {
+        let fromFormatOne = header.formatVersion < 2
+        if fromFormatOne {
             try upgradeToFormat2()
-            return
+        } else {
+            transactionState = try verifiedState()
         }
-        transactionState = try verifiedState()
+        if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
     }
 
     /// Last step of every owner write: index and manifest buckets written, then the root with
@@ -116,7 +144,7 @@ extension Vault {
         for (bucket, ids) in byBucket {
             var entries = try manifestEntries(bucket: bucket, state: state)
             for id in ids { entries[id] = try storedEntry(id) }
-            let content = entries.isEmpty ? nil : ManifestEntry.encode(Array(entries.values))
+            let content = try sealManifestBucket(bucket, entries: Array(entries.values))
             try store.setManifestBucket(bucket, to: content)
             state.manifestHashes[bucket] = VaultState.bucketHash(content)
         }
@@ -129,6 +157,7 @@ extension Vault {
                                                  mac: try MAC.authenticate(state.macMessage(vaultID: header.vaultID), key: stateMACKey)))
         transactionState = nil
         touched = []
+        trustingFormatOneReads = false
         committedCounter = state.counter
     }
 
@@ -137,6 +166,7 @@ extension Vault {
         pendingIndex = [:]
         transactionState = nil
         touched = []
+        trustingFormatOneReads = false
         committedCounter = nil
         if let headerBeforeTransaction { header = headerBeforeTransaction }
     }
@@ -168,21 +198,80 @@ extension Vault {
                 streamHeader: row.streamHeader), key: recordMACKey) {
                 throw VaultError.integrity("cannot upgrade to format 2: attachment \(row.id.prefix(8)) was altered; run 'rxvault check'")
             }
-            for row in try store.grants(clientID: nil, prescriptionID: id) {
-                guard let client = clients[row.clientID] else { throw VaultError.integrity("grant \(row.id.prefix(8)) names no client") }
-                _ = try openGrant(row, client: client)
+            for grant in try storedGrants(clientID: nil, prescriptionID: id) {
+                guard let client = clients[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.prefix(8)) names no client") }
+                _ = try openGrant(grant, client: client)
             }
         }
         var record = header.record
         record.formatVersion = 2
         record.wrappedRootKey = try rootKeyWrapped(for: record)
-        try store.upgradeToCurrentSchema(formatVersion: 2, wrappedRootKey: record.wrappedRootKey)
+        try store.upgradeToFormat2(wrappedRootKey: record.wrappedRootKey)
         header = try VaultHeader(record)
         var state = VaultState.empty(clientsHash: VaultState.clientsHash(try store.clients()))
         for (bucket, sealed) in try store.indexBuckets() { state.indexHashes[bucket] = VaultState.bucketHash(sealed) }
         if let head = try store.auditHead() { state.auditSequence = head.sequence; state.auditHash = head.hash }
         transactionState = state
         if try store.indexBuckets().isEmpty, !ids.isEmpty { try rebuildIndex() }
+        touched = Set(ids)
+        // Client reads logged by rxvault 0.1.0 and not countersigned yet carry no client
+        // authenticator; this write countersigns them as format 1 would have (SECURITY.md).
+        trustingFormatOneReads = true
+    }
+
+    /// Upgrades a format-2 vault (or one just upgraded from format 1) inside the current write
+    /// transaction: client rows get lookup tags, grant rows references, their public keys and
+    /// prescriptions move into the sealed info, the manifest is sealed, and the root key is
+    /// re-wrapped for format 3. A format-2 vault is first verified whole against its root and
+    /// manifest (once, at the upgrade), so no row deleted or put back is carried over as current.
+    func upgradeToFormat3(verifyingManifest: Bool) throws {
+        guard let state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        let ids = try store.allPrescriptionIDs()
+        // A vault just upgraded from format 1 has no manifest yet (its rows were checked then).
+        if verifyingManifest {
+            for id in ids { try touch(id) }
+        }
+        let clients = try clientSummaries()
+        let byID = Dictionary(uniqueKeysWithValues: clients.map { ($0.id.hex, $0) })
+        var grants: [(StoredGrant, ClientSummary, GrantInfo)] = []
+        for grant in try storedGrants(clientID: nil, prescriptionID: nil) {
+            guard let client = byID[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.prefix(8)) names no client") }
+            _ = try openGrant(grant, client: client)
+            grants.append((grant, client, try grantInfo(grant.row)))
+        }
+        var record = header.record
+        record.formatVersion = 3
+        record.wrappedRootKey = try rootKeyWrapped(for: record)
+        // From here on rows are written in the format-3 form (the header is what they consult).
+        let previousHeader = header
+        header = try VaultHeader(record)
+        do {
+            let clientRows = try clients.map { client in
+                try clientRow(id: client.id.hex, recipient: client.recipient,
+                              info: ClientInfo(schema: 1, name: client.name, added: client.added))
+            }
+            var grantRows: [GrantRecord] = []
+            for (grant, client, info) in grants {
+                var info = info
+                info.prescription = grant.prescriptionID
+                let reference = try grantReference(clientID: client.id.hex, prescriptionID: grant.prescriptionID)
+                let sealedInfo = try sealOwnerInfo(info, purpose: .grantInfo, fields: [.text(grant.row.id), .text(client.id.hex), .text(reference)])
+                var row = GrantRecord(id: grant.row.id, clientID: client.id.hex, reference: reference, sealedKeys: grant.row.sealedKeys,
+                                      info: sealedInfo, mac: [])
+                let sealedFor = try store.latestVersion(of: grant.prescriptionID)?.version ?? 0
+                row.mac = try MAC.authenticate(grantRowMessage(row, version: sealedFor), key: grantMACKey)
+                grantRows.append(row)
+            }
+            try store.upgradeToFormat3(wrappedRootKey: record.wrappedRootKey, clients: clientRows, grants: grantRows)
+        } catch {
+            header = previousHeader
+            throw error
+        }
+        // Every manifest bucket is written again, sealed, at the end of this write.
+        var fresh = state
+        for (bucket, _) in try store.manifestBuckets() { try store.setManifestBucket(bucket, to: nil) }
+        fresh.manifestHashes = Array(repeating: VaultState.absentBucket, count: VaultState.bucketCount)
+        transactionState = fresh
         touched = Set(ids)
     }
 
@@ -216,6 +305,14 @@ extension Vault {
         rollback = nil
     }
 
+    /// Upgrades an older vault to the current format now (what any owner write does first).
+    /// Returns the format before and after; equal when there was nothing to do.
+    public func upgrade() throws(VaultError) -> (from: Int, to: Int) {
+        let from = header.formatVersion
+        if from < VaultHeader.currentFormatVersion { try perform {} }
+        return (from, header.formatVersion)
+    }
+
     /// The write counter of the vault (0 for format 1).
     public func writeCounter() throws(VaultError) -> Int {
         try read { try verifiedState()?.counter ?? 0 }
@@ -247,16 +344,26 @@ extension Vault {
                 errors.append("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
                 continue
             }
-            guard let entries = ManifestEntry.decode(manifestContent[bucket] ?? []) else {
-                errors.append("manifest bucket \(bucket) does not decode"); continue
+            do {
+                for (id, entry) in try openManifestBucket(bucket, content: manifestContent[bucket]) { manifest[id] = entry }
+            } catch let error as VaultError {
+                errors.append(error.description)
             }
-            for (id, entry) in entries { manifest[id] = entry }
         }
         let ids = Set(try store.allPrescriptionIDs()).union(manifest.keys)
         for id in ids.sorted() {
-            let actual = try storedEntry(id)
+            let actual: ManifestEntry?
+            do { actual = try storedEntry(id) } catch let error as VaultError { errors.append(error.description); continue }
             let expected = manifest[id]
             if expected != actual { errors += ManifestEntry.differences(id, expected: expected, actual: actual) }
+        }
+        // Format 3 grant rows name no prescription in the clear: one that no manifest entry holds
+        // (a removed client's, or one under a reference of no current prescription) is found here.
+        if header.formatVersion >= 3 {
+            let pinned = Set(manifest.values.flatMap(\.grants.keys))
+            for row in try store.grants(clientID: nil, references: nil) where !pinned.contains(row.id) {
+                errors.append("grant \(row.id.prefix(8)) (client \(row.clientID.prefix(8))) is not one the owner holds current (put back from an older copy, or forged)")
+            }
         }
         return CheckReport.Stage(name: name, checked: ids.count, errors: errors,
                                  notes: ["write \(state.counter)"])

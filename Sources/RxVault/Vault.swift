@@ -15,10 +15,10 @@ public final class Vault {
     public let path: String
     let clock: VaultClock
     private let rootKey: SecretBytes
-    /// The passphrase's key, kept only while the vault is in format 1: the upgrade to format 2
-    /// re-wraps the root key with the new format version in its associated data, so the file
-    /// cannot be turned back into format 1 (and re-upgraded from forged rows) without it.
-    private let formatOneKEK: SecretBytes?
+    /// The passphrase's key, kept only while the vault is in an older format: an upgrade re-wraps
+    /// the root key with the new format version in its associated data, so the file cannot be
+    /// turned back into an older format (and re-upgraded from forged rows) without it.
+    private let upgradeKEK: SecretBytes?
     /// Set when deleted content could not be purged from the WAL (another process was reading);
     /// it stays there until the next checkpoint.
     public private(set) var purgeFailed = false
@@ -41,6 +41,12 @@ public final class Vault {
     /// MACs the binding of the owner's exports (imports that update need it).
     let exportMACKey: SecretBytes
     let stateMACKey: SecretBytes
+    /// Format 3: keys the grant references, seals the manifest.
+    let grantReferenceKey: SecretBytes
+    let manifestKey: SecretBytes
+    /// Set while the write that upgrades a format-1 vault runs: client reads logged by rxvault
+    /// 0.1.0 (before clients authenticated their entries) are countersigned as format 1 did.
+    var trustingFormatOneReads = false
     /// Where the newest write counter seen is kept outside the file (nil: not kept).
     let anchor: RollbackAnchor?
     /// Set at open when the file is older than what `anchor` recorded: owner writes are refused
@@ -57,13 +63,13 @@ public final class Vault {
     var pendingIndex: [String: PrescriptionRecord?] = [:]
 
     private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock,
-                 formatOneKEK: SecretBytes?, anchor: RollbackAnchor?) throws(VaultError) {
+                 upgradeKEK: SecretBytes?, anchor: RollbackAnchor?) throws(VaultError) {
         self.store = store
         self.header = header
         self.path = path
         self.rootKey = rootKey
         self.clock = clock
-        self.formatOneKEK = formatOneKEK
+        self.upgradeKEK = upgradeKEK
         self.anchor = anchor
         do {
             keyWrappingKey = try Subkey.keyWrapping.derive(from: rootKey)
@@ -75,6 +81,8 @@ public final class Vault {
             indexKey = try Subkey.index.derive(from: rootKey)
             exportMACKey = try Subkey.exportMAC.derive(from: rootKey)
             stateMACKey = try Subkey.stateMAC.derive(from: rootKey)
+            grantReferenceKey = try Subkey.grantReference.derive(from: rootKey)
+            manifestKey = try Subkey.manifestSealing.derive(from: rootKey)
         } catch { throw .internalError(error.description) }
         // The audit public key in the header must be the one our root key derives: otherwise
         // clients would seal their log entries to someone else.
@@ -130,16 +138,16 @@ public final class Vault {
         let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         let (rootKey, kek) = try header.unwrapRootKeyAndKEK(passphrase: passphrase)
         let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
-                              formatOneKEK: header.formatVersion < 2 ? kek : nil, anchor: anchor)
+                              upgradeKEK: header.formatVersion < VaultHeader.currentFormatVersion ? kek : nil, anchor: anchor)
         vault.compareWithAnchor()
         return vault
     }
 
-    /// The root key wrapped for format 2 (the upgrade), under the passphrase's key.
+    /// The root key wrapped for `header`'s format (an upgrade), under the passphrase's key.
     func rootKeyWrapped(for header: VaultHeaderRecord) throws -> [UInt8] {
-        guard let formatOneKEK else { throw VaultError.internalError("no key to re-wrap the root key with") }
+        guard let upgradeKEK else { throw VaultError.internalError("no key to re-wrap the root key with") }
         let kdf = PasswordKDF(opsLimit: header.kdfOpsLimit, memLimit: header.kdfMemLimit)
-        return try AEAD.seal(rootKey, key: formatOneKEK, associatedData: VaultHeader.rootKeyAssociatedData(
+        return try AEAD.seal(rootKey, key: upgradeKEK, associatedData: VaultHeader.rootKeyAssociatedData(
             formatVersion: header.formatVersion, vaultID: header.vaultID, kdf: kdf, salt: header.kdfSalt))
     }
 

@@ -5,7 +5,7 @@ import RxValidate
 /// What anyone can read from a vault file without the passphrase (`rxvault status`).
 public struct VaultHeader: Sendable {
     /// The on-disk format version (docs/format.md).
-    public static let currentFormatVersion = 2
+    public static let currentFormatVersion = 3
     public static let vaultIDLength = 16
     /// The Argon2id costs a header may ask for: every preset (`init --kdf`) with room to spare
     /// (sensitive is ops 4, 1 GiB), and nothing that would take minutes or more than 4 GiB.
@@ -100,7 +100,14 @@ extension VaultHeader {
     static func openStore(at path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> (SQLiteRecordStore, VaultHeader) {
         do {
             let store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            return (store, try VaultHeader(store.header()))
+            let header = try VaultHeader(store.header())
+            // The header's format is authenticated (it is in the root key's associated data); the
+            // schema version is not, and says which tables to read: they must agree.
+            let schema = try store.schemaVersion()
+            guard schema == header.formatVersion else {
+                throw VaultError.integrity("the vault's schema version (\(schema)) is not its format version (\(header.formatVersion)): the file was altered")
+            }
+            return (store, header)
         } catch {
             throw VaultError.wrap(error)
         }

@@ -52,13 +52,13 @@ import RxStore
         let db = try t.raw()
         let row: [Statement.Value] = try {
             // Read the row, then let the statement go (an open statement holds a read snapshot).
-            let saved = try db.prepare("SELECT id, client_id, prescription_id, sealed_keys, info, mac FROM access_grant")
+            let saved = try db.prepare("SELECT id, client_id, reference, sealed_keys, info, mac FROM access_grant")
             #expect(try saved.step())
             return [.text(saved.text(0)!), .text(saved.text(1)!), .text(saved.text(2)!), .blob(saved.blob(3)),
                     .blob(saved.blob(4)), .blob(saved.blob(5))]
         }()
         try owner.revoke(client, [record.id])
-        try db.prepare("INSERT INTO access_grant (id, client_id, prescription_id, sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)").run(row)
+        try db.prepare("INSERT INTO access_grant (id, client_id, reference, sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)").run(row)
         // The next edit must not re-seal the new version to the replayed grant.
         #expect(throws: VaultError.self) { _ = try owner.edit(record.id) { $0.note = "new" } }
         expectIntegrity("grants listing") { _ = try owner.grants() }

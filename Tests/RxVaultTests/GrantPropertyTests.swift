@@ -120,11 +120,12 @@ import RxStore
         var dataKeys: [SecretBytes] = []
         var attachmentKeys: [SecretBytes] = []
         var opened: Set<String> = []
-        try db.prepare("SELECT client_id, prescription_id, sealed_keys FROM access_grant").forEach { row in
-            guard let plain = try? X25519.open(row.blob(2), publicKey: identity.recipient.publicKey, secretKey: identity.secretKey) else { return }
+        // The file does not say which prescription a grant row is for (format 3): the sealed box does.
+        try db.prepare("SELECT client_id, sealed_keys FROM access_grant").forEach { row in
+            guard let plain = try? X25519.open(row.blob(1), publicKey: identity.recipient.publicKey, secretKey: identity.secretKey) else { return }
             #expect(row.text(0) == clientID, "a sealed box of another client opened")
-            opened.insert(row.text(1)!)
             let keys = GrantKeys.decode(plain)!
+            opened.insert(keys.context.prescription)
             dataKeys.append(keys.dataKey)
             attachmentKeys += keys.attachmentKeys
         }

@@ -203,10 +203,19 @@ import RxStore
 
     /// The format-1 fixture is kept as SQL text (a vault file in git would look like a user's
     /// vault, and text diffs): loaded here into a new file, byte-for-byte the rows rxvault 0.1.0 wrote.
+    static func fixture(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/vaults/\(name)").path
+    }
+
     static func formatOneFixture(into directory: URL) throws -> String {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/vaults/format1.sql")
-        let path = directory.appendingPathComponent("format1.rxv").path
+        try fixtureVault("format1", into: directory)
+    }
+
+    /// A vault file made from `Fixtures/vaults/NAME.sql`.
+    static func fixtureVault(_ name: String, into directory: URL) throws -> String {
+        let source = URL(fileURLWithPath: fixture("\(name).sql"))
+        let path = directory.appendingPathComponent("\(name).rxv").path
         #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
         let database = try Database(path: path)
         try database.execute(try String(contentsOf: source, encoding: .utf8))
@@ -224,24 +233,28 @@ import RxStore
         let edited = try #require(all.first { $0.id.hex.hasPrefix("6070cf6e") })
         #expect(try vault.attachments(of: edited.id).count == 1)
         // The fixture's one client read was logged by rxvault 0.1.0, before clients authenticated
-        // their entries, and was still awaiting the owner's countersignature: it is reported as
-        // unauthenticated (docs/format.md, "Audit log"), and that is the only finding.
-        func onlyTheLegacyRead(_ report: Vault.CheckReport) -> Bool {
-            let errors = report.stages.flatMap(\.errors)
-            return errors.count == 1 && errors[0].contains("audit entry 3") && errors[0].contains("before clients authenticated")
-        }
-        #expect(onlyTheLegacyRead(try vault.check(readData: true)))
-        // The first write upgrades, in the same transaction.
+        // their entries, and still awaits the owner's countersignature, as format 1 did it.
+        let before = try vault.check(readData: true)
+        #expect(before.isClean, "\(before.stages.flatMap(\.errors))")
+        #expect(try vault.log().last?.countersigned == false)
+        // The first write upgrades (to format 3, through 2), in the same transaction, and
+        // countersigns that read as format 1 would have.
         _ = try vault.edit(edited.id) { $0.note = "after the upgrade" }
-        #expect(vault.header.formatVersion == 2)
-        #expect(try VaultHeader.read(at: path).formatVersion == 2)
+        #expect(vault.header.formatVersion == 3)
+        #expect(try VaultHeader.read(at: path).formatVersion == 3)
         let report = try vault.check(readData: true)
-        #expect(onlyTheLegacyRead(report), "\(report.stages.flatMap(\.errors))")
+        #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
         #expect(try vault.grants().count == 1)
-        // Opened again, the upgraded vault unwraps with the format-2 associated data.
+        // Opened again, the upgraded vault unwraps with the format-3 associated data.
         let again = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: TestVault.today))
         #expect(try again.prescription(edited.id).prescription.note == "after the upgrade")
-        #expect(try again.log().count == 3)
+        let log = try again.log()
+        #expect(log.count == 3)
+        #expect(log.allSatisfy { $0.countersigned && $0.problem == nil }, "\(log)")
+        // The client still reads what it was granted, finding its row by its lookup tag.
+        let identity = try #require(AgeIdentity.parseFile(try String(contentsOfFile: Self.fixture("format1-client.age"), encoding: .utf8))?.first)
+        let reader = try ClientVault.open(at: path, identity: identity, clock: .fixed(today: TestVault.today))
+        #expect(try reader.list().map(\.id) == [edited.id])
         // Turning it back into format 1 (to have forged rows re-trusted) breaks the root key.
         let db = try Database(path: path)
         try db.execute("UPDATE vault_header SET format_version = 1; DROP TABLE vault_state; DROP TABLE manifest; PRAGMA user_version = 1")

@@ -194,33 +194,6 @@ public enum RxvaultExport {
     }
 }
 
-/// Lower-case hex, as ids and MACs are written in files.
-enum Hex {
-    static func encode(_ bytes: [UInt8]) -> String {
-        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(digits.count / 2)
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[i]), let low = value(digits[i + 1]) else { return nil }
-            out.append(high << 4 | low)
-        }
-        return out
-    }
-
-    private static func value(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: return c - 0x30
-        case 0x61...0x66: return c - 0x61 + 10
-        default: return nil
-        }
-    }
-}
-
 /// An import refused, with every problem and where it is.
 public struct ImportError: Error, Sendable, CustomStringConvertible {
     public let problems: [String]
