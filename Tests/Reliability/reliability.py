@@ -229,6 +229,7 @@ def tamper_suite():
     vault.run("attach", a, PHOTO)
     vault.run("client", "add", "shop", "--generate", "--identity-out", os.path.join(vault.folder, "shop.key"))
     vault.run("grant", "shop", a)
+    vault.run("client", "add", "family", "--generate", "--identity-out", os.path.join(vault.folder, "family.key"))
     # An older copy of the same vault, as a client would keep one: it still has a grant on b, an
     # attachment of b and a client that are then revoked, detached and removed.
     vault.run("grant", "shop", b)
@@ -340,6 +341,16 @@ def tamper_suite():
         ("rows: manifest from the older copy", [
             "DELETE FROM main.manifest", "INSERT INTO main.manifest SELECT * FROM old.manifest"],
          [["show", b]]),
+        # Format 3 rows that would give the grant graph away if moved: a grant handed to another
+        # client, and two clients' lookup tags swapped (each would find the other's grants).
+        ("rows: grant moved to another client", [
+            "UPDATE main.access_grant SET client_id = (SELECT id FROM main.client WHERE id <> main.access_grant.client_id LIMIT 1)"],
+         [["grants"], ["edit", a, "--note", "sealed to the wrong client?"]]),
+        ("rows: client lookup tags swapped", [
+            "CREATE TEMP TABLE tags AS SELECT id, lookup FROM main.client",
+            "UPDATE main.client SET lookup = randomblob(32)",
+            "UPDATE main.client SET lookup = (SELECT lookup FROM tags WHERE tags.id <> main.client.id LIMIT 1)"],
+         [["client", "list"]]),
         ("rows: state root from the older copy", [
             "DELETE FROM main.vault_state", "INSERT INTO main.vault_state SELECT * FROM old.vault_state"],
          [["show", a]]),
