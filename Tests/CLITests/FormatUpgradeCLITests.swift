@@ -122,4 +122,31 @@ import RxStore
         #expect(refused.status == 76 && refused.stderr.contains("deleted"), "\(refused)")
         #expect(try cli.run(["status"], environment: ["RXVAULT_PASSPHRASE_FILE": nil]).stdout.contains("format version 2"))
     }
+
+    /// A backup made by rxvault 0.2.0 holds a format-2 vault: it verifies and restores as it is,
+    /// and the restored vault is upgraded by its first write. (The backup is made here with
+    /// Debian's age around the fixture, as 0.2.0's `backup --recipient` made them.)
+    @Test func aFormatTwoBackupVerifiesRestoresAndIsUpgradedByItsFirstWrite() throws {
+        let cli = try formatTwoVault()
+        let recipient = try cli.ageKeygen("backup.key")
+        let age = Process()
+        age.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        age.arguments = ["age", "-r", recipient, "-o", cli.path("old.age"), cli.vaultPath]
+        try age.run()
+        age.waitUntilExit()
+        #expect(age.terminationStatus == 0)
+        let verify = try cli.run(["backup", "verify", cli.path("old.age"), "--age-identity", cli.path("backup.key")])
+        #expect(verify.status == 0, "\(verify)")
+        let restored = cli.path("restored.rxv")
+        #expect(try cli.run(["restore", cli.path("old.age"), "--to", restored, "--age-identity", cli.path("backup.key")]).status == 0)
+        let noPassphrase: [String: String?] = ["RXVAULT_PASSPHRASE_FILE": nil]
+        #expect(try cli.run(["status", "--vault", restored], environment: noPassphrase).stdout.contains("format version 2"))
+        #expect(try cli.run(["--vault", restored, "--identity", cli.path("lens-shop.key"), "list"], environment: noPassphrase).stdout.contains("0b6299e8"))
+        let edit = try cli.run(["edit", "0b6299e8", "--vault", restored, "--note", "after the restore"])
+        #expect(edit.status == 0, "\(edit)")
+        #expect(try cli.run(["status", "--vault", restored], environment: noPassphrase).stdout.contains("format version 3"))
+        let read = try cli.run(["--vault", restored, "--identity", cli.path("lens-shop.key"), "show", "0b6299e8", "--format", "json"], environment: noPassphrase)
+        #expect(read.status == 0 && read.stdout.contains("after the restore"), "\(read)")
+        #expect(try cli.run(["check", "--vault", restored, "--read-data"]).status == 0)
+    }
 }
