@@ -6,7 +6,10 @@ import CSQLite
 /// Not thread-safe; used only on the thread of its `Database`.
 public final class Statement {
     let handle: OpaquePointer
-    unowned let database: Database
+    /// Strong: a statement keeps its connection open (sqlite3_finalize needs it), so
+    /// `Database(path:).prepare(...).run()` is safe. The database holds no statements, so there
+    /// is no cycle.
+    let database: Database
     let sql: String
 
     init(database: Database, sql: String) throws(StoreError) {

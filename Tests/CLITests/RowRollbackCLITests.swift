@@ -9,7 +9,7 @@ import RxStore
     /// A consistent copy of the vault as it is now (what a client keeping a copy would hold).
     func copy(_ cli: CLIHarness, _ name: String) throws -> String {
         let path = cli.path(name)
-        let db = try Database(path: cli.vaultPath)   // kept in a variable: statements hold their database unowned
+        let db = try Database(path: cli.vaultPath)
         try db.prepare("VACUUM INTO ?").run([.text(path)])
         return path
     }

@@ -29,7 +29,7 @@ import RxStore
     /// A consistent copy of the file as it is now (as a client keeping a copy would have).
     func copy(_ t: TestVault, _ name: String) throws -> String {
         let path = t.directory.appendingPathComponent(name).path
-        let db = try t.raw()   // kept in a variable: statements hold their database unowned
+        let db = try t.raw()
         try db.prepare("VACUUM INTO ?").run([.text(path)])
         return path
     }
