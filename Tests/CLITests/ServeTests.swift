@@ -106,6 +106,33 @@ import Testing
         #expect(try cli.run(["check"]).status == 0)
     }
 
+    /// SIGTERM while a client is still downloading: the download completes, then the server exits 0.
+    @Test func aSignalLetsTheRequestInFlightFinish() throws {
+        let (cli, _, _, shop, _) = try household()
+        let server = try ServerProcess(cli)
+        let token = try server.token(identity: shop)
+        let documents = try server.curl("GET", "/DocumentReference", token: token)
+        let document = try #require((documents.json["entry"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
+        let url = try #require(((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
+        let download = Process()
+        download.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        // 240 KiB at 80 KiB/s: about three seconds in flight.
+        download.arguments = ["-s", "--limit-rate", "80k", "--unix-socket", server.socket, "-H", "Authorization: Bearer \(token)",
+                              "-o", cli.path("slow.png"), "-w", "%{http_code}", url]
+        let out = Pipe()
+        download.standardOutput = out
+        try download.run()
+        usleep(800_000)
+        #expect(download.isRunning, "the download is still in flight when the signal comes")
+        server.process.terminate()
+        download.waitUntilExit()
+        #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
+        #expect(FileManager.default.contentsEqual(atPath: cli.path("slow.png"), andPath: AttachmentTests.photo))
+        #expect(server.stop() == 0)
+        let log = try cli.run(["log", "--format", "json"]).stdout
+        #expect(log.contains("api read Binary scan.png"), "the read was logged at shutdown")
+    }
+
     @Test func expiryIsJudgedByTheServersClock() throws {
         let (cli, _, contacts, _, family) = try household()
         let contactsID = try fullID(cli, contacts)
