@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // rxvault: an encrypted vault for vision prescriptions.
-// Layers (dependencies point down only): rxvault (CLI) -> RxVault -> RxModel, RxCrypto, RxStore -> C libraries.
+// Layers (dependencies point down only): rxvault (CLI) -> RxServe (HTTP) -> RxVault -> RxModel, RxCrypto, RxStore -> C libraries.
 import PackageDescription
 
 let package = Package(
@@ -12,6 +12,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        // rxvault serve: the FHIR API for client apps (HTTP/1.1 over a Unix socket or TCP, TLS).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
     ],
     targets: [
         // C libraries from Debian's -dev packages (see ../shared/platform-notes.md for their traps).
@@ -39,10 +44,21 @@ let package = Package(
         .target(name: "RxValidate", dependencies: ["CRxValidate"]),
         // The service: vault, key hierarchy, prescriptions. Enforces everything the CLI offers.
         .target(name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore", "RxValidate"]),
+        // `rxvault serve`: the read-only FHIR R4 API, client authentication, access requests.
+        .target(name: "RxServe", dependencies: [
+            "RxVault", "RxModel", "RxCrypto",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Thin executable: arguments, secrets from files/prompts, printing, exit codes.
         .executableTarget(name: "rxvault", dependencies: [
-            "RxVault", "RxModel",
+            "RxVault", "RxModel", "RxServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         .testTarget(name: "RxModelTests", dependencies: ["RxModel"]),

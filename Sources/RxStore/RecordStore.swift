@@ -29,6 +29,8 @@ public protocol RecordStore: AnyObject {
     func insertChunk(attachmentID: String, sequence: Int, data: [UInt8]) throws(StoreError)
     /// Calls `body` with each stored chunk in sequence order, one at a time (memory stays bounded).
     func forEachChunk(ofAttachment id: String, _ body: (Int, [UInt8]) throws -> Void) throws
+    /// One stored chunk (nil: there is none with that number), for readers that pull chunk by chunk.
+    func chunk(ofAttachment id: String, sequence: Int) throws(StoreError) -> [UInt8]?
     func deleteAttachment(_ id: String) throws(StoreError) -> Bool
     func attachmentCount() throws(StoreError) -> Int
     /// prescription id -> number of attachments (only prescriptions that have some).

@@ -215,6 +215,12 @@ public final class SQLiteRecordStore: RecordStore {
         while try s.step() { try body(Int(s.int(0)), s.blob(1)) }
     }
 
+    public func chunk(ofAttachment id: String, sequence: Int) throws(StoreError) -> [UInt8]? {
+        let s = try database.prepare("SELECT data FROM attachment_chunk WHERE attachment_id = ? AND seq = ?")
+        try s.bind([.text(id), .integer(Int64(sequence))])
+        return try s.step() ? s.blob(0) : nil
+    }
+
     public func deleteAttachment(_ id: String) throws(StoreError) -> Bool {
         try database.prepare("DELETE FROM attachment WHERE id = ?").run([.text(id)])
         return database.changes > 0

@@ -15,6 +15,10 @@ public struct AuditEvent: Codable, Sendable, Equatable {
         case backup
         /// Prescriptions added or updated by `import` (the detail names the updated ones).
         case `import`
+        /// A client asked for access over the API (`rxvault serve`); the detail is the request's JSON.
+        case accessRequested = "access-requested"
+        /// The owner approved or denied an access request; the detail is the answer's JSON.
+        case accessAnswered = "access-answered"
     }
 
     public var time: String

@@ -33,6 +33,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case duplicateAttachment(existing: String)
     /// No client with that name or id.
     case clientNotFound(String)
+    /// No access request with this id (or prefix).
+    case requestNotFound(String)
     /// The client has no grant on the prescription (revoking what was never granted).
     case grantNotFound(client: String, prescription: String)
     /// The identity given is not a client of this vault (or was removed).
@@ -67,6 +69,7 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .ambiguousAttachment(let what, _): return "\(what) matches more than one attachment"
         case .duplicateAttachment(let existing): return "this file is already attached as \(existing)"
         case .clientNotFound(let what): return "no client \(what)"
+        case .requestNotFound(let what): return "no access request \(what)"
         case let .grantNotFound(client, prescription): return "client \(client) has no grant on prescription \(prescription)"
         case .unknownIdentity: return "this identity is not a client of the vault (or its access was removed)"
         case .ownerOnly(let command): return "\(command) needs the owner's passphrase; a client identity can only read what it was granted"

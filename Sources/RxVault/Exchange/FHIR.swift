@@ -10,7 +10,7 @@ import RxValidate
 public enum FHIR {
     public static let extensionBase = "https://rxvault.dev/fhir/StructureDefinition/"
     static let productSystem = "http://terminology.hl7.org/CodeSystem/ex-visionprescriptionproduct"
-    static let identifierSystem = "urn:rxvault:prescription"
+    public static let identifierSystem = "urn:rxvault:prescription"
 
     static func ext(_ name: String) -> String { extensionBase + name }
 
@@ -32,44 +32,79 @@ public enum FHIR {
 
     public static func bundle(_ items: [ExportItem], exported: String) throws -> [UInt8] {
         var entries: [[String: Any]] = []
-        var patients: [String: String] = [:]
+        var patients: Set<String> = []
         for item in items {
             let rx = item.record.prescription
-            let patientKey = "\(rx.patient.name)|\(rx.patient.birthDate?.description ?? "")"
-            let patientID: String
-            if let existing = patients[patientKey] {
-                patientID = existing
-            } else {
-                patientID = uuid("patient|" + patientKey)
-                patients[patientKey] = patientID
-                var patient: [String: Any] = ["resourceType": "Patient", "id": patientID, "name": [["text": rx.patient.name]]]
-                if let dob = rx.patient.birthDate { patient["birthDate"] = dob.description }
-                entries.append(["fullUrl": "urn:uuid:\(patientID)", "resource": patient])
+            let patientID = patientResourceID(rx.patient)
+            if patients.insert(patientID).inserted {
+                entries.append(["fullUrl": "urn:uuid:\(patientID)", "resource": patient(rx.patient)])
             }
-            let prescriptionID = uuid("prescription|" + item.record.id.hex)
+            let prescriptionID = prescriptionResourceID(item.record.id)
             entries.append(["fullUrl": "urn:uuid:\(prescriptionID)",
-                            "resource": visionPrescription(item.record, id: prescriptionID, patient: patientID)])
+                            "resource": visionPrescription(item.record, patientReference: "urn:uuid:\(patientID)")])
             for attachment in item.attachments {
-                let m = attachment.info.metadata
-                let documentID = uuid("attachment|" + attachment.info.id.hex)
-                entries.append(["fullUrl": "urn:uuid:\(documentID)", "resource": [
-                    "resourceType": "DocumentReference", "id": documentID, "status": "current",
-                    "identifier": [["system": "urn:rxvault:attachment", "value": attachment.info.id.hex]],
-                    "subject": ["reference": "urn:uuid:\(patientID)"],
-                    "date": m.added, "description": m.name,
-                    "content": [["attachment": ["contentType": m.type.mimeType, "data": Data(attachment.data).base64EncodedString(),
-                                                "size": m.size, "hash": Data(SHA1.hash(attachment.data)).base64EncodedString(),
-                                                "title": m.name, "creation": m.added] as [String: Any]]],
-                    "context": ["related": [["reference": "urn:uuid:\(prescriptionID)"]]],
-                ] as [String: Any]])
+                let documentID = attachmentResourceID(attachment.info.id)
+                entries.append(["fullUrl": "urn:uuid:\(documentID)", "resource": documentReference(
+                    attachment.info, patientReference: "urn:uuid:\(patientID)", prescriptionReference: "urn:uuid:\(prescriptionID)",
+                    content: .inline(attachment.data))])
             }
         }
         let bundle: [String: Any] = ["resourceType": "Bundle", "id": uuid("bundle|" + exported), "type": "collection",
                                      "timestamp": exported, "entry": entries]
-        return Array(try JSONSerialization.data(withJSONObject: bundle, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
+        return try json(bundle)
     }
 
-    static func visionPrescription(_ record: PrescriptionRecord, id: String, patient: String) -> [String: Any] {
+    /// The JSON text rxvault writes for a FHIR resource: sorted keys, slashes unescaped.
+    public static func json(_ resource: [String: Any]) throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: resource, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
+    }
+
+    // MARK: - Resources (one mapping, for exports and the API alike)
+
+    /// Resource ids: stable UUIDs named by what they stand for, the same in every export and
+    /// in `rxvault serve`.
+    public static func patientResourceID(_ patient: Patient) -> String {
+        uuid("patient|\(patient.name)|\(patient.birthDate?.description ?? "")")
+    }
+
+    public static func prescriptionResourceID(_ id: PrescriptionID) -> String { uuid("prescription|" + id.hex) }
+
+    public static func attachmentResourceID(_ id: AttachmentID) -> String { uuid("attachment|" + id.hex) }
+
+    public static func patient(_ patient: Patient) -> [String: Any] {
+        var resource: [String: Any] = ["resourceType": "Patient", "id": patientResourceID(patient), "name": [["text": patient.name]]]
+        if let dob = patient.birthDate { resource["birthDate"] = dob.description }
+        return resource
+    }
+
+    /// Where a DocumentReference's bytes are: inline (an export) or at a URL (the API's Binary).
+    public enum AttachmentContent {
+        case inline([UInt8])
+        case url(String)
+    }
+
+    public static func documentReference(_ info: AttachmentInfo, patientReference: String, prescriptionReference: String,
+                                         content: AttachmentContent) -> [String: Any] {
+        let m = info.metadata
+        var attachment: [String: Any] = ["contentType": m.type.mimeType, "size": m.size, "title": m.name, "creation": m.added]
+        switch content {
+        case .inline(let data):
+            attachment["data"] = Data(data).base64EncodedString()
+            attachment["hash"] = Data(SHA1.hash(data)).base64EncodedString()
+        case .url(let url):
+            attachment["url"] = url
+        }
+        return [
+            "resourceType": "DocumentReference", "id": attachmentResourceID(info.id), "status": "current",
+            "identifier": [["system": "urn:rxvault:attachment", "value": info.id.hex]],
+            "subject": ["reference": patientReference],
+            "date": m.added, "description": m.name,
+            "content": [["attachment": attachment]],
+            "context": ["related": [["reference": prescriptionReference]]],
+        ]
+    }
+
+    public static func visionPrescription(_ record: PrescriptionRecord, patientReference: String) -> [String: Any] {
         let rx = record.prescription
         var extensions: [[String: Any]] = []
         if let expires = rx.expires { extensions.append(["url": ext("expiration-date"), "valueDate": expires.description]) }
@@ -84,10 +119,10 @@ public enum FHIR {
             extensions.append(["url": ext("prescriber-contact"), "valueString": contact])
         }
         var resource: [String: Any] = [
-            "resourceType": "VisionPrescription", "id": id, "status": "active",
+            "resourceType": "VisionPrescription", "id": prescriptionResourceID(record.id), "status": "active",
             "identifier": [["system": identifierSystem, "value": record.id.hex]],
             "created": record.recorded, "dateWritten": rx.issued.description,
-            "patient": ["reference": "urn:uuid:\(patient)"], "prescriber": prescriber,
+            "patient": ["reference": patientReference], "prescriber": prescriber,
             "lensSpecification": rx.eyes.map { eye, lens in lensSpecification(lens, eye: eye, kind: rx.kind) },
         ]
         if !extensions.isEmpty { resource["extension"] = extensions }

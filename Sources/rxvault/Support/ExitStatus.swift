@@ -72,7 +72,7 @@ extension VaultError {
         case .notFound: return .notFound
         case .ambiguousID, .malformedID: return .usage
         case .invalidPrescription, .invalidInput, .attachmentRefused: return .invalidInput
-        case .attachmentNotFound, .clientNotFound, .grantNotFound: return .notFound
+        case .attachmentNotFound, .clientNotFound, .grantNotFound, .requestNotFound: return .notFound
         case .duplicateAttachment: return .alreadyExists
         case .unknownIdentity: return .wrongPassphrase
         case .ownerOnly: return .usage

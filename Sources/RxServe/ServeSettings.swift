@@ -1,0 +1,45 @@
+import Foundation
+
+/// How `rxvault serve` listens and what it allows one client (docs/api.md, "Limits").
+public struct ServeSettings: Sendable {
+    public enum Address: Sendable, Equatable {
+        /// A Unix domain socket (the default: only local processes that can reach the path).
+        case unixSocket(path: String)
+        case tcp(host: String, port: Int)
+    }
+
+    public var address: Address
+    /// PEM files; required for TCP on anything but loopback.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    /// Connections served at once; more wait in the listen queue.
+    public var maxConnections = 64
+    /// A connection that sends or reads nothing for this long is closed (slow-loris clients).
+    public var idleTimeoutSeconds: Int64 = 30
+    /// Request header bytes and count, and the largest request body (JSON requests only).
+    public var maxHeaderBytes = 16 * 1024
+    public var maxHeaderCount = 64
+    public var maxBodyBytes = 16 * 1024
+    /// Bearer tokens last this long (15 minutes at most).
+    public var tokenLifetimeSeconds: TimeInterval = 15 * 60
+    /// A challenge must be answered within this time, once.
+    public var challengeLifetimeSeconds: TimeInterval = 60
+    /// Failed authentications allowed per client key (and in all) per minute before 429.
+    public var maxFailuresPerMinute = 5
+    public var maxChallengesPerMinute = 60
+    /// Served reads are written to the owner's audit log at least this often.
+    public var auditFlushSeconds: UInt64 = 1
+    /// Largest page of a search.
+    public static let maxPageSize = 200
+    public static let defaultPageSize = 50
+
+    public init(address: Address) {
+        self.address = address
+    }
+
+    /// Loopback needs no TLS; any other TCP address does.
+    public var needsTLS: Bool {
+        guard case .tcp(let host, _) = address else { return false }
+        return !["127.0.0.1", "::1", "localhost"].contains(host)
+    }
+}

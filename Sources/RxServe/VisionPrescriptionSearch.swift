@@ -1,0 +1,110 @@
+import RxModel
+import RxVault
+
+/// `GET /VisionPrescription?...`: the FHIR search parameters rxvault supports, parsed strictly
+/// (an unknown parameter or a malformed value is a 400, not silently ignored).
+struct VisionPrescriptionSearch {
+    struct DateBound {
+        enum Comparison: String { case eq, ge, le, gt, lt }
+        let comparison: Comparison
+        let day: CalendarDate
+
+        func admits(_ other: CalendarDate) -> Bool {
+            switch comparison {
+            case .eq: other == day
+            case .ge: other >= day
+            case .le: other <= day
+            case .gt: other > day
+            case .lt: other < day
+            }
+        }
+    }
+
+    var patient: String?
+    var dateWritten: [DateBound] = []
+    var status: String?
+    var identifier: String?
+    var count = ServeSettings.defaultPageSize
+    var offset = 0
+
+    static let supported = ["patient", "datewritten", "status", "identifier", "_count", "_offset"]
+
+    init(_ parameters: [(String, String)]) throws(APIError) {
+        for (name, value) in parameters {
+            switch name {
+            case "patient":
+                // "Patient/<id>" or "<id>".
+                patient = value.hasPrefix("Patient/") ? String(value.dropFirst("Patient/".count)) : value
+            case "datewritten":
+                var text = Substring(value)
+                var comparison = DateBound.Comparison.eq
+                if let prefix = DateBound.Comparison(rawValue: String(text.prefix(2))), text.count > 2, text.first?.isLetter == true {
+                    comparison = prefix
+                    text = text.dropFirst(2)
+                }
+                guard let day = CalendarDate(iso: String(text)) else {
+                    throw .invalid("datewritten: '\(value)' is not a date (YYYY-MM-DD, optionally after ge, le, gt, lt or eq)")
+                }
+                dateWritten.append(DateBound(comparison: comparison, day: day))
+            case "status":
+                status = value
+            case "identifier":
+                // "system|value" or "value"; the system, when given, must be rxvault's.
+                if let bar = value.firstIndex(of: "|") {
+                    let system = String(value[..<bar])
+                    guard system.isEmpty || system == FHIR.identifierSystem else { identifier = "\u{0}"; continue }
+                    identifier = String(value[value.index(after: bar)...])
+                } else {
+                    identifier = value
+                }
+            case "_count":
+                guard let n = Int(value), (1...ServeSettings.maxPageSize).contains(n) else {
+                    throw .invalid("_count: a number from 1 to \(ServeSettings.maxPageSize)")
+                }
+                count = n
+            case "_offset":
+                guard let n = Int(value), n >= 0, n <= 10_000_000 else { throw .invalid("_offset: a number from 0") }
+                offset = n
+            default:
+                throw .invalid("unsupported search parameter '\(name)' (supported: \(Self.supported.joined(separator: ", ")))")
+            }
+        }
+    }
+
+    func matches(_ record: PrescriptionRecord) -> Bool {
+        if let patient, FHIR.patientResourceID(record.prescription.patient) != patient { return false }
+        if let status, status != "active" { return false }
+        if let identifier, identifier.lowercased() != record.id.hex { return false }
+        return dateWritten.allSatisfy { $0.admits(record.prescription.issued) }
+    }
+
+    /// The query string of this search at another offset (for Bundle links).
+    func query(offset: Int) -> String {
+        var parts: [String] = []
+        func add(_ name: String, _ value: String) { parts.append("\(name)=\(value.percentEncodedForQuery)") }
+        if let patient { add("patient", "Patient/" + patient) }
+        for bound in dateWritten { add("datewritten", bound.comparison.rawValue + bound.day.description) }
+        if let status { add("status", status) }
+        if let identifier { add("identifier", identifier) }
+        add("_count", String(count))
+        add("_offset", String(offset))
+        return parts.joined(separator: "&")
+    }
+}
+
+extension String {
+    /// Every byte but the unreserved ones (RFC 3986) percent-encoded.
+    var percentEncodedForQuery: String {
+        var out = ""
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0f, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+}

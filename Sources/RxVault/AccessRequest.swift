@@ -1,0 +1,49 @@
+import Foundation
+import RxModel
+
+/// A client's request for access, made over the API (`rxvault serve`), as HealthKit's apps ask
+/// for a person's records: why, and which patient or kinds of prescription it wants. The owner
+/// approves chosen prescriptions (ordinary grants) or denies it; the client learns only what it
+/// was granted. Requests live in the audit log (an `access-requested` entry, then an
+/// `access-answered` one), so the file holds no new table and every step is on the record.
+public struct AccessRequest: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        case pending, approved, denied, expired
+    }
+
+    /// 16 hex digits, random.
+    public let id: String
+    public let client: RecordID
+    public let reason: String
+    /// A patient's name as the client wrote it (nil: any).
+    public let patient: String?
+    /// Kinds asked for (empty: any).
+    public let kinds: [PrescriptionKind]
+    public let requested: String
+    /// After this time the request is no longer shown to the owner as pending.
+    public let expires: String
+    public var status: Status
+    /// What an approval granted (prescription ids).
+    public var granted: [PrescriptionID]
+
+    /// How many requests a client may have pending at once: a client cannot flood the owner.
+    public static let maximumPending = 5
+    /// How long a request waits for the owner.
+    public static let lifetime: TimeInterval = 7 * 24 * 60 * 60
+    public static let maximumReasonLength = 500
+}
+
+/// The JSON kept in the audit entries' detail.
+struct AccessRequestRecord: Codable {
+    var id: String
+    var reason: String
+    var patient: String?
+    var kinds: [String]
+    var expires: String
+}
+
+struct AccessAnswerRecord: Codable {
+    var id: String
+    var outcome: String
+    var prescriptions: [String]
+}

@@ -1,0 +1,62 @@
+import Foundation
+import RxCrypto
+import RxModel
+
+/// What a client may read now, as the owner's server sees it (`rxvault serve`): its live grants,
+/// each verified against the owner's manifest.
+public struct ClientAccess: Sendable {
+    public let client: ClientSummary
+    /// The client's grants that work today, by prescription.
+    public let grants: [PrescriptionID: GrantSummary]
+
+    public func allows(_ prescription: PrescriptionID) -> Bool { grants[prescription] != nil }
+    public func allowsAttachments(of prescription: PrescriptionID) -> Bool { grants[prescription]?.includesAttachments ?? false }
+}
+
+/// The owner's side of serving client apps over the API: the server holds the owner's keys, so
+/// it checks the owner's grants (not a copy's) on every request, and logs each read it serves
+/// in the owner's audit log, vouched for by the owner's MAC.
+extension Vault {
+    /// The owner's clock's today (what expiry is judged by).
+    public var today: CalendarDate { clock.today() }
+
+    /// The registered client with this X25519 public key; nil when there is none.
+    public func client(withPublicKey publicKey: [UInt8]) throws(VaultError) -> ClientSummary? {
+        try read { () throws -> ClientSummary? in
+            _ = try verifiedState()
+            let lookup = header.formatVersion >= 3 ? try clientLookup(publicKey) : publicKey
+            guard let row = try store.client(withLookup: lookup) else { return nil }
+            let client = try openClient(row)
+            return client.recipient.publicKey == publicKey ? client : nil
+        }
+    }
+
+    /// The registered client with this id; nil when it was removed.
+    public func client(id: RecordID) throws(VaultError) -> ClientSummary? {
+        try read { () throws -> ClientSummary? in
+            _ = try verifiedState()
+            return try store.clients().first { $0.id == id.hex }.map { try openClient($0) }
+        }
+    }
+
+    /// The client's grants that work today. Costs its own grant rows and their prescriptions'
+    /// manifest entries, whatever the vault holds.
+    public func access(for client: ClientSummary) throws(VaultError) -> ClientAccess {
+        try read {
+            let today = clock.today()
+            var grants: [PrescriptionID: GrantSummary] = [:]
+            for stored in try storedGrants(clientID: client.id.hex, prescriptionID: nil) {
+                try verifyCurrent(stored.prescriptionID)
+                let grant = try openGrant(stored, client: client)
+                if grant.isActive(on: today) { grants[grant.prescriptionID] = grant }
+            }
+            return ClientAccess(client: client, grants: grants)
+        }
+    }
+
+    /// Appends the reads a server answered, one owner-MAC'd entry each, in one write.
+    public func logServedReads(_ events: [AuditEvent]) throws(VaultError) {
+        guard !events.isEmpty else { return }
+        try perform { for event in events { try audit(event) } }
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import RxServe
+import RxVault
+
+extension RxVaultCommand {
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve a read-only FHIR R4 API to client apps (what each was granted, nothing else).",
+            discussion: flowing("""
+            Asks for the passphrase once and serves until SIGTERM or Ctrl-C (requests in flight
+            finish; the reads served are written to the audit log). Clients prove they hold their
+            age identity, get a 15-minute token, and read what the owner granted them as it is
+            now: a revoke, a removal or an expiry counts at the next request. docs/api.md has the
+            protocol, curl examples and a reference client (examples/rxvault_client.py).
+
+            By default it listens on a Unix socket only the owner can reach
+            ($XDG_RUNTIME_DIR/rxvault/serve.sock). --listen 127.0.0.1:8080 serves TCP on loopback;
+            any other address needs --tls-cert and --tls-key.
+
+            Examples:
+              rxvault serve
+              rxvault serve --socket /run/user/1000/rxvault.sock
+              rxvault serve --listen 127.0.0.1:8443 --tls-cert cert.pem --tls-key key.pem
+            """))
+
+        @Option(help: ArgumentHelp("Listen on this Unix socket (mode 0600).", valueName: "path")) var socket: String?
+        @Option(help: ArgumentHelp("Listen on TCP instead, e.g. 127.0.0.1:8080 or [::1]:8080.", valueName: "host:port")) var listen: String?
+        @Option(help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file")) var tlsCert: String?
+        @Option(help: ArgumentHelp("PEM private key for TLS.", valueName: "file")) var tlsKey: String?
+        @Option(help: ArgumentHelp("How much to log on stderr: info (a line per request), notice, error.", valueName: "level"))
+        var logLevel: String = "info"
+        @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if socket != nil && listen != nil { throw ValidationError("give --socket or --listen, not both") }
+            if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+            if tlsCert != nil && listen == nil { throw ValidationError("TLS is for --listen (a Unix socket needs none)") }
+            if let listen, Self.parseListen(listen) == nil {
+                throw ValidationError("--listen '\(listen)': give HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:8080")
+            }
+            if !["info", "notice", "error", "debug"].contains(logLevel) { throw ValidationError("--log-level: info, notice, error or debug") }
+        }
+
+        static func parseListen(_ text: String) -> (String, Int)? {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            var host = String(text[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+            return (host, port)
+        }
+
+        func settings() throws -> ServeSettings {
+            var settings: ServeSettings
+            if let listen, let (host, port) = Self.parseListen(listen) {
+                settings = ServeSettings(address: .tcp(host: host, port: port))
+            } else {
+                settings = ServeSettings(address: .unixSocket(path: try socket ?? Self.defaultSocketPath()))
+            }
+            settings.tlsCertificate = tlsCert
+            settings.tlsKey = tlsKey
+            if settings.needsTLS && tlsCert == nil {
+                throw CLIError(.usage, "serving on \(listen ?? "") without TLS would send tokens and prescriptions in the clear",
+                               hint: "give --tls-cert and --tls-key, or listen on 127.0.0.1 / ::1")
+            }
+            return settings
+        }
+
+        /// `$XDG_RUNTIME_DIR/rxvault/serve.sock`, else `/tmp/rxvault-UID/serve.sock`; the folder is
+        /// made 0700 and must be the user's own.
+        static func defaultSocketPath() throws -> String {
+            let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            let folder = base.map { $0 + "/rxvault" } ?? "/tmp/rxvault-\(getuid())"
+            if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+                throw CLIError(.cannotWrite, "cannot create \(folder): \(String(cString: strerror(errno)))")
+            }
+            var info = stat()
+            guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
+                throw CLIError(.cannotWrite, "\(folder) is not a folder of yours with mode 0700; give --socket PATH")
+            }
+            return folder + "/serve.sock"
+        }
+
+        func run() throws {
+            try CommandRunner.run {
+                let settings = try settings()
+                let level = Logger.Level(rawValue: logLevel) ?? .info
+                LoggingSystem.bootstrap { label in
+                    var handler = StreamLogHandler.standardError(label: label)
+                    handler.logLevel = level
+                    return handler
+                }
+                let vault = try options.openVault(command: "serve")
+                let vaultID = vault.header.vaultIDHex
+                let outcome = ServeOutcome()
+                let done = DispatchSemaphore(value: 0)
+                nonisolated(unsafe) let opened = vault
+                Task {
+                    do {
+                        try await RxServer.run(vault: opened, settings: settings, logger: Logger(label: "rxvault.serve")) { address in
+                            Terminal.err("rxvault: serving vault \(vaultID.prefix(8)) at \(address) (Ctrl-C or SIGTERM to stop)")
+                        }
+                    } catch {
+                        outcome.error = error
+                    }
+                    done.signal()
+                }
+                done.wait()
+                if let error = outcome.error {
+                    switch error as? RxServer.StartError {
+                    case .socketPathInUse(let why): throw CLIError(.alreadyExists, why)
+                    case .tls(let why): throw CLIError(.invalidInput, why)
+                    case nil:
+                        if "\(error)".contains("Address already in use") {
+                            throw CLIError(.alreadyExists, "\(listen ?? "the address") is already in use by another program")
+                        }
+                        throw CLIError(.failure, "the server stopped: \(error)")
+                    }
+                }
+                Terminal.err("rxvault: stopped; served reads are in the audit log")
+            }
+        }
+    }
+}
+
+/// How the server task ended (read after it signalled).
+final class ServeOutcome: @unchecked Sendable {
+    var error: (any Error)?
+}

@@ -1,0 +1,293 @@
+import Foundation
+import Testing
+
+/// Issue 11, `rxvault serve`, end to end over real sockets: curl, the Python reference client,
+/// and every response parsed by Python fhir.resources (R4B).
+@Suite(.serialized) struct ServeTests {
+    /// A vault with two prescriptions (Quintessa's glasses with a photo; a contacts one), and two
+    /// clients: the shop granted the glasses with attachments, the family the contacts without.
+    func household(today: String = "2026-06-15") throws -> (CLIHarness, glasses: String, contacts: String, shop: String, family: String) {
+        let cli = try CLIHarness(today: today)
+        try cli.initVault()
+        let glasses = try cli.add(CLIHarness.glassesArguments)
+        let contacts = try cli.add(CLIHarness.contactsArguments)
+        #expect(try cli.run(["attach", glasses, AttachmentTests.photo, "--name", "scan.png"]).status == 0)
+        for name in ["shop", "family"] {
+            let recipient = try cli.ageKeygen("\(name).key")
+            #expect(try cli.run(["client", "add", name, "--recipient", recipient]).status == 0)
+        }
+        #expect(try cli.run(["grant", "shop", glasses]).status == 0)
+        #expect(try cli.run(["grant", "family", contacts, "--expires", "2026-06-20", "--no-attachments"]).status == 0)
+        return (cli, glasses, contacts, cli.path("shop.key"), cli.path("family.key"))
+    }
+
+    func fullID(_ cli: CLIHarness, _ short: String) throws -> String {
+        let shown = try cli.json(try cli.run(["show", short, "--format", "json"]).stdout)
+        return try #require(shown["id"] as? String)
+    }
+
+    @Test func eachClientReadsExactlyItsGrantsAndEveryResponseIsFHIR() throws {
+        let (cli, glasses, contacts, shop, family) = try household()
+        let server = try ServerProcess(cli)
+        let shopToken = try server.token(identity: shop)
+
+        let metadata = try server.curl("GET", "/metadata")
+        #expect(metadata.status == 200 && metadata.headers.lowercased().contains("content-type: application/fhir+json"))
+        #expect(try ServerProcess.validateFHIR(metadata.body, in: cli.directory).types == "CapabilityStatement")
+
+        // The shop's search: its one prescription, as a searchset Bundle of FHIR resources.
+        let search = try server.curl("GET", "/VisionPrescription", token: shopToken)
+        #expect(search.status == 200)
+        #expect(try ServerProcess.validateFHIR(search.body, in: cli.directory).types == "Bundle,VisionPrescription")
+        #expect(search.json["total"] as? Int == 1)
+        let entry = try #require((search.json["entry"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
+        let glassesID = try fullID(cli, glasses)
+        #expect((entry["identifier"] as? [[String: Any]])?.first?["value"] as? String == glassesID)
+        let resourceID = try #require(entry["id"] as? String)
+        let patientRef = try #require((entry["patient"] as? [String: Any])?["reference"] as? String)
+
+        // The same mapping as `export --format fhir`: the exported resource is the same one.
+        #expect(try cli.run(["export", glasses, "--format", "fhir", "--out", cli.path("x.json")]).status == 0)
+        let exported = try cli.json(try String(contentsOfFile: cli.path("x.json"), encoding: .utf8))
+        let exportedRx = try #require((exported["entry"] as? [[String: Any]])?.compactMap { $0["resource"] as? [String: Any] }
+            .first { $0["resourceType"] as? String == "VisionPrescription" })
+        #expect(exportedRx["id"] as? String == resourceID)
+        func canonical(_ value: Any?) throws -> Data {
+            try JSONSerialization.data(withJSONObject: try #require(value), options: [.sortedKeys])
+        }
+        #expect(try canonical(exportedRx["lensSpecification"]) == canonical(entry["lensSpecification"]))
+        #expect(try canonical(exportedRx["extension"]) == canonical(entry["extension"]))
+
+        // Read, history, patient, documents, binary: all FHIR, all the shop's.
+        let read = try server.curl("GET", "/VisionPrescription/\(resourceID)", token: shopToken)
+        #expect(read.status == 200)
+        #expect(try ServerProcess.validateFHIR(read.body, in: cli.directory).types == "VisionPrescription")
+        let history = try server.curl("GET", "/VisionPrescription/\(resourceID)/_history", token: shopToken)
+        #expect(history.status == 200)
+        #expect(try ServerProcess.validateFHIR(history.body, in: cli.directory).ok, "\(history.body)")
+        let patient = try server.curl("GET", "/\(patientRef)", token: shopToken)
+        #expect(patient.status == 200 && patient.body.contains("Quintessa Marlowe"))
+        #expect(try ServerProcess.validateFHIR(patient.body, in: cli.directory).types == "Patient")
+        let documents = try server.curl("GET", "/DocumentReference?related=VisionPrescription/\(resourceID)", token: shopToken)
+        #expect(try ServerProcess.validateFHIR(documents.body, in: cli.directory).types == "Bundle,DocumentReference")
+        let document = try #require((documents.json["entry"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
+        let url = try #require(((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
+        let binaryPath = String(url.dropFirst("http://localhost".count))
+        let binary = try server.curl("GET", binaryPath, token: shopToken, output: cli.path("downloaded.png"))
+        #expect(binary.status == 200 && binary.headers.lowercased().contains("content-type: image/png"))
+        #expect(FileManager.default.contentsEqual(atPath: cli.path("downloaded.png"), andPath: AttachmentTests.photo))
+
+        // The family: its contacts prescription only, no attachments; the shop's resources are
+        // answered exactly like ones that do not exist.
+        let familyToken = try server.token(identity: family)
+        let familySearch = try server.curl("GET", "/VisionPrescription", token: familyToken)
+        #expect(familySearch.json["total"] as? Int == 1)
+        #expect(familySearch.body.contains(try fullID(cli, contacts)) && !familySearch.body.contains(glassesID))
+        let ungranted = try server.curl("GET", "/VisionPrescription/\(resourceID)", token: familyToken)
+        let missing = try server.curl("GET", "/VisionPrescription/00000000-0000-5000-8000-000000000000", token: familyToken)
+        #expect(ungranted.status == 404 && ungranted.body == missing.body)
+        #expect(try ServerProcess.validateFHIR(ungranted.body, in: cli.directory).types == "OperationOutcome")
+        #expect(try server.curl("GET", binaryPath, token: familyToken).status == 404)
+        #expect(try server.curl("GET", "/\(patientRef)", token: familyToken).status == 404)
+        #expect(try server.curl("GET", "/DocumentReference", token: familyToken).json["total"] as? Int == 0)
+
+        // A revoke made with the CLI while the server runs counts at the next request.
+        #expect(try cli.run(["revoke", "shop", glasses]).status == 0)
+        #expect(try server.curl("GET", "/VisionPrescription/\(resourceID)", token: shopToken).status == 404)
+        #expect(try server.curl("GET", "/VisionPrescription", token: shopToken).json["total"] as? Int == 0)
+
+        // Stopping writes every served read to the owner's log; `grants` shows the last read.
+        #expect(server.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: server.socket), "the socket is removed")
+        let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)["entries"] as? [[String: Any]] ?? []
+        let apiReads = log.filter { ($0["detail"] as? String)?.hasPrefix("api ") == true }
+        #expect(apiReads.contains { $0["detail"] as? String == "api read Binary scan.png" && ($0["client"] as? String) == "shop" }, "\(apiReads)")
+        #expect(apiReads.contains { ($0["client"] as? String) == "family" })
+        #expect(try cli.run(["check"]).status == 0)
+    }
+
+    /// SIGTERM while a client is still downloading: the download completes, then the server exits 0.
+    @Test func aSignalLetsTheRequestInFlightFinish() throws {
+        let (cli, _, _, shop, _) = try household()
+        let server = try ServerProcess(cli)
+        let token = try server.token(identity: shop)
+        let documents = try server.curl("GET", "/DocumentReference", token: token)
+        let document = try #require((documents.json["entry"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
+        let url = try #require(((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
+        let download = Process()
+        download.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        // 240 KiB at 80 KiB/s: about three seconds in flight.
+        download.arguments = ["-s", "--limit-rate", "80k", "--unix-socket", server.socket, "-H", "Authorization: Bearer \(token)",
+                              "-o", cli.path("slow.png"), "-w", "%{http_code}", url]
+        let out = Pipe()
+        download.standardOutput = out
+        try download.run()
+        usleep(800_000)
+        #expect(download.isRunning, "the download is still in flight when the signal comes")
+        server.process.terminate()
+        download.waitUntilExit()
+        #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
+        #expect(FileManager.default.contentsEqual(atPath: cli.path("slow.png"), andPath: AttachmentTests.photo))
+        #expect(server.stop() == 0)
+        let log = try cli.run(["log", "--format", "json"]).stdout
+        #expect(log.contains("api read Binary scan.png"), "the read was logged at shutdown")
+    }
+
+    @Test func expiryIsJudgedByTheServersClock() throws {
+        let (cli, _, contacts, _, family) = try household()
+        let contactsID = try fullID(cli, contacts)
+        do {
+            let server = try ServerProcess(cli, environment: ["RXVAULT_TODAY": "2026-06-20"])
+            let token = try server.token(identity: family)
+            #expect(try server.curl("GET", "/VisionPrescription", token: token).body.contains(contactsID), "the last day still works")
+            server.stop()
+        }
+        let server = try ServerProcess(cli, environment: ["RXVAULT_TODAY": "2026-06-21"])
+        let token = try server.token(identity: family)
+        #expect(try server.curl("GET", "/VisionPrescription", token: token).json["total"] as? Int == 0, "the day after, nothing")
+    }
+
+    @Test func theReferenceClientReadsDownloadsAndAsksForAccess() throws {
+        let (cli, glasses, contacts, shop, _) = try household()
+        let server = try ServerProcess(cli)
+        let (status, out, err) = try server.client(identity: shop, ["list"])
+        #expect(status == 0, "\(err)")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
+        #expect(list.count == 1)
+        let id = try #require(list.first?["id"] as? String)
+        let (_, docsOut, _) = try server.client(identity: shop, ["attachments", id])
+        let docs = try #require(try JSONSerialization.jsonObject(with: Data(docsOut.utf8)) as? [[String: Any]])
+        let binaryID = try #require(docs.first?["id"] as? String)
+        let (downloaded, _, downloadErr) = try server.client(identity: shop, ["download", binaryID, "--out", cli.path("scan.png")])
+        #expect(downloaded == 0, "\(downloadErr)")
+        #expect(FileManager.default.contentsEqual(atPath: cli.path("scan.png"), andPath: AttachmentTests.photo))
+
+        // Asking for access: pending, listed for the owner, approved with one prescription.
+        let (asked, askedOut, askedErr) = try server.client(identity: shop, ["request", "--reason", "ordering contact lenses", "--kind", "contacts"])
+        #expect(asked == 0, "\(askedErr)")
+        let request = try #require(try JSONSerialization.jsonObject(with: Data(askedOut.utf8)) as? [String: Any])
+        let requestID = try #require(request["id"] as? String)
+        #expect(request["status"] as? String == "pending")
+        let pending = try cli.run(["requests"])
+        #expect(pending.stdout.contains(String(requestID.prefix(8))) && pending.stdout.contains("ordering contact lenses"), "\(pending)")
+        let approved = try cli.run(["requests", "approve", String(requestID.prefix(8)), contacts, "--expires", "30d"])
+        #expect(approved.status == 0 && approved.stdout.contains("new grant until 2026-07-15"), "\(approved)")
+        let (_, statusOut, _) = try server.client(identity: shop, ["request-status", requestID])
+        let answered = try #require(try JSONSerialization.jsonObject(with: Data(statusOut.utf8)) as? [String: Any])
+        #expect(answered["status"] as? String == "answered" && (answered["granted"] as? [String])?.count == 1)
+        let (_, after, _) = try server.client(identity: shop, ["list"])
+        #expect((try JSONSerialization.jsonObject(with: Data(after.utf8)) as? [[String: Any]])?.count == 2)
+        #expect(try cli.run(["requests"]).stdout.contains("no access requests waiting"))
+
+        // A denied request says only "answered"; an unknown one is 404; approving twice is refused.
+        let (_, secondOut, _) = try server.client(identity: shop, ["request", "--reason", "all of them please"])
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(secondOut.utf8)) as? [String: Any])
+        let secondID = try #require(second["id"] as? String)
+        #expect(try cli.run(["requests", "deny", secondID]).status == 0)
+        let (_, deniedOut, _) = try server.client(identity: shop, ["request-status", secondID])
+        #expect(deniedOut.contains("\"answered\"") && !deniedOut.contains("denied"))
+        #expect(try cli.run(["requests", "approve", secondID, glasses]).status == 65)
+        #expect(try cli.run(["requests", "deny", "ffffffff"]).status == 67)
+        #expect(try server.client(identity: shop, ["request-status", "ffffffffffffffff"]).0 == 1)
+
+        // A client cannot flood the owner: five waiting at most.
+        for n in 1...5 { #expect(try server.client(identity: shop, ["request", "--reason", "request \(n)"]).0 == 0) }
+        let (flooded, _, floodErr) = try server.client(identity: shop, ["request", "--reason", "one more"])
+        #expect(flooded == 1 && floodErr.contains("HTTP 429"), "\(floodErr)")
+    }
+
+    @Test func authenticationNeedsTheIdentityAndFailuresAreThrottled() throws {
+        let (cli, _, _, shop, _) = try household()
+        let server = try ServerProcess(cli)
+        let recipient = try ServerProcess.recipient(of: shop)
+        // Search parameters are checked, not ignored.
+        let shopToken = try server.token(identity: shop)
+        #expect(try server.curl("GET", "/VisionPrescription?foo=bar", token: shopToken).status == 400)
+        #expect(try server.curl("GET", "/VisionPrescription?datewritten=yesterday", token: shopToken).status == 400)
+        #expect(try server.curl("GET", "/VisionPrescription?_count=100000", token: shopToken).status == 400)
+        #expect(try server.curl("GET", "/VisionPrescription?datewritten=ge2026-01-01&_count=1", token: shopToken).json["total"] as? Int == 1)
+        #expect(try server.curl("GET", "/VisionPrescription?datewritten=lt2026-01-01", token: shopToken).json["total"] as? Int == 0)
+        #expect(try server.curl("GET", "/VisionPrescription?status=cancelled", token: shopToken).json["total"] as? Int == 0)
+        // No token, a made-up token: 401 with a Bearer challenge header.
+        let none = try server.curl("GET", "/VisionPrescription")
+        #expect(none.status == 401 && none.headers.lowercased().contains("www-authenticate: bearer"))
+        #expect(try server.curl("GET", "/VisionPrescription", token: "rxv_madeup").status == 401)
+        // A wrong answer uses the challenge up: the right answer afterwards is refused too.
+        let challenge = try server.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#).json
+        let id = try #require(challenge["challenge"] as? String)
+        #expect(try server.curl("POST", "/auth/token", body: #"{"challenge": "\#(id)", "response": "guess"}"#).status == 401)
+        try (try #require(challenge["age"] as? String)).write(toFile: cli.path("c.age"), atomically: true, encoding: .utf8)
+        let secret = try ServerProcess.run("/usr/bin/env", ["age", "-d", "-i", shop, cli.path("c.age")], in: cli.directory).1
+        #expect(try server.curl("POST", "/auth/token", body: #"{"challenge": "\#(id)", "response": "\#(secret.trimmingCharacters(in: .whitespacesAndNewlines))"}"#).status == 401)
+        // A recipient that is not a client gets a challenge all the same, that nothing redeems.
+        let stranger = try cli.ageKeygen("stranger.key")
+        #expect(try server.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(stranger)"}"#).status == 200)
+        #expect(try server.curl("POST", "/auth/challenge", body: #"{"recipient": "not-a-key"}"#).status == 400)
+        #expect(try server.curl("POST", "/auth/challenge", body: "{").status == 400)
+        #expect(try server.curl("POST", "/auth/challenge", body: String(repeating: "x", count: 100_000)).status == 413)
+        // Five failures for one key in a minute: 429 with Retry-After, even with the right answer.
+        for _ in 0..<5 {
+            let c = try server.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#).json
+            if let cid = c["challenge"] as? String { _ = try server.curl("POST", "/auth/token", body: #"{"challenge": "\#(cid)", "response": "wrong"}"#) }
+        }
+        let throttled = try server.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#)
+        #expect(throttled.status == 429 && throttled.headers.lowercased().contains("retry-after"), "\(throttled.status) \(throttled.body)")
+        // A token of a client removed meanwhile stops working at once.
+        let family = cli.path("family.key")
+        let token = try server.token(identity: family)
+        #expect(try server.curl("GET", "/VisionPrescription", token: token).status == 200)
+        #expect(try cli.run(["client", "remove", "family", "--yes"]).status == 0)
+        #expect(try server.curl("GET", "/VisionPrescription", token: token).status == 401)
+    }
+
+    @Test func startupRefusesWhatWouldBeUnsafeOrAmbiguous() throws {
+        let (cli, _, _, shop, _) = try household()
+        let exposed = try cli.run(["serve", "--listen", "0.0.0.0:18443"])
+        #expect(exposed.status == 64 && exposed.stderr.contains("TLS"), "\(exposed)")
+        #expect(try cli.run(["serve", "--listen", "127.0.0.1:0"]).status == 64)
+        #expect(try cli.run(["serve", "--listen", "127.0.0.1:8080", "--tls-cert", "c.pem"]).status == 64)
+        #expect(try cli.run(["serve", "--socket", "a", "--listen", "127.0.0.1:8080"]).status == 64)
+        let file = try cli.write("not a socket", to: "file.sock")
+        #expect(try cli.run(["serve", "--socket", file]).status == 73)
+        // A second server on the same socket is refused; the first keeps serving.
+        let server = try ServerProcess(cli)
+        let second = try cli.run(["serve", "--socket", server.socket])
+        #expect(second.status == 73 && second.stderr.contains("another server"), "\(second)")
+        #expect(try server.curl("GET", "/metadata").status == 200)
+        // The socket is the owner's alone.
+        var info = stat()
+        #expect(lstat(server.socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        server.stop()
+        // A stale socket (a server that was killed) is replaced.
+        let killed = try ServerProcess(cli)
+        kill(killed.process.processIdentifier, SIGKILL)
+        killed.process.waitUntilExit()
+        #expect(FileManager.default.fileExists(atPath: killed.socket))
+        let again = try ServerProcess(cli)
+        #expect(try again.curl("GET", "/metadata").status == 200)
+        again.stop()
+
+        // TCP on loopback, and TLS with a certificate (openssl makes a self-signed one).
+        let port = Int.random(in: 20000...40000)
+        let tcp = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
+        #expect(try tcp.curl("GET", "/metadata", url: "http://127.0.0.1:\(port)").status == 200)
+        tcp.stop()
+        let (made, _, madeErr) = try ServerProcess.run("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", cli.path("key.pem"), "-out", cli.path("cert.pem")], in: cli.directory)
+        #expect(made == 0, "\(madeErr)")
+        let tls = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port + 1)", "--tls-cert", cli.path("cert.pem"), "--tls-key", cli.path("key.pem")])
+        let secure = try tls.curl("GET", "/metadata", url: "https://127.0.0.1:\(port + 1)", extra: ["--cacert", cli.path("cert.pem")])
+        #expect(secure.status == 200)
+        let token = try { () throws -> String in
+            let recipient = try ServerProcess.recipient(of: shop)
+            let challenge = try tls.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#, url: "https://127.0.0.1:\(port + 1)",
+                                         extra: ["--cacert", cli.path("cert.pem")]).json
+            return try #require(challenge["challenge"] as? String)
+        }()
+        #expect(!token.isEmpty)
+        #expect(tls.stop() == 0)
+        #expect(try cli.run(["serve", "--listen", "127.0.0.1:\(port + 2)", "--tls-cert", cli.path("cert.pem"), "--tls-key", cli.path("cert.pem")]).status == 65)
+    }
+}
