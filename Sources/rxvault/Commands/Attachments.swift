@@ -32,8 +32,13 @@ extension RxVaultCommand {
             try CommandRunner.run {
                 try options.requireOwner("attach")
                 let limit = try VaultHeader.read(at: options.vaultPath).maxAttachmentBytes
-                let input = try InputFile(path: file, limit: limit)
+                let input = try InputFile(path: file)
                 defer { input.close() }
+                // Checked before the file is read, and before a passphrase is asked for.
+                if let size = input.size, size > limit {
+                    throw CLIError(.invalidInput, "refused: file is \(ByteCount(size)): over the \(ByteCount(limit)) limit of this vault",
+                                   hint: "a larger limit is chosen when the vault is made (rxvault init --max-attachment-size)")
+                }
                 if input.isStandardInput && Terminal.stdinIsTTY {
                     throw CLIError(.usage, "standard input is a terminal", hint: "pipe the file in, or give its path")
                 }

@@ -221,11 +221,10 @@ extension RxVaultCommand {
         /// `path` is written.
         static func openBackup(_ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
                                options: VaultOptions, purpose: Purpose, prepare: () throws -> Void = {}) throws -> SecretBytes {
-            guard let handle = FileHandle(forReadingAtPath: file) else {
-                throw CLIError(errno == ENOENT ? .notFound : .usage, "cannot read \(file): \(String(cString: strerror(errno)))")
-            }
-            defer { try? handle.close() }
-            let total = Int((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+            let input = try InputFile(path: file, standardInput: false)
+            defer { input.close() }
+            let handle = FileHandle(fileDescriptor: input.fd, closeOnDealloc: false)
+            let total = input.size ?? 0
             // The prompt names the backup: the vault the options name is not the one asked for.
             let vaultPassphrase = try PassphraseSource.existing(options, for: "backup \(file)")
             let key: AgeFile.Key

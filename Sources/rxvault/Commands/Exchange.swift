@@ -226,17 +226,9 @@ extension RxVaultCommand {
         }
 
         static func readInput(_ path: String) throws -> [UInt8] {
-            let handle: FileHandle
-            if path == "-" { handle = FileHandle.standardInput } else {
-                guard let h = FileHandle(forReadingAtPath: path) else { throw CLIError(.notFound, "cannot read \(path)") }
-                handle = h
-            }
-            var data = Data()
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                data.append(chunk)
-                if data.count > maxBytes { throw CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit") }
-            }
-            return Array(data)
+            let input = try InputFile(path: path)
+            defer { input.close() }
+            return try input.readAll(limit: maxBytes, tooLarge: CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit"))
         }
 
         /// rxvault JSON or FHIR, by content.
