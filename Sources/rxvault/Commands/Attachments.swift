@@ -124,6 +124,8 @@ extension RxVaultCommand {
                 if out == "-" && isatty(STDOUT_FILENO) == 1 {
                     throw CLIError(.usage, "refusing to write a binary file to the terminal", hint: "redirect the output, or give --out FILE")
                 }
+                // Before any passphrase or work: a path that can never be written costs nothing.
+                if let out, out != "-" { _ = try WriteTarget.file(for: out, replace: force) }
                 let vault = try options.openReader()
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
@@ -201,6 +203,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
+                _ = try WriteTarget.file(for: out, replace: force)
                 let vault = try options.openReader()
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)

@@ -59,9 +59,7 @@ extension RxVaultCommand {
                     }
                     key = parsed
                 } else {
-                    if FileManager.default.fileExists(atPath: identityOut!) {
-                        throw CLIError(.alreadyExists, "\(identityOut!) already exists")
-                    }
+                    _ = try WriteTarget.file(for: identityOut!, replace: false)
                     newIdentity = try AgeIdentity.generate()
                     key = newIdentity!.recipient
                 }

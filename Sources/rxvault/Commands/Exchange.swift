@@ -51,6 +51,8 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
+                // Before any passphrase or work: a path that can never be written costs nothing.
+                if out != "-" { _ = try WriteTarget.file(for: out, replace: force) }
                 let recipients = try recipient.map { text -> AgeRecipient in
                     guard let r = AgeRecipient(text) else { throw CLIError(.invalidInput, "'\(text)' is not an age X25519 recipient (age1...)") }
                     return r

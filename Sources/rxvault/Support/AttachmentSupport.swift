@@ -47,10 +47,7 @@ struct SafeFileWriter {
     let fd: Int32
 
     init(target given: String, replace: Bool) throws {
-        let target = try WriteTarget.file(for: given)
-        if !replace && FileManager.default.fileExists(atPath: target) {
-            throw CLIError(.alreadyExists, "\(given) already exists", hint: "pass --force to replace it")
-        }
+        let target = try WriteTarget.file(for: given, replace: replace)
         let directory = PathText.folder(of: target)
         let name = PathText.name(of: target)
         let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).rxvault-\(String(UInt32.random(in: .min ... .max), radix: 16))"
