@@ -226,12 +226,19 @@ extension RxVaultCommand {
         @Option var memoryBytes: Int
 
         func run() throws {
-            guard let mode = ParserChild.Mode(rawValue: mode),
-                  let limits = try? JSONDecoder().decode(ValidationLimits.self, from: Data(limits.utf8)) else {
-                throw ExitCode(64)
+            try CommandRunner.run {
+                guard let mode = ParserChild.Mode(rawValue: mode) else { throw CLIError(.usage, "_parse-untrusted: --mode '\(mode)' is not validate, preview or probe") }
+                guard let limits = try? JSONDecoder().decode(ValidationLimits.self, from: Data(limits.utf8)) else {
+                    throw CLIError(.usage, "_parse-untrusted: --limits is not the limits' JSON")
+                }
+                // Never a trap: a negative or absurd limit is refused before it is applied.
+                if let problem = ParserChild.argumentProblem(limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
+                                                             memoryBytes: memoryBytes) {
+                    throw CLIError(.usage, "_parse-untrusted: \(problem)", hint: "this command is run by rxvault itself, not by people")
+                }
+                ParserChild.run(mode: mode, limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
+                                memoryBytes: memoryBytes, faultForTests: Environment.values["RXVAULT_PARSER_FAULT"])
             }
-            ParserChild.run(mode: mode, limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
-                            memoryBytes: memoryBytes, faultForTests: Environment.values["RXVAULT_PARSER_FAULT"])
         }
     }
 }
