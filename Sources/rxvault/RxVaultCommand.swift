@@ -33,6 +33,12 @@ struct RxVaultCommand: ParsableCommand {
         // A file-size limit (a full disk quota, or RLIMIT_FSIZE) must give a clear "cannot write"
         // from SQLite, not kill the process in the middle of a transaction.
         signal(SIGXFSZ, SIG_IGN)
+        // Before any argument is parsed: Swift has already replaced bytes that are not UTF-8.
+        if let refusal = ArgumentEncoding.refusal() {
+            CommandRunner.report(status: refusal.status, message: refusal.message, hint: refusal.hint,
+                                 json: ArgumentErrorReport.wantsJSON(Array(CommandLine.arguments.dropFirst())))
+            Foundation.exit(refusal.status.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

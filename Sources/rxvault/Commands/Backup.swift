@@ -47,9 +47,8 @@ extension RxVaultCommand {
                     return r
                 }
                 try options.requireOwner("backup")
-                if !force && FileManager.default.fileExists(atPath: destination) {
-                    throw CLIError(.alreadyExists, "\(destination) already exists", hint: "pass --force to replace it")
-                }
+                // Before any passphrase or work: a path that can never be written costs nothing.
+                _ = try WriteTarget.file(for: destination, replace: force)
                 let path = options.vaultPath
                 _ = try VaultHeader.read(at: path)
                 let vaultPassphrase = try PassphraseSource.existing(options)
@@ -151,9 +150,9 @@ extension RxVaultCommand {
                 try options.requireOwner("restore")
                 let given = to ?? options.vaultPath
                 // Through a symbolic link, the file it points to: the link stays a link.
-                let target = try WriteTarget.file(for: given, example: "vault.rxv")
-                let exists = FileManager.default.fileExists(atPath: target)
-                if exists && !force { throw CLIError(.alreadyExists, "\(given) already exists", hint: "restore elsewhere with --to PATH, or pass --force (the old vault is kept as \(target).bak, or .bak.N if that exists)") }
+                let target = try WriteTarget.file(for: given, replace: force, createsFolders: true, example: "vault.rxv") { target in
+                    "restore elsewhere with --to PATH, or pass --force (the old vault is kept as \(target).bak, or .bak.N if that exists)"
+                }
                 let directory = PathText.folder(of: target)
                 let prefix = ".\(PathText.name(of: target)).restore-"
                 let temporary = directory + "/" + prefix + "\(getpid())-\(UInt32.random(in: .min ... .max))"
@@ -221,11 +220,10 @@ extension RxVaultCommand {
         /// `path` is written.
         static func openBackup(_ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
                                options: VaultOptions, purpose: Purpose, prepare: () throws -> Void = {}) throws -> SecretBytes {
-            guard let handle = FileHandle(forReadingAtPath: file) else {
-                throw CLIError(errno == ENOENT ? .notFound : .usage, "cannot read \(file): \(String(cString: strerror(errno)))")
-            }
-            defer { try? handle.close() }
-            let total = Int((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+            let input = try InputFile(path: file, standardInput: false)
+            defer { input.close() }
+            let handle = FileHandle(fileDescriptor: input.fd, closeOnDealloc: false)
+            let total = input.size ?? 0
             // The prompt names the backup: the vault the options name is not the one asked for.
             let vaultPassphrase = try PassphraseSource.existing(options, for: "backup \(file)")
             let key: AgeFile.Key

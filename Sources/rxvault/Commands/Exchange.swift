@@ -51,6 +51,8 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
+                // Before any passphrase or work: a path that can never be written costs nothing.
+                if out != "-" { _ = try WriteTarget.file(for: out, replace: force) }
                 let recipients = try recipient.map { text -> AgeRecipient in
                     guard let r = AgeRecipient(text) else { throw CLIError(.invalidInput, "'\(text)' is not an age X25519 recipient (age1...)") }
                     return r
@@ -226,17 +228,9 @@ extension RxVaultCommand {
         }
 
         static func readInput(_ path: String) throws -> [UInt8] {
-            let handle: FileHandle
-            if path == "-" { handle = FileHandle.standardInput } else {
-                guard let h = FileHandle(forReadingAtPath: path) else { throw CLIError(.notFound, "cannot read \(path)") }
-                handle = h
-            }
-            var data = Data()
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                data.append(chunk)
-                if data.count > maxBytes { throw CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit") }
-            }
-            return Array(data)
+            let input = try InputFile(path: path)
+            defer { input.close() }
+            return try input.readAll(limit: maxBytes, tooLarge: CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit"))
         }
 
         /// rxvault JSON or FHIR, by content.

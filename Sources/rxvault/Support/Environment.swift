@@ -22,7 +22,7 @@ enum Environment {
     static func clock() throws -> VaultClock {
         guard let text = nonEmpty("RXVAULT_TODAY") else { return .system }
         guard let day = CalendarDate(iso: text) else {
-            throw CLIError(.usage, "RXVAULT_TODAY '\(text)' is not a date in the form YYYY-MM-DD")
+            throw CLIError(.usage, "RXVAULT_TODAY '\(text)': \(CalendarDate.problem(iso: text)!)")
         }
         return .fixed(today: day)
     }

@@ -20,11 +20,10 @@ enum KeyFile {
     }
 
     /// Opens `path` for reading a secret, warning as above; the caller closes the descriptor.
+    /// A missing file, a directory or an unreadable one is a usage error (64), as any other
+    /// setting that is wrong (InputFile).
     static func open(_ path: String, what: String) throws -> Int32 {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw CLIError(.usage, "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))")
-        }
+        let fd = try InputFile(path: path, what: "the \(what) file", missing: .usage, standardInput: false).fd
         warnIfReadableByOthers(fd: fd, path: path)
         return fd
     }
