@@ -1,0 +1,27 @@
+extension AgeFile {
+    /// A recipient stanza as the header states it: its type and arguments (the body is left out).
+    public struct StanzaSummary: Sendable, Equatable {
+        public let type: String
+        public let arguments: [String]
+        public init(type: String, arguments: [String]) { self.type = type; self.arguments = arguments }
+    }
+
+    /// The stanzas of an age file's header, read without any key: who it is encrypted to, and
+    /// any label stanza. Nothing here is authenticated until the file is opened (the header MAC
+    /// needs the file key); the header must still parse as strictly as when opening. `read`
+    /// fills the buffer like read(2) (binary age; wrap armored files in `AgeArmorStream`).
+    public static func peekHeader(read: (inout [UInt8]) throws -> Int) throws -> [StanzaSummary] {
+        var buffer: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let end = findMACLine(buffer) {
+                let (header, _) = try parseHeader(Array(buffer[0..<end]))
+                return header.stanzas.map { StanzaSummary(type: $0.type, arguments: $0.arguments) }
+            }
+            guard buffer.count <= 1 << 20 else { throw AgeError.header("the header is too long") }
+            let n = try read(&scratch)
+            guard n > 0 else { throw AgeError.header("the header is incomplete") }
+            buffer += scratch[0..<n]
+        }
+    }
+}
