@@ -13,21 +13,51 @@ import Glibc
 extension Vault {
     public struct BackupReport: Sendable {
         public let snapshotBytes: Int
+        /// What went to the output (before any armor the caller adds).
         public let backupBytes: Int
     }
 
     /// Writes a backup through `output`, recording it in the audit log first (so the backup
-    /// holds the record of itself). `scratch` is a private directory for the snapshot.
-    public func backup(to recipients: [AgeFile.Recipient], scratch: String, output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+    /// holds the record of itself), at `time` (an ISO 8601 timestamp: the one its file is named
+    /// after; the clock's now if nil). `scratch` is a private directory for the snapshot.
+    public func backup(to recipients: [AgeFile.Recipient], time: String? = nil, scratch: String,
+                       output: @escaping ([UInt8]) throws(CryptoError) -> Void,
                        progress: (Int, Int) -> Void = { _, _ in }) throws -> BackupReport {
+        let keys = recipients.filter { if case .label = $0 { return false } else { return true } }
         try perform {
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,
-                                 detail: recipients.contains { if case .scrypt = $0 { return true } else { return false } }
-                                    ? "age, passphrase" : "age, \(recipients.count) recipient(s)"))
+            try audit(AuditEvent(time: time ?? clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,
+                                 detail: keys.contains { if case .scrypt = $0 { return true } else { return false } }
+                                    ? "age, passphrase" : "age, \(keys.count) recipient(s)"))
         }
         let snapshot = scratch + "/snapshot.rxv"
         defer { unlink(snapshot) }
         do { try store.snapshot(to: snapshot) } catch { throw VaultError.from(error) }
+        return try BackupFile.encrypt(snapshot: snapshot, to: recipients, output: output, progress: progress)
+    }
+}
+
+extension BackupFile {
+    /// A backup of the vault at `path` made without its passphrase: to age recipients, which
+    /// need no secret to encrypt to, so a timer or cron job can back up with no secret on the
+    /// machine. The vault is not opened, so the backup is not in its audit log (the log's
+    /// entries are MAC'd with a key only the passphrase unlocks). The snapshot is taken the
+    /// same way (one read transaction, safe while others write).
+    public static func backupWithoutPassphrase(at path: String, busyTimeoutMilliseconds: Int32, to recipients: [AgeFile.Recipient],
+                                               scratch: String, output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+                                               progress: (Int, Int) -> Void = { _, _ in }) throws -> Vault.BackupReport {
+        guard !recipients.contains(where: { if case .scrypt = $0 { return true } else { return false } }) else {
+            throw VaultError.invalidInput("a backup with a passphrase needs the vault opened")
+        }
+        let (store, _) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let snapshot = scratch + "/snapshot.rxv"
+        defer { unlink(snapshot) }
+        do { try store.snapshot(to: snapshot) } catch { throw VaultError.from(error) }
+        return try encrypt(snapshot: snapshot, to: recipients, output: output, progress: progress)
+    }
+
+    /// Streams the snapshot file through the age writer into `output`.
+    static func encrypt(snapshot: String, to recipients: [AgeFile.Recipient], output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+                        progress: (Int, Int) -> Void) throws -> Vault.BackupReport {
         guard let handle = FileHandle(forReadingAtPath: snapshot) else { throw VaultError.cannotWrite("cannot read the snapshot") }
         defer { try? handle.close() }
         let total = Int((try? FileManager.default.attributesOfItem(atPath: snapshot)[.size] as? Int) ?? 0)
@@ -44,7 +74,7 @@ extension Vault {
             progress(done, total)
         }
         try writer.finish()
-        return BackupReport(snapshotBytes: total, backupBytes: written)
+        return Vault.BackupReport(snapshotBytes: total, backupBytes: written)
     }
 }
 
