@@ -25,3 +25,21 @@ extension AgeFile {
         }
     }
 }
+
+extension AgeFile {
+    /// The length of the header (through the MAC line) at the start of `bytes`, if all there.
+    public static func headerLength(_ bytes: [UInt8]) -> Int? { findMACLine(bytes) }
+
+    /// Why a payload (nonce and chunks, after the header) of this many bytes cannot be one age
+    /// writes; nil if it can. Without the key this is all that tells a file cut short: one cut
+    /// exactly at a chunk boundary still passes (opening it finds it).
+    public static func payloadLengthProblem(_ length: Int) -> String? {
+        let nonce = 16
+        guard length >= nonce + tagSize else { return "the payload is \(length) bytes, shorter than any age payload" }
+        let chunks = length - nonce
+        let full = chunkSize + tagSize
+        let last = chunks % full
+        if last == 0 || last >= tagSize + 1 || chunks == tagSize { return nil }
+        return "the payload ends inside a chunk's tag (truncated?)"
+    }
+}

@@ -23,71 +23,8 @@ extension RxVaultCommand {
               rxvault backup verify ~/backups/rx-2026-11-21.age
               rxvault restore ~/backups/rx-2026-11-21.age --to ~/rx-restored.rxv
             """),
-            subcommands: [BackupCreate.self, BackupVerify.self],
+            subcommands: [BackupCreate.self, BackupVerify.self, BackupList.self, BackupPrune.self],
             defaultSubcommand: BackupCreate.self)
-    }
-
-    struct BackupCreate: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "create", abstract: "Write a backup (the default: rxvault backup DEST).")
-
-        @Argument(help: "The backup file to write (mode 0600; never over an existing file without --force).") var destination: String
-        @Option(help: ArgumentHelp("Encrypt to this age recipient instead of the passphrase (repeatable).", valueName: "age1...")) var recipient: [String] = []
-        @Option(help: ArgumentHelp("Encrypt with the passphrase in this file instead of the vault's.", valueName: "file")) var agePassphraseFile: String?
-        @Flag(help: "Replace the destination if it exists.") var force = false
-        @OptionGroup var options: VaultOptions
-
-        func validate() throws {
-            if !recipient.isEmpty && agePassphraseFile != nil { throw ValidationError("give recipients or a passphrase file, not both") }
-        }
-
-        func run() throws {
-            try CommandRunner.run {
-                let recipients = try recipient.map { text -> AgeRecipient in
-                    guard let r = AgeRecipient(text) else { throw CLIError(.invalidInput, "'\(text)' is not an age X25519 recipient (age1...)") }
-                    return r
-                }
-                try options.requireOwner("backup")
-                if !force && FileManager.default.fileExists(atPath: destination) {
-                    throw CLIError(.alreadyExists, "\(destination) already exists", hint: "pass --force to replace it")
-                }
-                let path = options.vaultPath
-                _ = try VaultHeader.read(at: path)
-                let vaultPassphrase = try PassphraseSource.existing(options)
-                let vault = try Vault.open(at: path, passphrase: vaultPassphrase, clock: Environment.clock(),
-                                           busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
-                let ageRecipients: [AgeFile.Recipient]
-                if !recipients.isEmpty {
-                    ageRecipients = recipients.map { .x25519($0) }
-                } else {
-                    let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
-                    ageRecipients = [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)]
-                }
-                let scratch = try Scratch()
-                defer { scratch.remove() }
-                let progress = Progress("backing up")
-                var report: Vault.BackupReport?
-                var writeFailure: (any Error)?
-                do {
-                    try SafeFileWriter.write(to: destination, replace: force) { writer in
-                        report = try vault.backup(to: ageRecipients, scratch: scratch.path, output: { bytes throws(CryptoError) in
-                            do { try writer.write(bytes) } catch {
-                                writeFailure = error
-                                throw CryptoError.malformed("cannot write the backup")
-                            }
-                        }, progress: progress.update)
-                    }
-                } catch {
-                    progress.finish()
-                    // A full disk or a failing device is an I/O error (74), not damage.
-                    if let writeFailure { throw writeFailure }
-                    throw error
-                }
-                progress.finish()
-                Terminal.out("wrote \(destination) (\(ByteCountText(report?.backupBytes ?? 0)), "
-                             + (recipients.isEmpty ? (agePassphraseFile == nil ? "opens with the vault's passphrase" : "opens with that passphrase")
-                                                   : "opens with the recipients' identities") + ")")
-            }
-        }
     }
 
     struct BackupVerify: ParsableCommand {
