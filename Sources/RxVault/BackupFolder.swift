@@ -107,7 +107,14 @@ public enum BackupFolder {
         var scratch = [UInt8](repeating: 0, count: 1 << 16)
         do { while try read(&scratch) > 0 {} } catch { return entry(armored, kind, label, "is damaged (\(error))") }
         guard let headerEnd = AgeFile.headerLength(seen) else { return entry(armored, kind, label, "has an unreadable age header") }
-        if let why = AgeFile.payloadLengthProblem(total - headerEnd) { return entry(armored, kind, label, "is damaged: \(why)") }
+        if let label {
+            // The label fixes the exact length: a copy cut short or grown shows without the key.
+            if total - headerEnd != label.payloadLength {
+                return entry(armored, kind, label, "is damaged: \(total - headerEnd) payload bytes where its label means \(label.payloadLength) (cut short or altered)")
+            }
+        } else if let why = AgeFile.payloadLengthProblem(total - headerEnd) {
+            return entry(armored, kind, label, "is damaged: \(why)")
+        }
         return entry(armored, kind, label, nil)
     }
 }

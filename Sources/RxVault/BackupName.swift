@@ -1,3 +1,5 @@
+import RxCrypto
+
 /// The names `backup DIR` gives its files: `rxvault-<vault>-<time>.age`, e.g.
 /// `rxvault-3f9a2c1e-20261122T221530Z.age`, where `<vault>` is the first 8 hex digits of the
 /// vault id (as `status` prints it) and `<time>` the UTC time to the second; a second backup in
@@ -53,27 +55,36 @@ public struct BackupName: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The label a backup to recipients carries in its age header, readable without any key and
-/// covered by the header MAC: `-> rxvault-backup v1 <vault id, 32 hex> <time>`. A backup with a
-/// passphrase cannot carry one (in age an scrypt stanza must stand alone): its name is all
-/// there is to go by without the passphrase.
+/// covered by the header MAC: `-> rxvault-backup v1 <vault id, 32 hex> <time> <snapshot bytes>`.
+/// The size of what is inside fixes the length of the whole age payload, so a copy cut short
+/// (or grown) is told without the key. A backup with a passphrase cannot carry one (in age an
+/// scrypt stanza must stand alone): its name is all there is to go by without the passphrase.
 public struct BackupLabel: Hashable, Sendable {
     public static let stanzaType = "rxvault-backup"
     public let vaultID: String
     public let time: BackupTime
+    /// The size of the vault snapshot inside (the age plaintext).
+    public let snapshotBytes: Int
 
-    public init(vaultID: String, time: BackupTime) {
+    public init(vaultID: String, time: BackupTime, snapshotBytes: Int) {
         self.vaultID = vaultID.lowercased()
         self.time = time
+        self.snapshotBytes = snapshotBytes
     }
 
-    public var arguments: [String] { ["v1", vaultID, time.compact] }
+    public var arguments: [String] { ["v1", vaultID, time.compact, String(snapshotBytes)] }
 
     /// Nil unless the stanza is a well-formed v1 label.
     public init?(type: String, arguments: [String]) {
-        guard type == Self.stanzaType, arguments.count == 3, arguments[0] == "v1", arguments[1].count == 32,
+        guard type == Self.stanzaType, arguments.count == 4, arguments[0] == "v1", arguments[1].count == 32,
               arguments[1].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
-              let time = BackupTime(compact: arguments[2]) else { return nil }
+              let time = BackupTime(compact: arguments[2]), arguments[3].count <= 15, arguments[3].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              arguments[3] == "0" || arguments[3].first != "0", let bytes = Int(arguments[3]) else { return nil }
         vaultID = arguments[1]
         self.time = time
+        snapshotBytes = bytes
     }
+
+    /// The length of the age payload (nonce and chunks) that holds `snapshotBytes` bytes.
+    public var payloadLength: Int { AgeFile.payloadLength(plaintextBytes: snapshotBytes) }
 }

@@ -103,7 +103,15 @@ import Testing
                     ".rxvault-3f9a2c1e-20261122T221530Z.age.rxvault-1a2b", "notes.txt", "rxvault-3f9a2c1e-x-20261122T221530Z.age"] {
             #expect(BackupName(parsing: bad) == nil, "\(bad)")
         }
-        #expect(BackupLabel(type: "rxvault-backup", arguments: BackupLabel(vaultID: id.prefix(32).description, time: name.time).arguments) != nil)
-        #expect(BackupLabel(type: "rxvault-backup", arguments: ["v2", String(repeating: "0", count: 32), "20261122T221530Z"]) == nil)
+        let label = BackupLabel(vaultID: id.prefix(32).description, time: name.time, snapshotBytes: 131_072)
+        #expect(BackupLabel(type: "rxvault-backup", arguments: label.arguments) == label)
+        // Two full chunks: nonce, 128 KiB and two tags.
+        #expect(label.payloadLength == 16 + 131_072 + 32)
+        #expect(BackupLabel(vaultID: id, time: name.time, snapshotBytes: 0).payloadLength == 32)
+        #expect(BackupLabel(vaultID: id, time: name.time, snapshotBytes: 65_537).payloadLength == 16 + 65_537 + 32)
+        for bad in [["v2", String(repeating: "0", count: 32), "20261122T221530Z", "1"], ["v1", String(repeating: "0", count: 32), "20261122T221530Z"],
+                    ["v1", String(repeating: "0", count: 32), "20261122T221530Z", "01"], ["v1", String(repeating: "0", count: 31), "20261122T221530Z", "1"]] {
+            #expect(BackupLabel(type: "rxvault-backup", arguments: bad) == nil, "\(bad)")
+        }
     }
 }

@@ -30,6 +30,12 @@ extension AgeFile {
     /// The length of the header (through the MAC line) at the start of `bytes`, if all there.
     public static func headerLength(_ bytes: [UInt8]) -> Int? { findMACLine(bytes) }
 
+    /// The length of the payload (nonce and chunks) that age writes for this much plaintext.
+    public static func payloadLength(plaintextBytes n: Int) -> Int {
+        let chunks = max(1, (n + chunkSize - 1) / chunkSize)
+        return 16 + n + chunks * tagSize
+    }
+
     /// Why a payload (nonce and chunks, after the header) of this many bytes cannot be one age
     /// writes; nil if it can. Without the key this is all that tells a file cut short: one cut
     /// exactly at a chunk boundary still passes (opening it finds it).

@@ -139,8 +139,34 @@ extension RxVaultCommand {
         static func verifyVault(at path: String, of file: String, passphrase: SecretBytes) throws -> BackupFile.Verification {
             do { return try BackupFile.verify(path: path, passphrase: passphrase) } catch .wrongPassphrase {
                 throw CLIError(.wrongPassphrase, "the passphrase does not open the vault inside \(file)",
-                               hint: "it is the passphrase of the vault that was backed up; give it with --passphrase-file or at the prompt")
+                               hint: "it is the passphrase of the vault that was backed up, as it was that day; give it with --passphrase-file or at the prompt. "
+                                   + olderPassphraseHint)
             }
+        }
+
+        /// A backup keeps the passphrase of the day it was made.
+        static let olderPassphraseHint = "a backup made with the vault's passphrase needs the passphrase of the day it was made: "
+            + "if it is older than the last passphrase change ('rxvault passwd'), give the passphrase from before that change"
+
+        /// The stanza types of an age file's header, read without a key.
+        static func peekStanzas(_ file: String) throws -> [String] {
+            guard let handle = FileHandle(forReadingAtPath: file) else { return [] }
+            defer { try? handle.close() }
+            let raw: (inout [UInt8]) throws -> Int = { buffer in
+                guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
+                chunk.copyBytes(to: &buffer, count: chunk.count)
+                return chunk.count
+            }
+            var first = [UInt8](repeating: 0, count: 1)
+            let n = try raw(&first)
+            var pending = Array(first[0..<n])
+            let replay: (inout [UInt8]) throws -> Int = { buffer in
+                if !pending.isEmpty { buffer[0] = pending.removeFirst(); return 1 }
+                return try raw(&buffer)
+            }
+            let armored = pending.first == UInt8(ascii: "-") || pending.first.map(AgeFile.isWhitespace) == true
+            let stream = armored ? AgeArmorStream(source: replay) : nil
+            return try AgeFile.peekHeader { buffer in try stream?.read(&buffer) ?? replay(&buffer) }.map(\.type)
         }
 
         /// "vault ID, N prescriptions (V versions, A attachments), backed up TIME".
@@ -158,11 +184,16 @@ extension RxVaultCommand {
         /// `path` is written.
         static func openBackup(_ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
                                options: VaultOptions, purpose: Purpose, prepare: () throws -> Void = {}) throws -> SecretBytes {
-            guard let handle = FileHandle(forReadingAtPath: file) else {
-                throw CLIError(errno == ENOENT ? .notFound : .usage, "cannot read \(file): \(String(cString: strerror(errno)))")
+            // "-": the backup comes on standard input (`... | rxvault restore -`).
+            let handle: FileHandle
+            if file == "-" { handle = FileHandle.standardInput } else {
+                guard let h = FileHandle(forReadingAtPath: file) else {
+                    throw CLIError(errno == ENOENT ? .notFound : .usage, "cannot read \(file): \(String(cString: strerror(errno)))")
+                }
+                handle = h
             }
             defer { try? handle.close() }
-            let total = Int((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+            let total = file == "-" ? 0 : Int((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
             // The prompt names the backup: the vault the options name is not the one asked for.
             let vaultPassphrase = try PassphraseSource.existing(options, for: "backup \(file)")
             let key: AgeFile.Key
@@ -174,8 +205,14 @@ extension RxVaultCommand {
             }
             let progress = Progress(purpose.verb)
             do {
-                let peek = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
-                guard AgeFile.looksLikeAge(peek) else { throw CLIError(.invalidInput, "\(file) is not an age file (not an rxvault backup)") }
+                var peek: [UInt8] = []
+                while peek.count < 64, let more = try handle.read(upToCount: 64 - peek.count), !more.isEmpty { peek += more }
+                // A vault file itself (what `age -d` makes of a backup, e.g. one to an SSH key:
+                // age -d -i ~/.ssh/id_ed25519 b.age | rxvault restore -) is taken as it is.
+                let isVault = peek.starts(with: Array("SQLite format 3\0".utf8))
+                guard isVault || AgeFile.looksLikeAge(peek) else {
+                    throw CLIError(.invalidInput, "\(file == "-" ? "standard input" : file) is neither an age file nor a vault (not an rxvault backup)")
+                }
                 try prepare()
                 var pending = peek
                 var consumed = 0        // bytes of the file read: progress is against the file's size
@@ -192,12 +229,26 @@ extension RxVaultCommand {
                     return chunk.count
                 }
                 // `age -a` output (or a backup re-encrypted that way) is read through the armor.
+                if isVault {
+                    try BackupFile.copy(read: raw, to: path) { _ in progress.update(consumed + peek.count, total) }
+                    progress.finish()
+                    return vaultPassphrase
+                }
                 let armor = peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-") ? AgeArmorStream(source: raw) : nil
                 try BackupFile.decrypt(read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path) { _ in progress.update(consumed + peek.count, total) }
             } catch let error as AgeError {
                 progress.finish()
                 switch error {
-                case .noMatch: throw CLIError(.wrongPassphrase, "the passphrase or identity does not open this backup")
+                case .noMatch:
+                    if ageIdentity != nil { throw CLIError(.wrongPassphrase, "the identity does not open this backup", hint: "it was made to other recipients, or with a passphrase") }
+                    let stanzas = file == "-" ? nil : try? Self.peekStanzas(file)
+                    if let stanzas, !stanzas.contains("scrypt") {
+                        throw CLIError(.wrongPassphrase, "this backup is encrypted to age recipients (\(stanzas.filter { $0 != BackupLabel.stanzaType }.joined(separator: ", "))), not a passphrase",
+                                       hint: "give --age-identity FILE; for an SSH key: age -d -i ~/.ssh/id_ed25519 \(file) | rxvault restore -")
+                    }
+                    if agePassphraseFile != nil { throw CLIError(.wrongPassphrase, "the passphrase in \(agePassphraseFile!) does not open this backup") }
+                    throw CLIError(.wrongPassphrase, "the passphrase does not open this backup",
+                                   hint: Self.olderPassphraseHint)
                 default: throw CLIError(.integrity, "the backup is damaged: \(error.description)", hint: purpose == .restore ? "nothing was restored" : nil)
                 }
             }

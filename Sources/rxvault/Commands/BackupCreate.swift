@@ -73,8 +73,7 @@ extension RxVaultCommand {
                 }
                 var ageRecipients: [AgeFile.Recipient]
                 if !keys.isEmpty {
-                    let label = BackupLabel(vaultID: header.vaultIDHex, time: time)
-                    ageRecipients = [.label(type: BackupLabel.stanzaType, arguments: label.arguments)] + keys
+                    ageRecipients = keys      // and a BackupLabel, which the library adds
                 } else {
                     let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
                         ?? PassphraseSource.existing(options)
@@ -99,10 +98,10 @@ extension RxVaultCommand {
                         if let armorWriter { try armorWriter.write(bytes) } else { try raw(bytes) }
                     }
                     if let vault {
-                        _ = try vault.backup(to: ageRecipients, time: time.iso, scratch: scratch.path, output: output, progress: progress.update)
+                        _ = try vault.backup(to: ageRecipients, time: time.iso, labelled: !keys.isEmpty, scratch: scratch.path, output: output, progress: progress.update)
                     } else {
                         _ = try BackupFile.backupWithoutPassphrase(at: path, busyTimeoutMilliseconds: busy, to: ageRecipients,
-                                                                   scratch: scratch.path, output: output, progress: progress.update)
+                                                                   labelTime: time, scratch: scratch.path, output: output, progress: progress.update)
                     }
                     try armorWriter?.finish()
                 }
