@@ -121,8 +121,8 @@ extension RxVaultCommand {
             When none does, nothing is removed (76).
 
             Examples:
-              rxvault backup prune ~/backups/rxvault --keep-daily 7 --keep-weekly 4 --keep-monthly 12 --dry-run
-              rxvault backup prune ~/backups/rxvault --keep-daily 7 --keep-weekly 4 --keep-monthly 12 --keep-yearly 5
+              rxvault backup prune ~/backups --keep-daily 7 --keep-weekly 4 --dry-run
+              rxvault backup prune ~/backups --keep-daily 7 --keep-monthly 12
             """))
 
         @Argument(help: "The folder.") var folder: String
