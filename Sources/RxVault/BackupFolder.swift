@@ -30,6 +30,10 @@ public enum BackupFolder {
         public let label: BackupLabel?
         /// Why the file is not a sound-looking backup, if it is not.
         public let problem: String?
+        /// Whether it can be taken for what its name says: its header reads as age, and any
+        /// label agrees with the name. A damaged payload still can (it is a broken backup of
+        /// that vault); an unreadable header or a contradicting label cannot.
+        public let recognisable: Bool
 
         /// Named for this vault, and, if it has a label, labelled for it (the whole id).
         public func isBackup(ofVault vaultID: String) -> Bool {
@@ -57,8 +61,9 @@ public enum BackupFolder {
     }
 
     static func inspect(path: String, fileName: String, name: BackupName, size: Int, readWhole: Bool) -> Entry {
-        func entry(_ armored: Bool, _ kind: Kind?, _ label: BackupLabel?, _ problem: String?) -> Entry {
-            Entry(fileName: fileName, path: path, name: name, size: size, armored: armored, kind: kind, label: label, problem: problem)
+        func entry(_ armored: Bool, _ kind: Kind?, _ label: BackupLabel?, _ problem: String?, recognisable: Bool = true) -> Entry {
+            Entry(fileName: fileName, path: path, name: name, size: size, armored: armored, kind: kind, label: label, problem: problem,
+                  recognisable: recognisable && kind != nil)
         }
         guard let handle = FileHandle(forReadingAtPath: path) else { return entry(false, nil, nil, "cannot be read: \(String(cString: strerror(errno)))") }
         defer { try? handle.close() }
@@ -99,9 +104,10 @@ public enum BackupFolder {
             : .recipients(stanzas.filter { $0.type != BackupLabel.stanzaType }.count)
         let labels = stanzas.filter { $0.type == BackupLabel.stanzaType }
         let label = labels.first.flatMap { BackupLabel(type: $0.type, arguments: $0.arguments) }
-        if !labels.isEmpty && (labels.count > 1 || label == nil) { return entry(armored, kind, nil, "has a malformed rxvault label in its header") }
+        if !labels.isEmpty && (labels.count > 1 || label == nil) { return entry(armored, kind, nil, "has a malformed rxvault label in its header", recognisable: false) }
         if let label, !label.vaultID.hasPrefix(name.vault) || label.time != name.time {
-            return entry(armored, kind, label, "was renamed: its header says vault \(label.vaultID.prefix(8)) at \(label.time), its name \(name.vault) at \(name.time)")
+            return entry(armored, kind, label, "was renamed: its header says vault \(label.vaultID.prefix(8)) at \(label.time), its name \(name.vault) at \(name.time)",
+                         recognisable: false)
         }
         guard readWhole else { return entry(armored, kind, label, nil) }
         var scratch = [UInt8](repeating: 0, count: 1 << 16)

@@ -160,6 +160,9 @@ import Testing
         let r2 = try shell(bySSH, "age -d -i '\(cli.path("id_ed25519"))' '\(backup)' | \"$RXVAULT\" restore -")
         #expect(r2.status == 0, "\(r2)")
         #expect(try bySSH.run(["show", id]).stdout.contains("Quintessa Marlowe"))
+        // rxvault does not read SSH private keys itself, and says how to go through age.
+        let sshIdentity = try cli.run(["backup", "verify", backup, "--age-identity", cli.path("id_ed25519")])
+        #expect(sshIdentity.status == 64 && sshIdentity.stderr.contains("| rxvault restore -"), "\(sshIdentity)")
         // The passphrase alone does not open it; the message says what does.
         let wrong = try cli.run(["backup", "verify", backup])
         #expect(wrong.status == 77 && wrong.stderr.contains("--age-identity"), "\(wrong)")

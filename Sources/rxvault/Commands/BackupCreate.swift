@@ -65,9 +65,11 @@ extension RxVaultCommand {
                 // Recipients need no secret; the passphrase only adds the audit entry, and is
                 // used when it is given or can be asked for.
                 let vault: Vault?
+                var vaultPassphrase: SecretBytes?
                 if keys.isEmpty || PassphraseSource.isGivenWithoutPrompt(options) || (!options.noInput && Terminal.canAsk) {
                     let passphrase = try PassphraseSource.existing(options)
                     vault = try Vault.open(at: path, passphrase: passphrase, clock: clock, busyTimeoutMilliseconds: busy)
+                    vaultPassphrase = passphrase
                 } else {
                     vault = nil
                 }
@@ -76,7 +78,7 @@ extension RxVaultCommand {
                     ageRecipients = keys      // and a BackupLabel, which the library adds
                 } else {
                     let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
-                        ?? PassphraseSource.existing(options)
+                        ?? vaultPassphrase ?? PassphraseSource.existing(options)
                     ageRecipients = [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)]
                 }
 

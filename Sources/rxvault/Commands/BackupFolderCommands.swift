@@ -157,10 +157,10 @@ extension RxVaultCommand {
                     if !entry.name.names(vaultID: vaultID) { continue }   // another vault's: not even mentioned
                     if !entry.isBackup(ofVault: vaultID) {
                         skipped.append((entry, "its header label names vault \(entry.label?.vaultID.prefix(8) ?? "?"), not this one"))
-                    } else if let problem = entry.problem, entry.kind == nil || entry.problem?.hasPrefix("was renamed") == true {
+                    } else if !entry.recognisable {
                         // A header that cannot be read or a label that contradicts the name: not
                         // recognisably this vault's backup, so never removed.
-                        skipped.append((entry, problem))
+                        skipped.append((entry, entry.problem ?? "not recognisable"))
                     } else {
                         candidates.append(entry)
                     }
