@@ -37,8 +37,8 @@ extension AgeFile {
     }
 
     /// Why a payload (nonce and chunks, after the header) of this many bytes cannot be one age
-    /// writes; nil if it can. Without the key this is all that tells a file cut short: one cut
-    /// exactly at a chunk boundary still passes (opening it finds it).
+    /// writes; nil if it can. A weak test: it only catches a file cut inside a chunk's last 16
+    /// bytes; most truncations pass it, and only opening the file (or a known length) tells.
     public static func payloadLengthProblem(_ length: Int) -> String? {
         let nonce = 16
         guard length >= nonce + tagSize else { return "the payload is \(length) bytes, shorter than any age payload" }
