@@ -8,7 +8,9 @@ extension RxVaultCommand {
             discussion: flowing("""
             Only the wrapping of the vault's root key changes; no prescription is rewritten, so
             this is instant whatever the vault holds. Afterwards the old passphrase no longer
-            opens the vault. Backups made earlier still open with the passphrase they were made with.
+            opens the vault. Backups made earlier still need the passphrase they were made with
+            (their age layer and the vault inside them are locked with it): keep the old
+            passphrase as long as you keep those backups, or make a new backup now.
             """))
 
         @OptionGroup var options: VaultOptions
@@ -27,6 +29,8 @@ extension RxVaultCommand {
                 try vault.changePassphrase(to: newPassphrase)
                 warnIfNotPurged(vault)
                 Terminal.out("passphrase changed")
+                Terminal.err("rxvault: note: backups made before now still need the old passphrase (to open and to restore); "
+                             + "keep it while you keep them, or make a new backup now ('rxvault backup DIR')")
             }
         }
     }

@@ -99,6 +99,23 @@ struct SafeFileWriter {
         _ = Glibc.close(fd)
         unlink(temporary)
     }
+
+    /// Links the finished file to the first of `name(1)`, `name(2)`, ... that does not exist
+    /// (link(2) never replaces, so two writers racing for a name both get one); returns it.
+    func commitToFreeName(_ name: (Int) -> String) throws -> String {
+        guard fsync(fd) == 0, Glibc.close(fd) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CLIError(.cannotWrite, "cannot write \(target): \(reason)")
+        }
+        defer { unlink(temporary) }
+        for sequence in 1...10_000 {
+            let candidate = name(sequence)
+            if link(temporary, candidate) == 0 { return candidate }
+            guard errno == EEXIST else { throw CLIError(.cannotWrite, "cannot write \(candidate): \(String(cString: strerror(errno)))") }
+        }
+        throw CLIError(.alreadyExists, "\(name(1)) and 10,000 names after it already exist")
+    }
 }
 
 /// "32MiB", "10M", "500K", "1G", "1048576".
