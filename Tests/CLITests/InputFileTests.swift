@@ -70,8 +70,8 @@ import Testing
     @Test func devNullIsAnEmptyFile() throws {
         let (cli, id) = try setUp()
         let expected: [String: (Int32, String)] = [
-            "import": (65, "neither JSON nor an age file"), "attach": (65, "refused"), "restore": (65, "is not an age file"),
-            "backup": (65, "is not an age file"), "list": (64, "is empty"), "--identity": (64, "is not an age identity file"),
+            "import": (65, "neither JSON nor an age file"), "attach": (65, "refused"), "restore": (65, "is neither an age file nor a vault"),
+            "backup": (65, "is neither an age file nor a vault"), "list": (64, "is empty"), "--identity": (64, "is not an age identity file"),
             "export": (64, "is empty"), "passwd": (64, "is empty"),
         ]
         for (arguments, _) in Self.readers(cli, id) {

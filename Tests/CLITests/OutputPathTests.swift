@@ -26,8 +26,17 @@ import Testing
          ["client", "add", "shop", "--generate", "--identity-out", "OUT"]]
     }
 
-    /// The path and a part of the message that says what is wrong with it.
-    static func impossible(_ cli: CLIHarness) -> [(String, String)] {
+    /// The path and a part of the message that says what is wrong with it. (A folder is a
+    /// destination for `backup`: it writes a dated file inside; see `backupTakesAFolder`.)
+    static func impossible(_ cli: CLIHarness, for command: String = "") -> [(String, String)] {
+        if command == "backup" {
+            return [(cli.path("plain/out"), "\(cli.path("plain")) is not a directory"), (cli.path("new") + "/", "ends in '/'"),
+                    (cli.path("fifo"), "is not a regular file")]
+        }
+        return impossibleForAFile(cli)
+    }
+
+    static func impossibleForAFile(_ cli: CLIHarness) -> [(String, String)] {
         [(cli.path("folder"), "is a directory"), (cli.path("folder") + "/", "is a directory"),
          (cli.path("plain/out"), "\(cli.path("plain")) is not a directory"), (cli.path("new") + "/", "ends in '/'"),
          (cli.path("fifo"), "is not a regular file")]
@@ -39,7 +48,7 @@ import Testing
         let (cli, id) = try setUp()
         let before = cli.vaultFileBytes()
         for arguments in Self.writers(cli, id) {
-            var cases = Self.impossible(cli)
+            var cases = Self.impossible(cli, for: arguments[0])
             // restore creates missing folders (as init does); the others do not.
             if arguments[0] != "restore" { cases.append((cli.path("missing/out"), "the directory \(cli.path("missing")) does not exist")) }
             for (out, problem) in cases {
@@ -63,7 +72,7 @@ import Testing
     @Test func forceReplacesOnlyARegularFile() throws {
         let (cli, id) = try setUp()
         for arguments in Self.writers(cli, id) where arguments[0] != "client" {
-            for (out, problem) in Self.impossible(cli) {
+            for (out, problem) in Self.impossible(cli, for: arguments[0]) {
                 let r = try cli.run(Self.with(arguments, out) + ["--force"])
                 #expect(r.status == 73 && r.stderr.contains(problem), "\(arguments) \(out) --force: \(r)")
             }
