@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // rxvault: an encrypted vault for vision prescriptions.
-// Layers (dependencies point down only): rxvault (CLI) -> RxVault -> RxModel, RxCrypto, RxStore -> C libraries.
+// Layers (dependencies point down only): rxvault (CLI) -> RxAgent -> RxVault -> RxModel, RxCrypto, RxStore -> C libraries.
 import PackageDescription
 
 let package = Package(
@@ -29,6 +29,9 @@ let package = Package(
                                  .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("cairo"),
                                  .linkedLibrary("qpdf"), .linkedLibrary("stdc++")]),
 
+        // The agent's system calls Swift cannot reach (prctl, SO_PEERCRED, signalfd, posix_spawn with setsid).
+        .target(name: "CRxAgent"),
+
         // Pure domain: prescriptions, lens specifications, notation, clinical rules. No C, no I/O.
         .target(name: "RxModel"),
         // libsodium wrapper: zeroed secrets, Argon2id, AEAD, sub-keys. Imports nothing of ours.
@@ -39,9 +42,11 @@ let package = Package(
         .target(name: "RxValidate", dependencies: ["CRxValidate"]),
         // The service: vault, key hierarchy, prescriptions. Enforces everything the CLI offers.
         .target(name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore", "RxValidate"]),
+        // The agent that keeps an unlocked vault's root key (`rxvault unlock`): socket, protocol, policy, client.
+        .target(name: "RxAgent", dependencies: ["CRxAgent", "RxCrypto", "RxVault"]),
         // Thin executable: arguments, secrets from files/prompts, printing, exit codes.
         .executableTarget(name: "rxvault", dependencies: [
-            "RxVault", "RxModel",
+            "RxVault", "RxModel", "RxAgent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -51,6 +56,7 @@ let package = Package(
         .testTarget(name: "RxValidateTests", dependencies: ["RxValidate"]),
         .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "rxvault"]),
         .testTarget(name: "CLITests", dependencies: ["rxvault", "RxStore", "RxCrypto"]),
+        .testTarget(name: "RxAgentTests", dependencies: ["RxAgent", "RxVault", "RxCrypto"]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
         .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"]),
     ],
