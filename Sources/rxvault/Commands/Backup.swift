@@ -51,16 +51,20 @@ extension RxVaultCommand {
                     throw CLIError(.alreadyExists, "\(destination) already exists", hint: "pass --force to replace it")
                 }
                 let path = options.vaultPath
-                _ = try VaultHeader.read(at: path)
-                let vaultPassphrase = try PassphraseSource.existing(options)
-                let vault = try Vault.open(at: path, passphrase: vaultPassphrase, clock: Environment.clock(),
-                                           busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
+                let vault: Vault
                 let ageRecipients: [AgeFile.Recipient]
-                if !recipients.isEmpty {
-                    ageRecipients = recipients.map { .x25519($0) }
+                if !recipients.isEmpty || agePassphraseFile != nil {
+                    // The age layer has its own key: an unlocked agent can open the vault.
+                    vault = try options.openVault(command: "backup", anchored: false)
+                    ageRecipients = try agePassphraseFile.map { [.scrypt(passphrase: try PassphraseSource.read(file: $0, what: "age passphrase"),
+                                                                          logN: AgeFile.defaultScryptLogN)] } ?? recipients.map { .x25519($0) }
                 } else {
-                    let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
-                    ageRecipients = [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)]
+                    // The age layer uses the vault's passphrase itself: it is asked for, agent or not.
+                    _ = try VaultHeader.read(at: path)
+                    let vaultPassphrase = try PassphraseSource.existing(options)
+                    vault = try Vault.open(at: path, passphrase: vaultPassphrase, clock: Environment.clock(),
+                                           busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
+                    ageRecipients = [.scrypt(passphrase: vaultPassphrase, logN: AgeFile.defaultScryptLogN)]
                 }
                 let scratch = try Scratch()
                 defer { scratch.remove() }
