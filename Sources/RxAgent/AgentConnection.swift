@@ -17,8 +17,10 @@ public enum AgentConnection {
         AgentFrame.setTimeouts(fd, seconds: timeoutSeconds)
         let peer: AgentPeer
         do { peer = try AgentPeer.of(socket: fd) } catch { return nil }
-        // Another user learns nothing, not even what the agent holds: refused before reading.
+        // Another user learns nothing, not even what the agent holds. Its request is read (and
+        // not looked at) so that closing the connection does not reset it before the refusal arrives.
         guard peer.isSameUser else {
+            _ = try? AgentFrame.receive(AgentRequest.self, from: fd)
             try? AgentFrame.send(service.answer(AgentRequest(.status), from: peer).reply, to: fd)
             return nil
         }

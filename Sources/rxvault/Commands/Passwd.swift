@@ -1,4 +1,5 @@
 import ArgumentParser
+import RxAgent
 import RxVault
 
 extension RxVaultCommand {
@@ -24,6 +25,10 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run {
                 let vault = try options.openVault(command: "passwd", agent: false)
+                // The agent of this file, if it is unlocked (one holding another copy of the vault stays).
+                let file = VaultFileIdentity.fileNumbers(options.vaultPath)
+                let agent = (try? AgentAccess.status(vaultIDHex: vault.header.vaultIDHex)).flatMap { $0 }
+                    .flatMap { status in file.map { $0 == (status.file.device, status.file.inode) } == true ? status : nil }
                 let newPassphrase = try PassphraseSource.new(file: newPassphraseFile, options: options, prompt: "New passphrase: ")
                 if newPassphrase.count < 10 {
                     Terminal.warning("the new passphrase is short (\(newPassphrase.count) bytes)")
@@ -31,9 +36,11 @@ extension RxVaultCommand {
                 try vault.changePassphrase(to: newPassphrase)
                 warnIfNotPurged(vault)
                 Terminal.out("passphrase changed")
-                // The agent would refuse anyway (the key wrapping it unlocked is gone); say so now.
-                if let status = try? AgentAccess.lock(vaultIDHex: vault.header.vaultIDHex) {
-                    Terminal.err("rxvault: \(status.path) was unlocked (agent pid \(status.pid)) and is locked now: 'rxvault unlock' asks for the new passphrase")
+                // Its agent would refuse from now on anyway (the key wrapping it unlocked is gone,
+                // and it locks when it sees that): lock it now and say so.
+                if let agent {
+                    _ = try? AgentAccess.lock(vaultIDHex: vault.header.vaultIDHex)
+                    Terminal.err("rxvault: \(agent.path) was unlocked (agent pid \(agent.pid)) and is locked now: 'rxvault unlock' asks for the new passphrase")
                 }
             }
         }

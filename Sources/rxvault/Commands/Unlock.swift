@@ -121,8 +121,9 @@ extension RxVaultCommand {
             try CommandRunner.run {
                 if all {
                     var locked = 0
-                    for socket in AgentAccess.directory.socketPaths() {
-                        guard (try? AgentAccess.directory.isSafe()) == true else { break }
+                    let directory = AgentAccess.directory
+                    // An unsafe folder is said, not skipped: its sockets are not this user's to trust.
+                    for socket in try directory.isSafe() ? directory.socketPaths() : [] {
                         if let status = try? AgentClient(socketPath: socket).lock() {
                             Terminal.out("locked \(status.path)")
                             locked += 1
