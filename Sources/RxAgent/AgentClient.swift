@@ -30,6 +30,10 @@ public struct AgentClient: Sendable {
             return .live(status)
         } catch {
             if case .refused(let code, _, _) = error, code == AgentReply.Code.locked.rawValue { return .none }
+            // An agent that was exiting as we connected closes without answering, and its socket
+            // goes with it.
+            usleep(50_000)
+            if AgentServer.socketNumbers(socketPath) == nil { return .none }
             return .unreachable(error.description)
         }
     }

@@ -30,7 +30,7 @@ public final class AgentServer {
         guard signalFD >= 0 else { throw .errno("cannot watch for signals", code: -signalFD) }
         let temporary = "\(socketPath).\(getpid()).tmp"
         unlink(temporary)
-        let fd = rx_agent_listen(temporary, 8)
+        let fd = rx_agent_listen(temporary, 64)
         guard fd >= 0 else { close(signalFD); throw .errno("cannot listen at \(temporary)", code: -fd) }
         defer { unlink(temporary) }
         do {
@@ -57,12 +57,13 @@ public final class AgentServer {
     }
 
     private static func publish(_ temporary: String, at socketPath: String) throws(AgentError) {
-        for _ in 0..<3 {
+        for _ in 0..<40 {
             if link(temporary, socketPath) == 0 { return }
             guard errno == EEXIST else { throw .errno("cannot publish the agent's socket at \(socketPath)") }
             switch AgentClient(socketPath: socketPath).probe() {
             case .live(let status): throw .alreadyRunning(status)
-            case .none: continue   // removed (stale) or gone meanwhile: try again
+            // Removed (stale), or an agent that has just locked and is removing it: try again.
+            case .none: usleep(25_000)
             case .unreachable(let why): throw .system("cannot use \(socketPath): \(why)")
             }
         }

@@ -11,7 +11,8 @@ struct RxVaultCommand: ParsableCommand {
         discussion: flowing("""
         Start with 'rxvault init', then 'rxvault add glasses ...' or 'rxvault add contacts ...'.
         The passphrase is read from --passphrase-file, --passphrase-fd, RXVAULT_PASSPHRASE_FILE,
-        or asked for at the terminal; never from the command line.
+        or asked for at the terminal; never from the command line. 'rxvault unlock' asks once,
+        and owner commands on that vault then need none until it locks.
 
         Examples:
           rxvault init
