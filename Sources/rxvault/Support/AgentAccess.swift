@@ -111,6 +111,9 @@ struct AgentDuration: ExpressibleByArgument, Sendable {
         seconds = total
     }
 
+    /// `--help` shows the default as it is typed.
+    var defaultValueDescription: String { text }
+
     /// "15m", "2s", "1h30m".
     var text: String {
         let whole = Int(seconds)
