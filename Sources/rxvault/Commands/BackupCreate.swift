@@ -64,9 +64,14 @@ extension RxVaultCommand {
 
                 // Recipients need no secret; the passphrase only adds the audit entry, and is
                 // used when it is given or can be asked for.
+                // An unlocked agent opens the vault too, when the age layer does not need the
+                // passphrase itself (recipients, or another passphrase file).
                 let vault: Vault?
                 var vaultPassphrase: SecretBytes?
-                if keys.isEmpty || PassphraseSource.isGivenWithoutPrompt(options) || (!options.noInput && Terminal.canAsk) {
+                if !keys.isEmpty || agePassphraseFile != nil, options.mayUseAgent,
+                   let rootKey = AgentAccess.rootKey(path: path, header: header) {
+                    vault = try Vault.open(at: path, rootKey: rootKey, clock: clock, busyTimeoutMilliseconds: busy)
+                } else if keys.isEmpty || PassphraseSource.isGivenWithoutPrompt(options) || (!options.noInput && Terminal.canAsk) {
                     let passphrase = try PassphraseSource.existing(options)
                     vault = try Vault.open(at: path, passphrase: passphrase, clock: clock, busyTimeoutMilliseconds: busy)
                     vaultPassphrase = passphrase
