@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // rxvault: an encrypted vault for vision prescriptions.
-// Layers (dependencies point down only): rxvault (CLI) -> RxServe (HTTP) -> RxVault -> RxModel, RxCrypto, RxStore -> C libraries.
+// Layers (dependencies point down only): rxvault (CLI) -> RxServe (HTTP), RxAgent (unlock once) -> RxVault -> RxModel, RxCrypto, RxStore -> C libraries.
 import PackageDescription
 
 let package = Package(
@@ -34,6 +34,9 @@ let package = Package(
                                  .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("cairo"),
                                  .linkedLibrary("qpdf"), .linkedLibrary("stdc++")]),
 
+        // The agent's system calls Swift cannot reach (prctl, SO_PEERCRED, signalfd, posix_spawn with setsid).
+        .target(name: "CRxAgent"),
+
         // Pure domain: prescriptions, lens specifications, notation, clinical rules. No C, no I/O.
         .target(name: "RxModel"),
         // libsodium wrapper: zeroed secrets, Argon2id, AEAD, sub-keys. Imports nothing of ours.
@@ -54,9 +57,11 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The agent that keeps an unlocked vault's root key (`rxvault unlock`): socket, protocol, policy, client.
+        .target(name: "RxAgent", dependencies: ["CRxAgent", "RxCrypto", "RxVault"]),
         // Thin executable: arguments, secrets from files/prompts, printing, exit codes.
         .executableTarget(name: "rxvault", dependencies: [
-            "RxVault", "RxModel", "RxServe",
+            "RxVault", "RxModel", "RxServe", "RxAgent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -67,6 +72,7 @@ let package = Package(
         .testTarget(name: "RxValidateTests", dependencies: ["RxValidate"]),
         .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "rxvault"]),
         .testTarget(name: "CLITests", dependencies: ["rxvault", "RxStore", "RxCrypto"]),
+        .testTarget(name: "RxAgentTests", dependencies: ["RxAgent", "RxVault", "RxCrypto"]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
         .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"]),
     ],

@@ -1,20 +1,45 @@
 import CSodium
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A buffer of secret bytes (a key, a passphrase) that is zeroed when released.
 ///
 /// Keys never live in `[UInt8]` or `String`, whose storage Swift may copy and free without
 /// clearing. The bytes are reachable only inside `withUnsafeBytes`; there is no `description`
-/// that could print them, and equality is constant-time. The memory is not locked against
-/// swapping (see SECURITY.md: use encrypted swap).
+/// that could print them, and equality is constant-time. Ordinary secrets are not locked
+/// against swapping (see SECURITY.md: use encrypted swap); `init(lockedCount:)` makes one that
+/// is, for a key that stays in memory for long (the agent's).
 public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     private let buffer: UnsafeMutableRawBufferPointer
     public let count: Int
+    /// Whether the bytes are locked in RAM (mlock) and left out of core dumps (MADV_DONTDUMP).
+    public let isLocked: Bool
 
     /// `count` zero bytes, to be filled in place.
     public init(zeroedCount count: Int) {
         self.count = count
         buffer = .allocate(byteCount: max(count, 1), alignment: 16)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        isLocked = false
+    }
+
+    /// `count` zero bytes on pages of their own, locked in RAM so they never reach swap, and
+    /// excluded from core dumps. Locking fails when RLIMIT_MEMLOCK is exhausted: the bytes are
+    /// then ordinary (still zeroed on release) and `isLocked` says so, for the caller to warn.
+    /// Whole pages, because mlock works on pages and munlock of a page shared with another
+    /// locked secret would unlock that one too.
+    public init(lockedCount count: Int) {
+        self.count = count
+        let page = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+        let size = (max(count, 1) + page - 1) / page * page
+        buffer = .allocate(byteCount: size, alignment: page)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        _ = try? Sodium.ready()
+        // sodium_mlock also sets MADV_DONTDUMP; its result is mlock's.
+        isLocked = sodium_mlock(buffer.baseAddress!, buffer.count) == 0
     }
 
     /// `count` random bytes from the CSPRNG: a new key.
@@ -42,8 +67,14 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     deinit {
-        sodium_memzero(buffer.baseAddress!, buffer.count)
+        // sodium_munlock zeroes before it unlocks.
+        if isLocked { sodium_munlock(buffer.baseAddress!, buffer.count) } else { sodium_memzero(buffer.baseAddress!, buffer.count) }
         buffer.deallocate()
+    }
+
+    /// Zeroes the bytes now, before release (a key that must be gone the moment a lock is asked).
+    public func wipe() {
+        sodium_memzero(buffer.baseAddress!, buffer.count)
     }
 
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {

@@ -3,10 +3,21 @@
 /// Prescriptions are dated by day, and "expires on" means the whole of that day, wherever the
 /// reader is; a `Date` (an instant) would shift across time zones. Parsing is strict ISO 8601
 /// `YYYY-MM-DD` with a real day of the month.
+///
+/// Every date is between 0001-01-01 and 9999-12-31 (`earliest`, `latest`): four-digit years,
+/// the only ones `YYYY-MM-DD` can write and so read back. A date past them, once stored (a grant
+/// until "today + 60 days" on 9999-12-01), could not be read again and made the vault unreadable;
+/// `adding(days:)` therefore says when its result falls outside, and the encoder refuses one.
 public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let year: Int
     public let month: Int
     public let day: Int
+
+    /// The first and last day rxvault reads or writes.
+    public static let earliest = CalendarDate(year: 1, month: 1, day: 1)!
+    public static let latest = CalendarDate(year: 9999, month: 12, day: 31)!
+    /// How messages name the range: "0001-01-01 to 9999-12-31".
+    public static let rangeText = "\(earliest) to \(latest)"
 
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
@@ -30,6 +41,25 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
         }
         guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10) else { return nil }
         self.init(year: y, month: m, day: d)
+    }
+
+    /// Why `text` is not a date `init(iso:)` reads, to follow the text in a message: "outside
+    /// 0001-01-01 to 9999-12-31" for a year past either end (0000-12-31, 10000-01-01,
+    /// -2026-01-01), else "not a date in the form YYYY-MM-DD"; nil when it is a date.
+    public static func problem(iso text: String) -> String? {
+        if CalendarDate(iso: text) != nil { return nil }
+        let digits = { (part: Substring) in !part.isEmpty && part.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+        var body = Substring(text)
+        let negative = body.hasPrefix("-")
+        if negative { body = body.dropFirst() }
+        let parts = body.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy(digits), parts[1].count == 2, parts[2].count == 2,
+              let month = Int(parts[1]), let day = Int(parts[2]), (1...12).contains(month), (1...31).contains(day) else {
+            return "not a date in the form YYYY-MM-DD"
+        }
+        let year = Int(parts[0]) ?? Int.max
+        if negative || year == 0 || year > 9999 { return "outside \(rangeText)" }
+        return "not a date in the form YYYY-MM-DD"
     }
 
     public var description: String {
@@ -69,7 +99,14 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
         self.day = d
     }
 
-    public func adding(days: Int) -> CalendarDate { CalendarDate(dayNumber: dayNumber + days) }
+    /// The day `days` later (earlier when negative); nil when that is outside `earliest` to
+    /// `latest` (never an overflow, whatever `days` is).
+    public func adding(days: Int) -> CalendarDate? {
+        let (sum, overflow) = dayNumber.addingReportingOverflow(days)
+        guard !overflow, (Self.earliest.dayNumber...Self.latest.dayNumber).contains(sum) else { return nil }
+        return CalendarDate(dayNumber: sum)
+    }
+
     public func days(until other: CalendarDate) -> Int { other.dayNumber - dayNumber }
 
     static func daysIn(month: Int, year: Int) -> Int {

@@ -25,12 +25,16 @@ extension CalendarDate: Codable {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let date = CalendarDate(iso: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not a date in the form YYYY-MM-DD")
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)': \(CalendarDate.problem(iso: text) ?? "not a date")")
         }
         self = date
     }
 
+    /// A date outside 0001-01-01 to 9999-12-31 is never written: it could not be read back.
     public func encode(to encoder: Encoder) throws {
+        guard self >= .earliest && self <= .latest else {
+            throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "\(self) is outside \(CalendarDate.rangeText)"))
+        }
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }

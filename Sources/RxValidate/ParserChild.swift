@@ -29,6 +29,27 @@ public enum ParserChild {
     /// `probe` checks nothing: the child only enters its sandbox and reports which one ran.
     public enum Mode: String, Sendable { case validate, preview, probe }
 
+    /// The CPU seconds and address space rxvault may give the child (RXVAULT_PARSER_TIMEOUT
+    /// allows 1 to 3600 s; the address space is 2 GiB).
+    public static let cpuSecondsRange = 1...3600
+    public static let memoryBytesRange = (64 << 20)...(1 << 40)
+
+    /// Why the child's arguments cannot be used, or nil. They come from its command line: rxvault
+    /// always passes sane ones, and anything else (a negative, zero or absurd limit, as someone
+    /// running the hidden command by hand might give) is refused before any limit is applied.
+    public static func argumentProblem(limits: ValidationLimits, previewWidth: UInt32, cpuSeconds: Int, memoryBytes: Int) -> String? {
+        if !cpuSecondsRange.contains(cpuSeconds) {
+            return "--cpu-seconds \(cpuSeconds) is outside \(cpuSecondsRange.lowerBound) to \(cpuSecondsRange.upperBound)"
+        }
+        if !memoryBytesRange.contains(memoryBytes) {
+            return "--memory-bytes \(memoryBytes) is outside \(memoryBytesRange.lowerBound) to \(memoryBytesRange.upperBound)"
+        }
+        if !PreviewRenderer.widthRange.contains(previewWidth) {
+            return "--preview-width \(previewWidth) is outside \(PreviewRenderer.widthRange.lowerBound) to \(PreviewRenderer.widthRange.upperBound)"
+        }
+        return limits.problem.map { "--limits: \($0)" }
+    }
+
     /// Runs the child and exits. `faultForTests` (from RXVAULT_PARSER_FAULT) makes the child
     /// crash or hang after reading its input, so tests can prove the vault survives both.
     public static func run(mode: Mode, limits: ValidationLimits, previewWidth: UInt32, cpuSeconds: Int,
@@ -103,8 +124,9 @@ public enum ParserChild {
             var limit = rlimit(rlim_cur: value, rlim_max: value)
             setrlimit(__rlimit_resource_t(UInt32(resource)), &limit)
         }
-        set(Int32(RLIMIT_CPU.rawValue), rlim_t(cpuSeconds))
-        set(Int32(RLIMIT_AS.rawValue), rlim_t(memoryBytes))
+        // Checked by `argumentProblem` first; clamped too, so no value can trap here.
+        set(Int32(RLIMIT_CPU.rawValue), rlim_t(clamping: max(1, cpuSeconds)))
+        set(Int32(RLIMIT_AS.rawValue), rlim_t(clamping: max(1, memoryBytes)))
         set(Int32(RLIMIT_FSIZE.rawValue), 0)
         set(Int32(RLIMIT_CORE.rawValue), 0)
     }

@@ -33,6 +33,31 @@ public struct ValidationLimits: Sendable, Codable, Equatable {
     /// value outside it was not written by rxvault and is refused before any use.
     public static let maxBytesRange = 1...(1 << 40)
 
+    /// Why these are not limits rxvault runs the checker with, or nil. Each is at least 1 and
+    /// none is looser than rxvault's own (the defaults; tighter is fine), `maxBytes` is within
+    /// `maxBytesRange`. The isolated child refuses anything else: its limits come from its
+    /// command line, and a negative or absurd one must never reach a C validator or an rlimit.
+    public var problem: String? {
+        let own = ValidationLimits()
+        guard Self.maxBytesRange.contains(maxBytes) else {
+            return "maxBytes \(maxBytes) is outside \(Self.maxBytesRange.lowerBound) to \(Self.maxBytesRange.upperBound)"
+        }
+        func outside<T: Comparable & Numeric>(_ name: String, _ value: T, _ most: T) -> String? {
+            value >= 1 && value <= most ? nil : "\(name) \(value) is outside 1 to \(most)"
+        }
+        let problems: [String?] = [
+            outside("maxImageSide", maxImageSide, own.maxImageSide), outside("maxPixels", maxPixels, own.maxPixels),
+            outside("maxChunkBytes", maxChunkBytes, own.maxChunkBytes), outside("maxPages", maxPages, own.maxPages),
+            outside("maxPagePoints", maxPagePoints, own.maxPagePoints),
+            outside("checkRenderPixels", checkRenderPixels, own.checkRenderPixels),
+            outside("maxPDFObjects", maxPDFObjects, own.maxPDFObjects), outside("maxPDFRevisions", maxPDFRevisions, own.maxPDFRevisions),
+            outside("maxPDFNesting", maxPDFNesting, own.maxPDFNesting),
+            outside("maxPDFStreamBytes", maxPDFStreamBytes, own.maxPDFStreamBytes),
+            outside("maxPDFDecodedBytes", maxPDFDecodedBytes, own.maxPDFDecodedBytes),
+        ]
+        return problems.lazy.compactMap { $0 }.first
+    }
+
     public init(maxBytes: Int = ValidationLimits.defaultMaxBytes, maxImageSide: UInt32 = 16384,
                 maxPixels: UInt64 = 50_000_000, maxChunkBytes: Int = 8 << 20, maxPages: Int32 = 100,
                 maxPagePoints: Double = 14_400, checkRenderPixels: Int32 = 200, maxPDFObjects: Int32 = 200_000,

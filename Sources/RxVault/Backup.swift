@@ -13,24 +13,64 @@ import Glibc
 extension Vault {
     public struct BackupReport: Sendable {
         public let snapshotBytes: Int
+        /// What went to the output (before any armor the caller adds).
         public let backupBytes: Int
     }
 
     /// Writes a backup through `output`, recording it in the audit log first (so the backup
-    /// holds the record of itself). `scratch` is a private directory for the snapshot.
-    public func backup(to recipients: [AgeFile.Recipient], scratch: String, output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+    /// holds the record of itself), at `time` (an ISO 8601 timestamp: the one its file is named
+    /// after; the clock's now if nil). `scratch` is a private directory for the snapshot.
+    /// `labelled` puts a BackupLabel in the header (recipients only).
+    public func backup(to recipients: [AgeFile.Recipient], time: String? = nil, labelled: Bool = false, scratch: String,
+                       output: @escaping ([UInt8]) throws(CryptoError) -> Void,
                        progress: (Int, Int) -> Void = { _, _ in }) throws -> BackupReport {
+        let keys = recipients.filter { if case .label = $0 { return false } else { return true } }
         try perform {
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,
-                                 detail: recipients.contains { if case .scrypt = $0 { return true } else { return false } }
-                                    ? "age, passphrase" : "age, \(recipients.count) recipient(s)"))
+            try audit(AuditEvent(time: time ?? clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,
+                                 detail: keys.contains { if case .scrypt = $0 { return true } else { return false } }
+                                    ? "age, passphrase" : "age, \(keys.count) recipient(s)"))
         }
         let snapshot = scratch + "/snapshot.rxv"
         defer { unlink(snapshot) }
         do { try store.snapshot(to: snapshot) } catch { throw VaultError.from(error) }
+        let label = labelled ? time.flatMap(BackupTime.init(iso:)).map { (header.vaultIDHex, $0) } : nil
+        return try BackupFile.encrypt(snapshot: snapshot, to: recipients, label: label, output: output, progress: progress)
+    }
+}
+
+extension BackupFile {
+    /// A backup of the vault at `path` made without its passphrase: to age recipients, which
+    /// need no secret to encrypt to, so a timer or cron job can back up with no secret on the
+    /// machine. The vault is not opened, so the backup is not in its audit log (the log's
+    /// entries are MAC'd with a key only the passphrase unlocks). The snapshot is taken the
+    /// same way (one read transaction, safe while others write).
+    public static func backupWithoutPassphrase(at path: String, busyTimeoutMilliseconds: Int32, to recipients: [AgeFile.Recipient],
+                                               labelTime: BackupTime?, scratch: String, output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+                                               progress: (Int, Int) -> Void = { _, _ in }) throws -> Vault.BackupReport {
+        guard !recipients.contains(where: { if case .scrypt = $0 { return true } else { return false } }) else {
+            throw VaultError.invalidInput("a backup with a passphrase needs the vault opened")
+        }
+        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let snapshot = scratch + "/snapshot.rxv"
+        defer { unlink(snapshot) }
+        do { try store.snapshot(to: snapshot) } catch { throw VaultError.from(error) }
+        return try encrypt(snapshot: snapshot, to: recipients, label: labelTime.map { (header.vaultIDHex, $0) }, output: output, progress: progress)
+    }
+
+    /// Streams the snapshot file through the age writer into `output`, with a BackupLabel of
+    /// `label` (vault id, time) and the snapshot's size first among the stanzas.
+    static func encrypt(snapshot: String, to recipients: [AgeFile.Recipient], label: (String, BackupTime)?,
+                        output: @escaping ([UInt8]) throws(CryptoError) -> Void, progress: (Int, Int) -> Void) throws -> Vault.BackupReport {
         guard let handle = FileHandle(forReadingAtPath: snapshot) else { throw VaultError.cannotWrite("cannot read the snapshot") }
         defer { try? handle.close() }
-        let total = Int((try? FileManager.default.attributesOfItem(atPath: snapshot)[.size] as? Int) ?? 0)
+        var info = stat()
+        guard fstat(handle.fileDescriptor, &info) == 0 else { throw VaultError.cannotWrite("cannot read the snapshot") }
+        let total = Int(info.st_size)
+        var recipients = recipients
+        if let (vaultID, time) = label {
+            let stanza = BackupLabel(vaultID: vaultID, time: time, snapshotBytes: total)
+            recipients.insert(.label(type: BackupLabel.stanzaType, arguments: stanza.arguments), at: 0)
+        }
         var written = 0
         let counting: ([UInt8]) throws(CryptoError) -> Void = { bytes throws(CryptoError) in
             written += bytes.count
@@ -44,7 +84,7 @@ extension Vault {
             progress(done, total)
         }
         try writer.finish()
-        return BackupReport(snapshotBytes: total, backupBytes: written)
+        return Vault.BackupReport(snapshotBytes: total, backupBytes: written)
     }
 }
 
@@ -104,5 +144,37 @@ public enum BackupFile {
             let database = try Database(path: path)
             try database.execute("PRAGMA journal_mode = WAL")
         } catch { throw VaultError.from(error) }
+    }
+}
+
+extension BackupFile {
+    /// Copies a vault file read through `read` into a new file at `path` (mode 0600): a backup
+    /// someone already decrypted with age (`age -d ... | rxvault restore -`) is checked and put
+    /// in place like one rxvault decrypts.
+    public static func copy(read: (inout [UInt8]) throws -> Int, to path: String, progress: (Int) -> Void = { _ in }) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw VaultError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))") }
+        var ok = false
+        defer {
+            close(fd)
+            if !ok { unlink(path) }
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var written = 0
+        while true {
+            let n = try read(&buffer)
+            if n == 0 { break }
+            var offset = 0
+            while offset < n {
+                let w = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, n - offset) }
+                if w < 0 && errno == EINTR { continue }
+                guard w > 0 else { throw VaultError.cannotWrite("cannot write \(path): \(String(cString: strerror(errno)))") }
+                offset += w
+            }
+            written += n
+            progress(written)
+        }
+        guard fsync(fd) == 0 else { throw VaultError.cannotWrite("cannot write \(path)") }
+        ok = true
     }
 }

@@ -49,7 +49,8 @@ public struct PrescriptionFilter: Sendable, Equatable {
         }
         if expired && !(rx.expires.map { $0 < today } ?? false) { return false }
         if let days = expiringWithinDays {
-            guard let expires = rx.expires, expires >= today, expires <= today.adding(days: days) else { return false }
+            // Past 9999-12-31 there is no day: every expiry is within reach.
+            guard let expires = rx.expires, expires >= today, expires <= today.adding(days: days) ?? .latest else { return false }
         }
         if let issuedAfter, rx.issued < issuedAfter { return false }
         if let issuedBefore, rx.issued > issuedBefore { return false }

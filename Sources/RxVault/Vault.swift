@@ -143,6 +143,25 @@ public final class Vault {
         return vault
     }
 
+    /// Opens the vault at `path` with its root key, as the agent hands it (`rxvault unlock`), so
+    /// no passphrase and no Argon2id run are needed. The key is proved right by the header's audit
+    /// public key, which it must derive (the initializer checks); a wrong key is an integrity
+    /// error, as the header cannot then be this vault's. Only a vault in the current format opens
+    /// this way: upgrading an older one re-wraps the root key, which needs the passphrase's key.
+    public static func open(at path: String, rootKey: SecretBytes, clock: VaultClock = .system,
+                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
+                            anchor: RollbackAnchor? = nil) throws(VaultError) -> Vault {
+        guard rootKey.count == AEAD.keyLength else { throw .internalError("a root key is \(AEAD.keyLength) bytes") }
+        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        guard header.formatVersion == VaultHeader.currentFormatVersion else {
+            throw .invalidInput("the vault is in format \(header.formatVersion) and opens with its root key only in format \(VaultHeader.currentFormatVersion): run 'rxvault upgrade' (it asks for the passphrase)")
+        }
+        let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
+                              upgradeKEK: nil, anchor: anchor)
+        vault.compareWithAnchor()
+        return vault
+    }
+
     /// The root key wrapped for `header`'s format (an upgrade), under the passphrase's key.
     func rootKeyWrapped(for header: VaultHeaderRecord) throws -> [UInt8] {
         guard let upgradeKEK else { throw VaultError.internalError("no key to re-wrap the root key with") }

@@ -64,8 +64,20 @@ public struct VaultHeader: Sendable {
         Self.rootKeyAssociatedData(formatVersion: formatVersion, vaultID: vaultID, kdf: kdf, salt: record.kdfSalt)
     }
 
-    /// Derives the key-encryption key from `passphrase` and unwraps the root key.
-    func unwrapRootKey(passphrase: SecretBytes) throws(VaultError) -> SecretBytes {
+    /// A digest of everything that decides which passphrase opens the vault: the format, vault
+    /// id, KDF algorithm, costs and salt, and the wrapped root key. It changes when the passphrase
+    /// changes (`passwd`), the vault is upgraded, or another vault is put at the path, and not
+    /// when prescriptions are written. The agent compares it (docs/format.md, DESIGN.md "Agent").
+    public var keyWrappingDigest: [UInt8] {
+        let hash = SHA256()
+        hash.update(rootKeyAssociatedData)
+        hash.update(record.wrappedRootKey)
+        return hash.finalBytes()
+    }
+
+    /// Derives the key-encryption key from `passphrase` and unwraps the root key (`unlock` hands
+    /// it to the agent; `Vault.open(at:rootKey:)` opens with it).
+    public func unwrapRootKey(passphrase: SecretBytes) throws(VaultError) -> SecretBytes {
         try unwrapRootKeyAndKEK(passphrase: passphrase).rootKey
     }
 

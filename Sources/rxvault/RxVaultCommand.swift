@@ -11,7 +11,8 @@ struct RxVaultCommand: ParsableCommand {
         discussion: flowing("""
         Start with 'rxvault init', then 'rxvault add glasses ...' or 'rxvault add contacts ...'.
         The passphrase is read from --passphrase-file, --passphrase-fd, RXVAULT_PASSPHRASE_FILE,
-        or asked for at the terminal; never from the command line.
+        or asked for at the terminal; never from the command line. 'rxvault unlock' asks once,
+        and owner commands on that vault then need none until it locks.
 
         Examples:
           rxvault init
@@ -22,10 +23,10 @@ struct RxVaultCommand: ParsableCommand {
           rxvault show 3f9a --cyl plus
         """),
         version: version,
-        subcommands: [Init.self, Status.self, Passwd.self, Add.self, List.self, Query.self, Show.self,
+        subcommands: [Init.self, Status.self, Passwd.self, Unlock.self, Lock.self, Add.self, List.self, Query.self, Show.self,
                       Edit.self, History.self, Remove.self, Attach.self, Attachments.self, Extract.self,
                       Detach.self, Preview.self, Client.self, Grant.self, Revoke.self, Grants.self, Log.self, Requests.self, Serve.self, Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self,
-                      ParseUntrusted.self])
+                      ParseUntrusted.self, Agent.self])
 
     @OptionGroup var options: VaultOptions
 
@@ -33,6 +34,12 @@ struct RxVaultCommand: ParsableCommand {
         // A file-size limit (a full disk quota, or RLIMIT_FSIZE) must give a clear "cannot write"
         // from SQLite, not kill the process in the middle of a transaction.
         signal(SIGXFSZ, SIG_IGN)
+        // Before any argument is parsed: Swift has already replaced bytes that are not UTF-8.
+        if let refusal = ArgumentEncoding.refusal() {
+            CommandRunner.report(status: refusal.status, message: refusal.message, hint: refusal.hint,
+                                 json: ArgumentErrorReport.wantsJSON(Array(CommandLine.arguments.dropFirst())))
+            Foundation.exit(refusal.status.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -60,19 +60,69 @@ final class CLIHarness: @unchecked Sendable {
 
     @discardableResult
     func run(_ arguments: [String], stdin: String? = nil, stdinFile: String? = nil,
-             environment extra: [String: String?] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        // A session of its own, without a controlling terminal (as in CI): rxvault asks on
-        // /dev/tty, and a prompt must never wait on the terminal the suite was started from.
-        if FileManager.default.isExecutableFile(atPath: Self.setsid) {
-            process.executableURL = URL(fileURLWithPath: Self.setsid)
-            process.arguments = ["--wait", Self.binary] + arguments
-        }
+             environment extra: [String: String?] = [:], timeout: Double = CLIHarness.commandTimeout) throws -> Result {
         var env = environment
         for (key, value) in extra { env[key] = value }
-        process.environment = env
+        // A session of its own, without a controlling terminal (as in CI): rxvault asks on
+        // /dev/tty, and a prompt must never wait on the terminal the suite was started from.
+        let command = FileManager.default.isExecutableFile(atPath: Self.setsid) ? [Self.setsid, "--wait", Self.binary] : [Self.binary]
+        return try Self.spawn(command + arguments, environment: env, directory: directory, stdin: stdin, stdinFile: stdinFile,
+                              timeout: timeout)
+    }
+
+    /// Runs the binary with arguments and environment values given as raw bytes, which a Swift
+    /// `String` (and so `Process`) cannot carry when they are not UTF-8: python3 execs it with
+    /// them, inside `setsid` as `run` does. `environment` adds to (or, with nil, removes from)
+    /// the harness's environment.
+    func run(bytes arguments: [[UInt8]], environment extra: [String: [UInt8]?] = [:]) throws -> Result {
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        var env = environment
+        var rawEnv: [String] = []
+        for (key, value) in extra {
+            env[key] = nil
+            if let value { rawEnv.append("\(key)=\(hex(value))") }
+        }
+        let exec = """
+        import os, sys
+        binary, raw_env, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+        env = {k.encode(): v.encode() for k, v in os.environ.items()}
+        for item in filter(None, raw_env.split(",")):
+            k, v = item.split("=")
+            env[k.encode()] = bytes.fromhex(v)
+        os.execve(binary, [binary.encode()] + [bytes.fromhex(a) for a in args], env)
+        """
+        let python = ["/usr/bin/env", "python3", "-c", exec, Self.binary, rawEnv.joined(separator: ",")] + arguments.map(hex)
+        let command = FileManager.default.isExecutableFile(atPath: Self.setsid) ? [Self.setsid, "--wait"] + python : python
+        return try Self.spawn(command, environment: env, directory: directory)
+    }
+
+    /// Longest one spawned command may take: past it the test fails with `Timeout` and the
+    /// command and everything it started are killed, so a hang fails the suite instead of
+    /// stalling CI. `RXVAULT_TEST_COMMAND_TIMEOUT` (seconds) changes it for slow machines.
+    static let commandTimeout: Double = ProcessInfo.processInfo.environment["RXVAULT_TEST_COMMAND_TIMEOUT"].flatMap(Double.init) ?? 180
+
+    /// A command that did not finish in time: it was killed; what it printed until then.
+    struct Timeout: Error, CustomStringConvertible {
+        let command: [String]
+        let seconds: Double
+        let stdout: String
+        let stderr: String
+        var description: String {
+            "timed out after \(seconds) s and was killed: \(command.map { String($0.prefix(200)) }.joined(separator: " "))"
+                + "\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)"
+        }
+    }
+
+    /// Runs `command` (the executable's path first) and collects what it prints, within `timeout`
+    /// seconds. stdin is `stdin`'s text, `stdinFile`, or empty.
+    static func spawn(_ command: [String], environment: [String: String], directory: URL, stdin: String? = nil,
+                      stdinFile: String? = nil, timeout: Double = CLIHarness.commandTimeout) throws -> Result {
+        // A child that exits without reading its stdin must fail the write, not kill the suite.
+        signal(SIGPIPE, SIG_IGN)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = environment
         process.currentDirectoryURL = directory
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
@@ -83,14 +133,63 @@ final class CLIHarness: @unchecked Sendable {
             process.standardInput = input
         }
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes before waiting, so a large output cannot block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        let deadline = DispatchTime.now() + timeout
+        // Both pipes are read (and stdin written) on their own threads, so a large output cannot
+        // block the child and a child that never ends cannot block the test past the deadline.
+        let collected = Collected()
+        let pipes = DispatchGroup()
+        for (index, pipe) in [out, err].enumerated() {
+            DispatchQueue.global().async(group: pipes) { collected.set(index, pipe.fileHandleForReading.readDataToEndOfFile()) }
+        }
+        let writer = input.fileHandleForWriting
+        let text = stdin
+        DispatchQueue.global().async {
+            if let text { try? writer.write(contentsOf: Data(text.utf8)) }
+            try? writer.close()
+        }
+        var finished = pipes.wait(timeout: deadline) == .success
+        while finished && process.isRunning {
+            if DispatchTime.now() >= deadline { finished = false; break }
+            usleep(2_000)
+        }
+        if !finished {
+            killTree(process.processIdentifier)
+            _ = pipes.wait(timeout: .now() + 10)
+            process.waitUntilExit()
+            throw Timeout(command: command, seconds: timeout, stdout: String(decoding: collected.get(0), as: UTF8.self),
+                          stderr: String(decoding: collected.get(1), as: UTF8.self))
+        }
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
+        return Result(status: process.terminationStatus, stdout: String(decoding: collected.get(0), as: UTF8.self),
+                      stderr: String(decoding: collected.get(1), as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
+    }
+
+    /// Kills `pid` and every process it started (found through the parent ids in /proc): the
+    /// harness's command runs inside setsid, and rxvault runs its file checker as a child.
+    static func killTree(_ pid: Int32) {
+        var children: [Int32: [Int32]] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // Fields after "pid (comm) ": state, ppid, ...
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = Int32(fields[1]) { children[parent, default: []].append(child) }
+        }
+        var tree: [Int32] = []
+        var pending = [pid]
+        while let next = pending.popLast() {
+            tree.append(next)
+            pending += children[next] ?? []
+        }
+        for member in tree { kill(member, SIGKILL) }
+    }
+
+    /// What the reading threads collected: stdout (0) and stderr (1).
+    final class Collected: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = [Data(), Data()]
+        func set(_ index: Int, _ value: Data) { lock.lock(); data[index] = value; lock.unlock() }
+        func get(_ index: Int) -> Data { lock.lock(); defer { lock.unlock() }; return data[index] }
     }
 
     /// `rxvault init --kdf interactive` (the fast preset keeps the suite quick).

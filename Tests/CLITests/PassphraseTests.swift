@@ -42,18 +42,11 @@ import RxStore
     @Test func passphraseFromADescriptor() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exec 3<\"$2\"; exec \"$1\" list --passphrase-fd 3", "sh", CLIHarness.binary, cli.passphraseFile]
         var env = cli.environment
         env["RXVAULT_PASSPHRASE_FILE"] = nil
-        process.environment = env
-        let err = Pipe()
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        let r = try CLIHarness.spawn(["/bin/sh", "-c", "exec 3<\"$2\"; exec \"$1\" list --passphrase-fd 3", "sh", CLIHarness.binary, cli.passphraseFile],
+                                     environment: env, directory: cli.directory)
+        #expect(r.status == 0, "\(r)")
     }
 
     @Test func passwdRewrapsAndTheOldPassphraseFails() throws {
@@ -132,13 +125,9 @@ import RxStore
     @Test func initPrefersTheDescriptorOverTheEnvironment() throws {
         let cli = try CLIHarness()
         let fdFile = try cli.write("from the descriptor\n", to: "fd-pass")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exec 3<\"$2\"; exec \"$1\" init --kdf interactive --passphrase-fd 3", "sh", CLIHarness.binary, fdFile]
-        process.environment = cli.environment
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let r = try CLIHarness.spawn(["/bin/sh", "-c", "exec 3<\"$2\"; exec \"$1\" init --kdf interactive --passphrase-fd 3", "sh", CLIHarness.binary, fdFile],
+                                     environment: cli.environment, directory: cli.directory)
+        #expect(r.status == 0, "\(r)")
         #expect(try cli.run(["list", "--passphrase-file", fdFile]).status == 0, "the vault uses the descriptor's passphrase")
     }
 }

@@ -44,21 +44,13 @@ sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
 
     func drive(_ cli: CLIHarness, _ arguments: [String], answers: [String], stdinFile: String? = nil) throws -> CLIHarness.Result {
         let script = try cli.write(Self.driver, to: "drive.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, CLIHarness.binary, cli.vaultPath] + arguments
         var env = cli.environment
         env["RXVAULT_PASSPHRASE_FILE"] = nil
         env["ANSWERS"] = answers.joined(separator: "|")
         env["STDIN_FILE"] = stdinFile
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return .init(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+        return try CLIHarness.spawn(["/usr/bin/env", "python3", script, CLIHarness.binary, cli.vaultPath] + arguments,
+                                    environment: env, directory: cli.directory)
     }
 
     @Test func promptsWithoutEchoAndConfirms() throws {

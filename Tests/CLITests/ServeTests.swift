@@ -133,6 +133,24 @@ import Testing
         #expect(log.contains("api read Binary scan.png"), "the read was logged at shutdown")
     }
 
+    /// While it serves, the server is the vault's agent: owner commands need no passphrase; after it stops, they do.
+    @Test func theServerUnlocksTheVaultForOwnerCommandsWhileItRuns() throws {
+        let (cli, glasses, _, _, _) = try household()
+        // A short folder: a socket's path must fit in 108 bytes.
+        var template = Array("/tmp/rxsrv-XXXXXX".utf8CString)
+        let runtime = String(cString: try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }))
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let server = try ServerProcess(cli, environment: ["XDG_RUNTIME_DIR": runtime])
+        #expect(server.stderr.contains("unlocked while the server runs"), "\(server.stderr)")
+        let noPassphrase: [String: String?] = ["RXVAULT_PASSPHRASE_FILE": nil, "XDG_RUNTIME_DIR": runtime]
+        let show = try cli.run(["show", glasses, "--no-input"], environment: noPassphrase)
+        #expect(show.status == 0 && show.stdout.contains("Quintessa Marlowe"), "\(show)")
+        #expect(try cli.run(["status"], environment: noPassphrase).stdout.contains("unlocked until"))
+        #expect(server.stop() == 0)
+        #expect(try cli.run(["show", glasses, "--no-input"], environment: noPassphrase).status == 64, "locked again once the server stopped")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runtime + "/rxvault").isEmpty, "no socket is left")
+    }
+
     @Test func expiryIsJudgedByTheServersClock() throws {
         let (cli, _, contacts, _, family) = try household()
         let contactsID = try fullID(cli, contacts)

@@ -451,6 +451,9 @@ def bad_input_suite():
         (["grant", "nobody", pid], 67), (["client", "remove", "nobody"], 67), (["remove", "ffffffff"], 67), (["client", "add", "x", "--recipient", "age1bad"], 65), (["export", "--format", "xml", "--out", "-"], 64),
         (["backup", "verify", garbage], 65), (["restore", garbage, "--to", os.path.join(vault.folder, "r.rxv")], 65),
         (["list", "--format", "yaml"], 64), (["frobnicate"], 64), (["status", "--vault", garbage], 66),
+        (["import", vault.folder], 64), (["export", "--format", "json", "--out", vault.folder], 73),
+        (["export", "--format", "json", "--out", os.path.join(garbage, "x.json")], 73), (["query", "--valid-on", "10000-01-01"], 65),
+        (["show", os.fsdecode(b"\xff\xfe")], 64),
     ]
     for args, code in cases:
         r = vault.run(*args)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import RxCrypto
 
@@ -101,5 +102,29 @@ import RxCrypto
         #expect(constantTimeEqual([1, 2, 3], [1, 2, 3]))
         #expect(!constantTimeEqual([1, 2, 3], [1, 2, 4]))
         #expect(!constantTimeEqual([1, 2, 3], [1, 2]))
+    }
+}
+
+@Suite struct LockedSecretTests {
+    /// Kilobytes of this process's locked memory (VmLck in /proc/self/status).
+    func lockedKiB() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmLck:") })
+        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+    }
+
+    @Test func aLockedSecretIsLockedInRAMUntilReleasedAndWipesOnRequest() throws {
+        let before = try lockedKiB()
+        do {
+            let held = SecretBytes(lockedCount: 32)
+            // Root (the test machine) or a normal RLIMIT_MEMLOCK allows one page.
+            #expect(held.isLocked, "mlock of one page failed (RLIMIT_MEMLOCK \(before) KiB already locked?)")
+            #expect(try lockedKiB() >= before + 4, "the page is counted as locked")
+            #expect(held.count == 32)
+            held.withUnsafeMutableBytes { for i in $0.indices { $0[i] = 0xA5 } }
+            held.wipe()
+            #expect(held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } }, "wipe zeroes the bytes")
+        }
+        #expect(try lockedKiB() == before, "released: the page is unlocked again")
     }
 }

@@ -96,6 +96,33 @@ import RxModel
         #expect(date("2024-01-01").days(until: date("2025-01-01")) == 366)
     }
 
+    /// No addition leaves 0001-01-01 to 9999-12-31 (a date past it could not be read back), and
+    /// none overflows, whatever the number of days.
+    @Test func addingStaysInTheCalendarRange() {
+        #expect(date("9999-12-30").adding(days: 1) == date("9999-12-31"))
+        #expect(date("9999-12-31").adding(days: 1) == nil)
+        #expect(date("9999-12-01").adding(days: 60) == nil)
+        #expect(date("0001-01-02").adding(days: -1) == date("0001-01-01"))
+        #expect(date("0001-01-01").adding(days: -1) == nil)
+        #expect(date("2026-03-14").adding(days: Int.max) == nil)
+        #expect(date("2026-03-14").adding(days: Int.min) == nil)
+        #expect(CalendarDate.earliest.adding(days: CalendarDate.earliest.days(until: .latest)) == .latest)
+    }
+
+    @Test(arguments: [
+        ("10000-01-01", "outside 0001-01-01 to 9999-12-31"), ("0000-12-31", "outside 0001-01-01 to 9999-12-31"),
+        ("-2026-01-01", "outside 0001-01-01 to 9999-12-31"), ("99999999999999999999-01-01", "outside 0001-01-01 to 9999-12-31"),
+        ("2026-02-30", "not a date in the form YYYY-MM-DD"), ("2026-13-01", "not a date in the form YYYY-MM-DD"),
+        ("soon", "not a date in the form YYYY-MM-DD"), ("", "not a date in the form YYYY-MM-DD"),
+    ])
+    func problemSaysWhy(text: String, problem: String) {
+        #expect(CalendarDate.problem(iso: text) == problem)
+    }
+
+    @Test func problemIsNilForEveryDate() {
+        for text in ["0001-01-01", "2026-03-14", "9999-12-31"] { #expect(CalendarDate.problem(iso: text) == nil) }
+    }
+
     @Test func ordering() {
         let sorted = ["2025-12-31", "2026-01-01", "2026-01-31", "2026-02-01", "2026-02-28", "2026-03-14", "2027-01-01"].map { date($0) }
         for (a, b) in zip(sorted, sorted.dropFirst()) {

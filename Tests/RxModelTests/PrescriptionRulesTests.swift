@@ -428,7 +428,7 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
     @Test func issueDateMayBeTodayButNotTomorrow() {
         #expect(violations(of: Fixture.glasses(issued: today)).isEmpty)
         #expect(violations(of: Fixture.glasses(issued: today, expires: nil), on: today).isEmpty)
-        let rx = Fixture.glasses(issued: today.adding(days: 1))
+        let rx = Fixture.glasses(issued: today.adding(days: 1)!)
         let expected = RuleViolation(eye: nil, field: "issue date", value: "2026-03-15",
                                      accepted: "must not be in the future (today is 2026-03-14)")
         #expect(violations(of: rx) == [expected])
@@ -440,8 +440,8 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
             func rx(expires: CalendarDate) -> Prescription {
                 kind == .glasses ? Fixture.glasses(expires: expires) : Fixture.contacts(expires: expires)
             }
-            #expect(violations(of: rx(expires: Fixture.issued.adding(days: 1))).isEmpty)
-            for expires in [Fixture.issued, Fixture.issued.adding(days: -1), date("2020-01-01")] {
+            #expect(violations(of: rx(expires: Fixture.issued.adding(days: 1)!)).isEmpty)
+            for expires in [Fixture.issued, Fixture.issued.adding(days: -1)!, date("2020-01-01")] {
                 #expect(violations(of: rx(expires: expires)) == [RuleViolation(eye: nil, field: "expiry date", value: expires.description,
                                                                                accepted: "must be after the issue date 2026-03-01")])
             }

@@ -60,7 +60,7 @@ import RxStore
         var expected: [String: [String: Expected]] = [:]
         for (client, _) in clients {
             for p in prescriptions where Int.random(in: 0..<3, using: &rng) > 0 {
-                let expires: CalendarDate? = Bool.random(using: &rng) ? nil : Self.day0.adding(days: Int.random(in: 0...10, using: &rng))
+                let expires: CalendarDate? = Bool.random(using: &rng) ? nil : Self.day0.adding(days: Int.random(in: 0...10, using: &rng))!
                 let attachments = Bool.random(using: &rng)
                 try owner.grant(client, [p], expires: expires, includeAttachments: attachments)
                 expected[client.id.hex, default: [:]][p.hex] = Expected(expires: expires, attachments: attachments)
@@ -75,7 +75,7 @@ import RxStore
         _ = try owner.edit(prescriptions[0]) { $0.note = "edited after the grants" }
 
         // Time passes: some grants expire.
-        let later = Self.day0.adding(days: 5)
+        let later = Self.day0.adding(days: 5)!
         for (client, identity) in clients {
             let view = try ClientVault.open(at: t.path, identity: identity, clock: .fixed(today: later))
             let visible = Set(try view.list().map(\.id.hex))

@@ -14,8 +14,17 @@ public enum AgeFile {
     /// Who can open a file we write.
     public enum Recipient: Sendable {
         case x25519(AgeRecipient)
+        /// An SSH Ed25519 public key (age's ssh-ed25519 stanza).
+        case sshEd25519(AgeSSHRecipient)
         /// A passphrase (age scrypt); it must be the only recipient. `logN` is the work factor.
         case scrypt(passphrase: SecretBytes, logN: Int)
+        /// Not a recipient: a stanza with an empty body that no identity opens and age skips, so
+        /// what it says is readable without a key and covered by the header MAC (checked when
+        /// the file is opened). Refused beside a passphrase, which must stand alone in age.
+        case label(type: String, arguments: [String])
+
+        var isPassphrase: Bool { if case .scrypt = self { return true } else { return false } }
+        var isLabel: Bool { if case .label = self { return true } else { return false } }
     }
 
     /// What we try when opening a file.
@@ -54,8 +63,8 @@ public enum AgeFile {
 
         public init(recipients: [Recipient], output: @escaping ([UInt8]) throws(CryptoError) -> Void) throws(CryptoError) {
             try Sodium.ready()
-            guard !recipients.isEmpty else { throw .malformed("age recipients: none given") }
-            let scryptCount = recipients.filter { if case .scrypt = $0 { return true } else { return false } }.count
+            guard recipients.contains(where: { !$0.isLabel }) else { throw .malformed("age recipients: none given") }
+            let scryptCount = recipients.filter(\.isPassphrase).count
             guard scryptCount == 0 || recipients.count == 1 else { throw .malformed("age recipients: a passphrase must be the only recipient") }
             emit = output
             let fileKey = SecretBytes(randomCount: 16)
@@ -114,6 +123,12 @@ public enum AgeFile {
             let wrapKey = AgePrimitives.hkdf(secret: shared, salt: share + to.publicKey, info: "age-encryption.org/v1/X25519")
             let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: wrapKey, nonce: zeroNonce) }
             return "-> X25519 \(AgeBase64.encode(share))\n" + wrapBody(body)
+        case .sshEd25519(let to):
+            return try to.stanza(fileKey: fileKey)
+        case .label(let type, let arguments):
+            guard ([type] + arguments).allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isVChar) }),
+                  !["X25519", "scrypt", "ssh-ed25519", "ssh-rsa"].contains(type) else { throw .malformed("age label stanza") }
+            return "-> " + ([type] + arguments).joined(separator: " ") + "\n\n"
         case .scrypt(let passphrase, let logN):
             guard (1...AgeFile.maxWriteLogN).contains(logN) else { throw .malformed("age scrypt work factor") }
             let salt = randomBytes(16)

@@ -91,7 +91,9 @@ extension FHIR {
 
     static func visionPrescription(_ r: [String: Any], references: [String: [String: Any]], problems: inout [String]) -> Prescription? {
         guard let dateWritten = r["dateWritten"] as? String, let issued = CalendarDate(iso: String(dateWritten.prefix(10))) else {
-            problems.append("dateWritten is missing or not a date")
+            // A year past 9999 has more digits than the 10 characters read as the date.
+            let problem = (r["dateWritten"] as? String).flatMap { CalendarDate.problem(iso: String($0.prefix { $0 != "T" })) }
+            problems.append(problem.map { "dateWritten: \($0)" } ?? "dateWritten is missing or not a date")
             return nil
         }
         let patientReference = (r["patient"] as? [String: Any])?["reference"] as? String
@@ -161,7 +163,7 @@ extension FHIR {
         rx.kind = kind ?? .glasses
         if let expires = (extensionValue(r, "expiration-date") as? [String: Any])?["valueDate"] as? String {
             rx.expires = CalendarDate(iso: expires)
-            if rx.expires == nil { problems.append("expiration-date '\(expires)' is not a date") }
+            if let problem = CalendarDate.problem(iso: expires) { problems.append("expiration-date '\(expires)': \(problem)") }
         }
         if let far = quantity(r, "far-pupillary-distance") { rx.pupillaryDistance = PupillaryDistance(far: far, near: quantity(r, "near-pupillary-distance")) }
         rx.note = (extensionValue(r, "note") as? [String: Any])?["valueString"] as? String

@@ -32,8 +32,13 @@ extension RxVaultCommand {
             try CommandRunner.run {
                 try options.requireOwner("attach")
                 let limit = try VaultHeader.read(at: options.vaultPath).maxAttachmentBytes
-                let input = try InputFile(path: file, limit: limit)
+                let input = try InputFile(path: file)
                 defer { input.close() }
+                // Checked before the file is read, and before a passphrase is asked for.
+                if let size = input.size, size > limit {
+                    throw CLIError(.invalidInput, "refused: file is \(ByteCount(size)): over the \(ByteCount(limit)) limit of this vault",
+                                   hint: "a larger limit is chosen when the vault is made (rxvault init --max-attachment-size)")
+                }
                 if input.isStandardInput && Terminal.stdinIsTTY {
                     throw CLIError(.usage, "standard input is a terminal", hint: "pipe the file in, or give its path")
                 }
@@ -119,6 +124,8 @@ extension RxVaultCommand {
                 if out == "-" && isatty(STDOUT_FILENO) == 1 {
                     throw CLIError(.usage, "refusing to write a binary file to the terminal", hint: "redirect the output, or give --out FILE")
                 }
+                // Before any passphrase or work: a path that can never be written costs nothing.
+                if let out, out != "-" { _ = try WriteTarget.file(for: out, replace: force) }
                 let vault = try options.openReader()
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
@@ -196,6 +203,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
+                _ = try WriteTarget.file(for: out, replace: force)
                 let vault = try options.openReader()
                 let prescriptionID = try vault.resolve(prescription)
                 let attachmentID = try vault.resolveAttachment(attachment, of: prescriptionID)
@@ -218,12 +226,19 @@ extension RxVaultCommand {
         @Option var memoryBytes: Int
 
         func run() throws {
-            guard let mode = ParserChild.Mode(rawValue: mode),
-                  let limits = try? JSONDecoder().decode(ValidationLimits.self, from: Data(limits.utf8)) else {
-                throw ExitCode(64)
+            try CommandRunner.run {
+                guard let mode = ParserChild.Mode(rawValue: mode) else { throw CLIError(.usage, "_parse-untrusted: --mode '\(mode)' is not validate, preview or probe") }
+                guard let limits = try? JSONDecoder().decode(ValidationLimits.self, from: Data(limits.utf8)) else {
+                    throw CLIError(.usage, "_parse-untrusted: --limits is not the limits' JSON")
+                }
+                // Never a trap: a negative or absurd limit is refused before it is applied.
+                if let problem = ParserChild.argumentProblem(limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
+                                                             memoryBytes: memoryBytes) {
+                    throw CLIError(.usage, "_parse-untrusted: \(problem)", hint: "this command is run by rxvault itself, not by people")
+                }
+                ParserChild.run(mode: mode, limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
+                                memoryBytes: memoryBytes, faultForTests: Environment.values["RXVAULT_PARSER_FAULT"])
             }
-            ParserChild.run(mode: mode, limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
-                            memoryBytes: memoryBytes, faultForTests: Environment.values["RXVAULT_PARSER_FAULT"])
         }
     }
 }

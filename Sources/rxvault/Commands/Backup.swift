@@ -10,84 +10,25 @@ import Glibc
 extension RxVaultCommand {
     struct Backup: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Back up the vault into an age file, or verify a backup.",
+            abstract: "Back up the vault into an age file; list, prune or verify backups.",
             discussion: flowing("""
             A backup is a consistent snapshot of the vault (safe while another rxvault process
             writes) inside an age v1 file. The vault's own encryption stays inside it. With no
-            --recipient or --age-passphrase-file, the age layer uses the vault's passphrase, so the
-            passphrase alone restores it.
+            --recipient, --recipients-file or --age-passphrase-file, the age layer uses the
+            vault's passphrase as it is that day, so that passphrase alone restores it.
+            Recipients (age1... keys, ssh-ed25519 public keys) need no secret to back up to.
 
             Examples:
-              rxvault backup ~/backups/rx-2026-11-21.age
-              rxvault backup /mnt/usb/rx.age --recipient age1...
-              rxvault backup verify ~/backups/rx-2026-11-21.age
-              rxvault restore ~/backups/rx-2026-11-21.age --to ~/rx-restored.rxv
+              rxvault backup ~/backups/rxvault    # a dated file in the folder
+              rxvault backup ~/backups/rxvault --recipients-file ~/backup-recipients
+              rxvault backup - --armor > rx.txt
+              rxvault backup list ~/backups/rxvault
+              rxvault backup prune ~/backups/rxvault --keep-daily 7 --keep-weekly 4
+              rxvault backup verify rx.txt
+              rxvault restore rx.txt --to ~/rx-restored.rxv
             """),
-            subcommands: [BackupCreate.self, BackupVerify.self],
+            subcommands: [BackupCreate.self, BackupVerify.self, BackupList.self, BackupPrune.self],
             defaultSubcommand: BackupCreate.self)
-    }
-
-    struct BackupCreate: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "create", abstract: "Write a backup (the default: rxvault backup DEST).")
-
-        @Argument(help: "The backup file to write (mode 0600; never over an existing file without --force).") var destination: String
-        @Option(help: ArgumentHelp("Encrypt to this age recipient instead of the passphrase (repeatable).", valueName: "age1...")) var recipient: [String] = []
-        @Option(help: ArgumentHelp("Encrypt with the passphrase in this file instead of the vault's.", valueName: "file")) var agePassphraseFile: String?
-        @Flag(help: "Replace the destination if it exists.") var force = false
-        @OptionGroup var options: VaultOptions
-
-        func validate() throws {
-            if !recipient.isEmpty && agePassphraseFile != nil { throw ValidationError("give recipients or a passphrase file, not both") }
-        }
-
-        func run() throws {
-            try CommandRunner.run {
-                let recipients = try recipient.map { text -> AgeRecipient in
-                    guard let r = AgeRecipient(text) else { throw CLIError(.invalidInput, "'\(text)' is not an age X25519 recipient (age1...)") }
-                    return r
-                }
-                try options.requireOwner("backup")
-                if !force && FileManager.default.fileExists(atPath: destination) {
-                    throw CLIError(.alreadyExists, "\(destination) already exists", hint: "pass --force to replace it")
-                }
-                let path = options.vaultPath
-                _ = try VaultHeader.read(at: path)
-                let vaultPassphrase = try PassphraseSource.existing(options)
-                let vault = try Vault.open(at: path, passphrase: vaultPassphrase, clock: Environment.clock(),
-                                           busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
-                let ageRecipients: [AgeFile.Recipient]
-                if !recipients.isEmpty {
-                    ageRecipients = recipients.map { .x25519($0) }
-                } else {
-                    let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
-                    ageRecipients = [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)]
-                }
-                let scratch = try Scratch()
-                defer { scratch.remove() }
-                let progress = Progress("backing up")
-                var report: Vault.BackupReport?
-                var writeFailure: (any Error)?
-                do {
-                    try SafeFileWriter.write(to: destination, replace: force) { writer in
-                        report = try vault.backup(to: ageRecipients, scratch: scratch.path, output: { bytes throws(CryptoError) in
-                            do { try writer.write(bytes) } catch {
-                                writeFailure = error
-                                throw CryptoError.malformed("cannot write the backup")
-                            }
-                        }, progress: progress.update)
-                    }
-                } catch {
-                    progress.finish()
-                    // A full disk or a failing device is an I/O error (74), not damage.
-                    if let writeFailure { throw writeFailure }
-                    throw error
-                }
-                progress.finish()
-                Terminal.out("wrote \(destination) (\(ByteCountText(report?.backupBytes ?? 0)), "
-                             + (recipients.isEmpty ? (agePassphraseFile == nil ? "opens with the vault's passphrase" : "opens with that passphrase")
-                                                   : "opens with the recipients' identities") + ")")
-            }
-        }
     }
 
     struct BackupVerify: ParsableCommand {
@@ -151,9 +92,9 @@ extension RxVaultCommand {
                 try options.requireOwner("restore")
                 let given = to ?? options.vaultPath
                 // Through a symbolic link, the file it points to: the link stays a link.
-                let target = try WriteTarget.file(for: given, example: "vault.rxv")
-                let exists = FileManager.default.fileExists(atPath: target)
-                if exists && !force { throw CLIError(.alreadyExists, "\(given) already exists", hint: "restore elsewhere with --to PATH, or pass --force (the old vault is kept as \(target).bak, or .bak.N if that exists)") }
+                let target = try WriteTarget.file(for: given, replace: force, createsFolders: true, example: "vault.rxv") { target in
+                    "restore elsewhere with --to PATH, or pass --force (the old vault is kept as \(target).bak, or .bak.N if that exists)"
+                }
                 let directory = PathText.folder(of: target)
                 let prefix = ".\(PathText.name(of: target)).restore-"
                 let temporary = directory + "/" + prefix + "\(getpid())-\(UInt32.random(in: .min ... .max))"
@@ -202,8 +143,34 @@ extension RxVaultCommand {
         static func verifyVault(at path: String, of file: String, passphrase: SecretBytes) throws -> BackupFile.Verification {
             do { return try BackupFile.verify(path: path, passphrase: passphrase) } catch .wrongPassphrase {
                 throw CLIError(.wrongPassphrase, "the passphrase does not open the vault inside \(file)",
-                               hint: "it is the passphrase of the vault that was backed up; give it with --passphrase-file or at the prompt")
+                               hint: "it is the passphrase of the vault that was backed up, as it was that day; give it with --passphrase-file or at the prompt. "
+                                   + olderPassphraseHint)
             }
+        }
+
+        /// A backup keeps the passphrase of the day it was made.
+        static let olderPassphraseHint = "a backup made with the vault's passphrase needs the passphrase of the day it was made: "
+            + "if it is older than the last passphrase change ('rxvault passwd'), give the passphrase from before that change"
+
+        /// The stanza types of an age file's header, read without a key.
+        static func peekStanzas(_ file: String) throws -> [String] {
+            guard let handle = FileHandle(forReadingAtPath: file) else { return [] }
+            defer { try? handle.close() }
+            let raw: (inout [UInt8]) throws -> Int = { buffer in
+                guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
+                chunk.copyBytes(to: &buffer, count: chunk.count)
+                return chunk.count
+            }
+            var first = [UInt8](repeating: 0, count: 1)
+            let n = try raw(&first)
+            var pending = Array(first[0..<n])
+            let replay: (inout [UInt8]) throws -> Int = { buffer in
+                if !pending.isEmpty { buffer[0] = pending.removeFirst(); return 1 }
+                return try raw(&buffer)
+            }
+            let armored = pending.first == UInt8(ascii: "-") || pending.first.map(AgeFile.isWhitespace) == true
+            let stream = armored ? AgeArmorStream(source: replay) : nil
+            return try AgeFile.peekHeader { buffer in try stream?.read(&buffer) ?? replay(&buffer) }.map(\.type)
         }
 
         /// "vault ID, N prescriptions (V versions, A attachments), backed up TIME".
@@ -221,11 +188,12 @@ extension RxVaultCommand {
         /// `path` is written.
         static func openBackup(_ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
                                options: VaultOptions, purpose: Purpose, prepare: () throws -> Void = {}) throws -> SecretBytes {
-            guard let handle = FileHandle(forReadingAtPath: file) else {
-                throw CLIError(errno == ENOENT ? .notFound : .usage, "cannot read \(file): \(String(cString: strerror(errno)))")
-            }
-            defer { try? handle.close() }
-            let total = Int((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+            // "-": the backup comes on standard input (`... | rxvault restore -`); a file is opened
+            // and checked (a directory, an unreadable file) before any passphrase is asked for.
+            let input = file == "-" ? nil : try InputFile(path: file, standardInput: false)
+            defer { input?.close() }
+            let handle = input.map { FileHandle(fileDescriptor: $0.fd, closeOnDealloc: false) } ?? FileHandle.standardInput
+            let total = input?.size ?? 0
             // The prompt names the backup: the vault the options name is not the one asked for.
             let vaultPassphrase = try PassphraseSource.existing(options, for: "backup \(file)")
             let key: AgeFile.Key
@@ -237,8 +205,14 @@ extension RxVaultCommand {
             }
             let progress = Progress(purpose.verb)
             do {
-                let peek = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
-                guard AgeFile.looksLikeAge(peek) else { throw CLIError(.invalidInput, "\(file) is not an age file (not an rxvault backup)") }
+                var peek: [UInt8] = []
+                while peek.count < 64, let more = try handle.read(upToCount: 64 - peek.count), !more.isEmpty { peek += more }
+                // A vault file itself (what `age -d` makes of a backup, e.g. one to an SSH key:
+                // age -d -i ~/.ssh/id_ed25519 b.age | rxvault restore -) is taken as it is.
+                let isVault = peek.starts(with: Array("SQLite format 3\0".utf8))
+                guard isVault || AgeFile.looksLikeAge(peek) else {
+                    throw CLIError(.invalidInput, "\(file == "-" ? "standard input" : file) is neither an age file nor a vault (not an rxvault backup)")
+                }
                 try prepare()
                 var pending = peek
                 var consumed = 0        // bytes of the file read: progress is against the file's size
@@ -255,12 +229,26 @@ extension RxVaultCommand {
                     return chunk.count
                 }
                 // `age -a` output (or a backup re-encrypted that way) is read through the armor.
+                if isVault {
+                    try BackupFile.copy(read: raw, to: path) { _ in progress.update(consumed + peek.count, total) }
+                    progress.finish()
+                    return vaultPassphrase
+                }
                 let armor = peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-") ? AgeArmorStream(source: raw) : nil
                 try BackupFile.decrypt(read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path) { _ in progress.update(consumed + peek.count, total) }
             } catch let error as AgeError {
                 progress.finish()
                 switch error {
-                case .noMatch: throw CLIError(.wrongPassphrase, "the passphrase or identity does not open this backup")
+                case .noMatch:
+                    if ageIdentity != nil { throw CLIError(.wrongPassphrase, "the identity does not open this backup", hint: "it was made to other recipients, or with a passphrase") }
+                    let stanzas = file == "-" ? nil : try? Self.peekStanzas(file)
+                    if let stanzas, !stanzas.contains("scrypt") {
+                        throw CLIError(.wrongPassphrase, "this backup is encrypted to age recipients (\(stanzas.filter { $0 != BackupLabel.stanzaType }.joined(separator: ", "))), not a passphrase",
+                                       hint: "give --age-identity FILE; for an SSH key: age -d -i ~/.ssh/id_ed25519 \(file) | rxvault restore -")
+                    }
+                    if agePassphraseFile != nil { throw CLIError(.wrongPassphrase, "the passphrase in \(agePassphraseFile!) does not open this backup") }
+                    throw CLIError(.wrongPassphrase, "the passphrase does not open this backup",
+                                   hint: Self.olderPassphraseHint)
                 default: throw CLIError(.integrity, "the backup is damaged: \(error.description)", hint: purpose == .restore ? "nothing was restored" : nil)
                 }
             }

@@ -59,9 +59,7 @@ extension RxVaultCommand {
                     }
                     key = parsed
                 } else {
-                    if FileManager.default.fileExists(atPath: identityOut!) {
-                        throw CLIError(.alreadyExists, "\(identityOut!) already exists")
-                    }
+                    _ = try WriteTarget.file(for: identityOut!, replace: false)
                     newIdentity = try AgeIdentity.generate()
                     key = newIdentity!.recipient
                 }
@@ -285,7 +283,7 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run(json: format == .json) {
                 let day = try since.map { text -> CalendarDate in
-                    guard let d = CalendarDate(iso: text) else { throw CLIError(.invalidInput, "--since '\(text)': not a date in the form YYYY-MM-DD") }
+                    guard let d = CalendarDate(iso: text) else { throw CLIError(.invalidInput, "--since '\(text)': \(CalendarDate.problem(iso: text)!)") }
                     return d
                 }
                 let vault = try options.openVault(command: "log")
@@ -343,20 +341,33 @@ enum GrantText {
         })
     }
 
-    /// "2026-12-31", or a duration from today: "30d", "12w", "6m".
+    /// "2026-12-31", or a duration from today: "30d", "12w", "6m". The end must be a day the
+    /// vault can store and read back: 9999-12-31 at the latest (CalendarDate).
     static func parseExpiry(_ text: String, today: CalendarDate) throws -> CalendarDate {
         if let date = CalendarDate(iso: text) { return date }
-        if let days = Duration.days(text), days > 0 { return today.adding(days: days) }
-        throw CLIError(.invalidInput, "--expires '\(text)': give a date YYYY-MM-DD, a duration such as 30d, 12w, 6m, or never")
+        if let days = Duration.days(text), days > 0 {
+            guard let end = today.adding(days: days) else {
+                throw CLIError(.invalidInput, "--expires '\(text)': \(days) days from \(today) is after \(CalendarDate.latest), the last day a grant can have",
+                               hint: "give a date up to \(CalendarDate.latest), or --no-expiry")
+            }
+            return end
+        }
+        if let problem = CalendarDate.problem(iso: text), problem.hasPrefix("outside") {
+            throw CLIError(.invalidInput, "--expires '\(text)': \(problem)", hint: "give a date up to \(CalendarDate.latest), or --no-expiry")
+        }
+        throw CLIError(.invalidInput, "--expires '\(text)': give a date YYYY-MM-DD, a duration such as 30d, 12w, 6m (at most \(Duration.maxDays) days), or never")
     }
 }
 
 /// Durations people type: "60d", "8w", "2m" (months of 30 days), "1y"; a bare number is days.
 enum Duration {
+    /// The longest duration read: 100 years.
+    static let maxDays = 36500
+
     static func days(_ text: String) -> Int? {
         let units: [Character: Int] = ["d": 1, "w": 7, "m": 30, "y": 365]
         let (number, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)
-        guard let n = Int(number), n >= 0, n <= 36500 / unit else { return nil }
+        guard let n = Int(number), n >= 0, n <= maxDays / unit else { return nil }
         return n * unit
     }
 }

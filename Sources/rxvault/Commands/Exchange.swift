@@ -16,6 +16,7 @@ extension RxVaultCommand {
             Plaintext is written only where you ask (--out FILE, mode 0600, or --out -).
             --for CLIENT exports only what the client is granted, encrypted to its age key, so it
             opens the file with 'age -d -i its-identity'; --recipient age1... and
+            --recipients-file (age1... keys and ssh-ed25519 public keys, as age -r and -R take them) and
             --age-passphrase-file encrypt for other people. Every export is written to the audit log.
 
             Examples:
@@ -29,7 +30,7 @@ extension RxVaultCommand {
         @Option(help: "fhir (HL7 FHIR R4 Bundle), json (rxvault's own, complete) or csv (one row per eye).") var format: ExportFormat
         @Option(help: ArgumentHelp("Where to write: a file (mode 0600) or - for standard output.", valueName: "file|-")) var out: String
         @Option(name: .customLong("for"), help: ArgumentHelp("Export what this client is granted, encrypted to it.", valueName: "client")) var client: String?
-        @Option(help: ArgumentHelp("Encrypt to this age recipient (repeatable).", valueName: "age1...")) var recipient: [String] = []
+        @OptionGroup var recipientOptions: RecipientOptions
         @Option(help: ArgumentHelp("Encrypt with the passphrase in this file (age scrypt).", valueName: "file")) var agePassphraseFile: String?
         @Flag(help: "Write the age file in ASCII armor.") var armor = false
         @Flag(help: "Leave out the attachments (fhir, json).") var noAttachments = false
@@ -40,10 +41,10 @@ extension RxVaultCommand {
         enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case fhir, json, csv }
 
         func validate() throws {
-            if agePassphraseFile != nil && (client != nil || !recipient.isEmpty) {
+            if agePassphraseFile != nil && (client != nil || !recipientOptions.isEmpty) {
                 throw ValidationError("a passphrase (--age-passphrase-file) cannot be combined with recipients (--for, --recipient)")
             }
-            if armor && client == nil && recipient.isEmpty && agePassphraseFile == nil {
+            if armor && client == nil && recipientOptions.isEmpty && agePassphraseFile == nil {
                 throw ValidationError("--armor is for age-encrypted exports (--for, --recipient or --age-passphrase-file)")
             }
             if !prescriptions.isEmpty && !filters.isEmpty { throw ValidationError("give prescription ids or filters, not both") }
@@ -51,10 +52,9 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let recipients = try recipient.map { text -> AgeRecipient in
-                    guard let r = AgeRecipient(text) else { throw CLIError(.invalidInput, "'\(text)' is not an age X25519 recipient (age1...)") }
-                    return r
-                }
+                // Before any passphrase or work: a path that can never be written costs nothing.
+                if out != "-" { _ = try WriteTarget.file(for: out, replace: force) }
+                let recipients = try recipientOptions.parse()
                 let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
                 let encrypted = client != nil || !recipients.isEmpty || passphrase != nil
                 if out == "-" && encrypted && !armor && isatty(STDOUT_FILENO) == 1 {
@@ -99,7 +99,7 @@ extension RxVaultCommand {
                     let views = items.map { PrescriptionView(record: $0.record, today: today, cylinderForm: nil) }
                     bytes = Array((([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n") + "\n").utf8)
                 }
-                var ageRecipients: [AgeFile.Recipient] = recipients.map { .x25519($0) }
+                var ageRecipients: [AgeFile.Recipient] = recipients
                 if let grantee { ageRecipients.append(.x25519(grantee.recipient)) }
                 if let passphrase { ageRecipients = [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)] }
                 if !ageRecipients.isEmpty {
@@ -226,17 +226,9 @@ extension RxVaultCommand {
         }
 
         static func readInput(_ path: String) throws -> [UInt8] {
-            let handle: FileHandle
-            if path == "-" { handle = FileHandle.standardInput } else {
-                guard let h = FileHandle(forReadingAtPath: path) else { throw CLIError(.notFound, "cannot read \(path)") }
-                handle = h
-            }
-            var data = Data()
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                data.append(chunk)
-                if data.count > maxBytes { throw CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit") }
-            }
-            return Array(data)
+            let input = try InputFile(path: path)
+            defer { input.close() }
+            return try input.readAll(limit: maxBytes, tooLarge: CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit"))
         }
 
         /// rxvault JSON or FHIR, by content.

@@ -33,6 +33,9 @@ extension RxVaultCommand {
                 if FileManager.default.fileExists(atPath: path) {
                     throw VaultError.alreadyExists(path: path)
                 }
+                // A path that can never be a new file (ends in '/', its folder is a file) is
+                // refused before the passphrase is asked for.
+                _ = try WriteTarget.file(for: path, replace: false, createsFolders: true, example: "vault.rxv")
                 try ParentDirectory.create(for: path)
                 let passphrase: SecretBytes
                 // The same order as every other command: file, descriptor, environment, prompt.

@@ -2,6 +2,8 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import RxAgent
+import RxCrypto
 import RxServe
 import RxVault
 
@@ -92,7 +94,8 @@ extension RxVaultCommand {
                     handler.logLevel = level
                     return handler
                 }
-                let vault = try options.openVault(command: "serve")
+                let (vault, agent) = try Self.openVaultAndAgent(options)
+                defer { agent?.stop() }
                 let vaultID = vault.header.vaultIDHex
                 let outcome = ServeOutcome()
                 let done = DispatchSemaphore(value: 0)
@@ -121,6 +124,77 @@ extension RxVaultCommand {
                 }
                 Terminal.err("rxvault: stopped; served reads are in the audit log")
             }
+        }
+    }
+}
+
+extension RxVaultCommand.Serve {
+    /// Opens the vault for the server. With an agent already holding it (`rxvault unlock`), from
+    /// that agent; else with the passphrase, and then the server is the vault's agent while it
+    /// runs (issue 11: one unlock for the server and the owner's commands), on the same socket
+    /// `rxvault unlock` would use, locked when the server stops.
+    static func openVaultAndAgent(_ options: VaultOptions) throws -> (Vault, ServeAgent?) {
+        try options.requireOwner("serve")
+        let path = options.vaultPath
+        let header = try VaultHeader.read(at: path)
+        if options.mayUseAgent, AgentAccess.rootKey(path: path, header: header) != nil {
+            return (try options.openVault(command: "serve"), nil)
+        }
+        guard header.formatVersion == VaultHeader.currentFormatVersion else {
+            // An older format is upgraded by the first write; the agent holds only current vaults.
+            return (try options.openVault(command: "serve", agent: false), nil)
+        }
+        let passphrase = try PassphraseSource.existing(options)
+        let unwrapped = try header.unwrapRootKey(passphrase: passphrase)
+        let rootKey = SecretBytes(lockedCount: unwrapped.count)
+        rootKey.withUnsafeMutableBytes { target in unwrapped.withUnsafeBytes { source in target.copyMemory(from: source) } }
+        let vault = try Vault.open(at: path, rootKey: rootKey, clock: Environment.clock(),
+                                   busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: Environment.rollbackAnchor)
+        if let rollback = vault.rollback {
+            Terminal.warning("this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): changes, and the reads served, are refused until you run 'rxvault check --accept-rollback'")
+        }
+        return (vault, ServeAgent.start(vaultPath: RxVaultCommand.Unlock.absolute(path), vaultIDHex: header.vaultIDHex, rootKey: rootKey))
+    }
+}
+
+/// The agent a running server answers as (`rxvault unlock`'s protocol, on a thread of its own),
+/// so the owner's commands need no passphrase while it serves.
+final class ServeAgent: @unchecked Sendable {
+    let server: AgentServer
+    let thread: Thread
+    private let finished = DispatchSemaphore(value: 0)
+
+    private init(server: AgentServer) {
+        self.server = server
+        let done = finished
+        nonisolated(unsafe) let loop = server   // used only by that thread until `stop`
+        thread = Thread { _ = loop.run(); done.signal() }
+    }
+
+    /// Starts answering; on failure (another agent for this vault, an unsafe folder) says why
+    /// and serves without it.
+    static func start(vaultPath: String, vaultIDHex: String, rootKey: SecretBytes) -> ServeAgent? {
+        do {
+            try AgentAccess.directory.prepare()
+            let socket = try AgentAccess.directory.socketPath(vaultIDHex: vaultIDHex)
+            // A day without use, or the server's whole life (a year), whichever comes first.
+            let service = try AgentService(vaultPath: vaultPath, rootKey: rootKey, idleTimeout: 24 * 3600, maxLifetime: 365 * 24 * 3600)
+            let agent = ServeAgent(server: try AgentServer(socketPath: socket, service: service, watchingSignals: false))
+            agent.thread.start()
+            Terminal.err("rxvault: the vault is unlocked while the server runs (owner commands need no passphrase; 'rxvault lock' ends it)")
+            return agent
+        } catch {
+            Terminal.warning("serving without unlocking the vault for owner commands: \(error)")
+            return nil
+        }
+    }
+
+    /// Locks (wipes the key) and waits for the loop to remove its socket.
+    func stop() {
+        server.service.lock(reason: "the server stopped")
+        // The loop sees the lock within its check interval; its socket goes with it.
+        if finished.wait(timeout: .now() + .seconds(Int(AgentServer.checkIntervalSeconds) + 3)) == .success {
+            unlink(server.socketPath)
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RxAgent
 import RxCrypto
 import RxValidate
 import RxVault
@@ -11,7 +12,8 @@ extension RxVaultCommand {
             discussion: flowing("""
             Needs no passphrase. With one (--passphrase-file, --passphrase-fd or
             RXVAULT_PASSPHRASE_FILE), it also checks the passphrase and shows how many
-            prescriptions the vault holds. It never prompts.
+            prescriptions the vault holds. It never prompts. It also says whether the vault is
+            unlocked ('rxvault unlock') and until when, without using or extending the unlock.
             """))
 
         @OptionGroup var options: VaultOptions
@@ -32,6 +34,22 @@ extension RxVaultCommand {
                     granted = (try options.openReader() as? ClientVault)?.count
                 } else if PassphraseSource.isGivenWithoutPrompt(options) {
                     counts = try options.openVault().counts()
+                }
+                // Whether an agent holds this file: asked of the agent (never its key).
+                var agent: AgentStatus?
+                var agentNote: String?
+                if options.identity == nil {
+                    do {
+                        if let status = try AgentAccess.status(vaultIDHex: header.vaultIDHex) {
+                            if (try? VaultFileIdentity(path: path, header: header)) == status.file {
+                                agent = status
+                            } else {
+                                agentNote = "another file of this vault is unlocked: \(status.path)"
+                            }
+                        }
+                    } catch {
+                        agentNote = "cannot ask its agent: \(CommandRunner.describe(error).1)"
+                    }
                 }
                 // Which sandbox the attachment checker gets here: asked of the child itself.
                 let checker: String
@@ -56,6 +74,18 @@ extension RxVaultCommand {
                         "attachmentChecker": checker, "attachmentSandbox": sandboxed ? "seccomp" : "rlimits-only",
                     ]
                     if let granted { object["granted"] = granted }
+                    if options.identity == nil {
+                        var lock: [String: Any] = ["unlocked": agent != nil]
+                        if let agent {
+                            lock["until"] = AgentAccess.isoTime(agent.until)
+                            lock["lifetimeUntil"] = AgentAccess.isoTime(agent.lifetimeUntil)
+                            lock["idleTimeoutSeconds"] = Int(agent.idleTimeoutSeconds)
+                            lock["pid"] = Int(agent.pid)
+                            lock["memoryLocked"] = agent.memoryLocked
+                        }
+                        if let agentNote { lock["note"] = agentNote }
+                        object["agent"] = lock
+                    }
                     if let counts {
                         object["prescriptions"] = counts.prescriptions
                         object["versions"] = counts.versions
@@ -72,13 +102,16 @@ extension RxVaultCommand {
                         ("attachments", "PNG or PDF, up to \(ByteCount(header.maxAttachmentBytes)) each"),
                         ("file checker", checker),
                     ]
+                    if options.identity == nil {
+                        lines.append(("agent", agent.map(AgentAccess.describe) ?? (agentNote.map { "locked (\($0))" } ?? "locked")))
+                    }
                     if let counts {
                         lines.append(("passphrase", "correct"))
                         lines.append(("prescriptions", "\(counts.prescriptions) (\(counts.versions) versions, \(counts.attachments) attachments)"))
                     }
                     if let granted { lines.append(("granted", "\(granted) prescriptions shared with this identity")) }
                     Terminal.out(Table.keyValue(lines))
-                    if counts == nil && granted == nil {
+                    if counts == nil && granted == nil && agent == nil {
                         Terminal.err("rxvault: hint: give --passphrase-file to check the passphrase and see the counts")
                     }
                 }

@@ -37,52 +37,6 @@ enum ParserFactory {
     }
 }
 
-/// Reading the file to attach: a path (size checked before reading) or stdin.
-struct InputFile {
-    let fd: Int32
-    let isStandardInput: Bool
-
-    init(path: String, limit: Int) throws {
-        if path == "-" {
-            fd = STDIN_FILENO
-            isStandardInput = true
-            return
-        }
-        let opened = open(path, O_RDONLY | O_CLOEXEC)
-        guard opened >= 0 else {
-            throw CLIError(errno == ENOENT ? .notFound : .usage, "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        var info = stat()
-        fstat(opened, &info)
-        if info.st_mode & S_IFMT == S_IFDIR {
-            _ = Glibc.close(opened)
-            throw CLIError(.usage, "\(path) is a directory")
-        }
-        if info.st_mode & S_IFMT == S_IFREG && Int(info.st_size) > limit {
-            _ = Glibc.close(opened)
-            throw CLIError(.invalidInput, "refused: file is \(ByteCount(Int(info.st_size))): over the \(ByteCount(limit)) limit of this vault",
-                           hint: "a larger limit is chosen when the vault is made (rxvault init --max-attachment-size)")
-        }
-        fd = opened
-        isStandardInput = false
-    }
-
-    /// Fills `buffer` as far as the input allows; 0 at the end.
-    func read(into buffer: inout [UInt8]) throws -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw CLIError(.failure, "cannot read the input: \(String(cString: strerror(errno)))") }
-            if n == 0 { break }
-            filled += n
-        }
-        return filled
-    }
-
-    func close() { if !isStandardInput { _ = Glibc.close(fd) } }
-}
-
 /// Writes a file the safe way: into a temporary file (mode 0600) beside the target, then into
 /// place only when everything was written and verified. Without `replace`, the final step is
 /// link(2), which fails rather than overwrite a file that appeared meanwhile. A target that is
@@ -93,10 +47,7 @@ struct SafeFileWriter {
     let fd: Int32
 
     init(target given: String, replace: Bool) throws {
-        let target = try WriteTarget.file(for: given)
-        if !replace && FileManager.default.fileExists(atPath: target) {
-            throw CLIError(.alreadyExists, "\(given) already exists", hint: "pass --force to replace it")
-        }
+        let target = try WriteTarget.file(for: given, replace: replace)
         let directory = PathText.folder(of: target)
         let name = PathText.name(of: target)
         let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).rxvault-\(String(UInt32.random(in: .min ... .max), radix: 16))"
@@ -147,6 +98,23 @@ struct SafeFileWriter {
     func discard() {
         _ = Glibc.close(fd)
         unlink(temporary)
+    }
+
+    /// Links the finished file to the first of `name(1)`, `name(2)`, ... that does not exist
+    /// (link(2) never replaces, so two writers racing for a name both get one); returns it.
+    func commitToFreeName(_ name: (Int) -> String) throws -> String {
+        guard fsync(fd) == 0, Glibc.close(fd) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CLIError(.cannotWrite, "cannot write \(target): \(reason)")
+        }
+        defer { unlink(temporary) }
+        for sequence in 1...10_000 {
+            let candidate = name(sequence)
+            if link(temporary, candidate) == 0 { return candidate }
+            guard errno == EEXIST else { throw CLIError(.cannotWrite, "cannot write \(candidate): \(String(cString: strerror(errno)))") }
+        }
+        throw CLIError(.alreadyExists, "\(name(1)) and 10,000 names after it already exist")
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RxAgent
 import RxCrypto
 import RxModel
 import RxVault
@@ -44,6 +45,8 @@ enum CommandRunner {
             return (e == .noMatch ? .wrongPassphrase : .invalidInput, e.description, nil)
         case let e as CryptoError:
             return (.failure, e.description, nil)
+        case let e as AgentError:
+            return (e.exitStatus, e.description, nil)
         default:
             return (.failure, "unexpected error: \(String(describing: type(of: error)))", nil)
         }

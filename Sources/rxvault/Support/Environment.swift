@@ -19,10 +19,17 @@ enum Environment {
 
     /// The clock: the system's, unless `RXVAULT_TODAY=YYYY-MM-DD` fixes the day (for tests and
     /// for checking what a vault will say on another day).
+    /// `RXVAULT_NOW=YYYY-MM-DDTHH:MM:SSZ` fixes the time as well (tests of dated backups).
     static func clock() throws -> VaultClock {
+        if let text = nonEmpty("RXVAULT_NOW") {
+            guard let time = BackupTime(iso: text), text.count == 20, let day = CalendarDate(year: time.year, month: time.month, day: time.day) else {
+                throw CLIError(.usage, "RXVAULT_NOW '\(text)' is not a UTC time in the form YYYY-MM-DDTHH:MM:SSZ")
+            }
+            return VaultClock(today: { day }, timestamp: { time.iso })
+        }
         guard let text = nonEmpty("RXVAULT_TODAY") else { return .system }
         guard let day = CalendarDate(iso: text) else {
-            throw CLIError(.usage, "RXVAULT_TODAY '\(text)' is not a date in the form YYYY-MM-DD")
+            throw CLIError(.usage, "RXVAULT_TODAY '\(text)': \(CalendarDate.problem(iso: text)!)")
         }
         return .fixed(today: day)
     }

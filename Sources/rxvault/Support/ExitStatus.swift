@@ -17,7 +17,8 @@ enum ExitStatus: Int32, CaseIterable {
     case noVault = 66
     /// No prescription with that id.
     case notFound = 67
-    /// The file to create already exists.
+    /// The file to create already exists, or the path cannot be a new file (a directory, a
+    /// trailing '/', a folder that is a file or missing, a device or FIFO: WriteTarget).
     case alreadyExists = 73
     /// The file system refused a write (disk full, read-only); nothing was changed.
     case cannotWrite = 74

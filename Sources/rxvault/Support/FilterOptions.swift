@@ -38,7 +38,7 @@ struct FilterOptions: ParsableArguments {
     func filter() throws -> PrescriptionFilter {
         func date(_ text: String?, _ flag: String) throws -> CalendarDate? {
             guard let text else { return nil }
-            guard let d = CalendarDate(iso: text) else { throw CLIError(.invalidInput, "--\(flag) '\(text)': not a date in the form YYYY-MM-DD") }
+            guard let d = CalendarDate(iso: text) else { throw CLIError(.invalidInput, "--\(flag) '\(text)': \(CalendarDate.problem(iso: text)!)") }
             return d
         }
         func power(_ text: String?, _ flag: String) throws -> Hundredths? {

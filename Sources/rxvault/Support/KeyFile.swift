@@ -20,11 +20,10 @@ enum KeyFile {
     }
 
     /// Opens `path` for reading a secret, warning as above; the caller closes the descriptor.
+    /// A missing file, a directory or an unreadable one is a usage error (64), as any other
+    /// setting that is wrong (InputFile).
     static func open(_ path: String, what: String) throws -> Int32 {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw CLIError(.usage, "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))")
-        }
+        let fd = try InputFile(path: path, what: "the \(what) file", missing: .usage, standardInput: false).fd
         warnIfReadableByOthers(fd: fd, path: path)
         return fd
     }
@@ -46,6 +45,11 @@ enum KeyFile {
             }
         }
         defer { for i in bytes.indices { bytes[i] = 0 } }
+        if bytes.starts(with: Array("-----BEGIN OPENSSH PRIVATE KEY-----".utf8)) || bytes.starts(with: Array("-----BEGIN".utf8)) {
+            // age reads SSH private keys (and asks for their passphrase); rxvault leaves that to it.
+            throw CLIError(.usage, "\(path) is an SSH private key; rxvault reads age identity files only",
+                           hint: "let age decrypt with it and give rxvault the result (a backup: age -d -i \(path) BACKUP | rxvault restore -)")
+        }
         guard let text = String(validating: bytes, as: UTF8.self), let identities = AgeIdentity.parseFile(text), !identities.isEmpty else {
             throw CLIError(.usage, "\(path) is not an age identity file (AGE-SECRET-KEY-1... lines)",
                            hint: "make one with age-keygen, or with rxvault client add NAME --generate --identity-out FILE")

@@ -192,7 +192,7 @@ struct PrescriptionBuilder {
 
     private func date(_ text: String, _ field: String) throws -> CalendarDate {
         guard let date = CalendarDate(iso: text) else {
-            throw CLIError(.invalidInput, "\(field) '\(text)': not a date in the form YYYY-MM-DD")
+            throw CLIError(.invalidInput, "\(field) '\(text)': \(CalendarDate.problem(iso: text)!)")
         }
         return date
     }
