@@ -51,9 +51,13 @@ def timed(args, env=None, stdin=None, stdout=subprocess.DEVNULL):
     """(seconds, peak KiB, stdout bytes) of one process and its children."""
     measure = os.path.join(WORK, "time.out")
     start = time.perf_counter()
-    with open(stdin, "rb") if stdin else subprocess.DEVNULL as source:
+    source = open(stdin, "rb") if stdin else subprocess.DEVNULL
+    try:
         done = subprocess.run([GNU_TIME, "-o", measure, "-f", "%M"] + args, env=env, stdin=source,
                               stdout=subprocess.PIPE if stdout is None else stdout, stderr=subprocess.PIPE)
+    finally:
+        if stdin:
+            source.close()
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"failed ({done.returncode}): {' '.join(args[:4])}\n{done.stderr.decode()[-2000:]}")
