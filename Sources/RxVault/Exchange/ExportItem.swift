@@ -142,32 +142,37 @@ public enum RxvaultExport {
     /// Reads an rxvault export with its binding, if it has one. A `vault` that is present but
     /// malformed is refused (a file that claims a binding must carry a readable one).
     public static func decodeFile(_ bytes: [UInt8]) throws(ImportError) -> ImportFile {
-        guard let top = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              top["schema"] as? String == schema, let entries = top["prescriptions"] as? [Any] else {
-            throw ImportError(problems: ["not an rxvault export (expected {\"schema\": \"\(schema)\", \"prescriptions\": [...]})"])
+        // One entry at a time (JSONScanner): the file's bytes stay the largest thing in memory.
+        let scanner = JSONScanner(bytes: bytes)
+        let notAnExport = ImportError(problems: ["not an rxvault export (expected {\"schema\": \"\(schema)\", \"prescriptions\": [...]})"])
+        guard let members = try? scanner.topLevelMembers(),
+              let schemaRange = members.first(where: { $0.key == "schema" })?.value, scanner.object(schemaRange) as? String == schema,
+              let prescriptionsRange = members.first(where: { $0.key == "prescriptions" })?.value,
+              let entries = try? scanner.arrayElements(prescriptionsRange) else {
+            throw notAnExport
         }
         var items: [ImportItem] = []
+        items.reserveCapacity(entries.count)
         var entriesRead: [Entry] = []
         var problems: [String] = []
         var binding: Binding?
-        if let vault = top["vault"] {
-            if let object = vault as? [String: Any], let id = object["id"] as? String, let mac = object["mac"] as? String,
+        if let vaultRange = members.first(where: { $0.key == "vault" })?.value {
+            if let object = scanner.object(vaultRange) as? [String: Any], let id = object["id"] as? String, let mac = object["mac"] as? String,
                Hex.decode(id)?.count == VaultHeader.vaultIDLength, Hex.decode(mac) != nil {
                 binding = Binding(id: id, mac: mac)
             } else {
                 problems.append("vault: expected {\"id\": \"<32 hex digits>\", \"mac\": \"<hex>\"}")
             }
         }
-        for (index, raw) in entries.enumerated() {
+        let decoder = JSONDecoder()
+        for (index, range) in entries.enumerated() {
             let position = "prescriptions[\(index)]"
-            // JSONSerialization traps (it does not throw) on anything but an array or object.
-            guard raw is [String: Any], JSONSerialization.isValidJSONObject(raw) else {
+            guard bytes[range.lowerBound] == UInt8(ascii: "{") else {
                 problems.append("\(position): is not an object")
                 continue
             }
             do {
-                let data = try JSONSerialization.data(withJSONObject: raw)
-                let entry = try JSONDecoder().decode(Entry.self, from: data)
+                let entry = try decoder.decode(Entry.self, from: scanner.data(range))
                 guard let id = RecordID(hex: entry.id) else { problems.append("\(position): id '\(entry.id)' is not 32 hex digits"); continue }
                 var attachments: [ImportAttachment] = []
                 for (k, a) in (entry.attachments ?? []).enumerated() {
@@ -180,7 +185,8 @@ public enum RxvaultExport {
                 var item = ImportItem(position: position, id: id, prescription: entry.prescription, attachments: attachments)
                 item.history = (entry.history ?? []).sorted { $0.version < $1.version }.map { ($0.recorded, $0.prescription) }
                 items.append(item)
-                entriesRead.append(entry)
+                // The binding's content is needed only when the file claims one.
+                if binding != nil { entriesRead.append(entry) }
             } catch let error as DecodingError {
                 problems.append("\(position): \(ImportError.describe(error))")
             } catch {

@@ -6,38 +6,67 @@ extension FHIR {
     /// DocumentReferences that point at them. Problems are collected with their position
     /// ("entry[3] VisionPrescription: ..."); any problem refuses the whole file.
     public static func decode(_ bytes: [UInt8]) throws(ImportError) -> [ImportItem] {
-        guard let top = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let type = top["resourceType"] as? String else {
+        // A Bundle is read entry by entry (JSONScanner), in two passes: first the resources that
+        // others refer to (patients, practitioners) and where each DocumentReference points, then
+        // each VisionPrescription with what it refers to. Memory holds the file's bytes, the
+        // referenced resources and the items, never a tree of the whole Bundle.
+        let scanner = JSONScanner(bytes: bytes)
+        guard let members = try? scanner.topLevelMembers(),
+              let typeRange = members.first(where: { $0.key == "resourceType" })?.value,
+              let type = scanner.object(typeRange) as? String else {
             throw ImportError(problems: ["not a FHIR resource (no resourceType)"])
         }
-        var resources: [(position: String, fullUrl: String?, resource: [String: Any])] = []
+        var entries: [(position: Int, range: Range<Int>)] = []
         switch type {
         case "Bundle":
-            for (index, entry) in (top["entry"] as? [[String: Any]] ?? []).enumerated() {
-                guard let resource = entry["resource"] as? [String: Any] else { continue }
-                resources.append(("entry[\(index)] \(resource["resourceType"] as? String ?? "?")", entry["fullUrl"] as? String, resource))
-            }
+            let entryRange = members.first(where: { $0.key == "entry" })?.value
+            let ranges = entryRange.flatMap { try? scanner.arrayElements($0) } ?? []
+            entries = ranges.enumerated().map { ($0.offset, $0.element) }
         case "VisionPrescription":
-            resources.append(("VisionPrescription", nil, top))
+            entries = [(-1, 0..<bytes.count)]
         default:
             throw ImportError(problems: ["a FHIR \(type) is not something to import (expected a Bundle or a VisionPrescription)"])
         }
-        // Index resources by every way a reference may name them.
-        var byReference: [String: [String: Any]] = [:]
-        for (_, fullUrl, resource) in resources {
-            if let fullUrl { byReference[fullUrl] = resource }
-            if let type = resource["resourceType"] as? String, let id = resource["id"] as? String { byReference["\(type)/\(id)"] = resource }
+        func resource(_ entry: (position: Int, range: Range<Int>)) -> (position: String, fullUrl: String?, resource: [String: Any])? {
+            guard let object = scanner.object(entry.range) as? [String: Any] else { return nil }
+            if entry.position < 0 { return ("VisionPrescription", nil, object) }
+            guard let resource = object["resource"] as? [String: Any] else { return nil }
+            return ("entry[\(entry.position)] \(resource["resourceType"] as? String ?? "?")", object["fullUrl"] as? String, resource)
         }
+        // Pass 1: what references resolve to, and which DocumentReferences relate to what.
+        var byReference: [String: [String: Any]] = [:]
+        var prescriptions: [(position: Int, range: Range<Int>)] = []
+        var documents: [(position: Int, range: Range<Int>)] = []
+        var documentsByReference: [String: [Int]] = [:]
+        for entry in entries {
+            guard let (_, fullUrl, object) = resource(entry), let kind = object["resourceType"] as? String else { continue }
+            switch kind {
+            case "VisionPrescription":
+                prescriptions.append(entry)
+            case "DocumentReference":
+                let related = ((object["context"] as? [String: Any])?["related"] as? [[String: Any]] ?? []).compactMap { $0["reference"] as? String }
+                for reference in Set(related) { documentsByReference[reference, default: []].append(documents.count) }
+                documents.append(entry)
+            default:
+                if let fullUrl { byReference[fullUrl] = object }
+                if let id = object["id"] as? String { byReference["\(kind)/\(id)"] = object }
+            }
+        }
+        // Pass 2: each prescription, with its patient and its attachments.
         var problems: [String] = []
         var items: [ImportItem] = []
-        for (position, fullUrl, resource) in resources where resource["resourceType"] as? String == "VisionPrescription" {
+        items.reserveCapacity(prescriptions.count)
+        for entry in prescriptions {
+            guard let (position, fullUrl, object) = resource(entry) else { continue }
             var local: [String] = []
-            let prescription = visionPrescription(resource, references: byReference, problems: &local)
-            let names = [fullUrl, (resource["id"] as? String).map { "VisionPrescription/\($0)" }].compactMap { $0 }
-            let attachments = documents(about: names, in: resources.map(\.resource), problems: &local)
+            let prescription = visionPrescription(object, references: byReference, problems: &local)
+            let names = [fullUrl, (object["id"] as? String).map { "VisionPrescription/\($0)" }].compactMap { $0 }
+            let related = Set(names.flatMap { documentsByReference[$0] ?? [] }).sorted()
+                .compactMap { resource(documents[$0])?.resource }
+            let attachments = self.documents(related, problems: &local)
             problems += local.map { "\(position): \($0)" }
             if let prescription {
-                let id = (resource["identifier"] as? [[String: Any]])?.first { $0["system"] as? String == identifierSystem }
+                let id = (object["identifier"] as? [[String: Any]])?.first { $0["system"] as? String == identifierSystem }
                     .flatMap { $0["value"] as? String }.flatMap { RecordID(hex: $0) }
                 items.append(ImportItem(position: position, id: id, prescription: prescription, attachments: attachments))
             }
@@ -142,11 +171,10 @@ extension FHIR {
     }
 
     /// The attachments of the DocumentReferences whose context points at the prescription.
-    static func documents(about names: [String], in resources: [[String: Any]], problems: inout [String]) -> [ImportAttachment] {
+    /// The inline attachments of `resources` (DocumentReferences related to one prescription, in Bundle order).
+    static func documents(_ resources: [[String: Any]], problems: inout [String]) -> [ImportAttachment] {
         var found: [ImportAttachment] = []
-        for resource in resources where resource["resourceType"] as? String == "DocumentReference" {
-            let related = ((resource["context"] as? [String: Any])?["related"] as? [[String: Any]] ?? []).compactMap { $0["reference"] as? String }
-            guard related.contains(where: names.contains) else { continue }
+        for resource in resources {
             for content in resource["content"] as? [[String: Any]] ?? [] {
                 guard let attachment = content["attachment"] as? [String: Any], let base64 = attachment["data"] as? String,
                       let data = Data(base64Encoded: base64) else {

@@ -233,11 +233,12 @@ extension RxVaultCommand {
 
         /// rxvault JSON or FHIR, by content.
         static func parse(_ bytes: [UInt8]) throws -> ImportFile {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            // Only the top-level keys are looked at here: the decoders read the rest one entry at a time.
+            guard let keys = ImportFormat.topLevelKeys(bytes) else {
                 throw CLIError(.invalidInput, "the file is neither JSON nor an age file", hint: "rxvault imports its own JSON exports and FHIR R4 JSON")
             }
-            if object["schema"] != nil { return try RxvaultExport.decodeFile(bytes) }
-            if object["resourceType"] != nil { return ImportFile(items: try FHIR.decode(bytes)) }
+            if keys.contains("schema") { return try RxvaultExport.decodeFile(bytes) }
+            if keys.contains("resourceType") { return ImportFile(items: try FHIR.decode(bytes)) }
             throw CLIError(.invalidInput, "the JSON is neither an rxvault export nor a FHIR resource")
         }
     }
