@@ -8,11 +8,12 @@ server is running, answers GET /metadata promptly, still serves a client its gra
 more connections than its cap, and its memory stays bounded. At the end SIGTERM stops it with
 exit status 0, hostile connections still open.
 """
-import importlib.util, os, random, re, signal, socket, ssl, subprocess, sys, threading, time
+import hashlib, importlib.util, os, random, re, signal, socket, ssl, subprocess, sys, threading, time
 
 IDLE = 2                    # RXVAULT_SERVE_IDLE_TIMEOUT for the suite (the default is 30 s)
 MAX_CONNECTIONS = 64        # ServeSettings.maxConnections
 MEMORY_SLACK_KIB = 48 * 1024  # RSS may grow this much over its level after the first requests
+STREAM_SLACK_KIB = 8 * 1024  # RSS may rise this much while a ~31 MiB attachment streams to a slow reader
 PROMPT = 1.0                # seconds: GET /metadata must be answered this fast between rounds
 
 
@@ -268,6 +269,31 @@ class SlowClient(threading.Thread):
         self.closed_after = time.monotonic() - self.started
 
 
+def slow_download(server, binary_id, token, seconds, rate):
+    """GET /Binary read at `rate` bytes/s for `seconds`, then at full speed: (bytes, SHA-256 hex)."""
+    s = server.connect()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 * 1024)
+    s.sendall(request(b"GET", f"/Binary/{binary_id}".encode(), [f"Authorization: Bearer {token}".encode(), b"Connection: close"]))
+    data = b""
+    while b"\r\n\r\n" not in data:
+        block = s.recv(4096)
+        if not block:
+            return 0, ""
+        data += block
+    _, _, body = data.partition(b"\r\n\r\n")
+    digest, got, start = hashlib.sha256(body), len(body), time.monotonic()
+    while True:
+        block = s.recv(8192 if time.monotonic() - start < seconds else 1 << 20)
+        if not block:
+            break
+        digest.update(block)
+        got += len(block)
+        if time.monotonic() - start < seconds:
+            time.sleep(len(block) / rate)
+    s.close()
+    return got, digest.hexdigest()
+
+
 def reference_client(root):
     spec = importlib.util.spec_from_file_location("rxvault_client", os.path.join(root, "examples/rxvault_client.py"))
     module = importlib.util.module_from_spec(spec)
@@ -279,7 +305,8 @@ def api_suite(binary, root, new_vault, glasses, fail, fast):
     vault = new_vault("api")
     pid = vault.run(*glasses).stdout.strip()
     big = os.path.join(vault.folder, "big.png")
-    subprocess.run([sys.executable, os.path.join(root, "Benchmarks/make_noise_png.py"), big, "1400", "1400"], check=True, capture_output=True)
+    # ~31 MiB of noise: a server that buffered a download would show it in its RSS.
+    subprocess.run([sys.executable, os.path.join(root, "Benchmarks/make_noise_png.py"), big, "3300", "3300"], check=True, capture_output=True)
     attached = vault.run("attach", pid, big, "--name", "big.png")
     assert attached.returncode == 0, attached.stderr
     key = os.path.join(vault.folder, "shop.key")
@@ -412,6 +439,26 @@ def api_suite(binary, root, new_vault, glasses, fail, fast):
         if not closed or got >= big_size:
             fail(f"api download never read: the server {'kept the connection' if not closed else 'sent it all'} ({got} of {big_size} bytes)")
             break
+    # A slow reader of the whole file: the server's memory stays a few chunks above its level,
+    # however far behind the reader is (Benchmarks/api-stream-memory.sh measures it in detail).
+    rss_before = server.status()[0]
+    slow_peak = [rss_before]
+    done = threading.Event()
+
+    def watch():
+        while not done.wait(0.05):
+            slow_peak[0] = max(slow_peak[0], server.status()[0])
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    got, digest = slow_download(server, binary_id, token, seconds=3, rate=128 * 1024)
+    done.set()
+    watcher.join()
+    with open(big, "rb") as f:
+        if got != big_size or digest != hashlib.sha256(f.read()).hexdigest():
+            fail(f"api slow reader: got {got} of {big_size} bytes, or other bytes")
+    if slow_peak[0] - rss_before > STREAM_SLACK_KIB:
+        fail(f"api slow reader: RSS rose {(slow_peak[0] - rss_before) // 1024} MiB while streaming {big_size >> 20} MiB "
+             f"(allowed {STREAM_SLACK_KIB // 1024} MiB)")
     healthy("after slow clients")
     phase("slow")
 
@@ -485,7 +532,7 @@ def api_suite(binary, root, new_vault, glasses, fail, fast):
     tls_cases = tls_round(binary, vault, rng, fail, fast)
     growth = (peak["rss"] - baseline_rss) // 1024
     print(f"api: {len(MALFORMED)} malformed requests, {counts['cases']} cases in all (seeded), 30 slow senders and 4 stalled "
-          f"downloads cut off, {3 * MAX_CONNECTIONS} connections held (peak {peak['fds'] - baseline_fds} open, cap {MAX_CONNECTIONS}), "
+          f"downloads cut off, a slow reader of {big_size >> 20} MiB at RSS +{(slow_peak[0] - rss_before) // 1024} MiB, {3 * MAX_CONNECTIONS} connections held (peak {peak['fds'] - baseline_fds} open, cap {MAX_CONNECTIONS}), "
           f"64 MiB bodies, {tls_cases} cases over TLS; RSS peak {growth} MiB over baseline; SIGTERM after {took:.1f} s, exit {code} ({', '.join(phases)})", flush=True)
 
 
