@@ -66,7 +66,7 @@ struct FHIRAPI: Sendable {
     }
 
     /// The client behind the request's bearer token, with its grants as they are now.
-    func authorize(_ request: Request) async throws -> ClientAccess {
+    func authorize(_ request: Request) async throws -> ServedCache.ClientView {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
               let clientID = await authenticator.client(bearer: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
             throw APIError.unauthorized("a valid bearer token is needed (POST /auth/challenge, then /auth/token)")
@@ -83,7 +83,7 @@ struct FHIRAPI: Sendable {
         let access = try await authorize(request)
         let search = try VisionPrescriptionSearch(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
         var matches: [PrescriptionRecord] = []
-        for id in access.grants.keys.sorted(by: { $0.hex < $1.hex }) {
+        for id in access.access.grants.keys.sorted(by: { $0.hex < $1.hex }) {
             let record = try await vault { try await gateway.prescription(id) }
             if search.matches(record) { matches.append(record) }
         }
@@ -98,7 +98,7 @@ struct FHIRAPI: Sendable {
             links.append(["relation": "previous", "url": "\(base)/VisionPrescription?\(search.query(offset: max(0, search.offset - search.count)))"])
         }
         let entries: [[String: Any]] = page.map { record in
-            ["fullUrl": "\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))", "resource": prescriptionResource(record),
+            ["fullUrl": "\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))", "resource": Self.prescriptionResource(record),
              "search": ["mode": "match"]]
         }
         await logRead(access, prescriptions: page.map(\.id), detail: "api search VisionPrescription")
@@ -108,15 +108,15 @@ struct FHIRAPI: Sendable {
     func readPrescription(_ request: Request, _ context: BasicRequestContext, version: Int?) async throws -> Response {
         let access = try await authorize(request)
         let id = try granted(context, access)
-        let record: PrescriptionRecord
-        if let version {
-            guard let found = try await coveredHistory(id, access).first(where: { $0.version == version }) else { throw APIError.notFound() }
-            record = found
-        } else {
-            record = try await vault { try await gateway.prescription(id) }
+        guard let version else {
+            // The newest version: rendered once per vault state (ServedCache), sent as it is.
+            let rendered = try await vault { try await gateway.renderedPrescription(id) }
+            await logRead(access, prescriptions: [id], detail: "api read VisionPrescription")
+            return Response(status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
         }
-        await logRead(access, prescriptions: [id], detail: "api read VisionPrescription" + (version.map { " version \($0)" } ?? ""))
-        return try FHIRResponse.ok(prescriptionResource(record))
+        guard let record = try await coveredHistory(id, access).first(where: { $0.version == version }) else { throw APIError.notFound() }
+        await logRead(access, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
+        return try FHIRResponse.ok(Self.prescriptionResource(record))
     }
 
     func prescriptionHistory(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -125,7 +125,7 @@ struct FHIRAPI: Sendable {
         let versions = try await coveredHistory(id, access).reversed()
         let base = baseURL(request)
         let entries: [[String: Any]] = versions.map { record in
-            ["fullUrl": "\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))", "resource": prescriptionResource(record),
+            ["fullUrl": "\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))", "resource": Self.prescriptionResource(record),
              "request": ["method": record.version == 1 ? "POST" : "PUT", "url": "VisionPrescription/\(FHIR.prescriptionResourceID(record.id))"],
              "response": ["status": record.version == 1 ? "201" : "200"]]
         }
@@ -134,23 +134,22 @@ struct FHIRAPI: Sendable {
     }
 
     /// The versions a grant covers: the one that was current when it was granted, and every later one.
-    func coveredHistory(_ id: PrescriptionID, _ access: ClientAccess) async throws -> [PrescriptionRecord] {
-        guard let grant = access.grants[id] else { throw APIError.notFound() }
+    func coveredHistory(_ id: PrescriptionID, _ access: ServedCache.ClientView) async throws -> [PrescriptionRecord] {
+        guard let grant = access.access.grants[id] else { throw APIError.notFound() }
         let all = try await vault { try await gateway.history(id) }
         let first = all.lastIndex { $0.recorded <= grant.granted } ?? 0
         return Array(all[first...])
     }
 
-    func prescriptionResource(_ record: PrescriptionRecord) -> [String: Any] {
+    static func prescriptionResource(_ record: PrescriptionRecord) -> [String: Any] {
         var resource = FHIR.visionPrescription(record, patientReference: "Patient/\(FHIR.patientResourceID(record.prescription.patient))")
         resource["meta"] = ["versionId": String(record.version), "lastUpdated": record.recorded]
         return resource
     }
 
     /// The granted prescription the path's `id` names; "not found" for anything else.
-    func granted(_ context: BasicRequestContext, _ access: ClientAccess) throws -> PrescriptionID {
-        guard let id = context.parameters.get("id"),
-              let match = access.grants.keys.first(where: { FHIR.prescriptionResourceID($0) == id }) else { throw APIError.notFound() }
+    func granted(_ context: BasicRequestContext, _ access: ServedCache.ClientView) throws -> PrescriptionID {
+        guard let id = context.parameters.get("id"), let match = access.prescriptions[id] else { throw APIError.notFound() }
         return match
     }
 
@@ -159,7 +158,7 @@ struct FHIRAPI: Sendable {
     func readPatient(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let access = try await authorize(request)
         guard let id = context.parameters.get("id") else { throw APIError.notFound() }
-        for prescription in access.grants.keys.sorted(by: { $0.hex < $1.hex }) {
+        for prescription in access.access.grants.keys.sorted(by: { $0.hex < $1.hex }) {
             let record = try await vault { try await gateway.prescription(prescription) }
             if FHIR.patientResourceID(record.prescription.patient) == id {
                 await logRead(access, prescriptions: [prescription], detail: "api read Patient")
@@ -181,7 +180,7 @@ struct FHIRAPI: Sendable {
         let base = baseURL(request)
         var entries: [[String: Any]] = []
         var read: [PrescriptionID] = [], attachments: [AttachmentID] = []
-        for id in access.grants.keys.sorted(by: { $0.hex < $1.hex }) where access.allowsAttachments(of: id) {
+        for id in access.access.grants.keys.sorted(by: { $0.hex < $1.hex }) where access.access.allowsAttachments(of: id) {
             let resourceID = FHIR.prescriptionResourceID(id)
             if let related, related != resourceID { continue }
             let record = try await vault { try await gateway.prescription(id) }
@@ -204,7 +203,7 @@ struct FHIRAPI: Sendable {
     func readBinary(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let access = try await authorize(request)
         guard let wanted = context.parameters.get("id") else { throw APIError.notFound() }
-        for id in access.grants.keys.sorted(by: { $0.hex < $1.hex }) where access.allowsAttachments(of: id) {
+        for id in access.access.grants.keys.sorted(by: { $0.hex < $1.hex }) where access.access.allowsAttachments(of: id) {
             for info in try await vault({ try await gateway.attachments(of: id) }) where FHIR.attachmentResourceID(info.id) == wanted {
                 let (handle, opened) = try await vault { try await gateway.openStream(info.id, of: id) }
                 await logRead(access, prescriptions: [id], attachments: [info.id], detail: "api read Binary \(opened.metadata.name)")
@@ -243,7 +242,7 @@ struct FHIRAPI: Sendable {
             guard let text = kind as? String, let parsed = PrescriptionKind(rawValue: text) else { throw APIError.invalid("kinds: glasses or contacts") }
             kinds.append(parsed)
         }
-        let clientID = access.client.id
+        let clientID = access.access.client.id
         do {
             let made = try await gateway.requestAccess(clientID: clientID, reason: reason, patient: patient, kinds: kinds)
             context.logger.info("access requested", metadata: ["client": .string(clientID.short), "request": .string(made.id)])
@@ -258,7 +257,7 @@ struct FHIRAPI: Sendable {
     func readAccessRequest(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let access = try await authorize(request)
         guard let id = context.parameters.get("id"),
-              let found = try await vault({ try await gateway.accessRequest(id, clientID: access.client.id) }) else { throw APIError.notFound() }
+              let found = try await vault({ try await gateway.accessRequest(id, clientID: access.access.client.id) }) else { throw APIError.notFound() }
         return try FHIRResponse.json(requestResource(found))
     }
 
@@ -294,9 +293,9 @@ struct FHIRAPI: Sendable {
         do { return try await body() } catch let error as VaultError { throw APIError.from(error) }
     }
 
-    func logRead(_ access: ClientAccess, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) async {
+    func logRead(_ access: ServedCache.ClientView, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) async {
         guard !prescriptions.isEmpty else { return }
-        let client = access.client.id.hex
+        let client = access.access.client.id.hex
         await gateway.logRead(AuditEvent(time: Timestamp.iso(Date()), actor: client, action: .read, client: client,
                                          prescriptions: prescriptions.map(\.hex), attachments: attachments.isEmpty ? nil : attachments.map(\.hex),
                                          detail: detail))
@@ -324,9 +323,7 @@ extension FHIRResponse {
 }
 
 enum Timestamp {
-    static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
-    }
+    /// ISO 8601 in UTC to the second, e.g. 2026-11-23T08:06:18Z (a format style, not a new
+    /// ISO8601DateFormatter per call: this runs for every read served).
+    static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
 }

@@ -28,8 +28,10 @@ public enum RxServer {
         router.add(middleware: RequestLogging())
         api.register(on: router)
 
+        let idle = TimeAmount.seconds(settings.idleTimeoutSeconds)
         let http = HTTP1Channel.Configuration(
-            idleTimeout: .seconds(settings.idleTimeoutSeconds),
+            additionalChannelHandlers: [ClientDeadlines(limit: idle)],
+            idleTimeout: idle,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: settings.maxHeaderBytes, maxHeaderListSize: settings.maxHeaderBytes,
                                             maxHeaderFieldCount: settings.maxHeaderCount))
         let server: HTTPServerBuilder

@@ -1,12 +1,15 @@
 import Foundation
+import NIOCore
 import RxModel
 import RxVault
 
 /// The one place the server touches the vault: an actor around the owner's open `Vault`, so
-/// requests take turns on its SQLite connection. Every answer is read from the file as it is
-/// now (a revoke, a removal or an expiry made meanwhile by the owner's CLI counts at once).
+/// requests take turns on its SQLite connection. Every answer is as the file is now: what is
+/// kept between requests (`ServedCache`) is dropped as soon as the owner writes anything, so a
+/// revoke, a removal or an expiry made meanwhile by the owner's CLI counts at the next request.
 actor VaultGateway {
     let vault: Vault
+    private var cache: ServedCache
     /// Reads served and not yet in the audit log (written at least every second, and at shutdown).
     private var pendingReads: [AuditEvent] = []
     private var streams: [Int: AttachmentStream] = [:]
@@ -14,6 +17,14 @@ actor VaultGateway {
 
     init(vault: sending Vault) {
         self.vault = vault
+        cache = ServedCache(stamp: nil, today: vault.today)
+    }
+
+    /// Drops what was kept if the vault's state or the day is not the one it was kept for.
+    private func refresh() throws(VaultError) {
+        let stamp = try vault.stateStamp()
+        let today = vault.today
+        if !cache.isCurrent(stamp: stamp, today: today) { cache = ServedCache(stamp: stamp, today: today) }
     }
 
     // MARK: - Clients and what they may read
@@ -21,12 +32,36 @@ actor VaultGateway {
     func client(publicKey: [UInt8]) throws(VaultError) -> ClientSummary? { try vault.client(withPublicKey: publicKey) }
 
     /// The client's live grants; nil when it is no longer registered.
-    func access(clientID: RecordID) throws(VaultError) -> ClientAccess? {
-        guard let client = try vault.client(id: clientID) else { return nil }
-        return try vault.access(for: client)
+    func access(clientID: RecordID) throws(VaultError) -> ServedCache.ClientView? {
+        try refresh()
+        if let kept = cache.clients[clientID] { return kept }
+        var view: ServedCache.ClientView?
+        if let client = try vault.client(id: clientID) {
+            let access = try vault.access(for: client)
+            view = ServedCache.ClientView(access: access, prescriptions: Dictionary(uniqueKeysWithValues: access.grants.keys.map {
+                (FHIR.prescriptionResourceID($0), $0)
+            }))
+        }
+        if cache.keeps { cache.clients[clientID] = .some(view) }
+        return view
     }
 
-    func prescription(_ id: PrescriptionID) throws(VaultError) -> PrescriptionRecord { try vault.prescription(id) }
+    func prescription(_ id: PrescriptionID) throws(VaultError) -> PrescriptionRecord {
+        try refresh()
+        if let kept = cache.records[id] { return kept }
+        let record = try vault.prescription(id)
+        cache.keep(record)
+        return record
+    }
+
+    /// The newest version of a prescription as `GET /VisionPrescription/{id}` sends it.
+    func renderedPrescription(_ id: PrescriptionID) throws -> ByteBuffer {
+        let record = try prescription(id)
+        if let kept = cache.rendered[id] { return kept }
+        let buffer = try FHIRResponse.encode(FHIRAPI.prescriptionResource(record))
+        cache.keep(rendered: buffer, of: id)
+        return buffer
+    }
 
     func history(_ id: PrescriptionID) throws(VaultError) -> [PrescriptionRecord] { try vault.history(id) }
 

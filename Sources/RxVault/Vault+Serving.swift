@@ -13,12 +13,29 @@ public struct ClientAccess: Sendable {
     public func allowsAttachments(of prescription: PrescriptionID) -> Bool { grants[prescription]?.includesAttachments ?? false }
 }
 
+/// Names one state of the vault: the state root's write counter and MAC. Every owner write
+/// (a grant, a revoke, a client removed, an edit, an expired grant swept, the server's own audit
+/// entries) writes a new root, so two equal stamps mean nothing the owner wrote has changed in
+/// between. A server may keep what it verified under a stamp until the stamp changes.
+public struct StateStamp: Sendable, Equatable {
+    public let counter: Int
+    let mac: [UInt8]
+}
+
 /// The owner's side of serving client apps over the API: the server holds the owner's keys, so
 /// it checks the owner's grants (not a copy's) on every request, and logs each read it serves
 /// in the owner's audit log, vouched for by the owner's MAC.
 extension Vault {
     /// The owner's clock's today (what expiry is judged by).
     public var today: CalendarDate { clock.today() }
+
+    /// The current state's stamp: one row read, nothing decrypted (equality is all it is for:
+    /// whatever is kept under a stamp was verified when it was read). nil for a format-1 vault,
+    /// which has no state root: nothing may be kept then.
+    public func stateStamp() throws(VaultError) -> StateStamp? {
+        guard header.formatVersion >= 2 else { return nil }
+        return try read { try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) } }
+    }
 
     /// The registered client with this X25519 public key; nil when there is none.
     public func client(withPublicKey publicKey: [UInt8]) throws(VaultError) -> ClientSummary? {

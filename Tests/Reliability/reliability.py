@@ -4,10 +4,13 @@
 Runs the built binary as users and scripts would, then checks the vault with
 `rxvault check --read-data`. Usage: reliability.py RXVAULT [--fast]
   --fast: fewer kills and rounds (CI); the full run does hundreds of kills.
-  --only=NAME: one suite (bad-input, disk-full, tamper, concurrency, crash).
+  --only=NAME: one suite (bad-input, disk-full, tamper, concurrency, crash, api).
+  api: hostile clients against `rxvault serve` (Tests/Reliability/hostile_api.py).
 Exit 0 when every expectation holds; prints each failure otherwise.
 """
 import json, os, random, resource, shutil, signal, sqlite3, subprocess, sys, tempfile, time
+
+import hostile_api
 
 BIN = sys.argv[1]
 FAST = "--fast" in sys.argv
@@ -476,6 +479,7 @@ try:
         "tamper": tamper_suite,
         "concurrency": lambda: concurrency_suite(rounds=3 if FAST else 10, workers=4 if FAST else 8),
         "crash": lambda: crash_suite(kills=40 if FAST else 300),
+        "api": lambda: hostile_api.api_suite(BIN, ROOT, new_vault, GLASSES, fail, FAST),
     }
     chosen = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")] or list(suites)
     for name in chosen:

@@ -62,6 +62,7 @@ extension RxVaultCommand {
                 settings = ServeSettings(address: .unixSocket(path: try socket ?? Self.defaultSocketPath()))
             }
             settings.tlsCertificate = tlsCert
+            if let idle = try Environment.serveIdleTimeoutSeconds() { settings.idleTimeoutSeconds = idle }
             settings.tlsKey = tlsKey
             if settings.needsTLS && tlsCert == nil {
                 throw CLIError(.usage, "serving on \(listen ?? "") without TLS would send tokens and prescriptions in the clear",

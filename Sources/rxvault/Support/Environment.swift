@@ -51,6 +51,16 @@ enum Environment {
         return RollbackAnchor(directory: home + "/.local/state/rxvault")
     }
 
+    /// `RXVAULT_SERVE_IDLE_TIMEOUT`: seconds `rxvault serve` gives a connection that sends or
+    /// reads nothing (default 30). For tests of slow clients, which cannot wait half a minute a round.
+    static func serveIdleTimeoutSeconds() throws -> Int64? {
+        guard let text = nonEmpty("RXVAULT_SERVE_IDLE_TIMEOUT") else { return nil }
+        guard let seconds = Int64(text), (1...3600).contains(seconds) else {
+            throw CLIError(.usage, "RXVAULT_SERVE_IDLE_TIMEOUT '\(text)' is not a number of seconds (1 to 3600)")
+        }
+        return seconds
+    }
+
     private static func nonEmpty(_ name: String) -> String? {
         guard let value = values[name], !value.isEmpty else { return nil }
         return value
