@@ -177,28 +177,18 @@ extension RxVaultCommand {
 
         @Argument(help: "The client's name or id prefix.") var client: String
         @Argument(help: "The prescriptions' ids (any unique prefix).") var prescriptions: [String]
-        @Option(help: ArgumentHelp("Last day the grant works: YYYY-MM-DD, Nd / Nw / Nm from today, or never.", valueName: "date|30d"))
-        var expires: String?
-        @Flag(help: "No end: the grant works until revoked (same as --expires never).") var noExpiry = false
-        @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Let the client read the attachments, or not (default for a new grant: yes; a repeated grant keeps its setting).")
-        var attachments: Bool?
+        @OptionGroup var terms: GrantTermsOptions
         @OptionGroup var options: VaultOptions
-
-        func validate() throws {
-            if noExpiry && expires != nil { throw ValidationError("give --expires or --no-expiry, not both") }
-        }
 
         func run() throws {
             try CommandRunner.run {
-                let today = try Environment.clock().today()
-                let end: GrantExpiry? = try noExpiry || expires?.lowercased() == "never" ? .never
-                    : expires.map { .until(try GrantText.parseExpiry($0, today: today)) }
+                let end = try terms.expiry()
                 let vault = try options.openVault(command: "grant")
                 let c = try vault.resolveClient(client)
                 let ids = try prescriptions.map { try vault.resolve($0) }
-                let outcomes = try vault.grant(c, ids, expires: end, attachments: attachments)
+                let outcomes = try vault.grant(c, ids, expires: end, attachments: terms.attachments)
                 for outcome in outcomes { Terminal.out("\(c.name): \(outcome.prescriptionID.short) \(outcome)") }
-                if end == nil && attachments == nil && outcomes.contains(where: { !$0.changed }) {
+                if terms.statesNothing && outcomes.contains(where: { !$0.changed }) {
                     Terminal.err("rxvault: hint: a repeated grant keeps its terms; --expires, --no-expiry, --attachments and --no-attachments change them")
                 }
             }

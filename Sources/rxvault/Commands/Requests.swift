@@ -61,27 +61,20 @@ extension RxVaultCommand {
             static let configuration = CommandConfiguration(abstract: "Grant the client chosen prescriptions, answering its request.")
             @Argument(help: "The request's id (any unique prefix).") var request: String
             @Argument(help: "The prescriptions to grant (ids, any unique prefix).") var prescriptions: [String]
-            @Option(help: ArgumentHelp("Last day the grants work: YYYY-MM-DD, Nd / Nw / Nm from today, or never.", valueName: "date|30d"))
-            var expires: String?
-            @Flag(help: "No end (until revoked).") var noExpiry = false
-            @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Include the attachments, or not (default: yes).")
-            var attachments: Bool?
+            @OptionGroup var terms: GrantTermsOptions
             @OptionGroup var options: VaultOptions
 
             func validate() throws {
-                if noExpiry && expires != nil { throw ValidationError("give --expires or --no-expiry, not both") }
                 if prescriptions.isEmpty { throw ValidationError("name at least one prescription to grant (or use 'requests deny')") }
             }
 
             func run() throws {
                 try CommandRunner.run {
-                    let today = try Environment.clock().today()
-                    let end: GrantExpiry? = try noExpiry || expires?.lowercased() == "never" ? .never
-                        : expires.map { .until(try GrantText.parseExpiry($0, today: today)) }
+                    let end = try terms.expiry()
                     let vault = try options.openVault(command: "requests approve")
                     let found = try vault.accessRequest(request)
                     let ids = try prescriptions.map { try vault.resolve($0) }
-                    let outcomes = try vault.approve(found, prescriptions: ids, expires: end, attachments: attachments)
+                    let outcomes = try vault.approve(found, prescriptions: ids, expires: end, attachments: terms.attachments)
                     let name = try vault.clients().first { $0.id == found.client }?.name ?? found.client.short
                     for outcome in outcomes { Terminal.out("\(name): \(outcome.prescriptionID.short) \(outcome)") }
                     Terminal.out("request \(found.id.prefix(8)) approved")
