@@ -116,13 +116,14 @@ import Testing
         let url = try #require(((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
         let download = Process()
         download.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        // 240 KiB at 80 KiB/s: about three seconds in flight.
-        download.arguments = ["-s", "--limit-rate", "80k", "--unix-socket", server.socket, "-H", "Authorization: Bearer \(token)",
+        // 240 KiB at 20 KiB/s: about twelve seconds in flight, so the signal comes well before
+        // the end even on a loaded machine where sleeps and starts take longer than asked.
+        download.arguments = ["-s", "--limit-rate", "20k", "--unix-socket", server.socket, "-H", "Authorization: Bearer \(token)",
                               "-o", cli.path("slow.png"), "-w", "%{http_code}", url]
         let out = Pipe()
         download.standardOutput = out
         try download.run()
-        usleep(800_000)
+        usleep(500_000)
         #expect(download.isRunning, "the download is still in flight when the signal comes")
         server.process.terminate()
         download.waitUntilExit()
