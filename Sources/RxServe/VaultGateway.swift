@@ -111,8 +111,11 @@ actor VaultGateway {
     func flushReads() throws(VaultError) {
         guard !pendingReads.isEmpty else { return }
         let batch = pendingReads
-        try vault.logServedReads(batch)
+        let write = try vault.logServedReads(batch)
         pendingReads.removeFirst(batch.count)
+        // Only our audit entries changed since the cache was read: it holds in the new state too
+        // (otherwise the next request finds another stamp and starts afresh).
+        if write.onlyAudit, let to = write.to, cache.keeps, write.from == cache.stamp { cache.carry(to: to) }
     }
 
     var today: CalendarDate { vault.today }

@@ -59,6 +59,9 @@ public final class Vault {
     var headerBeforeTransaction: VaultHeader?
     /// The counter the last committed owner write left (recorded in the anchor after commit).
     var committedCounter: Int?
+    /// The state root the last owner write left, kept after its commit (a server uses it to
+    /// tell its own audit writes from anyone else's: `logServedReads`).
+    var writtenStamp: StateStamp?
     /// Index changes of the current write transaction (prescription id -> entry, nil = removed).
     var pendingIndex: [String: PrescriptionRecord?] = [:]
 
