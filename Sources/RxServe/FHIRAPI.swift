@@ -65,15 +65,21 @@ struct FHIRAPI: Sendable {
         }
     }
 
-    /// The client behind the request's bearer token, with its grants as they are now.
-    func authorize(_ request: Request) async throws -> ServedCache.ClientView {
+    /// The client the request's bearer token stands for.
+    func bearer(_ request: Request) throws -> RecordID {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
-              let clientID = await authenticator.client(bearer: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+              let clientID = authenticator.client(bearer: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
             throw APIError.unauthorized("a valid bearer token is needed (POST /auth/challenge, then /auth/token)")
         }
-        guard let access = try await vault({ try await gateway.access(clientID: clientID) }) else {
-            throw APIError.unauthorized("this client is no longer registered")
-        }
+        return clientID
+    }
+
+    static let unregistered = APIError.unauthorized("this client is no longer registered")
+
+    /// The client behind the request's bearer token, with its grants as they are now.
+    func authorize(_ request: Request) async throws -> ServedCache.ClientView {
+        let clientID = try bearer(request)
+        guard let access = try await vault({ try await gateway.access(clientID: clientID) }) else { throw Self.unregistered }
         return access
     }
 
@@ -106,14 +112,20 @@ struct FHIRAPI: Sendable {
     }
 
     func readPrescription(_ request: Request, _ context: BasicRequestContext, version: Int?) async throws -> Response {
+        guard let version else {
+            // The newest version, the most frequent request: one turn of the gateway, the
+            // rendering kept per vault state (ServedCache) and sent as it is.
+            let clientID = try bearer(request)
+            guard let id = context.parameters.get("id") else { throw APIError.notFound() }
+            switch try await vault({ try await gateway.readNewest(clientID: clientID, resourceID: id) }) {
+            case .unregistered: throw Self.unregistered
+            case .notGranted: throw APIError.notFound()
+            case .found(let rendered):
+                return Response(status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
+            }
+        }
         let access = try await authorize(request)
         let id = try granted(context, access)
-        guard let version else {
-            // The newest version: rendered once per vault state (ServedCache), sent as it is.
-            let rendered = try await vault { try await gateway.renderedPrescription(id) }
-            await logRead(access, prescriptions: [id], detail: "api read VisionPrescription")
-            return Response(status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
-        }
         guard let record = try await coveredHistory(id, access).first(where: { $0.version == version }) else { throw APIError.notFound() }
         await logRead(access, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
         return try FHIRResponse.ok(Self.prescriptionResource(record))
@@ -295,10 +307,7 @@ struct FHIRAPI: Sendable {
 
     func logRead(_ access: ServedCache.ClientView, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) async {
         guard !prescriptions.isEmpty else { return }
-        let client = access.access.client.id.hex
-        await gateway.logRead(AuditEvent(time: Timestamp.iso(Date()), actor: client, action: .read, client: client,
-                                         prescriptions: prescriptions.map(\.hex), attachments: attachments.isEmpty ? nil : attachments.map(\.hex),
-                                         detail: detail))
+        await gateway.logRead(client: access.access.client.id, prescriptions: prescriptions, attachments: attachments, detail: detail)
     }
 }
 

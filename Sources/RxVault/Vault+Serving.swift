@@ -34,7 +34,7 @@ extension Vault {
     /// which has no state root: nothing may be kept then.
     public func stateStamp() throws(VaultError) -> StateStamp? {
         guard header.formatVersion >= 2 else { return nil }
-        return try read { try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) } }
+        do { return try store.vaultStateStamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } } catch { throw VaultError.wrap(error) }
     }
 
     /// The registered client with this X25519 public key; nil when there is none.

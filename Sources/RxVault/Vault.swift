@@ -146,6 +146,17 @@ public final class Vault {
         return vault
     }
 
+    /// The same vault on a second SQLite connection with the same keys (no passphrase, no KDF):
+    /// `rxvault serve` writes its audit entries there, so the reads it answers on the first
+    /// connection never wait for them (SQLite's WAL lets one writer and readers go together).
+    public func anotherConnection(busyTimeoutMilliseconds: Int32) throws(VaultError) -> sending Vault {
+        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
+                              upgradeKEK: upgradeKEK, anchor: anchor)
+        vault.compareWithAnchor()
+        return vault
+    }
+
     /// The root key wrapped for `header`'s format (an upgrade), under the passphrase's key.
     func rootKeyWrapped(for header: VaultHeaderRecord) throws -> [UInt8] {
         guard let upgradeKEK else { throw VaultError.internalError("no key to re-wrap the root key with") }

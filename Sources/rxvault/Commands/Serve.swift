@@ -61,6 +61,7 @@ extension RxVaultCommand {
             }
             settings.tlsCertificate = tlsCert
             if let idle = try Environment.serveIdleTimeoutSeconds() { settings.idleTimeoutSeconds = idle }
+            settings.busyTimeoutMilliseconds = try Environment.busyTimeoutMilliseconds()
             settings.tlsKey = tlsKey
             if settings.needsTLS && tlsCert == nil {
                 throw CLIError(.usage, "serving on \(listen ?? "") without TLS would send tokens and prescriptions in the clear",
