@@ -67,11 +67,23 @@ struct FHIRAPI: Sendable {
 
     /// The client the request's bearer token stands for.
     func bearer(_ request: Request) throws -> RecordID {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
-              let clientID = authenticator.client(bearer: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+        guard let header = request.headers[.authorization], let token = Self.bearerToken(header),
+              let clientID = authenticator.client(bearer: token) else {
             throw APIError.unauthorized("a valid bearer token is needed (POST /auth/challenge, then /auth/token)")
         }
         return clientID
+    }
+
+    /// The token of an `Authorization: Bearer <token>` value (the scheme in any case, spaces and
+    /// tabs around the token ignored); nil for any other scheme. Byte by byte: every request.
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count + 1, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[scheme.count] == 0x20 else { return nil }
+        var start = scheme.count + 1, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     static let unregistered = APIError.unauthorized("this client is no longer registered")

@@ -90,7 +90,7 @@ extension RxVaultCommand {
                 let settings = try settings()
                 let level = Logger.Level(rawValue: logLevel) ?? .info
                 LoggingSystem.bootstrap { label in
-                    var handler = StreamLogHandler.standardError(label: label)
+                    var handler = ServeLogHandler(label: label)
                     handler.logLevel = level
                     return handler
                 }
