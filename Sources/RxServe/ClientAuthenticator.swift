@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import RxCrypto
 import RxVault
 
@@ -27,7 +28,9 @@ actor ClientAuthenticator {
 
     private let settings: ServeSettings
     private var challenges: [String: Challenge] = [:]
-    private var tokens: [[UInt8]: Token] = [:]
+    /// Token hashes -> tokens, behind a lock rather than the actor: every request checks its
+    /// token, and a hop onto this actor each time would cost more than the check.
+    private nonisolated let tokens = NIOLockedValueBox<[[UInt8]: Token]>([:])
     /// Recent failures by recipient key (and all together, under an empty key), and recent challenges.
     private var failures: [[UInt8]: [Date]] = [:]
     private var issued: [Date] = []
@@ -79,17 +82,20 @@ actor ClientAuthenticator {
         }
         let token = "rxv_" + Self.base64URL(randomBytes(32))
         let expires = now.addingTimeInterval(min(settings.tokenLifetimeSeconds, 15 * 60))
-        tokens[SHA256.hash(Array(token.utf8))] = Token(clientID: clientID, expires: expires)
+        let entry = Token(clientID: clientID, expires: expires)
+        tokens.withLockedValue { $0[SHA256.hash(Array(token.utf8))] = entry }
         return (token, clientID, expires)
     }
 
     /// The client a bearer token stands for; nil when unknown or expired.
-    func client(bearer token: String) -> RecordID? {
+    nonisolated func client(bearer token: String) -> RecordID? {
         let now = Date()
         let key = SHA256.hash(Array(token.utf8))
-        guard let entry = tokens[key] else { return nil }
-        guard entry.expires > now else { tokens[key] = nil; return nil }
-        return entry.clientID
+        return tokens.withLockedValue { table -> RecordID? in
+            guard let entry = table[key] else { return nil }
+            guard entry.expires > now else { table[key] = nil; return nil }
+            return entry.clientID
+        }
     }
 
     private func recentFailures(_ recipient: [UInt8], _ now: Date) -> Int {
@@ -109,7 +115,7 @@ actor ClientAuthenticator {
             failures[key] = recent.isEmpty ? nil : recent
         }
         challenges = challenges.filter { $0.value.expires > now }
-        tokens = tokens.filter { $0.value.expires > now }
+        tokens.withLockedValue { table in table = table.filter { $0.value.expires > now } }
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {

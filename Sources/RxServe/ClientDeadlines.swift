@@ -4,14 +4,17 @@ import NIOHTTPTypes
 /// Closes the connection of a client too slow to be worth a connection slot (one of 64), where
 /// Hummingbird's idle timeout does not reach:
 ///
-/// - a request whose head arrived but whose body trickles in (a "slow POST": each byte resets
-///   the idle timer) must be complete within `limit` of its head;
-/// - a response the client stops reading (a download left open) must make progress: some
-///   part of it handed to the kernel at least every `limit`. Hummingbird's idle timer never
-///   fires while a response is being written, however long that takes.
+/// - a request whose body trickles in (a "slow POST": each part resets the idle timer) must be
+///   complete within `limit` of its head;
+/// - a response the client stops reading (a download left open) must not stay stuck: once the
+///   connection has more waiting to be sent than NIO buffers (it turns unwritable), it must
+///   become writable again within `limit`, which takes the client reading about 32 KiB.
+///   Hummingbird's idle timer never fires while a response is being written, however long.
 ///
-/// A request head sent byte by byte is already covered by the idle timer, which only counts
-/// whole request parts. So is a connection that sends nothing at all.
+/// A request head sent byte by byte is covered by the idle timer, which counts only whole
+/// request parts; so is a request that announces a body and sends none, and a connection that
+/// sends nothing. Nothing is scheduled for a request without a body, nor for a response the
+/// client reads as it comes: this runs on every request.
 final class ClientDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -19,11 +22,9 @@ final class ClientDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let limit: TimeAmount
+    private var headArrived = NIODeadline.now()
     private var requestDeadline: Scheduled<Void>?
-    /// Response parts written but not yet taken by the kernel, and when one last was.
-    private var pendingWrites = 0
-    private var lastProgress = NIODeadline.now()
-    private var stallCheck: Scheduled<Void>?
+    private var stalled: Scheduled<Void>?
 
     init(limit: TimeAmount) {
         self.limit = limit
@@ -32,56 +33,45 @@ final class ClientDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            requestDeadline?.cancel()
-            requestDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: limit) {
-                self.requestDeadline = nil
-                context.close(promise: nil)
+            headArrived = .now()
+        case .body:
+            if requestDeadline == nil {
+                requestDeadline = context.eventLoop.assumeIsolated().scheduleTask(deadline: headArrived + limit) {
+                    context.close(promise: nil)
+                }
             }
         case .end:
             requestDeadline?.cancel()
             requestDeadline = nil
-        case .body:
-            break
         }
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let promise = promise ?? context.eventLoop.makePromise()
-        if pendingWrites == 0 { lastProgress = .now() }
-        pendingWrites += 1
-        promise.futureResult.assumeIsolated().whenComplete { _ in
-            self.pendingWrites -= 1
-            self.lastProgress = .now()
-        }
-        if stallCheck == nil { scheduleStallCheck(context, at: lastProgress + limit) }
-        context.write(data, promise: promise)
-    }
-
-    private func scheduleStallCheck(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
-        stallCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
-            self.stallCheck = nil
-            guard self.pendingWrites > 0 else { return }
-            if NIODeadline.now() >= self.lastProgress + self.limit {
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stalled?.cancel()
+            stalled = nil
+        } else if stalled == nil {
+            stalled = context.eventLoop.assumeIsolated().scheduleTask(in: limit) {
                 context.close(promise: nil)
-            } else {
-                self.scheduleStallCheck(context, at: self.lastProgress + self.limit)
             }
         }
+        context.fireChannelWritabilityChanged()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        requestDeadline?.cancel()
-        stallCheck?.cancel()
-        requestDeadline = nil
-        stallCheck = nil
+        cancel()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        requestDeadline?.cancel()
-        stallCheck?.cancel()
-        requestDeadline = nil
-        stallCheck = nil
+        cancel()
         context.fireChannelInactive()
+    }
+
+    private func cancel() {
+        requestDeadline?.cancel()
+        stalled?.cancel()
+        requestDeadline = nil
+        stalled = nil
     }
 }

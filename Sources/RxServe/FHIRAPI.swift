@@ -65,15 +65,33 @@ struct FHIRAPI: Sendable {
         }
     }
 
-    /// The client behind the request's bearer token, with its grants as they are now.
-    func authorize(_ request: Request) async throws -> ServedCache.ClientView {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
-              let clientID = await authenticator.client(bearer: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+    /// The client the request's bearer token stands for.
+    func bearer(_ request: Request) throws -> RecordID {
+        guard let header = request.headers[.authorization], let token = Self.bearerToken(header),
+              let clientID = authenticator.client(bearer: token) else {
             throw APIError.unauthorized("a valid bearer token is needed (POST /auth/challenge, then /auth/token)")
         }
-        guard let access = try await vault({ try await gateway.access(clientID: clientID) }) else {
-            throw APIError.unauthorized("this client is no longer registered")
-        }
+        return clientID
+    }
+
+    /// The token of an `Authorization: Bearer <token>` value (the scheme in any case, spaces and
+    /// tabs around the token ignored); nil for any other scheme. Byte by byte: every request.
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count + 1, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[scheme.count] == 0x20 else { return nil }
+        var start = scheme.count + 1, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    static let unregistered = APIError.unauthorized("this client is no longer registered")
+
+    /// The client behind the request's bearer token, with its grants as they are now.
+    func authorize(_ request: Request) async throws -> ServedCache.ClientView {
+        let clientID = try bearer(request)
+        guard let access = try await vault({ try await gateway.access(clientID: clientID) }) else { throw Self.unregistered }
         return access
     }
 
@@ -106,14 +124,20 @@ struct FHIRAPI: Sendable {
     }
 
     func readPrescription(_ request: Request, _ context: BasicRequestContext, version: Int?) async throws -> Response {
+        guard let version else {
+            // The newest version, the most frequent request: one turn of the gateway, the
+            // rendering kept per vault state (ServedCache) and sent as it is.
+            let clientID = try bearer(request)
+            guard let id = context.parameters.get("id") else { throw APIError.notFound() }
+            switch try await vault({ try await gateway.readNewest(clientID: clientID, resourceID: id) }) {
+            case .unregistered: throw Self.unregistered
+            case .notGranted: throw APIError.notFound()
+            case .found(let rendered):
+                return Response(status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
+            }
+        }
         let access = try await authorize(request)
         let id = try granted(context, access)
-        guard let version else {
-            // The newest version: rendered once per vault state (ServedCache), sent as it is.
-            let rendered = try await vault { try await gateway.renderedPrescription(id) }
-            await logRead(access, prescriptions: [id], detail: "api read VisionPrescription")
-            return Response(status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
-        }
         guard let record = try await coveredHistory(id, access).first(where: { $0.version == version }) else { throw APIError.notFound() }
         await logRead(access, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
         return try FHIRResponse.ok(Self.prescriptionResource(record))
@@ -295,10 +319,7 @@ struct FHIRAPI: Sendable {
 
     func logRead(_ access: ServedCache.ClientView, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) async {
         guard !prescriptions.isEmpty else { return }
-        let client = access.access.client.id.hex
-        await gateway.logRead(AuditEvent(time: Timestamp.iso(Date()), actor: client, action: .read, client: client,
-                                         prescriptions: prescriptions.map(\.hex), attachments: attachments.isEmpty ? nil : attachments.map(\.hex),
-                                         detail: detail))
+        await gateway.logRead(client: access.access.client.id, prescriptions: prescriptions, attachments: attachments, detail: detail)
     }
 }
 

@@ -22,6 +22,7 @@ public enum RxServer {
 
     public static func run(vault: sending Vault, settings: ServeSettings, logger: Logger,
                            onReady: @escaping @Sendable (String) -> Void) async throws {
+        let writer = AuditWriter(vault: try vault.anotherConnection(busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds))
         let gateway = VaultGateway(vault: vault)
         let api = FHIRAPI(gateway: gateway, authenticator: ClientAuthenticator(settings: settings), settings: settings)
         let router = Router()
@@ -74,7 +75,7 @@ public enum RxServer {
         let flusher = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(settings.auditFlushSeconds))
-                do { try await gateway.flushReads() } catch {
+                do { try await flush(gateway, writer) } catch {
                     logger.error("could not write served reads to the audit log; will retry", metadata: ["reason": .string("\(error)")])
                 }
             }
@@ -85,8 +86,22 @@ public enum RxServer {
         }
         try await app.runService()
         flusher.cancel()
-        do { try await gateway.flushReads() } catch {
+        do { try await flush(gateway, writer) } catch {
             logger.error("served reads could not be written to the audit log", metadata: ["reason": .string("\(error)")])
+        }
+    }
+
+    /// Writes the reads served so far (one entry per distinct read); on failure they wait for
+    /// the next write.
+    static func flush(_ gateway: VaultGateway, _ writer: AuditWriter) async throws {
+        let batch = await gateway.takeReads()
+        guard !batch.isEmpty else { return }
+        do {
+            let write = try await writer.write(batch)
+            await gateway.carry(write)
+        } catch {
+            await gateway.requeue(batch)
+            throw error
         }
     }
 

@@ -27,6 +27,8 @@ public struct ServeSettings: Sendable {
     /// Failed authentications allowed per client key (and in all) per minute before 429.
     public var maxFailuresPerMinute = 5
     public var maxChallengesPerMinute = 60
+    /// How long a write waits for another rxvault process (RXVAULT_BUSY_TIMEOUT).
+    public var busyTimeoutMilliseconds: Int32 = 30_000
     /// Served reads are written to the owner's audit log at least this often.
     public var auditFlushSeconds: UInt64 = 1
     /// Largest page of a search.

@@ -17,6 +17,8 @@ import RxVault
 /// The stamp is read before what is kept under it, so a write in between can only leave newer
 /// data under an older stamp, which the next request drops; never older data under a newer one.
 /// Nothing is kept for a format-1 vault (no state root) until its first write upgrades it.
+/// The server's own audit writes (every second under load) carry what is kept to the state they
+/// leave when they changed nothing else and started from the state it was read in.
 struct ServedCache {
     /// What one client may read as of this state.
     struct ClientView: Sendable {
@@ -25,7 +27,7 @@ struct ServedCache {
         let prescriptions: [String: PrescriptionID]
     }
 
-    let stamp: StateStamp?
+    private(set) var stamp: StateStamp?
     let today: CalendarDate
     /// Client id -> its view; nil when the client is no longer registered.
     var clients: [RecordID: ClientView?] = [:]
@@ -38,6 +40,13 @@ struct ServedCache {
     static let maxPrescriptions = 8192
 
     var keeps: Bool { stamp != nil }
+
+    /// After a write of the server's own that changed nothing but the audit log (the served
+    /// reads, `Vault.logServedReads`), from the state this was read in: it holds in the new one.
+    /// Without this every flush (each second under load) would empty the cache.
+    mutating func carry(to stamp: StateStamp) {
+        self.stamp = stamp
+    }
 
     /// Whether what is kept was read in this state on this day.
     func isCurrent(stamp: StateStamp?, today: CalendarDate) -> Bool {

@@ -78,6 +78,8 @@ public protocol RecordStore: AnyObject {
     func upgradeToFormat3(wrappedRootKey: [UInt8], clients: [ClientRecord], grants: [GrantRecord]) throws(StoreError)
     /// The state root row, nil when there is none.
     func vaultState() throws(StoreError) -> VaultStateRecord?
+    /// The state root's counter and MAC alone (what a server compares on every request).
+    func vaultStateStamp() throws(StoreError) -> (counter: Int, mac: [UInt8])?
     func setVaultState(_ state: VaultStateRecord) throws(StoreError)
     func manifestBuckets() throws(StoreError) -> [(Int, [UInt8])]
     func manifestBucket(_ bucket: Int) throws(StoreError) -> [UInt8]?

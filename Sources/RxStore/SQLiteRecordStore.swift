@@ -9,6 +9,7 @@ import Darwin
 /// The vault file: one SQLite database (docs/format.md).
 public final class SQLiteRecordStore: RecordStore {
     public let database: Database
+    private var stampStatement: Statement?
 
     /// Opens an existing vault, checking it is one of ours and of a version we read.
     public init(openingAt path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(StoreError) {
@@ -399,6 +400,21 @@ public final class SQLiteRecordStore: RecordStore {
         guard try schemaVersion() >= 2 else { return nil }
         let s = try database.prepare("SELECT write_counter, state, mac FROM vault_state WHERE singleton = 1")
         return try s.step() ? VaultStateRecord(writeCounter: Int(s.int(0)), state: s.blob(1), mac: s.blob(2)) : nil
+    }
+
+    /// Prepared once (`rxvault serve` asks on every request) and reset after each use, so it
+    /// never holds a read snapshot open.
+    public func vaultStateStamp() throws(StoreError) -> (counter: Int, mac: [UInt8])? {
+        let s: Statement
+        if let stampStatement {
+            s = stampStatement
+        } else {
+            s = try database.prepare("SELECT write_counter, mac FROM vault_state WHERE singleton = 1")
+            stampStatement = s
+        }
+        try s.bind([])
+        defer { _ = try? s.bind([]) }
+        return try s.step() ? (Int(s.int(0)), s.blob(1)) : nil
     }
 
     public func setVaultState(_ state: VaultStateRecord) throws(StoreError) {

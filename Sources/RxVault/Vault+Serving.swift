@@ -34,7 +34,7 @@ extension Vault {
     /// which has no state root: nothing may be kept then.
     public func stateStamp() throws(VaultError) -> StateStamp? {
         guard header.formatVersion >= 2 else { return nil }
-        return try read { try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) } }
+        do { return try store.vaultStateStamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } } catch { throw VaultError.wrap(error) }
     }
 
     /// The registered client with this X25519 public key; nil when there is none.
@@ -71,9 +71,30 @@ extension Vault {
         }
     }
 
+    /// What a write of served reads changed: the state it started from and the one it left, and
+    /// whether it changed nothing but the audit log (no expired grant swept on the way, no
+    /// format upgrade). When `from` is the state a server's cache was read in and `onlyAudit`
+    /// holds, the cache is as true in state `to`.
+    public struct ServedReadsWrite: Sendable {
+        public let from: StateStamp?
+        public let to: StateStamp?
+        public let onlyAudit: Bool
+    }
+
     /// Appends the reads a server answered, one owner-MAC'd entry each, in one write.
-    public func logServedReads(_ events: [AuditEvent]) throws(VaultError) {
-        guard !events.isEmpty else { return }
-        try perform { for event in events { try audit(event) } }
+    @discardableResult
+    public func logServedReads(_ events: [AuditEvent]) throws(VaultError) -> ServedReadsWrite {
+        guard !events.isEmpty else { return ServedReadsWrite(from: nil, to: nil, onlyAudit: false) }
+        var from: StateStamp?
+        var onlyAudit = false
+        try perform {
+            // The root is rewritten only when the write finishes: here it is still the one the
+            // write started from. The housekeeping before this (countersigning client entries,
+            // sweeping expired grants) has run: a sweep re-keys prescriptions, so it touched them.
+            from = try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) }
+            onlyAudit = touched.isEmpty && pendingIndex.isEmpty && headerBeforeTransaction?.formatVersion == header.formatVersion
+            for event in events { try audit(event) }
+        }
+        return ServedReadsWrite(from: from, to: writtenStamp, onlyAudit: onlyAudit)
     }
 }

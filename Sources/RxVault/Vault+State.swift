@@ -122,6 +122,7 @@ extension Vault {
         headerBeforeTransaction = header
         touched = []
         committedCounter = nil
+        writtenStamp = nil
         // Another process may have upgraded the file since it was opened.
         let stored = try VaultHeader(store.header())
         if stored.formatVersion != header.formatVersion { header = stored }
@@ -153,8 +154,10 @@ extension Vault {
         state.auditSequence = head.sequence
         state.auditHash = head.hash
         state.counter += 1
-        try store.setVaultState(VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
-                                                 mac: try MAC.authenticate(state.macMessage(vaultID: header.vaultID), key: stateMACKey)))
+        let root = VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
+                                    mac: try MAC.authenticate(state.macMessage(vaultID: header.vaultID), key: stateMACKey))
+        try store.setVaultState(root)
+        writtenStamp = StateStamp(counter: root.writeCounter, mac: root.mac)
         transactionState = nil
         touched = []
         trustingFormatOneReads = false
@@ -168,6 +171,7 @@ extension Vault {
         touched = []
         trustingFormatOneReads = false
         committedCounter = nil
+        writtenStamp = nil
         if let headerBeforeTransaction { header = headerBeforeTransaction }
     }
 

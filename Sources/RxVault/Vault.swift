@@ -59,6 +59,9 @@ public final class Vault {
     var headerBeforeTransaction: VaultHeader?
     /// The counter the last committed owner write left (recorded in the anchor after commit).
     var committedCounter: Int?
+    /// The state root the last owner write left, kept after its commit (a server uses it to
+    /// tell its own audit writes from anyone else's: `logServedReads`).
+    var writtenStamp: StateStamp?
     /// Index changes of the current write transaction (prescription id -> entry, nil = removed).
     var pendingIndex: [String: PrescriptionRecord?] = [:]
 
@@ -158,6 +161,17 @@ public final class Vault {
         }
         let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
                               upgradeKEK: nil, anchor: anchor)
+        vault.compareWithAnchor()
+        return vault
+    }
+
+    /// The same vault on a second SQLite connection with the same keys (no passphrase, no KDF):
+    /// `rxvault serve` writes its audit entries there, so the reads it answers on the first
+    /// connection never wait for them (SQLite's WAL lets one writer and readers go together).
+    public func anotherConnection(busyTimeoutMilliseconds: Int32) throws(VaultError) -> sending Vault {
+        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
+                              upgradeKEK: upgradeKEK, anchor: anchor)
         vault.compareWithAnchor()
         return vault
     }

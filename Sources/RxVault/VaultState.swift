@@ -181,7 +181,7 @@ struct ManifestEntry: Equatable {
         func id() -> String? {
             guard need(16) else { return nil }
             defer { p += 16 }
-            return data[p..<p + 16].map { String(format: "%02x", $0) }.joined()
+            return Hex.encode(data[p..<p + 16])
         }
         func u32() -> Int? {
             guard need(4) else { return nil }

@@ -7,7 +7,8 @@ import Testing
 /// through the API exactly what a model of its live grants says: the search's total and ids,
 /// 200 for each granted prescription (its newest content) and 404 for every other one, Binary
 /// and DocumentReference only where attachments are granted, 401 once removed. The server is
-/// restarted only when the day moves, so whatever it caches must follow every write at once.
+/// restarted only when the day moves, so whatever it caches must follow every write at once,
+/// also when its own audit write (the reads it served, each second) lands after the owner's.
 @Suite(.serialized) struct ServePropertyTests {
     typealias Generator = LensConsistencyTests.Generator
 
@@ -54,7 +55,7 @@ import Testing
 
     @Test func eachClientSeesExactlyItsLiveGrantsAfterEveryStep() throws {
         let seed = ProcessInfo.processInfo.environment["RXVAULT_PROPERTY_SEED"].flatMap(UInt64.init) ?? 0x5EED_0011
-        let steps = ProcessInfo.processInfo.environment["RXVAULT_PROPERTY_STEPS"].flatMap(Int.init) ?? 36
+        let steps = ProcessInfo.processInfo.environment["RXVAULT_PROPERTY_STEPS"].flatMap(Int.init) ?? 34
         var rng = Generator(state: seed)
         let cli = try CLIHarness(today: Self.firstDay.adding(0))
         try cli.initVault()
@@ -161,7 +162,18 @@ import Testing
                 #expect(server.stop() == 0)
                 server = try ServerProcess(cli, environment: ["RXVAULT_TODAY": today])
                 try authenticate(server, model)
-                did = "day \(today), server restarted"
+                // The server's first audit write of the day also sweeps the grants that ended
+                // (re-keying their prescriptions): let it land between two checks.
+                try expectModel(server, model, step: "day \(today) before the server's first write")
+                usleep(1_150_000)
+                did = "day \(today), server restarted, its first audit write"
+            }
+            // Now and then the server writes the reads it served (each second) before anyone asks
+            // again: its own audit write then comes after the owner's change, and must not make
+            // what it kept from before the change look current.
+            if Int.random(in: 0..<3, using: &rng) == 0 {
+                usleep(1_150_000)
+                did += ", the server's audit write"
             }
             log.append("\(step): \(did)")
             try expectModel(server, model, step: "after step \(step) (seed \(seed)):\n" + log.suffix(6).joined(separator: "\n"))
@@ -231,6 +243,13 @@ import Testing
                 if let terms = live[index] {
                     #expect(read.status == 200 && read.json["id"] as? String == prescription.resourceID,
                             "\(name) reads granted \(prescription.short): \(read.status) \(step)")
+                    // The newest version, as the history (read from the file on each request) says.
+                    let history = try RawHTTP.get(server.socket, "/VisionPrescription/\(prescription.resourceID)/_history", token: token)
+                    let versions = (history.json["entry"] as? [[String: Any]] ?? []).compactMap {
+                        (($0["resource"] as? [String: Any])?["meta"] as? [String: Any])?["versionId"] as? String
+                    }.compactMap(Int.init)
+                    let served = ((read.json["meta"] as? [String: Any])?["versionId"] as? String).flatMap(Int.init)
+                    #expect(served != nil && served == versions.max(), "\(name) reads \(prescription.short) version \(served ?? 0), newest \(versions.max() ?? 0) \(step)")
                     if let note = prescription.note {
                         #expect(read.body.contains(note), "\(name) reads \(prescription.short) without its newest note '\(note)' \(step)")
                     }
@@ -239,7 +258,7 @@ import Testing
                     #expect(read.status == 404, "\(name) reads ungranted \(prescription.short): \(read.status) \(step)")
                 }
                 for attachment in prescription.attachmentIDs {
-                    let binary = try RawHTTP.get(server.socket, "/Binary/\(attachment)", token: token)
+                    let binary = try RawHTTP.get(server.socket, "/Binary/\(attachment)", token: token, statusOnly: true)
                     let expected = live[index]?.attachments == true ? 200 : 404
                     #expect(binary.status == expected, "\(name) Binary of \(prescription.short): \(binary.status), expected \(expected) \(step)")
                 }
@@ -264,7 +283,8 @@ enum RawHTTP {
         let description: String
     }
 
-    static func get(_ socketPath: String, _ path: String, token: String?) throws -> Answer {
+    /// With `statusOnly`, reads the status line and hangs up (an attachment is not read whole).
+    static func get(_ socketPath: String, _ path: String, token: String?, statusOnly: Bool = false) throws -> Answer {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         defer { close(fd) }
@@ -295,6 +315,11 @@ enum RawHTTP {
             if n == 0 { break }
             guard n > 0 else { throw Failure(description: "read \(path): errno \(errno)") }
             response += buffer[0..<n]
+            if statusOnly, let line = response.firstIndex(of: 10) {
+                let words = String(decoding: response[..<line], as: UTF8.self).split(separator: " ")
+                guard words.count >= 2, let status = Int(words[1]) else { throw Failure(description: "bad status line") }
+                return Answer(status: status, body: "")
+            }
         }
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = (0..<max(0, response.count - 3)).first(where: { Array(response[$0..<$0 + 4]) == separator }) else {

@@ -63,6 +63,7 @@ extension RxVaultCommand {
             }
             settings.tlsCertificate = tlsCert
             if let idle = try Environment.serveIdleTimeoutSeconds() { settings.idleTimeoutSeconds = idle }
+            settings.busyTimeoutMilliseconds = try Environment.busyTimeoutMilliseconds()
             settings.tlsKey = tlsKey
             if settings.needsTLS && tlsCert == nil {
                 throw CLIError(.usage, "serving on \(listen ?? "") without TLS would send tokens and prescriptions in the clear",
@@ -91,7 +92,7 @@ extension RxVaultCommand {
                 let settings = try settings()
                 let level = Logger.Level(rawValue: logLevel) ?? .info
                 LoggingSystem.bootstrap { label in
-                    var handler = StreamLogHandler.standardError(label: label)
+                    var handler = ServeLogHandler(label: label)
                     handler.logLevel = level
                     return handler
                 }

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Reads per second and latency of GET /VisionPrescription/{id} (rxvault serve) against nginx
+serving the same FHIR JSON from files, with the same load generator (wrk --latency).
+
+Usage: api_read.py RXVAULT WORKDIR   (run it through Benchmarks/api-read.sh)
+
+The vault holds PRESCRIPTIONS (default 100,000) prescriptions, generated as an rxvault export
+(docs/format.md, "Export JSON v1") and brought in with `rxvault import`; one client is granted
+GRANTED (default 100) of them. The server listens on loopback TCP with its defaults (log level
+info: a line per request on stderr, here into a file; every read queued for the owner's audit
+log). wrk runs CONNECTIONS (16) connections on 2 threads for SECONDS (10) s per run, each request
+a random one of the granted ids with the client's bearer token. nginx (`worker_processes auto`,
+an access log line per request) serves each of those resources, as the server sent them, from a
+file at the same path. Runs alternate (rxvault, nginx, ...) ROUNDS (3) times after a warm-up;
+the table shows every run and the verdict uses the medians.
+
+Environment: PRESCRIPTIONS, GRANTED, CONNECTIONS, SECONDS, ROUNDS; RXVAULT_BENCH_CACHE=DIR keeps
+the imported vault there and reuses it (the import is most of the first run's time);
+LOG_LEVEL (info) for the server.
+"""
+import importlib.util, json, os, random, re, shutil, signal, socket, statistics, subprocess, sys, time
+
+RXVAULT, WORK = sys.argv[1], sys.argv[2]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+N = int(os.environ.get("PRESCRIPTIONS", "100000"))
+GRANTED = int(os.environ.get("GRANTED", "100"))
+CONNECTIONS = int(os.environ.get("CONNECTIONS", "16"))
+SECONDS = int(os.environ.get("SECONDS", "10"))
+ROUNDS = int(os.environ.get("ROUNDS", "3"))
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "info")
+TODAY = "2026-04-20"
+
+
+def generate(n, seed=11):
+    rng = random.Random(seed)
+    first = ["Sam", "Kim", "Ada", "Lin", "Omar", "Eva", "Raj", "Mia", "Noor", "Tomas"]
+    last = ["Rivera", "Park", "Lovelace", "Chen", "Haddad", "Novak", "Patel", "Rossi", "Okafor", "Berg"]
+    for i in range(n):
+        kind = "glasses" if i % 3 else "contacts"
+        y, m, d = 2020 + i % 6, 1 + i % 12, 1 + i % 28
+        rx = {"kind": kind, "patient": {"name": f"{rng.choice(first)} {rng.choice(last)} {i}", "birthDate": f"{1950 + i % 60:04d}-{m:02d}-{d:02d}"},
+              "prescriber": {"name": "Dr Ana Lee", "licence": "OD-20417"},
+              "issued": f"{y:04d}-{m:02d}-{d:02d}", "expires": f"{y + (2 if kind == 'glasses' else 1):04d}-{m:02d}-{d:02d}",
+              "right": {"sphere": -0.25 * (i % 40), "cylinder": -0.5, "axis": 1 + i % 180},
+              "left": {"sphere": -0.25 * ((i + 3) % 40), "cylinder": -0.75, "axis": 1 + (i * 7) % 180}}
+        if kind == "contacts":
+            for eye in ("right", "left"):
+                rx[eye].update({"baseCurve": 8.6, "diameter": 14.2, "brand": "Acuvue"})
+        else:
+            rx["pupillaryDistance"] = {"far": 63, "near": 60}
+        yield {"id": "%032x" % rng.getrandbits(128), "version": 1, "recorded": "2026-01-01T00:00:00Z", "prescription": rx}
+
+
+def run(*args, env, check=True):
+    done = subprocess.run([RXVAULT, *args], env=env, capture_output=True, text=True)
+    if check and done.returncode != 0:
+        sys.exit(f"api-read: rxvault {args[0]} failed ({done.returncode}): {done.stderr.strip()[:500]}")
+    return done.stdout
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def vault(env, folder):
+    path = env["RXVAULT_PATH"]
+    if os.path.exists(path):
+        print(f"vault: reusing {path}")
+        return
+    export = os.path.join(folder, "export.json")
+    with open(export, "w") as f:
+        f.write('{"schema": "rxvault/export/v1", "exported": "2026-01-01T00:00:00Z", "prescriptions": [')
+        for i, item in enumerate(generate(N)):
+            f.write(("," if i else "") + json.dumps(item))
+        f.write("]}")
+    run("init", "--kdf", "interactive", env=env)
+    start = time.monotonic()
+    run("import", export, env=env)
+    print(f"vault: {N} prescriptions imported in {time.monotonic() - start:.0f} s ({os.path.getsize(path) >> 20} MiB)")
+    os.remove(export)
+
+
+def wrk(port, script, seconds):
+    out = subprocess.run(["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency", "-s", script, f"http://127.0.0.1:{port}"],
+                         capture_output=True, text=True).stdout
+
+    def latency(label):
+        match = re.search(rf"^\s+{label}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        if not match:
+            return float("nan")
+        value, unit = float(match.group(1)), match.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    socket_errors = re.search(r"Socket errors: (.*)", out)
+    return {"rps": float(rps.group(1)) if rps else 0.0, "p50": latency("50"), "p99": latency("99"),
+            "non2xx": int(errors.group(1)) if errors else 0, "socket": socket_errors.group(1) if socket_errors else "", "raw": out}
+
+
+def main():
+    for tool in ("wrk", "nginx", "age"):
+        if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}"):
+            print(f"api-read: needs {tool} (Debian packages wrk, nginx-light, age)", file=sys.stderr)
+            return 2
+    cache = os.environ.get("RXVAULT_BENCH_CACHE")
+    folder = cache or os.path.join(WORK, "vault")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.open(os.path.join(folder, "pw"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write("benchmark passphrase, not a secret\n")
+    env = dict(os.environ, RXVAULT_PATH=os.path.join(folder, f"v{N}.rxv"), RXVAULT_PASSPHRASE_FILE=os.path.join(folder, "pw"),
+               RXVAULT_TODAY=TODAY, XDG_STATE_HOME=os.path.join(folder, "state"))
+    vault(env, folder)
+
+    # One client granted GRANTED prescriptions (spread over the vault), made afresh each run.
+    run("client", "remove", "bench", "--yes", env=env, check=False)
+    key = os.path.join(WORK, "bench.key")
+    run("client", "add", "bench", "--generate", "--identity-out", key, env=env)
+    listed = json.loads(run("list", "--format", "json", env=env))["prescriptions"]
+    chosen = random.Random(5).sample([p["id"] for p in listed], GRANTED)
+    for i in range(0, len(chosen), 50):
+        run("grant", "bench", *chosen[i:i + 50], "--no-expiry", env=env)
+
+    port = free_port()
+    log = open(os.path.join(WORK, "serve.log"), "w")
+    server = subprocess.Popen([RXVAULT, "serve", "--listen", f"127.0.0.1:{port}", "--log-level", LOG_LEVEL], env=env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    nginx = None
+    try:
+        deadline = time.time() + 60
+        while "serving vault" not in open(os.path.join(WORK, "serve.log")).read():
+            if server.poll() is not None or time.time() > deadline:
+                sys.exit("api-read: the server did not start: " + open(os.path.join(WORK, "serve.log")).read())
+            time.sleep(0.1)
+        spec = importlib.util.spec_from_file_location("rxvault_client", os.path.join(ROOT, "examples/rxvault_client.py"))
+        client_module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(client_module)
+        client = client_module.RxvaultClient(key, url=f"http://127.0.0.1:{port}")
+        resources = client.search(_count=200)
+        if len(resources) != GRANTED:
+            sys.exit(f"api-read: the client sees {len(resources)} prescriptions, expected {GRANTED}")
+        token = client.token
+
+        # nginx: the same bodies, byte for byte, at the same paths.
+        web = os.path.join(WORK, "www")
+        os.makedirs(os.path.join(web, "VisionPrescription"))
+        paths = []
+        for resource in resources:
+            data, _ = client._request("GET", f"/VisionPrescription/{resource['id']}", raw=True)
+            with open(os.path.join(web, "VisionPrescription", resource["id"]), "wb") as f:
+                f.write(data)
+            paths.append(f"/VisionPrescription/{resource['id']}")
+        body_sizes = [os.path.getsize(os.path.join(web, p.lstrip("/"))) for p in paths]
+        nginx_port = free_port()
+        conf = os.path.join(WORK, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"""{"user root;" if os.geteuid() == 0 else ""}
+worker_processes auto;
+daemon off;
+pid {WORK}/nginx.pid;
+error_log {WORK}/nginx-error.log;
+events {{ worker_connections 1024; }}
+http {{
+    access_log {WORK}/nginx-access.log;
+    client_body_temp_path {WORK}/nginx-body;
+    proxy_temp_path {WORK}/nginx-proxy;
+    fastcgi_temp_path {WORK}/nginx-fastcgi;
+    uwsgi_temp_path {WORK}/nginx-uwsgi;
+    scgi_temp_path {WORK}/nginx-scgi;
+    keepalive_requests 1000000;
+    server {{
+        listen 127.0.0.1:{nginx_port};
+        root {web};
+        default_type "application/fhir+json; charset=utf-8";
+        location / {{ try_files $uri =404; }}
+    }}
+}}
+""")
+        nginx = subprocess.Popen(["nginx", "-c", conf, "-p", WORK], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(1)
+        if nginx.poll() is not None:
+            sys.exit("api-read: nginx did not start: " + nginx.stderr.read().decode())
+
+        script = os.path.join(WORK, "reads.lua")
+        with open(script, "w") as f:
+            f.write("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}\n")
+            f.write(f'local headers = {{["Authorization"] = "Bearer {token}", ["Accept"] = "application/fhir+json"}}\n')
+            f.write("local counter = 0\nfunction setup(thread) counter = counter + 1; thread:set('seed', counter) end\n")
+            f.write("function init(args) math.randomseed(seed * 7919 + os.time()) end\n")
+            f.write('function request() return wrk.format("GET", paths[math.random(#paths)], headers) end\n')
+
+        print(f"load: wrk, 2 threads, {CONNECTIONS} connections, {SECONDS} s a run, GET /VisionPrescription/<one of {GRANTED} granted ids> "
+              f"with the bearer token; bodies {min(body_sizes)}-{max(body_sizes)} bytes")
+        wrk(port, script, 3)
+        wrk(nginx_port, script, 3)
+        runs = {"rxvault": [], "nginx": []}
+        for _ in range(ROUNDS):
+            runs["rxvault"].append(wrk(port, script, SECONDS))
+            runs["nginx"].append(wrk(nginx_port, script, SECONDS))
+        server.send_signal(signal.SIGTERM)
+        code = server.wait(timeout=120)
+    finally:
+        if server.poll() is None:
+            server.kill()
+        if nginx and nginx.poll() is None:
+            nginx.send_signal(signal.SIGQUIT)
+            nginx.wait(timeout=30)
+
+    print(f"\n{'server':>8} {'run':>4} {'reads/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}  socket errors")
+    for name in ("rxvault", "nginx"):
+        for i, r in enumerate(runs[name]):
+            print(f"{name:>8} {i + 1:>4} {r['rps']:>10.0f} {r['p50']:>8.2f} {r['p99']:>8.2f} {r['non2xx']:>8}  {r['socket'] or '-'}")
+    med = {name: {k: statistics.median(r[k] for r in runs[name]) for k in ("rps", "p50", "p99")} for name in runs}
+    ratio = med["rxvault"]["rps"] / med["nginx"]["rps"] if med["nginx"]["rps"] else float("nan")
+    failures = sum(r["non2xx"] for r in runs["rxvault"])
+    print(f"\nmedian: rxvault {med['rxvault']['rps']:.0f} reads/s (p50 {med['rxvault']['p50']:.2f} ms, p99 {med['rxvault']['p99']:.2f} ms); "
+          f"nginx {med['nginx']['rps']:.0f} reads/s (p50 {med['nginx']['p50']:.2f} ms, p99 {med['nginx']['p99']:.2f} ms)")
+    print(f"ratio rxvault / nginx: {ratio:.2f} (aim: at least 0.33); rxvault p99 {med['rxvault']['p99']:.2f} ms (aim: under 10 ms); "
+          f"non-2xx answers from rxvault: {failures}; server exit status on SIGTERM: {code}")
+    ok = ratio >= 1 / 3 and med["rxvault"]["p99"] < 10 and failures == 0 and code == 0
+    print("VERDICT: " + ("PASS" if ok else "FAIL (aims not met)"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
