@@ -16,6 +16,7 @@ OperationOutcome is printed on stderr), 2 a usage or connection problem.
 import argparse
 import http.client
 import json
+import os
 import socket
 import ssl
 import subprocess
@@ -202,7 +203,12 @@ def main():
     except (OSError, subprocess.SubprocessError) as error:
         print(f"rxvault_client: {error}", file=sys.stderr)
         return 2
-    print(json.dumps(result, indent=2, sort_keys=True))
+    try:
+        print(json.dumps(result, indent=2, sort_keys=True))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `... list | head`: the reader has what it wanted; say nothing more (as cat does).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
