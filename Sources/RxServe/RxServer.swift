@@ -31,7 +31,7 @@ public enum RxServer {
 
         let idle = TimeAmount.seconds(settings.idleTimeoutSeconds)
         let http = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ClientDeadlines(limit: idle)],
+            additionalChannelHandlers: [ClientDeadlines(limit: idle), WritesBeforeClose()],
             idleTimeout: idle,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: settings.maxHeaderBytes, maxHeaderListSize: settings.maxHeaderBytes,
                                             maxHeaderFieldCount: settings.maxHeaderCount))

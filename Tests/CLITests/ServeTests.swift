@@ -114,12 +114,25 @@ import Testing
         let documents = try server.curl("GET", "/DocumentReference", token: token)
         let document = try #require((documents.json["entry"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
         let url = try #require(((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
+        // A reader that takes 4 KiB every 50 ms: 240 KiB keeps it in flight for about three
+        // seconds, so the signal comes well before the end even on a loaded machine. (curl's
+        // --limit-rate cannot do this: 7.88 fetches a body this small at full speed.)
+        let reader = """
+        import socket, sys, time
+        path, target, token, out = sys.argv[1:5]
+        s = socket.socket(socket.AF_UNIX); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096); s.connect(path)
+        s.sendall(f"GET {target} HTTP/1.1\\r\\nHost: localhost\\r\\nAuthorization: Bearer {token}\\r\\nConnection: close\\r\\n\\r\\n".encode())
+        data = b""
+        while chunk := s.recv(4096):
+            data += chunk; time.sleep(0.05)
+        head, _, body = data.partition(b"\\r\\n\\r\\n")
+        open(out, "wb").write(body)
+        print(head.split()[1].decode(), end="")
+        """
+        let target = try #require(URLComponents(string: url)).path
         let download = Process()
-        download.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        // 240 KiB at 20 KiB/s: about twelve seconds in flight, so the signal comes well before
-        // the end even on a loaded machine where sleeps and starts take longer than asked.
-        download.arguments = ["-s", "--limit-rate", "20k", "--unix-socket", server.socket, "-H", "Authorization: Bearer \(token)",
-                              "-o", cli.path("slow.png"), "-w", "%{http_code}", url]
+        download.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        download.arguments = ["-c", reader, server.socket, target, token, cli.path("slow.png")]
         let out = Pipe()
         download.standardOutput = out
         try download.run()
@@ -128,7 +141,8 @@ import Testing
         server.process.terminate()
         download.waitUntilExit()
         #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
-        #expect(FileManager.default.contentsEqual(atPath: cli.path("slow.png"), andPath: AttachmentTests.photo))
+        #expect(FileManager.default.contentsEqual(atPath: cli.path("slow.png"), andPath: AttachmentTests.photo),
+                "\((try? FileManager.default.attributesOfItem(atPath: cli.path("slow.png"))[.size]) ?? "no file") bytes arrived")
         #expect(server.stop() == 0)
         let log = try cli.run(["log", "--format", "json"]).stdout
         #expect(log.contains("api read Binary scan.png"), "the read was logged at shutdown")
@@ -197,6 +211,11 @@ import Testing
         let (_, after, _) = try server.client(identity: shop, ["list"])
         #expect((try JSONSerialization.jsonObject(with: Data(after.utf8)) as? [[String: Any]])?.count == 2)
         #expect(try cli.run(["requests"]).stdout.contains("no access requests waiting"))
+        // The log's table says what was asked and answered in words; its JSON keeps the record.
+        let logTable = try cli.run(["log"]).stdout
+        let shortID = String(requestID.prefix(8))
+        #expect(logTable.contains("request \(shortID): contacts, \"ordering contact lenses\"") && logTable.contains("request \(shortID) approved"), "\(logTable)")
+        #expect(try cli.run(["log", "--format", "json"]).stdout.contains("\\\"outcome\\\":\\\"approved\\\""))
 
         // A denied request says only "answered"; an unknown one is 404; approving twice is refused.
         let (_, secondOut, _) = try server.client(identity: shop, ["request", "--reason", "all of them please"])
