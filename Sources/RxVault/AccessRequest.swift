@@ -47,3 +47,24 @@ struct AccessAnswerRecord: Codable {
     var outcome: String
     var prescriptions: [String]
 }
+
+extension AuditEvent {
+    /// The detail as a person reads it in `rxvault log`'s table. Access requests and answers keep
+    /// their JSON in the entry (the log's JSON output and `requests` read it); here they read
+    /// as "request 5c1e04a2: glasses, 'ordering lenses'" and "request 5c1e04a2 approved".
+    public var readableDetail: String? {
+        guard let detail else { return nil }
+        switch action {
+        case .accessRequested:
+            guard let record = try? JSONDecoderStrict.decode(AccessRequestRecord.self, from: Array(detail.utf8)) else { return detail }
+            let wanted = [record.patient.map { "patient \($0)" }, record.kinds.isEmpty ? nil : record.kinds.joined(separator: "+")]
+                .compactMap { $0 }
+            return "request \(record.id.prefix(8)): \(wanted.isEmpty ? "any" : wanted.joined(separator: ", ")), \"\(record.reason)\""
+        case .accessAnswered:
+            guard let record = try? JSONDecoderStrict.decode(AccessAnswerRecord.self, from: Array(detail.utf8)) else { return detail }
+            return "request \(record.id.prefix(8)) \(record.outcome)"
+        default:
+            return detail
+        }
+    }
+}

@@ -303,7 +303,7 @@ extension RxVaultCommand {
                     Terminal.out(Table.render(headers: ["SEQ", "TIME", "ACTOR", "ACTION", "CLIENT", "PRESCRIPTIONS", "DETAIL"], rows: entries.map { r in
                         [String(r.sequence), r.event.time, who(r.event.actor), r.event.action.rawValue, who(r.event.client),
                          r.event.prescriptions.map { String($0.prefix(8)) }.joined(separator: ","),
-                         (r.isVerified ? "" : "NOT VERIFIED ") + (r.event.detail ?? "")]
+                         (r.isVerified ? "" : "NOT VERIFIED ") + (r.event.readableDetail ?? "")]
                     }))
                 }
                 let unverified = entries.filter { !$0.isVerified }
