@@ -231,6 +231,7 @@ extension RxVaultCommand {
         @Option(help: "Only this client (name or id prefix).") var client: String?
         @Option(help: "Only this prescription (id prefix).") var rx: String?
         @Option(help: "Output format.") var format: DocumentFormat = .table
+        @Flag(help: "Show every cell whole, however wide the terminal (client names are otherwise cut with … to fit).") var wide = false
         @OptionGroup var options: VaultOptions
 
 
@@ -253,7 +254,7 @@ extension RxVaultCommand {
                 } else if grants.isEmpty {
                     Terminal.err("rxvault: no grants")
                 } else {
-                    Terminal.out(GrantText.table(grants, today: today))
+                    Terminal.out(GrantText.table(grants, today: today, style: .forStandardOutput(wide: wide)))
                 }
             }
         }
@@ -324,11 +325,16 @@ func jsonText(_ object: [String: Any]) throws -> String {
 }
 
 enum GrantText {
-    static func table(_ grants: [GrantSummary], today: CalendarDate) -> String {
+    /// EXPIRES and STATUS in red for an expired grant, yellow for one that ends within the
+    /// window a prescription counts as expiring in; CLIENT (a name) is cut to fit.
+    static func table(_ grants: [GrantSummary], today: CalendarDate, style: TableStyle = .plain) -> String {
         Table.render(headers: ["CLIENT", "PRESCRIPTION", "GRANTED", "EXPIRES", "ATTACHMENTS", "STATUS", "LAST READ"], rows: grants.map { g in
             [g.client.name, g.prescriptionID.short, g.granted, g.expires?.description ?? "-", g.includesAttachments ? "yes" : "no",
              g.isActive(on: today) ? "active" : "expired", g.lastRead ?? "never"]
-        })
+        }, tones: grants.map { g in
+            !g.isActive(on: today) ? .expired
+                : g.expires.map { today.days(until: $0) <= PrescriptionStatus.defaultWarningDays } == true ? .expiring : nil
+        }, tinted: [3, 5], shrinkable: [0], style: style)
     }
 
     /// "2026-12-31", or a duration from today: "30d", "12w", "6m". The end must be a day the

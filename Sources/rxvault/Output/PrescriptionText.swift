@@ -40,6 +40,17 @@ enum PrescriptionText {
     }
 
     static let listHeaders = ["ID", "KIND", "PATIENT", "ISSUED", "EXPIRES", "STATUS", "OD", "OS"]
+    /// EXPIRES and STATUS take the row's colour; PATIENT (free text) is what is cut to fit.
+    static let listTinted: Set<Int> = [4, 5]
+    static let listShrinkable: Set<Int> = [2]
+
+    static func tone(_ status: PrescriptionStatus) -> Tone? {
+        switch status {
+        case .expired: return .expired
+        case .expiring: return .expiring
+        case .valid: return nil
+        }
+    }
 
     static func listRow(_ view: PrescriptionView, shortID: String) -> [String] {
         let rx = view.prescription
