@@ -29,7 +29,7 @@ extension RxVaultCommand {
               rxvault attach 3f9a - --name box-label.png < photo.png
             """))
 
-        @Argument(help: "The prescription's id (any unique prefix).")
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs))
         var prescription: String
         @Argument(help: "The file to attach, or - for standard input.", completion: .file(extensions: ["png", "pdf", "jpg", "jpeg", "heic", "heif"]))
         var file: String
@@ -83,7 +83,7 @@ extension RxVaultCommand {
             abstract: "List a prescription's attachments.",
             discussion: "SHA-256 is of the original file, as sha256sum prints it.")
 
-        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescription: String
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
@@ -133,7 +133,7 @@ extension RxVaultCommand {
               rxvault extract 3f9a scan.pdf --out - | sha256sum
             """))
 
-        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescription: String
         @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String
         @Option(help: ArgumentHelp("Where to write it, or - for standard output (default: its name, in the current directory).", valueName: "path"))
         var out: String?
@@ -184,7 +184,7 @@ extension RxVaultCommand {
             abstract: "Delete an attachment from a prescription.",
             discussion: "Asks for confirmation on a terminal; scripts pass --yes. The content is overwritten in the file and its WAL.")
 
-        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescription: String
         @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String
         @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
         @OptionGroup var options: VaultOptions
@@ -211,7 +211,7 @@ extension RxVaultCommand {
             abstract: "Write a downscaled PNG of an attachment (a PDF's first page), to look at.",
             discussion: "Example:\n  rxvault preview 3f9a scan.pdf --out scan-preview.png --width 600")
 
-        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescription: String
         @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String
         @Option(help: ArgumentHelp("The PNG file to write.", valueName: "file.png")) var out: String
         @Option(help: "Width of the preview in pixels (16 to 4096; images are never enlarged).") var width: UInt32 = PreviewRenderer.defaultWidth

@@ -25,7 +25,7 @@ extension RxVaultCommand {
               rxvault export --patient sam --format csv --out -
             """))
 
-        @Argument(help: "Prescription ids (any unique prefix); none means all (or the filters).") var prescriptions: [String] = []
+        @Argument(help: "Prescription ids (any unique prefix); none means all (or the filters).", completion: .custom(Completion.prescriptionIDs)) var prescriptions: [String] = []
         @OptionGroup var filters: FilterOptions
         @Option(help: "fhir (HL7 FHIR R4 Bundle), json (rxvault's own, complete) or csv (one row per eye).") var format: ExportFormat
         @Option(help: ArgumentHelp("Where to write: a file (mode 0600) or - for standard output.", valueName: "file|-")) var out: String

@@ -91,7 +91,7 @@ extension RxVaultCommand {
             abstract: "Show one prescription with a row per eye.",
             discussion: "SE is the spherical equivalent (sphere + cylinder / 2).")
 
-        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var id: String
         @Option(help: "Show this version instead of the newest ('rxvault history' lists them).") var version: Int?
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
@@ -120,7 +120,7 @@ extension RxVaultCommand {
             values ("OS sphere -2.00 → -2.25; note"); --format json gives them as "changes".
             """))
 
-        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var id: String
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
@@ -172,7 +172,7 @@ extension RxVaultCommand {
             Asks for confirmation on a terminal; scripts pass --yes.
             """))
 
-        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var id: String
         @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
         @OptionGroup var options: VaultOptions
 
