@@ -63,11 +63,13 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Printable copies (`export --format pdf`): pages laid out with cairo, linked through poppler-glib.
+        .target(name: "RxPrint", dependencies: ["CPoppler"]),
         // The agent that keeps an unlocked vault's root key (`rxvault unlock`): socket, protocol, policy, client.
         .target(name: "RxAgent", dependencies: ["CRxAgent", "RxCrypto", "RxVault"]),
         // Thin executable: arguments, secrets from files/prompts, printing, exit codes.
         .executableTarget(name: "rxvault", dependencies: [
-            "RxVault", "RxModel", "RxServe", "RxAgent",
+            "RxVault", "RxModel", "RxServe", "RxAgent", "RxPrint",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
