@@ -29,12 +29,14 @@ let package = Package(
         .systemLibrary(name: "CQPDF", pkgConfig: "libqpdf", providers: [.apt(["libqpdf-dev"])]),
 
         // C side of the attachment validators: libpng (owns setjmp), poppler-glib (pages, render),
-        // qpdf (the object walk, in C++: pdfwalk.cpp) and the child's seccomp sandbox.
+        // qpdf (the object walk, in C++: pdfwalk.cpp), the child's seccomp sandbox, and the phone
+        // photo converter (photo.c: libjpeg-turbo from libjpeg62-turbo-dev, libheif from libheif-dev).
         // poppler-glib.pc omits gio, which the memory-stream loader needs: link it explicitly.
         .target(name: "CRxValidate", dependencies: ["CPNG", "CPoppler", "CQPDF"],
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("poppler-glib"), .linkedLibrary("gio-2.0"),
                                  .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("cairo"),
-                                 .linkedLibrary("qpdf"), .linkedLibrary("stdc++")]),
+                                 .linkedLibrary("qpdf"), .linkedLibrary("stdc++"),
+                                 .linkedLibrary("jpeg"), .linkedLibrary("heif")]),
 
         // The agent's system calls Swift cannot reach (prctl, SO_PEERCRED, signalfd, posix_spawn with setsid).
         .target(name: "CRxAgent"),
@@ -61,11 +63,13 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Printable copies (`export --format pdf`): pages laid out with cairo, linked through poppler-glib.
+        .target(name: "RxPrint", dependencies: ["CPoppler"]),
         // The agent that keeps an unlocked vault's root key (`rxvault unlock`): socket, protocol, policy, client.
         .target(name: "RxAgent", dependencies: ["CRxAgent", "RxCrypto", "RxVault"]),
         // Thin executable: arguments, secrets from files/prompts, printing, exit codes.
         .executableTarget(name: "rxvault", dependencies: [
-            "RxVault", "RxModel", "RxServe", "RxAgent",
+            "RxVault", "RxModel", "RxServe", "RxAgent", "RxPrint",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -73,7 +77,7 @@ let package = Package(
         .testTarget(name: "RxModelTests", dependencies: ["RxModel"]),
         .testTarget(name: "RxCryptoTests", dependencies: ["RxCrypto"]),
         .testTarget(name: "RxStoreTests", dependencies: ["RxStore"]),
-        .testTarget(name: "RxValidateTests", dependencies: ["RxValidate"]),
+        .testTarget(name: "RxValidateTests", dependencies: ["RxValidate", "CRxValidate"]),
         .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "rxvault"]),
         .testTarget(name: "CLITests", dependencies: ["rxvault", "RxStore", "RxCrypto"]),
         .testTarget(name: "RxAgentTests", dependencies: ["RxAgent", "RxVault", "RxCrypto"]),

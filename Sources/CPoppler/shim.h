@@ -1,3 +1,4 @@
 #include <gio/gio.h>
 #include <poppler.h>
 #include <cairo.h>
+#include <cairo-pdf.h>

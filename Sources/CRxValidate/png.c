@@ -166,8 +166,8 @@ static void on_write_error(png_structp png, png_const_charp text) {
 
 static void on_write_warning(png_structp png, png_const_charp text) { (void)png; (void)text; }
 
-int rx_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height,
-                       uint8_t **out, size_t *out_length, char message[RX_MESSAGE_SIZE]) {
+static int encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
+                  uint8_t **out, size_t *out_length, char message[RX_MESSAGE_SIZE]) {
     *out = NULL;
     *out_length = 0;
     message[0] = 0;
@@ -183,13 +183,23 @@ int rx_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height,
         return 1;
     }
     png_set_write_fn(png, &state, on_write, on_flush);
-    png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+    png_set_IHDR(png, info, width, height, 8, channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
-    for (uint32_t y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(rgba + (size_t)y * width * 4));
+    for (uint32_t y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(pixels + (size_t)y * width * channels));
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     *out = state.data;
     *out_length = state.length;
     return 0;
+}
+
+int rx_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height,
+                       uint8_t **out, size_t *out_length, char message[RX_MESSAGE_SIZE]) {
+    return encode(rgba, width, height, 4, out, out_length, message);
+}
+
+int rx_png_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
+                      uint8_t **out, size_t *out_length, char message[RX_MESSAGE_SIZE]) {
+    return encode(rgb, width, height, 3, out, out_length, message);
 }

@@ -47,6 +47,16 @@ public struct IsolatedParser: Sendable {
         try Session(parser: self, mode: mode, previewWidth: previewWidth)
     }
 
+    /// Converts a phone photo (JPEG or HEIC) in the child: the new PNG, and what it came from.
+    /// The PNG still has to go through `.validate` like any file before it is stored.
+    public func convertPhoto(_ bytes: [UInt8], fullSize: Bool) throws(AttachmentRefusal) -> (PhotoConversion, [UInt8]) {
+        let session = try start(mode: fullSize ? .convertFullSize : .convert)
+        bytes.withUnsafeBytes { _ = session.send($0) }
+        let (_, png) = try session.finish()
+        guard let conversion = session.conversion else { throw AttachmentRefusal(.parserFailed, "the file checker did not convert the photo") }
+        return (conversion, png)
+    }
+
     /// Runs the child without input to learn which sandbox it gets on this machine (for
     /// `status`): the seccomp filter, or resource limits only.
     public func probeSandbox() throws(AttachmentRefusal) -> Sandbox {
@@ -66,6 +76,8 @@ public struct IsolatedParser: Sendable {
         /// Which sandbox the child reported it ran in; set by `finish` (nil when it said nothing,
         /// as when it crashed before its verdict).
         public private(set) var sandbox: Sandbox?
+        /// In the convert modes: what the photo was converted from (set by `finish`).
+        public private(set) var conversion: PhotoConversion?
         private let deadline: DispatchWorkItem
         private let timedOut = TimeoutFlag()
 
@@ -138,6 +150,7 @@ public struct IsolatedParser: Sendable {
                 throw AttachmentRefusal(.parserFailed, "the file checker failed on this file (exit \(process.terminationStatus)); it is refused as malformed")
             }
             sandbox = verdict.sandbox.map(Sandbox.init(reported:))
+            conversion = verdict.converted
             if let sandbox, !sandbox.isSeccomp { parser.onUnsandboxed?(sandbox) }
             if let reason = verdict.refusal { throw AttachmentRefusal(reason, verdict.message ?? "refused") }
             guard let accepted = verdict.accepted ?? (verdict.previewBytes != nil ? ValidatedAttachment(type: .png) : nil) else {

@@ -24,10 +24,17 @@ public enum ParserChild {
         var previewBytes: Int?
         /// Which sandbox the child ran in (`Sandbox.description`).
         var sandbox: String?
+        /// In the convert modes: what the photo was and what it became (the PNG is the payload).
+        var converted: PhotoConversion?
     }
 
     /// `probe` checks nothing: the child only enters its sandbox and reports which one ran.
-    public enum Mode: String, Sendable { case validate, preview, probe }
+    /// `convert` turns a JPEG or HEIC photo into a PNG scaled to `PhotoConverter.defaultLongestSide`
+    /// (`convert-full-size`: every pixel), checks the PNG with the validator, and sends it back.
+    public enum Mode: String, Sendable, CaseIterable {
+        case validate, preview, probe, convert
+        case convertFullSize = "convert-full-size"
+    }
 
     /// The CPU seconds and address space rxvault may give the child (RXVAULT_PARSER_TIMEOUT
     /// allows 1 to 3600 s; the address space is 2 GiB).
@@ -90,6 +97,14 @@ public enum ParserChild {
                 verdict.accepted = try AttachmentValidator.validate(bytes, limits: limits)
             case .preview:
                 payload = try PreviewRenderer.render(bytes, width: previewWidth, limits: limits)
+                verdict.previewBytes = payload.count
+            case .convert, .convertFullSize:
+                let (conversion, png) = try PhotoConverter.convert(bytes, limits: limits, fullSize: mode == .convertFullSize)
+                // The parent checks it again as any attachment; checking here too means a
+                // converter bug shows as the converter's, not as a refusal of the person's photo.
+                verdict.accepted = try AttachmentValidator.validate(png, limits: limits)
+                verdict.converted = conversion
+                payload = png
                 verdict.previewBytes = payload.count
             case .probe: break
             }

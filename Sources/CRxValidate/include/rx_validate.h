@@ -40,6 +40,45 @@ int rx_png_check(const uint8_t *data, size_t length, const rx_png_limits *limits
 int rx_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height,
                        uint8_t **out, size_t *out_length, char message[RX_MESSAGE_SIZE]);
 
+// Phone photos (photo.c): JPEG (libjpeg-turbo) and HEIC (libheif) decoded to 8-bit RGB rows
+// (width * 3 bytes each), turned upright and scaled so the longest side is at most
+// `target_side` (0 keeps every pixel). Only pixels come out: no metadata of the original.
+typedef struct {
+    uint32_t max_side;           // per side, pixels, of the stored image (before scaling)
+    uint64_t max_pixels;         // width * height, before scaling
+    uint64_t max_decoder_bytes;  // libjpeg's cap on its whole-image buffers
+    int max_scans;               // most scans of a progressive JPEG
+    uint32_t target_side;        // longest side of the result; 0: no scaling
+} rx_photo_limits;
+
+enum rx_photo_status {
+    RX_PHOTO_OK = 0,
+    RX_PHOTO_CORRUPT = 1,        // damaged, truncated, or not what its header says
+    RX_PHOTO_LIMIT = 2,          // over a size, scan or memory limit
+    RX_PHOTO_UNSUPPORTED = 3,    // a kind the decoder (or rxvault) does not convert
+};
+
+typedef struct {
+    uint32_t source_width;       // as the file declares it
+    uint32_t source_height;
+    uint32_t width;              // of the RGB result, upright and scaled
+    uint32_t height;
+    int orientation;             // EXIF orientation applied (1: none); HEIC's boxes are applied by libheif
+    int status;                  // rx_photo_status
+    char message[RX_MESSAGE_SIZE];
+} rx_photo_result;
+
+// Both return 0 and a malloc'ed RGB buffer in *rgb (the caller frees it), or a status.
+int rx_jpeg_decode(const uint8_t *data, size_t length, const rx_photo_limits *limits, rx_photo_result *result, uint8_t **rgb);
+int rx_heif_decode(const uint8_t *data, size_t length, const rx_photo_limits *limits, rx_photo_result *result, uint8_t **rgb);
+
+// The EXIF orientation (1..8) in an APP1 payload starting "Exif\0\0"; 1 when there is none.
+int rx_exif_orientation(const uint8_t *app1, size_t length);
+
+// Encodes RGB pixels (rows of width * 3 bytes) as a PNG with only IHDR, IDAT and IEND chunks.
+int rx_png_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
+                      uint8_t **out, size_t *out_length, char message[RX_MESSAGE_SIZE]);
+
 // Bounds of the object walk (rx_pdf_walk): what a hostile file can make qpdf do.
 typedef struct {
     int max_objects;                   // indirect objects in one revision

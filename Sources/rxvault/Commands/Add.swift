@@ -71,7 +71,7 @@ extension RxVaultCommand {
               rxvault edit 3f9a --no-os-prism
             """))
 
-        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var id: String
         @OptionGroup var fields: PrescriptionOptions
         @Flag(name: .customLong("no-od"), help: "Remove the right-eye lens.") var removeRight = false
         @Flag(name: .customLong("no-os"), help: "Remove the left-eye lens.") var removeLeft = false

@@ -7,25 +7,36 @@ import RxVault
 extension RxVaultCommand {
     struct Attach: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Attach a photo or scan (PNG or PDF) to a prescription.",
+            abstract: "Attach a photo or scan (PNG or PDF; a JPEG or HEIC photo is converted to PNG).",
             discussion: flowing("""
-            Only PNG images and PDF documents are accepted, judged by a full parse of the content
-            (in a separate, resource-limited process), never by the file name. Refused: anything
-            else, damaged files, password-protected PDFs, PDFs with JavaScript or launch actions,
-            images over 16384 pixels a side or 50 megapixels, files over the vault's size limit.
-            The name (extract's default file name) may not contain '/', '\\', control or
-            invisible characters, nor start with '.' or '-'. Prints the new attachment's id. The same content twice on one prescription is refused
-            (exit 73, naming the attachment that has it) unless --allow-duplicate.
+            Only PNG images and PDF documents are stored, judged by a full parse of the content
+            (in a separate, resource-limited process), never by the file name. A phone photo
+            (JPEG or HEIC) is converted to a PNG in that process first: turned upright as the
+            camera recorded, scaled to at most 2048 pixels on its longest side (--full-size keeps
+            every pixel), and with nothing of the original but its pixels (no EXIF, no GPS
+            position, no camera or time); the PNG is then checked like any other. Refused:
+            anything else, damaged files, password-protected PDFs, PDFs with JavaScript or launch
+            actions, images over 16384 pixels a side or 50 megapixels, files over the vault's
+            size limit. The name (extract's default file name) may not contain '/', '\\', control
+            or invisible characters, nor start with '.' or '-'; a converted photo's default name
+            ends in .png. Prints the new attachment's id. The same content twice on one
+            prescription is refused (exit 73, naming the attachment that has it) unless
+            --allow-duplicate.
 
             Examples:
               rxvault attach 3f9a scan.pdf
+              rxvault attach 3f9a IMG_2041.HEIC          # stored as IMG_2041.png
               rxvault attach 3f9a - --name box-label.png < photo.png
             """))
 
-        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
-        @Argument(help: "The file to attach, or - for standard input.", completion: .file(extensions: ["png", "pdf"])) var file: String
-        @Option(help: "The attachment's name (default: the file's name).") var name: String?
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs))
+        var prescription: String
+        @Argument(help: "The file to attach, or - for standard input.", completion: .file(extensions: ["png", "pdf", "jpg", "jpeg", "heic", "heif"]))
+        var file: String
+        @Option(help: "The attachment's name (default: the file's name; .png for a converted photo).") var name: String?
         @Flag(help: "Store the file even if the prescription already has the same content.") var allowDuplicate = false
+        @Flag(help: "Keep every pixel of a converted JPEG or HEIC photo (default: at most 2048 pixels on the longest side).")
+        var fullSize = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -42,8 +53,18 @@ extension RxVaultCommand {
                 if input.isStandardInput && Terminal.stdinIsTTY {
                     throw CLIError(.usage, "standard input is a terminal", hint: "pipe the file in, or give its path")
                 }
+                var source = try AttachSource(input: input, limit: limit)
+                // A photo is converted before the passphrase is asked for: a refused one costs nothing.
+                if let format = source.photoFormat {
+                    let parser = try ParserFactory.make(limits: ValidationLimits(maxBytes: limit))
+                    let conversion: PhotoConversion
+                    do { conversion = try source.convert(parser: parser, fullSize: fullSize) } catch let refusal as AttachmentRefusal {
+                        throw VaultError.attachmentRefused(AttachmentRefusal(refusal.reason, "\(format.rawValue) photo: \(refusal.message)"))
+                    }
+                    Terminal.err("rxvault: " + PhotoText.converted(conversion))
+                }
                 // The vault checks the name too; checking it here costs the person no passphrase.
-                let storedName = name ?? (input.isStandardInput ? nil : PathText.name(of: file))
+                let storedName = name ?? (input.isStandardInput ? nil : source.defaultName(for: PathText.name(of: file)))
                 if let storedName, let problem = TextField.attachmentNameProblem(storedName) {
                     throw CLIError(.invalidInput, "attachment name: \(problem)", hint: "choose the name to store with --name NAME")
                 }
@@ -51,7 +72,7 @@ extension RxVaultCommand {
                 let prescriptionID = try vault.resolve(prescription)
                 let parser = try ParserFactory.make(limits: vault.attachmentLimits)
                 let info = try vault.attach(to: prescriptionID, name: storedName, allowDuplicate: allowDuplicate,
-                                            parser: parser) { try input.read(into: &$0) }
+                                            parser: parser) { try source.read(into: &$0) }
                 Terminal.out(info.id.short)
             }
         }
@@ -62,7 +83,7 @@ extension RxVaultCommand {
             abstract: "List a prescription's attachments.",
             discussion: "SHA-256 is of the original file, as sha256sum prints it.")
 
-        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescription: String
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
@@ -112,7 +133,7 @@ extension RxVaultCommand {
               rxvault extract 3f9a scan.pdf --out - | sha256sum
             """))
 
-        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescription: String
         @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String
         @Option(help: ArgumentHelp("Where to write it, or - for standard output (default: its name, in the current directory).", valueName: "path"))
         var out: String?
@@ -163,7 +184,7 @@ extension RxVaultCommand {
             abstract: "Delete an attachment from a prescription.",
             discussion: "Asks for confirmation on a terminal; scripts pass --yes. The content is overwritten in the file and its WAL.")
 
-        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescription: String
         @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String
         @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
         @OptionGroup var options: VaultOptions
@@ -190,7 +211,7 @@ extension RxVaultCommand {
             abstract: "Write a downscaled PNG of an attachment (a PDF's first page), to look at.",
             discussion: "Example:\n  rxvault preview 3f9a scan.pdf --out scan-preview.png --width 600")
 
-        @Argument(help: "The prescription's id (any unique prefix).") var prescription: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescription: String
         @Argument(help: "The attachment's name or id (any unique prefix).") var attachment: String
         @Option(help: ArgumentHelp("The PNG file to write.", valueName: "file.png")) var out: String
         @Option(help: "Width of the preview in pixels (16 to 4096; images are never enlarged).") var width: UInt32 = PreviewRenderer.defaultWidth
@@ -227,7 +248,7 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                guard let mode = ParserChild.Mode(rawValue: mode) else { throw CLIError(.usage, "_parse-untrusted: --mode '\(mode)' is not validate, preview or probe") }
+                guard let mode = ParserChild.Mode(rawValue: mode) else { throw CLIError(.usage, "_parse-untrusted: --mode '\(mode)' is not one of \(ParserChild.Mode.allCases.map(\.rawValue).joined(separator: ", "))") }
                 guard let limits = try? JSONDecoder().decode(ValidationLimits.self, from: Data(limits.utf8)) else {
                     throw CLIError(.usage, "_parse-untrusted: --limits is not the limits' JSON")
                 }

@@ -117,7 +117,7 @@ extension RxVaultCommand {
 
     struct ClientShow: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a client app and what it may read.")
-        @Argument(help: "The client's name or id prefix.") var client: String
+        @Argument(help: "The client's name or id prefix.", completion: .custom(Completion.clientNames)) var client: String
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -140,7 +140,7 @@ extension RxVaultCommand {
             commandName: "remove",
             abstract: "Revoke all of a client's grants, then remove it.",
             discussion: "Revoking re-keys each prescription it could read. It cannot take back what the client already read.")
-        @Argument(help: "The client's name or id prefix.") var client: String
+        @Argument(help: "The client's name or id prefix.", completion: .custom(Completion.clientNames)) var client: String
         @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
         @OptionGroup var options: VaultOptions
 
@@ -175,8 +175,8 @@ extension RxVaultCommand {
               rxvault grant lens-shop 3f9a --no-expiry --attachments
             """))
 
-        @Argument(help: "The client's name or id prefix.") var client: String
-        @Argument(help: "The prescriptions' ids (any unique prefix).") var prescriptions: [String]
+        @Argument(help: "The client's name or id prefix.", completion: .custom(Completion.clientNames)) var client: String
+        @Argument(help: "The prescriptions' ids (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescriptions: [String]
         @OptionGroup var terms: GrantTermsOptions
         @OptionGroup var options: VaultOptions
 
@@ -205,8 +205,8 @@ extension RxVaultCommand {
             client already read or copied.
             """))
 
-        @Argument(help: "The client's name or id prefix.") var client: String
-        @Argument(help: "The prescriptions' ids (any unique prefix).") var prescriptions: [String] = []
+        @Argument(help: "The client's name or id prefix.", completion: .custom(Completion.clientNames)) var client: String
+        @Argument(help: "The prescriptions' ids (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescriptions: [String] = []
         @Flag(help: "Revoke all of the client's grants.") var all = false
         @OptionGroup var options: VaultOptions
 
@@ -228,9 +228,10 @@ extension RxVaultCommand {
 
     struct Grants: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show who can read what, since when, until when, and when they last read it.")
-        @Option(help: "Only this client (name or id prefix).") var client: String?
-        @Option(help: "Only this prescription (id prefix).") var rx: String?
+        @Option(help: "Only this client (name or id prefix).", completion: .custom(Completion.clientNames)) var client: String?
+        @Option(help: "Only this prescription (id prefix).", completion: .custom(Completion.prescriptionIDs)) var rx: String?
         @Option(help: "Output format.") var format: DocumentFormat = .table
+        @Flag(help: "Show every cell whole, however wide the terminal (client names are otherwise cut with … to fit).") var wide = false
         @OptionGroup var options: VaultOptions
 
 
@@ -253,7 +254,7 @@ extension RxVaultCommand {
                 } else if grants.isEmpty {
                     Terminal.err("rxvault: no grants")
                 } else {
-                    Terminal.out(GrantText.table(grants, today: today))
+                    Terminal.out(GrantText.table(grants, today: today, style: .forStandardOutput(wide: wide)))
                 }
             }
         }
@@ -263,8 +264,8 @@ extension RxVaultCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the audit log: grants, revokes, client reads, exports, backups.",
             discussion: "The log is encrypted and hash-chained; 'rxvault check' verifies it. An entry the owner cannot vouch for (a client read not authenticated by the client it names) is shown marked NOT VERIFIED, with a warning.")
-        @Option(help: "Only entries about this client (name or id prefix).") var client: String?
-        @Option(help: "Only entries about this prescription (id prefix).") var rx: String?
+        @Option(help: "Only entries about this client (name or id prefix).", completion: .custom(Completion.clientNames)) var client: String?
+        @Option(help: "Only entries about this prescription (id prefix).", completion: .custom(Completion.prescriptionIDs)) var rx: String?
         @Option(help: ArgumentHelp("Only entries on or after this day.", valueName: "yyyy-mm-dd")) var since: String?
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
@@ -324,11 +325,16 @@ func jsonText(_ object: [String: Any]) throws -> String {
 }
 
 enum GrantText {
-    static func table(_ grants: [GrantSummary], today: CalendarDate) -> String {
+    /// EXPIRES and STATUS in red for an expired grant, yellow for one that ends within the
+    /// window a prescription counts as expiring in; CLIENT (a name) is cut to fit.
+    static func table(_ grants: [GrantSummary], today: CalendarDate, style: TableStyle = .plain) -> String {
         Table.render(headers: ["CLIENT", "PRESCRIPTION", "GRANTED", "EXPIRES", "ATTACHMENTS", "STATUS", "LAST READ"], rows: grants.map { g in
             [g.client.name, g.prescriptionID.short, g.granted, g.expires?.description ?? "-", g.includesAttachments ? "yes" : "no",
              g.isActive(on: today) ? "active" : "expired", g.lastRead ?? "never"]
-        })
+        }, tones: grants.map { g in
+            !g.isActive(on: today) ? .expired
+                : g.expires.map { today.days(until: $0) <= PrescriptionStatus.defaultWarningDays } == true ? .expiring : nil
+        }, tinted: [3, 5], shrinkable: [0], style: style)
     }
 
     /// "2026-12-31", or a duration from today: "30d", "12w", "6m". The end must be a day the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RxCrypto
+import RxPrint
 import RxVault
 
 #if canImport(Glibc)
@@ -23,11 +24,12 @@ extension RxVaultCommand {
               rxvault export --format fhir --out rx-bundle.json
               rxvault export 3f9a --format json --for lens-shop --out for-shop.age
               rxvault export --patient sam --format csv --out -
+              rxvault export 3f9a --format pdf --out rx.pdf
             """))
 
-        @Argument(help: "Prescription ids (any unique prefix); none means all (or the filters).") var prescriptions: [String] = []
+        @Argument(help: "Prescription ids (any unique prefix); none means all (or the filters).", completion: .custom(Completion.prescriptionIDs)) var prescriptions: [String] = []
         @OptionGroup var filters: FilterOptions
-        @Option(help: "fhir (HL7 FHIR R4 Bundle), json (rxvault's own, complete) or csv (one row per eye).") var format: ExportFormat
+        @Option(help: "fhir (HL7 FHIR R4 Bundle), json (rxvault's own, complete), csv (one row per eye) or pdf (a printable page per prescription).") var format: ExportFormat
         @Option(help: ArgumentHelp("Where to write: a file (mode 0600) or - for standard output.", valueName: "file|-")) var out: String
         @Option(name: .customLong("for"), help: ArgumentHelp("Export what this client is granted, encrypted to it.", valueName: "client")) var client: String?
         @OptionGroup var recipientOptions: RecipientOptions
@@ -38,7 +40,7 @@ extension RxVaultCommand {
         @Flag(help: "Replace the output file if it exists.") var force = false
         @OptionGroup var options: VaultOptions
 
-        enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case fhir, json, csv }
+        enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case fhir, json, csv, pdf }
 
         func validate() throws {
             if agePassphraseFile != nil && (client != nil || !recipientOptions.isEmpty) {
@@ -98,6 +100,14 @@ extension RxVaultCommand {
                     let today = try Environment.clock().today()
                     let views = items.map { PrescriptionView(record: $0.record, today: today, cylinderForm: nil) }
                     bytes = Array((([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n") + "\n").utf8)
+                case .pdf:
+                    // One page per prescription; the attachments are named on it, not included.
+                    let today = try Environment.clock().today()
+                    let short = PrescriptionID.shortForms(items.map(\.record.id))
+                    let pages = items.map { PrescriptionPrint.page($0, shortID: short[$0.record.id] ?? $0.record.id.short, today: today) }
+                    do { bytes = try PDFPrinter.pdf(pages, title: "Prescriptions", created: now) } catch {
+                        throw CLIError(.failure, "cannot write the PDF: \(error)")
+                    }
                 }
                 var ageRecipients: [AgeFile.Recipient] = recipients
                 if let grantee { ageRecipients.append(.x25519(grantee.recipient)) }

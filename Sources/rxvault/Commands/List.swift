@@ -15,12 +15,13 @@ extension RxVaultCommand {
 
         @Option(help: "Output format (ndjson: one JSON object per line).") var format: OutputFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
+        @Flag(help: "Show every cell whole, however wide the terminal (names are otherwise cut with … to fit).") var wide = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
             try CommandRunner.run(json: format == .json || format == .ndjson) {
                 let vault = try options.openReader()
-                try PrescriptionOutput.print(try vault.list(), format: format, cyl: cyl, emptyMessage: options.identity == nil
+                try PrescriptionOutput.print(try vault.list(), format: format, cyl: cyl, wide: wide, emptyMessage: options.identity == nil
                     ? "rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'"
                     : "rxvault: no prescriptions are shared with this identity")
                 warnIfNotLogged(vault)
@@ -44,13 +45,14 @@ extension RxVaultCommand {
         @OptionGroup var filters: FilterOptions
         @Option(help: "Output format (ndjson: one JSON object per line).") var format: OutputFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
+        @Flag(help: "Show every cell whole, however wide the terminal (names are otherwise cut with … to fit).") var wide = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
             try CommandRunner.run(json: format == .json || format == .ndjson) {
                 let filter = try filters.filter()
                 let vault = try options.openReader()
-                try PrescriptionOutput.print(try vault.query(filter), format: format, cyl: cyl,
+                try PrescriptionOutput.print(try vault.query(filter), format: format, cyl: cyl, wide: wide,
                                              emptyMessage: "rxvault: no prescriptions match", keepOrder: true)
                 warnIfNotLogged(vault)
             }
@@ -60,8 +62,8 @@ extension RxVaultCommand {
 
 /// Printing a set of prescriptions in any of the list formats.
 enum PrescriptionOutput {
-    static func print(_ records: [PrescriptionRecord], format: OutputFormat, cyl: CylinderForm?, emptyMessage: String,
-                      keepOrder: Bool = false) throws {
+    static func print(_ records: [PrescriptionRecord], format: OutputFormat, cyl: CylinderForm?, wide: Bool = false,
+                      emptyMessage: String, keepOrder: Bool = false) throws {
         let today = try Environment.clock().today()
         let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: cyl) }
         switch format {
@@ -69,7 +71,9 @@ enum PrescriptionOutput {
             guard !views.isEmpty else { Terminal.err(emptyMessage); return }
             let short = PrescriptionID.shortForms(records.map(\.id))
             Terminal.out(Table.render(headers: PrescriptionText.listHeaders,
-                                      rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) }))
+                                      rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) },
+                                      tones: views.map { PrescriptionText.tone($0.status) }, tinted: PrescriptionText.listTinted,
+                                      shrinkable: PrescriptionText.listShrinkable, style: .forStandardOutput(wide: wide)))
         case .json:
             let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
             Terminal.out(list.text())
@@ -87,7 +91,7 @@ extension RxVaultCommand {
             abstract: "Show one prescription with a row per eye.",
             discussion: "SE is the spherical equivalent (sphere + cylinder / 2).")
 
-        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var id: String
         @Option(help: "Show this version instead of the newest ('rxvault history' lists them).") var version: Int?
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
@@ -116,7 +120,7 @@ extension RxVaultCommand {
             values ("OS sphere -2.00 → -2.25; note"); --format json gives them as "changes".
             """))
 
-        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var id: String
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
 
@@ -168,7 +172,7 @@ extension RxVaultCommand {
             Asks for confirmation on a terminal; scripts pass --yes.
             """))
 
-        @Argument(help: "The prescription's id (any unique prefix).") var id: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var id: String
         @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
         @OptionGroup var options: VaultOptions
 

@@ -60,7 +60,7 @@ extension RxVaultCommand {
         struct Approve: ParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Grant the client chosen prescriptions, answering its request.")
             @Argument(help: "The request's id (any unique prefix).") var request: String
-            @Argument(help: "The prescriptions to grant (ids, any unique prefix).") var prescriptions: [String]
+            @Argument(help: "The prescriptions to grant (ids, any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescriptions: [String]
             @OptionGroup var terms: GrantTermsOptions
             @OptionGroup var options: VaultOptions
 

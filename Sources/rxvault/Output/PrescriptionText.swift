@@ -18,7 +18,13 @@ enum PrescriptionText {
         }
         if let note = rx.note { pairs.append(("note", note)) }
         if let form = view.cylinderForm { pairs.append(("cylinder", "shown in \(form.rawValue)-cyl form")) }
+        let (headers, rows) = eyeGrid(view)
+        return Table.keyValue(pairs) + "\n\n" + Table.render(headers: headers, rows: rows)
+    }
 
+    /// One row per eye (OD first) with every value the kind has; `show` and the printed copy.
+    static func eyeGrid(_ view: PrescriptionView) -> (headers: [String], rows: [[String]]) {
+        let rx = view.prescription
         let headers: [String]
         let rows: [[String]]
         switch rx.kind {
@@ -36,10 +42,21 @@ enum PrescriptionText {
                  lens.baseCurve?.plain ?? "-", lens.diameter?.plain ?? "-", lens.brand ?? "-", lens.sphericalEquivalentText]
             }
         }
-        return Table.keyValue(pairs) + "\n\n" + Table.render(headers: headers, rows: rows)
+        return (headers, rows)
     }
 
     static let listHeaders = ["ID", "KIND", "PATIENT", "ISSUED", "EXPIRES", "STATUS", "OD", "OS"]
+    /// EXPIRES and STATUS take the row's colour; PATIENT (free text) is what is cut to fit.
+    static let listTinted: Set<Int> = [4, 5]
+    static let listShrinkable: Set<Int> = [2]
+
+    static func tone(_ status: PrescriptionStatus) -> Tone? {
+        switch status {
+        case .expired: return .expired
+        case .expiring: return .expiring
+        case .valid: return nil
+        }
+    }
 
     static func listRow(_ view: PrescriptionView, shortID: String) -> [String] {
         let rx = view.prescription

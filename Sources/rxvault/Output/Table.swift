@@ -16,11 +16,38 @@ enum Table {
     }
 
     static func render(headers: [String], rows: [[String]]) -> String {
-        let all = [headers] + rows.map { $0.map(displayable) }
-        let widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+        render(headers: headers, rows: rows, style: .plain)
+    }
+
+    /// A table as `style` wants it: cells of rows with a tone in colour (only the `tinted`
+    /// columns), and, when it has a width, the widest of the `shrinkable` columns (free text:
+    /// names) cut with an ellipsis until the table fits. Values (ids, dates, lens powers) are
+    /// never cut: a truncated power would read as another power.
+    static func render(headers: [String], rows: [[String]], tones: [Tone?] = [], tinted: Set<Int> = [],
+                       shrinkable: Set<Int> = [], style: TableStyle) -> String {
+        var all = [headers] + rows.map { $0.map(displayable) }
+        var widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        if let limit = style.width {
+            let gap = 2 * max(0, headers.count - 1)
+            // The header's own width is the least a column keeps (and at least 4: "Sam…").
+            while widths.reduce(0, +) + gap > limit {
+                guard let widest = shrinkable.filter({ widths[$0] > max(4, headers[$0].count) }).max(by: { widths[$0] < widths[$1] })
+                else { break }
+                let floor = max(4, headers[widest].count)
+                widths[widest] = max(floor, widths[widest] - (widths.reduce(0, +) + gap - limit))
+                for row in all.indices where all[row][widest].count > widths[widest] {
+                    all[row][widest] = String(all[row][widest].prefix(widths[widest] - 1)) + "…"
+                }
+            }
+        }
+        return all.enumerated().map { index, row in
+            let tone = index == 0 ? nil : (index - 1 < tones.count ? tones[index - 1] : nil)
+            return row.enumerated().map { column, cell in
+                let padded = column == row.count - 1 ? cell : cell + String(repeating: " ", count: max(0, widths[column] - cell.count))
+                guard let tone, style.colour, tinted.contains(column) else { return padded }
+                // Colour only the text, not the padding: a terminal shows trailing colour otherwise.
+                let trailing = padded.count - cell.count
+                return tone.escape + cell + TableStyle.reset + String(repeating: " ", count: trailing)
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }

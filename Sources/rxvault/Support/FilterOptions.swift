@@ -4,7 +4,7 @@ import RxVault
 
 /// The query filters, shared by `query` and `export` (README.md, "Queries").
 struct FilterOptions: ParsableArguments {
-    @Option(help: "Patient's name contains this (any case).") var patient: String?
+    @Option(help: "Patient's name contains this (any case).", completion: .custom(Completion.patientNames)) var patient: String?
     @Option(help: "glasses or contacts.") var kind: PrescriptionKind?
     @Option(help: ArgumentHelp("Issued on or before the day and not expired on it.", valueName: "yyyy-mm-dd")) var validOn: String?
     @Flag(help: "Expired before today.") var expired = false

@@ -1,0 +1,47 @@
+import RxModel
+import RxPrint
+import RxValidate
+import RxVault
+
+/// `export --format pdf`: each prescription as a page laid out like the paper one (patient,
+/// prescriber and licence, dates and validity, a row per eye with every value, PD, notes, the
+/// attachments it has), for an optician or a drawer. The values are the ones `show` prints.
+enum PrescriptionPrint {
+    static func page(_ item: ExportItem, shortID: String, today: CalendarDate) -> PrintedPage {
+        let view = PrescriptionView(record: item.record, today: today, cylinderForm: nil)
+        let rx = view.prescription
+        var fields: [(label: String, value: String)] = [
+            ("Patient", rx.patient.name + (rx.patient.birthDate.map { ", born \($0)" } ?? "")),
+            ("Prescriber", rx.prescriber.name),
+            ("Licence", rx.prescriber.licence ?? "not recorded"),
+        ]
+        if let contact = rx.prescriber.contact { fields.append(("Contact", contact)) }
+        fields += [
+            ("Issued", rx.issued.description),
+            ("Expires", rx.expires?.description ?? "no expiry date"),
+            ("Validity", "\(view.statusText) on \(today)"),
+        ]
+        if let pd = rx.pupillaryDistance {
+            fields.append(("PD", pd.far.plain + " mm" + (pd.near.map { " far, \($0.plain) mm near" } ?? "")))
+        }
+        let (headers, rows) = PrescriptionText.eyeGrid(view)
+        let attachments = item.attachments.map { file -> String in
+            let m = file.info.metadata
+            let detail = m.type == .png ? (m.width.flatMap { w in m.height.map { h in "\(w)x\(h) px" } } ?? "image")
+                                        : (m.pages.map { $0 == 1 ? "1 page" : "\($0) pages" } ?? "document")
+            return "\(m.name): \(m.type.rawValue.uppercased()), \(detail), \(ByteCount(m.size)), added \(m.added.prefix(10))"
+        }
+        return PrintedPage(
+            title: rx.kind == .glasses ? "Spectacle prescription" : "Contact lens prescription",
+            subtitle: "rxvault prescription \(shortID), version \(item.record.version)",
+            fields: fields,
+            grid: PrintedPage.Grid(headers: headers, rows: rows),
+            sections: [
+                PrintedPage.Section(heading: "Notes", lines: [rx.note ?? "none"]),
+                PrintedPage.Section(heading: "Attachments", lines: attachments.isEmpty ? ["none"] : attachments),
+            ],
+            footer: "Printed by rxvault \(RxVaultCommand.version) on \(today) from prescription \(item.record.id.hex). "
+                + "Powers (SPH, CYL, ADD) in dioptres, AXIS in degrees, prism in prism dioptres, VERTEX, PD, BC and DIA in mm; "
+                + "SE is the spherical equivalent. A copy for reference: the prescriber's record is the original.")
+    }
+}
