@@ -162,7 +162,22 @@ extension RxVaultCommand {
         var update = false
         @Flag(help: "Like --update, but also from a file not bound to this vault (another vault's, a client's, FHIR, edited).")
         var updateUnverified = false
+        @Option(help: ArgumentHelp("FHIR: import prescriptions with these statuses: all (active, cancelled, draft) or codes, comma-separated (default active; entered-in-error only when named).", valueName: "codes|all"))
+        var status: String?
+        @Option(help: ArgumentHelp("FHIR: give contact-lens prescriptions without an expiry one this long after their issue date (1y, 18m, 26w, 90d).", valueName: "duration"))
+        var assumeExpiry: String?
         @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if let assumeExpiry, FHIR.ExpiryAssumption(assumeExpiry) == nil {
+                throw ValidationError("--assume-expiry '\(assumeExpiry)': give a duration such as 1y, 18m, 26w or 90d")
+            }
+            if let status { _ = try Self.statuses(status) }
+        }
+
+        static func statuses(_ text: String) throws -> Set<String> {
+            do { return try FHIR.ImportOptions.statuses(text) } catch { throw ValidationError(error.problems.joined(separator: "; ")) }
+        }
 
         /// Largest import file read (an export with attachments of the largest allowed size).
         static let maxBytes = 512 << 20
@@ -182,7 +197,13 @@ extension RxVaultCommand {
                     }
                     bytes = try AgeFile.decrypt(bytes, with: key)
                 }
-                let file = try Self.parse(bytes)
+                let fhirOptions = FHIR.ImportOptions(statuses: try status.map(Self.statuses) ?? ["active"],
+                                                     assumeExpiry: assumeExpiry.flatMap(FHIR.ExpiryAssumption.init))
+                let (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
+                if fhir == nil && (status != nil || assumeExpiry != nil) {
+                    throw CLIError(.usage, "--status and --assume-expiry are for FHIR files", hint: "this file is an rxvault export")
+                }
+                if let fhir { Self.tell(fhir, options: fhirOptions, dryRun: dryRun) }
                 let vault = try options.openVault(command: "import")
                 let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified)
                 let report: Vault.ImportReport
@@ -229,6 +250,31 @@ extension RxVaultCommand {
             let input = try InputFile(path: path)
             defer { input.close() }
             return try input.readAll(limit: maxBytes, tooLarge: CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit"))
+        }
+
+        /// What a FHIR file's reading decided before the vault sees it: skipped by status, expiry assumed.
+        static func tell(_ result: FHIR.ImportResult, options: FHIR.ImportOptions, dryRun: Bool) {
+            if !result.skipped.isEmpty {
+                if dryRun {
+                    for skipped in result.skipped { Terminal.out(Table.displayable("skipped    -         \(skipped.position): status \(skipped.status)")) }
+                }
+                let statuses = Set(result.skipped.map(\.status)).union(options.statuses)
+                let asked = FHIR.statuses.filter { statuses.contains($0) }.joined(separator: ",")
+                Terminal.err(Table.displayable("rxvault: skipped \(result.skipped.count) prescription(s) by status (\(result.skippedCounts)): "
+                                               + "only \(options.statuses.sorted().joined(separator: ", ")) ones are imported"))
+                Terminal.err(Table.displayable("rxvault: hint: to import them too, pass --status \(asked)"))
+            }
+            if let assumed = options.assumeExpiry, !result.assumedExpiry.isEmpty {
+                Terminal.err(Table.displayable("rxvault: \(dryRun ? "would give" : "gave") \(result.assumedExpiry.count) contact-lens prescription(s) without an expiry one \(assumed) after the issue date (--assume-expiry): "
+                                               + result.assumedExpiry.joined(separator: ", ")))
+            }
+        }
+
+        /// rxvault JSON or FHIR, by content; for FHIR also what was skipped and assumed.
+        static func parse(_ bytes: [UInt8], fhir options: FHIR.ImportOptions) throws -> (ImportFile, FHIR.ImportResult?) {
+            guard let keys = ImportFormat.topLevelKeys(bytes), keys.contains("resourceType") else { return (try parse(bytes), nil) }
+            let result = try FHIR.decodeFile(bytes, options: options)
+            return (ImportFile(items: result.items), result)
         }
 
         /// rxvault JSON or FHIR, by content.
