@@ -220,6 +220,11 @@ extension FHIR {
             case "dateWritten":
                 // A dateTime says more than the date rxvault keeps: kept, written back while the date is unchanged.
                 if case .string(let text)? = value(valueRange), text.count > 10 { kept.resource[key] = .string(text) }
+            case "patient":
+                // The reference is made again on export (to the exported Patient); a display or type is kept.
+                guard var reference = object(valueRange) else { continue }
+                reference["reference"] = nil
+                if !reference.isEmpty { kept.resource[key] = .object(reference) }
             case "prescriber":
                 guard var reference = object(valueRange) else { continue }
                 reference["display"] = nil

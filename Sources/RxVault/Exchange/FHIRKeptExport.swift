@@ -14,6 +14,10 @@ extension FHIR {
             switch key {
             case "identifier", "extension":
                 resource[key] = (resource[key] as? [Any] ?? []) + (value.foundation as? [Any] ?? [])
+            case "patient":
+                var patient = resource[key] as? [String: Any] ?? [:]
+                for (member, kept) in value.objectMembers where patient[member] == nil { patient[member] = kept.foundation }
+                resource[key] = patient
             case "id":
                 if sourceID { resource[key] = value.foundation }
             case "dateWritten":
@@ -54,6 +58,11 @@ extension FHIR {
 }
 
 extension FHIRValue {
+    var objectMembers: [String: FHIRValue] {
+        if case .object(let o) = self { return o }
+        return [:]
+    }
+
     /// The value as Foundation objects, for JSONSerialization (the export's writer).
     var foundation: Any {
         switch self {

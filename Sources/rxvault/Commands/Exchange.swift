@@ -239,7 +239,10 @@ extension RxVaultCommand {
                 if case .notBound(let origin)? = outcome.refusal { return origin }
                 return nil
             }
-            let hint = unbound.isEmpty
+            let hint = unbound.isEmpty && report.origin != .thisVault
+                ? "nothing was imported; this file is not an export of this vault (FHIR, another vault's or a client's), so only "
+                    + "--update-unverified makes its content a new version: check with --dry-run --update-unverified first"
+                : unbound.isEmpty
                 ? "nothing was imported; to replace them with the file's content, check with --dry-run --update, then pass --update"
                 : "nothing was imported; --update only takes exports of this vault that were not changed since; "
                     + "--update-unverified updates from this file anyway"
@@ -258,11 +261,14 @@ extension RxVaultCommand {
                 if dryRun {
                     for skipped in result.skipped { Terminal.out(Table.displayable("skipped    -         \(skipped.position): status \(skipped.status)")) }
                 }
+                // entered-in-error means "this should never have existed": suggested only apart.
                 let statuses = Set(result.skipped.map(\.status)).union(options.statuses)
-                let asked = FHIR.statuses.filter { statuses.contains($0) }.joined(separator: ",")
+                let asked = FHIR.statuses.filter { statuses.contains($0) && $0 != "entered-in-error" }.joined(separator: ",")
+                let named = statuses.contains("entered-in-error") && !options.statuses.contains("entered-in-error")
                 Terminal.err(Table.displayable("rxvault: skipped \(result.skipped.count) prescription(s) by status (\(result.skippedCounts)): "
-                                               + "only \(options.statuses.sorted().joined(separator: ", ")) ones are imported"))
-                Terminal.err(Table.displayable("rxvault: hint: to import them too, pass --status \(asked)"))
+                                               + "only \(FHIR.statuses.filter(options.statuses.contains).joined(separator: ", ")) ones are imported"))
+                Terminal.err(Table.displayable("rxvault: hint: to import them too, pass --status \(asked)"
+                                               + (named ? " (entered-in-error ones only if you name that status too: they were recorded by mistake)" : "")))
             }
             if let assumed = options.assumeExpiry, !result.assumedExpiry.isEmpty {
                 Terminal.err(Table.displayable("rxvault: \(dryRun ? "would give" : "gave") \(result.assumedExpiry.count) contact-lens prescription(s) without an expiry one \(assumed) after the issue date (--assume-expiry): "
