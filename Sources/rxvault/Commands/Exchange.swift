@@ -148,10 +148,17 @@ extension RxVaultCommand {
             a client's export, FHIR, an edited export). --dry-run lists every item as new,
             unchanged, update (with the fields that change) or refused.
 
+            FHIR: only active prescriptions are imported (--status for others; skipped ones are
+            counted on stderr); elements rxvault has no field for are kept with the prescription
+            and written back on export; a Practitioner prescriber is resolved; contacts without
+            rxvault's expiry extension need --assume-expiry. An amended prescription (same
+            identifier, or same resource id) is the same record (--update-unverified).
+
             Examples:
               rxvault import rx-bundle.json --dry-run
               rxvault import from-clinic.age --age-identity my.key
               rxvault import my-export.json --update --dry-run
+              rxvault import clinic-bundle.json --assume-expiry 1y --status all
             """))
 
         @Argument(help: "The file to import, or - for standard input.") var file: String
@@ -267,8 +274,12 @@ extension RxVaultCommand {
                 let named = statuses.contains("entered-in-error") && !options.statuses.contains("entered-in-error")
                 Terminal.err(Table.displayable("rxvault: skipped \(result.skipped.count) prescription(s) by status (\(result.skippedCounts)): "
                                                + "only \(FHIR.statuses.filter(options.statuses.contains).joined(separator: ", ")) ones are imported"))
-                Terminal.err(Table.displayable("rxvault: hint: to import them too, pass --status \(asked)"
-                                               + (named ? " (entered-in-error ones only if you name that status too: they were recorded by mistake)" : "")))
+                let others = result.skipped.contains { $0.status != "entered-in-error" }
+                let current = FHIR.statuses.filter(options.statuses.contains).joined(separator: ",")
+                Terminal.err(Table.displayable(others
+                    ? "rxvault: hint: to import them too, pass --status \(asked)"
+                        + (named ? " (entered-in-error ones only if you name that status too: they were recorded by mistake)" : "")
+                    : "rxvault: hint: entered-in-error ones were recorded by mistake; to import them anyway, pass --status \(current),entered-in-error"))
             }
             if let assumed = options.assumeExpiry, !result.assumedExpiry.isEmpty {
                 Terminal.err(Table.displayable("rxvault: \(dryRun ? "would give" : "gave") \(result.assumedExpiry.count) contact-lens prescription(s) without an expiry one \(assumed) after the issue date (--assume-expiry): "
