@@ -93,7 +93,7 @@ extension FHIR {
             var prescription = visionPrescription(object, references: byReference, problems: &local)
             let practitioner = practitionerReference(object, references: byReference).flatMap { practitioners[$0] }
             if var rx = prescription, let range = resourceRange(entry) {
-                rx.fhir = kept(scanner, resource: range, practitioner: practitioner, own: rxvaultID(object))
+                rx.fhir = kept(scanner, resource: range, practitioner: practitioner, own: rxvaultID(object), parsed: object)
                 if rx.kind == .contacts && rx.expires == nil {
                     if let assumed = options.assumeExpiry {
                         rx.expires = assumed.after(rx.issued)

@@ -189,7 +189,17 @@ extension FHIR {
     /// in rxvault's form (a UTC time to the second, its record time), are rxvault's own (made
     /// again on export), not kept. `practitioner`: the resolved prescriber, kept whole (its
     /// reference is then made again on export, so the reference itself is not kept).
-    static func kept(_ scanner: JSONScanner, resource range: Range<Int>, practitioner: Range<Int>?, own: RecordID?) -> KeptFHIR? {
+    static func kept(_ scanner: JSONScanner, resource range: Range<Int>, practitioner: Range<Int>?, own: RecordID?,
+                     parsed r: [String: Any]) -> KeptFHIR? {
+        // What rxvault itself wrote is recognised on the parsed resource first, so an import of
+        // rxvault's own export decodes nothing more (the common case on large imports).
+        func onlyOwn(_ key: String, _ entries: Any?) -> Bool {
+            guard let entries = entries as? [[String: Any]] else { return entries == nil }
+            return entries.allSatisfy { entry in
+                key == "identifier" ? entry["system"] as? String == identifierSystem
+                    : (entry["url"] as? String)?.hasPrefix(extensionBase) == true
+            }
+        }
         let decoder = JSONDecoder()
         func value(_ range: Range<Int>) -> FHIRValue? { try? decoder.decode(FHIRValue.self, from: scanner.data(range)) }
         func object(_ range: Range<Int>) -> [String: FHIRValue]? {
@@ -201,11 +211,13 @@ extension FHIR {
         for (key, valueRange) in members {
             switch key {
             case "id" where own != nil:
-                if let v = value(valueRange), v != .string(prescriptionResourceID(own!)) { kept.resource[key] = v }
+                if r["id"] as? String == prescriptionResourceID(own!) { continue }
+                if let v = value(valueRange) { kept.resource[key] = v }
             case "created" where own != nil:
-                if let v = value(valueRange), case .string(let text) = v, Vault.isTimestamp(text) { continue }
+                if let text = r["created"] as? String, Vault.isTimestamp(text) { continue }
                 if let v = value(valueRange) { kept.resource[key] = v }
             case "identifier", "extension":
+                if onlyOwn(key, r[key]) { continue }
                 // Only rxvault's own entries are modelled; every other one is kept, in order.
                 guard case .array(let all)? = value(valueRange) else { continue }
                 let foreign = all.filter { element in
@@ -240,6 +252,8 @@ extension FHIR {
                     for (lensKey, lensRange) in lens {
                         switch lensKey {
                         case "extension":
+                            let parsed = (r["lensSpecification"] as? [[String: Any]])?.first { $0["eye"] as? String == code }?["extension"]
+                            if onlyOwn("extension", parsed) { continue }
                             guard case .array(let all)? = value(lensRange) else { continue }
                             let foreign = all.filter {
                                 guard case .object(let o) = $0, case .string(let url)? = o["url"] else { return true }
@@ -248,6 +262,8 @@ extension FHIR {
                             if !foreign.isEmpty { members[lensKey] = .array(foreign) }
                         case "product":
                             // Kept only when it says more than rxvault's own coding (a display, a text, another code).
+                            let spec = (r["lensSpecification"] as? [[String: Any]])?.first { $0["eye"] as? String == code }
+                            if let product = spec?["product"] as? [String: Any], isOwnProduct(product) { continue }
                             guard let product = value(lensRange) else { continue }
                             let code = product == productValue(code: "lens") ? "lens" : product == productValue(code: "contact") ? "contact" : nil
                             if code == nil { members[lensKey] = product }
@@ -267,6 +283,13 @@ extension FHIR {
         }
         if let practitioner, let resource = object(practitioner) { kept.practitioner = resource }
         return kept.isEmpty ? nil : kept
+    }
+
+    /// Whether a parsed product is exactly rxvault's own (one coding: its system, lens or contact).
+    static func isOwnProduct(_ product: [String: Any]) -> Bool {
+        guard product.count == 1, let coding = product["coding"] as? [[String: Any]], coding.count == 1, coding[0].count == 2,
+              coding[0]["system"] as? String == productSystem, let code = coding[0]["code"] as? String else { return false }
+        return code == "lens" || code == "contact"
     }
 
     /// The product CodeableConcept rxvault writes for `code`.
