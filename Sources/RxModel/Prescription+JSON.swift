@@ -115,7 +115,7 @@ extension LensSpecification: Codable {
 
 extension Prescription: Codable {
     enum CodingKeys: String, CodingKey {
-        case kind, patient, prescriber, issued, expires, note, right, left, pupillaryDistance
+        case kind, patient, prescriber, issued, expires, note, right, left, pupillaryDistance, fhir
     }
 
     public init(from decoder: Decoder) throws {
@@ -129,6 +129,7 @@ extension Prescription: Codable {
                   right: try c.decodeIfPresent(LensSpecification.self, forKey: .right),
                   left: try c.decodeIfPresent(LensSpecification.self, forKey: .left),
                   pupillaryDistance: try c.decodeIfPresent(PupillaryDistance.self, forKey: .pupillaryDistance))
+        fhir = try c.decodeIfPresent(KeptFHIR.self, forKey: .fhir)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -142,5 +143,6 @@ extension Prescription: Codable {
         try c.encodeIfPresent(right, forKey: .right)
         try c.encodeIfPresent(left, forKey: .left)
         try c.encodeIfPresent(pupillaryDistance, forKey: .pupillaryDistance)
+        try c.encodeIfPresent(fhir, forKey: .fhir)
     }
 }

@@ -61,6 +61,9 @@ public struct Prescription: Hashable, Sendable {
     public var left: LensSpecification?
     /// A binocular PD, when the prescription gives one number instead of one per eye (glasses only).
     public var pupillaryDistance: PupillaryDistance?
+    /// What an imported FHIR VisionPrescription carried that rxvault does not model (`KeptFHIR`);
+    /// nil for everything else and for records written before it existed.
+    public var fhir: KeptFHIR?
 
     public init(kind: PrescriptionKind, patient: Patient, prescriber: Prescriber, issued: CalendarDate,
                 expires: CalendarDate? = nil, note: String? = nil, right: LensSpecification? = nil,

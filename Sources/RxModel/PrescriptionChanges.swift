@@ -56,6 +56,7 @@ extension Prescription {
             }
         }
         compare("note", previous.note, note, text: true)
+        changes += KeptFHIR.changes(from: previous.fhir, to: fhir)
         return changes
     }
 }

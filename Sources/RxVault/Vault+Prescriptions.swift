@@ -105,6 +105,8 @@ extension Vault {
             let current = try open(row)
             var edited = current.prescription
             do { try change(&edited) } catch { changeError = error; return }
+            // Kept FHIR elements follow the edit by their rule (KeptFHIR): a stale narrative goes.
+            edited.fhir = current.prescription.keptFHIR(after: edited)
             let checked = try check(edited)
             guard checked.prescription != current.prescription else { return }
             let record = PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(), prescription: checked.prescription)

@@ -33,15 +33,23 @@ public enum FHIR {
     public static func bundle(_ items: [ExportItem], exported: String) throws -> [UInt8] {
         var entries: [[String: Any]] = []
         var patients: Set<String> = []
+        var practitioners: Set<String> = []
         for item in items {
             let rx = item.record.prescription
             let patientID = patientResourceID(rx.patient)
             if patients.insert(patientID).inserted {
                 entries.append(["fullUrl": "urn:uuid:\(patientID)", "resource": patient(rx.patient)])
             }
+            // A prescriber imported from a Practitioner goes back as that Practitioner, once.
+            var practitionerURL: String?
+            if let (id, resource) = practitionerEntry(rx.fhir) {
+                if practitioners.insert(id).inserted { entries.append(["fullUrl": "urn:uuid:\(id)", "resource": resource]) }
+                practitionerURL = "urn:uuid:\(id)"
+            }
             let prescriptionID = prescriptionResourceID(item.record.id)
             entries.append(["fullUrl": "urn:uuid:\(prescriptionID)",
-                            "resource": visionPrescription(item.record, patientReference: "urn:uuid:\(patientID)")])
+                            "resource": visionPrescription(item.record, patientReference: "urn:uuid:\(patientID)",
+                                                           practitionerReference: practitionerURL, sourceID: true)])
             for attachment in item.attachments {
                 let documentID = attachmentResourceID(attachment.info.id)
                 entries.append(["fullUrl": "urn:uuid:\(documentID)", "resource": documentReference(
@@ -104,7 +112,12 @@ public enum FHIR {
         ]
     }
 
-    public static func visionPrescription(_ record: PrescriptionRecord, patientReference: String) -> [String: Any] {
+    /// `practitionerReference`: where the kept Practitioner of an imported prescriber is in the
+    /// Bundle (nil: none is written, so the prescriber is its display and licence). `sourceID`:
+    /// write the id the resource had where it came from (exports) instead of rxvault's (the API,
+    /// whose URLs are rxvault's ids).
+    public static func visionPrescription(_ record: PrescriptionRecord, patientReference: String,
+                                          practitionerReference: String? = nil, sourceID: Bool = false) -> [String: Any] {
         let rx = record.prescription
         var extensions: [[String: Any]] = []
         if let expires = rx.expires { extensions.append(["url": ext("expiration-date"), "valueDate": expires.description]) }
@@ -126,6 +139,7 @@ public enum FHIR {
             "lensSpecification": rx.eyes.map { eye, lens in lensSpecification(lens, eye: eye, kind: rx.kind) },
         ]
         if !extensions.isEmpty { resource["extension"] = extensions }
+        if let kept = rx.fhir { restore(kept, into: &resource, rx: rx, practitionerReference: practitionerReference, sourceID: sourceID) }
         return resource
     }
 

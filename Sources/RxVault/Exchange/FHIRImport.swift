@@ -3,9 +3,17 @@ import RxModel
 
 extension FHIR {
     /// Reads a FHIR R4 VisionPrescription, or a Bundle of them with their Patients and the
-    /// DocumentReferences that point at them. Problems are collected with their position
-    /// ("entry[3] VisionPrescription: ..."); any problem refuses the whole file.
+    /// DocumentReferences that point at them (only `active` prescriptions: see `decodeFile`).
     public static func decode(_ bytes: [UInt8]) throws(ImportError) -> [ImportItem] {
+        try decodeFile(bytes, options: ImportOptions()).items
+    }
+
+    /// Reads a FHIR R4 VisionPrescription, or a Bundle of them with their Patients, the
+    /// Practitioners that wrote them and the DocumentReferences that point at them. Problems are
+    /// collected with their position ("entry[3] VisionPrescription: ..."); any problem refuses
+    /// the whole file. Prescriptions whose `status` is not in `options.statuses` are skipped
+    /// (and listed in the result, with their status), never imported silently as valid ones.
+    public static func decodeFile(_ bytes: [UInt8], options: ImportOptions) throws(ImportError) -> ImportResult {
         // A Bundle is read entry by entry (JSONScanner), in two passes: first the resources that
         // others refer to (patients, practitioners) and where each DocumentReference points, then
         // each VisionPrescription with what it refers to. Memory holds the file's bytes, the
@@ -33,47 +41,86 @@ extension FHIR {
             guard let resource = object["resource"] as? [String: Any] else { return nil }
             return ("entry[\(entry.position)] \(resource["resourceType"] as? String ?? "?")", object["fullUrl"] as? String, resource)
         }
+        /// The byte range of an entry's resource (the entry itself for a lone VisionPrescription).
+        func resourceRange(_ entry: (position: Int, range: Range<Int>)) -> Range<Int>? {
+            if entry.position < 0 { return entry.range }
+            return (try? scanner.objectMembers(entry.range))??.first { $0.key == "resource" }?.value
+        }
         // Pass 1: what references resolve to, and which DocumentReferences relate to what.
+        var problems: [String] = []
+        var result = ImportResult()
         var byReference: [String: [String: Any]] = [:]
+        var practitioners: [String: Range<Int>] = [:]
         var prescriptions: [(position: Int, range: Range<Int>)] = []
         var documents: [(position: Int, range: Range<Int>)] = []
         var documentsByReference: [String: [Int]] = [:]
         for entry in entries {
-            guard let (_, fullUrl, object) = resource(entry), let kind = object["resourceType"] as? String else { continue }
+            guard let (position, fullUrl, object) = resource(entry), let kind = object["resourceType"] as? String else { continue }
             switch kind {
             case "VisionPrescription":
+                // status is a modifier: what is not active is not a valid prescription unless asked for.
+                guard let status = object["status"] as? String else {
+                    problems.append("\(position): status is missing (FHIR R4 requires one of \(Self.statuses.joined(separator: ", ")))")
+                    continue
+                }
+                guard Self.statuses.contains(status) else {
+                    problems.append("\(position): status '\(status)' is none of \(Self.statuses.joined(separator: ", "))")
+                    continue
+                }
+                guard options.statuses.contains(status) else {
+                    result.skipped.append(SkippedPrescription(position: position, status: status))
+                    continue
+                }
                 prescriptions.append(entry)
             case "DocumentReference":
                 let related = ((object["context"] as? [String: Any])?["related"] as? [[String: Any]] ?? []).compactMap { $0["reference"] as? String }
                 for reference in Set(related) { documentsByReference[reference, default: []].append(documents.count) }
                 documents.append(entry)
             default:
-                if let fullUrl { byReference[fullUrl] = object }
-                if let id = object["id"] as? String { byReference["\(kind)/\(id)"] = object }
+                let names = [fullUrl, (object["id"] as? String).map { "\(kind)/\($0)" }].compactMap { $0 }
+                for name in names { byReference[name] = object }
+                if kind == "Practitioner", let range = resourceRange(entry) {
+                    for name in names { practitioners[name] = range }
+                }
             }
         }
-        // Pass 2: each prescription, with its patient and its attachments.
-        var problems: [String] = []
+        // Pass 2: each prescription, with its patient, its prescriber and its attachments.
         var items: [ImportItem] = []
         items.reserveCapacity(prescriptions.count)
         for entry in prescriptions {
             guard let (position, fullUrl, object) = resource(entry) else { continue }
             var local: [String] = []
-            let prescription = visionPrescription(object, references: byReference, problems: &local)
+            var prescription = visionPrescription(object, references: byReference, problems: &local)
+            let practitioner = practitionerReference(object, references: byReference).flatMap { practitioners[$0] }
+            if var rx = prescription, let range = resourceRange(entry) {
+                rx.fhir = kept(scanner, resource: range, practitioner: practitioner, own: rxvaultID(object), parsed: object)
+                if rx.kind == .contacts && rx.expires == nil {
+                    if let assumed = options.assumeExpiry {
+                        rx.expires = assumed.after(rx.issued)
+                        if rx.expires == nil { local.append("\(assumed) after \(rx.issued) is past \(CalendarDate.latest)") }
+                        result.assumedExpiry.append(position)
+                    } else {
+                        local.append("a contact-lens prescription needs an expiry date and this one has none (FHIR has no element "
+                                     + "for it; rxvault reads its expiration-date extension): give --assume-expiry DURATION, "
+                                     + "e.g. --assume-expiry 1y, to set it that long after the issue date")
+                    }
+                }
+                prescription = rx
+            }
             let names = [fullUrl, (object["id"] as? String).map { "VisionPrescription/\($0)" }].compactMap { $0 }
             let related = Set(names.flatMap { documentsByReference[$0] ?? [] }).sorted()
                 .compactMap { resource(documents[$0])?.resource }
             let attachments = self.documents(related, problems: &local)
             problems += local.map { "\(position): \($0)" }
-            if let prescription {
-                let id = (object["identifier"] as? [[String: Any]])?.first { $0["system"] as? String == identifierSystem }
-                    .flatMap { $0["value"] as? String }.flatMap { RecordID(hex: $0) }
-                items.append(ImportItem(position: position, id: id, prescription: prescription, attachments: attachments))
+            if let prescription, local.isEmpty {
+                items.append(ImportItem(position: position, id: recordID(object, patient: prescription.patient),
+                                        prescription: prescription, attachments: attachments))
             }
         }
-        if items.isEmpty && problems.isEmpty { problems.append("the file holds no VisionPrescription") }
+        if items.isEmpty && problems.isEmpty && result.skipped.isEmpty { problems.append("the file holds no VisionPrescription") }
         guard problems.isEmpty else { throw ImportError(problems: problems) }
-        return items
+        result.items = items
+        return result
     }
 
     static func number(_ value: Any?) -> Hundredths? {
@@ -112,9 +159,13 @@ extension FHIR {
             problems.append("patient \(patientReference ?? "(none)") is not in the bundle")
         }
         let prescriberReference = r["prescriber"] as? [String: Any]
-        var prescriber = Prescriber(name: prescriberReference?["display"] as? String ?? "")
-        prescriber.licence = (prescriberReference?["identifier"] as? [String: Any])?["value"] as? String
-        prescriber.contact = (extensionValue(r, "prescriber-contact") as? [String: Any])?["valueString"] as? String
+        // The usual FHIR way is a reference to a Practitioner in the Bundle: its name, licence
+        // (an NPI first) and telecom/address. A display and an identifier on the reference (what
+        // rxvault writes) come first; rxvault's prescriber-contact extension before telecom.
+        let practitioner = practitionerReference(r, references: references).flatMap { references[$0] }
+        var prescriber = Prescriber(name: prescriberReference?["display"] as? String ?? practitioner.flatMap(humanName) ?? "")
+        prescriber.licence = (prescriberReference?["identifier"] as? [String: Any])?["value"] as? String ?? practitioner.flatMap(licence)
+        prescriber.contact = (extensionValue(r, "prescriber-contact") as? [String: Any])?["valueString"] as? String ?? practitioner.flatMap(contact)
         let specs = r["lensSpecification"] as? [[String: Any]] ?? []
         guard !specs.isEmpty else { problems.append("no lensSpecification"); return nil }
         var kind: PrescriptionKind?
@@ -132,6 +183,12 @@ extension FHIR {
             guard rx[eye] == nil else { problems.append("lensSpecification[\(index)]: a second \(eye.label)"); continue }
             guard let sphere = number(spec["sphere"]) ?? number(spec["power"]) else {
                 problems.append("lensSpecification[\(index)]: no sphere or power")
+                continue
+            }
+            // Both given: they are the same number (a contact lens's power is its sphere), or one is wrong.
+            if let power = number(spec["power"]), power != sphere {
+                problems.append("lensSpecification[\(index)] (\(eye.label)): sphere \(sphere.signedPower) and power \(power.signedPower) disagree; "
+                                + "a lens has one spherical power: remove one of them or make them equal")
                 continue
             }
             var lens = LensSpecification(sphere: sphere, cylinder: number(spec["cylinder"]), axis: spec["axis"] as? Int,

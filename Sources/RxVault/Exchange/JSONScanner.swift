@@ -63,6 +63,34 @@ struct JSONScanner {
         }
     }
 
+    /// The members of the object at `range` (a nested one, unlike `topLevelMembers`); nil when
+    /// the value there is not an object.
+    func objectMembers(_ range: Range<Int>) throws(Malformed) -> [(key: String, value: Range<Int>)]? {
+        var p = range.lowerBound
+        guard p < range.upperBound, bytes[p] == UInt8(ascii: "{") else { return nil }
+        var members: [(key: String, value: Range<Int>)] = []
+        p = skipSpace(p + 1)
+        if p < range.upperBound, bytes[p] == UInt8(ascii: "}") { return members }
+        while true {
+            guard p < range.upperBound, bytes[p] == UInt8(ascii: "\"") else { throw Malformed(offset: p) }
+            let keyEnd = try skipString(p)
+            // A key without escapes (all of FHIR's) is its bytes; only others need a decoder.
+            let plain = !bytes[(p + 1)..<(keyEnd - 1)].contains(UInt8(ascii: "\\"))
+            guard let key = plain ? String(decoding: bytes[(p + 1)..<(keyEnd - 1)], as: UTF8.self)
+                    : try? JSONDecoder().decode(String.self, from: Data(bytes[p..<keyEnd])) else { throw Malformed(offset: p) }
+            p = skipSpace(keyEnd)
+            guard p < range.upperBound, bytes[p] == UInt8(ascii: ":") else { throw Malformed(offset: p) }
+            let start = skipSpace(p + 1)
+            let valueEnd = try skipValue(start)
+            members.append((key, start..<valueEnd))
+            p = skipSpace(valueEnd)
+            guard p < range.upperBound else { throw Malformed(offset: p) }
+            if bytes[p] == UInt8(ascii: ",") { p = skipSpace(p + 1); continue }
+            guard bytes[p] == UInt8(ascii: "}") else { throw Malformed(offset: p) }
+            return members
+        }
+    }
+
     /// The value at `range` as Foundation objects (for the small parts: one element, one member).
     func object(_ range: Range<Int>) -> Any? {
         try? JSONSerialization.jsonObject(with: Data(bytes[range]), options: [.fragmentsAllowed])

@@ -158,10 +158,17 @@ extension RxVaultCommand {
             a client's export, FHIR, an edited export). --dry-run lists every item as new,
             unchanged, update (with the fields that change) or refused.
 
+            FHIR: only active prescriptions are imported (--status for others; skipped ones are
+            counted on stderr); elements rxvault has no field for are kept with the prescription
+            and written back on export; a Practitioner prescriber is resolved; contacts without
+            rxvault's expiry extension need --assume-expiry. An amended prescription (same
+            identifier, or same resource id) is the same record (--update-unverified).
+
             Examples:
               rxvault import rx-bundle.json --dry-run
               rxvault import from-clinic.age --age-identity my.key
               rxvault import my-export.json --update --dry-run
+              rxvault import clinic-bundle.json --assume-expiry 1y --status all
             """))
 
         @Argument(help: "The file to import, or - for standard input.") var file: String
@@ -172,7 +179,22 @@ extension RxVaultCommand {
         var update = false
         @Flag(help: "Like --update, but also from a file not bound to this vault (another vault's, a client's, FHIR, edited).")
         var updateUnverified = false
+        @Option(help: ArgumentHelp("FHIR: import prescriptions with these statuses: all (active, cancelled, draft) or codes, comma-separated (default active; entered-in-error only when named).", valueName: "codes|all"))
+        var status: String?
+        @Option(help: ArgumentHelp("FHIR: give contact-lens prescriptions without an expiry one this long after their issue date (1y, 18m, 26w, 90d).", valueName: "duration"))
+        var assumeExpiry: String?
         @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if let assumeExpiry, FHIR.ExpiryAssumption(assumeExpiry) == nil {
+                throw ValidationError("--assume-expiry '\(assumeExpiry)': give a duration such as 1y, 18m, 26w or 90d")
+            }
+            if let status { _ = try Self.statuses(status) }
+        }
+
+        static func statuses(_ text: String) throws -> Set<String> {
+            do { return try FHIR.ImportOptions.statuses(text) } catch { throw ValidationError(error.problems.joined(separator: "; ")) }
+        }
 
         /// Largest import file read (an export with attachments of the largest allowed size).
         static let maxBytes = 512 << 20
@@ -192,7 +214,13 @@ extension RxVaultCommand {
                     }
                     bytes = try AgeFile.decrypt(bytes, with: key)
                 }
-                let file = try Self.parse(bytes)
+                let fhirOptions = FHIR.ImportOptions(statuses: try status.map(Self.statuses) ?? ["active"],
+                                                     assumeExpiry: assumeExpiry.flatMap(FHIR.ExpiryAssumption.init))
+                let (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
+                if fhir == nil && (status != nil || assumeExpiry != nil) {
+                    throw CLIError(.usage, "--status and --assume-expiry are for FHIR files", hint: "this file is an rxvault export")
+                }
+                if let fhir { Self.tell(fhir, options: fhirOptions, dryRun: dryRun) }
                 let vault = try options.openVault(command: "import")
                 let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified)
                 let report: Vault.ImportReport
@@ -228,7 +256,10 @@ extension RxVaultCommand {
                 if case .notBound(let origin)? = outcome.refusal { return origin }
                 return nil
             }
-            let hint = unbound.isEmpty
+            let hint = unbound.isEmpty && report.origin != .thisVault
+                ? "nothing was imported; this file is not an export of this vault (FHIR, another vault's or a client's), so only "
+                    + "--update-unverified makes its content a new version: check with --dry-run --update-unverified first"
+                : unbound.isEmpty
                 ? "nothing was imported; to replace them with the file's content, check with --dry-run --update, then pass --update"
                 : "nothing was imported; --update only takes exports of this vault that were not changed since; "
                     + "--update-unverified updates from this file anyway"
@@ -239,6 +270,38 @@ extension RxVaultCommand {
             let input = try InputFile(path: path)
             defer { input.close() }
             return try input.readAll(limit: maxBytes, tooLarge: CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit"))
+        }
+
+        /// What a FHIR file's reading decided before the vault sees it: skipped by status, expiry assumed.
+        static func tell(_ result: FHIR.ImportResult, options: FHIR.ImportOptions, dryRun: Bool) {
+            if !result.skipped.isEmpty {
+                if dryRun {
+                    for skipped in result.skipped { Terminal.out(Table.displayable("skipped    -         \(skipped.position): status \(skipped.status)")) }
+                }
+                // entered-in-error means "this should never have existed": suggested only apart.
+                let statuses = Set(result.skipped.map(\.status)).union(options.statuses)
+                let asked = FHIR.statuses.filter { statuses.contains($0) && $0 != "entered-in-error" }.joined(separator: ",")
+                let named = statuses.contains("entered-in-error") && !options.statuses.contains("entered-in-error")
+                Terminal.err(Table.displayable("rxvault: skipped \(result.skipped.count) prescription(s) by status (\(result.skippedCounts)): "
+                                               + "only \(FHIR.statuses.filter(options.statuses.contains).joined(separator: ", ")) ones are imported"))
+                let others = result.skipped.contains { $0.status != "entered-in-error" }
+                let current = FHIR.statuses.filter(options.statuses.contains).joined(separator: ",")
+                Terminal.err(Table.displayable(others
+                    ? "rxvault: hint: to import them too, pass --status \(asked)"
+                        + (named ? " (entered-in-error ones only if you name that status too: they were recorded by mistake)" : "")
+                    : "rxvault: hint: entered-in-error ones were recorded by mistake; to import them anyway, pass --status \(current),entered-in-error"))
+            }
+            if let assumed = options.assumeExpiry, !result.assumedExpiry.isEmpty {
+                Terminal.err(Table.displayable("rxvault: \(dryRun ? "would give" : "gave") \(result.assumedExpiry.count) contact-lens prescription(s) without an expiry one \(assumed) after the issue date (--assume-expiry): "
+                                               + result.assumedExpiry.joined(separator: ", ")))
+            }
+        }
+
+        /// rxvault JSON or FHIR, by content; for FHIR also what was skipped and assumed.
+        static func parse(_ bytes: [UInt8], fhir options: FHIR.ImportOptions) throws -> (ImportFile, FHIR.ImportResult?) {
+            guard let keys = ImportFormat.topLevelKeys(bytes), keys.contains("resourceType") else { return (try parse(bytes), nil) }
+            let result = try FHIR.decodeFile(bytes, options: options)
+            return (ImportFile(items: result.items), result)
         }
 
         /// rxvault JSON or FHIR, by content.

@@ -18,6 +18,13 @@ enum PrescriptionText {
         }
         if let note = rx.note { pairs.append(("note", note)) }
         if let form = view.cylinderForm { pairs.append(("cylinder", "shown in \(form.rawValue)-cyl form")) }
+        // What an imported FHIR prescription carried beyond rxvault's fields, kept for export.
+        // Long values (a narrative's XHTML) are cut to a line; `show --format json` has them whole.
+        if let kept = rx.fhir {
+            pairs += kept.lines.map { key, value in
+                (Table.displayable(key), value.count > 100 ? String(value.prefix(99)) + "…" : value)
+            }
+        }
         let (headers, rows) = eyeGrid(view)
         return Table.keyValue(pairs) + "\n\n" + Table.render(headers: headers, rows: rows)
     }

@@ -63,6 +63,7 @@ struct PrescriptionJSON {
             guard let lens = view.lens(eye) else { continue }
             pairs.append((eye == .right ? "right" : "left", Self.lens(lens)))
         }
+        if let kept = rx.fhir { pairs.append(("fhir", Self.kept(kept))) }
         return .object(pairs)
     }
 
@@ -97,6 +98,28 @@ struct PrescriptionJSON {
     }
 
     func text(pretty: Bool = true) -> String { value.write(pretty: pretty) }
+
+    /// The kept FHIR elements (docs/format.md, "Kept FHIR elements"), as stored.
+    static func kept(_ kept: KeptFHIR) -> JSONValue {
+        func object(_ o: [String: FHIRValue]) -> JSONValue { .object(o.map { ($0.key, value($0.value)) }) }
+        func value(_ v: FHIRValue) -> JSONValue {
+            switch v {
+            case .null: return .number("null")
+            case .bool(let b): return .bool(b)
+            case .integer(let i): return .int(i)
+            case .number(let d): return .number(String(d))
+            case .string(let s): return .string(s)
+            case .array(let a): return .array(a.map(value))
+            case .object(let o): return object(o)
+            }
+        }
+        var pairs: [(String, JSONValue)] = [("resource", object(kept.resource))]
+        if let right = kept.right { pairs.append(("right", object(right))) }
+        if let left = kept.left { pairs.append(("left", object(left))) }
+        if let prescriber = kept.prescriber { pairs.append(("prescriber", object(prescriber))) }
+        if let practitioner = kept.practitioner { pairs.append(("practitioner", object(practitioner))) }
+        return .object(pairs)
+    }
 }
 
 /// `list --format json`: `{"schema": "rxvault/prescriptions/v1", "prescriptions": [...]}`.
