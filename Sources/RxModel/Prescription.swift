@@ -61,6 +61,8 @@ public struct Prescription: Hashable, Sendable {
     public var left: LensSpecification?
     /// A binocular PD, when the prescription gives one number instead of one per eye (glasses only).
     public var pupillaryDistance: PupillaryDistance?
+    /// The kind of contact lens, when the prescription says (contacts only; sharpens the warnings).
+    public var contactLensType: ContactLensType?
 
     public init(kind: PrescriptionKind, patient: Patient, prescriber: Prescriber, issued: CalendarDate,
                 expires: CalendarDate? = nil, note: String? = nil, right: LensSpecification? = nil,
