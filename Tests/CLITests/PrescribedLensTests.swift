@@ -142,7 +142,8 @@ import Testing
         let rows = text.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         #expect(rows.contains(["OD", "180", "-6.00", "-5.60", "12.0"]), "\(text.stdout)")
         #expect(rows.contains(["OD", "090", "-7.00", "-6.46", "12.0"]), "\(text.stdout)")
-        #expect(text.stdout.contains("4 D or less: about the same at the cornea"))
+        #expect(text.stdout.contains("\nOS: 4 D or less in every meridian: about the same at the cornea"), "\(text.stdout)")
+        #expect(!text.stdout.split(separator: "\n").contains { $0.hasSuffix(" ") }, "no trailing spaces")
 
         let json = try cli.json(try cli.run(["show", id, "--at-cornea", "--format", "json"]).stdout)
         let cornea = try #require(json["atCornea"] as? [String: Any])

@@ -56,21 +56,21 @@ struct CorneaPower {
         return (rounded > 0 ? "+" : rounded < 0 ? "" : "") + String(format: "%.2f", rounded == 0 ? 0 : rounded)
     }
 
+    /// The table of the eyes where it matters, then a line for each eye where it does not.
     var text: String {
-        var lines = ["power at the cornea: \(Self.disclaimer)", ""]
-        var rows: [[String]] = []
-        for result in eyes {
-            let vertex = result.vertex.plain + (result.vertexAssumed ? " (assumed)" : "")
-            if !result.matters {
-                rows.append([result.eye.label, "all", "-", "-", vertex, "4 D or less: about the same at the cornea"])
-                continue
-            }
-            for m in result.meridians {
-                rows.append([result.eye.label, m.degrees.map { String(format: "%03d", $0) } ?? "all",
-                             m.glasses.signedPower, Self.text(m.cornea), vertex, ""])
+        var lines = ["power at the cornea: \(Self.disclaimer)"]
+        let rows: [[String]] = eyes.filter(\.matters).flatMap { result in
+            result.meridians.map { m in
+                [result.eye.label, m.degrees.map { String(format: "%03d", $0) } ?? "all", m.glasses.signedPower, Self.text(m.cornea),
+                 result.vertex.plain + (result.vertexAssumed ? " (assumed)" : "")]
             }
         }
-        lines.append(Table.render(headers: ["EYE", "MERIDIAN", "GLASSES", "AT CORNEA", "VERTEX", "NOTE"], rows: rows))
+        if !rows.isEmpty {
+            lines += ["", Table.render(headers: ["EYE", "MERIDIAN", "GLASSES", "AT CORNEA", "VERTEX"], rows: rows)]
+        }
+        for result in eyes where !result.matters {
+            lines.append("\(result.eye.label): 4 D or less in every meridian: about the same at the cornea")
+        }
         return lines.joined(separator: "\n")
     }
 
