@@ -23,8 +23,9 @@ extension RxVaultCommand {
                   --issued 2026-03-01 --expires 2027-03-01 --brand "Acuvue Oasys" \\
                   --od "-3.00 bc 8.6 dia 14.2" --os "-2.75 bc 8.6 dia 14.2"
               rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" \\
-                  --issued 2026-03-01 --expires 2027-03-01 --lens-type rgp --brand "Boston XO" \\
-                  --od "-4.50 bc 7.45 dia 9.6" --os "-4.25 bc 7.5 dia 9.6"
+                  --issued 2026-03-01 --expires 2027-03-01 --lens-type rgp \\
+                  --brand "Boston XO" --od "-4.50 bc 7.45 dia 9.6" \\
+                  --os "-4.25 bc 7.5 dia 9.6"
 
             Multifocal contacts: "add +1.50 D", "add HIGH N" (LOW/MED/HIGH, D/N as written).
             A balance lens for one eye of glasses: --os BAL.

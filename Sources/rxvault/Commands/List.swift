@@ -89,8 +89,8 @@ extension RxVaultCommand {
             SE is the spherical equivalent (sphere + cylinder / 2).
 
             --at-cornea (glasses) adds the power at the cornea per principal meridian, for eyes
-            stronger than 4 D, at the written vertex distance (12 mm assumed when none is written):
-            a calculation, not a contact-lens prescription or fitting.
+            stronger than 4 D, at the written vertex distance (12 mm assumed when none is written),
+            as a calculation, not a contact-lens prescription or fitting.
             """))
 
         @Argument(help: "The prescription's id (any unique prefix).") var id: String
