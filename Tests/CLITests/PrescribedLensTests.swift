@@ -164,6 +164,33 @@ import Testing
         #expect(refused.status == 64 && refused.stderr.contains("rxvault: error: --at-cornea applies to glasses prescriptions"), "\(refused)")
     }
 
+    /// A Bundle from another FHIR tool writing "no astigmatism" as cylinder 0 with an axis (and
+    /// an RGP base curve of 6.2): imported as a spherical lens, and the import says so, as `add`
+    /// would; importing it again (nothing stored) says nothing.
+    @Test func importSaysWhatTheRulesNormalised() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let bundle = #"""
+        {"resourceType": "Bundle", "type": "collection", "entry": [
+          {"fullUrl": "urn:uuid:8a0f3c52-1d7e-4b8e-9a43-2f6c1e0d5b71", "resource": {"resourceType": "Patient", "name": [{"family": "Okafor", "given": ["Ngozi"]}]}},
+          {"fullUrl": "urn:uuid:1c9e7d24-6b3a-4f0e-8d15-7a2b9c4e6f08", "resource": {"resourceType": "VisionPrescription", "status": "active",
+            "created": "2026-03-01", "dateWritten": "2026-03-01", "patient": {"reference": "urn:uuid:8a0f3c52-1d7e-4b8e-9a43-2f6c1e0d5b71"},
+            "prescriber": {"display": "Dr Chidi Eze"},
+            "extension": [{"url": "https://rxvault.dev/fhir/StructureDefinition/expiration-date", "valueDate": "2027-03-01"}],
+            "lensSpecification": [
+              {"product": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/ex-visionprescriptionproduct", "code": "contact"}]},
+               "eye": "right", "power": -4.5, "cylinder": 0, "axis": 180, "backCurve": 6.2, "diameter": 9.6, "brand": "Boston XO"}]}}]}
+        """#
+        let file = try cli.write(bundle, to: "other-tool.json")
+        let imported = try cli.run(["import", file])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stderr.contains("rxvault: warning: entry[1] VisionPrescription: OD cylinder 0.00 with axis 180: no astigmatism, stored as spherical (axis dropped)"), "\(imported)")
+        #expect(imported.stderr.contains("entry[1] VisionPrescription: OD base curve 6.2 mm is unusual for any common contact lens"), "\(imported)")
+        #expect(try cli.run(["list"]).stdout.contains("-4.50 bc 6.2 dia 9.6"))
+        let again = try cli.run(["import", file])
+        #expect(again.status == 0 && again.stderr.isEmpty, "\(again)")
+    }
+
     /// Every new field through every export and back: JSON and FHIR export, import into a second
     /// vault, `show --format json` the same; CSV carries them in its new columns.
     @Test(arguments: ["json", "fhir"])
