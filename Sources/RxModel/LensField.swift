@@ -9,6 +9,9 @@ public enum LensField: String, CaseIterable, Hashable, Sendable {
     case nearPD = "near PD"
     case baseCurve = "base curve"
     case diameter, brand
+    case addDesignation = "add designation"
+    case dominance
+    case balance = "balance lens"
 
     /// The name in messages ("OD prism").
     public var label: String { rawValue }
@@ -27,6 +30,9 @@ public enum LensField: String, CaseIterable, Hashable, Sendable {
         case .baseCurve: return lens.baseCurve?.plain
         case .diameter: return lens.diameter?.plain
         case .brand: return lens.brand
+        case .addDesignation: return lens.addDesignation?.rawValue
+        case .dominance: return lens.dominance?.rawValue
+        case .balance: return lens.balance ? "BAL" : nil
         }
     }
 
@@ -44,14 +50,22 @@ public enum LensField: String, CaseIterable, Hashable, Sendable {
         case .baseCurve: lens.baseCurve = source.baseCurve
         case .diameter: lens.diameter = source.diameter
         case .brand: lens.brand = source.brand
+        case .addDesignation: lens.addDesignation = source.addDesignation
+        case .dominance: lens.dominance = source.dominance
+        case .balance: lens.balance = source.balance
         }
     }
 
     /// Removes this field from `lens`. A cylinder goes with its axis (one without the other is
-    /// no prescription); the sphere cannot be removed (plano is a sphere of 0), so nothing happens.
+    /// no prescription), an add with its designation and dominance (`--no-od-add` removes the
+    /// whole multifocal add); the sphere cannot be removed (plano is a sphere of 0), so nothing happens.
     public func remove(from lens: inout LensSpecification) {
         let empty = LensSpecification(sphere: lens.sphere)
         copy(from: empty, to: &lens)
         if self == .cylinder { LensField.axis.copy(from: empty, to: &lens) }
+        if self == .add {
+            LensField.addDesignation.copy(from: empty, to: &lens)
+            LensField.dominance.copy(from: empty, to: &lens)
+        }
     }
 }

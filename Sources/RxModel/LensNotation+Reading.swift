@@ -26,15 +26,22 @@ extension LensNotation {
         /// - cylinder and axis as one unit: replaced when the notation writes either, removed
         ///   when it says `DS`/`sph`; a notation with neither on a lens that has a cylinder is
         ///   refused (`-1.25` could mean "sphere alone" or "new sphere, same cylinder");
-        /// - add, prism, vertex distance, PD, near PD, base curve, diameter: replaced when
-        ///   written, otherwise kept; the brand (never part of a notation) is kept.
+        /// - the add with its designation and design (D/N) as one unit, prism, vertex distance,
+        ///   PD, near PD, base curve, diameter: replaced when written, otherwise kept; the brand
+        ///   (never part of a notation) is kept;
+        /// - `BAL` makes it a balance lens without cylinder, add or prism; any sphere ends that.
         ///
         /// With no current lens (a new eye) the notation is the lens.
         public func applied(to current: LensSpecification?) throws(Unreadable) -> LensSpecification {
             guard let current else { return lens }
             var result = current
             result.sphere = lens.sphere
-            if given.contains(.cylinder) || given.contains(.axis) {
+            // Balance or not is said by every notation, like the sphere: "BAL" makes the lens a
+            // balance lens (dropping every power), a sphere makes it a lens with power again.
+            result.balance = lens.balance
+            if lens.balance {
+                for field in [LensField.cylinder, .add, .prism] { field.remove(from: &result) }
+            } else if given.contains(.cylinder) || given.contains(.axis) {
                 result.cylinder = lens.cylinder
                 result.axis = lens.axis
             } else if sphereOnly {
@@ -50,7 +57,12 @@ extension LensNotation {
                 throw Unreadable(problem: "gives no cylinder, but the lens has \(cylinder): write \"\(LensNotation.format(keep))\" "
                                  + "to keep it, or \"\(alone)\" for a sphere alone")
             }
-            for field in LensField.allCases where field != .sphere && field != .cylinder && field != .axis && given.contains(field) {
+            // An add is one unit: its number, designation (LOW/MED/HIGH) and design (D/N).
+            if given.contains(.add) {
+                for field in [LensField.add, .addDesignation, .dominance] { field.copy(from: lens, to: &result) }
+            }
+            let together: Set<LensField> = [.sphere, .cylinder, .axis, .add, .addDesignation, .dominance, .balance]
+            for field in LensField.allCases where !together.contains(field) && given.contains(field) {
                 field.copy(from: lens, to: &result)
             }
             return result

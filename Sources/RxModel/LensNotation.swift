@@ -3,6 +3,8 @@
 ///     -2.25 -0.75 x180 add +2.00        plano        +1.50 DS
 ///     -1.00 -0.50 x 090 prism 1.5 BI    -3.00 bc 8.6 dia 14.2
 ///     -2.75 -1.25 x 170 bc 8.7 dia 14.5  0.50 DS prism 1 BU 2 BO   +1.00 prism 2 @ 45
+///     -2.25/-0.75x180    SPH -1.00 CYL -0.50 AXIS 045    x180°    Add: +2.50    BAL
+///     -1.50 add HIGH D    -1.25 add +1.50 N    -2.00 0.00 x180 (a zero cylinder: spherical)
 ///
 /// Words are case-insensitive and may touch the numbers (`x180`, `BC8.6`, `ADD+2.00`). The
 /// parser reads only values; it does not judge them: ranges and steps are `PrescriptionRules`'
@@ -26,16 +28,22 @@ public enum LensNotation {
         return try reader.readSpecification()
     }
 
-    /// The canonical notation of `lens`: sphere, cylinder and axis, then add, prism, bc, dia.
-    /// Brand, PD and vertex distance are not part of it (they have their own columns and flags).
+    /// The canonical notation of `lens`: sphere, cylinder and axis (or `BAL` for a balance lens),
+    /// then add (number, LOW/MED/HIGH, D/N), prism, bc, dia. Brand, PD and vertex distance are not
+    /// part of it (they have their own columns and flags). A zero cylinder is not written: the
+    /// lens is spherical (`-2.00 0.00 x180` prints as `-2.00 DS`).
     public static func format(_ lens: LensSpecification) -> String {
         var parts: [String] = []
-        if lens.sphere.isZero { parts.append("plano") } else { parts.append(lens.sphere.signedPower) }
+        if lens.balance { parts.append("BAL") }
+        else if lens.sphere.isZero { parts.append("plano") } else { parts.append(lens.sphere.signedPower) }
         if let cylinder = lens.cylinder, !cylinder.isZero {
             parts.append(cylinder.signedPower)
             if let axis = lens.axis { parts.append("x" + String(axis).padding(toLength: 3, leftPadding: true)) }
         }
-        if let add = lens.add { parts.append("add \(add.signedPower)") }
+        if lens.add != nil || lens.addDesignation != nil || lens.dominance != nil {
+            parts.append((["add", lens.add?.signedPower, lens.addDesignation?.rawValue, lens.dominance?.rawValue] as [String?])
+                .compactMap { $0 }.joined(separator: " "))
+        }
         if let prism = lens.prism { parts.append("prism \(prism.notation)") }
         if let bc = lens.baseCurve { parts.append("bc \(bc.plain)") }
         if let dia = lens.diameter { parts.append("dia \(dia.plain)") }
@@ -83,7 +91,12 @@ public enum LensNotation {
         while index < text.endIndex {
             let c = text[index]
             let next = text.index(after: index) < text.endIndex ? text[text.index(after: index)] : nil
-            if c.isWhitespace || c == "," || c == ";" {
+            if c.isWhitespace || c == "," || c == ";" || c == "/" || c == ":" {
+                // "/" separates sphere and cylinder ("-2.25/-0.75x180"), ":" follows a label ("Add: +2.50").
+                index = text.index(after: index)
+            } else if c == "\u{00B0}" {
+                // A degree sign after an axis or angle ("x180°") is only the unit.
+                guard case .number? = tokens.last else { throw Unreadable(problem: "unexpected '°' (it may follow an axis: x180°)") }
                 index = text.index(after: index)
             } else if isNumberStart(c, next: next) {
                 let start = index
@@ -105,7 +118,11 @@ public enum LensNotation {
                 let start = index
                 // Dots inside a word are abbreviations ("b.c."), but a dot followed by a digit
                 // starts the next number ("add.75" is add 0.75).
-                while index < text.endIndex, text[index].isLetter
+                // A hyphen between letters joins a word ("non-dominant").
+                func joinsWord(_ i: String.Index) -> Bool {
+                    text[i] == "-" && text.index(after: i) < text.endIndex && text[text.index(after: i)].isLetter
+                }
+                while index < text.endIndex, text[index].isLetter || joinsWord(index)
                         || (text[index] == "." && !(text.index(after: index) < text.endIndex && text[text.index(after: index)].isASCIIDigit)) {
                     index = text.index(after: index)
                 }
@@ -133,18 +150,32 @@ public enum LensNotation {
         static let sphereMarks: Set<String> = ["ds", "sph", "sphere", "d"]
         static let planoWords: Set<String> = ["plano", "pl", "pln"]
         static let axisWords: Set<String> = ["x", "axis", "ax"]
+        static let balanceWords: Set<String> = ["bal", "balance"]
+        /// Labels written before a value ("SPH -1.00 CYL -0.50 AXIS 045").
+        static let sphereLabels: Set<String> = ["sph", "sphere"]
+        static let cylinderLabels: Set<String> = ["cyl", "cylinder"]
+
+        /// The token after the next one.
+        var peekSecond: Token? { position + 1 < tokens.count ? tokens[position + 1] : nil }
 
         mutating func readSpecification() throws(Unreadable) -> Reading {
+            if case .word(let w)? = peek, Self.balanceWords.contains(w) {
+                // A balance lens: no power at all (the rules refuse one given a cylinder or add).
+                position += 1
+                var given: Set<LensField> = [.sphere, .balance]
+                var lens = LensSpecification.balanceLens
+                try readFields(into: &lens, given: &given)
+                return Reading(lens: lens, given: given, sphereOnly: true)
+            }
             var lens = LensSpecification(sphere: try readSphere())
             var given: Set<LensField> = [.sphere]
             var sphereOnly = false
             if case .word(let w)? = peek, Self.sphereMarks.contains(w) { position += 1; sphereOnly = true }
+            if !sphereOnly, case .word(let w)? = peek, Self.cylinderLabels.contains(w), case .number? = peekSecond { position += 1 }
             // After "DS" (sphere only) a further number cannot be a cylinder.
             if !sphereOnly, case .number(let text)? = peek {
                 position += 1
-                // A zero cylinder is no cylinder (as the rules store it), so notation round-trips.
-                let cylinder = try value(text, "cylinder")
-                lens.cylinder = cylinder.isZero ? nil : cylinder
+                lens.cylinder = try value(text, "cylinder")
                 given.insert(.cylinder)
                 if case .word(let w)? = peek, w == "dc" || w == "cyl" { position += 1 }
             }
@@ -153,6 +184,16 @@ public enum LensNotation {
                 lens.axis = try readAxis()
                 given.insert(.axis)
             }
+            // A zero cylinder without an axis is no cylinder (as the rules store it), so notation
+            // round-trips. With an axis ("-2.00 0.00 x180") both stay, for the rules to store the
+            // lens as spherical and say so.
+            if lens.cylinder?.isZero == true && lens.axis == nil { lens.cylinder = nil }
+            try readFields(into: &lens, given: &given)
+            return Reading(lens: lens, given: given, sphereOnly: sphereOnly)
+        }
+
+        /// The words after the refraction: add, prism, bc, dia, vertex, pd, npd, each once.
+        mutating func readFields(into lens: inout LensSpecification, given: inout Set<LensField>) throws(Unreadable) {
             var seen: Set<String> = []
             while let token = next() {
                 guard case .word(let word) = token else {
@@ -164,7 +205,10 @@ public enum LensNotation {
                 }
                 guard seen.insert(field).inserted else { throw Unreadable(problem: "'\(word)' given twice") }
                 switch field {
-                case "add": lens.add = try readNumber("add")
+                case "add":
+                    try readAdd(into: &lens)
+                    if lens.addDesignation != nil { given.insert(.addDesignation) }
+                    if lens.dominance != nil { given.insert(.dominance) }
                 case "prism": lens.prism = try readPrism()
                 case "bc": lens.baseCurve = try readNumber("base curve")
                 case "dia": lens.diameter = try readNumber("diameter")
@@ -175,7 +219,27 @@ public enum LensNotation {
                 }
                 given.insert(Self.lensField[field]!)
             }
-            return Reading(lens: lens, given: given, sphereOnly: sphereOnly)
+        }
+
+        /// `add +2.00`, `add HIGH`, `add +1.50 HIGH`, `add MED D`, `add +2.00 N`: a number, a
+        /// designation (LOW/MED/HIGH) or both, then optionally the design (D dominant, N non-dominant).
+        mutating func readAdd(into lens: inout LensSpecification) throws(Unreadable) {
+            if case .number(let text)? = peek {
+                position += 1
+                lens.add = try value(text, "add")
+            }
+            if case .word(let w)? = peek, let designation = AddDesignation(text: w) {
+                position += 1
+                lens.addDesignation = designation
+            }
+            guard lens.add != nil || lens.addDesignation != nil else {
+                let found = peek.map { " (found '\($0.text)')" } ?? ""
+                throw Unreadable(problem: "expected an add after 'add': a number (add +2.00) or LOW, MED or HIGH\(found)")
+            }
+            if case .word(let w)? = peek, let dominance = LensDominance(word: w) {
+                position += 1
+                lens.dominance = dominance
+            }
         }
 
         static let lensField: [String: LensField] = ["add": .add, "prism": .prism, "bc": .baseCurve, "dia": .diameter,
@@ -198,7 +262,13 @@ public enum LensNotation {
             switch next() {
             case .number(let text)?: return try value(text, "sphere")
             case .word(let w)? where Self.planoWords.contains(w): return .zero
-            case .word(let w)? where w == "ds" || w == "sph": throw Unreadable(problem: "expected a sphere before '\(w)'")
+            case .word(let w)? where Self.sphereLabels.contains(w):
+                // "SPH -1.00": the label, then the sphere.
+                if case .word(let p)? = peek, Self.planoWords.contains(p) { position += 1; return .zero }
+                guard case .number(let text)? = peek else { throw Unreadable(problem: "expected a sphere after '\(w)'") }
+                position += 1
+                return try value(text, "sphere")
+            case .word(let w)? where w == "ds": throw Unreadable(problem: "expected a sphere before '\(w)'")
             case .word(let w)?: throw Unreadable(problem: "expected a sphere first (a number such as -2.25, or plano), found '\(w)'")
             case nil: throw Unreadable(problem: "empty: expected a sphere (a number such as -2.25, or plano)")
             }

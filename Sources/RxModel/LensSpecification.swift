@@ -30,6 +30,14 @@ public struct LensSpecification: Hashable, Sendable {
     public var diameter: Hundredths?
     /// The prescribed lens brand; contact-lens prescriptions name one per eye.
     public var brand: String?
+    /// A multifocal contact lens's add as a range (`add HIGH`), instead of or beside `add`.
+    public var addDesignation: AddDesignation?
+    /// A multifocal contact lens's dominant or non-dominant design (`D`, `N`).
+    public var dominance: LensDominance?
+
+    /// A balance lens (`BAL`): no prescribed power, matched to the other lens for appearance and
+    /// weight (glasses, one eye only). Its sphere is 0 and it carries no other power.
+    public var balance: Bool = false
 
     public init(sphere: Hundredths, cylinder: Hundredths? = nil, axis: Int? = nil, add: Hundredths? = nil,
                 prism: Prism? = nil, vertexDistance: Hundredths? = nil, farPD: Hundredths? = nil,
@@ -46,6 +54,13 @@ public struct LensSpecification: Hashable, Sendable {
         self.baseCurve = baseCurve
         self.diameter = diameter
         self.brand = brand
+    }
+
+    /// A balance lens (`BAL`) with only the fields a balance lens may have.
+    public static var balanceLens: LensSpecification {
+        var lens = LensSpecification(sphere: .zero)
+        lens.balance = true
+        return lens
     }
 
     /// Whether the lens corrects astigmatism.

@@ -75,6 +75,7 @@ extension Prism: Codable {
 extension LensSpecification: Codable {
     enum CodingKeys: String, CodingKey {
         case sphere, cylinder, axis, add, prism, vertexDistance, pupillaryDistance, baseCurve, diameter, brand
+        case addDesignation, dominance, balance
     }
     struct MonocularPD: Codable {
         var far: Hundredths?
@@ -94,6 +95,15 @@ extension LensSpecification: Codable {
                   baseCurve: try c.decodeIfPresent(Hundredths.self, forKey: .baseCurve),
                   diameter: try c.decodeIfPresent(Hundredths.self, forKey: .diameter),
                   brand: try c.decodeIfPresent(String.self, forKey: .brand))
+        // Added after v1's first release: absent in older records and files, which still read.
+        addDesignation = try c.decodeIfPresent(AddDesignation.self, forKey: .addDesignation)
+        if let word = try c.decodeIfPresent(String.self, forKey: .dominance) {
+            guard let dominance = LensDominance(word: word) else {
+                throw DecodingError.dataCorruptedError(forKey: .dominance, in: c, debugDescription: "'\(word)': expected dominant or non-dominant")
+            }
+            self.dominance = dominance
+        }
+        balance = try c.decodeIfPresent(Bool.self, forKey: .balance) ?? false
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -110,12 +120,16 @@ extension LensSpecification: Codable {
         try c.encodeIfPresent(baseCurve, forKey: .baseCurve)
         try c.encodeIfPresent(diameter, forKey: .diameter)
         try c.encodeIfPresent(brand, forKey: .brand)
+        try c.encodeIfPresent(addDesignation, forKey: .addDesignation)
+        try c.encodeIfPresent(dominance?.word, forKey: .dominance)
+        if balance { try c.encode(true, forKey: .balance) }
     }
 }
 
 extension Prescription: Codable {
     enum CodingKeys: String, CodingKey {
         case kind, patient, prescriber, issued, expires, note, right, left, pupillaryDistance, fhir
+        case contactLensType
     }
 
     public init(from decoder: Decoder) throws {
@@ -130,6 +144,7 @@ extension Prescription: Codable {
                   left: try c.decodeIfPresent(LensSpecification.self, forKey: .left),
                   pupillaryDistance: try c.decodeIfPresent(PupillaryDistance.self, forKey: .pupillaryDistance))
         fhir = try c.decodeIfPresent(KeptFHIR.self, forKey: .fhir)
+        contactLensType = try c.decodeIfPresent(ContactLensType.self, forKey: .contactLensType)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -144,5 +159,6 @@ extension Prescription: Codable {
         try c.encodeIfPresent(left, forKey: .left)
         try c.encodeIfPresent(pupillaryDistance, forKey: .pupillaryDistance)
         try c.encodeIfPresent(fhir, forKey: .fhir)
+        try c.encodeIfPresent(contactLensType, forKey: .contactLensType)
     }
 }

@@ -64,6 +64,8 @@ public struct Prescription: Hashable, Sendable {
     /// What an imported FHIR VisionPrescription carried that rxvault does not model (`KeptFHIR`);
     /// nil for everything else and for records written before it existed.
     public var fhir: KeptFHIR?
+    /// The kind of contact lens, when the prescription says (contacts only; sharpens the warnings).
+    public var contactLensType: ContactLensType?
 
     public init(kind: PrescriptionKind, patient: Patient, prescriber: Prescriber, issued: CalendarDate,
                 expires: CalendarDate? = nil, note: String? = nil, right: LensSpecification? = nil,

@@ -43,6 +43,7 @@ extension Prescription {
         compare("expiry date", previous.expires?.description, expires?.description)
         compare("PD", previous.pupillaryDistance?.far.plain, pupillaryDistance?.far.plain)
         compare("near PD", previous.pupillaryDistance?.near?.plain, pupillaryDistance?.near?.plain)
+        compare("contact-lens type", previous.contactLensType?.rawValue, contactLensType?.rawValue)
         for eye in Eye.allCases {
             switch (previous[eye], self[eye]) {
             case (nil, nil):

@@ -46,11 +46,14 @@ public enum PrescriptionRules {
     public static let prismRange = Hundredths(raw: 25)...Hundredths(20)
     /// 360 is the same direction as 0; both are accepted as written.
     public static let prismAngleRange = 0...360
-    public static let binocularPDRange = Hundredths(40)...Hundredths(80)
-    public static let monocularPDRange = Hundredths(20)...Hundredths(40)
+    /// Infants' PDs are in the 30s: the range is every person's, the adult one only warns.
+    public static let binocularPDRange = Hundredths(30)...Hundredths(85)
+    public static let monocularPDRange = Hundredths(15)...Hundredths(45)
     public static let vertexRange = Hundredths(5)...Hundredths(25)
-    public static let baseCurveRange = Hundredths(7)...Hundredths(10)
-    public static let diameterRange = Hundredths(8)...Hundredths(raw: 1650)
+    /// Every lens type's: keratoconus RGP fits go below 6.5 mm, flat soft lenses above 9.5.
+    public static let baseCurveRange = Hundredths(5)...Hundredths(raw: 1050)
+    /// From small corneal RGPs to large sclerals.
+    public static let diameterRange = Hundredths(7)...Hundredths(25)
     /// Longest accepted free text (names, brand, note), in characters; `TextField` also bounds
     /// the bytes and refuses invisible and control characters.
     public static let maxTextLength = TextField.name.maxCharacters
@@ -86,6 +89,8 @@ public enum PrescriptionRules {
         if let r = rx.right?.add, let l = rx.left?.add, r != l {
             advisories.append("OD add \(r.signedPower) and OS add \(l.signedPower) differ: check the prescription")
         }
+        checkLensKinds(rx, into: &problems)
+        advisories += unusualValues(rx)
 
         guard problems.isEmpty else { throw PrescriptionInvalid(violations: problems) }
         return CheckedPrescription(prescription: rx, advisories: advisories)
@@ -161,7 +166,14 @@ public enum PrescriptionRules {
             }
         }
         power(lens.sphere, "sphere", sphereRange)
-        if let cylinder = lens.cylinder, cylinder.isZero { lens.cylinder = nil }
+        if let cylinder = lens.cylinder, cylinder.isZero {
+            // "-2.00 0.00 x180": no astigmatism, whatever axis was written with it.
+            if let axis = lens.axis {
+                advisories.append("\(eye.label) cylinder 0.00 with axis \(axis): no astigmatism, stored as spherical (axis dropped)")
+                lens.axis = nil
+            }
+            lens.cylinder = nil
+        }
         power(lens.cylinder, "cylinder", cylinderRange)
         if let add = lens.add, add.raw <= 0 {
             problems.append(RuleViolation(eye: eye, field: "add", value: add.signedPower,
@@ -195,7 +207,12 @@ public enum PrescriptionRules {
                                           accepted: "accepted \(range.lowerBound.short) to \(range.upperBound.short) \(unit)"))
         }
         if let prism = lens.prism {
-            for amount in prism.amounts { length(amount, "prism", prismRange, unit: "prism dioptres") }
+            // Every written amount, rectangular parts and a polar amount alike, comes in 0.25
+            // steps; the parts derived from a polar prism are never stored, so never checked.
+            for amount in prism.amounts where !prismRange.contains(amount) || !amount.isMultiple(of: quarterStep) {
+                problems.append(RuleViolation(eye: eye, field: "prism", value: amount.short,
+                                              accepted: "accepted 0.25 to 20 prism dioptres in 0.25 steps"))
+            }
             if case let .polar(_, angle) = prism, !prismAngleRange.contains(angle) {
                 problems.append(RuleViolation(eye: eye, field: "prism base angle", value: String(angle),
                                               accepted: "accepted whole degrees 0 to 360"))
@@ -243,12 +260,13 @@ public enum PrescriptionRules {
             problems.append(RuleViolation(eye: nil, field: "PD", value: nil, accepted: "applies to glasses only"))
             return
         }
+        let accepted = "accepted \(binocularPDRange.lowerBound.short) to \(binocularPDRange.upperBound.short) mm for a binocular PD"
         if !binocularPDRange.contains(pd.far) {
-            problems.append(RuleViolation(eye: nil, field: "PD", value: pd.far.short, accepted: "accepted 40 to 80 mm for a binocular PD"))
+            problems.append(RuleViolation(eye: nil, field: "PD", value: pd.far.short, accepted: accepted))
         }
         if let near = pd.near {
             if !binocularPDRange.contains(near) {
-                problems.append(RuleViolation(eye: nil, field: "near PD", value: near.short, accepted: "accepted 40 to 80 mm for a binocular PD"))
+                problems.append(RuleViolation(eye: nil, field: "near PD", value: near.short, accepted: accepted))
             } else if near >= pd.far {
                 problems.append(RuleViolation(eye: nil, field: "near PD", value: near.short, accepted: "must be less than the far PD \(pd.far.short) mm"))
             }

@@ -75,6 +75,7 @@ enum RecordCodec {
             }
             w.value(lens.vertexDistance); w.value(lens.farPD); w.value(lens.nearPD); w.value(lens.baseCurve); w.value(lens.diameter)
         }
+        encodeTrailing(rx, into: &w)
     }
 
     /// Completes `summary` (the filter fields, read already) with the rest of the record.
@@ -104,8 +105,64 @@ enum RecordCodec {
             lens.baseCurve = try r.value(); lens.diameter = try r.value()
             rx[eye] = lens
         }
+        try decodeTrailing(&r, into: &rx)
         var record = PrescriptionRecord(id: id, version: version, recorded: recorded, prescription: rx)
         record.change = change
         return record
+    }
+}
+
+// MARK: - Trailing fields
+
+/// Fields added after the first release of this codec, after everything it wrote: a sequence of
+/// (tag u8, length i32, bytes). Index entries written before have none (they decode with the
+/// fields absent), and a reader skips a tag it does not know, so each later addition takes its
+/// own tag without disturbing the others.
+extension RecordCodec {
+    /// Tag 1, the lens details of issue 12: contact-lens type (u8: 0 none, then
+    /// `ContactLensType.allCases` order + 1), then per eye present (OD first) the add designation
+    /// (u8: 0 none, `AddDesignation.allCases` order + 1), the dominance (likewise) and balance (u8 0/1).
+    static let lensDetailsTag: UInt8 = 1
+
+    static func encodeTrailing(_ rx: Prescription, into w: inout Writer) {
+        func index<T: CaseIterable & Equatable>(_ value: T?) -> UInt8 {
+            guard let value, let i = Array(T.allCases).firstIndex(of: value) else { return 0 }
+            return UInt8(i + 1)
+        }
+        let hasDetails = rx.contactLensType != nil
+            || rx.eyes.contains { $0.1.addDesignation != nil || $0.1.dominance != nil || $0.1.balance }
+        guard hasDetails else { return }
+        var details = Writer()
+        details.u8(index(rx.contactLensType))
+        for (_, lens) in rx.eyes {
+            details.u8(index(lens.addDesignation)); details.u8(index(lens.dominance)); details.u8(lens.balance ? 1 : 0)
+        }
+        w.u8(lensDetailsTag)
+        w.i32(details.bytes.count)
+        w.bytes += details.bytes
+    }
+
+    static func decodeTrailing(_ r: inout Reader, into rx: inout Prescription) throws {
+        func value<T: CaseIterable>(_ code: UInt8, _: T.Type) throws -> T? {
+            let all = Array(T.allCases)
+            guard code != 0 else { return nil }
+            guard Int(code) <= all.count else { throw Reader.Truncated() }
+            return all[Int(code) - 1]
+        }
+        while r.p < r.bytes.count {
+            let tag = try r.u8()
+            let length = try r.i32()
+            guard length >= 0, r.p + length <= r.bytes.count else { throw Reader.Truncated() }
+            guard tag == lensDetailsTag else { try r.skip(length); continue }
+            let end = r.p + length
+            rx.contactLensType = try value(try r.u8(), ContactLensType.self)
+            for eye in Eye.allCases where rx[eye] != nil {
+                rx[eye]!.addDesignation = try value(try r.u8(), AddDesignation.self)
+                rx[eye]!.dominance = try value(try r.u8(), LensDominance.self)
+                rx[eye]!.balance = try r.u8() == 1
+            }
+            guard r.p <= end else { throw Reader.Truncated() }
+            r.p = end
+        }
     }
 }

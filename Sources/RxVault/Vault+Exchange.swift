@@ -123,6 +123,10 @@ extension Vault {
         /// Every item in file order, with what it does (or why it is refused).
         public var items: [ImportOutcome] = []
         public var refused: [ImportOutcome] { items.filter { $0.action == .refused } }
+        /// The rules' advisories for the items stored (new or updated), "position: text": what
+        /// `add` would have warned about (a zero cylinder with an axis stored as spherical, an
+        /// unusual base curve), so an import says it too.
+        public var warnings: [String] = []
     }
 
     /// One item of an import and what happens to it.
@@ -160,6 +164,7 @@ extension Vault {
                             dryRun: Bool) throws -> ImportReport {
         var problems: [String] = []
         var checked: [(ImportItem, RecordID, Prescription)] = []
+        var advisories: [(position: String, text: String)] = []
         var seen: Set<String> = []
         for item in file.items {
             do {
@@ -184,6 +189,7 @@ extension Vault {
                     }
                 }
                 checked.append((item, id, result.prescription))
+                advisories += result.advisories.map { (item.position, $0) }
             } catch {
                 problems += error.violations.map { "\(item.position): \($0)" }
             }
@@ -198,6 +204,8 @@ extension Vault {
                 try beginOwnerWrite()
                 swept = try maintain()
                 report = try planImport(checked, origin: origin, policy: policy)
+                let stored = Set(report.items.filter { $0.action == .new || $0.action == .update }.map(\.position))
+                report.warnings = advisories.filter { stored.contains($0.position) }.map { "\($0.position): \($0.text)" }
                 if !report.refused.isEmpty { throw ImportError(problems: report.refused.map(Self.refusalProblem), report: report) }
                 try importPlanned(checked, report: &report, parser: parser)
                 if dryRun { throw DryRunRollback() }

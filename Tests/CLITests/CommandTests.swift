@@ -95,7 +95,7 @@ import RxStore
         #expect(r.stderr.contains("OD axis: required with a cylinder"))
         #expect(r.stderr.contains("OS sphere +1.13"))
         #expect(r.stderr.contains("OS add +4.25: accepted +0.25 to +4.00"))
-        #expect(r.stderr.contains("PD 95: accepted 40 to 80 mm"))
+        #expect(r.stderr.contains("PD 95: accepted 30 to 85 mm"))
         #expect(!r.stderr.contains("Zebedee"), "no patient data in errors")
         #expect(r.stdout.isEmpty)
         #expect(cli.vaultFileBytes() == before)

@@ -298,13 +298,13 @@ import Testing
                 if rng.chance(40) { lens.add = rng.int(25...400, step: 25) }
                 if glasses {
                     if rng.chance(50) {
-                        // Prism amounts are 0.25 to 20 prism dioptres, in any hundredth.
-                        func amount() -> Int { rng.int(25...2000) * (rng.chance(50) ? 1 : -1) }
+                        // Prism amounts are 0.25 to 20 prism dioptres, in 0.25 steps (issue 12).
+                        func amount() -> Int { rng.int(25...2000, step: 25) * (rng.chance(50) ? 1 : -1) }
                         switch rng.int(0...3) {
                         case 0: lens.prism = .rectangular(up: amount(), in: nil)
                         case 1: lens.prism = .rectangular(up: nil, in: amount())
                         case 2: lens.prism = .rectangular(up: amount(), in: amount())
-                        default: lens.prism = .polar(amount: rng.int(25...2000), angle: rng.int(0...360))
+                        default: lens.prism = .polar(amount: rng.int(25...2000, step: 25), angle: rng.int(0...360))
                         }
                     }
                 } else {

@@ -61,7 +61,7 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
     }
 
     @Test(arguments: [
-        "", "   ", "foo", "-2 foo", "-2 x", "-2 -1 x", "1.234", "-2.00 -0.755 x 90", "DS", "sph +1.50", "x 180",
+        "", "   ", "foo", "-2 foo", "-2 x", "-2 -1 x", "1.234", "-2.00 -0.755 x 90", "DS", "sph", "sph DS", "x 180",
         "-2.00 add +1.00 add +1.00", "-2.00 add +1.00 addition +1.25", "-2.00 bc 8.6 bc 8.7",
         "-1.00 prism 1 BU 2 BD", "-1.00 prism 1 BI 2 BO", "-1.00 prism 1.5", "-1.00 prism BI", "-1.00 prism 1.5 BX",
         "-1.00 prism 1 BU 2 @ 90", "-1.00 prism 2 @", "-1.00 prism 2 @ 4.5", "-1.00 prism 1 BI prism 1 BU",

@@ -34,7 +34,11 @@ import RxModel
                 let lens = try LensNotation.parse(input)
                 let canonical = LensNotation.format(lens)
                 #expect(canonical == expected, "'\(input)'")
-                #expect(try LensNotation.parse(canonical) == lens, "canonical form of '\(input)' reads back the same")
+                // A zero cylinder written with an axis is read as written, for the rules to store
+                // the lens as spherical (with a warning); the canonical form is that spherical lens.
+                var stored = lens
+                if stored.cylinder?.isZero == true { stored.cylinder = nil; stored.axis = nil }
+                #expect(try LensNotation.parse(canonical) == stored, "canonical form of '\(input)' reads back the same")
             }
         }
     }

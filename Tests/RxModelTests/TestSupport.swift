@@ -117,16 +117,16 @@ extension SeededGenerator {
             if chance(40) {
                 switch Int.random(in: 0..<4, using: &self) {
                 case 0:
-                    lens.prism = .rectangular(vertical: .init(amount: hundredths(25...2000), base: chance(50) ? .up : .down),
+                    lens.prism = .rectangular(vertical: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .up : .down),
                                               horizontal: nil)
                 case 1:
                     lens.prism = .rectangular(vertical: nil,
-                                              horizontal: .init(amount: hundredths(25...2000), base: chance(50) ? .in : .out))
+                                              horizontal: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .in : .out))
                 case 2:
-                    lens.prism = .rectangular(vertical: .init(amount: hundredths(25...2000), base: chance(50) ? .up : .down),
-                                              horizontal: .init(amount: hundredths(25...2000), base: chance(50) ? .in : .out))
+                    lens.prism = .rectangular(vertical: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .up : .down),
+                                              horizontal: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .in : .out))
                 default:
-                    lens.prism = .polar(amount: hundredths(25...2000), angle: Int.random(in: 0...359, using: &self))
+                    lens.prism = .polar(amount: hundredths(25...2000, step: 25), angle: Int.random(in: 0...359, using: &self))
                 }
             }
             if chance(30) { lens.vertexDistance = hundredths(500...2500, step: 10) }

@@ -126,6 +126,7 @@ public enum FHIR {
             if let near = pd.near { extensions.append(["url": ext("near-pupillary-distance"), "valueQuantity": mm(near)]) }
         }
         if let note = rx.note { extensions.append(["url": ext("note"), "valueString": note]) }
+        extensions += prescriptionDetailExtensions(rx)
         var prescriber: [String: Any] = ["display": rx.prescriber.name]
         if let licence = rx.prescriber.licence { prescriber["identifier"] = ["value": licence] }
         if let contact = rx.prescriber.contact {
@@ -150,6 +151,7 @@ public enum FHIR {
             "sphere": lens.sphere.doubleValue,
         ]
         if kind == .contacts { spec["power"] = lens.sphere.doubleValue }
+        if lens.balance { spec["sphere"] = nil; spec["power"] = nil }
         if let c = lens.cylinder, !c.isZero { spec["cylinder"] = c.doubleValue }
         if let axis = lens.axis { spec["axis"] = axis }
         if let add = lens.add { spec["add"] = add.doubleValue }
@@ -165,6 +167,7 @@ public enum FHIR {
             extensions.append(["url": ext("prism-base-angle"), "extension": [
                 ["url": "amount", "valueDecimal": amount.doubleValue], ["url": "angle", "valueInteger": angle]]])
         }
+        extensions += lensDetailExtensions(lens)
         if !extensions.isEmpty { spec["extension"] = extensions }
         return spec
     }

@@ -181,7 +181,7 @@ extension FHIR {
                 continue
             }
             guard rx[eye] == nil else { problems.append("lensSpecification[\(index)]: a second \(eye.label)"); continue }
-            guard let sphere = number(spec["sphere"]) ?? number(spec["power"]) else {
+            guard let sphere = number(spec["sphere"]) ?? number(spec["power"]) ?? (isBalanceLens(spec) ? .zero : nil) else {
                 problems.append("lensSpecification[\(index)]: no sphere or power")
                 continue
             }
@@ -197,6 +197,7 @@ extension FHIR {
             lens.vertexDistance = quantity(spec, "vertex-distance")
             lens.farPD = quantity(spec, "far-pupillary-distance")
             lens.nearPD = quantity(spec, "near-pupillary-distance")
+            readLensDetails(spec, index: index, into: &lens, problems: &problems)
             if let polar = (extensionValue(spec, "prism-base-angle") as? [String: Any])?["extension"] as? [[String: Any]],
                let amount = number(polar.first { $0["url"] as? String == "amount" }?["valueDecimal"]),
                let angle = polar.first(where: { $0["url"] as? String == "angle" })?["valueInteger"] as? Int {
@@ -224,6 +225,7 @@ extension FHIR {
         }
         if let far = quantity(r, "far-pupillary-distance") { rx.pupillaryDistance = PupillaryDistance(far: far, near: quantity(r, "near-pupillary-distance")) }
         rx.note = (extensionValue(r, "note") as? [String: Any])?["valueString"] as? String
+        readPrescriptionDetails(r, into: &rx, problems: &problems)
         return rx
     }
 

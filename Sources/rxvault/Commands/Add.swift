@@ -22,6 +22,13 @@ extension RxVaultCommand {
               rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" \\
                   --issued 2026-03-01 --expires 2027-03-01 --brand "Acuvue Oasys" \\
                   --od "-3.00 bc 8.6 dia 14.2" --os "-2.75 bc 8.6 dia 14.2"
+              rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" \\
+                  --issued 2026-03-01 --expires 2027-03-01 --lens-type rgp \\
+                  --brand "Boston XO" --od "-4.50 bc 7.45 dia 9.6" \\
+                  --os "-4.25 bc 7.5 dia 9.6"
+
+            Multifocal contacts: "add +1.50 D", "add HIGH N" (LOW/MED/HIGH, D/N as written).
+            A balance lens for one eye of glasses: --os BAL.
             """))
 
         @Argument(help: "glasses or contacts.") var kind: PrescriptionKind
@@ -60,9 +67,13 @@ extension RxVaultCommand {
             cylinder is refused: write the cylinder to keep it, or "-1.25 DS" for a sphere alone
             (--od-sphere changes only the sphere).
 
-            A part is removed only by name: --no-od-cyl (with its axis), --no-od-add,
-            --no-od-prism, --no-od-vertex, --no-od-bc, --no-od-dia, --no-od-brand, and the same
-            with --no-os-. Switching between one binocular PD and a PD per eye needs --no-pd.
+            An add is one part: "add ..." replaces its number, LOW/MED/HIGH and D/N together.
+            BAL makes the eye a balance lens (dropping cylinder, add and prism).
+
+            A part is removed only by name: --no-od-cyl (with its axis), --no-od-add (with its
+            LOW/MED/HIGH and D/N), --no-od-prism, --no-od-vertex, --no-od-bc, --no-od-dia,
+            --no-od-brand, and the same with --no-os-; --no-lens-type removes the contact-lens
+            type. Switching between one binocular PD and a PD per eye needs --no-pd.
 
             Earlier versions are kept: 'rxvault history ID' lists them with what each changed.
 
@@ -77,19 +88,21 @@ extension RxVaultCommand {
         @Flag(name: .customLong("no-os"), help: "Remove the left-eye lens.") var removeLeft = false
         @Flag(name: .customLong("no-expires"), help: "Remove the expiry date (glasses).") var removeExpiry = false
         @Flag(name: .customLong("no-pd"), help: "Remove all pupillary distances.") var removePD = false
+        @Flag(name: .customLong("no-lens-type"), help: "Remove the contact-lens type.") var removeLensType = false
         @Flag var removeFields: [LensRemovalFlag] = []
         @OptionGroup var options: VaultOptions
 
         func run() throws {
             try CommandRunner.run {
                 try options.requireOwner("edit")
-                guard !fields.isEmpty || removeRight || removeLeft || removeExpiry || removePD || !removeFields.isEmpty else {
+                guard !fields.isEmpty || removeRight || removeLeft || removeExpiry || removePD || removeLensType || !removeFields.isEmpty else {
                     throw CLIError(.usage, "nothing to change", hint: "give the fields to change, e.g. --expires 2028-01-01")
                 }
                 var builder = PrescriptionBuilder(options: fields)
                 builder.removeEyes = Set([removeRight ? Eye.right : nil, removeLeft ? Eye.left : nil].compactMap { $0 })
                 builder.removeExpiry = removeExpiry
                 builder.removePD = removePD
+                builder.removeLensType = removeLensType
                 builder.removeFields = removeFields
                 // Read every value once before unlocking, so a typo costs no passphrase. The probe
                 // has both eyes and the kind of PD the flags give (binocular unless only per-eye

@@ -16,6 +16,7 @@ enum PrescriptionText {
         if let pd = rx.pupillaryDistance {
             pairs.append(("PD", pd.far.plain + " mm" + (pd.near.map { " far, \($0.plain) mm near" } ?? "")))
         }
+        if let type = rx.contactLensType { pairs.append(("lens type", type.label)) }
         if let note = rx.note { pairs.append(("note", note)) }
         if let form = view.cylinderForm { pairs.append(("cylinder", "shown in \(form.rawValue)-cyl form")) }
         // What an imported FHIR prescription carried beyond rxvault's fields, kept for export.
@@ -38,15 +39,15 @@ enum PrescriptionText {
         case .glasses:
             headers = ["EYE", "SPH", "CYL", "AXIS", "ADD", "PRISM", "VERTEX", "PD", "NEAR PD", "SE"]
             rows = view.eyes.map { eye, lens in
-                [eye.label, sphere(lens), cylinder(lens), axis(lens), lens.add?.signedPower ?? "-",
+                [eye.label, sphere(lens), cylinder(lens), axis(lens), add(lens),
                  lens.prism?.notation ?? "-", lens.vertexDistance.map { $0.plain } ?? "-",
-                 lens.farPD?.plain ?? "-", lens.nearPD?.plain ?? "-", lens.sphericalEquivalentText]
+                 lens.farPD?.plain ?? "-", lens.nearPD?.plain ?? "-", equivalent(lens)]
             }
         case .contacts:
             headers = ["EYE", "SPH", "CYL", "AXIS", "ADD", "BC", "DIA", "BRAND", "SE"]
             rows = view.eyes.map { eye, lens in
-                [eye.label, sphere(lens), cylinder(lens), axis(lens), lens.add?.signedPower ?? "-",
-                 lens.baseCurve?.plain ?? "-", lens.diameter?.plain ?? "-", lens.brand ?? "-", lens.sphericalEquivalentText]
+                [eye.label, sphere(lens), cylinder(lens), axis(lens), add(lens),
+                 lens.baseCurve?.plain ?? "-", lens.diameter?.plain ?? "-", lens.brand ?? "-", equivalent(lens)]
             }
         }
         return (headers, rows)
@@ -71,7 +72,16 @@ enum PrescriptionText {
                 view.statusText, view.notation(.right), view.notation(.left)]
     }
 
-    static func sphere(_ lens: LensSpecification) -> String { lens.sphere.isZero ? "plano" : lens.sphere.signedPower }
+    static func sphere(_ lens: LensSpecification) -> String {
+        lens.balance ? "BAL" : lens.sphere.isZero ? "plano" : lens.sphere.signedPower
+    }
+    /// `+2.00`, `+1.50 HIGH D`, `MED N`: the add as written, designation and design included.
+    static func add(_ lens: LensSpecification) -> String {
+        let parts = [lens.add?.signedPower, lens.addDesignation?.rawValue, lens.dominance?.rawValue].compactMap { $0 }
+        return parts.isEmpty ? "-" : parts.joined(separator: " ")
+    }
+    /// A balance lens has no power, so no spherical equivalent.
+    static func equivalent(_ lens: LensSpecification) -> String { lens.balance ? "-" : lens.sphericalEquivalentText }
     static func cylinder(_ lens: LensSpecification) -> String { lens.hasCylinder ? lens.cylinder!.signedPower : "-" }
     static func axis(_ lens: LensSpecification) -> String { lens.axis.map { String($0) } ?? "-" }
 }
@@ -81,20 +91,33 @@ enum PrescriptionCSV {
     static let headers = ["id", "version", "kind", "status", "patient", "birth_date", "prescriber", "prescriber_licence",
                           "issued", "expires", "eye", "sphere", "cylinder", "axis", "add", "prism", "vertex_mm",
                           "pd_mm", "near_pd_mm", "binocular_pd_mm", "binocular_near_pd_mm", "base_curve_mm",
-                          "diameter_mm", "brand", "spherical_equivalent", "note"]
+                          "diameter_mm", "brand", "spherical_equivalent", "note",
+                          "contact_lens_type", "add_designation", "dominance", "balance"]
 
     static func rows(_ view: PrescriptionView) -> [[String]] {
         let rx = view.prescription
-        return view.eyes.map { eye, lens in
-            [view.record.id.hex, String(view.record.version), rx.kind.rawValue, view.status.rawValue,
+        // A balance lens has no power: its sphere and spherical equivalent cells are empty.
+        func sphere(_ lens: LensSpecification) -> String { lens.balance ? "" : lens.sphere.signedPower }
+        func equivalent(_ lens: LensSpecification) -> String { lens.balance ? "" : lens.sphericalEquivalentText }
+        return view.eyes.map { eye, lens -> [String] in
+            let row: [String] = [view.record.id.hex, String(view.record.version), rx.kind.rawValue, view.status.rawValue,
              CSV.text(rx.patient.name), rx.patient.birthDate?.description ?? "", CSV.text(rx.prescriber.name),
              CSV.text(rx.prescriber.licence), rx.issued.description, rx.expires?.description ?? "",
-             eye.rawValue, lens.sphere.signedPower, lens.cylinder?.signedPower ?? "", lens.axis.map { String($0) } ?? "",
+             eye.rawValue, sphere(lens), lens.cylinder?.signedPower ?? "", lens.axis.map { String($0) } ?? "",
              lens.add?.signedPower ?? "", lens.prism?.notation ?? "", lens.vertexDistance?.plain ?? "",
              lens.farPD?.plain ?? "", lens.nearPD?.plain ?? "", rx.pupillaryDistance?.far.plain ?? "",
              rx.pupillaryDistance?.near?.plain ?? "", lens.baseCurve?.plain ?? "", lens.diameter?.plain ?? "",
-             CSV.text(lens.brand), lens.sphericalEquivalentText, CSV.text(rx.note)]
+             CSV.text(lens.brand), equivalent(lens), CSV.text(rx.note)]
+            return row + details(rx, lens)
         }
+    }
+
+    /// The columns added after `note` (issue 12): contact-lens type, add designation, dominance, balance.
+    static func details(_ rx: Prescription, _ lens: LensSpecification) -> [String] {
+        let type: String = rx.contactLensType?.rawValue ?? ""
+        let designation: String = lens.addDesignation?.rawValue ?? ""
+        let dominance: String = lens.dominance?.word ?? ""
+        return [type, designation, dominance, lens.balance ? "yes" : ""]
     }
 }
 

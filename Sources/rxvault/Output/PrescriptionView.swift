@@ -54,6 +54,7 @@ struct PrescriptionJSON {
         pairs.append(("prescriber", .object(prescriber)))
         if let expires = rx.expires { pairs.append(("expires", .string(expires.description))) }
         if let note = rx.note { pairs.append(("note", .string(note))) }
+        if let type = rx.contactLensType { pairs.append(("contactLensType", .string(type.rawValue))) }
         if let pd = rx.pupillaryDistance {
             var pdPairs: [(String, JSONValue)] = [("far", .number(pd.far.short))]
             if let near = pd.near { pdPairs.append(("near", .number(near.short))) }
@@ -68,11 +69,15 @@ struct PrescriptionJSON {
     }
 
     static func lens(_ lens: LensSpecification) -> JSONValue {
-        var pairs: [(String, JSONValue)] = [("sphere", .number(lens.sphere.short)), ("notation", .string(LensNotation.format(lens))),
-                                            ("sphericalEquivalent", .number(String(lens.sphericalEquivalentText.drop { $0 == "+" })))]
+        var pairs: [(String, JSONValue)] = [("sphere", .number(lens.sphere.short)), ("notation", .string(LensNotation.format(lens)))]
+        // A balance lens has no power, so no spherical equivalent.
+        if lens.balance { pairs.append(("balance", .bool(true))) }
+        else { pairs.append(("sphericalEquivalent", .number(String(lens.sphericalEquivalentText.drop { $0 == "+" })))) }
         if let c = lens.cylinder { pairs.append(("cylinder", .number(c.short))) }
         if let a = lens.axis { pairs.append(("axis", .int(a))) }
         if let add = lens.add { pairs.append(("add", .number(add.short))) }
+        if let designation = lens.addDesignation { pairs.append(("addDesignation", .string(designation.rawValue))) }
+        if let dominance = lens.dominance { pairs.append(("dominance", .string(dominance.word))) }
         if let prism = lens.prism {
             switch prism {
             case let .rectangular(vertical, horizontal):

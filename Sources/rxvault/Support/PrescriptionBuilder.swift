@@ -13,6 +13,7 @@ struct PrescriptionBuilder {
     var removeFields: [LensRemovalFlag] = []
     var removeExpiry = false
     var removePD = false
+    var removeLensType = false
 
     func apply(to rx: inout Prescription) throws {
         let o = options
@@ -25,6 +26,14 @@ struct PrescriptionBuilder {
         if let expires = o.expires { rx.expires = try date(expires, "expiry date") }
         if removeExpiry { rx.expires = nil }
         if let note = o.note { rx.note = note }
+        if let text = o.lensType {
+            if removeLensType { throw CLIError(.usage, "--lens-type cannot be combined with --no-lens-type") }
+            guard let type = ContactLensType(text: text.trimmingCharacters(in: .whitespaces)) else {
+                throw CLIError(.invalidInput, "contact-lens type '\(text)': expected \(ContactLensType.acceptedText)")
+            }
+            rx.contactLensType = type
+        }
+        if removeLensType { rx.contactLensType = nil }
 
         for eye in Eye.allCases {
             if removeEyes.contains(eye) {

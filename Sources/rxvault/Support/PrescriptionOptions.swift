@@ -47,6 +47,8 @@ struct PrescriptionOptions: ParsableArguments {
     @Option(name: .customLong("near-pd-os"), help: ArgumentHelp("Left monocular near PD (glasses).", valueName: "mm")) var nearPdLeft: String?
     @Option(help: ArgumentHelp("Vertex distance for both eyes (glasses).", valueName: "mm")) var vertex: String?
     @Option(help: "Lens brand for both eyes (contacts); --od-brand/--os-brand when they differ.") var brand: String?
+    @Option(help: ArgumentHelp("Contact-lens type: soft, rgp, scleral, hybrid or ortho-k (contacts; sharpens the base-curve and diameter warnings).",
+                               valueName: "type")) var lensType: String?
 
     /// Per-eye field flags (`--od-sphere` ... `--os-brand`), by eye.
     func fieldFlags(_ eye: Eye) -> EyeFields {
@@ -69,7 +71,7 @@ struct PrescriptionOptions: ParsableArguments {
     /// Whether any field flag at all was given (edit refuses to do nothing).
     var isEmpty: Bool {
         let all: [String?] = [patient, dob, prescriber, prescriberLicence, prescriberContact, issued, expires, note, od, os,
-                              pd, nearPd, pdRight, pdLeft, nearPdRight, nearPdLeft, vertex, brand]
+                              pd, nearPd, pdRight, pdLeft, nearPdRight, nearPdLeft, vertex, brand, lensType]
         return all.allSatisfy { $0 == nil } && fieldFlags(.right).isEmpty && fieldFlags(.left).isEmpty
     }
 }
