@@ -75,6 +75,8 @@ enum RecordCodec {
             }
             w.value(lens.vertexDistance); w.value(lens.farPD); w.value(lens.nearPD); w.value(lens.baseCurve); w.value(lens.diameter)
         }
+        // Format 4: the patient record's id, last, so an entry written before has none.
+        if let patientID = rx.patient.id { w.text(patientID) }
     }
 
     /// Completes `summary` (the filter fields, read already) with the rest of the record.
@@ -104,6 +106,7 @@ enum RecordCodec {
             lens.baseCurve = try r.value(); lens.diameter = try r.value()
             rx[eye] = lens
         }
+        if r.p < r.bytes.count { rx.patient.id = try r.text() }
         var record = PrescriptionRecord(id: id, version: version, recorded: recorded, prescription: rx)
         record.change = change
         return record
