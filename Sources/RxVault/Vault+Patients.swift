@@ -254,9 +254,10 @@ extension Vault {
         }
     }
 
-    /// Merges patient `from` into `into`: `from`'s prescriptions become `into`'s (their older
-    /// versions too: `from`'s id is kept as one merged into `into`), and `from`'s record goes.
-    /// `into` keeps its name, and its birth date unless it had none.
+    /// Merges patient `from` into `into`: each of `from`'s prescriptions gets a new version naming
+    /// `into` (its grants sealed again to it), `from`'s record goes, and its id is kept in `into`'s
+    /// as merged, so older versions that name it read as `into`. `into` keeps its name, and its
+    /// birth date unless it had none.
     @discardableResult
     public func mergePatients(_ from: PatientID, into: PatientID) throws(VaultError) -> (PatientSummary, moved: Int) {
         try requirePatientRecords()
@@ -270,11 +271,21 @@ extension Vault {
             }
             target.birthDate = target.birthDate ?? source.birthDate
             target.merged += [from.hex] + source.merged
-            let moved = try prescriptions(of: [from.hex]).count
+            let moving = try prescriptions(of: [from.hex])
             try deletePatientRow(from.hex)
             try writePatient(target)
-            try refreshPrescriptions(of: [from.hex, into.hex])
-            return (target, moved)
+            try refreshPrescriptions(of: [into.hex])
+            for indexed in moving {
+                guard let row = try store.latestVersion(of: indexed.id.hex) else { continue }
+                try touch(indexed.id.hex)
+                let current = try open(row)
+                var next = PrescriptionRecord(id: current.id, version: current.version + 1, recorded: clock.timestamp(),
+                                              prescription: current.prescription)
+                next.change = "patient \(from.short) merged into \(into.short)"
+                try storeVersion(next)
+                try resealGrants(of: indexed.id.hex, previousVersion: current.version)
+            }
+            return (target, moving.count)
         }
     }
 

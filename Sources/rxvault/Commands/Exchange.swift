@@ -193,6 +193,7 @@ extension RxVaultCommand {
                     if dryRun { Self.list(refused.items) }
                     throw Self.refusal(error, refused)
                 }
+                if !dryRun { PatientChoice.sayNotes(vault) }
                 // A dry run lists every item; an import names what it updated.
                 Self.list(report.items.filter { dryRun || $0.action == .update })
                 let verb = dryRun ? "would import" : "imported"
