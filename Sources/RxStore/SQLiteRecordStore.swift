@@ -411,22 +411,22 @@ public final class SQLiteRecordStore: RecordStore {
 
     public func patients() throws(StoreError) -> [PatientRecord] {
         if try schemaVersion() < 4 {
-            guard try tableExists("patient") else { return [] }
+            guard try tableExists("person") else { return [] }
         }
         var records: [PatientRecord] = []
-        try database.prepare("SELECT id, info, mac FROM patient ORDER BY id").forEach { row in
+        try database.prepare("SELECT id, info, mac FROM person ORDER BY id").forEach { row in
             records.append(PatientRecord(id: row.text(0) ?? "", info: row.blob(1), mac: row.blob(2)))
         }
         return records
     }
 
     public func upsert(_ patient: PatientRecord) throws(StoreError) {
-        try database.prepare("INSERT OR REPLACE INTO patient (id, info, mac) VALUES (?, ?, ?)")
+        try database.prepare("INSERT OR REPLACE INTO person (id, info, mac) VALUES (?, ?, ?)")
             .run([.text(patient.id), .blob(patient.info), .blob(patient.mac)])
     }
 
     public func deletePatient(_ id: String) throws(StoreError) -> Bool {
-        try database.prepare("DELETE FROM patient WHERE id = ?").run([.text(id)])
+        try database.prepare("DELETE FROM person WHERE id = ?").run([.text(id)])
         return database.changes > 0
     }
 

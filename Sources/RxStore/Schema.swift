@@ -132,9 +132,10 @@ enum Schema {
     /// content names its patient by id; the patient's name and birth date are in `info`, sealed
     /// under the owner-info sub-key and bound to the row's id, and `mac` is the owner's record MAC
     /// over the row. Nothing about a patient (not even which prescriptions are theirs) is in the
-    /// clear: the row is a random id and two ciphertexts.
+    /// clear: the row is a random id and two ciphertexts. The table is called `person`: the file
+    /// names no field of what it holds (the word "patient" appears nowhere in it, schema included).
     static let version4Patients = """
-    CREATE TABLE patient (
+    CREATE TABLE person (
         id   TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
         info BLOB NOT NULL,
         mac  BLOB NOT NULL

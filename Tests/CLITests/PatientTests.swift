@@ -102,6 +102,34 @@ import RxStore
         #expect(missing.status == 67 && missing.stderr.contains("no patient"), "\(missing)")
     }
 
+    /// On a terminal, `add` asks which of two matching patients is meant; `patient merge` asks
+    /// for confirmation, and a no changes nothing (exit 2).
+    @Test func onATerminalAddAsksWhichPatientAndMergeConfirms() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let base = ["--prescriber", "Dr B", "--issued", "2026-03-01", "--od", "-1.00", "--os", "-1.00"]
+        _ = try cli.add(["add", "glasses", "--patient", "Ana Lima", "--dob", "1980-04-02"] + base)
+        _ = try cli.add(["add", "glasses", "--patient", "Ana Lima", "--dob", "1990-01-01"] + base)
+        let younger = try #require(try patients(cli).first { $0["birthDate"] as? String == "1990-01-01" }?["id"] as? String)
+        let secret = try String(contentsOfFile: cli.passphraseFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+        let prompts = PromptTests()
+
+        let asked = try prompts.drive(cli, ["add", "glasses", "--patient", "ana lima"] + base, answers: [secret, String(younger.prefix(8))])
+        #expect(asked.status == 0, "\(asked)")
+        #expect(asked.stdout.contains("matches 2 patients") && asked.stdout.contains("Which one?"), "\(asked)")
+        #expect(Self.prescriptionIDs(try #require(try patients(cli).first { $0["id"] as? String == younger })).count == 2)
+        let cancelled = try prompts.drive(cli, ["add", "glasses", "--patient", "ana lima"] + base, answers: [secret, ""])
+        #expect(cancelled.status == 2, "\(cancelled)")
+        #expect(try patients(cli).flatMap(Self.prescriptionIDs).count == 3)
+
+        let declined = try prompts.drive(cli, ["patient", "merge", String(younger.prefix(8)), "ana lima 1980"] , answers: [secret, "n"])
+        #expect(declined.status == 67, "an unknown patient is reported before anything is asked: \(declined)")
+        let older = try #require(try patients(cli).first { $0["birthDate"] as? String == "1980-04-02" }?["id"] as? String)
+        let no = try prompts.drive(cli, ["patient", "merge", String(younger.prefix(8)), String(older.prefix(8))], answers: [secret, "n"])
+        #expect(no.status == 2 && no.stdout.contains("[y/N]"), "\(no)")
+        #expect(try patients(cli).count == 2)
+    }
+
     /// Rename and birth date changes reach every prescription (list, query, show) and a grantee;
     /// merge moves B's prescriptions to A, confirms unless --yes, and keeps older versions readable.
     @Test func renameAndMergeReachEveryPrescriptionAndTheClient() throws {

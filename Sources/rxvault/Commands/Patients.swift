@@ -23,7 +23,7 @@ enum PatientChoice {
             throw VaultError.ambiguousPatient("patient '\(rx.patient.name)'", candidates: listing)
         }
         Terminal.err("rxvault: '\(rx.patient.name)' matches \(matches.count) patients:\n  " + listing.joined(separator: "\n  "))
-        guard let answer = Terminal.ask("Which one (id prefix; empty to cancel)? "), !answer.isEmpty else {
+        guard let answer = Terminal.ask("Which one? Its id (empty to cancel): "), !answer.isEmpty else {
             throw CLIError(.cancelled, "no patient chosen: nothing was written")
         }
         let picked = matches.filter { $0.id.hex.hasPrefix(answer.lowercased()) }
