@@ -162,3 +162,23 @@ extension Prescription: Codable {
         try c.encodeIfPresent(contactLensType, forKey: .contactLensType)
     }
 }
+
+extension Patient {
+    enum CodingKeys: String, CodingKey { case id, name, birthDate }
+
+    /// A patient record's reference alone (`{"id": ...}`, how format-4 record content names its
+    /// patient) decodes with an empty name, for the vault to fill in from the record.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let id = try c.decodeIfPresent(String.self, forKey: .id)
+        self.init(name: id == nil ? try c.decode(String.self, forKey: .name) : try c.decodeIfPresent(String.self, forKey: .name) ?? "",
+                  birthDate: try c.decodeIfPresent(CalendarDate.self, forKey: .birthDate), id: id)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(id, forKey: .id)
+        if id == nil || !name.isEmpty { try c.encode(name, forKey: .name) }
+        try c.encodeIfPresent(birthDate, forKey: .birthDate)
+    }
+}

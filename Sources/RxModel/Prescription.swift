@@ -16,9 +16,13 @@ public enum Eye: String, Hashable, Sendable, CaseIterable {
 public struct Patient: Hashable, Sendable, Codable {
     public var name: String
     public var birthDate: CalendarDate?
-    public init(name: String, birthDate: CalendarDate? = nil) {
+    /// The vault's patient record this is (format 4; 32 hex digits), nil for a patient written as
+    /// free text (a record from before format 4, or one not stored yet).
+    public var id: String?
+    public init(name: String, birthDate: CalendarDate? = nil, id: String? = nil) {
         self.name = name
         self.birthDate = birthDate
+        self.id = id
     }
 }
 

@@ -76,6 +76,19 @@ public protocol RecordStore: AnyObject {
     /// `grants` (already in that form), and moves the header to format 3, inside the caller's
     /// write transaction.
     func upgradeToFormat3(wrappedRootKey: [UInt8], clients: [ClientRecord], grants: [GrantRecord]) throws(StoreError)
+    /// Format 4, patients: creates the patient table inside the caller's write transaction
+    /// (the header and `user_version` move with `upgradeToFormat4`).
+    func createPatientTable() throws(StoreError)
+    /// Moves the header to format 4 with the root key re-wrapped for it, and `user_version` to 4,
+    /// inside the caller's write transaction (after each format-4 part added its tables).
+    func upgradeToFormat4(wrappedRootKey: [UInt8]) throws(StoreError)
+    /// Every patient row, in id order (none before format 4).
+    func patients() throws(StoreError) -> [PatientRecord]
+    /// Inserts the patient, or replaces the row with the same id.
+    func upsert(_ patient: PatientRecord) throws(StoreError)
+    /// Deletes the patient row. Returns false if there was none.
+    func deletePatient(_ id: String) throws(StoreError) -> Bool
+
     /// The state root row, nil when there is none.
     func vaultState() throws(StoreError) -> VaultStateRecord?
     /// The state root's counter and MAC alone (what a server compares on every request).

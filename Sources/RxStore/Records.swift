@@ -141,3 +141,18 @@ public struct VaultStateRecord: Sendable, Equatable {
         self.mac = mac
     }
 }
+
+/// A patient (format 4): the owner's sealed info (name, birth date, the ids of patients merged
+/// into this one) and the owner's MAC over the row (record-MAC sub-key).
+public struct PatientRecord: Sendable, Equatable {
+    /// 32 lower-case hex digits of a random 128-bit id.
+    public var id: String
+    public var info: [UInt8]
+    public var mac: [UInt8]
+
+    public init(id: String, info: [UInt8], mac: [UInt8]) {
+        self.id = id
+        self.info = info
+        self.mac = mac
+    }
+}

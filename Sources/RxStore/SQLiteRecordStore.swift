@@ -46,6 +46,7 @@ public final class SQLiteRecordStore: RecordStore {
                 try database.execute(Schema.version1)
                 try database.execute(Schema.version2)
                 try database.execute(Schema.version3)
+                try database.execute(Schema.version4Patients)
                 try database.prepare("""
                     INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
                                               kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes,
@@ -394,6 +395,46 @@ public final class SQLiteRecordStore: RecordStore {
         for grant in grants { try upsert(grant) }
         try database.prepare("UPDATE vault_header SET format_version = 3, wrapped_root_key = ? WHERE singleton = 1")
             .run([.blob(wrappedRootKey)])
+    }
+
+    public func createPatientTable() throws(StoreError) {
+        guard try schemaVersion() == 3 else { throw StoreError.corrupt("the schema to upgrade is not version 3") }
+        try database.execute(Schema.version4Patients)
+    }
+
+    public func upgradeToFormat4(wrappedRootKey: [UInt8]) throws(StoreError) {
+        guard try schemaVersion() == 3 else { throw StoreError.corrupt("the schema to upgrade is not version 3") }
+        try database.execute("PRAGMA user_version = 4")
+        try database.prepare("UPDATE vault_header SET format_version = 4, wrapped_root_key = ? WHERE singleton = 1")
+            .run([.blob(wrappedRootKey)])
+    }
+
+    public func patients() throws(StoreError) -> [PatientRecord] {
+        if try schemaVersion() < 4 {
+            guard try tableExists("person") else { return [] }
+        }
+        var records: [PatientRecord] = []
+        try database.prepare("SELECT id, info, mac FROM person ORDER BY id").forEach { row in
+            records.append(PatientRecord(id: row.text(0) ?? "", info: row.blob(1), mac: row.blob(2)))
+        }
+        return records
+    }
+
+    public func upsert(_ patient: PatientRecord) throws(StoreError) {
+        try database.prepare("INSERT OR REPLACE INTO person (id, info, mac) VALUES (?, ?, ?)")
+            .run([.text(patient.id), .blob(patient.info), .blob(patient.mac)])
+    }
+
+    public func deletePatient(_ id: String) throws(StoreError) -> Bool {
+        try database.prepare("DELETE FROM person WHERE id = ?").run([.text(id)])
+        return database.changes > 0
+    }
+
+    /// Whether the table exists (the format-4 upgrade creates it before `user_version` moves).
+    private func tableExists(_ name: String) throws(StoreError) -> Bool {
+        let s = try database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        try s.bind([.text(name)])
+        return try s.step()
     }
 
     public func vaultState() throws(StoreError) -> VaultStateRecord? {

@@ -6,7 +6,7 @@ enum Schema {
     /// `PRAGMA application_id`: "RxVt". Tells an rxvault vault from any other SQLite file.
     static let applicationID: Int32 = 0x5278_5674
     /// `PRAGMA user_version`: the schema version; migrations step it one at a time.
-    static let currentVersion = 3
+    static let currentVersion = 4
 
     static let version1 = """
     CREATE TABLE vault_header (
@@ -126,6 +126,20 @@ enum Schema {
         mac         BLOB NOT NULL
     ) STRICT;
     CREATE INDEX access_grant_by_client ON access_grant (client_id);
+    """
+
+    /// Format 4, patients (issue 12): a patient is a record of its own. A prescription's sealed
+    /// content names its patient by id; the patient's name and birth date are in `info`, sealed
+    /// under the owner-info sub-key and bound to the row's id, and `mac` is the owner's record MAC
+    /// over the row. Nothing about a patient (not even which prescriptions are theirs) is in the
+    /// clear: the row is a random id and two ciphertexts. The table is called `person`: the file
+    /// names no field of what it holds (the word "patient" appears nowhere in it, schema included).
+    static let version4Patients = """
+    CREATE TABLE person (
+        id   TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+        info BLOB NOT NULL,
+        mac  BLOB NOT NULL
+    ) STRICT;
     """
 
     /// The columns that changed meaning in format 3, by schema version.

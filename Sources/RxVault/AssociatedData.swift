@@ -28,6 +28,9 @@ enum AssociatedData {
         case clientLookup = "rxvault/v3 client-lookup"
         case grantReference = "rxvault/v3 grant-reference"
         case manifestBucket = "rxvault/v3 manifest-bucket"
+        case patientInfo = "rxvault/v4 patient-info"
+        case patientRow = "rxvault/v4 patient-row"
+        case patientSet = "rxvault/v4 patient-set"
     }
 
     enum Field {

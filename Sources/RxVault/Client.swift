@@ -107,6 +107,9 @@ struct GrantKeys {
         var version: Int
         var expires: CalendarDate?
         var attachments: [String]
+        /// Format 4: the prescription's patient (record id, name, birth date) as the owner last
+        /// sealed it; the prescription's content names the patient by id only.
+        var patient: Patient? = nil
     }
 
     var context: Context

@@ -106,7 +106,17 @@ public final class ClientVault {
         let row: PrescriptionVersionRecord?
         do { row = try store.versions(of: id).first { $0.version == keys.context.version } } catch { throw VaultError.from(error) }
         guard let row else { throw .notFound(id: String(id.prefix(8))) }
-        return try sealing.openContent(row, dataKey: keys.dataKey)
+        let record = try sealing.openContent(row, dataKey: keys.dataKey)
+        // Format 4: the content names the patient by id; the grant carries that patient.
+        guard let patientID = record.prescription.patient.id else { return record }
+        guard let patient = keys.context.patient, patient.id == patientID else {
+            throw .integrity("the grant on prescription \(id.prefix(8)) does not carry its patient")
+        }
+        var rx = record.prescription
+        rx.patient = patient
+        var resolved = PrescriptionRecord(id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
+        resolved.change = record.change
+        return resolved
     }
 
     // MARK: - Attachments

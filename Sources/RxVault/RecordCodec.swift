@@ -123,11 +123,21 @@ extension RecordCodec {
     /// `ContactLensType.allCases` order + 1), then per eye present (OD first) the add designation
     /// (u8: 0 none, `AddDesignation.allCases` order + 1), the dominance (likewise) and balance (u8 0/1).
     static let lensDetailsTag: UInt8 = 1
+    /// Tag 2, format 4: the id of the prescription's patient record (text).
+    static let patientIDTag: UInt8 = 2
 
     static func encodeTrailing(_ rx: Prescription, into w: inout Writer) {
         func index<T: CaseIterable & Equatable>(_ value: T?) -> UInt8 {
             guard let value, let i = Array(T.allCases).firstIndex(of: value) else { return 0 }
             return UInt8(i + 1)
+        }
+        // Format 4: the patient record's id, in its own tagged section.
+        if let patientID = rx.patient.id {
+            var section = Writer()
+            section.text(patientID)
+            w.u8(patientIDTag)
+            w.i32(section.bytes.count)
+            w.bytes += section.bytes
         }
         let hasDetails = rx.contactLensType != nil
             || rx.eyes.contains { $0.1.addDesignation != nil || $0.1.dominance != nil || $0.1.balance }
@@ -153,8 +163,13 @@ extension RecordCodec {
             let tag = try r.u8()
             let length = try r.i32()
             guard length >= 0, r.p + length <= r.bytes.count else { throw Reader.Truncated() }
-            guard tag == lensDetailsTag else { try r.skip(length); continue }
             let end = r.p + length
+            if tag == patientIDTag {
+                rx.patient.id = try r.text()
+                guard r.p == end else { throw Reader.Truncated() }
+                continue
+            }
+            guard tag == lensDetailsTag else { try r.skip(length); continue }
             rx.contactLensType = try value(try r.u8(), ContactLensType.self)
             for eye in Eye.allCases where rx[eye] != nil {
                 rx[eye]!.addDesignation = try value(try r.u8(), AddDesignation.self)

@@ -259,8 +259,12 @@ extension Vault {
                 hash.update(attachment.data)
                 if existing.insert(hash.finalHex()).inserted { newAttachments.append(attachment.name) }
             }
-            let differs = current.prescription != prescription
-            var changes = differs ? prescription.changes(since: current.prescription) : []
+            // Format 4: the incoming patient as the vault would link it (found, not created), so a
+            // file that names the patient only by name compares equal to what is stored.
+            let incoming = try linkPatient(PrescriptionRecord(id: id, version: latest.version, recorded: "", prescription: prescription),
+                                           createPatients: false).prescription
+            let differs = current.prescription != incoming
+            var changes = differs ? incoming.changes(since: current.prescription) : []
             if differs && changes.isEmpty { changes = [FieldChange(field: "content", before: nil, after: nil, isText: true)] }
             let action: ImportOutcome.Action
             var refusal: ImportOutcome.Refusal?

@@ -138,8 +138,11 @@ extension Vault {
                 attachmentKeys.append(try attachmentDataKey(of: row))
             }
         }
+        // Format 4: the patient travels in the sealed context (its record is the owner's alone).
+        let patient = header.formatVersion >= 4 ? try open(latest).prescription.patient : nil
         let keys = GrantKeys(context: .init(schema: 1, grant: id.hex, client: client.id.hex, prescription: prescriptionID,
-                                            version: latest.version, expires: info.expires, attachments: attachmentIDs),
+                                            version: latest.version, expires: info.expires, attachments: attachmentIDs,
+                                            patient: patient),
                              dataKey: try dataKey(of: latest), attachmentKeys: attachmentKeys)
         let sealedKeys = try X25519.seal(try keys.encoded(), to: client.recipient.publicKey)
         var info = info

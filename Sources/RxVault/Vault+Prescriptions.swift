@@ -17,8 +17,8 @@ extension Vault {
         let checked = try check(prescription)
         let id = PrescriptionID.random()
         let record = PrescriptionRecord(id: id, version: 1, recorded: clock.timestamp(), prescription: checked.prescription)
-        try perform { try storeVersion(record) }
-        return (record, checked.advisories)
+        let stored = try perform { try storeVersion(record) }
+        return (stored, checked.advisories)
     }
 
     /// Resolves a full id or unique prefix to the prescription's id.
@@ -107,10 +107,17 @@ extension Vault {
             do { try change(&edited) } catch { changeError = error; return }
             // Kept FHIR elements follow the edit by their rule (KeptFHIR): a stale narrative goes.
             edited.fhir = current.prescription.keptFHIR(after: edited)
+            // A patient given a different name or birth date is another patient (found or
+            // created by `add`'s rule); `patient rename` changes the patient itself.
+            if edited.patient.id != nil, edited.patient.id == current.prescription.patient.id,
+               edited.patient.name != current.prescription.patient.name || edited.patient.birthDate != current.prescription.patient.birthDate {
+                edited.patient.id = nil
+            }
             let checked = try check(edited)
-            guard checked.prescription != current.prescription else { return }
-            let record = PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(), prescription: checked.prescription)
-            try storeVersion(record)
+            let candidate = try linkPatient(PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(),
+                                                               prescription: checked.prescription))
+            guard candidate.prescription != current.prescription else { return }
+            let record = try storeVersion(candidate)
             try resealGrants(of: id.hex, previousVersion: current.version)
             result = (record, checked.advisories)
         }
@@ -137,10 +144,14 @@ extension Vault {
 
     /// Seals and stores a new version, and notes it for the search index: every version is
     /// written through here, so the index can never miss one.
-    func storeVersion(_ record: PrescriptionRecord) throws {
+    /// Format 4: the patient is linked to its record first (`linkPatient`); returns what was stored.
+    @discardableResult
+    func storeVersion(_ record: PrescriptionRecord) throws -> PrescriptionRecord {
+        let record = try linkPatient(record)
         try touch(record.id.hex)
         try store.insert(try seal(record))
         indexChanged(record.id, record)
+        return record
     }
 
     func check(_ prescription: Prescription) throws(VaultError) -> CheckedPrescription {
@@ -148,7 +159,13 @@ extension Vault {
     }
 
     func seal(_ record: PrescriptionRecord) throws(VaultError) -> PrescriptionVersionRecord {
-        let content = RecordContent(schema: RecordContent.currentSchema, recorded: record.recorded, prescription: record.prescription,
+        // Format 4: the content names its patient record by id; name and birth date live there.
+        var prescription = record.prescription
+        if header.formatVersion >= 4 {
+            guard let patientID = prescription.patient.id else { throw .internalError("a prescription to seal has no patient record") }
+            prescription.patient = Patient(name: "", id: patientID)
+        }
+        let content = RecordContent(schema: RecordContent.currentSchema, recorded: record.recorded, prescription: prescription,
                                     change: record.change)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -177,7 +194,7 @@ extension Vault {
         guard MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey) else {
             throw .integrity("prescription \(row.prescriptionID.prefix(8)) version \(row.version) was altered (its owner MAC does not verify)")
         }
-        return try sealing.openContent(row, dataKey: try dataKey(of: row))
+        return try withPatient(try sealing.openContent(row, dataKey: try dataKey(of: row)))
     }
 
     func versionRowMessage(_ row: PrescriptionVersionRecord) -> [UInt8] {

@@ -121,6 +121,8 @@ extension Vault {
         if let rollback { throw VaultError.integrity(Self.rollbackMessage(rollback)) }
         headerBeforeTransaction = header
         touched = []
+        transactionPatients = nil
+        patientNotes = []
         committedCounter = nil
         writtenStamp = nil
         // Another process may have upgraded the file since it was opened.
@@ -133,6 +135,7 @@ extension Vault {
             transactionState = try verifiedState()
         }
         if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
+        if header.formatVersion < 4 { try upgradeToFormat4() }
     }
 
     /// Last step of every owner write: index and manifest buckets written, then the root with
@@ -160,6 +163,8 @@ extension Vault {
         writtenStamp = StateStamp(counter: root.writeCounter, mac: root.mac)
         transactionState = nil
         touched = []
+        transactionPatients = nil
+        patientCache = nil
         trustingFormatOneReads = false
         committedCounter = state.counter
     }
@@ -169,6 +174,9 @@ extension Vault {
         pendingIndex = [:]
         transactionState = nil
         touched = []
+        transactionPatients = nil
+        patientCache = nil
+        patientNotes = []
         trustingFormatOneReads = false
         committedCounter = nil
         writtenStamp = nil
@@ -279,6 +287,24 @@ extension Vault {
         touched = Set(ids)
     }
 
+    /// Upgrades a format-3 vault (or one just upgraded to format 3) to format 4 inside the current
+    /// write transaction: the root key is re-wrapped with format 4 in its associated data, as
+    /// `upgradeToFormat3` does, then each format-4 part takes its step. The state root gains the
+    /// patients hash (state schema 2).
+    func upgradeToFormat4() throws {
+        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        var record = header.record
+        record.formatVersion = 4
+        record.wrappedRootKey = try rootKeyWrapped(for: record)
+        try store.createPatientTable()
+        try store.upgradeToFormat4(wrappedRootKey: record.wrappedRootKey)
+        header = try VaultHeader(record)
+        state.patientsHash = VaultState.patientsHash([])
+        transactionState = state
+        transactionPatients = PatientDirectory()
+        try upgradePatientsToFormat4()
+    }
+
     // MARK: - Rollback anchor
 
     static func rollbackMessage(_ finding: RollbackAnchor.Finding) -> String {
@@ -361,6 +387,17 @@ extension Vault {
             let expected = manifest[id]
             if expected != actual { errors += ManifestEntry.differences(id, expected: expected, actual: actual) }
         }
+        // Format 4: every patient row's MAC and the set of them against the root (a prescription
+        // naming a patient the vault does not hold fails to open in the versions stage).
+        var notes = ["write \(state.counter)"]
+        if header.formatVersion >= 4 {
+            do {
+                let patients = try loadPatients(expected: state.patientsHash)
+                notes.append("\(patients.records.count) patient record(s)")
+            } catch let error as VaultError {
+                errors.append(error.description)
+            }
+        }
         // Format 3 grant rows name no prescription in the clear: one that no manifest entry holds
         // (a removed client's, or one under a reference of no current prescription) is found here.
         if header.formatVersion >= 3 {
@@ -369,7 +406,6 @@ extension Vault {
                 errors.append("grant \(row.id.prefix(8)) (client \(row.clientID.prefix(8))) is not one the owner holds current (put back from an older copy, or forged)")
             }
         }
-        return CheckReport.Stage(name: name, checked: ids.count, errors: errors,
-                                 notes: ["write \(state.counter)"])
+        return CheckReport.Stage(name: name, checked: ids.count, errors: errors, notes: notes)
     }
 }

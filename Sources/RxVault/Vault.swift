@@ -64,6 +64,13 @@ public final class Vault {
     var writtenStamp: StateStamp?
     /// Index changes of the current write transaction (prescription id -> entry, nil = removed).
     var pendingIndex: [String: PrescriptionRecord?] = [:]
+    /// Format 4: the patient records as verified in the current write transaction (kept up to
+    /// date by its own patient writes), and what the last write did to patient records on its
+    /// own (created one, set a birth date: `add` and `import` say so on stderr).
+    var transactionPatients: PatientDirectory?
+    public internal(set) var patientNotes: [String] = []
+    /// The patient records last verified outside a write, with the state root they were read under.
+    var patientCache: (stamp: StateStamp, directory: PatientDirectory)?
 
     private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock,
                  upgradeKEK: SecretBytes?, anchor: RollbackAnchor?) throws(VaultError) {
@@ -111,7 +118,7 @@ public final class Vault {
             wrapped = try AEAD.seal(rootKey, key: kek, associatedData: aad)
             auditPublicKey = try X25519.publicKey(of: Subkey.auditSealing.derive(from: rootKey))
             auditHeadMAC = try AuditLog.headMAC(sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
-            let empty = VaultState.empty(clientsHash: VaultState.clientsHash([]))
+            let empty = VaultState.empty(clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([]))
             state = VaultStateRecord(writeCounter: empty.counter, state: empty.encoded(),
                                      mac: try MAC.authenticate(empty.macMessage(vaultID: vaultID), key: Subkey.stateMAC.derive(from: rootKey)))
         } catch {

@@ -37,6 +37,11 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case requestNotFound(String)
     /// The client has no grant on the prescription (revoking what was never granted).
     case grantNotFound(client: String, prescription: String)
+    /// No patient record with that name or id (format 4).
+    case patientNotFound(String)
+    /// More than one patient record matches a name or id prefix; `candidates` describe each (id,
+    /// name, birth date). Only raised to the owner's own commands, which need the names to choose.
+    case ambiguousPatient(String, candidates: [String])
     /// The identity given is not a client of this vault (or was removed).
     case unknownIdentity
     /// A command that changes the vault, run with a client identity.
@@ -71,6 +76,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .clientNotFound(let what): return "no client \(what)"
         case .requestNotFound(let what): return "no access request \(what)"
         case let .grantNotFound(client, prescription): return "client \(client) has no grant on prescription \(prescription)"
+        case .patientNotFound(let what): return "no patient \(what)"
+        case let .ambiguousPatient(what, candidates):
+            return "\(what) matches \(candidates.count) patients:\n  " + candidates.joined(separator: "\n  ")
         case .unknownIdentity: return "this identity is not a client of the vault (or its access was removed)"
         case .ownerOnly(let command): return "\(command) needs the owner's passphrase; a client identity can only read what it was granted"
         case .integrity(let what): return "integrity check failed: \(what)"

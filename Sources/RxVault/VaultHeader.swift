@@ -5,7 +5,7 @@ import RxValidate
 /// What anyone can read from a vault file without the passphrase (`rxvault status`).
 public struct VaultHeader: Sendable {
     /// The on-disk format version (docs/format.md).
-    public static let currentFormatVersion = 3
+    public static let currentFormatVersion = 4
     public static let vaultIDLength = 16
     /// The Argon2id costs a header may ask for: every preset (`init --kdf`) with room to spare
     /// (sensitive is ops 4, 1 GiB), and nothing that would take minutes or more than 4 GiB.

@@ -24,37 +24,53 @@ struct VaultState: Equatable {
     var clientsHash: [UInt8]
     var auditSequence: Int
     var auditHash: [UInt8]
+    /// Format 4: a hash of the patient rows (`patientsHash`); nil before (state schema 1).
+    var patientsHash: [UInt8]? = nil
 
-    static func empty(clientsHash: [UInt8]) -> VaultState {
+    static func empty(clientsHash: [UInt8], patientsHash: [UInt8]? = nil) -> VaultState {
         VaultState(counter: 0, indexHashes: Array(repeating: absentBucket, count: bucketCount),
                    manifestHashes: Array(repeating: absentBucket, count: bucketCount), clientsHash: clientsHash,
-                   auditSequence: 0, auditHash: AuditLog.zeroHash)
+                   auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash)
     }
 
     static func bucketHash(_ content: [UInt8]?) -> [UInt8] { content.map { SHA256.hash($0) } ?? absentBucket }
 
-    /// `u8 schema | 256 × 32 index hashes | 256 × 32 manifest hashes | 32 clients hash | u64 audit seq | 32 audit hash`
+    /// `u8 schema | 256 × 32 index hashes | 256 × 32 manifest hashes | 32 clients hash | u64 audit seq | 32 audit hash`,
+    /// then, schema 2 (format 4), `| 32 patients hash`.
     func encoded() -> [UInt8] {
-        var out: [UInt8] = [Self.schema]
+        var out: [UInt8] = [patientsHash == nil ? Self.schema : Self.patientsSchema]
         out.reserveCapacity(1 + 2 * 32 * Self.bucketCount + 72)
         for hash in indexHashes { out += hash }
         for hash in manifestHashes { out += hash }
         out += clientsHash
         out += AuditLog.bigEndian(auditSequence)
         out += auditHash
+        if let patientsHash { out += patientsHash }
         return out
     }
 
     static func decode(_ bytes: [UInt8], counter: Int) -> VaultState? {
-        guard bytes.count == 1 + 2 * 32 * bucketCount + 72, bytes[0] == schema else { return nil }
+        let length = 1 + 2 * 32 * bucketCount + 72
+        guard !bytes.isEmpty, (bytes[0] == schema && bytes.count == length) || (bytes[0] == patientsSchema && bytes.count == length + 32) else { return nil }
         var p = 1
         func take(_ n: Int) -> [UInt8] { defer { p += n }; return Array(bytes[p..<p + n]) }
         let index = (0..<bucketCount).map { _ in take(32) }
         let manifest = (0..<bucketCount).map { _ in take(32) }
         let clients = take(32)
         let sequence = take(8).reduce(0) { $0 << 8 | Int($1) }
+        let auditHash = take(32)
         return VaultState(counter: counter, indexHashes: index, manifestHashes: manifest, clientsHash: clients,
-                          auditSequence: sequence, auditHash: take(32))
+                          auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == patientsSchema ? take(32) : nil)
+    }
+
+    /// State schema 2 (format 4): the patients hash follows.
+    static let patientsSchema: UInt8 = 2
+
+    /// The patient rows as the owner last wrote them: ids and MACs, in id order (format 4).
+    static func patientsHash(_ rows: [PatientRecord]) -> [UInt8] {
+        var fields: [AssociatedData.Field] = []
+        for row in rows.sorted(by: { $0.id < $1.id }) { fields += [.text(row.id), .bytes(row.mac)] }
+        return SHA256.hash(AssociatedData.build(.patientSet, fields))
     }
 
     func macMessage(vaultID: [UInt8]) -> [UInt8] {

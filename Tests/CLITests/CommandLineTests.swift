@@ -73,7 +73,7 @@ import Testing
         let cli = try CLIHarness()
         // The positional arguments each command needs to get past parsing.
         let positionals: [String: [String]] = [
-            "show": ["abcd"], "history": ["abcd"], "attachments": ["abcd"], "export": [], "backup verify": ["none.age"], "backup list": ["no-such-folder"],
+            "show": ["abcd"], "patient show": ["abcd"], "history": ["abcd"], "attachments": ["abcd"], "export": [], "backup verify": ["none.age"], "backup list": ["no-such-folder"],
         ]
         var checked = 0
         for path in try Self.commandPaths() {

@@ -88,7 +88,12 @@ import Testing
         #expect(ungranted.status == 404 && ungranted.body == missing.body)
         #expect(try ServerProcess.validateFHIR(ungranted.body, in: cli.directory).types == "OperationOutcome")
         #expect(try server.curl("GET", binaryPath, token: familyToken).status == 404)
-        #expect(try server.curl("GET", "/\(patientRef)", token: familyToken).status == 404)
+        // Both prescriptions are Quintessa Marlowe's, one patient record (format 4): the family
+        // reads the Patient of its own grant, which says nothing of her other prescriptions; a
+        // Patient of no grant of the family's is answered like one that does not exist.
+        let familyPatient = try server.curl("GET", "/\(patientRef)", token: familyToken)
+        #expect(familyPatient.status == 200 && !familyPatient.body.contains("VisionPrescription") && !familyPatient.body.contains(glassesID))
+        #expect(try server.curl("GET", "/Patient/00000000-0000-5000-8000-000000000000", token: familyToken).status == 404)
         #expect(try server.curl("GET", "/DocumentReference", token: familyToken).json["total"] as? Int == 0)
 
         // A revoke made with the CLI while the server runs counts at the next request.

@@ -71,8 +71,11 @@ public enum FHIR {
 
     /// Resource ids: stable UUIDs named by what they stand for, the same in every export and
     /// in `rxvault serve`.
+    /// A patient record (format 4) is named by its id, so one person is one Patient whatever
+    /// their prescriptions say; a patient written as free text, by its name and birth date.
     public static func patientResourceID(_ patient: Patient) -> String {
-        uuid("patient|\(patient.name)|\(patient.birthDate?.description ?? "")")
+        if let id = patient.id { return uuid("patient-record|" + id) }
+        return uuid("patient|\(patient.name)|\(patient.birthDate?.description ?? "")")
     }
 
     public static func prescriptionResourceID(_ id: PrescriptionID) -> String { uuid("prescription|" + id.hex) }

@@ -48,7 +48,9 @@ extension RxVaultCommand {
                                       issued: CalendarDate(year: 2000, month: 1, day: 1)!)
                 try PrescriptionBuilder(options: fields).apply(to: &rx)
                 let vault = try options.openVault(command: "add")
+                try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput)
                 let (record, advisories) = try vault.add(rx)
+                PatientChoice.sayNotes(vault)
                 advisories.forEach(Terminal.warning)
                 Terminal.out(record.id.short)
             }
@@ -120,6 +122,7 @@ extension RxVaultCommand {
                     Terminal.err("rxvault: nothing changed: the values given are the ones already stored")
                     return
                 }
+                PatientChoice.sayNotes(vault)
                 advisories.forEach(Terminal.warning)
                 Terminal.out("\(record.id.short) version \(record.version)")
             }

@@ -47,6 +47,7 @@ struct PrescriptionJSON {
         ]
         var patient: [(String, JSONValue)] = [("name", .string(rx.patient.name))]
         if let dob = rx.patient.birthDate { patient.append(("birthDate", .string(dob.description))) }
+        if let id = rx.patient.id { patient.append(("id", .string(id))) }
         pairs.append(("patient", .object(patient)))
         var prescriber: [(String, JSONValue)] = [("name", .string(rx.prescriber.name))]
         if let licence = rx.prescriber.licence { prescriber.append(("licence", .string(licence))) }

@@ -73,7 +73,8 @@ extension VaultError {
         case .notFound: return .notFound
         case .ambiguousID, .malformedID: return .usage
         case .invalidPrescription, .invalidInput, .attachmentRefused: return .invalidInput
-        case .attachmentNotFound, .clientNotFound, .grantNotFound, .requestNotFound: return .notFound
+        case .attachmentNotFound, .clientNotFound, .grantNotFound, .requestNotFound, .patientNotFound: return .notFound
+        case .ambiguousPatient: return .usage
         case .duplicateAttachment: return .alreadyExists
         case .unknownIdentity: return .wrongPassphrase
         case .ownerOnly: return .usage
@@ -97,6 +98,8 @@ extension VaultError {
         case .ambiguousAttachment: return "give the attachment's id (the prefix shown is enough)"
         case .duplicateAttachment: return "nothing was stored; pass --allow-duplicate to attach a second copy"
         case .grantNotFound: return "'rxvault grants' shows who can read what"
+        case .patientNotFound: return "'rxvault patients' lists the patients in this vault"
+        case .ambiguousPatient: return "give the patient's id (the prefix shown is enough), or merge them with 'rxvault patient merge'"
         case .attachmentRefused(let refusal): return refusal.hint
         default: return nil
         }

@@ -109,6 +109,15 @@ enum Terminal {
         return buffer.prefix(length)
     }
 
+    /// Asks a question on the terminal (echo on) and returns the answer, trimmed; nil at end of
+    /// input or without a terminal.
+    static func ask(_ question: String) -> String? {
+        guard let asker else { return nil }
+        asker.say(question)
+        guard let line = readLine(fd: asker.input, limit: 256) else { return nil }
+        return line.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespaces)
+    }
+
     /// Asks a yes/no question on the terminal (echo on) and reads the answer there.
     static func confirm(_ question: String) -> Bool {
         guard let asker else { return false }

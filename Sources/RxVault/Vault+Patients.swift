@@ -1,0 +1,357 @@
+import Foundation
+import RxCrypto
+import RxModel
+import RxStore
+
+/// The id of a patient record: 128 random bits, like a prescription's.
+public typealias PatientID = RecordID
+
+/// A patient record as the owner sees it (format 4; DESIGN.md, "Patients").
+public struct PatientSummary: Sendable, Hashable {
+    public let id: PatientID
+    public var name: String
+    public var birthDate: CalendarDate?
+    /// Ids of the patient records merged into this one: older versions of their prescriptions
+    /// still name them, and read as this patient.
+    public var merged: [String]
+
+    /// The patient as a prescription shows it.
+    public var patient: Patient { Patient(name: name, birthDate: birthDate, id: id.hex) }
+    /// `3f9a2c1e Ana Lima (born 1980-04-02)`: how a message lists a candidate.
+    public var line: String { "\(id.short) \(name)" + (birthDate.map { " (born \($0))" } ?? "") }
+}
+
+/// The sealed `patient.info` (owner-info sub-key; docs/format.md, "Format 4: patients").
+struct PatientInfo: Codable {
+    var schema: Int
+    var name: String
+    var birthDate: CalendarDate?
+    var merged: [String]?
+}
+
+/// The patient records of one verified read, by id and by the ids merged into them.
+struct PatientDirectory {
+    var records: [String: PatientSummary] = [:]
+    var aliases: [String: String] = [:]
+
+    func summary(_ id: String) -> PatientSummary? { records[id] ?? aliases[id].flatMap { records[$0] } }
+
+    mutating func insert(_ summary: PatientSummary) {
+        records[summary.id.hex] = summary
+        for merged in summary.merged { aliases[merged] = summary.id.hex }
+    }
+
+    mutating func remove(_ id: String) { records[id] = nil }
+
+    /// By name (case-folded), then id.
+    var all: [PatientSummary] {
+        records.values.sorted { (PatientName.key($0.name), $0.id.hex) < (PatientName.key($1.name), $1.id.hex) }
+    }
+
+    /// The records a patient written as free text is (the rule of `add --patient`): the same name
+    /// ignoring case and runs of white space, and no birth date that differs (a record without one,
+    /// or a patient given without one, matches on the name alone).
+    func matching(_ patient: Patient) -> [PatientSummary] {
+        let key = PatientName.key(patient.name)
+        return all.filter { s in
+            PatientName.key(s.name) == key && (s.birthDate == nil || patient.birthDate == nil || s.birthDate == patient.birthDate)
+        }
+    }
+}
+
+/// How patient names are compared.
+public enum PatientName {
+    /// Lower case, white space trimmed and each run of it one space: "  ana   LIMA" is "ana lima".
+    public static func key(_ name: String) -> String {
+        name.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+    }
+}
+
+extension Vault {
+    // MARK: - Reading
+
+    /// The patient records, verified: every row's MAC, and the set of rows against the state
+    /// root's patients hash (so a deleted patient, or a renamed one put back from an older copy,
+    /// is refused). Before format 4 there are none.
+    func patientDirectory() throws -> PatientDirectory {
+        guard header.formatVersion >= 4 else { return PatientDirectory() }
+        if let state = transactionState {
+            if let transactionPatients { return transactionPatients }
+            let directory = try loadPatients(expected: state.patientsHash)
+            transactionPatients = directory
+            return directory
+        }
+        guard let stamp = try store.vaultStateStamp().map({ StateStamp(counter: $0.counter, mac: $0.mac) }) else {
+            throw VaultError.integrity("the vault's state root is missing")
+        }
+        if let patientCache, patientCache.stamp == stamp { return patientCache.directory }
+        do {
+            guard let state = try verifiedState() else { return PatientDirectory() }
+            let directory = try loadPatients(expected: state.patientsHash)
+            patientCache = (stamp, directory)
+            return directory
+        } catch VaultError.integrity(let message) {
+            // Read outside a transaction (`open` runs after its row was read): an owner write that
+            // committed between the root and the rows is not tampering. Once more, if it did.
+            guard let now = try store.vaultStateStamp(), now.counter != stamp.counter || now.mac != stamp.mac else {
+                throw VaultError.integrity(message)
+            }
+            guard let state = try verifiedState() else { return PatientDirectory() }
+            return try loadPatients(expected: state.patientsHash)
+        }
+    }
+
+    func loadPatients(expected: [UInt8]?) throws -> PatientDirectory {
+        let rows = try store.patients()
+        guard let expected else {
+            throw VaultError.integrity("the state root does not cover the patient records (a format-4 root must)")
+        }
+        guard VaultState.patientsHash(rows) == expected else {
+            throw VaultError.integrity("the patient records are not the ones the owner wrote last (a patient deleted, or put back from an older copy)")
+        }
+        var directory = PatientDirectory()
+        for row in rows { directory.insert(try openPatient(row)) }
+        return directory
+    }
+
+    func openPatient(_ row: PatientRecord) throws -> PatientSummary {
+        guard let id = PatientID(hex: row.id), MAC.verify(row.mac, patientRowMessage(row), key: recordMACKey) else {
+            throw VaultError.integrity("patient \(row.id.prefix(8)) is forged or altered (its owner MAC does not verify)")
+        }
+        let info: PatientInfo = try openOwnerInfo(row.info, purpose: .patientInfo, fields: [.text(row.id)], place: "patient \(id.short)")
+        return PatientSummary(id: id, name: info.name, birthDate: info.birthDate, merged: info.merged ?? [])
+    }
+
+    func patientRowMessage(_ row: PatientRecord) -> [UInt8] {
+        AssociatedData.build(.patientRow, [.bytes(header.vaultID), .text(row.id), .bytes(row.info)])
+    }
+
+    /// A stored record with its patient filled in from the patient's record (format-4 content
+    /// names its patient by id only). A record written before format 4 is returned as it is.
+    func withPatient(_ record: PrescriptionRecord) throws(VaultError) -> PrescriptionRecord {
+        guard let patientID = record.prescription.patient.id else { return record }
+        let summary: PatientSummary?
+        do { summary = try patientDirectory().summary(patientID) } catch { throw VaultError.wrap(error) }
+        guard let summary else {
+            throw .integrity("prescription \(record.id.short) version \(record.version) names patient \(patientID.prefix(8)), which the vault does not hold")
+        }
+        var rx = record.prescription
+        rx.patient = summary.patient
+        var resolved = PrescriptionRecord(id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
+        resolved.change = record.change
+        return resolved
+    }
+
+    // MARK: - Writing (inside an owner write)
+
+    /// Seals and stores a patient row, keeping the transaction's directory and patients hash current.
+    func writePatient(_ summary: PatientSummary) throws {
+        var directory = try patientDirectory()
+        let info = PatientInfo(schema: 1, name: summary.name, birthDate: summary.birthDate,
+                               merged: summary.merged.isEmpty ? nil : summary.merged)
+        var row = PatientRecord(id: summary.id.hex, info: try sealOwnerInfo(info, purpose: .patientInfo, fields: [.text(summary.id.hex)]),
+                                mac: [])
+        row.mac = try MAC.authenticate(patientRowMessage(row), key: recordMACKey)
+        try store.upsert(row)
+        directory.insert(summary)
+        transactionPatients = directory
+        transactionState?.patientsHash = VaultState.patientsHash(try store.patients())
+    }
+
+    func deletePatientRow(_ id: String) throws {
+        var directory = try patientDirectory()
+        _ = try store.deletePatient(id)
+        directory.remove(id)
+        transactionPatients = directory
+        transactionState?.patientsHash = VaultState.patientsHash(try store.patients())
+    }
+
+    /// Format 4: the record with its patient linked to a patient record: the one it names, else
+    /// the one its name matches (`PatientDirectory.matching`; two or more is an error listing
+    /// them), else a new one (`createPatients`; noted in `patientNotes`). A record that names a
+    /// patient this vault does not hold (an export of another vault) is matched by name.
+    func linkPatient(_ record: PrescriptionRecord, createPatients: Bool = true) throws -> PrescriptionRecord {
+        guard header.formatVersion >= 4 else { return record }
+        var rx = record.prescription
+        let directory = try patientDirectory()
+        if let id = rx.patient.id, let summary = directory.summary(id) {
+            rx.patient = summary.patient
+        } else {
+            rx.patient.id = nil
+            let matches = directory.matching(rx.patient)
+            if matches.count > 1 {
+                throw VaultError.ambiguousPatient("patient '\(rx.patient.name)'", candidates: matches.map(\.line))
+            }
+            if var match = matches.first {
+                if match.birthDate == nil, let birthDate = rx.patient.birthDate, createPatients {
+                    match.birthDate = birthDate
+                    try writePatient(match)
+                    patientNotes.append("patient \(match.id.short) \(match.name): birth date set to \(birthDate)")
+                }
+                rx.patient = match.patient
+            } else if createPatients {
+                let summary = PatientSummary(id: PatientID.random(), name: rx.patient.name, birthDate: rx.patient.birthDate, merged: [])
+                try writePatient(summary)
+                patientNotes.append("new patient \(summary.line)")
+                rx.patient = summary.patient
+            }
+        }
+        var linked = PrescriptionRecord(id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
+        linked.change = record.change
+        return linked
+    }
+
+    // MARK: - Commands
+
+    /// Every patient record with its prescriptions (newest versions), by name.
+    public func patients() throws(VaultError) -> [(PatientSummary, [PrescriptionRecord])] {
+        try requirePatientRecords()
+        let records = try list()
+        let directory: PatientDirectory = try read { try patientDirectory() }
+        var byPatient: [String: [PrescriptionRecord]] = [:]
+        for record in records { if let id = record.prescription.patient.id { byPatient[id, default: []].append(record) } }
+        return directory.all.map { ($0, byPatient[$0.id.hex] ?? []) }
+    }
+
+    /// The patient a name or id prefix stands for: an exact name match (as `add` matches), else
+    /// a unique id prefix. Two or more is an error listing them.
+    public func resolvePatient(_ text: String) throws(VaultError) -> PatientSummary {
+        try requirePatientRecords()
+        let directory: PatientDirectory = try read { try patientDirectory() }
+        let byName = directory.all.filter { PatientName.key($0.name) == PatientName.key(text) }
+        if byName.count == 1 { return byName[0] }
+        if byName.count > 1 { throw .ambiguousPatient("patient '\(text)'", candidates: byName.map(\.line)) }
+        let prefix = text.lowercased()
+        guard prefix.count >= RecordID.minimumPrefixLength, RecordID.isHex(prefix) else { throw .patientNotFound("'\(text)'") }
+        let byID = directory.all.filter { $0.id.hex.hasPrefix(prefix) }
+        guard byID.count == 1 else {
+            if byID.isEmpty { throw .patientNotFound("'\(text)'") }
+            throw .ambiguousPatient("id prefix \(text)", candidates: byID.map(\.line))
+        }
+        return byID[0]
+    }
+
+    /// Which of `patient` (written as free text) the vault's records are, by `add`'s rule.
+    public func matchingPatients(_ patient: Patient) throws(VaultError) -> [PatientSummary] {
+        guard header.formatVersion >= 4 else { return [] }
+        return try read { try patientDirectory().matching(patient) }
+    }
+
+    /// Renames a patient and/or sets (nil in `birthDate`: keeps; `.some(nil)`: removes) the birth
+    /// date. Every prescription of the patient reads the new values at once; their grants are
+    /// sealed again so clients see them too. Returns the record as it now is.
+    @discardableResult
+    public func updatePatient(_ id: PatientID, name: String?, birthDate: CalendarDate??) throws(VaultError) -> PatientSummary {
+        try requirePatientRecords()
+        let name = name.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        if let name {
+            if name.isEmpty { throw .invalidInput("a patient's name cannot be empty") }
+            if let problem = TextField.name.problem(with: name) { throw .invalidInput("patient name: \(problem)") }
+        }
+        if case .some(.some(let day)) = birthDate, day > clock.today() { throw .invalidInput("date of birth \(day) is in the future") }
+        return try perform {
+            guard var summary = try patientDirectory().records[id.hex] else { throw VaultError.patientNotFound(id.short) }
+            if let name { summary.name = name }
+            if let birthDate { summary.birthDate = birthDate }
+            for record in try prescriptions(of: [id.hex]) {
+                if let dob = summary.birthDate, dob > record.prescription.issued {
+                    throw VaultError.invalidInput("date of birth \(dob) is after prescription \(record.id.short)'s issue date \(record.prescription.issued)")
+                }
+            }
+            try writePatient(summary)
+            try refreshPrescriptions(of: [id.hex])
+            return summary
+        }
+    }
+
+    /// Merges patient `from` into `into`: each of `from`'s prescriptions gets a new version naming
+    /// `into` (its grants sealed again to it), `from`'s record goes, and its id is kept in `into`'s
+    /// as merged, so older versions that name it read as `into`. `into` keeps its name, and its
+    /// birth date unless it had none.
+    @discardableResult
+    public func mergePatients(_ from: PatientID, into: PatientID) throws(VaultError) -> (PatientSummary, moved: Int) {
+        try requirePatientRecords()
+        guard from != into else { throw .invalidInput("a patient cannot be merged into itself") }
+        return try perform {
+            let directory = try patientDirectory()
+            guard let source = directory.records[from.hex] else { throw VaultError.patientNotFound(from.short) }
+            guard var target = directory.records[into.hex] else { throw VaultError.patientNotFound(into.short) }
+            if let a = target.birthDate, let b = source.birthDate, a != b {
+                throw VaultError.invalidInput("\(target.line) and \(source.line) have different birth dates; set one with 'rxvault patient rename --birth-date' first if they are one person")
+            }
+            target.birthDate = target.birthDate ?? source.birthDate
+            target.merged += [from.hex] + source.merged
+            let moving = try prescriptions(of: [from.hex])
+            try deletePatientRow(from.hex)
+            try writePatient(target)
+            try refreshPrescriptions(of: [into.hex])
+            for indexed in moving {
+                guard let row = try store.latestVersion(of: indexed.id.hex) else { continue }
+                try touch(indexed.id.hex)
+                let current = try open(row)
+                var next = PrescriptionRecord(id: current.id, version: current.version + 1, recorded: clock.timestamp(),
+                                              prescription: current.prescription)
+                next.change = "patient \(from.short) merged into \(into.short)"
+                try storeVersion(next)
+                try resealGrants(of: indexed.id.hex, previousVersion: current.version)
+            }
+            return (target, moving.count)
+        }
+    }
+
+    /// Newest records of the prescriptions whose index entry names one of `patientIDs` (inside a write).
+    func prescriptions(of patientIDs: Set<String>) throws -> [PrescriptionRecord] {
+        let snapshot = try indexSnapshot()
+        return try snapshot.rows.map { try snapshot.record($0) }.filter { $0.prescription.patient.id.map(patientIDs.contains) ?? false }
+    }
+
+    /// After a patient changed: the index entries and the grants of its prescriptions carry the
+    /// patient as it now is (the prescriptions' content, which names the patient by id, is unchanged).
+    func refreshPrescriptions(of patientIDs: Set<String>) throws {
+        for indexed in try prescriptions(of: patientIDs) {
+            guard let row = try store.latestVersion(of: indexed.id.hex) else { continue }
+            try touch(indexed.id.hex)
+            indexChanged(indexed.id, try open(row))
+            try resealGrants(of: indexed.id.hex)
+        }
+    }
+
+    func requirePatientRecords() throws(VaultError) {
+        guard header.formatVersion >= 4 else {
+            throw .invalidInput("this vault is in format \(header.formatVersion), where patients are free text; run 'rxvault upgrade' to make them records (format 4)")
+        }
+    }
+
+    // MARK: - Upgrade
+
+    /// Format 4, patients (inside the upgrade's write, the header already at format 4): each
+    /// prescription's patient, free text until now, becomes a record. Prescriptions whose newest
+    /// versions give the same name (ignoring case and runs of white space) and the same birth
+    /// date (or both none) share one record, named as in the most recently issued of them. Each
+    /// prescription gets a new version naming its record (older versions keep the text they were
+    /// written with), and its grants are sealed again with the patient in them.
+    func upgradePatientsToFormat4() throws {
+        var groups: [String: [PrescriptionRecord]] = [:]
+        for row in try store.latestVersions() {
+            try touch(row.prescriptionID)
+            let record = try open(row)
+            let patient = record.prescription.patient
+            groups[PatientName.key(patient.name) + "\u{0}" + (patient.birthDate?.description ?? ""), default: []].append(record)
+        }
+        for key in groups.keys.sorted() {
+            let records = groups[key]!.sorted { ($0.prescription.issued, $0.id.hex) < ($1.prescription.issued, $1.id.hex) }
+            let newest = records.last!.prescription.patient
+            let summary = PatientSummary(id: PatientID.random(), name: newest.name, birthDate: newest.birthDate, merged: [])
+            try writePatient(summary)
+            for record in records {
+                var rx = record.prescription
+                rx.patient = summary.patient
+                var next = PrescriptionRecord(id: record.id, version: record.version + 1, recorded: clock.timestamp(), prescription: rx)
+                next.change = "format 4: the patient is a record"
+                try storeVersion(next)
+                try resealGrants(of: record.id.hex, previousVersion: record.version)
+            }
+        }
+        patientNotes = []
+    }
+}
