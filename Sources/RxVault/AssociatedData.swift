@@ -28,6 +28,10 @@ enum AssociatedData {
         case clientLookup = "rxvault/v3 client-lookup"
         case grantReference = "rxvault/v3 grant-reference"
         case manifestBucket = "rxvault/v3 manifest-bucket"
+        case keySlot = "rxvault/v4 key-slot"
+        case keySlotInfo = "rxvault/v4 key-slot-info"
+        case recoveryKey = "rxvault/v4 recovery-key"
+        case keyRing = "rxvault/v4 key-ring"
     }
 
     enum Field {
