@@ -67,7 +67,9 @@ struct CLIError: Error {
 extension VaultError {
     var exitStatus: ExitStatus {
         switch self {
-        case .wrongPassphrase: return .wrongPassphrase
+        case .wrongPassphrase, .wrongRecoveryCode: return .wrongPassphrase
+        case .refused: return .invalidInput
+        case .keySlotNotFound: return .notFound
         case .noVault: return .noVault
         case .alreadyExists: return .alreadyExists
         case .notFound: return .notFound
@@ -97,6 +99,8 @@ extension VaultError {
         case .ambiguousAttachment: return "give the attachment's id (the prefix shown is enough)"
         case .duplicateAttachment: return "nothing was stored; pass --allow-duplicate to attach a second copy"
         case .grantNotFound: return "'rxvault grants' shows who can read what"
+        case .keySlotNotFound: return "'rxvault key list' shows the vault's key slots"
+        case .wrongRecoveryCode: return "nothing was changed; a recovery code is the one 'rxvault key add --recovery' printed for this vault"
         case .attachmentRefused(let refusal): return refusal.hint
         default: return nil
         }
