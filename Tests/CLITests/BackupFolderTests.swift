@@ -149,7 +149,7 @@ import Testing
         for key in ["backup.key", "id_ed25519"] {
             let opened = try shell(cli, "age -d -i \(key) -o inner-\(key).rxv '\(backup)'")
             #expect(opened.status == 0, "age -d -i \(key): \(opened)")
-            #expect(try cli.run(["status", "--vault", cli.path("inner-\(key).rxv")]).stdout.contains("rxvault vault, format version 3"))
+            #expect(try cli.run(["status", "--vault", cli.path("inner-\(key).rxv")]).stdout.contains("rxvault vault, format version 4"))
         }
         // Restores on machines with no vault: with the age identity, and from the SSH key through age.
         let byIdentity = try freshMachine()

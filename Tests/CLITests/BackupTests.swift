@@ -110,7 +110,7 @@ import Testing
         try age.run()
         age.waitUntilExit()
         #expect(age.terminationStatus == 0)
-        #expect(try cli.run(["status", "--vault", cli.path("inner.rxv")]).stdout.contains("rxvault vault, format version 3"))
+        #expect(try cli.run(["status", "--vault", cli.path("inner.rxv")]).stdout.contains("rxvault vault, format version 4"))
         // Re-encrypted by age in ASCII armor (as someone keeping backups in text might): still restores.
         let armor = Process()
         armor.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -83,12 +83,12 @@ import RxStore
 
         let upgrade = try cli.run(["upgrade"])
         #expect(upgrade.status == 0, "\(upgrade)")
-        #expect(upgrade.stdout == "upgraded the vault from format 2 to format 3\n")
+        #expect(upgrade.stdout == "upgraded the vault from format 2 to format 4\n")
         let again = try cli.run(["upgrade", "--format", "json"])
         #expect(again.status == 0)
         let json = try cli.json(again.stdout)
-        #expect(json["upgraded"] as? Bool == false && json["to"] as? Int == 3)
-        #expect(try cli.run(["status"], environment: noPassphrase).stdout.contains("format version 3"))
+        #expect(json["upgraded"] as? Bool == false && json["to"] as? Int == 4)
+        #expect(try cli.run(["status"], environment: noPassphrase).stdout.contains("format version 4"))
 
         // Format 3: no client key, and no grant row names a prescription.
         let after = try dump(cli)
@@ -144,7 +144,7 @@ import RxStore
         #expect(try cli.run(["--vault", restored, "--identity", cli.path("lens-shop.key"), "list"], environment: noPassphrase).stdout.contains("0b6299e8"))
         let edit = try cli.run(["edit", "0b6299e8", "--vault", restored, "--note", "after the restore"])
         #expect(edit.status == 0, "\(edit)")
-        #expect(try cli.run(["status", "--vault", restored], environment: noPassphrase).stdout.contains("format version 3"))
+        #expect(try cli.run(["status", "--vault", restored], environment: noPassphrase).stdout.contains("format version 4"))
         let read = try cli.run(["--vault", restored, "--identity", cli.path("lens-shop.key"), "show", "0b6299e8", "--format", "json"], environment: noPassphrase)
         #expect(read.status == 0 && read.stdout.contains("after the restore"), "\(read)")
         #expect(try cli.run(["check", "--vault", restored, "--read-data"]).status == 0)

@@ -79,7 +79,7 @@ import Testing
             _ = try SQLiteRecordStore(openingAt: newer)
             Issue.record("a newer format was opened")
         } catch {
-            guard case .unsupportedVersion(found: 99, supported: 3) = error else { Issue.record("got \(error)"); return }
+            guard case .unsupportedVersion(found: 99, supported: 4) = error else { Issue.record("got \(error)"); return }
         }
     }
 

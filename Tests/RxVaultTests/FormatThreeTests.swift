@@ -34,7 +34,7 @@ import RxStore
 
     @Test func theFileNamesNoClientKeyAndNoGrantsPrescription() throws {
         let (t, owner, records, clients) = try householdVault()
-        #expect(owner.header.formatVersion == 3)
+        #expect(owner.header.formatVersion == 4)
         let bytes = try fileBytes(t)
         for (client, _) in clients {
             #expect(bytes.range(of: Data(client.recipient.publicKey)) == nil, "client \(client.name)'s public key is in the file")
@@ -149,8 +149,8 @@ import RxStore
         let readsBefore = try ClientVault.open(at: path, identity: shop, clock: .fixed(today: today)).list().map(\.id.short)
         #expect(readsBefore == ["0b6299e8"])
 
-        #expect(try vault.upgrade() == (2, 3))
-        #expect(try VaultHeader.read(at: path).formatVersion == 3)
+        #expect(try vault.upgrade() == (2, 4))
+        #expect(try VaultHeader.read(at: path).formatVersion == 4)
         // Its log: the 7 entries of the fixture and the read above, the pending reads countersigned by the upgrade's write.
         let log = try vault.log()
         #expect(log.count == 8 && log.allSatisfy { $0.problem == nil && $0.countersigned }, "\(log)")
@@ -165,7 +165,7 @@ import RxStore
         #expect(granted.map(\.id.short) == ["0b6299e8"])
         #expect(try shopView.attachments(of: granted[0].id).count == 1)
         #expect(try ClientVault.open(at: path, identity: family, clock: .fixed(today: today)).list().map(\.id.short) == ["450f2f2a"])
-        #expect(try vault.upgrade() == (3, 3), "nothing left to do")
+        #expect(try vault.upgrade() == (4, 4), "nothing left to do")
         // The file of format 2 cannot be put back over the new tables: the header's format is
         // in the root key's associated data.
         let db = try Database(path: path)
