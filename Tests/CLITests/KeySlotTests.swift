@@ -93,6 +93,8 @@ import RxStore
         let code = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(code.range(of: "^([0-9A-HJKMNP-TV-Z]{5}-){7}[0-9A-HJKMNP-TV-Z]{5}$", options: .regularExpression) != nil, "\(code)")
         #expect(added.stderr.contains("shown this once"), "\(added)")
+        // A backup made with the passphrase of the day, before it is forgotten.
+        #expect(try cli.run(["backup", cli.path("before.age")]).status == 0)
         // The code is not a passphrase: it does not open the vault as one.
         let asPassphrase = try cli.write(code + "\n", to: "code-as-passphrase")
         #expect(try cli.run(["list", "--passphrase-file", asPassphrase]).status == 77)
@@ -127,6 +129,10 @@ import RxStore
         #expect(recovered.stderr.contains("backups made before now still need the old passphrase"), "\(recovered)")
         let listed = try cli.run(["list", "--passphrase-file", newPassphrase])
         #expect(listed.status == 0 && listed.stdout.contains("Quintessa Marlowe"), "\(listed)")
+        // The backup from before still wants the passphrase of its day, and restore says why.
+        let restore = try cli.run(["restore", cli.path("before.age"), "--to", cli.path("restored.rxv"), "--passphrase-file", newPassphrase])
+        #expect(restore.status == 77 && restore.stderr.contains("older than the last passphrase change"), "\(restore)")
+        #expect(!FileManager.default.fileExists(atPath: cli.path("restored.rxv")))
         // The code still works later (it stays until its slot is removed), and the change is logged.
         let log = try cli.run(["log", "--passphrase-file", newPassphrase])
         #expect(log.stdout.contains("passphrase-changed") && log.stdout.contains("with the recovery code of slot 2"), "\(log)")
