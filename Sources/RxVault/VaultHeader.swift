@@ -25,7 +25,6 @@ public struct VaultHeader: Sendable {
     /// trusted until the owner's key ring verifies them (`Vault.verifyKeyRing`).
     public let slots: [KeySlot]
     let record: VaultHeaderRecord
-    let slotRecords: [KeySlotRecord]
 
     init(_ record: VaultHeaderRecord, slots slotRecords: [KeySlotRecord] = []) throws(VaultError) {
         guard record.formatVersion <= Self.currentFormatVersion else {
@@ -57,7 +56,6 @@ public struct VaultHeader: Sendable {
             slots.append(try KeySlot(row, after: slots.last?.id ?? 1))
         }
         self.slots = slots
-        self.slotRecords = slotRecords
         self.record = record
         self.formatVersion = record.formatVersion
         self.vaultID = record.vaultID
