@@ -5,8 +5,8 @@ import RxVault
 
 /// Which file an agent unlocked, and what its header said: the agent hands its key only for
 /// the same file (device and inode) with the same key wrapping (`VaultHeader.keyWrappingDigest`).
-/// A restore or a copy moved into place is another inode; `passwd` or an upgrade changes the
-/// wrapping; another vault at the path has another id. Writing prescriptions changes none of these.
+/// A restore or a copy moved into place is another inode; `passwd`, `key add`, `key remove` or
+/// an upgrade changes the wrapping; another vault at the path has another id. Writing prescriptions changes none of these.
 public struct VaultFileIdentity: Codable, Equatable, Sendable {
     public let vaultID: String
     public let device: UInt64
@@ -53,7 +53,7 @@ public struct VaultFileIdentity: Codable, Equatable, Sendable {
         if current.device != device || current.inode != inode {
             return "the file at \(path) was replaced (a restore, or another copy moved into its place)"
         }
-        if current.keyWrapping != keyWrapping { return "the vault's passphrase was changed (or the vault upgraded)" }
+        if current.keyWrapping != keyWrapping { return "the vault's passphrase was changed, or a key slot added or removed (or the vault upgraded)" }
         return nil
     }
 }

@@ -102,6 +102,23 @@ public protocol RecordStore: AnyObject {
     /// attachments, and grants up to format 2).
     func allPrescriptionIDs() throws(StoreError) -> [String]
 
+    // MARK: - Format 4: key slots
+
+    /// Adds the key-slot tables (format 4), inside the caller's write transaction.
+    func upgradeKeySlotsToFormat4() throws(StoreError)
+    /// The key slots besides the header's, by id; empty before format 4.
+    func keySlots() throws(StoreError) -> [KeySlotRecord]
+    /// Inserts or replaces the slot with the same id.
+    func upsert(_ slot: KeySlotRecord) throws(StoreError)
+    func deleteKeySlot(_ id: Int) throws(StoreError)
+    /// Replaces the header's passphrase slot (slot 1): its KDF costs, salt and wrapped root key
+    /// (an empty `wrapped` leaves slot 1 empty, format 4).
+    func replaceHeaderKey(opsLimit: UInt64, memLimit: UInt64, salt: [UInt8], wrapped: [UInt8]) throws(StoreError)
+    func setMaxAttachmentBytes(_ bytes: Int) throws(StoreError)
+    /// The key ring row, nil when there is none (or before format 4).
+    func keyRing() throws(StoreError) -> KeyRingRecord?
+    func setKeyRing(_ ring: KeyRingRecord) throws(StoreError)
+
     /// Runs `body` as one atomic write: all of it is stored, or none.
     func write<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` against one consistent snapshot.

@@ -31,7 +31,7 @@ public final class SQLiteRecordStore: RecordStore {
     /// place with link(2), which fails if `path` exists, so two `init`s cannot both win and a
     /// failed `init` leaves nothing behind.
     public static func create(at path: String, header: VaultHeaderRecord, auditHeadMAC: [UInt8],
-                              state: VaultStateRecord? = nil) throws(StoreError) {
+                              state: VaultStateRecord? = nil, keyRing: KeyRingRecord? = nil) throws(StoreError) {
         guard access(path, F_OK) != 0 else { throw StoreError.cannotWrite("\(path) already exists") }
         let temporary = path + ".tmp-" + String(UInt32.random(in: .min ... .max), radix: 16)
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
@@ -47,6 +47,7 @@ public final class SQLiteRecordStore: RecordStore {
                 try database.execute(Schema.version2)
                 try database.execute(Schema.version3)
                 try database.execute(Schema.version4Patients)
+                try database.execute(Schema.version4KeySlots)
                 try database.prepare("""
                     INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
                                               kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes,
@@ -61,6 +62,10 @@ public final class SQLiteRecordStore: RecordStore {
                 if let state {
                     try database.prepare("INSERT INTO vault_state (singleton, write_counter, state, mac) VALUES (1, ?, ?, ?)")
                         .run([.integer(Int64(state.writeCounter)), .blob(state.state), .blob(state.mac)])
+                }
+                if let keyRing {
+                    try database.prepare("INSERT INTO key_ring (singleton, write_counter, content, mac) VALUES (1, ?, ?, ?)")
+                        .run([.integer(Int64(keyRing.writeCounter)), .blob(keyRing.content), .blob(keyRing.mac)])
                 }
                 try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
             }
@@ -402,6 +407,8 @@ public final class SQLiteRecordStore: RecordStore {
         try database.execute(Schema.version4Patients)
     }
 
+    // MARK: - Format 4: key slots
+
     public func upgradeToFormat4(wrappedRootKey: [UInt8]) throws(StoreError) {
         guard try schemaVersion() == 3 else { throw StoreError.corrupt("the schema to upgrade is not version 3") }
         try database.execute("PRAGMA user_version = 4")
@@ -435,6 +442,59 @@ public final class SQLiteRecordStore: RecordStore {
         let s = try database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
         try s.bind([.text(name)])
         return try s.step()
+    }
+
+    public func upgradeKeySlotsToFormat4() throws(StoreError) {
+        try database.execute(Schema.version4KeySlots)
+    }
+
+    public func keySlots() throws(StoreError) -> [KeySlotRecord] {
+        guard try schemaVersion() >= 4 else { return [] }
+        var slots: [KeySlotRecord] = []
+        try database.prepare("""
+            SELECT id, kind, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, kdf_salt, wrapped_root_key, info
+            FROM key_slot ORDER BY id
+            """).forEach { row in
+            slots.append(KeySlotRecord(id: Int(row.int(0)), kind: row.text(1) ?? "", kdfAlgorithm: row.text(2) ?? "",
+                                       kdfOpsLimit: UInt64(max(0, row.int(3))), kdfMemLimit: UInt64(max(0, row.int(4))),
+                                       kdfSalt: row.blob(5), wrappedRootKey: row.blob(6), info: row.blob(7)))
+        }
+        return slots
+    }
+
+    public func upsert(_ slot: KeySlotRecord) throws(StoreError) {
+        try database.prepare("""
+            INSERT OR REPLACE INTO key_slot (id, kind, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, kdf_salt, wrapped_root_key, info)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).run([.integer(Int64(slot.id)), .text(slot.kind), .text(slot.kdfAlgorithm), .integer(Int64(slot.kdfOpsLimit)),
+                      .integer(Int64(slot.kdfMemLimit)), .blob(slot.kdfSalt), .blob(slot.wrappedRootKey), .blob(slot.info)])
+    }
+
+    public func deleteKeySlot(_ id: Int) throws(StoreError) {
+        try database.prepare("DELETE FROM key_slot WHERE id = ?").run([.integer(Int64(id))])
+    }
+
+    public func replaceHeaderKey(opsLimit: UInt64, memLimit: UInt64, salt: [UInt8], wrapped: [UInt8]) throws(StoreError) {
+        try database.prepare("""
+            UPDATE vault_header SET kdf_ops_limit = ?, kdf_mem_limit = ?, kdf_salt = ?, wrapped_root_key = ? WHERE singleton = 1
+            """).run([.integer(Int64(opsLimit)), .integer(Int64(memLimit)), .blob(salt), .blob(wrapped)])
+    }
+
+    public func setMaxAttachmentBytes(_ bytes: Int) throws(StoreError) {
+        try database.prepare("UPDATE vault_header SET max_attachment_bytes = ? WHERE singleton = 1").run([.integer(Int64(bytes))])
+    }
+
+    public func keyRing() throws(StoreError) -> KeyRingRecord? {
+        guard try schemaVersion() >= 4 else { return nil }
+        let s = try database.prepare("SELECT write_counter, content, mac FROM key_ring WHERE singleton = 1")
+        return try s.step() ? KeyRingRecord(writeCounter: Int(s.int(0)), content: s.blob(1), mac: s.blob(2)) : nil
+    }
+
+    public func setKeyRing(_ ring: KeyRingRecord) throws(StoreError) {
+        try database.prepare("""
+            INSERT INTO key_ring (singleton, write_counter, content, mac) VALUES (1, ?, ?, ?)
+            ON CONFLICT (singleton) DO UPDATE SET write_counter = excluded.write_counter, content = excluded.content, mac = excluded.mac
+            """).run([.integer(Int64(ring.writeCounter)), .blob(ring.content), .blob(ring.mac)])
     }
 
     public func vaultState() throws(StoreError) -> VaultStateRecord? {

@@ -1,4 +1,4 @@
-/// The vault file's SQLite schema (docs/format.md, "Vault file v1", "Format 2" and "Format 3").
+/// The vault file's SQLite schema (docs/format.md, "Vault file v1", "Format 2", "Format 3" and "Format 4").
 ///
 /// Plaintext columns hold only what joins and lookups need: random ids, version numbers and
 /// the KDF header. Everything about a prescription is inside `content` (ciphertext).
@@ -139,6 +139,31 @@ enum Schema {
         id   TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
         info BLOB NOT NULL,
         mac  BLOB NOT NULL
+    ) STRICT;
+    """
+
+    /// Format 4, key slots (issue 13): more ways into the vault than the header's passphrase. Each
+    /// `key_slot` row wraps the same root key as the header does (slot 1), under a key derived
+    /// from another passphrase (Argon2id, its own salt and costs) or from a recovery code
+    /// (keyed BLAKE2b); `info` is the owner's sealed label and creation time. `key_ring` is the
+    /// owner's commitment to the set of slots and to the header's settings, MAC'd with the write
+    /// counter of the state root it was written with (docs/format.md, "Format 4: key slots").
+    static let version4KeySlots = """
+    CREATE TABLE key_slot (
+        id               INTEGER PRIMARY KEY CHECK (id >= 2 AND id <= 8),
+        kind             TEXT    NOT NULL CHECK (kind IN ('passphrase', 'recovery')),
+        kdf_algorithm    TEXT    NOT NULL,
+        kdf_ops_limit    INTEGER NOT NULL CHECK (kdf_ops_limit >= 0),
+        kdf_mem_limit    INTEGER NOT NULL CHECK (kdf_mem_limit >= 0),
+        kdf_salt         BLOB    NOT NULL,
+        wrapped_root_key BLOB    NOT NULL,
+        info             BLOB    NOT NULL
+    ) STRICT;
+    CREATE TABLE key_ring (
+        singleton     INTEGER PRIMARY KEY CHECK (singleton = 1),
+        write_counter INTEGER NOT NULL CHECK (write_counter >= 0),
+        content       BLOB    NOT NULL,
+        mac           BLOB    NOT NULL
     ) STRICT;
     """
 

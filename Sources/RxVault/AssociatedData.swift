@@ -31,6 +31,10 @@ enum AssociatedData {
         case patientInfo = "rxvault/v4 patient-info"
         case patientRow = "rxvault/v4 patient-row"
         case patientSet = "rxvault/v4 patient-set"
+        case keySlot = "rxvault/v4 key-slot"
+        case keySlotInfo = "rxvault/v4 key-slot-info"
+        case recoveryKey = "rxvault/v4 recovery-key"
+        case keyRing = "rxvault/v4 key-ring"
     }
 
     enum Field {

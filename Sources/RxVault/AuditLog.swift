@@ -19,6 +19,14 @@ public struct AuditEvent: Codable, Sendable, Equatable {
         case accessRequested = "access-requested"
         /// The owner approved or denied an access request; the detail is the answer's JSON.
         case accessAnswered = "access-answered"
+        /// A key slot was added (`key add`); the detail names the slot, its kind and label.
+        case keyAdded = "key-added"
+        /// A key slot was removed (`key remove`).
+        case keyRemoved = "key-removed"
+        /// A slot's passphrase or its key-derivation cost was changed (`passwd`).
+        case passphraseChanged = "passphrase-changed"
+        /// A vault setting was changed (`config set`); the detail says which, from what to what.
+        case settingChanged = "setting-changed"
     }
 
     public var time: String

@@ -16,6 +16,7 @@ extension Vault {
         guard header.formatVersion >= 2 else { return nil }
         let state = try rootState()
         try verifyClientsAndAuditHead(state)
+        try verifyKeyRing(state)
         return state
     }
 
@@ -125,9 +126,14 @@ extension Vault {
         patientNotes = []
         committedCounter = nil
         writtenStamp = nil
-        // Another process may have upgraded the file since it was opened.
-        let stored = try VaultHeader(store.header())
-        if stored.formatVersion != header.formatVersion { header = stored }
+        // Another process may have upgraded the file, or changed its key slots or settings, since
+        // it was opened: the write works from the header as stored (verified with the key ring
+        // below, from format 4).
+        let stored = try VaultHeader(store.header(), slots: store.keySlots())
+        guard stored.vaultID == header.vaultID, stored.auditPublicKey == header.auditPublicKey else {
+            throw VaultError.integrity("the vault header changed while the vault was open (another vault's header?)")
+        }
+        header = stored
         let fromFormatOne = header.formatVersion < 2
         if fromFormatOne {
             try upgradeToFormat2()
@@ -157,6 +163,9 @@ extension Vault {
         state.auditSequence = head.sequence
         state.auditHash = head.hash
         state.counter += 1
+        if header.formatVersion >= 4 {
+            try store.setKeyRing(try KeyRing.record(header: try store.header(), slots: try store.keySlots(), counter: state.counter, key: stateMACKey))
+        }
         let root = VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
                                     mac: try MAC.authenticate(state.macMessage(vaultID: header.vaultID), key: stateMACKey))
         try store.setVaultState(root)
@@ -289,8 +298,9 @@ extension Vault {
 
     /// Upgrades a format-3 vault (or one just upgraded to format 3) to format 4 inside the current
     /// write transaction: the root key is re-wrapped with format 4 in its associated data, as
-    /// `upgradeToFormat3` does, then each format-4 part takes its step. The state root gains the
-    /// patients hash (state schema 2).
+    /// `upgradeToFormat3` does, then each format-4 part takes its step: patients (the state root
+    /// gains the patients hash, state schema 2) and key slots (their tables; the key ring is
+    /// written at the end of the write, as at every owner write).
     func upgradeToFormat4() throws {
         guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
         var record = header.record
@@ -303,6 +313,29 @@ extension Vault {
         transactionState = state
         transactionPatients = PatientDirectory()
         try upgradePatientsToFormat4()
+        try upgradeKeySlotsToFormat4()
+    }
+
+    /// Format 4, key slots: the header's passphrase stays where it is and becomes slot 1; the
+    /// tables for more slots and the key ring are added (the ring is written at the end of this
+    /// write, as at every owner write).
+    func upgradeKeySlotsToFormat4() throws {
+        try store.upgradeKeySlotsToFormat4()
+    }
+
+    // MARK: - Key ring (format 4)
+
+    /// Refuses key slots or settings that are not the ones the owner wrote last (`KeyRing`).
+    func verifyKeyRing(_ state: VaultState) throws {
+        guard header.formatVersion >= 4 else { return }
+        let findings = try keyRingFindings(state)
+        guard findings.isEmpty else {
+            throw VaultError.integrity(findings.joined(separator: "; ") + "; run 'rxvault check'")
+        }
+    }
+
+    func keyRingFindings(_ state: VaultState) throws -> [String] {
+        KeyRing.findings(ring: try store.keyRing(), counter: state.counter, header: try store.header(), slots: try store.keySlots(), key: stateMACKey)
     }
 
     // MARK: - Rollback anchor
@@ -363,6 +396,7 @@ extension Vault {
         }
         var errors: [String] = []
         do { try verifyClientsAndAuditHead(state) } catch let error as VaultError { errors.append(error.description) }
+        if header.formatVersion >= 4 { errors += try keyRingFindings(state) }
         var index: [Int: [UInt8]] = [:]
         for (bucket, sealed) in try store.indexBuckets() { index[bucket] = sealed }
         var manifest: [String: ManifestEntry] = [:]

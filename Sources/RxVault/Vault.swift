@@ -14,7 +14,12 @@ public final class Vault {
     public internal(set) var header: VaultHeader
     public let path: String
     let clock: VaultClock
-    private let rootKey: SecretBytes
+    let rootKey: SecretBytes
+    /// The key slot that opened the vault in this process (nil: opened with the root key, from
+    /// the agent), and whether it was a recovery code: `passwd` changes that slot's passphrase,
+    /// or slot 1's after a recovery.
+    public internal(set) var openedSlot: Int?
+    public internal(set) var openedWithRecovery = false
     /// The passphrase's key, kept only while the vault is in an older format: an upgrade re-wraps
     /// the root key with the new format version in its associated data, so the file cannot be
     /// turned back into an older format (and re-upgraded from forged rows) without it.
@@ -112,6 +117,7 @@ public final class Vault {
         let auditPublicKey: [UInt8]
         let auditHeadMAC: [UInt8]
         let state: VaultStateRecord
+        let keyRing: KeyRingRecord
         do {
             let kek = try kdf.deriveKey(passphrase: passphrase, salt: salt)
             let aad = VaultHeader.rootKeyAssociatedData(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
@@ -121,6 +127,11 @@ public final class Vault {
             let empty = VaultState.empty(clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([]))
             state = VaultStateRecord(writeCounter: empty.counter, state: empty.encoded(),
                                      mac: try MAC.authenticate(empty.macMessage(vaultID: vaultID), key: Subkey.stateMAC.derive(from: rootKey)))
+            let record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
+                                           kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
+                                           kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
+                                           maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
+            keyRing = try KeyRing.record(header: record, slots: [], counter: empty.counter, key: Subkey.stateMAC.derive(from: rootKey))
         } catch {
             throw .internalError(String(describing: error))
         }
@@ -129,7 +140,7 @@ public final class Vault {
                                        kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
                                        maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
         do {
-            try SQLiteRecordStore.create(at: path, header: record, auditHeadMAC: auditHeadMAC, state: state)
+            try SQLiteRecordStore.create(at: path, header: record, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing)
         } catch {
             if case .cannotWrite(let why) = error, why.hasSuffix("already exists") { throw .alreadyExists(path: path) }
             throw VaultError.from(error)
@@ -146,9 +157,24 @@ public final class Vault {
                             busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
                             anchor: RollbackAnchor? = nil) throws(VaultError) -> Vault {
         let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        let (rootKey, kek) = try header.unwrapRootKeyAndKEK(passphrase: passphrase)
+        let (rootKey, kek, slot) = try header.unwrapRootKeyAndKEK(passphrase: passphrase)
         let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
                               upgradeKEK: header.formatVersion < VaultHeader.currentFormatVersion ? kek : nil, anchor: anchor)
+        vault.openedSlot = slot
+        vault.compareWithAnchor()
+        return vault
+    }
+
+    /// Opens the vault at `path` with a recovery code (format 4): what `passwd --recovery-key-file`
+    /// does when the passphrase is forgotten. A vault in an older format has no recovery slot.
+    public static func open(at path: String, recoveryCode: RecoveryCode, clock: VaultClock = .system,
+                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
+                            anchor: RollbackAnchor? = nil) throws(VaultError) -> Vault {
+        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let (rootKey, slot) = try header.unwrapRootKey(recoveryCode: recoveryCode)
+        let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock, upgradeKEK: nil, anchor: anchor)
+        vault.openedSlot = slot
+        vault.openedWithRecovery = true
         vault.compareWithAnchor()
         return vault
     }
@@ -189,25 +215,6 @@ public final class Vault {
         let kdf = PasswordKDF(opsLimit: header.kdfOpsLimit, memLimit: header.kdfMemLimit)
         return try AEAD.seal(rootKey, key: upgradeKEK, associatedData: VaultHeader.rootKeyAssociatedData(
             formatVersion: header.formatVersion, vaultID: header.vaultID, kdf: kdf, salt: header.kdfSalt))
-    }
-
-    /// Re-wraps the root key under `newPassphrase` (same KDF parameters, new salt is not needed
-    /// because the salt only has to be unique per vault). No record is rewritten; afterwards the
-    /// old passphrase no longer opens the vault.
-    public func changePassphrase(to newPassphrase: SecretBytes) throws(VaultError) {
-        guard newPassphrase.count > 0 else { throw .internalError("empty passphrase") }
-        let kek: SecretBytes
-        do { kek = try header.kdf.deriveKey(passphrase: newPassphrase, salt: header.record.kdfSalt) } catch {
-            throw .internalError(error.description)
-        }
-        try perform {
-            // Another process may have changed the passphrase since we opened: the root key is the
-            // same either way, so the last writer's wrapping wins and both passphrases' holders know it.
-            // Sealed here, after a format-1 vault was upgraded, so the format version in the
-            // associated data is the one the header now says.
-            try store.replaceWrappedRootKey(try AEAD.seal(rootKey, key: kek, associatedData: header.rootKeyAssociatedData))
-        }
-        purge()
     }
 
     /// Counts of what the vault holds (for `status`).

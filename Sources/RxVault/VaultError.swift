@@ -9,6 +9,11 @@ import RxValidate
 public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// The passphrase does not unwrap the root key (or the header was altered: the two cannot be told apart).
     case wrongPassphrase
+    /// A recovery code that opens no recovery slot (or a vault without one).
+    case wrongRecoveryCode(String)
+    /// A change the vault refuses to make (removing its last passphrase).
+    case refused(String)
+    case keySlotNotFound(Int)
     /// No file, or not an rxvault vault.
     case noVault(String)
     /// `init` found a file already there.
@@ -60,6 +65,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .wrongPassphrase: return "wrong passphrase"
+        case .wrongRecoveryCode(let why): return why
+        case .refused(let why): return why
+        case .keySlotNotFound(let id): return "no key slot \(id)"
         case .noVault(let why): return why
         case .alreadyExists(let path): return "\(path) already exists; rxvault init never overwrites a file"
         case .notFound(let id): return "no prescription \(id)"

@@ -20,15 +20,19 @@ public struct VaultHeader: Sendable {
     public let maxAttachmentBytes: Int
     /// What clients seal their audit entries to.
     public let auditPublicKey: [UInt8]
+    /// Every way in (format 4): slot 1 is the header's own passphrase (absent once removed), the
+    /// others are `key_slot` rows. Before format 4, slot 1 alone. Read without a key, so not
+    /// trusted until the owner's key ring verifies them (`Vault.verifyKeyRing`).
+    public let slots: [KeySlot]
     let record: VaultHeaderRecord
 
-    init(_ record: VaultHeaderRecord) throws(VaultError) {
+    init(_ record: VaultHeaderRecord, slots slotRecords: [KeySlotRecord] = []) throws(VaultError) {
         guard record.formatVersion <= Self.currentFormatVersion else {
             throw .unsupportedVersion("the vault has format version \(record.formatVersion); this rxvault reads up to \(Self.currentFormatVersion)")
         }
         guard record.formatVersion >= 1, record.vaultID.count == Self.vaultIDLength,
               record.kdfAlgorithm == PasswordKDF.algorithmName, record.kdfSalt.count == PasswordKDF.saltLength,
-              record.wrappedRootKey.count == 32 + AEAD.overhead else {
+              record.wrappedRootKey.count == KeySlot.wrappedLength || (record.formatVersion >= 4 && record.wrappedRootKey.isEmpty) else {
             throw .integrity("the vault header is malformed")
         }
         // The KDF parameters are authenticated (the root key's associated data), but only after
@@ -38,10 +42,20 @@ public struct VaultHeader: Sendable {
         guard kdf.isWithinLibraryLimits, Self.acceptedOpsLimits.contains(kdf.opsLimit), Self.acceptedMemLimits.contains(kdf.memLimit) else {
             throw .integrity("the vault header has KDF parameters rxvault never writes (ops \(record.kdfOpsLimit), memory \(record.kdfMemLimit) bytes)")
         }
-        // Not authenticated (anyone who can write the file can change it): refuse what `init` never writes.
+        // Read before any key: refuse what rxvault never writes. From format 4 the owner's key ring
+        // authenticates it (an edit fails every owner command and `check`); before, nothing did.
         guard ValidationLimits.maxBytesRange.contains(record.maxAttachmentBytes) else {
             throw .integrity("the vault header's attachment size limit (\(record.maxAttachmentBytes) bytes) is outside what rxvault writes")
         }
+        var slots: [KeySlot] = []
+        if !record.wrappedRootKey.isEmpty {
+            slots.append(KeySlot(id: 1, kind: .passphrase, algorithm: record.kdfAlgorithm, kdf: kdf, salt: record.kdfSalt,
+                                 wrappedRootKey: record.wrappedRootKey, info: []))
+        }
+        for row in slotRecords {
+            slots.append(try KeySlot(row, after: slots.last?.id ?? 1))
+        }
+        self.slots = slots
         self.record = record
         self.formatVersion = record.formatVersion
         self.vaultID = record.vaultID
@@ -65,39 +79,74 @@ public struct VaultHeader: Sendable {
     }
 
     /// A digest of everything that decides which passphrase opens the vault: the format, vault
-    /// id, KDF algorithm, costs and salt, and the wrapped root key. It changes when the passphrase
-    /// changes (`passwd`), the vault is upgraded, or another vault is put at the path, and not
-    /// when prescriptions are written. The agent compares it (docs/format.md, DESIGN.md "Agent").
+    /// id, KDF algorithm, costs and salt, and the wrapped root key of every key slot. It changes
+    /// when a passphrase changes (`passwd`), a slot is added or removed (`key add`, `key
+    /// remove`), the vault is upgraded, or another vault is put at the path, and not when
+    /// prescriptions are written. The agent compares it (docs/format.md, DESIGN.md "Agent").
     public var keyWrappingDigest: [UInt8] {
         let hash = SHA256()
         hash.update(rootKeyAssociatedData)
         hash.update(record.wrappedRootKey)
+        for slot in slots where slot.id > 1 {
+            hash.update(associatedData(of: slot))
+            hash.update(slot.wrappedRootKey)
+        }
         return hash.finalBytes()
     }
 
+    /// The associated data of a slot's wrapped root key: slot 1 keeps the header's (format 1 to
+    /// 3 had only it); the others bind purpose, format, vault, slot id, kind and derivation.
+    func associatedData(of slot: KeySlot) -> [UInt8] {
+        slot.id == 1 ? rootKeyAssociatedData
+            : KeySlot.associatedData(formatVersion: formatVersion, vaultID: vaultID, id: slot.id, kind: slot.kind,
+                                     algorithm: slot.algorithm, opsLimit: slot.kdf?.opsLimit ?? 0, memLimit: slot.kdf?.memLimit ?? 0,
+                                     salt: slot.salt)
+    }
+
     /// Derives the key-encryption key from `passphrase` and unwraps the root key (`unlock` hands
-    /// it to the agent; `Vault.open(at:rootKey:)` opens with it).
+    /// it to the agent; `Vault.open(at:rootKey:)` opens with it). Any passphrase slot opens it.
     public func unwrapRootKey(passphrase: SecretBytes) throws(VaultError) -> SecretBytes {
         try unwrapRootKeyAndKEK(passphrase: passphrase).rootKey
     }
 
-    /// The root key and the key-encryption key it was unwrapped with (the upgrade from format 1
-    /// re-wraps the root key).
-    func unwrapRootKeyAndKEK(passphrase: SecretBytes) throws(VaultError) -> (rootKey: SecretBytes, kek: SecretBytes) {
-        let kek: SecretBytes
-        do { kek = try kdf.deriveKey(passphrase: passphrase, salt: record.kdfSalt) } catch { throw .internalError(error.description) }
-        do {
-            return (try AEAD.open(record.wrappedRootKey, key: kek, associatedData: rootKeyAssociatedData), kek)
-        } catch {
-            throw .wrongPassphrase
+    /// The root key, the key-encryption key it was unwrapped with (the upgrade from an older
+    /// format re-wraps the root key) and the slot that opened. Every passphrase slot is tried
+    /// in turn, slot 1 first, as LUKS does: a wrong passphrase costs one derivation per slot.
+    func unwrapRootKeyAndKEK(passphrase: SecretBytes) throws(VaultError) -> (rootKey: SecretBytes, kek: SecretBytes, slot: Int) {
+        for slot in slots where slot.kind == .passphrase {
+            guard let kdf = slot.kdf else { continue }
+            let kek: SecretBytes
+            do { kek = try kdf.deriveKey(passphrase: passphrase, salt: slot.salt) } catch { throw .internalError(error.description) }
+            if let rootKey = try? AEAD.open(slot.wrappedRootKey, key: kek, associatedData: associatedData(of: slot)) {
+                return (rootKey, kek, slot.id)
+            }
         }
+        throw .wrongPassphrase
+    }
+
+    /// Unwraps the root key with a recovery code; returns it and the slot that opened.
+    public func unwrapRootKey(recoveryCode: RecoveryCode) throws(VaultError) -> (rootKey: SecretBytes, slot: Int) {
+        let recovery = slots.filter { $0.kind == .recovery }
+        guard !recovery.isEmpty else {
+            throw .wrongRecoveryCode("this vault has no recovery key" + (formatVersion < 4 ? " (it is in format \(formatVersion); recovery keys came with format 4)" : ""))
+        }
+        for slot in recovery {
+            let kek: SecretBytes
+            do { kek = try RecoveryKDF.deriveKey(secret: recoveryCode.secret, context: KeySlot.recoveryContext(vaultID: vaultID, id: slot.id, salt: slot.salt)) } catch {
+                throw .internalError(error.description)
+            }
+            if let rootKey = try? AEAD.open(slot.wrappedRootKey, key: kek, associatedData: associatedData(of: slot)) {
+                return (rootKey, slot.id)
+            }
+        }
+        throw .wrongRecoveryCode("the recovery code does not open this vault (it is another vault's, or its slot was removed)")
     }
 
     /// Reads the header of the vault at `path` (no passphrase needed).
     public static func read(at path: String) throws(VaultError) -> VaultHeader {
         do {
             let store = try SQLiteRecordStore(openingAt: path)
-            return try VaultHeader(store.header())
+            return try VaultHeader(store.header(), slots: store.keySlots())
         } catch let error as StoreError {
             throw VaultError.from(error)
         } catch {
@@ -112,7 +161,7 @@ extension VaultHeader {
     static func openStore(at path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> (SQLiteRecordStore, VaultHeader) {
         do {
             let store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            let header = try VaultHeader(store.header())
+            let header = try VaultHeader(store.header(), slots: store.keySlots())
             // The header's format is authenticated (it is in the root key's associated data); the
             // schema version is not, and says which tables to read: they must agree.
             let schema = try store.schemaVersion()

@@ -34,7 +34,7 @@ import RxStore
 
     @Test func theFileNamesNoClientKeyAndNoGrantsPrescription() throws {
         let (t, owner, records, clients) = try householdVault()
-        #expect(owner.header.formatVersion >= 3)
+        #expect(owner.header.formatVersion == 4)
         let bytes = try fileBytes(t)
         for (client, _) in clients {
             #expect(bytes.range(of: Data(client.recipient.publicKey)) == nil, "client \(client.name)'s public key is in the file")

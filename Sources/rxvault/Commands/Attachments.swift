@@ -48,7 +48,7 @@ extension RxVaultCommand {
                 // Checked before the file is read, and before a passphrase is asked for.
                 if let size = input.size, size > limit {
                     throw CLIError(.invalidInput, "refused: file is \(ByteCount(size)): over the \(ByteCount(limit)) limit of this vault",
-                                   hint: "a larger limit is chosen when the vault is made (rxvault init --max-attachment-size)")
+                                   hint: "the owner can raise it: rxvault config set max-attachment-size SIZE")
                 }
                 if input.isStandardInput && Terminal.stdinIsTTY {
                     throw CLIError(.usage, "standard input is a terminal", hint: "pipe the file in, or give its path")

@@ -1,21 +1,39 @@
 import ArgumentParser
+import Foundation
 import RxAgent
+import RxCrypto
 import RxVault
 
 extension RxVaultCommand {
     struct Passwd: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change the vault's passphrase.",
+            abstract: "Change a passphrase of the vault, or its key-derivation cost.",
             discussion: flowing("""
-            Only the wrapping of the vault's root key changes; no prescription is rewritten, so
-            this is instant whatever the vault holds. Afterwards the old passphrase no longer
-            opens the vault. Backups made earlier still need the passphrase they were made with
-            (their age layer and the vault inside them are locked with it): keep the old
-            passphrase as long as you keep those backups, or make a new backup now.
+            Changes the passphrase of the key slot the current passphrase opens (slot 1 unless
+            it is one added with 'rxvault key add'). Only the wrapping of the vault's root key
+            changes; no prescription is rewritten, so this is instant whatever the vault holds.
+            Afterwards the old passphrase no longer opens the vault. Backups made earlier still
+            need the passphrase they were made with (their age layer and the vault inside them
+            are locked with it): keep the old passphrase as long as you keep those backups, or
+            make a new backup now.
 
-            It always asks for the current passphrase, even while the vault is unlocked
-            ('rxvault unlock'): whoever changes it must know it. An unlocked vault is locked
-            afterwards; unlock it again with the new passphrase.
+            --kdf sets the slot's key-derivation cost (Argon2id): interactive, moderate or
+            sensitive; to change only the cost, give the same passphrase as the new one.
+            'rxvault status' shows each slot's cost.
+
+            Forgotten passphrase: --recovery asks for the recovery code that 'rxvault key add
+            --recovery' printed (--recovery-key-file reads it from a file) instead of a
+            passphrase, and sets the new passphrase of slot 1.
+
+            It always asks for the current passphrase (or the recovery code), even while the
+            vault is unlocked ('rxvault unlock'): whoever changes it must know it. An unlocked
+            vault is locked afterwards; unlock it again with the new passphrase.
+
+            Examples:
+              rxvault passwd
+              rxvault passwd --kdf sensitive
+              rxvault passwd --recovery
+              rxvault passwd --recovery-key-file code.txt --new-passphrase-file new.txt
             """))
 
         @OptionGroup var options: VaultOptions
@@ -24,29 +42,79 @@ extension RxVaultCommand {
                 completion: .file())
         var newPassphraseFile: String?
 
+        @Option(help: "The new key-derivation cost: interactive, moderate or sensitive (default: the slot's own).")
+        var kdf: PasswordKDF.Preset?
+
+        @Flag(help: "Open the vault with its recovery code (asked for) instead of a passphrase.")
+        var recovery = false
+
+        @Option(help: ArgumentHelp("Open the vault with the recovery code in this file.", valueName: "file"), completion: .file())
+        var recoveryKeyFile: String?
+
+        func validate() throws {
+            if recovery && recoveryKeyFile != nil { throw ValidationError("give --recovery or --recovery-key-file, not both") }
+        }
+
         func run() throws {
             try CommandRunner.run {
-                let vault = try options.openVault(command: "passwd", agent: false)
-                // The agent of this file, if it is unlocked (one holding another copy of the vault stays).
-                let file = VaultFileIdentity.fileNumbers(options.vaultPath)
-                let agent = (try? AgentAccess.status(vaultIDHex: vault.header.vaultIDHex)).flatMap { $0 }
-                    .flatMap { status in file.map { $0 == (status.file.device, status.file.inode) } == true ? status : nil }
+                let vault: Vault
+                if recovery || recoveryKeyFile != nil {
+                    try options.requireOwner("passwd")
+                    let path = options.vaultPath
+                    _ = try VaultHeader.read(at: path)
+                    let code = try RecoveryCodeSource.read(file: recoveryKeyFile, options: options)
+                    vault = try Vault.open(at: path, recoveryCode: code, clock: Environment.clock(),
+                                           busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: Environment.rollbackAnchor)
+                    Terminal.err("rxvault: the recovery code of key slot \(vault.openedSlot ?? 0) opened the vault: choose the new passphrase of slot 1")
+                } else {
+                    vault = try options.openVault(command: "passwd", agent: false)
+                }
+                let agent = KeyChangeAgent(vault: vault, path: options.vaultPath)
                 let newPassphrase = try PassphraseSource.new(file: newPassphraseFile, options: options, prompt: "New passphrase: ")
                 if newPassphrase.count < 10 {
                     Terminal.warning("the new passphrase is short (\(newPassphrase.count) bytes)")
                 }
-                try vault.changePassphrase(to: newPassphrase)
+                let slot = try vault.changePassphrase(to: newPassphrase, kdf: kdf.map(PasswordKDF.init(preset:)))
                 warnIfNotPurged(vault)
-                Terminal.out("passphrase changed")
+                let cost = vault.header.slots.first { $0.id == slot }?.kdf
+                Terminal.out("passphrase changed (key slot \(slot), \(cost?.preset?.rawValue ?? "custom") key-derivation cost)")
                 Terminal.err("rxvault: note: backups made before now still need the old passphrase (to open and to restore); "
                              + "keep it while you keep them, or make a new backup now ('rxvault backup DIR')")
                 // Its agent would refuse from now on anyway (the key wrapping it unlocked is gone,
                 // and it locks when it sees that): lock it now and say so.
-                if let agent {
-                    _ = try? AgentAccess.lock(vaultIDHex: vault.header.vaultIDHex)
-                    Terminal.err("rxvault: \(agent.path) was unlocked (agent pid \(agent.pid)) and is locked now: 'rxvault unlock' asks for the new passphrase")
-                }
+                agent.lockAfterChange()
             }
+        }
+    }
+}
+
+/// Where a recovery code comes from: a file (its whole text, up to a few lines) or a prompt
+/// without echo. Never argv, as for passphrases. A mistyped group is named (exit 65).
+enum RecoveryCodeSource {
+    static func read(file: String?, options: VaultOptions) throws -> RecoveryCode {
+        let typed: SecretBytes
+        if let file {
+            let fd = try KeyFile.open(file, what: "recovery code")
+            defer { close(fd) }
+            guard let text = Terminal.readAll(fd: fd, limit: 1024), text.count > 0 else {
+                throw CLIError(.usage, "the recovery code file \(file) is empty")
+            }
+            typed = text
+        } else {
+            if options.noInput {
+                throw CLIError(.usage, "a recovery code is needed and --no-input forbids asking for one", hint: "give --recovery-key-file FILE")
+            }
+            guard Terminal.canAsk else {
+                throw CLIError(.usage, "a recovery code is needed and there is no terminal to ask on", hint: "give --recovery-key-file FILE")
+            }
+            guard let line = Terminal.readSecretLine(prompt: "Recovery code for \(options.vaultPath): "), line.count > 0 else {
+                throw CLIError(.usage, "no recovery code entered")
+            }
+            typed = line
+        }
+        do { return try RecoveryCode.parse(typed) } catch {
+            throw CLIError(.invalidInput, error.description,
+                           hint: "type the code as 'rxvault key add --recovery' printed it (dashes, spaces and case do not matter); nothing was changed")
         }
     }
 }

@@ -74,6 +74,18 @@ extension RxVaultCommand {
                         "attachmentChecker": checker, "attachmentSandbox": sandboxed ? "seccomp" : "rlimits-only",
                     ]
                     if let granted { object["granted"] = granted }
+                    // Every way in, with its cost (read without a key: the owner's key ring
+                    // vouches for them at the next owner command and in 'check').
+                    object["keySlots"] = header.slots.map { slot -> [String: Any] in
+                        var item: [String: Any] = ["slot": slot.id, "kind": slot.kind.rawValue]
+                        if let kdf = slot.kdf {
+                            item["kdf"] = ["algorithm": PasswordKDF.algorithmName, "preset": kdf.preset?.rawValue ?? "custom",
+                                           "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit] as [String: Any]
+                        } else {
+                            item["kdf"] = ["algorithm": RecoveryKDF.algorithmName, "codeBits": RecoveryCode.secretLength * 8] as [String: Any]
+                        }
+                        return item
+                    }
                     if options.identity == nil {
                         var lock: [String: Any] = ["unlocked": agent != nil]
                         if let agent {
@@ -98,7 +110,10 @@ extension RxVaultCommand {
                         ("vault", path),
                         ("format", "rxvault vault, format version \(header.formatVersion)"),
                         ("vault id", header.vaultIDHex),
-                        ("kdf", "\(header.kdfAlgorithm), \(presetName) (ops \(kdf.opsLimit), memory \(memoryMiB) MiB)"),
+                        ("kdf", header.slots.first?.id == 1
+                            ? "\(header.kdfAlgorithm), \(presetName) (ops \(kdf.opsLimit), memory \(memoryMiB) MiB)"
+                            : "slot 1 removed; see the key slots"),
+                        ("key slots", header.slots.map { "\($0.id) \($0.kind.rawValue): \(KeySlotText.cost($0.kdf))" }.joined(separator: "; ")),
                         ("attachments", "PNG or PDF, up to \(ByteCount(header.maxAttachmentBytes)) each"),
                         ("file checker", checker),
                     ]

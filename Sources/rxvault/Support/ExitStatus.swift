@@ -67,7 +67,9 @@ struct CLIError: Error {
 extension VaultError {
     var exitStatus: ExitStatus {
         switch self {
-        case .wrongPassphrase: return .wrongPassphrase
+        case .wrongPassphrase, .wrongRecoveryCode: return .wrongPassphrase
+        case .refused: return .invalidInput
+        case .keySlotNotFound: return .notFound
         case .noVault: return .noVault
         case .alreadyExists: return .alreadyExists
         case .notFound: return .notFound
@@ -100,6 +102,8 @@ extension VaultError {
         case .grantNotFound: return "'rxvault grants' shows who can read what"
         case .patientNotFound: return "'rxvault patients' lists the patients in this vault"
         case .ambiguousPatient: return "give the patient's id (the prefix shown is enough), or merge them with 'rxvault patient merge'"
+        case .keySlotNotFound: return "'rxvault key list' shows the vault's key slots"
+        case .wrongRecoveryCode: return "nothing was changed; a recovery code is the one 'rxvault key add --recovery' printed for this vault"
         case .attachmentRefused(let refusal): return refusal.hint
         default: return nil
         }

@@ -118,6 +118,20 @@ enum Terminal {
         return line.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespaces)
     }
 
+    /// Reads up to `limit` bytes, line breaks included (a recovery code written on several
+    /// lines), into a secret buffer; nil if nothing was read.
+    static func readAll(fd: Int32, limit: Int) -> SecretBytes? {
+        let buffer = SecretBytes(zeroedCount: limit)
+        var length = 0
+        while length < limit {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + length, limit - length) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            length += n
+        }
+        return length == 0 ? nil : buffer.prefix(length)
+    }
+
     /// Asks a yes/no question on the terminal (echo on) and reads the answer there.
     static func confirm(_ question: String) -> Bool {
         guard let asker else { return false }
