@@ -193,6 +193,7 @@ extension Vault {
         let origin = self.origin(of: file.binding)
         var report = ImportReport()
         var swept = false
+        if checked.count > 1000 { store.useLargeCacheForBulkWrites() }
         do {
             try store.write {
                 try beginOwnerWrite()

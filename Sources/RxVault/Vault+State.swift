@@ -13,6 +13,7 @@ extension Vault {
     /// command starts from a state it can authenticate as current.
     func verifiedState() throws -> VaultState? {
         if let transactionState { return transactionState }
+        if let readScopeState { return readScopeState }
         guard header.formatVersion >= 2 else { return nil }
         let state = try rootState()
         try verifyClientsAndAuditHead(state)
@@ -49,11 +50,26 @@ extension Vault {
 
     /// The manifest entries of one bucket, verified against the root.
     func manifestEntries(bucket: Int, state: VaultState) throws -> [String: ManifestEntry] {
+        let caching = transactionState != nil || readScopeState != nil
+        if caching, let cached = manifestCache[bucket] { return cached }
         let content = try store.manifestBucket(bucket)
         guard VaultState.bucketHash(content) == state.manifestHashes[bucket] else {
             throw VaultError.integrity("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
         }
-        return try openManifestBucket(bucket, content: content)
+        let entries = try openManifestBucket(bucket, content: content)
+        if caching { manifestCache[bucket] = entries }
+        return entries
+    }
+
+    /// Runs `body` in one read transaction with the state root verified once and each manifest
+    /// bucket opened at most once: for commands that verify many prescriptions (export).
+    func verifiedReads<T>(_ body: () throws -> T) throws(VaultError) -> T {
+        try read {
+            readScopeState = try verifiedState()
+            manifestCache = [:]
+            defer { readScopeState = nil; manifestCache = [:] }
+            return try body()
+        }
     }
 
     /// Format 3 seals each manifest bucket (it names every grant and client of its prescriptions)
@@ -133,6 +149,8 @@ extension Vault {
             transactionState = try verifiedState()
         }
         if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
+        // Upgrades rewrite the manifest: nothing opened before them is current.
+        manifestCache = [:]
     }
 
     /// Last step of every owner write: index and manifest buckets written, then the root with
@@ -140,6 +158,7 @@ extension Vault {
     func finishOwnerWrite() throws {
         try flushIndex()
         guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        defer { manifestCache = [:] }
         var byBucket: [Int: [String]] = [:]
         for id in touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
         for (bucket, ids) in byBucket {
@@ -167,6 +186,7 @@ extension Vault {
     /// After a rollback of the transaction: nothing of it stays in memory.
     func abandonOwnerWrite() {
         pendingIndex = [:]
+        manifestCache = [:]
         transactionState = nil
         touched = []
         trustingFormatOneReads = false
