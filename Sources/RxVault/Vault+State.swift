@@ -157,17 +157,9 @@ extension Vault {
     /// the next counter, all in the same transaction.
     func finishOwnerWrite() throws {
         try flushIndex()
-        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
         defer { manifestCache = [:] }
-        var byBucket: [Int: [String]] = [:]
-        for id in touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
-        for (bucket, ids) in byBucket {
-            var entries = try manifestEntries(bucket: bucket, state: state)
-            for id in ids { entries[id] = try storedEntry(id) }
-            let content = try sealManifestBucket(bucket, entries: Array(entries.values))
-            try store.setManifestBucket(bucket, to: content)
-            state.manifestHashes[bucket] = VaultState.bucketHash(content)
-        }
+        try flushManifest()
+        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
         state.clientsHash = VaultState.clientsHash(try store.clients())
         guard let head = try store.auditHead() else { throw VaultError.integrity("the audit log's head record was deleted") }
         state.auditSequence = head.sequence
@@ -181,6 +173,25 @@ extension Vault {
         touched = []
         trustingFormatOneReads = false
         committedCounter = state.counter
+    }
+
+    /// Rewrites the manifest entries of the prescriptions touched so far (at the end of every
+    /// owner write, and every few thousand prescriptions of a large import). A prescription
+    /// touched again later is verified against its rewritten entry, and rewritten again.
+    func flushManifest() throws {
+        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        var byBucket: [Int: [String]] = [:]
+        for id in touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
+        for (bucket, ids) in byBucket {
+            var entries = try manifestEntries(bucket: bucket, state: state)
+            for id in ids { entries[id] = try storedEntry(id) }
+            let content = try sealManifestBucket(bucket, entries: Array(entries.values))
+            try store.setManifestBucket(bucket, to: content)
+            state.manifestHashes[bucket] = VaultState.bucketHash(content)
+            manifestCache[bucket] = entries
+        }
+        transactionState = state
+        touched = []
     }
 
     /// After a rollback of the transaction: nothing of it stays in memory.
