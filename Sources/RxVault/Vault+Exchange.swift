@@ -10,11 +10,45 @@ extension Vault {
     /// only what it is granted now (and its attachments only if the grant includes them).
     public func exportItems(ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
                             attachments: Bool, versions: Bool) throws -> [ExportItem] {
+        var items: [ExportItem] = []
+        try forEachExportItem(ids: ids, filter: filter, for: client, attachments: attachments, versions: versions) { items.append($0) }
+        return items
+    }
+
+    /// `exportItems` one at a time, as they are read: an export of the whole vault (or of what
+    /// a filter selects) selects on the index, then reads, verifies and hands over each
+    /// prescription in one read transaction, so memory does not grow with the vault.
+    /// `count` is told how many there will be before the first one comes.
+    public func forEachExportItem(ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
+                                  attachments: Bool, versions: Bool, count: ((Int) -> Void)? = nil,
+                                  _ body: (ExportItem) throws -> Void) throws {
         // Each id once, in the order given.
         var seen: Set<PrescriptionID> = []
         let ids = ids?.filter { seen.insert($0).inserted }
-        var records: [PrescriptionRecord]
         var attachmentsAllowed: Set<String>? = nil
+        let item = { [self] (record: PrescriptionRecord) throws -> ExportItem in
+            var files: [ExportAttachment] = []
+            if attachments && (attachmentsAllowed?.contains(record.id.hex) ?? true) {
+                for info in try self.attachments(of: record.id) {
+                    var data: [UInt8] = []
+                    _ = try readAttachment(info.id, of: record.id) { data += $0 }
+                    files.append(ExportAttachment(info: info, data: data))
+                }
+            }
+            let history = versions && client == nil ? try self.history(record.id).dropLast() : []
+            return ExportItem(record: record, history: Array(history), attachments: files)
+        }
+        guard client != nil || ids != nil else {
+            // Matched on the index, then read from the records themselves: an export is a copy of
+            // what is stored, not of a derived view.
+            let selected = try matchingIDs(filter)
+            count?(selected.count)
+            try verifiedReads {
+                for id in selected { try body(try item(try prescription(id))) }
+            }
+            return
+        }
+        var records: [PrescriptionRecord]
         if let client {
             // The client's live grants first, then the filter over those (as a client's own query).
             let today = clock.today()
@@ -30,33 +64,25 @@ extension Vault {
                 counts[record.id] = try self.attachments(of: record.id).count
             }
             records = ids == nil ? filter.apply(candidates, attachmentCounts: counts, today: today) : candidates
-        } else if let ids {
-            records = try ids.map { try prescription($0) }
         } else {
-            // Matched on the index, then read from the records themselves: an export is a copy of
-            // what is stored, not of a derived view.
-            records = try query(filter).map { try prescription($0.id) }
+            records = try ids!.map { try prescription($0) }
         }
-        return try records.map { record in
-            var files: [ExportAttachment] = []
-            if attachments && (attachmentsAllowed?.contains(record.id.hex) ?? true) {
-                for info in try self.attachments(of: record.id) {
-                    var data: [UInt8] = []
-                    _ = try readAttachment(info.id, of: record.id) { data += $0 }
-                    files.append(ExportAttachment(info: info, data: data))
-                }
-            }
-            let history = versions && client == nil ? try self.history(record.id).dropLast() : []
-            return ExportItem(record: record, history: Array(history), attachments: files)
-        }
+        count?(records.count)
+        for record in records { try body(try item(record)) }
     }
 
     /// Logs an export (what, in which format, for whom).
     public func recordExport(_ items: [ExportItem], format: String, client: ClientSummary?, recipients: String?) throws(VaultError) {
+        try recordExport(prescriptions: items.map(\.record.id.hex), attachments: items.flatMap { $0.attachments.map(\.info.id.hex) },
+                         format: format, client: client, recipients: recipients)
+    }
+
+    /// Logs an export of these prescriptions and attachments (ids, hex).
+    public func recordExport(prescriptions: [String], attachments: [String], format: String, client: ClientSummary?,
+                             recipients: String?) throws(VaultError) {
         try perform {
             try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .export, client: client?.id.hex,
-                                 prescriptions: items.map(\.record.id.hex),
-                                 attachments: items.flatMap { $0.attachments.map(\.info.id.hex) },
+                                 prescriptions: prescriptions, attachments: attachments,
                                  detail: [format, recipients].compactMap { $0 }.joined(separator: ", ")))
         }
     }
@@ -67,6 +93,11 @@ extension Vault {
         try RxvaultExport.encode(items, exported: exported) { [self] content in
             (header.vaultID, try MAC.authenticate(bindingMessage(content), key: exportMACKey))
         }
+    }
+
+    /// The binding of a streamed export (`RxvaultExport.Stream`'s `bind`).
+    public func exportBinding(_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]) {
+        (header.vaultID, try MAC.authenticate(bindingMessage(content), key: exportMACKey))
     }
 
     func bindingMessage(_ content: [UInt8]) -> [UInt8] {

@@ -130,24 +130,24 @@ public enum RxvaultExport {
     }
 
     /// The export file. `bind` (the owner's vault) turns the canonical content into a binding;
-    /// nil writes an unbound file (a client's export).
+    /// nil writes an unbound file (a client's export). Made by `Stream`, as a streamed export is.
     public static func encode(_ items: [ExportItem], exported: String,
                               bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil) throws -> [UInt8] {
-        var document = Document(schema: schema, exported: exported, prescriptions: items.map { item in
-            Entry(id: item.record.id.hex, version: item.record.version, recorded: item.record.recorded, prescription: item.record.prescription,
-                  history: item.history.isEmpty ? nil : item.history.map { Version(version: $0.version, recorded: $0.recorded, prescription: $0.prescription) },
-                  attachments: item.attachments.isEmpty ? nil : item.attachments.map { a in
-                      Attachment(id: a.info.id.hex, name: a.info.metadata.name, type: a.info.metadata.type.rawValue, size: a.info.metadata.size,
-                                 sha256: a.info.metadata.sha256, added: a.info.metadata.added, data: Data(a.data).base64EncodedString())
-                  })
-        })
-        if let bind {
-            let (vaultID, mac) = try bind(try boundContent(document.prescriptions))
-            document.vault = Binding(id: Hex.encode(vaultID), mac: Hex.encode(mac))
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return Array(try encoder.encode(document))
+        var bytes: [UInt8] = []
+        let stream = try Stream(output: ExportOutput { bytes += $0 }, exported: exported, bind: bind)
+        for item in items { try stream.add(item) }
+        try stream.finish()
+        return bytes
+    }
+
+    /// One prescription as the export writes it.
+    static func entry(_ item: ExportItem) -> Entry {
+        Entry(id: item.record.id.hex, version: item.record.version, recorded: item.record.recorded, prescription: item.record.prescription,
+              history: item.history.isEmpty ? nil : item.history.map { Version(version: $0.version, recorded: $0.recorded, prescription: $0.prescription) },
+              attachments: item.attachments.isEmpty ? nil : item.attachments.map { a in
+                  Attachment(id: a.info.id.hex, name: a.info.metadata.name, type: a.info.metadata.type.rawValue, size: a.info.metadata.size,
+                             sha256: a.info.metadata.sha256, added: a.info.metadata.added, data: Data(a.data).base64EncodedString())
+              })
     }
 
     /// What the binding MAC covers: the `prescriptions` array as decoded, re-encoded as compact
