@@ -291,7 +291,8 @@ extension Vault {
     }
 
     /// Prescriptions an import writes between rewrites of the manifest buckets.
-    static let importFlushInterval = 50_000
+    /// `RXVAULT_TEST_IMPORT_FLUSH` sets it (tests: a small import that rewrites several times).
+    static let importFlushInterval = getenv("RXVAULT_TEST_IMPORT_FLUSH").flatMap { Int(String(cString: $0)) } ?? 50_000
 
     /// Whether `binding` says this vault's owner wrote the file, as it is now.
     func origin(of binding: ExportBinding?) -> ImportOrigin {

@@ -71,13 +71,34 @@ extension RxvaultExport {
 
         public func add(_ item: ExportItem) throws {
             let entry = RxvaultExport.entry(item)
+            let text = Array(try pretty.encode(entry))
             try output.write(count == 0 ? "\n" : ",\n")
-            try output.writeNested(Array(try pretty.encode(entry)), depth: 2)
+            try output.writeNested(text, depth: 2)
             if bind != nil {
                 if count > 0 { content.append(UInt8(ascii: ",")) }
-                content += try compact.encode(RxvaultExport.stripped(entry))
+                // Without attachments the bound form is the same text without its whitespace.
+                if entry.attachments == nil { Self.appendCompact(text, to: &content) } else {
+                    content += try compact.encode(RxvaultExport.stripped(entry))
+                }
             }
             count += 1
+        }
+
+        /// `json` without the whitespace between its tokens (what the compact encoder writes).
+        static func appendCompact(_ json: [UInt8], to out: inout [UInt8]) {
+            var inString = false
+            var escaped = false
+            for byte in json {
+                if inString {
+                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                    out.append(byte)
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = true
+                    out.append(byte)
+                } else if byte != 0x20 && byte != 0x0a && byte != 0x09 && byte != 0x0d {
+                    out.append(byte)
+                }
+            }
         }
 
         public func finish() throws {

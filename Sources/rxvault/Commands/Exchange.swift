@@ -245,8 +245,12 @@ extension RxVaultCommand {
                 let vault = try options.openVault(command: "import")
                 let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified)
                 let report: Vault.ImportReport
+                let progress = Progress(dryRun ? "checking" : "importing")
+                let total = file.count
                 do {
-                    report = try vault.importItems(file, policy: policy, parser: try ParserFactory.make(limits: vault.attachmentLimits), dryRun: dryRun)
+                    defer { progress.finish() }
+                    report = try vault.importItems(file, policy: policy, parser: try ParserFactory.make(limits: vault.attachmentLimits), dryRun: dryRun,
+                                                   progress: total >= Progress.minimumItems ? { progress.update($0, total) } : nil)
                 } catch let error as ImportError {
                     guard let refused = error.report else { throw error }
                     if dryRun { Self.list(refused.items) }
