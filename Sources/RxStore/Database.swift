@@ -89,8 +89,10 @@ public final class Database {
         }
     }
 
-    /// A read transaction, so several reads see one consistent snapshot.
+    /// A read transaction, so several reads see one consistent snapshot. Inside a transaction
+    /// already open, `body` just runs in it (a command reading many prescriptions in one snapshot).
     public func readTransaction<T, E: Error>(_ body: () throws(E) -> T) throws -> T {
+        if sqlite3_get_autocommit(handle) == 0 { return try body() }
         try execute("BEGIN DEFERRED")
         defer { try? execute("COMMIT") }
         return try body()

@@ -134,4 +134,7 @@ public protocol RecordStore: AnyObject {
     /// Keeps the page cache small while a large attachment streams through, so memory stays at a
     /// few chunks instead of the engine's default cache (2 MiB for SQLite).
     func useSmallCacheForStreaming()
+    /// Lets one large write transaction (an import of many prescriptions) keep its pages in
+    /// memory until commit, instead of spilling and rewriting them many times over.
+    func useLargeCacheForBulkWrites()
 }

@@ -62,15 +62,28 @@ public final class Statement {
 
     /// Runs to completion, ignoring rows.
     public func run(_ values: [Value] = []) throws(StoreError) {
+        defer { reset() }
         try bind(values)
         while try step() {}
     }
 
     /// Calls `row` for each result row.
     public func forEach(_ values: [Value] = [], _ row: (Statement) throws(StoreError) -> Void) throws(StoreError) {
+        defer { reset() }
         try bind(values)
         while try step() { try row(self) }
     }
+
+    /// The first result row through `row`, or nil; the statement is reset after, so a statement
+    /// kept for reuse never holds a read snapshot open between uses.
+    public func first<T>(_ values: [Value] = [], _ row: (Statement) -> T) throws(StoreError) -> T? {
+        defer { reset() }
+        try bind(values)
+        return try step() ? row(self) : nil
+    }
+
+    /// Ends the statement's current run (a no-op once it has stepped to the end).
+    public func reset() { sqlite3_reset(handle) }
 
     public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     public func text(_ column: Int32) -> String? {

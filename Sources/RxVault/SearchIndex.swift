@@ -251,22 +251,33 @@ extension Vault {
     /// Records that the newest version of `record` is what the index should hold (or, with nil,
     /// that the prescription is gone). Applied to the buckets at the end of the transaction.
     func indexChanged(_ id: RecordID, _ record: PrescriptionRecord?) {
-        pendingIndex[id.hex] = .some(record)
+        pendingIndex[id.hex] = .some(record.map { SearchIndex.encode([$0]) })
     }
 
-    /// Writes the buckets the transaction touched (called inside it, by `perform`).
+    /// Writes the buckets the transaction touched (called inside it, by `perform`; and by a
+    /// large import every few thousand prescriptions, so its pending entries stay few).
     func flushIndex() throws {
         guard !pendingIndex.isEmpty else { return }
-        let changes = pendingIndex
+        var byBucket: [Int: [String: [UInt8]?]] = [:]
+        for (id, record) in pendingIndex { byBucket[SearchIndex.bucket(of: id), default: [:]][id] = record }
         pendingIndex = [:]
-        var byBucket: [Int: [String: PrescriptionRecord?]] = [:]
-        for (id, record) in changes { byBucket[SearchIndex.bucket(of: id), default: [:]][id] = record }
-        for (bucket, updates) in byBucket {
+        for bucket in byBucket.keys.sorted() {
+            let updates = byBucket.removeValue(forKey: bucket)!
             let snapshot = SearchIndex.Snapshot()
             if let sealed = try store.indexBucket(bucket) { try readIndexBucket(bucket, sealed: sealed, into: snapshot) }
-            var records = try snapshot.rows.filter { updates[SearchIndex.id($0).hex] == nil }.map { try snapshot.record($0) }
-            records += updates.values.compactMap { $0 }
-            let sealed = try AEAD.seal(SearchIndex.encode(records), key: indexKey, associatedData: indexAAD(bucket))
+            // Entries left as they are keep their bytes: only the changed ones are encoded.
+            var plain: [UInt8] = []
+            if let old = snapshot.plaintexts[bucket] {
+                plain.reserveCapacity(old.count)
+                let replaced = Set(updates.keys.map { id in
+                    SearchIndex.hexBytes(id).enumerated().reduce(into: [UInt64](repeating: 0, count: 2)) { $0[$1.offset / 8] = $0[$1.offset / 8] << 8 | UInt64($1.element) }
+                })
+                for row in snapshot.rows where !replaced.contains([row.idHigh, row.idLow]) {
+                    plain += old[Int(row.textStart) - SearchIndex.fixedLength ..< Int(row.restStart + row.restLength)]
+                }
+            }
+            for case let entry? in updates.values { plain += entry }
+            let sealed = try AEAD.seal(plain, key: indexKey, associatedData: indexAAD(bucket))
             try store.setIndexBucket(bucket, to: sealed)
             transactionState?.indexHashes[bucket] = VaultState.bucketHash(sealed)
         }

@@ -10,11 +10,45 @@ extension Vault {
     /// only what it is granted now (and its attachments only if the grant includes them).
     public func exportItems(ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
                             attachments: Bool, versions: Bool) throws -> [ExportItem] {
+        var items: [ExportItem] = []
+        try forEachExportItem(ids: ids, filter: filter, for: client, attachments: attachments, versions: versions) { items.append($0) }
+        return items
+    }
+
+    /// `exportItems` one at a time, as they are read: an export of the whole vault (or of what
+    /// a filter selects) selects on the index, then reads, verifies and hands over each
+    /// prescription in one read transaction, so memory does not grow with the vault.
+    /// `count` is told how many there will be before the first one comes.
+    public func forEachExportItem(ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
+                                  attachments: Bool, versions: Bool, count: ((Int) -> Void)? = nil,
+                                  _ body: (ExportItem) throws -> Void) throws {
         // Each id once, in the order given.
         var seen: Set<PrescriptionID> = []
         let ids = ids?.filter { seen.insert($0).inserted }
-        var records: [PrescriptionRecord]
         var attachmentsAllowed: Set<String>? = nil
+        let item = { [self] (record: PrescriptionRecord) throws -> ExportItem in
+            var files: [ExportAttachment] = []
+            if attachments && (attachmentsAllowed?.contains(record.id.hex) ?? true) {
+                for info in try self.attachments(of: record.id) {
+                    var data: [UInt8] = []
+                    _ = try readAttachment(info.id, of: record.id) { data += $0 }
+                    files.append(ExportAttachment(info: info, data: data))
+                }
+            }
+            let history = versions && client == nil ? try self.history(record.id).dropLast() : []
+            return ExportItem(record: record, history: Array(history), attachments: files)
+        }
+        guard client != nil || ids != nil else {
+            // Matched on the index, then read from the records themselves: an export is a copy of
+            // what is stored, not of a derived view.
+            let selected = try matchingIDs(filter)
+            count?(selected.count)
+            try verifiedReads {
+                for id in selected { try body(try item(try prescription(id))) }
+            }
+            return
+        }
+        var records: [PrescriptionRecord]
         if let client {
             // The client's live grants first, then the filter over those (as a client's own query).
             let today = clock.today()
@@ -30,33 +64,25 @@ extension Vault {
                 counts[record.id] = try self.attachments(of: record.id).count
             }
             records = ids == nil ? filter.apply(candidates, attachmentCounts: counts, today: today) : candidates
-        } else if let ids {
-            records = try ids.map { try prescription($0) }
         } else {
-            // Matched on the index, then read from the records themselves: an export is a copy of
-            // what is stored, not of a derived view.
-            records = try query(filter).map { try prescription($0.id) }
+            records = try ids!.map { try prescription($0) }
         }
-        return try records.map { record in
-            var files: [ExportAttachment] = []
-            if attachments && (attachmentsAllowed?.contains(record.id.hex) ?? true) {
-                for info in try self.attachments(of: record.id) {
-                    var data: [UInt8] = []
-                    _ = try readAttachment(info.id, of: record.id) { data += $0 }
-                    files.append(ExportAttachment(info: info, data: data))
-                }
-            }
-            let history = versions && client == nil ? try self.history(record.id).dropLast() : []
-            return ExportItem(record: record, history: Array(history), attachments: files)
-        }
+        count?(records.count)
+        for record in records { try body(try item(record)) }
     }
 
     /// Logs an export (what, in which format, for whom).
     public func recordExport(_ items: [ExportItem], format: String, client: ClientSummary?, recipients: String?) throws(VaultError) {
+        try recordExport(prescriptions: items.map(\.record.id.hex), attachments: items.flatMap { $0.attachments.map(\.info.id.hex) },
+                         format: format, client: client, recipients: recipients)
+    }
+
+    /// Logs an export of these prescriptions and attachments (ids, hex).
+    public func recordExport(prescriptions: [String], attachments: [String], format: String, client: ClientSummary?,
+                             recipients: String?) throws(VaultError) {
         try perform {
             try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .export, client: client?.id.hex,
-                                 prescriptions: items.map(\.record.id.hex),
-                                 attachments: items.flatMap { $0.attachments.map(\.info.id.hex) },
+                                 prescriptions: prescriptions, attachments: attachments,
                                  detail: [format, recipients].compactMap { $0 }.joined(separator: ", ")))
         }
     }
@@ -67,6 +93,11 @@ extension Vault {
         try RxvaultExport.encode(items, exported: exported) { [self] content in
             (header.vaultID, try MAC.authenticate(bindingMessage(content), key: exportMACKey))
         }
+    }
+
+    /// The binding of a streamed export (`RxvaultExport.Stream`'s `bind`).
+    public func exportBinding(_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]) {
+        (header.vaultID, try MAC.authenticate(bindingMessage(content), key: exportMACKey))
     }
 
     func bindingMessage(_ content: [UInt8]) -> [UInt8] {
@@ -160,54 +191,57 @@ extension Vault {
     /// same file twice changes nothing. An id that exists here with other content (or without
     /// some of the file's attachments) is an update: refused unless `policy` allows it (see
     /// `ImportPolicy`); a refusal carries the report of every item so a dry run can show it.
+    ///
+    /// The file is read one item at a time inside one write transaction: each item is checked,
+    /// planned and written as it comes, and the transaction is rolled back if anything is refused
+    /// (nothing is written once a problem is found; the rest are only checked, so every problem
+    /// is listed). `progress` is told how many items were read so far.
     public func importItems(_ file: ImportFile, policy: ImportPolicy = ImportPolicy(), parser: IsolatedParser,
-                            dryRun: Bool) throws -> ImportReport {
+                            dryRun: Bool, progress: ((Int) -> Void)? = nil) throws -> ImportReport {
+        let today = clock.today()
         var problems: [String] = []
-        var checked: [(ImportItem, RecordID, Prescription)] = []
-        var advisories: [(position: String, text: String)] = []
         var seen: Set<String> = []
-        for item in file.items {
-            do {
-                let result = try PrescriptionRules.check(item.prescription, today: clock.today())
-                let id = item.id ?? Self.derivedID(result.prescription)
-                if !seen.insert(id.hex).inserted { problems.append("\(item.position): the same prescription appears twice"); continue }
-                for (k, attachment) in item.attachments.enumerated() {
-                    if let claimed = attachment.sha256 {
-                        let actual = SHA256()
-                        actual.update(attachment.data)
-                        if actual.finalHex() != claimed { problems.append("\(item.position) attachment \(k) (\(attachment.name)): its SHA-256 does not match its data") }
-                    }
-                }
-                var item = item
-                for (index, earlier) in item.history.enumerated() {
-                    do {
-                        // Store earlier versions as the rules normalise them, with a well-formed time.
-                        let normalised = try PrescriptionRules.check(earlier.prescription, today: clock.today()).prescription
-                        item.history[index] = (Self.isTimestamp(earlier.recorded) ? earlier.recorded : clock.timestamp(), normalised)
-                    } catch {
-                        problems += error.violations.map { "\(item.position).history[\(index)]: \($0)" }
-                    }
-                }
-                checked.append((item, id, result.prescription))
-                advisories += result.advisories.map { (item.position, $0) }
-            } catch {
-                problems += error.violations.map { "\(item.position): \($0)" }
-            }
-        }
-        guard problems.isEmpty else { throw ImportError(problems: problems) }
-
-        let origin = self.origin(of: file.binding)
         var report = ImportReport()
         var swept = false
+        if file.count > 1000 { store.useLargeCacheForBulkWrites() }
         do {
             try store.write {
                 try beginOwnerWrite()
                 swept = try maintain()
-                report = try planImport(checked, origin: origin, policy: policy)
-                let stored = Set(report.items.filter { $0.action == .new || $0.action == .update }.map(\.position))
-                report.warnings = advisories.filter { stored.contains($0.position) }.map { "\($0.position): \($0.text)" }
+                var read = 0
+                var refused = false
+                let binding = try file.forEachItem { item in
+                    read += 1
+                    progress?(read)
+                    var advisories: [String] = []
+                    guard let (item, id, prescription) = checkedItem(item, today: today, seen: &seen, problems: &problems,
+                                                                     advisories: &advisories),
+                          problems.isEmpty else { return }
+                    // Updates are planned as if the file were bound to this vault: its binding is
+                    // known only at the end, and refuses them then (rolling back) if it is not.
+                    let outcome = try planItem(item, id: id, prescription: prescription, origin: .thisVault, policy: policy)
+                    report.items.append(outcome)
+                    // What `add` would have warned about, said for what is stored.
+                    if outcome.action == .new || outcome.action == .update {
+                        report.warnings += advisories.map { "\(item.position): \($0)" }
+                    }
+                    if outcome.action == .refused { refused = true }
+                    // Once anything is refused nothing more is written (it will all be rolled back).
+                    if !refused { try importItem(item, id: id, prescription: prescription, outcome: outcome, report: &report, parser: parser) }
+                    // The manifest written every few ten thousand, so what is pending stays small.
+                    if touched.count >= Self.importFlushInterval { try flushManifest() }
+                }
+                if !problems.isEmpty { throw ImportError(problems: problems) }
+                let origin = self.origin(of: binding)
+                report.origin = origin
+                if origin != .thisVault && !policy.unverified && report.items.contains(where: { $0.action == .update }) {
+                    report.items = report.items.map { outcome in
+                        guard outcome.action == .update else { return outcome }
+                        return ImportOutcome(position: outcome.position, id: outcome.id, action: .refused, changes: outcome.changes,
+                                             newAttachments: outcome.newAttachments, refusal: .notBound(origin))
+                    }
+                }
                 if !report.refused.isEmpty { throw ImportError(problems: report.refused.map(Self.refusalProblem), report: report) }
-                try importPlanned(checked, report: &report, parser: parser)
                 if dryRun { throw DryRunRollback() }
                 try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .import,
                                      prescriptions: (report.added + report.updated).map(\.hex),
@@ -229,6 +263,48 @@ extension Vault {
         return report
     }
 
+    /// One item checked by the rules of `add` (and its earlier versions and attachment hashes);
+    /// nil, with its problems added to `problems`, when it is refused.
+    private func checkedItem(_ item: ImportItem, today: CalendarDate, seen: inout Set<String>,
+                             problems: inout [String], advisories: inout [String]) -> (ImportItem, RecordID, Prescription)? {
+        do {
+            let result = try PrescriptionRules.check(item.prescription, today: today)
+            let id = item.id ?? Self.derivedID(result.prescription)
+            if !seen.insert(id.hex).inserted { problems.append("\(item.position): the same prescription appears twice"); return nil }
+            var ok = true
+            for (k, attachment) in item.attachments.enumerated() {
+                if let claimed = attachment.sha256 {
+                    let actual = SHA256()
+                    actual.update(attachment.data)
+                    if actual.finalHex() != claimed {
+                        problems.append("\(item.position) attachment \(k) (\(attachment.name)): its SHA-256 does not match its data")
+                        ok = false
+                    }
+                }
+            }
+            var item = item
+            for (index, earlier) in item.history.enumerated() {
+                do {
+                    // Store earlier versions as the rules normalise them, with a well-formed time.
+                    let normalised = try PrescriptionRules.check(earlier.prescription, today: today).prescription
+                    item.history[index] = (Self.isTimestamp(earlier.recorded) ? earlier.recorded : clock.timestamp(), normalised)
+                } catch {
+                    problems += error.violations.map { "\(item.position).history[\(index)]: \($0)" }
+                    ok = false
+                }
+            }
+            advisories = result.advisories
+            return ok ? (item, id, result.prescription) : nil
+        } catch {
+            problems += error.violations.map { "\(item.position): \($0)" }
+            return nil
+        }
+    }
+
+    /// Prescriptions an import writes between rewrites of the manifest buckets.
+    /// `RXVAULT_TEST_IMPORT_FLUSH` sets it (tests: a small import that rewrites several times).
+    static let importFlushInterval = getenv("RXVAULT_TEST_IMPORT_FLUSH").flatMap { Int(String(cString: $0)) } ?? 50_000
+
     /// Whether `binding` says this vault's owner wrote the file, as it is now.
     func origin(of binding: ExportBinding?) -> ImportOrigin {
         guard let binding else { return .unbound }
@@ -236,17 +312,14 @@ extension Vault {
         return MAC.verify(binding.mac, bindingMessage(binding.content), key: exportMACKey) ? .thisVault : .altered
     }
 
-    /// Decides, inside the write transaction, what each checked item does: new, unchanged,
+    /// Decides, inside the write transaction, what a checked item does: new, unchanged,
     /// update (what changes, field by field) or refused (and why).
-    private func planImport(_ checked: [(ImportItem, RecordID, Prescription)], origin: ImportOrigin,
-                            policy: ImportPolicy) throws -> ImportReport {
-        var report = ImportReport()
-        report.origin = origin
-        for (item, id, prescription) in checked {
+    private func planItem(_ item: ImportItem, id: RecordID, prescription: Prescription, origin: ImportOrigin,
+                          policy: ImportPolicy) throws -> ImportOutcome {
+        do {
             guard let latest = try store.latestVersion(of: id.hex) else {
-                report.items.append(ImportOutcome(position: item.position, id: id, action: .new, changes: [],
-                                                  newAttachments: item.attachments.map(\.name), refusal: nil))
-                continue
+                return ImportOutcome(position: item.position, id: id, action: .new, changes: [],
+                                     newAttachments: item.attachments.map(\.name), refusal: nil)
             }
             // An update builds on the newest version, as an edit does: never on a rolled-back one.
             try requireNewest(latest, of: id)
@@ -277,10 +350,9 @@ extension Vault {
             } else {
                 action = .update
             }
-            report.items.append(ImportOutcome(position: item.position, id: id, action: action, changes: changes,
-                                              newAttachments: newAttachments, refusal: refusal))
+            return ImportOutcome(position: item.position, id: id, action: action, changes: changes,
+                                 newAttachments: newAttachments, refusal: refusal)
         }
-        return report
     }
 
     /// `prescriptions[3]: 3f9a2c1e exists in this vault with other content (OD sphere -2.00 → -2.25; note)`.
@@ -298,16 +370,16 @@ extension Vault {
             + "\(report.attachmentsAdded) attachment(s)\(from)"
     }
 
-    /// Writes planned import items inside the caller's transaction.
-    private func importPlanned(_ checked: [(ImportItem, RecordID, Prescription)], report: inout ImportReport,
-                               parser: IsolatedParser) throws {
-        for ((item, id, prescription), outcome) in zip(checked, report.items) {
+    /// Writes one planned import item inside the caller's transaction.
+    private func importItem(_ item: ImportItem, id: RecordID, prescription: Prescription, outcome: ImportOutcome,
+                            report: inout ImportReport, parser: IsolatedParser) throws {
+        do {
             switch outcome.action {
             case .refused:
-                continue
+                return
             case .unchanged:
                 report.unchanged.append(id)
-                continue
+                return
             case .update:
                 if let latest = try store.latestVersion(of: id.hex), outcome.changes.isEmpty == false {
                     let record = PrescriptionRecord(id: id, version: latest.version + 1, recorded: clock.timestamp(), prescription: prescription)

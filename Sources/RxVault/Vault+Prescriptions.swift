@@ -61,6 +61,23 @@ extension Vault {
         }
     }
 
+    /// The ids of the prescriptions matching `filter`, in the order `query` lists them (selected
+    /// on the index alone: nothing else is decoded).
+    func matchingIDs(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionID] {
+        do {
+            let snapshot = try indexSnapshot()
+            let counts = try read { try store.attachmentCountsByPrescription() }
+            var byID: [PrescriptionID: Int] = [:]
+            for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
+            let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }
+            return filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map(\.subjectID)
+        } catch let error as VaultError {
+            throw error
+        } catch {
+            throw VaultError.wrap(error)
+        }
+    }
+
     /// One prescription: its newest version, or `version` if given.
     public func prescription(_ id: PrescriptionID, version: Int? = nil) throws(VaultError) -> PrescriptionRecord {
         let row: PrescriptionVersionRecord?

@@ -13,6 +13,7 @@ extension Vault {
     /// command starts from a state it can authenticate as current.
     func verifiedState() throws -> VaultState? {
         if let transactionState { return transactionState }
+        if let readScopeState { return readScopeState }
         guard header.formatVersion >= 2 else { return nil }
         let state = try rootState()
         try verifyClientsAndAuditHead(state)
@@ -50,11 +51,26 @@ extension Vault {
 
     /// The manifest entries of one bucket, verified against the root.
     func manifestEntries(bucket: Int, state: VaultState) throws -> [String: ManifestEntry] {
+        let caching = transactionState != nil || readScopeState != nil
+        if caching, let cached = manifestCache[bucket] { return cached }
         let content = try store.manifestBucket(bucket)
         guard VaultState.bucketHash(content) == state.manifestHashes[bucket] else {
             throw VaultError.integrity("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
         }
-        return try openManifestBucket(bucket, content: content)
+        let entries = try openManifestBucket(bucket, content: content)
+        if caching { manifestCache[bucket] = entries }
+        return entries
+    }
+
+    /// Runs `body` in one read transaction with the state root verified once and each manifest
+    /// bucket opened at most once: for commands that verify many prescriptions (export).
+    func verifiedReads<T>(_ body: () throws -> T) throws(VaultError) -> T {
+        try read {
+            readScopeState = try verifiedState()
+            manifestCache = [:]
+            defer { readScopeState = nil; manifestCache = [:] }
+            return try body()
+        }
     }
 
     /// Format 3 seals each manifest bucket (it names every grant and client of its prescriptions)
@@ -142,22 +158,17 @@ extension Vault {
         }
         if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
         if header.formatVersion < 4 { try upgradeToFormat4() }
+        // Upgrades rewrite the manifest: nothing opened before them is current.
+        manifestCache = [:]
     }
 
     /// Last step of every owner write: index and manifest buckets written, then the root with
     /// the next counter, all in the same transaction.
     func finishOwnerWrite() throws {
         try flushIndex()
+        defer { manifestCache = [:] }
+        try flushManifest()
         guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
-        var byBucket: [Int: [String]] = [:]
-        for id in touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
-        for (bucket, ids) in byBucket {
-            var entries = try manifestEntries(bucket: bucket, state: state)
-            for id in ids { entries[id] = try storedEntry(id) }
-            let content = try sealManifestBucket(bucket, entries: Array(entries.values))
-            try store.setManifestBucket(bucket, to: content)
-            state.manifestHashes[bucket] = VaultState.bucketHash(content)
-        }
         state.clientsHash = VaultState.clientsHash(try store.clients())
         guard let head = try store.auditHead() else { throw VaultError.integrity("the audit log's head record was deleted") }
         state.auditSequence = head.sequence
@@ -178,9 +189,29 @@ extension Vault {
         committedCounter = state.counter
     }
 
+    /// Rewrites the manifest entries of the prescriptions touched so far (at the end of every
+    /// owner write, and every few thousand prescriptions of a large import). A prescription
+    /// touched again later is verified against its rewritten entry, and rewritten again.
+    func flushManifest() throws {
+        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        var byBucket: [Int: [String]] = [:]
+        for id in touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
+        for (bucket, ids) in byBucket {
+            var entries = try manifestEntries(bucket: bucket, state: state)
+            for id in ids { entries[id] = try storedEntry(id) }
+            let content = try sealManifestBucket(bucket, entries: Array(entries.values))
+            try store.setManifestBucket(bucket, to: content)
+            state.manifestHashes[bucket] = VaultState.bucketHash(content)
+            manifestCache[bucket] = entries
+        }
+        transactionState = state
+        touched = []
+    }
+
     /// After a rollback of the transaction: nothing of it stays in memory.
     func abandonOwnerWrite() {
         pendingIndex = [:]
+        manifestCache = [:]
         transactionState = nil
         touched = []
         transactionPatients = nil

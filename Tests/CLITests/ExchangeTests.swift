@@ -242,3 +242,44 @@ import RxStore
         #expect(try cli.run(["import", numbers]).status == 65, "entries that are not objects are refused, not a crash")
     }
 }
+
+/// A large import is written in one transaction with its index and manifest rewritten along the
+/// way; one bad prescription at the end must still leave the vault exactly as it was.
+@Suite struct ImportAllOrNothingTests {
+    func export(_ count: Int, badLast: Bool) -> String {
+        let entries = (0..<count).map { i -> String in
+            let expires = badLast && i == count - 1 ? "2020-01-01" : "2027-03-01"
+            return """
+                {"id": "\(String(format: "%032x", 0xabc000 + i))", "version": 1, "recorded": "2026-01-01T00:00:00Z",
+                 "prescription": {"kind": "glasses", "patient": {"name": "Pat \(i)"}, "prescriber": {"name": "Dr Lee"},
+                 "issued": "2025-03-01", "expires": "\(expires)", "right": {"sphere": -1.25}, "left": {"sphere": -1.5}}}
+                """
+        }
+        return "{\"schema\": \"rxvault/export/v1\", \"exported\": \"2026-01-01T00:00:00Z\", \"prescriptions\": [\(entries.joined(separator: ","))]}"
+    }
+
+    @Test func aFailedImportLeavesTheVaultAsItWas() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let kept = try cli.add(CLIHarness.glassesArguments)
+        let before = try cli.run(["list", "--format", "json"]).stdout
+        // Rewritten every 8 prescriptions: the refusal comes after several rewrites.
+        let flushing: [String: String?] = ["RXVAULT_TEST_IMPORT_FLUSH": "8"]
+        let bad = try cli.write(export(30, badLast: true), to: "bad.json")
+        let refused = try cli.run(["import", bad], environment: flushing)
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.stderr.contains("prescriptions[29]"), "\(refused)")
+        #expect(try cli.run(["list", "--format", "json"]).stdout == before)
+        #expect(try cli.run(["check"]).status == 0)
+        #expect(!(try cli.run(["log"]).stdout.contains("import")))
+        // The same file without the bad one imports whole, and the vault checks.
+        let good = try cli.write(export(30, badLast: false), to: "good.json")
+        let imported = try cli.run(["import", good], environment: flushing)
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout.contains("imported: 30 new"), "\(imported)")
+        #expect(try cli.run(["check"]).status == 0)
+        #expect(try cli.run(["show", kept]).status == 0)
+        let listed = try cli.json(try cli.run(["list", "--format", "json"]).stdout)
+        #expect((listed["prescriptions"] as? [Any])?.count == 31)
+    }
+}

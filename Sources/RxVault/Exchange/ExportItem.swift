@@ -44,14 +44,46 @@ public struct ExportBinding: Sendable {
     public let content: [UInt8]
 }
 
-/// What an import file holds: its prescriptions, and the binding of an rxvault export that has one.
+/// What an import file holds: its prescriptions, read one at a time (`forEachItem`), and the
+/// binding of an rxvault export that has one. An rxvault export is decoded entry by entry as the
+/// import goes, so a file of 100,000 prescriptions never has them all in memory at once.
 public struct ImportFile: Sendable {
-    public let items: [ImportItem]
-    public let binding: ExportBinding?
+    /// How many items the file holds (entries that do not decode included): for progress.
+    public let count: Int
+    private let read: @Sendable (_ each: (ImportItem) throws -> Void) throws -> ExportBinding?
 
     public init(items: [ImportItem], binding: ExportBinding? = nil) {
-        self.items = items
-        self.binding = binding
+        count = items.count
+        read = { each in
+            for item in items { try each(item) }
+            return binding
+        }
+    }
+
+    init(count: Int, read: @escaping @Sendable (_ each: (ImportItem) throws -> Void) throws -> ExportBinding?) {
+        self.count = count
+        self.read = read
+    }
+
+    /// Calls `each` for every item that decodes, in file order, then returns the binding (known
+    /// only once every entry was read). Throws an `ImportError` naming every entry that does not
+    /// decode, after the others were given to `each`; whatever `each` throws ends the reading.
+    public func forEachItem(_ each: (ImportItem) throws -> Void) throws -> ExportBinding? {
+        try read(each)
+    }
+
+    /// Every item, read into memory (small files, tests).
+    public var items: [ImportItem] {
+        get throws {
+            var items: [ImportItem] = []
+            _ = try forEachItem { items.append($0) }
+            return items
+        }
+    }
+
+    /// The binding alone (reads the whole file).
+    public var binding: ExportBinding? {
+        get throws { try forEachItem { _ in } }
     }
 }
 
@@ -98,24 +130,24 @@ public enum RxvaultExport {
     }
 
     /// The export file. `bind` (the owner's vault) turns the canonical content into a binding;
-    /// nil writes an unbound file (a client's export).
+    /// nil writes an unbound file (a client's export). Made by `Stream`, as a streamed export is.
     public static func encode(_ items: [ExportItem], exported: String,
                               bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil) throws -> [UInt8] {
-        var document = Document(schema: schema, exported: exported, prescriptions: items.map { item in
-            Entry(id: item.record.id.hex, version: item.record.version, recorded: item.record.recorded, prescription: item.record.prescription,
-                  history: item.history.isEmpty ? nil : item.history.map { Version(version: $0.version, recorded: $0.recorded, prescription: $0.prescription) },
-                  attachments: item.attachments.isEmpty ? nil : item.attachments.map { a in
-                      Attachment(id: a.info.id.hex, name: a.info.metadata.name, type: a.info.metadata.type.rawValue, size: a.info.metadata.size,
-                                 sha256: a.info.metadata.sha256, added: a.info.metadata.added, data: Data(a.data).base64EncodedString())
-                  })
-        })
-        if let bind {
-            let (vaultID, mac) = try bind(try boundContent(document.prescriptions))
-            document.vault = Binding(id: Hex.encode(vaultID), mac: Hex.encode(mac))
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return Array(try encoder.encode(document))
+        var bytes: [UInt8] = []
+        let stream = try Stream(output: ExportOutput { bytes += $0 }, exported: exported, bind: bind)
+        for item in items { try stream.add(item) }
+        try stream.finish()
+        return bytes
+    }
+
+    /// One prescription as the export writes it.
+    static func entry(_ item: ExportItem) -> Entry {
+        Entry(id: item.record.id.hex, version: item.record.version, recorded: item.record.recorded, prescription: item.record.prescription,
+              history: item.history.isEmpty ? nil : item.history.map { Version(version: $0.version, recorded: $0.recorded, prescription: $0.prescription) },
+              attachments: item.attachments.isEmpty ? nil : item.attachments.map { a in
+                  Attachment(id: a.info.id.hex, name: a.info.metadata.name, type: a.info.metadata.type.rawValue, size: a.info.metadata.size,
+                             sha256: a.info.metadata.sha256, added: a.info.metadata.added, data: Data(a.data).base64EncodedString())
+              })
     }
 
     /// What the binding MAC covers: the `prescriptions` array as decoded, re-encoded as compact
@@ -124,11 +156,7 @@ public enum RxvaultExport {
     /// decoded entries, so the file's whitespace and key order do not matter; any change to a
     /// value does.
     static func boundContent(_ entries: [Entry]) throws -> [UInt8] {
-        let stripped = entries.map { entry in
-            var entry = entry
-            entry.attachments = entry.attachments?.map { var a = $0; a.data = ""; return a }
-            return entry
-        }
+        let stripped = entries.map(stripped)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(stripped))
@@ -136,11 +164,14 @@ public enum RxvaultExport {
 
     /// Reads an rxvault export. Every entry must decode; problems are reported by position.
     public static func decode(_ bytes: [UInt8]) throws(ImportError) -> [ImportItem] {
-        try decodeFile(bytes).items
+        do { return try decodeFile(bytes).items } catch let error as ImportError { throw error } catch {
+            throw ImportError(problems: ["cannot be read"])
+        }
     }
 
     /// Reads an rxvault export with its binding, if it has one. A `vault` that is present but
-    /// malformed is refused (a file that claims a binding must carry a readable one).
+    /// malformed is refused (a file that claims a binding must carry a readable one). Only the
+    /// structure is read here; the entries are decoded one at a time as `forEachItem` goes.
     public static func decodeFile(_ bytes: [UInt8]) throws(ImportError) -> ImportFile {
         // One entry at a time (JSONScanner): the file's bytes stay the largest thing in memory.
         let scanner = JSONScanner(bytes: bytes)
@@ -151,28 +182,37 @@ public enum RxvaultExport {
               let entries = try? scanner.arrayElements(prescriptionsRange) else {
             throw notAnExport
         }
-        var items: [ImportItem] = []
-        items.reserveCapacity(entries.count)
-        var entriesRead: [Entry] = []
-        var problems: [String] = []
         var binding: Binding?
         if let vaultRange = members.first(where: { $0.key == "vault" })?.value {
-            if let object = scanner.object(vaultRange) as? [String: Any], let id = object["id"] as? String, let mac = object["mac"] as? String,
-               Hex.decode(id)?.count == VaultHeader.vaultIDLength, Hex.decode(mac) != nil {
-                binding = Binding(id: id, mac: mac)
-            } else {
-                problems.append("vault: expected {\"id\": \"<32 hex digits>\", \"mac\": \"<hex>\"}")
+            guard let object = scanner.object(vaultRange) as? [String: Any], let id = object["id"] as? String, let mac = object["mac"] as? String,
+                  Hex.decode(id)?.count == VaultHeader.vaultIDLength, Hex.decode(mac) != nil else {
+                throw ImportError(problems: ["vault: expected {\"id\": \"<32 hex digits>\", \"mac\": \"<hex>\"}"])
             }
+            binding = Binding(id: id, mac: mac)
         }
-        let decoder = JSONDecoder()
-        for (index, range) in entries.enumerated() {
-            let position = "prescriptions[\(index)]"
-            guard bytes[range.lowerBound] == UInt8(ascii: "{") else {
-                problems.append("\(position): is not an object")
-                continue
-            }
-            do {
-                let entry = try decoder.decode(Entry.self, from: scanner.data(range))
+        return ImportFile(count: entries.count) { [binding] each in
+            var problems: [String] = []
+            // What the binding covers, built entry by entry (see `boundContent`): only when the file claims one.
+            var content: [UInt8] = binding == nil ? [] : [UInt8(ascii: "[")]
+            let decoder = JSONDecoder()
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            for (index, range) in entries.enumerated() {
+                let position = "prescriptions[\(index)]"
+                guard bytes[range.lowerBound] == UInt8(ascii: "{") else {
+                    problems.append("\(position): is not an object")
+                    continue
+                }
+                let entry: Entry
+                do {
+                    entry = try decoder.decode(Entry.self, from: scanner.data(range))
+                } catch let error as DecodingError {
+                    problems.append("\(position): \(ImportError.describe(error))")
+                    continue
+                } catch {
+                    problems.append("\(position): cannot be read")
+                    continue
+                }
                 guard let id = RecordID(hex: entry.id) else { problems.append("\(position): id '\(entry.id)' is not 32 hex digits"); continue }
                 var attachments: [ImportAttachment] = []
                 for (k, a) in (entry.attachments ?? []).enumerated() {
@@ -182,21 +222,28 @@ public enum RxvaultExport {
                     }
                     attachments.append(ImportAttachment(name: a.name, data: Array(bytes), sha256: a.sha256))
                 }
+                if binding != nil {
+                    if content.count > 1 { content.append(UInt8(ascii: ",")) }
+                    content += try encoder.encode(stripped(entry))
+                }
+                // Once an entry failed nothing is imported: the rest are only checked.
+                guard problems.isEmpty else { continue }
                 var item = ImportItem(position: position, id: id, prescription: entry.prescription, attachments: attachments)
                 item.history = (entry.history ?? []).sorted { $0.version < $1.version }.map { ($0.recorded, $0.prescription) }
-                items.append(item)
-                // The binding's content is needed only when the file claims one.
-                if binding != nil { entriesRead.append(entry) }
-            } catch let error as DecodingError {
-                problems.append("\(position): \(ImportError.describe(error))")
-            } catch {
-                problems.append("\(position): cannot be read")
+                try each(item)
             }
+            guard problems.isEmpty else { throw ImportError(problems: problems) }
+            content.append(UInt8(ascii: "]"))
+            guard let binding, let vaultID = Hex.decode(binding.id), let mac = Hex.decode(binding.mac) else { return nil }
+            return ExportBinding(vaultID: vaultID, mac: mac, content: content)
         }
-        guard problems.isEmpty else { throw ImportError(problems: problems) }
-        guard let binding, let vaultID = Hex.decode(binding.id), let mac = Hex.decode(binding.mac),
-              let content = try? boundContent(entriesRead) else { return ImportFile(items: items) }
-        return ImportFile(items: items, binding: ExportBinding(vaultID: vaultID, mac: mac, content: content))
+    }
+
+    /// An entry as the binding covers it: attachments without their data.
+    static func stripped(_ entry: Entry) -> Entry {
+        var entry = entry
+        entry.attachments = entry.attachments?.map { var a = $0; a.data = ""; return a }
+        return entry
     }
 }
 

@@ -31,35 +31,40 @@ public enum FHIR {
     // MARK: - Export
 
     public static func bundle(_ items: [ExportItem], exported: String) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        let stream = try Stream(output: ExportOutput { bytes += $0 }, exported: exported)
+        for item in items { try stream.add(item) }
+        try stream.finish()
+        return bytes
+    }
+
+    /// The Bundle entries of one prescription: its Patient (the first time `patients` sees it),
+    /// the Practitioner it was imported with (the first time `practitioners` sees it), its
+    /// VisionPrescription and a DocumentReference per attachment.
+    static func entries(_ item: ExportItem, patients: inout Set<String>, practitioners: inout Set<String>) -> [[String: Any]] {
         var entries: [[String: Any]] = []
-        var patients: Set<String> = []
-        var practitioners: Set<String> = []
-        for item in items {
-            let rx = item.record.prescription
-            let patientID = patientResourceID(rx.patient)
-            if patients.insert(patientID).inserted {
-                entries.append(["fullUrl": "urn:uuid:\(patientID)", "resource": patient(rx.patient)])
-            }
-            // A prescriber imported from a Practitioner goes back as that Practitioner, once.
-            var practitionerURL: String?
-            if let (id, resource) = practitionerEntry(rx.fhir) {
-                if practitioners.insert(id).inserted { entries.append(["fullUrl": "urn:uuid:\(id)", "resource": resource]) }
-                practitionerURL = "urn:uuid:\(id)"
-            }
-            let prescriptionID = prescriptionResourceID(item.record.id)
-            entries.append(["fullUrl": "urn:uuid:\(prescriptionID)",
-                            "resource": visionPrescription(item.record, patientReference: "urn:uuid:\(patientID)",
-                                                           practitionerReference: practitionerURL, sourceID: true)])
-            for attachment in item.attachments {
-                let documentID = attachmentResourceID(attachment.info.id)
-                entries.append(["fullUrl": "urn:uuid:\(documentID)", "resource": documentReference(
-                    attachment.info, patientReference: "urn:uuid:\(patientID)", prescriptionReference: "urn:uuid:\(prescriptionID)",
-                    content: .inline(attachment.data))])
-            }
+        let rx = item.record.prescription
+        let patientID = patientResourceID(rx.patient)
+        if patients.insert(patientID).inserted {
+            entries.append(["fullUrl": "urn:uuid:\(patientID)", "resource": patient(rx.patient)])
         }
-        let bundle: [String: Any] = ["resourceType": "Bundle", "id": uuid("bundle|" + exported), "type": "collection",
-                                     "timestamp": exported, "entry": entries]
-        return try json(bundle)
+        // A prescriber imported from a Practitioner goes back as that Practitioner, once.
+        var practitionerURL: String?
+        if let (id, resource) = practitionerEntry(rx.fhir) {
+            if practitioners.insert(id).inserted { entries.append(["fullUrl": "urn:uuid:\(id)", "resource": resource]) }
+            practitionerURL = "urn:uuid:\(id)"
+        }
+        let prescriptionID = prescriptionResourceID(item.record.id)
+        entries.append(["fullUrl": "urn:uuid:\(prescriptionID)",
+                        "resource": visionPrescription(item.record, patientReference: "urn:uuid:\(patientID)",
+                                                       practitionerReference: practitionerURL, sourceID: true)])
+        for attachment in item.attachments {
+            let documentID = attachmentResourceID(attachment.info.id)
+            entries.append(["fullUrl": "urn:uuid:\(documentID)", "resource": documentReference(
+                attachment.info, patientReference: "urn:uuid:\(patientID)", prescriptionReference: "urn:uuid:\(prescriptionID)",
+                content: .inline(attachment.data))])
+        }
+        return entries
     }
 
     /// The JSON text rxvault writes for a FHIR resource: sorted keys, slashes unescaped.

@@ -286,6 +286,8 @@ struct Scratch {
 
 /// Progress on stderr for long work, only when stderr is a terminal.
 final class Progress {
+    /// Imports and exports show progress from this many prescriptions on.
+    static let minimumItems = 5_000
     let verb: String
     let enabled = Terminal.stderrIsTTY
     var last = -1

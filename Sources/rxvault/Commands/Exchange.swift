@@ -3,6 +3,7 @@ import Foundation
 import RxCrypto
 import RxPrint
 import RxVault
+import RxModel
 
 #if canImport(Glibc)
 import Glibc
@@ -65,7 +66,8 @@ extension RxVaultCommand {
                 let filter = try filters.filter()
                 var owner: Vault?
                 var grantee: ClientSummary?
-                let items: [ExportItem]
+                /// Hands each item to its argument, as it is read (the owner's), or from the client's list.
+                let produce: (_ count: @escaping (Int) -> Void, _ body: (ExportItem) throws -> Void) throws -> Void
                 if options.identity != nil {
                     // A client exports what it is granted (its reads are logged as one export).
                     guard client == nil, !versions else {
@@ -73,71 +75,148 @@ extension RxVaultCommand {
                     }
                     guard let view = try options.openReader() as? ClientVault else { throw CLIError(.failure, "not a client view") }
                     let ids = prescriptions.isEmpty ? nil : try prescriptions.map { try view.resolve($0) }
-                    items = try view.exportItems(ids: ids, filter: filter, attachments: !noAttachments && format != .csv, format: format.rawValue)
+                    let items = try view.exportItems(ids: ids, filter: filter, attachments: !noAttachments && format != .csv, format: format.rawValue)
                     warnIfNotLogged(view)
+                    produce = { count, body in
+                        count(items.count)
+                        for item in items { try body(item) }
+                    }
                 } else {
                     let vault = try options.openVault(command: "export")
                     owner = vault
                     grantee = try client.map { try vault.resolveClient($0) }
                     let ids = prescriptions.isEmpty ? nil : try prescriptions.map { try vault.resolve($0) }
-                    items = try vault.exportItems(ids: ids, filter: filter, for: grantee, attachments: !noAttachments && format != .csv,
-                                                  versions: versions)
-                }
-                if items.isEmpty {
-                    // Still written (a script may expect the file), but never silently empty.
-                    Terminal.warning(grantee.map { "\($0.name) is granted no prescriptions now: the export holds none (see 'rxvault grants')" }
-                                     ?? (options.identity != nil ? "no prescription you are granted matches: the export holds none"
-                                                                 : "no prescription matches: the export holds none"))
-                }
-                let now = ISO8601DateFormatter().string(from: Date())
-                var bytes: [UInt8]
-                switch format {
-                case .json:
-                    // The owner's exports are bound to the vault (so it can update from them); a client's are not.
-                    bytes = try owner.map { try $0.encodeBoundExport(items, exported: now) } ?? RxvaultExport.encode(items, exported: now)
-                case .fhir: bytes = try FHIR.bundle(items, exported: now)
-                case .csv:
-                    let today = try Environment.clock().today()
-                    let views = items.map { PrescriptionView(record: $0.record, today: today, cylinderForm: nil) }
-                    bytes = Array((([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n") + "\n").utf8)
-                case .pdf:
-                    // One page per prescription; the attachments are named on it, not included.
-                    let today = try Environment.clock().today()
-                    let short = PrescriptionID.shortForms(items.map(\.record.id))
-                    let pages = items.map { PrescriptionPrint.page($0, shortID: short[$0.record.id] ?? $0.record.id.short, today: today) }
-                    do { bytes = try PDFPrinter.pdf(pages, title: "Prescriptions", created: now) } catch {
-                        throw CLIError(.failure, "cannot write the PDF: \(error)")
+                    produce = { [grantee, noAttachments, versions, format] count, body in
+                        try vault.forEachExportItem(ids: ids, filter: filter, for: grantee, attachments: !noAttachments && format != .csv,
+                                                    versions: versions, count: count, body)
                     }
                 }
+                let now = ISO8601DateFormatter().string(from: Date())
+                let today = try Environment.clock().today()
+                func stream(to output: ExportOutput) throws -> any ExportStream {
+                    switch format {
+                    // The owner's exports are bound to the vault (so it can update from them); a client's are not.
+                    case .json: return try RxvaultExport.Stream(output: output, exported: now, bind: owner.map { vault in { try vault.exportBinding($0) } })
+                    case .fhir: return try FHIR.Stream(output: output, exported: now)
+                    case .csv: return try CSVExportStream(output: output, today: today)
+                    case .pdf: return PDFExportStream(output: output, today: today, created: now)
+                    }
+                }
+                var exported: [String] = []
+                var attachmentIDs: [String] = []
+                let progress = Progress("exporting")
+                /// Writes every item to `output` as it comes.
+                func write(to output: ExportOutput) throws {
+                    let writer = try stream(to: output)
+                    var total = 0
+                    try produce({ total = $0 }) { item in
+                        try writer.add(item)
+                        exported.append(item.record.id.hex)
+                        // A printed copy names its attachments; it does not carry them.
+                        if format != .pdf { attachmentIDs += item.attachments.map(\.info.id.hex) }
+                        if total >= Progress.minimumItems { progress.update(exported.count, total) }
+                    }
+                    try writer.finish()
+                    progress.finish()
+                }
+                let emptyWarning = grantee.map { "\($0.name) is granted no prescriptions now: the export holds none (see 'rxvault grants')" }
+                    ?? (options.identity != nil ? "no prescription you are granted matches: the export holds none"
+                                                : "no prescription matches: the export holds none")
                 var ageRecipients: [AgeFile.Recipient] = recipients
                 if let grantee { ageRecipients.append(.x25519(grantee.recipient)) }
                 if let passphrase { ageRecipients = [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)] }
-                if !ageRecipients.isEmpty {
-                    bytes = try AgeFile.encrypt(bytes, to: ageRecipients)
-                    if armor { bytes = Array(AgeFile.armor(bytes).utf8) }
-                }
                 // Record the export before the data appears: if the log cannot be written, neither is the file.
                 let to = [grantee.map { "for \($0.name)" }, recipients.isEmpty ? nil : "to \(recipients.count) recipient(s)",
                           passphrase == nil ? nil : "with a passphrase"].compactMap { $0 }.joined(separator: " ")
-                let audit = { () throws in try owner?.recordExport(items, format: format.rawValue, client: grantee, recipients: to.isEmpty ? nil : to) }
-                if out == "-" {
-                    try audit()
-                    FileHandle.standardOutput.write(Data(bytes))
-                } else {
+                let audit = { () throws in
+                    try owner?.recordExport(prescriptions: exported, attachments: attachmentIDs, format: format.rawValue, client: grantee,
+                                            recipients: to.isEmpty ? nil : to)
+                }
+                if out != "-" && ageRecipients.isEmpty {
+                    // Plaintext to a file: written as it is read, into a temporary file put in place at the end.
                     let writer = try SafeFileWriter(target: out, replace: force)
                     do {
-                        try writer.write(bytes)
+                        try write(to: ExportOutput { try writer.write($0) })
+                        if exported.isEmpty { Terminal.warning(emptyWarning) }
                         try audit()
                     } catch {
                         writer.discard()
                         throw error
                     }
                     try writer.commit(replace: force)
+                } else {
+                    // To standard output (nothing may appear before the audit entry) or age-encrypted: in memory.
+                    var bytes: [UInt8] = []
+                    try write(to: ExportOutput { bytes += $0 })
+                    if exported.isEmpty { Terminal.warning(emptyWarning) }
+                    if !ageRecipients.isEmpty {
+                        bytes = try AgeFile.encrypt(bytes, to: ageRecipients)
+                        if armor { bytes = Array(AgeFile.armor(bytes).utf8) }
+                    }
+                    if out == "-" {
+                        try audit()
+                        FileHandle.standardOutput.write(Data(bytes))
+                    } else {
+                        let writer = try SafeFileWriter(target: out, replace: force)
+                        do {
+                            try writer.write(bytes)
+                            try audit()
+                        } catch {
+                            writer.discard()
+                            throw error
+                        }
+                        try writer.commit(replace: force)
+                    }
                 }
-                Terminal.err("rxvault: exported \(items.count) prescription(s)\(items.contains { !$0.attachments.isEmpty } ? " with attachments" : "")"
+                Terminal.err("rxvault: exported \(exported.count) prescription(s)\(attachmentIDs.isEmpty ? "" : " with attachments")"
                              + (out == "-" ? "" : " to \(out)") + (encrypted ? " (age-encrypted)" : ""))
             }
         }
+    }
+
+    /// CSV written as it goes: one row per eye.
+    /// The printable copy: one page per prescription, drawn when the last item has come (a page
+    /// names the others by their shortest unique ids, so the set must be known first).
+    final class PDFExportStream: ExportStream {
+        let output: ExportOutput
+        let today: CalendarDate
+        let created: String
+        private var items: [ExportItem] = []
+
+        init(output: ExportOutput, today: CalendarDate, created: String) {
+            self.output = output
+            self.today = today
+            self.created = created
+        }
+
+        func add(_ item: ExportItem) throws { items.append(item) }
+
+        func finish() throws {
+            let short = PrescriptionID.shortForms(items.map(\.record.id))
+            let pages = items.map { PrescriptionPrint.page($0, shortID: short[$0.record.id] ?? $0.record.id.short, today: today) }
+            do { try output.write(try PDFPrinter.pdf(pages, title: "Prescriptions", created: created)) } catch {
+                throw CLIError(.failure, "cannot write the PDF: \(error)")
+            }
+            try output.flush()
+        }
+    }
+
+    final class CSVExportStream: ExportStream {
+        let output: ExportOutput
+        let today: CalendarDate
+
+        init(output: ExportOutput, today: CalendarDate) throws {
+            self.output = output
+            self.today = today
+            try output.write(CSV.line(PrescriptionCSV.headers) + "\n")
+        }
+
+        func add(_ item: ExportItem) throws {
+            let view = PrescriptionView(record: item.record, today: today, cylinderForm: nil)
+            for row in PrescriptionCSV.rows(view) { try output.write(CSV.line(row) + "\n") }
+        }
+
+        func finish() throws { try output.flush() }
     }
 
     struct Import: ParsableCommand {
@@ -224,8 +303,12 @@ extension RxVaultCommand {
                 let vault = try options.openVault(command: "import")
                 let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified)
                 let report: Vault.ImportReport
+                let progress = Progress(dryRun ? "checking" : "importing")
+                let total = file.count
                 do {
-                    report = try vault.importItems(file, policy: policy, parser: try ParserFactory.make(limits: vault.attachmentLimits), dryRun: dryRun)
+                    defer { progress.finish() }
+                    report = try vault.importItems(file, policy: policy, parser: try ParserFactory.make(limits: vault.attachmentLimits), dryRun: dryRun,
+                                                   progress: total >= Progress.minimumItems ? { progress.update($0, total) } : nil)
                 } catch let error as ImportError {
                     guard let refused = error.report else { throw error }
                     if dryRun { Self.list(refused.items) }
