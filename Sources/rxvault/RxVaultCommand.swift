@@ -3,7 +3,7 @@ import ArgumentParser
 
 @main
 struct RxVaultCommand: ParsableCommand {
-    static let version = "0.3.0"
+    static let version = "0.4.0"
 
     static let configuration = CommandConfiguration(
         commandName: "rxvault",

@@ -202,7 +202,7 @@ import RxStore
 
     @Test func versionAndHelp() throws {
         let cli = try CLIHarness()
-        #expect(try cli.run(["--version"]).stdout == "0.3.0\n")
+        #expect(try cli.run(["--version"]).stdout == "0.4.0\n")
         let help = try cli.run(["add", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("--od <spec>"))
