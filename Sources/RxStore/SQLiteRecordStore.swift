@@ -16,8 +16,14 @@ public final class SQLiteRecordStore: RecordStore {
 
     /// The prepared statement for `sql`, from the cache. Every use binds afresh and resets after
     /// (`run`, `forEach`, `first`), so none holds a read snapshot open between uses.
+    /// A statement still stepping (a `forEach` whose body runs the same SQL again, or a caller
+    /// that has not reset it) is never handed out twice: that would reset the first use in the
+    /// middle of its rows. Such a call gets a fresh statement of its own, not cached.
     func statement(_ sql: String) throws(StoreError) -> Statement {
-        if let cached = statements[sql] { return cached }
+        if let cached = statements[sql] {
+            guard sqlite3_stmt_busy(cached.handle) != 0 else { return cached }
+            return try database.prepare(sql)
+        }
         let prepared = try database.prepare(sql)
         if statements.count >= 64 { statements.removeAll() }
         statements[sql] = prepared
