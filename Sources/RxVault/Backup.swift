@@ -93,6 +93,15 @@ public enum BackupFile {
     /// Decrypts the backup read through `read` into a new file at `path` (mode 0600).
     public static func decrypt(read: (inout [UInt8]) throws -> Int, key: AgeFile.Key, to path: String,
                                progress: (Int) -> Void = { _ in }) throws {
+        try writePrivateFile(path, progress: progress) { write in
+            try AgeFile.decrypt(read: read, key: key) { bytes in try write(bytes[...]) }
+        }
+    }
+
+    /// Writes what `produce` hands its writer into a new file at `path`, mode 0600 from its first
+    /// byte, synced; the file is removed if anything fails (a part-written vault is never left).
+    static func writePrivateFile(_ path: String, progress: (Int) -> Void,
+                                 _ produce: (_ write: (ArraySlice<UInt8>) throws -> Void) throws -> Void) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VaultError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))") }
         var ok = false
@@ -101,16 +110,18 @@ public enum BackupFile {
             if !ok { unlink(path) }
         }
         var written = 0
-        try AgeFile.decrypt(read: read, key: key) { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw VaultError.cannotWrite("cannot write \(path): \(String(cString: strerror(errno)))") }
-                offset += n
+        try withoutActuallyEscaping(progress) { progress in
+            try produce { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { throw VaultError.cannotWrite("cannot write \(path): \(String(cString: strerror(errno)))") }
+                    offset += n
+                }
+                written += bytes.count
+                progress(written)
             }
-            written += bytes.count
-            progress(written)
         }
         guard fsync(fd) == 0 else { throw VaultError.cannotWrite("cannot write \(path)") }
         ok = true
@@ -152,29 +163,9 @@ extension BackupFile {
     /// someone already decrypted with age (`age -d ... | rxvault restore -`) is checked and put
     /// in place like one rxvault decrypts.
     public static func copy(read: (inout [UInt8]) throws -> Int, to path: String, progress: (Int) -> Void = { _ in }) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw VaultError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))") }
-        var ok = false
-        defer {
-            close(fd)
-            if !ok { unlink(path) }
+        try writePrivateFile(path, progress: progress) { write in
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while case let n = try read(&buffer), n > 0 { try write(buffer[0..<n]) }
         }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var written = 0
-        while true {
-            let n = try read(&buffer)
-            if n == 0 { break }
-            var offset = 0
-            while offset < n {
-                let w = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, n - offset) }
-                if w < 0 && errno == EINTR { continue }
-                guard w > 0 else { throw VaultError.cannotWrite("cannot write \(path): \(String(cString: strerror(errno)))") }
-                offset += w
-            }
-            written += n
-            progress(written)
-        }
-        guard fsync(fd) == 0 else { throw VaultError.cannotWrite("cannot write \(path)") }
-        ok = true
     }
 }

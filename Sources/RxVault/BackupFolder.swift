@@ -67,20 +67,11 @@ public enum BackupFolder {
         }
         guard let handle = FileHandle(forReadingAtPath: path) else { return entry(false, nil, nil, "cannot be read: \(String(cString: strerror(errno)))") }
         defer { try? handle.close() }
-        var pending: [UInt8] = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
-        let armored = pending.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-")
-        guard AgeFile.looksLikeAge(pending) else { return entry(false, nil, nil, "is not an age file") }
-        let raw: (inout [UInt8]) throws -> Int = { buffer in
-            if !pending.isEmpty {
-                let n = min(buffer.count, pending.count)
-                for i in 0..<n { buffer[i] = pending[i] }
-                pending.removeFirst(n)
-                return n
-            }
-            guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
-            chunk.copyBytes(to: &buffer, count: chunk.count)
-            return chunk.count
-        }
+        let peek: [UInt8] = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
+        let armored = peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-")
+        guard AgeFile.looksLikeAge(peek) else { return entry(false, nil, nil, "is not an age file") }
+        let file = PeekedFile(handle: handle, peeked: peek)
+        let raw: (inout [UInt8]) throws -> Int = { try file.read(&$0) }
         let stream = armored ? AgeArmorStream(source: raw) : nil
         var total = 0
         let read: (inout [UInt8]) throws -> Int = { buffer in

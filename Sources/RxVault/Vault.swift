@@ -125,6 +125,7 @@ public final class Vault {
         let auditHeadMAC: [UInt8]
         let state: VaultStateRecord
         let keyRing: KeyRingRecord
+        let record: VaultHeaderRecord
         do {
             let kek = try kdf.deriveKey(passphrase: passphrase, salt: salt)
             let aad = VaultHeader.rootKeyAssociatedData(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
@@ -134,18 +135,14 @@ public final class Vault {
             let empty = VaultState.empty(clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([]))
             state = VaultStateRecord(writeCounter: empty.counter, state: empty.encoded(),
                                      mac: try MAC.authenticate(empty.macMessage(vaultID: vaultID), key: Subkey.stateMAC.derive(from: rootKey)))
-            let record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
-                                           kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
-                                           kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
-                                           maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
+            record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
+                                       kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
+                                       kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
+                                       maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
             keyRing = try KeyRing.record(header: record, slots: [], counter: empty.counter, key: Subkey.stateMAC.derive(from: rootKey))
         } catch {
             throw .internalError(String(describing: error))
         }
-        let record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
-                                       kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
-                                       kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
-                                       maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
         do {
             try SQLiteRecordStore.create(at: path, header: record, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing)
         } catch {

@@ -214,28 +214,17 @@ extension RxVaultCommand {
                     throw CLIError(.invalidInput, "\(file == "-" ? "standard input" : file) is neither an age file nor a vault (not an rxvault backup)")
                 }
                 try prepare()
-                var pending = peek
-                var consumed = 0        // bytes of the file read: progress is against the file's size
-                let raw: (inout [UInt8]) throws -> Int = { buffer in
-                    if !pending.isEmpty {
-                        let n = min(buffer.count, pending.count)
-                        for i in 0..<n { buffer[i] = pending[i] }
-                        pending.removeFirst(n)
-                        return n
-                    }
-                    guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
-                    chunk.copyBytes(to: &buffer, count: chunk.count)
-                    consumed += chunk.count
-                    return chunk.count
-                }
+                // Progress is against the file's size: the bytes taken from it, the peeked ones first.
+                let source = PeekedFile(handle: handle, peeked: peek)
+                let raw: (inout [UInt8]) throws -> Int = { try source.read(&$0) }
                 // `age -a` output (or a backup re-encrypted that way) is read through the armor.
                 if isVault {
-                    try BackupFile.copy(read: raw, to: path) { _ in progress.update(consumed + peek.count, total) }
+                    try BackupFile.copy(read: raw, to: path) { _ in progress.update(source.consumed, total) }
                     progress.finish()
                     return vaultPassphrase
                 }
                 let armor = peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-") ? AgeArmorStream(source: raw) : nil
-                try BackupFile.decrypt(read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path) { _ in progress.update(consumed + peek.count, total) }
+                try BackupFile.decrypt(read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path) { _ in progress.update(source.consumed, total) }
             } catch let error as AgeError {
                 progress.finish()
                 switch error {

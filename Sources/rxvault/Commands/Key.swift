@@ -96,12 +96,7 @@ extension RxVaultCommand {
                         var item: [String: Any] = ["slot": slot.id, "kind": slot.kind.rawValue, "opened": slot.isCurrent]
                         if let label = slot.label { item["label"] = label }
                         if let created = slot.created { item["created"] = created }
-                        if let kdf = slot.kdf {
-                            item["kdf"] = ["algorithm": PasswordKDF.algorithmName, "preset": kdf.preset?.rawValue ?? "custom",
-                                           "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit] as [String: Any]
-                        } else {
-                            item["kdf"] = ["algorithm": RecoveryKDF.algorithmName, "codeBits": RecoveryCode.secretLength * 8] as [String: Any]
-                        }
+                        item["kdf"] = KeySlotText.costJSON(slot.kdf)
                         return item
                     }
                     Terminal.out(try jsonText(["schema": "rxvault/key-slots/v1", "vault": vault.header.vaultIDHex, "slots": items]))
@@ -151,5 +146,12 @@ enum KeySlotText {
     static func cost(_ kdf: PasswordKDF?) -> String {
         guard let kdf else { return "recovery code (\(RecoveryCode.secretLength * 8) bits, BLAKE2b)" }
         return "\(kdf.preset?.rawValue ?? "custom") (ops \(kdf.opsLimit), \(kdf.memLimit >> 20) MiB)"
+    }
+
+    /// The same as JSON (`key list` and `status`, docs/format.md).
+    static func costJSON(_ kdf: PasswordKDF?) -> [String: Any] {
+        guard let kdf else { return ["algorithm": RecoveryKDF.algorithmName, "codeBits": RecoveryCode.secretLength * 8] }
+        return ["algorithm": PasswordKDF.algorithmName, "preset": kdf.preset?.rawValue ?? "custom",
+                "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit]
     }
 }

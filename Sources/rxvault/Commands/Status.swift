@@ -77,14 +77,7 @@ extension RxVaultCommand {
                     // Every way in, with its cost (read without a key: the owner's key ring
                     // vouches for them at the next owner command and in 'check').
                     object["keySlots"] = header.slots.map { slot -> [String: Any] in
-                        var item: [String: Any] = ["slot": slot.id, "kind": slot.kind.rawValue]
-                        if let kdf = slot.kdf {
-                            item["kdf"] = ["algorithm": PasswordKDF.algorithmName, "preset": kdf.preset?.rawValue ?? "custom",
-                                           "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit] as [String: Any]
-                        } else {
-                            item["kdf"] = ["algorithm": RecoveryKDF.algorithmName, "codeBits": RecoveryCode.secretLength * 8] as [String: Any]
-                        }
-                        return item
+                        ["slot": slot.id, "kind": slot.kind.rawValue, "kdf": KeySlotText.costJSON(slot.kdf)]
                     }
                     if options.identity == nil {
                         var lock: [String: Any] = ["unlocked": agent != nil]
