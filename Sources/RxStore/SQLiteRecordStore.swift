@@ -10,12 +10,12 @@ import Darwin
 public final class SQLiteRecordStore: RecordStore {
     public let database: Database
     private var stampStatement: Statement?
-    /// A prepared statement for `sql`, prepared afresh for each use and finalized when released.
-    /// (A cache of prepared statements, tried for import speed, handed one statement to two uses
-    /// at once: a download was cut short and readers saw mismatched rows. Reverted until it can
-    /// be made safe; see the closing note of this change.)
+    /// A prepared statement for `sql`, this caller's alone while it holds it, kept prepared for
+    /// the next caller once released (`Database.reusable`). An earlier cache that handed the
+    /// same statement object to every caller let one use reset another in the middle of its
+    /// rows (a download cut short; mismatched rows under concurrency).
     func statement(_ sql: String) throws(StoreError) -> Statement {
-        try database.prepare(sql)
+        try database.reusable(sql)
     }
 
     /// Opens an existing vault, checking it is one of ours and of a version we read.

@@ -11,17 +11,39 @@ public final class Statement {
     /// is no cycle.
     let database: Database
     let sql: String
+    /// Whether the handle goes back to its database's idle statements when this use ends
+    /// (`Database.reusable`) instead of being finalized.
+    private let reused: Bool
 
-    init(database: Database, sql: String) throws(StoreError) {
+    init(database: Database, sql: String, reused: Bool = false) throws(StoreError) {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v2(database.handle, sql, -1, &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw database.error(rc, sql: sql) }
         self.handle = stmt
         self.database = database
         self.sql = sql
+        self.reused = reused
     }
 
-    deinit { sqlite3_finalize(handle) }
+    /// A use of a handle prepared earlier and idle since (reset, bindings cleared).
+    init(database: Database, sql: String, idleHandle: OpaquePointer) {
+        self.handle = idleHandle
+        self.database = database
+        self.sql = sql
+        self.reused = true
+    }
+
+    /// Finalized, or for a reusable statement reset and handed back: it was this object's alone
+    /// while the object lived, so no other use can be in the middle of its rows.
+    deinit {
+        if reused {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            database.giveBack(handle, sql: sql)
+        } else {
+            sqlite3_finalize(handle)
+        }
+    }
 
     /// A value to bind; blobs are copied by SQLite (`SQLITE_TRANSIENT`).
     public enum Value {

@@ -139,6 +139,7 @@ extension Vault {
         headerBeforeTransaction = header
         touched = []
         transactionPatients = nil
+        patientsChanged = false
         patientNotes = []
         committedCounter = nil
         writtenStamp = nil
@@ -168,6 +169,7 @@ extension Vault {
         try flushIndex()
         defer { manifestCache = [:] }
         try flushManifest()
+        try refreshPatientsHash()
         guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
         state.clientsHash = VaultState.clientsHash(try store.clients())
         guard let head = try store.auditHead() else { throw VaultError.integrity("the audit log's head record was deleted") }
@@ -215,6 +217,7 @@ extension Vault {
         transactionState = nil
         touched = []
         transactionPatients = nil
+        patientsChanged = false
         patientCache = nil
         patientNotes = []
         trustingFormatOneReads = false

@@ -80,6 +80,9 @@ public final class Vault {
     /// date by its own patient writes), and what the last write did to patient records on its
     /// own (created one, set a birth date: `add` and `import` say so on stderr).
     var transactionPatients: PatientDirectory?
+    /// A patient row was written or deleted in this write: the root's patients hash is stale
+    /// until `refreshPatientsHash`.
+    var patientsChanged = false
     public internal(set) var patientNotes: [String] = []
     /// The patient records last verified outside a write, with the state root they were read under.
     var patientCache: (stamp: StateStamp, directory: PatientDirectory)?
