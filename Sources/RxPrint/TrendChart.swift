@@ -252,16 +252,17 @@ public enum TrendChart {
         cairo_stroke(cr)
     }
 
-    /// The dioptre axis: a step of 0.25, 0.50, 1.00 or 2.00 D chosen by the range (at most about
-    /// a dozen lines), from a whole step below the lowest value to one above the highest.
+    /// The dioptre axis: a step of 0.25 D for a range up to 1.5 D, 0.50 up to 4, 1.00 up to 10,
+    /// else 2.00 (at most about a dozen lines), from the step at or below the lowest value less a
+    /// quarter step to the one at or above the highest plus a quarter step.
     struct YAxis {
         let low: Double, high: Double, step: Double
 
         init(low lowest: Double, high highest: Double) {
             let span = highest - lowest
-            step = span <= 1.5 ? 0.25 : span <= 3 ? 0.5 : span <= 8 ? 1 : 2
-            low = ((lowest - step / 2) / step).rounded(.down) * step
-            high = ((highest + step / 2) / step).rounded(.up) * step
+            step = span <= 1.5 ? 0.25 : span <= 4 ? 0.5 : span <= 10 ? 1 : 2
+            low = ((lowest - step / 4) / step).rounded(.down) * step
+            high = ((highest + step / 4) / step).rounded(.up) * step
         }
 
         var ticks: [Double] {
