@@ -49,7 +49,7 @@ extension RxVaultCommand {
               rxvault trend 3f9a2c1e --out trend.pdf --force
             """))
 
-        @Argument(help: "The patient's name or id prefix.") var patient: String
+        @Argument(help: "The patient's name or id prefix.", completion: .custom(Completion.patientNames)) var patient: String
         @Option(help: "Only this eye: right (od) or left (os).") var eye: Eye?
         @Option(help: "Output format (of the table; --out draws a chart instead).") var format: DocumentFormat = .table
         @Option(help: ArgumentHelp("Draw the chart to this file: .png, .pdf or .svg (mode 0600).", valueName: "file")) var out: String?
