@@ -63,8 +63,9 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Printable copies (`export --format pdf`): pages laid out with cairo, linked through poppler-glib.
-        .target(name: "RxPrint", dependencies: ["CPoppler"]),
+        // Printable copies (`export --format pdf`) and trend charts (`trend --out`): drawn with cairo,
+        // linked through poppler-glib.
+        .target(name: "RxPrint", dependencies: ["CPoppler", "RxModel"]),
         // The agent that keeps an unlocked vault's root key (`rxvault unlock`): socket, protocol, policy, client.
         .target(name: "RxAgent", dependencies: ["CRxAgent", "RxCrypto", "RxVault"]),
         // Thin executable: arguments, secrets from files/prompts, printing, exit codes.

@@ -2,3 +2,4 @@
 #include <poppler.h>
 #include <cairo.h>
 #include <cairo-pdf.h>
+#include <cairo-svg.h>

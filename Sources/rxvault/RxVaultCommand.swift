@@ -24,7 +24,7 @@ struct RxVaultCommand: ParsableCommand {
         """),
         version: version,
         subcommands: [Init.self, Status.self, Passwd.self, Key.self, Config.self, Unlock.self, Lock.self, Add.self, List.self, Query.self, Show.self,
-                      Edit.self, History.self, Remove.self, Patients.self, PatientCommand.self, Attach.self, Attachments.self, Extract.self,
+                      Edit.self, History.self, Remove.self, Patients.self, PatientCommand.self, TrendCommand.self, Attach.self, Attachments.self, Extract.self,
                       Detach.self, Preview.self, Client.self, Grant.self, Revoke.self, Grants.self, Log.self, Requests.self, Serve.self, Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self,
                       ParseUntrusted.self, Agent.self])
 

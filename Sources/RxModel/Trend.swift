@@ -1,0 +1,221 @@
+/// How a patient's eyes change over time: per eye, the spherical equivalent (and cylinder) of each
+/// prescription in date order, the change per year between consecutive ones, and one overall rate.
+/// For children this is how myopia progression is followed.
+///
+/// One calculation serves every output: `rxvault trend`'s table and JSON print these numbers and the
+/// chart (`RxPrint.TrendChart`) draws them, all through `Trend.text` for the same rounding.
+///
+/// - Glasses and contacts are compared at one plane, the spectacle plane: a contact lens's power
+///   (at the cornea) is converted per principal meridian with F = Fc / (1 + d·Fc) before the
+///   spherical equivalent is taken. Contact-lens prescriptions carry no vertex distance, so d is
+///   the one written on the patient's glasses prescription nearest in time (for that eye), else
+///   12 mm (`assumedVertexDistance`; domain.md: usually 12-14 mm), and each point says which.
+/// - A balance lens has no prescribed power and gives no point for its eye. A prescription a FHIR
+///   source marked `entered-in-error` (kept only when imported with `--status`) gives none either:
+///   it was never the patient's. Each is listed in `skipped`.
+/// - The rate between consecutive points is the change divided by the days between their issue
+///   dates over 365.25; two prescriptions of the same day have a change but no rate. The overall
+///   rate is the least-squares slope over every point of the eye (dioptres per year against the
+///   same years), so one noisy measurement weighs less than with first-to-last; it needs two
+///   different dates.
+public struct Trend: Sendable, Equatable {
+    /// Days in a year, for every rate.
+    public static let daysPerYear = 365.25
+    /// The vertex distance assumed for a contact lens when no glasses prescription of the eye gives one.
+    public static let assumedVertexDistance = Hundredths(12)
+    /// How the overall rate is found, as the outputs name it.
+    public static let fitName = "least-squares fit"
+
+    /// One prescription's value for one eye.
+    public struct Point: Sendable, Equatable {
+        /// The prescription's id (32 hex digits).
+        public let prescription: String
+        public let issued: CalendarDate
+        public let kind: PrescriptionKind
+        /// At the spectacle plane, in dioptres: S + C/2 for glasses, the mean of the converted
+        /// meridians for contacts.
+        public let sphericalEquivalent: Double
+        /// The cylinder at the spectacle plane in minus-cylinder form (0 for none), in dioptres.
+        public let cylinder: Double
+        /// Contacts: the vertex distance (mm) used to bring the lens to the spectacle plane, and
+        /// whether it was assumed. Nil for glasses.
+        public let vertexDistance: Hundredths?
+        public let vertexDistanceAssumed: Bool
+        /// Since the previous point of the eye (nil for the first): the change of spherical
+        /// equivalent, the days between, and the change per year (nil on the same day).
+        public let change: Double?
+        public let days: Int?
+        public let ratePerYear: Double?
+    }
+
+    /// The least-squares line through an eye's points: SE = intercept + slope × years since `origin`.
+    public struct Fit: Sendable, Equatable {
+        /// Dioptres per year.
+        public let slope: Double
+        public let intercept: Double
+        public let origin: CalendarDate
+
+        /// The line's value on `day`.
+        public func value(on day: CalendarDate) -> Double {
+            intercept + slope * Double(origin.days(until: day)) / Trend.daysPerYear
+        }
+    }
+
+    public struct Series: Sendable, Equatable {
+        public let eye: Eye
+        /// By issue date, glasses before contacts on the same day, then by id.
+        public let points: [Point]
+        /// Nil with fewer than two different dates.
+        public let fit: Fit?
+        /// The overall rate (dioptres per year), `fit`'s slope.
+        public var ratePerYear: Double? { fit?.slope }
+
+        /// The overall rate as the table and the chart's legend say it:
+        /// `-0.31 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)`.
+        public var rateSummary: String {
+            guard let fit, let first = points.first?.issued, let last = points.last?.issued else {
+                return points.count == 1 ? "one prescription: no rate yet" : "every prescription on one day: no rate yet"
+            }
+            return "\(Trend.text(fit.slope)) D/yr (\(Trend.fitName) over \(points.count) prescriptions, \(first) to \(last))"
+        }
+    }
+
+    /// A prescription (and eye, when only one of its eyes is left out) that gives no point, and why.
+    public struct Skipped: Sendable, Equatable {
+        public let prescription: String
+        public let issued: CalendarDate
+        public let eye: Eye?
+        public let reason: String
+    }
+
+    /// The eyes with at least one point, right first.
+    public let series: [Series]
+    public let skipped: [Skipped]
+
+    /// Every point, both eyes.
+    public var points: [Point] { series.flatMap(\.points) }
+    public var isEmpty: Bool { series.isEmpty }
+    /// The first and last issue dates drawn.
+    public var dateRange: ClosedRange<CalendarDate>? {
+        let dates = points.map(\.issued)
+        guard let first = dates.min(), let last = dates.max() else { return nil }
+        return first...last
+    }
+    /// The prescriptions with a point, in date order, each once.
+    public var prescriptions: [String] {
+        var seen = Set<String>()
+        return series.flatMap(\.points).sorted { Self.order($0, $1) }.map(\.prescription).filter { seen.insert($0).inserted }
+    }
+    public func series(_ eye: Eye) -> Series? { series.first { $0.eye == eye } }
+
+    /// The trend of `prescriptions` (one patient's, each at its current version), for `eyes`.
+    public init(_ prescriptions: [(id: String, prescription: Prescription)], eyes: Set<Eye> = Set(Eye.allCases)) {
+        var skipped: [Skipped] = []
+        var counted: [(id: String, prescription: Prescription)] = []
+        for item in prescriptions {
+            if item.prescription.fhir?.status == "entered-in-error" {
+                skipped.append(Skipped(prescription: item.id, issued: item.prescription.issued, eye: nil,
+                                       reason: "its FHIR source marked it entered-in-error"))
+            } else {
+                counted.append(item)
+            }
+        }
+        var series: [Series] = []
+        for eye in Eye.allCases where eyes.contains(eye) {
+            var points: [Point] = []
+            for (id, rx) in counted {
+                guard let lens = rx[eye] else { continue }
+                if lens.balance {
+                    skipped.append(Skipped(prescription: id, issued: rx.issued, eye: eye, reason: "a balance lens has no prescribed power"))
+                    continue
+                }
+                points.append(Self.point(id: id, rx: rx, eye: eye, lens: lens, among: counted))
+            }
+            points.sort { Self.order($0, $1) }
+            guard !points.isEmpty else { continue }
+            series.append(Series(eye: eye, points: Self.withChanges(points), fit: Self.fit(points)))
+        }
+        self.series = series
+        self.skipped = skipped.sorted { ($0.issued, $0.prescription, $0.eye?.rawValue ?? "") < ($1.issued, $1.prescription, $1.eye?.rawValue ?? "") }
+    }
+
+    static func order(_ a: Point, _ b: Point) -> Bool {
+        (a.issued, a.kind == .glasses ? 0 : 1, a.prescription) < (b.issued, b.kind == .glasses ? 0 : 1, b.prescription)
+    }
+
+    /// The point of one eye of one prescription, at the spectacle plane.
+    static func point(id: String, rx: Prescription, eye: Eye, lens: LensSpecification,
+                      among all: [(id: String, prescription: Prescription)]) -> Point {
+        let sphere = lens.sphere.doubleValue, cylinder = lens.cylinder?.doubleValue ?? 0
+        guard rx.kind == .contacts else {
+            return Point(prescription: id, issued: rx.issued, kind: rx.kind, sphericalEquivalent: lens.sphericalEquivalent,
+                         cylinder: -abs(cylinder), vertexDistance: nil, vertexDistanceAssumed: false, change: nil, days: nil, ratePerYear: nil)
+        }
+        let written = nearestVertexDistance(eye: eye, on: rx.issued, among: all)
+        let vertex = written ?? assumedVertexDistance
+        // Each principal meridian (sphere, sphere + cylinder) from the cornea to the spectacle plane.
+        let first = VertexConversion.spectaclePower(sphere, vertexDistance: vertex.doubleValue)
+        let second = VertexConversion.spectaclePower(sphere + cylinder, vertexDistance: vertex.doubleValue)
+        return Point(prescription: id, issued: rx.issued, kind: .contacts, sphericalEquivalent: (first + second) / 2,
+                     cylinder: -abs(second - first), vertexDistance: vertex, vertexDistanceAssumed: written == nil,
+                     change: nil, days: nil, ratePerYear: nil)
+    }
+
+    /// The vertex distance written for `eye` on the glasses prescription issued nearest `day`
+    /// (the earlier one when two are as near), among those that write one.
+    static func nearestVertexDistance(eye: Eye, on day: CalendarDate, among all: [(id: String, prescription: Prescription)]) -> Hundredths? {
+        let candidates = all.compactMap { _, rx -> (Int, Int, Hundredths)? in
+            guard rx.kind == .glasses, let lens = rx[eye], !lens.balance, let vertex = lens.vertexDistance else { return nil }
+            let gap = day.days(until: rx.issued)
+            return (abs(gap), gap > 0 ? 1 : 0, vertex)
+        }
+        return candidates.min { ($0.0, $0.1, $0.2.raw) < ($1.0, $1.1, $1.2.raw) }?.2
+    }
+
+    /// The points with their change and rate since the one before.
+    static func withChanges(_ points: [Point]) -> [Point] {
+        points.indices.map { i in
+            let p = points[i]
+            guard i > 0 else { return p }
+            let previous = points[i - 1]
+            let change = p.sphericalEquivalent - previous.sphericalEquivalent
+            let days = previous.issued.days(until: p.issued)
+            return Point(prescription: p.prescription, issued: p.issued, kind: p.kind, sphericalEquivalent: p.sphericalEquivalent,
+                         cylinder: p.cylinder, vertexDistance: p.vertexDistance, vertexDistanceAssumed: p.vertexDistanceAssumed,
+                         change: change, days: days, ratePerYear: days > 0 ? change / (Double(days) / daysPerYear) : nil)
+        }
+    }
+
+    /// The least-squares line of SE against years since the first point; nil without two dates.
+    static func fit(_ points: [Point]) -> Fit? {
+        guard let origin = points.first?.issued, Set(points.map(\.issued)).count >= 2 else { return nil }
+        let xs = points.map { Double(origin.days(until: $0.issued)) / daysPerYear }
+        let ys = points.map(\.sphericalEquivalent)
+        let n = Double(points.count)
+        let meanX = xs.reduce(0, +) / n, meanY = ys.reduce(0, +) / n
+        var covariance = 0.0, variance = 0.0
+        for (x, y) in zip(xs, ys) {
+            covariance += (x - meanX) * (y - meanY)
+            variance += (x - meanX) * (x - meanX)
+        }
+        let slope = covariance / variance
+        return Fit(slope: slope, intercept: meanY - slope * meanX, origin: origin)
+    }
+
+    // MARK: - Text
+
+    /// A value in dioptres as every output prints it: rounded to the thousandth (half away from
+    /// zero), signed, two decimals, three when the thousandth is not 0 (`-2.625`, `-5.319`,
+    /// `+0.50`, `0.00`).
+    public static func text(_ value: Double) -> String {
+        let thousandths = Int((value * 1000).rounded())
+        let sign = thousandths > 0 ? "+" : thousandths < 0 ? "-" : ""
+        let magnitude = abs(thousandths)
+        var fraction = String(magnitude % 1000).padding(toLength: 3, leftPadding: true)
+        if fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(sign)\(magnitude / 1000).\(fraction)"
+    }
+
+    /// `-0.50 D/yr`, or nil without a rate.
+    public static func rateText(_ rate: Double?) -> String? { rate.map { text($0) + " D/yr" } }
+}

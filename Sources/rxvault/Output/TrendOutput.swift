@@ -1,0 +1,81 @@
+import RxModel
+import RxVault
+
+/// `rxvault trend` as a table or as JSON (`rxvault/trend/v1`, docs/format.md). Every number is the
+/// `Trend`'s, written by `Trend.text`: the chart shows the same ones.
+enum TrendOutput {
+    /// A header line, a row per eye and prescription (OD first, oldest first), the overall rate per
+    /// eye, and what was left out.
+    static func text(_ trend: Trend, patient: PatientSummary) -> String {
+        let contacts = trend.points.contains { $0.kind == .contacts }
+        var headers = ["EYE", "ISSUED", "KIND", "SE", "CYL", "CHANGE", "RATE/YR", "PRESCRIPTION"]
+        if contacts { headers.append("VERTEX") }
+        let short = PrescriptionID.shortForms(trend.prescriptions.compactMap { PrescriptionID(hex: $0) })
+        var rows: [[String]] = []
+        for series in trend.series {
+            for point in series.points {
+                var row = [series.eye.label, point.issued.description, point.kind.rawValue, Trend.text(point.sphericalEquivalent),
+                           Trend.text(point.cylinder), point.change.map(Trend.text) ?? "-", rate(point),
+                           PrescriptionID(hex: point.prescription).flatMap { short[$0] } ?? String(point.prescription.prefix(8))]
+                if contacts { row.append(point.vertexDistance.map { "\($0.short) mm" + (point.vertexDistanceAssumed ? " (assumed)" : "") } ?? "-") }
+                rows.append(row)
+            }
+        }
+        var lines = ["\(patient.line): spherical equivalent (SE) and cylinder at the spectacle plane, in dioptres", "",
+                     Table.render(headers: headers, rows: rows), ""]
+        for series in trend.series { lines.append("\(series.eye.label): \(series.rateSummary)") }
+        if contacts {
+            lines.append("contacts: converted to the spectacle plane per meridian at the vertex distance shown")
+        }
+        for skipped in trend.skipped {
+            let id = String(skipped.prescription.prefix(8))
+            lines.append("left out: \(id) \(skipped.issued)\(skipped.eye.map { " \($0.label)" } ?? ""): \(skipped.reason)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `-0.499` a year, `same day` when the previous one has the same issue date, `-` for the first.
+    static func rate(_ point: Trend.Point) -> String {
+        if let rate = point.ratePerYear { return Trend.text(rate) }
+        return point.days == 0 ? "same day" : "-"
+    }
+
+    static func json(_ trend: Trend, patient: PatientSummary) -> JSONValue {
+        var who: [(String, JSONValue)] = [("id", .string(patient.id.hex)), ("name", .string(patient.name))]
+        if let born = patient.birthDate { who.append(("birthDate", .string(born.description))) }
+        let eyes: [JSONValue] = trend.series.map { series in
+            var pairs: [(String, JSONValue)] = [("eye", .string(series.eye.rawValue)), ("rateSummary", .string(series.rateSummary)),
+                                                ("points", .array(series.points.map(point)))]
+            if let rate = series.ratePerYear { pairs.append(("ratePerYear", number(rate))) }
+            return .object(pairs)
+        }
+        let skipped: [JSONValue] = trend.skipped.map { item in
+            var pairs: [(String, JSONValue)] = [("prescription", .string(item.prescription)), ("issued", .string(item.issued.description)),
+                                                ("reason", .string(item.reason))]
+            if let eye = item.eye { pairs.append(("eye", .string(eye.rawValue))) }
+            return .object(pairs)
+        }
+        return .object([("schema", .string("rxvault/trend/v1")), ("patient", .object(who)), ("daysPerYear", .number("365.25")),
+                        ("rateMethod", .string("least-squares")), ("eyes", .array(eyes)), ("skipped", .array(skipped))])
+    }
+
+    static func point(_ point: Trend.Point) -> JSONValue {
+        var pairs: [(String, JSONValue)] = [("prescription", .string(point.prescription)), ("issued", .string(point.issued.description)),
+                                            ("kind", .string(point.kind.rawValue)), ("sphericalEquivalent", number(point.sphericalEquivalent)),
+                                            ("cylinder", number(point.cylinder))]
+        if let change = point.change { pairs.append(("change", number(change))) }
+        if let days = point.days { pairs.append(("days", .int(days))) }
+        if let rate = point.ratePerYear { pairs.append(("ratePerYear", number(rate))) }
+        if let vertex = point.vertexDistance {
+            pairs.append(("vertexDistance", .number(vertex.short)))
+            pairs.append(("vertexDistanceAssumed", .bool(point.vertexDistanceAssumed)))
+        }
+        return .object(pairs)
+    }
+
+    /// `Trend.text` as a JSON number (no leading `+`).
+    static func number(_ value: Double) -> JSONValue {
+        let text = Trend.text(value)
+        return .number(text.hasPrefix("+") ? String(text.dropFirst()) : text)
+    }
+}
