@@ -205,6 +205,14 @@ def main():
     row("sqlcipher, index on expires", s_seconds, s_peak)
     u_seconds, u_peak = median([RXVAULT, "status"], env)
     row("rxvault status (unlock alone: Argon2id and the root check)", u_seconds, u_peak)
+    # The same query once the owner has unlocked (`rxvault unlock`: the agent holds the root key,
+    # so no command pays the key derivation): how rxvault is meant to be used for repeated reads.
+    timed([RXVAULT, "unlock", "--timeout", "10m"], env)
+    agent_env = {k: v for k, v in env.items() if k != "RXVAULT_PASSPHRASE_FILE"}
+    a_seconds, a_peak = median(query + ["--no-input"], agent_env)
+    a_cpu = LAST_CPU
+    row("rxvault query, vault unlocked (agent; no key derivation)", a_seconds, a_peak)
+    timed([RXVAULT, "lock"], env)
     matched = len(json.loads(timed(query, env, stdout=None)[2])["prescriptions"])
     sql_matched = len(timed(sqlcipher_query(plain_db, sql), stdout=None)[2].splitlines())
     if matched != sql_matched:
@@ -247,6 +255,7 @@ def main():
         ]
     goals += [
         ("query / sqlcipher with an index on expires", q_seconds / s_seconds, q_cpu / s_cpu, 1.0),
+        ("  (not a goal) query with the vault unlocked / sqlcipher", a_seconds / s_seconds, a_cpu / s_cpu, float("inf")),
         (f"export json {N} / sqlcipher to csv", exports["json"][0] / sql_export, exports["json"][2] / sql_export_cpu, 5.0),
         (f"export csv {N} / sqlcipher to csv", exports["csv"][0] / sql_export, exports["csv"][2] / sql_export_cpu, 5.0),
         (f"export fhir {N} / sqlcipher to csv", exports["fhir"][0] / sql_export, exports["fhir"][2] / sql_export_cpu, 5.0),
@@ -265,10 +274,14 @@ def main():
     for label, value, cpu_ratio, limit in goals:
         ok = value <= limit
         failed += not ok
+        if limit == float("inf"):
+            print(f"  {'':6}{label:58}{value:10.2f}{cpu_ratio:10.2f}   (for comparison)")
+            continue
         cpu_text = "" if cpu_ratio is None else f"{cpu_ratio:10.2f}"
         print(f"  {'PASS' if ok else 'FAIL'}  {label:58}{value:10.2f}{cpu_text:>10}   (goal: at most {limit:g})")
     print()
-    print(f"{len(goals) - failed} of {len(goals)} goals met")
+    counted = sum(1 for g in goals if g[3] != float("inf"))
+    print(f"{counted - failed} of {counted} goals met")
     return 0 if failed == 0 else 1
 
 
