@@ -63,7 +63,14 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
     }
 
     public var description: String {
-        String(year).padding(toLength: 4, leftPadding: true) + "-"
+        // Every date written (0001-01-01 to 9999-12-31) takes the short way: exports write millions.
+        if year >= 0 && year <= 9999 && month >= 0 && month <= 99 && day >= 0 && day <= 99 {
+            let digit = { (value: Int) in UInt8(ascii: "0") + UInt8(value) }
+            let bytes: [UInt8] = [digit(year / 1000), digit(year / 100 % 10), digit(year / 10 % 10), digit(year % 10), UInt8(ascii: "-"),
+                                  digit(month / 10), digit(month % 10), UInt8(ascii: "-"), digit(day / 10), digit(day % 10)]
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(year).padding(toLength: 4, leftPadding: true) + "-"
             + String(month).padding(toLength: 2, leftPadding: true) + "-"
             + String(day).padding(toLength: 2, leftPadding: true)
     }

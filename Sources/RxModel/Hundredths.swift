@@ -72,11 +72,16 @@ public struct Hundredths: Hashable, Comparable, Sendable {
         (raw < 0 ? "-" : "") + Self.digits(abs(raw), minimumDecimals: 0)
     }
 
+    /// The whole part and two decimals, trailing zeros dropped down to `minimumDecimals` (0 to 2).
     private static func digits(_ magnitude: Int, minimumDecimals: Int) -> String {
         let whole = magnitude / 100
-        var fraction = String(magnitude % 100).padding(toLength: 2, leftPadding: true)
-        while fraction.count > minimumDecimals && fraction.hasSuffix("0") { fraction.removeLast() }
-        return fraction.isEmpty ? "\(whole)" : "\(whole).\(fraction)"
+        let fraction = magnitude % 100
+        let needed = fraction == 0 ? 0 : fraction % 10 == 0 ? 1 : 2
+        switch max(needed, minimumDecimals) {
+        case 0: return String(whole)
+        case 1: return "\(whole).\(fraction / 10)"
+        default: return "\(whole).\(fraction / 10)\(fraction % 10)"
+        }
     }
 }
 

@@ -150,6 +150,50 @@ public enum RxvaultExport {
               })
     }
 
+    /// One prescription as the export writes it, in the bytes JSONEncoder makes from `entry(item)`
+    /// with sorted keys (keys written here in that order). `attachmentData` false writes every
+    /// attachment's `data` empty, as the binding covers it (`stripped`).
+    static func writeEntry(_ item: ExportItem, to w: inout JSONWriter, attachmentData: Bool) throws {
+        let record = item.record
+        w.beginObject()
+        if !item.attachments.isEmpty {
+            w.key("attachments")
+            w.beginArray()
+            for a in item.attachments {
+                let m = a.info.metadata
+                w.element()
+                w.beginObject()
+                w.key("added"); w.string(m.added)
+                w.key("data"); w.string(attachmentData ? Data(a.data).base64EncodedString() : "")
+                w.key("id"); w.string(a.info.id.hex)
+                w.key("name"); w.string(m.name)
+                w.key("sha256"); w.string(m.sha256)
+                w.key("size"); w.int(m.size)
+                w.key("type"); w.string(m.type.rawValue)
+                w.endObject()
+            }
+            w.endArray()
+        }
+        if !item.history.isEmpty {
+            w.key("history")
+            w.beginArray()
+            for version in item.history {
+                w.element()
+                w.beginObject()
+                w.key("prescription"); try version.prescription.writeJSON(to: &w)
+                w.key("recorded"); w.string(version.recorded)
+                w.key("version"); w.int(version.version)
+                w.endObject()
+            }
+            w.endArray()
+        }
+        w.key("id"); w.string(record.id.hex)
+        w.key("prescription"); try record.prescription.writeJSON(to: &w)
+        w.key("recorded"); w.string(record.recorded)
+        w.key("version"); w.int(record.version)
+        w.endObject()
+    }
+
     /// What the binding MAC covers: the `prescriptions` array as decoded, re-encoded as compact
     /// JSON with sorted keys and every attachment's `data` left empty (each attachment is bound
     /// through its `sha256`, which an import checks against the data). Recomputed from the

@@ -25,19 +25,6 @@ public final class ExportOutput {
         try sink(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
-
-    /// `json` (pretty-printed at the top level) as an element nested `depth` levels deep.
-    func writeNested(_ json: [UInt8], depth: Int) throws {
-        let indent = [UInt8](repeating: UInt8(ascii: " "), count: 2 * depth)
-        // JSON strings hold no raw newline, so every newline is between tokens.
-        var out: [UInt8] = indent
-        out.reserveCapacity(json.count + json.count / 8)
-        for byte in json {
-            out.append(byte)
-            if byte == UInt8(ascii: "\n") { out += indent }
-        }
-        try write(out)
-    }
 }
 
 /// One export format written item by item: `add` for each prescription, then `finish`.
@@ -48,7 +35,8 @@ public protocol ExportStream: AnyObject {
 
 extension RxvaultExport {
     /// rxvault JSON written as it goes: the same document `encode` makes (sorted keys, so the
-    /// `vault` binding, computed over every entry, comes last).
+    /// `vault` binding, computed over every entry, comes last). Entries are written by
+    /// `JSONWriter` in the bytes JSONEncoder would make from `Entry` (tests compare the two).
     public final class Stream: ExportStream {
         let output: ExportOutput
         let exported: String
@@ -56,49 +44,35 @@ extension RxvaultExport {
         private var count = 0
         /// What the binding covers (`boundContent`), built entry by entry.
         private var content: [UInt8] = [UInt8(ascii: "[")]
-        private let pretty = JSONEncoder()
-        private let compact = JSONEncoder()
+        /// Reused for every entry (its storage stays allocated).
+        private var pretty = JSONWriter(style: .pretty, level: 2, capacity: 4096)
+        private var compact = JSONWriter(style: .compact, capacity: 2048)
 
         public init(output: ExportOutput, exported: String,
                     bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil) throws {
             self.output = output
             self.exported = exported
             self.bind = bind
-            pretty.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            compact.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try output.write("{\n  \"exported\" : \(String(decoding: try compact.encode(exported), as: UTF8.self)),\n  \"prescriptions\" : [")
+            var header = JSONWriter(style: .compact, capacity: 64)
+            header.string(exported)
+            try output.write(Array("{\n  \"exported\" : ".utf8) + header.bytes + Array(",\n  \"prescriptions\" : [".utf8))
         }
 
         public func add(_ item: ExportItem) throws {
-            let entry = RxvaultExport.entry(item)
-            let text = Array(try pretty.encode(entry))
-            try output.write(count == 0 ? "\n" : ",\n")
-            try output.writeNested(text, depth: 2)
+            // Nested two levels deep (the document, its `prescriptions` array).
+            pretty.reset(level: 2)
+            pretty.bytes += count == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A]
+            pretty.indent()
+            try RxvaultExport.writeEntry(item, to: &pretty, attachmentData: true)
+            try output.write(pretty.bytes)
             if bind != nil {
                 if count > 0 { content.append(UInt8(ascii: ",")) }
-                // Without attachments the bound form is the same text without its whitespace.
-                if entry.attachments == nil { Self.appendCompact(text, to: &content) } else {
-                    content += try compact.encode(RxvaultExport.stripped(entry))
-                }
+                // The bound form: compact, attachments without their data (`stripped`).
+                compact.reset()
+                try RxvaultExport.writeEntry(item, to: &compact, attachmentData: false)
+                content += compact.bytes
             }
             count += 1
-        }
-
-        /// `json` without the whitespace between its tokens (what the compact encoder writes).
-        static func appendCompact(_ json: [UInt8], to out: inout [UInt8]) {
-            var inString = false
-            var escaped = false
-            for byte in json {
-                if inString {
-                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                    out.append(byte)
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = true
-                    out.append(byte)
-                } else if byte != 0x20 && byte != 0x0a && byte != 0x09 && byte != 0x0d {
-                    out.append(byte)
-                }
-            }
         }
 
         public func finish() throws {
@@ -124,6 +98,7 @@ extension FHIR {
         private var count = 0
         private var patients: Set<String> = []
         private var practitioners: Set<String> = []
+        private var writer = JSONWriter(style: .pretty, level: 2, capacity: 4096)
 
         public init(output: ExportOutput, exported: String) throws {
             self.output = output
@@ -133,8 +108,12 @@ extension FHIR {
 
         public func add(_ item: ExportItem) throws {
             for entry in FHIR.entries(item, patients: &patients, practitioners: &practitioners) {
-                try output.write(count == 0 ? "\n" : ",\n")
-                try output.writeNested(try FHIR.json(entry), depth: 2)
+                // Nested two levels deep (the Bundle, its `entry` array).
+                writer.reset(level: 2)
+                writer.bytes += count == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A]
+                writer.indent()
+                writer.value(entry)
+                try output.write(writer.bytes)
                 count += 1
             }
         }
@@ -142,8 +121,9 @@ extension FHIR {
         public func finish() throws {
             try output.write(count == 0 ? "\n\n  ],\n" : "\n  ],\n")
             try output.write("  \"id\" : \"\(FHIR.uuid("bundle|" + exported))\",\n  \"resourceType\" : \"Bundle\",\n")
-            let timestamp = String(decoding: try JSONSerialization.data(withJSONObject: exported, options: [.fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self)
-            try output.write("  \"timestamp\" : \(timestamp),\n  \"type\" : \"collection\"\n}")
+            var timestamp = JSONWriter(style: .compact, capacity: 64)
+            timestamp.string(exported)
+            try output.write(Array("  \"timestamp\" : ".utf8) + timestamp.bytes + Array(",\n  \"type\" : \"collection\"\n}".utf8))
             try output.flush()
         }
     }

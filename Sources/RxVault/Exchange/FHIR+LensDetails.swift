@@ -10,16 +10,18 @@ import RxModel
 ///
 /// One mapping for exports and the API (`rxvault serve` builds its resources with `FHIR`).
 extension FHIR {
-    static func prescriptionDetailExtensions(_ rx: Prescription) -> [[String: Any]] {
+    static func prescriptionDetailExtensions(_ rx: Prescription) -> [JSONValue] {
         guard let type = rx.contactLensType else { return [] }
-        return [["url": ext("contact-lens-type"), "valueCode": type.rawValue]]
+        return [.fields(["url": .string(ext("contact-lens-type")), "valueCode": .string(type.rawValue)])]
     }
 
-    static func lensDetailExtensions(_ lens: LensSpecification) -> [[String: Any]] {
-        var extensions: [[String: Any]] = []
-        if let designation = lens.addDesignation { extensions.append(["url": ext("add-designation"), "valueCode": designation.rawValue]) }
-        if let dominance = lens.dominance { extensions.append(["url": ext("lens-dominance"), "valueCode": dominance.word]) }
-        if lens.balance { extensions.append(["url": ext("balance-lens"), "valueBoolean": true]) }
+    static func lensDetailExtensions(_ lens: LensSpecification) -> [JSONValue] {
+        var extensions: [JSONValue] = []
+        if let designation = lens.addDesignation {
+            extensions.append(.fields(["url": .string(ext("add-designation")), "valueCode": .string(designation.rawValue)]))
+        }
+        if let dominance = lens.dominance { extensions.append(.fields(["url": .string(ext("lens-dominance")), "valueCode": .string(dominance.word)])) }
+        if lens.balance { extensions.append(.fields(["url": .string(ext("balance-lens")), "valueBoolean": .bool(true)])) }
         return extensions
     }
 

@@ -19,14 +19,23 @@ public enum FHIR {
         var b = Array(SHA256.hash(Array(seed.utf8)).prefix(16))
         b[6] = b[6] & 0x0f | 0x50   // version 5 style (name-based)
         b[8] = b[8] & 0x3f | 0x80   // RFC 4122 variant
-        let h = b.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        let c = Array(h)
-        return "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (i, byte) in b.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hexDigits[Int(byte >> 4)])
+            text.append(hexDigits[Int(byte & 15)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
-    static func mm(_ value: Hundredths) -> [String: Any] {
-        ["value": value.doubleValue, "unit": "mm", "system": "http://unitsofmeasure.org", "code": "mm"]
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func mm(_ value: Hundredths) -> JSONValue {
+        .fields(["code": .string("mm"), "system": .string("http://unitsofmeasure.org"), "unit": .string("mm"), "value": .hundredths(value)])
     }
+
+    static func reference(_ reference: String) -> JSONValue { .fields(["reference": .string(reference)]) }
 
     // MARK: - Export
 
@@ -41,35 +50,32 @@ public enum FHIR {
     /// The Bundle entries of one prescription: its Patient (the first time `patients` sees it),
     /// the Practitioner it was imported with (the first time `practitioners` sees it), its
     /// VisionPrescription and a DocumentReference per attachment.
-    static func entries(_ item: ExportItem, patients: inout Set<String>, practitioners: inout Set<String>) -> [[String: Any]] {
-        var entries: [[String: Any]] = []
+    static func entries(_ item: ExportItem, patients: inout Set<String>, practitioners: inout Set<String>) -> [JSONValue] {
+        func entry(_ id: String, _ resource: JSONValue) -> JSONValue {
+            .fields(["fullUrl": .string("urn:uuid:" + id), "resource": resource])
+        }
+        var entries: [JSONValue] = []
         let rx = item.record.prescription
         let patientID = patientResourceID(rx.patient)
         if patients.insert(patientID).inserted {
-            entries.append(["fullUrl": "urn:uuid:\(patientID)", "resource": patient(rx.patient)])
+            entries.append(entry(patientID, patientValue(rx.patient, id: patientID)))
         }
         // A prescriber imported from a Practitioner goes back as that Practitioner, once.
         var practitionerURL: String?
         if let (id, resource) = practitionerEntry(rx.fhir) {
-            if practitioners.insert(id).inserted { entries.append(["fullUrl": "urn:uuid:\(id)", "resource": resource]) }
+            if practitioners.insert(id).inserted { entries.append(entry(id, resource)) }
             practitionerURL = "urn:uuid:\(id)"
         }
         let prescriptionID = prescriptionResourceID(item.record.id)
-        entries.append(["fullUrl": "urn:uuid:\(prescriptionID)",
-                        "resource": visionPrescription(item.record, patientReference: "urn:uuid:\(patientID)",
-                                                       practitionerReference: practitionerURL, sourceID: true)])
+        entries.append(entry(prescriptionID, visionPrescriptionValue(item.record, id: prescriptionID, patientReference: "urn:uuid:\(patientID)",
+                                                                     practitionerReference: practitionerURL, sourceID: true)))
         for attachment in item.attachments {
             let documentID = attachmentResourceID(attachment.info.id)
-            entries.append(["fullUrl": "urn:uuid:\(documentID)", "resource": documentReference(
+            entries.append(entry(documentID, documentReferenceValue(
                 attachment.info, patientReference: "urn:uuid:\(patientID)", prescriptionReference: "urn:uuid:\(prescriptionID)",
-                content: .inline(attachment.data))])
+                content: .inline(attachment.data))))
         }
         return entries
-    }
-
-    /// The JSON text rxvault writes for a FHIR resource: sorted keys, slashes unescaped.
-    public static func json(_ resource: [String: Any]) throws -> [UInt8] {
-        Array(try JSONSerialization.data(withJSONObject: resource, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
     }
 
     // MARK: - Resources (one mapping, for exports and the API alike)
@@ -87,10 +93,14 @@ public enum FHIR {
 
     public static func attachmentResourceID(_ id: AttachmentID) -> String { uuid("attachment|" + id.hex) }
 
+    /// The Patient resource as Foundation objects (the API's responses).
     public static func patient(_ patient: Patient) -> [String: Any] {
-        var resource: [String: Any] = ["resourceType": "Patient", "id": patientResourceID(patient), "name": [["text": patient.name]]]
-        if let dob = patient.birthDate { resource["birthDate"] = dob.description }
-        return resource
+        patientValue(patient).foundationObject
+    }
+
+    static func patientValue(_ patient: Patient, id: String? = nil) -> JSONValue {
+        .fields(["birthDate": patient.birthDate.map { .string($0.description) }, "id": .string(id ?? patientResourceID(patient)),
+                 "name": .array([.fields(["text": .string(patient.name)])]), "resourceType": .string("Patient")])
     }
 
     /// Where a DocumentReference's bytes are: inline (an export) or at a URL (the API's Binary).
@@ -101,83 +111,101 @@ public enum FHIR {
 
     public static func documentReference(_ info: AttachmentInfo, patientReference: String, prescriptionReference: String,
                                          content: AttachmentContent) -> [String: Any] {
+        documentReferenceValue(info, patientReference: patientReference, prescriptionReference: prescriptionReference, content: content).foundationObject
+    }
+
+    static func documentReferenceValue(_ info: AttachmentInfo, patientReference: String, prescriptionReference: String,
+                                       content: AttachmentContent) -> JSONValue {
         let m = info.metadata
-        var attachment: [String: Any] = ["contentType": m.type.mimeType, "size": m.size, "title": m.name, "creation": m.added]
+        var data, hash, url: JSONValue?
         switch content {
-        case .inline(let data):
-            attachment["data"] = Data(data).base64EncodedString()
-            attachment["hash"] = Data(SHA1.hash(data)).base64EncodedString()
-        case .url(let url):
-            attachment["url"] = url
+        case .inline(let bytes):
+            data = .string(Data(bytes).base64EncodedString())
+            hash = .string(Data(SHA1.hash(bytes)).base64EncodedString())
+        case .url(let location):
+            url = .string(location)
         }
-        return [
-            "resourceType": "DocumentReference", "id": attachmentResourceID(info.id), "status": "current",
-            "identifier": [["system": "urn:rxvault:attachment", "value": info.id.hex]],
-            "subject": ["reference": patientReference],
-            "date": m.added, "description": m.name,
-            "content": [["attachment": attachment]],
-            "context": ["related": [["reference": prescriptionReference]]],
-        ]
+        let attachment: JSONValue = .fields(["contentType": .string(m.type.mimeType), "creation": .string(m.added), "data": data, "hash": hash,
+                                             "size": .int(m.size), "title": .string(m.name), "url": url])
+        return .fields([
+            "content": .array([.fields(["attachment": attachment])]),
+            "context": .fields(["related": .array([reference(prescriptionReference)])]),
+            "date": .string(m.added), "description": .string(m.name),
+            "id": .string(attachmentResourceID(info.id)),
+            "identifier": .array([.fields(["system": .string("urn:rxvault:attachment"), "value": .string(info.id.hex)])]),
+            "resourceType": .string("DocumentReference"), "status": .string("current"),
+            "subject": reference(patientReference),
+        ])
     }
 
     /// `practitionerReference`: where the kept Practitioner of an imported prescriber is in the
     /// Bundle (nil: none is written, so the prescriber is its display and licence). `sourceID`:
     /// write the id the resource had where it came from (exports) instead of rxvault's (the API,
-    /// whose URLs are rxvault's ids).
+    /// whose URLs are rxvault's ids). As Foundation objects (the API's responses).
     public static func visionPrescription(_ record: PrescriptionRecord, patientReference: String,
                                           practitionerReference: String? = nil, sourceID: Bool = false) -> [String: Any] {
+        visionPrescriptionValue(record, patientReference: patientReference, practitionerReference: practitionerReference,
+                                sourceID: sourceID).foundationObject
+    }
+
+    static func visionPrescriptionValue(_ record: PrescriptionRecord, id: String? = nil, patientReference: String,
+                                        practitionerReference: String? = nil, sourceID: Bool = false) -> JSONValue {
         let rx = record.prescription
-        var extensions: [[String: Any]] = []
-        if let expires = rx.expires { extensions.append(["url": ext("expiration-date"), "valueDate": expires.description]) }
+        var extensions: [JSONValue] = []
+        if let expires = rx.expires { extensions.append(.fields(["url": .string(ext("expiration-date")), "valueDate": .string(expires.description)])) }
         if let pd = rx.pupillaryDistance {
-            extensions.append(["url": ext("far-pupillary-distance"), "valueQuantity": mm(pd.far)])
-            if let near = pd.near { extensions.append(["url": ext("near-pupillary-distance"), "valueQuantity": mm(near)]) }
+            extensions.append(.fields(["url": .string(ext("far-pupillary-distance")), "valueQuantity": mm(pd.far)]))
+            if let near = pd.near { extensions.append(.fields(["url": .string(ext("near-pupillary-distance")), "valueQuantity": mm(near)])) }
         }
-        if let note = rx.note { extensions.append(["url": ext("note"), "valueString": note]) }
+        if let note = rx.note { extensions.append(.fields(["url": .string(ext("note")), "valueString": .string(note)])) }
         extensions += prescriptionDetailExtensions(rx)
-        var prescriber: [String: Any] = ["display": rx.prescriber.name]
-        if let licence = rx.prescriber.licence { prescriber["identifier"] = ["value": licence] }
+        let prescriber: JSONValue = .fields(["display": .string(rx.prescriber.name),
+                                             "identifier": rx.prescriber.licence.map { .fields(["value": .string($0)]) }])
         if let contact = rx.prescriber.contact {
-            extensions.append(["url": ext("prescriber-contact"), "valueString": contact])
+            extensions.append(.fields(["url": .string(ext("prescriber-contact")), "valueString": .string(contact)]))
         }
-        var resource: [String: Any] = [
-            "resourceType": "VisionPrescription", "id": prescriptionResourceID(record.id), "status": "active",
-            "identifier": [["system": identifierSystem, "value": record.id.hex]],
-            "created": record.recorded, "dateWritten": rx.issued.description,
-            "patient": ["reference": patientReference], "prescriber": prescriber,
-            "lensSpecification": rx.eyes.map { eye, lens in lensSpecification(lens, eye: eye, kind: rx.kind) },
-        ]
-        if !extensions.isEmpty { resource["extension"] = extensions }
+        var resource: JSONValue = .fields([
+            "created": .string(record.recorded), "dateWritten": .string(rx.issued.description),
+            "extension": extensions.isEmpty ? nil : .array(extensions),
+            "id": .string(id ?? prescriptionResourceID(record.id)),
+            "identifier": .array([.fields(["system": .string(identifierSystem), "value": .string(record.id.hex)])]),
+            "lensSpecification": .array(rx.eyes.map { eye, lens in lensSpecification(lens, eye: eye, kind: rx.kind) }),
+            "patient": reference(patientReference), "prescriber": prescriber,
+            "resourceType": .string("VisionPrescription"), "status": .string("active"),
+        ])
         if let kept = rx.fhir { restore(kept, into: &resource, rx: rx, practitionerReference: practitionerReference, sourceID: sourceID) }
         return resource
     }
 
-    static func lensSpecification(_ lens: LensSpecification, eye: Eye, kind: PrescriptionKind) -> [String: Any] {
-        var spec: [String: Any] = [
-            "product": ["coding": [["system": productSystem, "code": kind == .glasses ? "lens" : "contact"]]],
-            "eye": eye == .right ? "right" : "left",
-            "sphere": lens.sphere.doubleValue,
-        ]
-        if kind == .contacts { spec["power"] = lens.sphere.doubleValue }
-        if lens.balance { spec["sphere"] = nil; spec["power"] = nil }
-        if let c = lens.cylinder, !c.isZero { spec["cylinder"] = c.doubleValue }
-        if let axis = lens.axis { spec["axis"] = axis }
-        if let add = lens.add { spec["add"] = add.doubleValue }
-        if let prism = lens.prism { spec["prism"] = prismParts(prism, eye: eye).map { ["amount": $0.0, "base": $0.1] } }
-        if let bc = lens.baseCurve { spec["backCurve"] = bc.doubleValue }
-        if let dia = lens.diameter { spec["diameter"] = dia.doubleValue }
-        if let brand = lens.brand { spec["brand"] = brand }
-        var extensions: [[String: Any]] = []
-        if let v = lens.vertexDistance { extensions.append(["url": ext("vertex-distance"), "valueQuantity": mm(v)]) }
-        if let pd = lens.farPD { extensions.append(["url": ext("far-pupillary-distance"), "valueQuantity": mm(pd)]) }
-        if let pd = lens.nearPD { extensions.append(["url": ext("near-pupillary-distance"), "valueQuantity": mm(pd)]) }
+    static func lensSpecification(_ lens: LensSpecification, eye: Eye, kind: PrescriptionKind) -> JSONValue {
+        var extensions: [JSONValue] = []
+        if let v = lens.vertexDistance { extensions.append(.fields(["url": .string(ext("vertex-distance")), "valueQuantity": mm(v)])) }
+        if let pd = lens.farPD { extensions.append(.fields(["url": .string(ext("far-pupillary-distance")), "valueQuantity": mm(pd)])) }
+        if let pd = lens.nearPD { extensions.append(.fields(["url": .string(ext("near-pupillary-distance")), "valueQuantity": mm(pd)])) }
         if case let .polar(amount, angle)? = lens.prism {
-            extensions.append(["url": ext("prism-base-angle"), "extension": [
-                ["url": "amount", "valueDecimal": amount.doubleValue], ["url": "angle", "valueInteger": angle]]])
+            extensions.append(.fields(["extension": .array([
+                .fields(["url": .string("amount"), "valueDecimal": .hundredths(amount)]),
+                .fields(["url": .string("angle"), "valueInteger": .int(angle)])]), "url": .string(ext("prism-base-angle"))]))
         }
         extensions += lensDetailExtensions(lens)
-        if !extensions.isEmpty { spec["extension"] = extensions }
-        return spec
+        // A balance lens has no prescribed power: no sphere, no power.
+        let sphere: JSONValue? = lens.balance ? nil : .hundredths(lens.sphere)
+        return .fields([
+            "add": lens.add.map { .hundredths($0) },
+            "axis": lens.axis.map { .int($0) },
+            "backCurve": lens.baseCurve.map { .hundredths($0) },
+            "brand": lens.brand.map { .string($0) },
+            "cylinder": lens.cylinder.flatMap { $0.isZero ? nil : JSONValue.hundredths($0) },
+            "diameter": lens.diameter.map { .hundredths($0) },
+            "extension": extensions.isEmpty ? nil : .array(extensions),
+            "eye": .string(eye == .right ? "right" : "left"),
+            "power": kind == .contacts ? sphere : nil,
+            "prism": lens.prism.map { prism -> JSONValue in
+                .array(prismParts(prism, eye: eye).map { .fields(["amount": .double($0.0), "base": .string($0.1)]) })
+            },
+            "product": .fields(["coding": .array([.fields(["code": .string(kind == .glasses ? "lens" : "contact"), "system": .string(productSystem)])])]),
+            "sphere": sphere,
+        ])
     }
 
     /// FHIR prism is base up/down/in/out only: a base angle becomes its vertical and horizontal

@@ -8,52 +8,53 @@ extension FHIR {
     /// Puts `kept` into the resource rxvault made from `rx`. rxvault's own fields win where
     /// they are modelled (the numbers, dates, patient, prescriber name); identifiers and
     /// extensions are appended to rxvault's; the rest is written as it came.
-    static func restore(_ kept: KeptFHIR, into resource: inout [String: Any], rx: Prescription,
+    static func restore(_ kept: KeptFHIR, into resource: inout JSONValue, rx: Prescription,
                         practitionerReference: String?, sourceID: Bool) {
         for (key, value) in kept.resource {
             switch key {
             case "identifier", "extension":
-                resource[key] = (resource[key] as? [Any] ?? []) + (value.foundation as? [Any] ?? [])
+                resource[key] = .array((resource[key]?.arrayItems ?? []) + (value.jsonValue.arrayItems ?? []))
             case "patient":
-                var patient = resource[key] as? [String: Any] ?? [:]
-                for (member, kept) in value.objectMembers where patient[member] == nil { patient[member] = kept.foundation }
+                var patient = resource[key]?.objectOrNil ?? .object([])
+                for (member, kept) in value.objectMembers where patient[member] == nil { patient[member] = kept.jsonValue }
                 resource[key] = patient
             case "id":
-                if sourceID { resource[key] = value.foundation }
+                if sourceID { resource[key] = value.jsonValue }
             case "dateWritten":
                 // The kept dateTime only while it still says the issue date.
-                if case .string(let text) = value, text.hasPrefix(rx.issued.description) { resource[key] = text }
+                if case .string(let text) = value, text.hasPrefix(rx.issued.description) { resource[key] = .string(text) }
             default:
-                resource[key] = value.foundation
+                resource[key] = value.jsonValue
             }
         }
-        var prescriber = resource["prescriber"] as? [String: Any] ?? [:]
-        for (key, value) in kept.prescriber ?? [:] where prescriber[key] == nil { prescriber[key] = value.foundation }
-        if let practitionerReference { prescriber["reference"] = practitionerReference }
+        var prescriber = resource["prescriber"]?.objectOrNil ?? .object([])
+        for (key, value) in kept.prescriber ?? [:] where prescriber[key] == nil { prescriber[key] = value.jsonValue }
+        if let practitionerReference { prescriber["reference"] = .string(practitionerReference) }
         resource["prescriber"] = prescriber
-        guard var specs = resource["lensSpecification"] as? [[String: Any]] else { return }
+        guard var specs = resource["lensSpecification"]?.arrayItems, specs.allSatisfy({ $0.objectOrNil != nil }) else { return }
         for index in specs.indices {
-            guard let eye = (specs[index]["eye"] as? String).flatMap(Eye.init(rawValue:)), let members = kept[eye] else { continue }
+            guard let eye = specs[index]["eye"]?.stringValue.flatMap(Eye.init(rawValue:)), let members = kept[eye] else { continue }
             for (key, value) in members {
                 switch key {
                 case "extension":
-                    specs[index][key] = (specs[index][key] as? [Any] ?? []) + (value.foundation as? [Any] ?? [])
+                    specs[index][key] = .array((specs[index][key]?.arrayItems ?? []) + (value.jsonValue.arrayItems ?? []))
                 default:
-                    specs[index][key] = value.foundation
+                    specs[index][key] = value.jsonValue
                 }
             }
         }
-        resource["lensSpecification"] = specs
+        resource["lensSpecification"] = .array(specs)
     }
 
     /// The Practitioner entry of an imported prescriber: an id named by its content (the same
-    /// Practitioner once per Bundle, in every export) and the resource as it came.
-    static func practitionerEntry(_ kept: KeptFHIR?) -> (id: String, resource: [String: Any])? {
+    /// Practitioner once per Bundle, in every export) and the resource as it came. The name is
+    /// the compact JSON with sorted keys and escaped slashes (how JSONEncoder wrote it when the
+    /// ids were first made), so the ids stay what they were.
+    static func practitionerEntry(_ kept: KeptFHIR?) -> (id: String, resource: JSONValue)? {
         guard let practitioner = kept?.practitioner else { return nil }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let canonical = (try? encoder.encode(FHIRValue.object(practitioner))).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return (uuid("practitioner|" + canonical), FHIRValue.object(practitioner).foundation as? [String: Any] ?? [:])
+        var writer = JSONWriter(style: .compact, escapeSlashes: true)
+        FHIRValue.object(practitioner).writeJSON(to: &writer)
+        return (uuid("practitioner|" + String(decoding: writer.bytes, as: UTF8.self)), FHIRValue.object(practitioner).jsonValue)
     }
 }
 
@@ -62,17 +63,29 @@ extension FHIRValue {
         if case .object(let o) = self { return o }
         return [:]
     }
+}
 
-    /// The value as Foundation objects, for JSONSerialization (the export's writer).
+extension JSONValue {
+    /// The value itself when it is an object.
+    var objectOrNil: JSONValue? {
+        if case .object = self { return self }
+        return nil
+    }
+
+    /// The value as Foundation objects, for JSONSerialization (the API's responses).
     var foundation: Any {
         switch self {
         case .null: return NSNull()
         case .bool(let b): return b
-        case .integer(let i): return i
-        case .number(let d): return d
+        // Whole numbers as Int and the rest as Double: JSONSerialization writes them back as they are.
+        case .number(let text):
+            if let whole = Int(text) { return whole }
+            return Double(text) ?? 0
         case .string(let s): return s
-        case .array(let a): return a.map(\.foundation)
-        case .object(let o): return o.mapValues(\.foundation)
+        case .array(let items): return items.map(\.foundation)
+        case .object(let members): return Dictionary(members.map { ($0.0, $0.1.foundation) }, uniquingKeysWith: { _, last in last })
         }
     }
+
+    var foundationObject: [String: Any] { foundation as? [String: Any] ?? [:] }
 }

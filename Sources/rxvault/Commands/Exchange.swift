@@ -204,6 +204,8 @@ extension RxVaultCommand {
     final class CSVExportStream: ExportStream {
         let output: ExportOutput
         let today: CalendarDate
+        /// One prescription's rows, reused.
+        private var line: [UInt8] = []
 
         init(output: ExportOutput, today: CalendarDate) throws {
             self.output = output
@@ -213,7 +215,12 @@ extension RxVaultCommand {
 
         func add(_ item: ExportItem) throws {
             let view = PrescriptionView(record: item.record, today: today, cylinderForm: nil)
-            for row in PrescriptionCSV.rows(view) { try output.write(CSV.line(row) + "\n") }
+            line.removeAll(keepingCapacity: true)
+            for row in PrescriptionCSV.rows(view) {
+                CSV.append(row, to: &line)
+                line.append(0x0A)
+            }
+            try output.write(line)
         }
 
         func finish() throws { try output.flush() }
