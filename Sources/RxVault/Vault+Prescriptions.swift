@@ -184,10 +184,8 @@ extension Vault {
         }
         let content = RecordContent(schema: RecordContent.currentSchema, recorded: record.recorded, prescription: prescription,
                                     change: record.change)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         let plaintext: [UInt8]
-        do { plaintext = Array(try encoder.encode(content)) } catch { throw .internalError("cannot encode a prescription") }
+        do { plaintext = try content.sealedJSON() } catch { throw .internalError("cannot encode a prescription") }
         let dataKey = SecretBytes(randomCount: AEAD.keyLength)
         do {
             let place = (vaultID: header.vaultID, type: Self.objectType, id: record.id.hex, version: record.version)

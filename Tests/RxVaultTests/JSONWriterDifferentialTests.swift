@@ -74,6 +74,20 @@ import RxModel
         }
     }
 
+    /// The sealed content of a version (what `seal` encrypts) is JSONEncoder's bytes for the
+    /// `Codable` RecordContent: sorted keys, compact, slashes escaped.
+    @Test func sealedRecordContentIsJSONEncodersBytes() throws {
+        var random = Generator(seed: 15)
+        let encoder = Self.encoder(pretty: false, slashes: true)
+        for n in 0..<1500 {
+            let content = RecordContent(schema: RecordContent.currentSchema, recorded: "2026-04-20T10:00:0\(n % 10)Z",
+                                        prescription: random.prescription(), change: n % 3 == 0 ? "re-keyed: a/b \"c\"" : nil)
+            let expected = Array(try encoder.encode(content))
+            #expect(try content.sealedJSON() == expected, "content \(n)")
+            if try content.sealedJSON() != expected { return }
+        }
+    }
+
     /// The whole streamed export still reads back, and its binding (the MAC over the compact
     /// content) is the one the import recomputes.
     @Test func aStreamedExportReadsBackWithItsBinding() throws {
