@@ -78,9 +78,9 @@ extension FHIR {
     /// What a FHIR file gave: the prescriptions to import, those skipped by status, and those
     /// whose expiry was assumed (`--assume-expiry`).
     public struct ImportResult: Sendable {
-        /// The prescriptions to import, decoded one at a time as the import reads them.
+        /// The prescriptions to import, as the import reads them.
         public var file = ImportFile(items: [])
-        /// Every item, read into memory (small files, tests); the file was checked, so none fails.
+        /// Every item (the file holds them in memory: see `decodeFile`).
         public var items: [ImportItem] { (try? file.items) ?? [] }
         public var skipped: [SkippedPrescription] = []
         public var assumedExpiry: [String] = []
