@@ -23,3 +23,13 @@ struct RecordContent: Codable {
 
     static let currentSchema = 1
 }
+
+extension RecordContent {
+    /// Reads decrypted content with `JSONReading` (the `Codable` decoding's fast twin: opening
+    /// every version of every prescription is most of what an export or a search does).
+    init(json bytes: UnsafeRawBufferPointer) throws {
+        let c = try JSONValueReader(JSONTree(parsing: bytes)).object()
+        self.init(schema: try c.required("schema").int(), recorded: try c.required("recorded").string(),
+                  prescription: try Prescription(json: c.required("prescription")), change: try c.optional("change")?.string())
+    }
+}

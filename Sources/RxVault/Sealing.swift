@@ -21,7 +21,7 @@ struct Sealing {
             throw .integrity("\(place) failed authentication (altered, moved or damaged)")
         }
         do {
-            let content = try plaintext.withUnsafeBytes { try JSONDecoder().decode(RecordContent.self, from: Data($0)) }
+            let content = try plaintext.withUnsafeBytes { bytes throws in try RecordContent(json: bytes) }
             return PrescriptionRecord(id: id, version: row.version, recorded: content.recorded, prescription: content.prescription,
                                       change: content.change)
         } catch {

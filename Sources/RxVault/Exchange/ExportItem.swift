@@ -238,7 +238,6 @@ public enum RxvaultExport {
             var problems: [String] = []
             // What the binding covers, built entry by entry (see `boundContent`): only when the file claims one.
             var content: [UInt8] = binding == nil ? [] : [UInt8(ascii: "[")]
-            let decoder = JSONDecoder()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             for (index, range) in entries.enumerated() {
@@ -249,7 +248,7 @@ public enum RxvaultExport {
                 }
                 let entry: Entry
                 do {
-                    entry = try decoder.decode(Entry.self, from: scanner.data(range))
+                    entry = try Entry.read(bytes[range])
                 } catch let error as DecodingError {
                     problems.append("\(position): \(ImportError.describe(error))")
                     continue

@@ -35,17 +35,6 @@ extension FHIR {
         default:
             throw ImportError(problems: ["a FHIR \(type) is not something to import (expected a Bundle or a VisionPrescription)"])
         }
-        func resource(_ entry: (position: Int, range: Range<Int>)) -> (position: String, fullUrl: String?, resource: [String: Any])? {
-            guard let object = scanner.object(entry.range) as? [String: Any] else { return nil }
-            if entry.position < 0 { return ("VisionPrescription", nil, object) }
-            guard let resource = object["resource"] as? [String: Any] else { return nil }
-            return ("entry[\(entry.position)] \(resource["resourceType"] as? String ?? "?")", object["fullUrl"] as? String, resource)
-        }
-        /// The byte range of an entry's resource (the entry itself for a lone VisionPrescription).
-        func resourceRange(_ entry: (position: Int, range: Range<Int>)) -> Range<Int>? {
-            if entry.position < 0 { return entry.range }
-            return (try? scanner.objectMembers(entry.range))??.first { $0.key == "resource" }?.value
-        }
         // Pass 1: what references resolve to, and which DocumentReferences relate to what.
         var problems: [String] = []
         var result = ImportResult()
@@ -55,7 +44,27 @@ extension FHIR {
         var documents: [(position: Int, range: Range<Int>)] = []
         var documentsByReference: [String: [Int]] = [:]
         for entry in entries {
-            guard let (position, fullUrl, object) = resource(entry), let kind = object["resourceType"] as? String else { continue }
+            // A VisionPrescription needs only its type and status here (pass 2 reads the rest): the
+            // entry is read with JSONReading, several times faster than a Foundation tree; the
+            // resources others refer to are kept as Foundation trees for pass 2.
+            if let (position, status) = prescriptionStatus(scanner, entry) {
+                // status is a modifier: what is not active is not a valid prescription unless asked for.
+                guard let status else {
+                    problems.append("\(position): status is missing (FHIR R4 requires one of \(Self.statuses.joined(separator: ", ")))")
+                    continue
+                }
+                guard Self.statuses.contains(status) else {
+                    problems.append("\(position): status '\(status)' is none of \(Self.statuses.joined(separator: ", "))")
+                    continue
+                }
+                guard options.statuses.contains(status) else {
+                    result.skipped.append(SkippedPrescription(position: position, status: status))
+                    continue
+                }
+                prescriptions.append(entry)
+                continue
+            }
+            guard let (position, fullUrl, object) = resource(scanner, entry), let kind = object["resourceType"] as? String else { continue }
             switch kind {
             case "VisionPrescription":
                 // status is a modifier: what is not active is not a valid prescription unless asked for.
@@ -79,26 +88,62 @@ extension FHIR {
             default:
                 let names = [fullUrl, (object["id"] as? String).map { "\(kind)/\($0)" }].compactMap { $0 }
                 for name in names { byReference[name] = object }
-                if kind == "Practitioner", let range = resourceRange(entry) {
+                if kind == "Practitioner", let range = resourceRange(scanner, entry) {
                     for name in names { practitioners[name] = range }
                 }
             }
         }
-        // Pass 2: each prescription, with its patient, its prescriber and its attachments.
+        // Pass 2: each prescription, with its patient, its prescriber and its attachments. Every
+        // problem is found before anything is imported. (Decoding each prescription a second
+        // time inside the import instead of keeping the items was tried for issue 15: at 100,000
+        // it cost a third more time and did not lower the peak memory, which the file's bytes
+        // and the import's own bookkeeping set.)
+        let context = Pass2(scanner: scanner, options: options, byReference: byReference, practitioners: practitioners,
+                            documents: documents, documentsByReference: documentsByReference)
         var items: [ImportItem] = []
         items.reserveCapacity(prescriptions.count)
         for entry in prescriptions {
-            guard let (position, fullUrl, object) = resource(entry) else { continue }
+            if let item = context.item(entry, problems: &problems, assumedExpiry: &result.assumedExpiry) { items.append(item) }
+        }
+        if items.isEmpty && problems.isEmpty && result.skipped.isEmpty { problems.append("the file holds no VisionPrescription") }
+        guard problems.isEmpty else { throw ImportError(problems: problems) }
+        result.file = ImportFile(items: items)
+        return result
+    }
+
+    /// What pass 1 found, for decoding each prescription in pass 2.
+    final class Pass2 {
+        let scanner: JSONScanner
+        let options: ImportOptions
+        let byReference: [String: [String: Any]]
+        let practitioners: [String: Range<Int>]
+        let documents: [(position: Int, range: Range<Int>)]
+        let documentsByReference: [String: [Int]]
+
+        init(scanner: JSONScanner, options: ImportOptions, byReference: [String: [String: Any]], practitioners: [String: Range<Int>],
+             documents: [(position: Int, range: Range<Int>)], documentsByReference: [String: [Int]]) {
+            self.scanner = scanner
+            self.options = options
+            self.byReference = byReference
+            self.practitioners = practitioners
+            self.documents = documents
+            self.documentsByReference = documentsByReference
+        }
+
+        /// The prescription at `entry` with its patient, prescriber and attachments; nil, with
+        /// its problems added (named by position), when it has any.
+        func item(_ entry: (position: Int, range: Range<Int>), problems: inout [String], assumedExpiry: inout [String]) -> ImportItem? {
+            guard let (position, fullUrl, object) = FHIR.resource(scanner, entry) else { return nil }
             var local: [String] = []
-            var prescription = visionPrescription(object, references: byReference, problems: &local)
-            let practitioner = practitionerReference(object, references: byReference).flatMap { practitioners[$0] }
-            if var rx = prescription, let range = resourceRange(entry) {
-                rx.fhir = kept(scanner, resource: range, practitioner: practitioner, own: rxvaultID(object), parsed: object)
+            var prescription = FHIR.visionPrescription(object, references: byReference, problems: &local)
+            let practitioner = FHIR.practitionerReference(object, references: byReference).flatMap { practitioners[$0] }
+            if var rx = prescription, let range = FHIR.resourceRange(scanner, entry) {
+                rx.fhir = FHIR.kept(scanner, resource: range, practitioner: practitioner, own: FHIR.rxvaultID(object), parsed: object)
                 if rx.kind == .contacts && rx.expires == nil {
                     if let assumed = options.assumeExpiry {
                         rx.expires = assumed.after(rx.issued)
                         if rx.expires == nil { local.append("\(assumed) after \(rx.issued) is past \(CalendarDate.latest)") }
-                        result.assumedExpiry.append(position)
+                        assumedExpiry.append(position)
                     } else {
                         local.append("a contact-lens prescription needs an expiry date and this one has none (FHIR has no element "
                                      + "for it; rxvault reads its expiration-date extension): give --assume-expiry DURATION, "
@@ -109,18 +154,45 @@ extension FHIR {
             }
             let names = [fullUrl, (object["id"] as? String).map { "VisionPrescription/\($0)" }].compactMap { $0 }
             let related = Set(names.flatMap { documentsByReference[$0] ?? [] }).sorted()
-                .compactMap { resource(documents[$0])?.resource }
-            let attachments = self.documents(related, problems: &local)
+                .compactMap { FHIR.resource(scanner, documents[$0])?.resource }
+            let attachments = FHIR.documents(related, problems: &local)
             problems += local.map { "\(position): \($0)" }
-            if let prescription, local.isEmpty {
-                items.append(ImportItem(position: position, id: recordID(object, patient: prescription.patient),
-                                        prescription: prescription, attachments: attachments))
-            }
+            guard let prescription, local.isEmpty else { return nil }
+            return ImportItem(position: position, id: FHIR.recordID(object, patient: prescription.patient),
+                              prescription: prescription, attachments: attachments)
         }
-        if items.isEmpty && problems.isEmpty && result.skipped.isEmpty { problems.append("the file holds no VisionPrescription") }
-        guard problems.isEmpty else { throw ImportError(problems: problems) }
-        result.items = items
-        return result
+    }
+
+    /// An entry's resource, parsed, with its position and fullUrl; nil when it is not an object with a resource.
+    static func resource(_ scanner: JSONScanner, _ entry: (position: Int, range: Range<Int>))
+        -> (position: String, fullUrl: String?, resource: [String: Any])? {
+        guard let object = scanner.object(entry.range) as? [String: Any] else { return nil }
+        if entry.position < 0 { return ("VisionPrescription", nil, object) }
+        guard let resource = object["resource"] as? [String: Any] else { return nil }
+        return ("entry[\(entry.position)] \(resource["resourceType"] as? String ?? "?")", object["fullUrl"] as? String, resource)
+    }
+
+    /// When `entry` is a VisionPrescription: its position and its status (nil when it has none that
+    /// is a string). Nil for anything else, and for an entry that is not JSON or has no resource
+    /// object (skipped, as `resource` skips it).
+    static func prescriptionStatus(_ scanner: JSONScanner, _ entry: (position: Int, range: Range<Int>)) -> (position: String, status: String?)? {
+        guard case .object(let members)? = try? JSONTree(parsing: scanner.bytes[entry.range]) else { return nil }
+        let object = JSONObjectReader(members: members, path: [])
+        var resource = object
+        if entry.position >= 0 {
+            guard case .object(let inner)? = object.member("resource") else { return nil }
+            resource = JSONObjectReader(members: inner, path: [])
+        }
+        guard case .string("VisionPrescription")? = resource.member("resourceType") else { return nil }
+        let position = entry.position < 0 ? "VisionPrescription" : "entry[\(entry.position)] VisionPrescription"
+        guard case .string(let status)? = resource.member("status") else { return (position, nil) }
+        return (position, status)
+    }
+
+    /// The byte range of an entry's resource (the entry itself for a lone VisionPrescription).
+    static func resourceRange(_ scanner: JSONScanner, _ entry: (position: Int, range: Range<Int>)) -> Range<Int>? {
+        if entry.position < 0 { return entry.range }
+        return (try? scanner.objectMembers(entry.range))??.first { $0.key == "resource" }?.value
     }
 
     static func number(_ value: Any?) -> Hundredths? {

@@ -393,7 +393,7 @@ extension RxVaultCommand {
         static func parse(_ bytes: [UInt8], fhir options: FHIR.ImportOptions) throws -> (ImportFile, FHIR.ImportResult?) {
             guard let keys = ImportFormat.topLevelKeys(bytes), keys.contains("resourceType") else { return (try parse(bytes), nil) }
             let result = try FHIR.decodeFile(bytes, options: options)
-            return (ImportFile(items: result.items), result)
+            return (result.file, result)
         }
 
         /// rxvault JSON or FHIR, by content.
