@@ -126,9 +126,16 @@ extension Vault {
     }
 
     func openOwnerInfo<T: Decodable>(_ sealed: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field], place: String) throws -> T {
+        try openOwnerInfo(sealed, purpose: purpose, fields: fields, place: place) { try JSONDecoder().decode(T.self, from: Data($0)) }
+    }
+
+    /// As above, with the plaintext read by `read` (a faster reader than JSONDecoder, for
+    /// records opened by the thousand).
+    func openOwnerInfo<T>(_ sealed: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field], place: String,
+                          read: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         do {
             let plain = try AEAD.open(sealed, key: ownerInfoKey, associatedData: AssociatedData.build(purpose, [.bytes(header.vaultID)] + fields))
-            return try plain.withUnsafeBytes { try JSONDecoder().decode(T.self, from: Data($0)) }
+            return try plain.withUnsafeBytes { try read($0) }
         } catch {
             throw VaultError.integrity("\(place) failed authentication (altered, moved or damaged)")
         }

@@ -248,3 +248,27 @@ struct Generator: RandomNumberGenerator {
                           history: history, attachments: [])
     }
 }
+
+/// A patient record's sealed info read with `JSONTree` (`PatientInfo(json:)`) and with the
+/// `Codable` decoding it replaced: the same values, and both refuse what is not one.
+@Suite struct PatientInfoReadingTests {
+    @Test func patientInfoReadsAsJSONDecoderReadsIt() throws {
+        var random = Generator(seed: 21)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for n in 0..<500 {
+            let info = PatientInfo(schema: 1, name: random.text(), birthDate: n % 2 == 0 ? CalendarDate(year: 1950 + n % 70, month: 1 + n % 12, day: 1 + n % 28) : nil,
+                                   merged: n % 3 == 0 ? [random.text(), "0123456789abcdef0123456789abcdef"] : nil)
+            let bytes = Array(try encoder.encode(info))
+            let fast = try bytes.withUnsafeBytes { try PatientInfo(json: $0) }
+            let slow = try JSONDecoder().decode(PatientInfo.self, from: Data(bytes))
+            #expect(fast.name == slow.name && fast.birthDate == slow.birthDate && fast.merged == slow.merged && fast.schema == slow.schema)
+        }
+        for bad in [#"{"name":"A"}"#, #"{"schema":1}"#, #"{"schema":1,"name":"A","birthDate":"2026-02-30"}"#,
+                    #"{"schema":1,"name":"A","merged":[1]}"#, #"[1]"#, #"{"schema":1,"name":"A""#] {
+            let bytes = Array(bad.utf8)
+            #expect(throws: (any Error).self) { try bytes.withUnsafeBytes { try PatientInfo(json: $0) } }
+            #expect(throws: (any Error).self) { try JSONDecoder().decode(PatientInfo.self, from: Data(bytes)) }
+        }
+    }
+}
