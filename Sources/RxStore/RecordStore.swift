@@ -84,6 +84,11 @@ public protocol RecordStore: AnyObject {
     func upgradeToFormat4(wrappedRootKey: [UInt8]) throws(StoreError)
     /// Every patient row, in id order (none before format 4).
     func patients() throws(StoreError) -> [PatientRecord]
+    /// Every patient row's id and MAC, in id order (what the state root's patients hash covers),
+    /// without the sealed info: enough to check the set before opening one row.
+    func patientMACs() throws(StoreError) -> [(id: String, mac: [UInt8])]
+    /// One patient row, or nil.
+    func patient(id: String) throws(StoreError) -> PatientRecord?
     /// Inserts the patient, or replaces the row with the same id.
     func upsert(_ patient: PatientRecord) throws(StoreError)
     /// Deletes the patient row. Returns false if there was none.

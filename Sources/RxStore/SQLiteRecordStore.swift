@@ -414,6 +414,24 @@ public final class SQLiteRecordStore: RecordStore {
             .run([.blob(wrappedRootKey)])
     }
 
+    public func patientMACs() throws(StoreError) -> [(id: String, mac: [UInt8])] {
+        if try schemaVersion() < 4 {
+            guard try tableExists("person") else { return [] }
+        }
+        var rows: [(id: String, mac: [UInt8])] = []
+        try statement("SELECT id, mac FROM person ORDER BY id").forEach { row in rows.append((row.text(0) ?? "", row.blob(1))) }
+        return rows
+    }
+
+    public func patient(id: String) throws(StoreError) -> PatientRecord? {
+        if try schemaVersion() < 4 {
+            guard try tableExists("person") else { return nil }
+        }
+        return try statement("SELECT id, info, mac FROM person WHERE id = ?").first([.text(id)]) {
+            PatientRecord(id: $0.text(0) ?? "", info: $0.blob(1), mac: $0.blob(2))
+        }
+    }
+
     public func patients() throws(StoreError) -> [PatientRecord] {
         if try schemaVersion() < 4 {
             guard try tableExists("person") else { return [] }

@@ -1,5 +1,6 @@
 import Foundation
 import RxCrypto
+import RxModel
 import RxStore
 
 /// What happened, who did it, to what (docs/format.md, "Audit entry").
@@ -188,5 +189,22 @@ enum AuditLog {
         if let last {
             try store.setAuditHead(sequence: last.sequence, hash: last.hash, mac: try headMAC(sequence: last.sequence, hash: last.hash, key: macKey))
         }
+    }
+}
+
+extension AuditEvent {
+    /// What the `Codable` decoding reads, read with `JSONTree`: `grants` and `log` open every
+    /// entry, and an import's entry names every prescription it added (100,000 ids through
+    /// JSONDecoder were most of `grants` on a large vault). Tests compare the two.
+    init(json bytes: some Collection<UInt8>) throws {
+        let c = try JSONValueReader(try JSONTree(parsing: bytes)).object()
+        func strings(_ value: JSONValueReader) throws(DecodingError) -> [String] {
+            try value.array().map { v throws(DecodingError) in try v.string() }
+        }
+        self.init(time: try c.required("time").string(), actor: try c.required("actor").string(),
+                  action: try c.required("action").raw(Action.self), client: try c.optional("client")?.string(),
+                  prescriptions: try strings(try c.required("prescriptions")),
+                  attachments: try c.optional("attachments").map { v throws(DecodingError) in try strings(v) },
+                  detail: try c.optional("detail")?.string())
     }
 }

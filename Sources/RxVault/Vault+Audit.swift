@@ -192,7 +192,7 @@ extension Vault {
         do {
             let plain = try X25519.open(row.entry, publicKey: header.auditPublicKey, secretKey: auditSecretKey)
             let plaintext = plain.withUnsafeBytes { AuditPlaintext(Array($0)) }
-            return (plaintext, try JSONDecoder().decode(AuditEvent.self, from: Data(plaintext.json)))
+            return (plaintext, try AuditEvent(json: plaintext.json))
         } catch {
             throw VaultError.integrity("audit entry \(row.sequence) does not decrypt")
         }

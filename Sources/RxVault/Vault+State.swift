@@ -187,6 +187,7 @@ extension Vault {
         touched = []
         transactionPatients = nil
         patientCache = nil
+        patientRows = nil
         trustingFormatOneReads = false
         committedCounter = state.counter
     }
@@ -219,6 +220,7 @@ extension Vault {
         transactionPatients = nil
         patientsChanged = false
         patientCache = nil
+        patientRows = nil
         patientNotes = []
         trustingFormatOneReads = false
         committedCounter = nil
@@ -343,7 +345,7 @@ extension Vault {
         try store.createPatientTable()
         try store.upgradeToFormat4(wrappedRootKey: record.wrappedRootKey)
         header = try VaultHeader(record)
-        state.patientsHash = VaultState.patientsHash([])
+        state.patientsHash = VaultState.patientsHash([PatientRecord]())
         transactionState = state
         transactionPatients = PatientDirectory()
         try upgradePatientsToFormat4()

@@ -86,6 +86,9 @@ public final class Vault {
     public internal(set) var patientNotes: [String] = []
     /// The patient records last verified outside a write, with the state root they were read under.
     var patientCache: (stamp: StateStamp, directory: PatientDirectory)?
+    /// For reading one prescription's patient (`patientSummary`): the patient rows' ids and MACs
+    /// as checked against the root at `stamp`, and the records opened so far.
+    var patientRows: (stamp: StateStamp, macs: [(id: String, mac: [UInt8])], opened: [String: PatientSummary])?
 
     private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock,
                  upgradeKEK: SecretBytes?, anchor: RollbackAnchor?) throws(VaultError) {
@@ -135,7 +138,7 @@ public final class Vault {
             wrapped = try AEAD.seal(rootKey, key: kek, associatedData: aad)
             auditPublicKey = try X25519.publicKey(of: Subkey.auditSealing.derive(from: rootKey))
             auditHeadMAC = try AuditLog.headMAC(sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
-            let empty = VaultState.empty(clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([]))
+            let empty = VaultState.empty(clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()))
             state = VaultStateRecord(writeCounter: empty.counter, state: empty.encoded(),
                                      mac: try MAC.authenticate(empty.macMessage(vaultID: vaultID), key: Subkey.stateMAC.derive(from: rootKey)))
             record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,

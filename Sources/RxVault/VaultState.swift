@@ -68,8 +68,16 @@ struct VaultState: Equatable {
 
     /// The patient rows as the owner last wrote them: ids and MACs, in id order (format 4).
     static func patientsHash(_ rows: [PatientRecord]) -> [UInt8] {
+        patientsHash(rows.map { (id: $0.id, mac: $0.mac) })
+    }
+
+    /// The same hash from ids and MACs alone (`RecordStore.patientMACs`).
+    static func patientsHash(_ rows: [(id: String, mac: [UInt8])]) -> [UInt8] {
         var fields: [AssociatedData.Field] = []
-        for row in rows.sorted(by: { $0.id < $1.id }) { fields += [.text(row.id), .bytes(row.mac)] }
+        fields.reserveCapacity(2 * rows.count)
+        // Rows read from the store come in id order already; sorting them again was most of this.
+        let ordered = zip(rows, rows.dropFirst()).allSatisfy({ $0.id < $1.id }) ? rows : rows.sorted(by: { $0.id < $1.id })
+        for row in ordered { fields += [.text(row.id), .bytes(row.mac)] }
         return SHA256.hash(AssociatedData.build(.patientSet, fields))
     }
 

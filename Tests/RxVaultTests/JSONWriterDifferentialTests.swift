@@ -272,3 +272,28 @@ struct Generator: RandomNumberGenerator {
         }
     }
 }
+
+/// An audit entry's event read with `JSONTree` (`AuditEvent(json:)`) and with the `Codable`
+/// decoding it replaced: the same events, and both refuse what is not one.
+@Suite struct AuditEventReadingTests {
+    @Test func auditEventsReadAsJSONDecoderReadsThem() throws {
+        var random = Generator(seed: 33)
+        let actions = AuditEvent.Action.allCases
+        for n in 0..<500 {
+            let event = AuditEvent(time: "2026-04-20T10:00:\(10 + n % 50)Z", actor: n % 2 == 0 ? AuditEvent.ownerActor : random.text(),
+                                   action: actions[n % actions.count], client: n % 3 == 0 ? nil : random.text(),
+                                   prescriptions: (0..<(n % 7)).map { _ in random.text() },
+                                   attachments: n % 4 == 0 ? [random.text()] : nil, detail: n % 5 == 0 ? nil : random.text())
+            let bytes = Array(try JSONEncoder().encode(event))
+            #expect(try AuditEvent(json: bytes) == JSONDecoder().decode(AuditEvent.self, from: Data(bytes)))
+            #expect(try AuditEvent(json: bytes) == event)
+        }
+        for bad in [#"{"time":"t","actor":"owner","action":"read"}"#, #"{"time":"t","actor":"owner","action":"nope","prescriptions":[]}"#,
+                    #"{"time":1,"actor":"owner","action":"read","prescriptions":[]}"#, #"{"time":"t","actor":"owner","action":"read","prescriptions":[1]}"#,
+                    #"{"time":"t","actor":"owner","action":"read","prescriptions":[]"#] {
+            let bytes = Array(bad.utf8)
+            #expect(throws: (any Error).self) { try AuditEvent(json: bytes) }
+            #expect(throws: (any Error).self) { try JSONDecoder().decode(AuditEvent.self, from: Data(bytes)) }
+        }
+    }
+}
