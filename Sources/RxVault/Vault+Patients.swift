@@ -165,8 +165,12 @@ extension Vault {
             if rows.macs[mid].id < id { low = mid + 1 } else { high = mid }
         }
         guard low < rows.macs.count, rows.macs[low].id == id else { return try patientDirectory().summary(id) }
+        // A row that is not the one the set check covered (an owner write in between, when this
+        // read is not in one transaction; or tampering): the whole directory decides, with its
+        // retry after a concurrent write and its integrity error.
         guard let row = try store.patient(id: id), row.mac == rows.macs[low].mac else {
-            throw VaultError.integrity("patient \(id.prefix(8)) changed while it was being read (its row is not the one the root covers)")
+            patientRows = nil
+            return try patientDirectory().summary(id)
         }
         let summary = try openPatient(row)
         patientRows?.opened[id] = summary
