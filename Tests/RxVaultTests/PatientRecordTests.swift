@@ -39,16 +39,19 @@ import RxStore
 
     @Test func aDeletedPatientRowIsRefused() throws {
         let (t, vault, patients) = try vault()
+        let first = try #require(try vault.list().first).id
         try t.raw().prepare("DELETE FROM person WHERE id = ?").run([.text(patients[1].id.hex)])
         let reopened = try t.open()
         #expect(integrityMessage { _ = try reopened.patients() }?.contains("patient records are not the ones") == true)
         #expect(integrityMessage { _ = try reopened.add(TestVault.glasses(patient: "Ben Other")) } != nil)
         #expect(try reopened.check(readData: true).stages.flatMap(\.errors).contains { $0.contains("patient records") })
+        #expect(integrityMessage { _ = try t.open().prescription(first) } != nil)
         _ = vault
     }
 
     @Test func aRenameUndoneFromAnOlderCopyIsRefused() throws {
         let (t, vault, patients) = try vault()
+        let ids = try vault.list().map(\.id)
         let db = try t.raw()
         // The row as it is now (the statement is released before the owner writes).
         let (info, mac) = try { () throws -> ([UInt8], [UInt8]) in
@@ -64,6 +67,25 @@ import RxStore
         let reopened = try t.open()
         #expect(integrityMessage { _ = try reopened.patients() } != nil)
         #expect(!(try reopened.check(readData: true).isClean))
+        // Reading one prescription opens only its patient's row, after checking the set of rows
+        // against the root by ids and MACs: the older row is refused there too, for every
+        // prescription (its own patient's, and another patient's).
+        #expect(ids.count == 3)
+        for id in ids {
+            let fresh = try t.open()
+            #expect(integrityMessage { _ = try fresh.prescription(id) } != nil, "prescription \(id.short)")
+        }
+    }
+
+    /// The read of one prescription's patient and the whole directory give the same patient.
+    @Test func onePrescriptionsPatientIsTheDirectorysPatient() throws {
+        let (t, _, patients) = try vault()
+        for record in try t.open().list() {
+            let fresh = try t.open()
+            let read = try fresh.prescription(record.id).prescription.patient
+            let expected = try #require(patients.first { $0.id.hex == read.id })
+            #expect(read == expected.patient)
+        }
     }
 
     @Test func alteredOrMovedPatientInfoIsRefused() throws {
