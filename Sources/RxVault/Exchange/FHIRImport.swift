@@ -43,44 +43,35 @@ extension FHIR {
         var prescriptions: [(position: Int, range: Range<Int>)] = []
         var documents: [(position: Int, range: Range<Int>)] = []
         var documentsByReference: [String: [Int]] = [:]
+        /// A VisionPrescription by its status, a modifier: what is not active is not a valid
+        /// prescription unless asked for (`--status`); a missing or unknown one is a problem.
+        func admit(_ entry: (position: Int, range: Range<Int>), position: String, status: String?) {
+            guard let status else {
+                problems.append("\(position): status is missing (FHIR R4 requires one of \(Self.statuses.joined(separator: ", ")))")
+                return
+            }
+            guard Self.statuses.contains(status) else {
+                problems.append("\(position): status '\(status)' is none of \(Self.statuses.joined(separator: ", "))")
+                return
+            }
+            guard options.statuses.contains(status) else {
+                result.skipped.append(SkippedPrescription(position: position, status: status))
+                return
+            }
+            prescriptions.append(entry)
+        }
         for entry in entries {
             // A VisionPrescription needs only its type and status here (pass 2 reads the rest): the
             // entry is read with JSONReading, several times faster than a Foundation tree; the
             // resources others refer to are kept as Foundation trees for pass 2.
             if let (position, status) = prescriptionStatus(scanner, entry) {
-                // status is a modifier: what is not active is not a valid prescription unless asked for.
-                guard let status else {
-                    problems.append("\(position): status is missing (FHIR R4 requires one of \(Self.statuses.joined(separator: ", ")))")
-                    continue
-                }
-                guard Self.statuses.contains(status) else {
-                    problems.append("\(position): status '\(status)' is none of \(Self.statuses.joined(separator: ", "))")
-                    continue
-                }
-                guard options.statuses.contains(status) else {
-                    result.skipped.append(SkippedPrescription(position: position, status: status))
-                    continue
-                }
-                prescriptions.append(entry)
+                admit(entry, position: position, status: status)
                 continue
             }
             guard let (position, fullUrl, object) = resource(scanner, entry), let kind = object["resourceType"] as? String else { continue }
             switch kind {
             case "VisionPrescription":
-                // status is a modifier: what is not active is not a valid prescription unless asked for.
-                guard let status = object["status"] as? String else {
-                    problems.append("\(position): status is missing (FHIR R4 requires one of \(Self.statuses.joined(separator: ", ")))")
-                    continue
-                }
-                guard Self.statuses.contains(status) else {
-                    problems.append("\(position): status '\(status)' is none of \(Self.statuses.joined(separator: ", "))")
-                    continue
-                }
-                guard options.statuses.contains(status) else {
-                    result.skipped.append(SkippedPrescription(position: position, status: status))
-                    continue
-                }
-                prescriptions.append(entry)
+                admit(entry, position: position, status: object["status"] as? String)
             case "DocumentReference":
                 let related = ((object["context"] as? [String: Any])?["related"] as? [[String: Any]] ?? []).compactMap { $0["reference"] as? String }
                 for reference in Set(related) { documentsByReference[reference, default: []].append(documents.count) }
