@@ -35,6 +35,33 @@ import Testing
         }
     }
 
+    /// Reused statements (`Database.reusable`) have one user at a time: a use of the same SQL
+    /// inside another's rows gets its own handle and does not reset the outer one (the removed
+    /// cache did: the outer loop stopped after its first row), and a released handle is reused.
+    @Test func aReusableStatementIsNeverSharedBetweenTwoUses() throws {
+        let p = path("reuse.rxv")
+        try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: [])
+        let database = try SQLiteRecordStore(openingAt: p).database
+        try database.execute("CREATE TABLE n (v INTEGER); INSERT INTO n VALUES (1), (2), (3);")
+        let sql = "SELECT v FROM n ORDER BY v"
+        var pairs: [(Int64, Int64)] = []
+        let outer = try database.reusable(sql)
+        try outer.forEach { row throws(StoreError) in
+            let v = row.int(0)
+            let inner = try database.reusable(sql)
+            #expect(inner.handle != outer.handle)
+            try inner.forEach { pairs.append((v, $0.int(0))) }
+        }
+        #expect(pairs.map(\.0) == [1, 1, 1, 2, 2, 2, 3, 3, 3])
+        #expect(pairs.map(\.1) == [1, 2, 3, 1, 2, 3, 1, 2, 3])
+        // Released (reset, bindings cleared), the handle serves the next use.
+        let handle = outer.handle
+        _ = consume outer
+        let next = try database.reusable(sql)
+        #expect(next.handle == handle)
+        #expect(try next.first { $0.int(0) } == 1)
+    }
+
     @Test func versionsInsertListAndCascadeOnDelete() throws {
         let p = path("v.rxv")
         try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: [])
