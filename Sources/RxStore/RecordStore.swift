@@ -140,6 +140,7 @@ public protocol RecordStore: AnyObject {
     /// few chunks instead of the engine's default cache (2 MiB for SQLite).
     func useSmallCacheForStreaming()
     /// Lets one large write transaction (an import of many prescriptions) keep its pages in
-    /// memory until commit, instead of spilling and rewriting them many times over.
-    func useLargeCacheForBulkWrites()
+    /// memory until commit, instead of spilling and rewriting them many times over; and one
+    /// large read (an export) keep the b-tree pages it comes back to.
+    func useLargeCacheForBulkWork()
 }

@@ -94,8 +94,12 @@ extension Vault {
     /// The attachments of a prescription, in the order they were added.
     public func attachments(of prescriptionID: PrescriptionID) throws(VaultError) -> [AttachmentInfo] {
         try read {
+            if let rows = readScope?.lastRows, rows.id == prescriptionID.hex, !rows.versions.isEmpty {
+                // Just read and checked in this scope (an export reads the prescription first).
+                return try rows.attachments.map { try openInfo($0).info }
+            }
             guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
-            try verifyCurrent(prescriptionID.hex)
+            if let rows = try verifiedRows(prescriptionID.hex) { return try rows.attachments.map { try openInfo($0).info } }
             return try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
         }
     }
@@ -110,7 +114,8 @@ extension Vault {
     /// the caller must then discard what it was given.
     public func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID,
                                write: ([UInt8]) throws -> Void) throws -> AttachmentInfo {
-        store.useSmallCacheForStreaming()
+        // Not inside an export's read scope, which keeps its larger cache for the rest.
+        if readScope == nil { store.useSmallCacheForStreaming() }
         return try read {
             try verifyCurrent(prescriptionID.hex)
             guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {

@@ -121,8 +121,12 @@ extension Vault {
     // MARK: - Owner-only info
 
     func sealOwnerInfo<T: Encodable>(_ value: T, purpose: AssociatedData.Purpose, fields: [AssociatedData.Field]) throws -> [UInt8] {
-        try AEAD.seal(Array(try JSONEncoderSorted.encode(value)), key: ownerInfoKey,
-                      associatedData: AssociatedData.build(purpose, [.bytes(header.vaultID)] + fields))
+        try sealOwnerInfo(plaintext: Array(try JSONEncoderSorted.encode(value)), purpose: purpose, fields: fields)
+    }
+
+    /// As above, for a value that writes its own JSON (one sealed by the thousand).
+    func sealOwnerInfo(plaintext: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field]) throws -> [UInt8] {
+        try AEAD.seal(plaintext, key: ownerInfoKey, associatedData: AssociatedData.build(purpose, [.bytes(header.vaultID)] + fields))
     }
 
     func openOwnerInfo<T: Decodable>(_ sealed: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field], place: String) throws -> T {

@@ -43,6 +43,7 @@ extension Vault {
             // what is stored, not of a derived view.
             let selected = try matchingIDs(filter)
             count?(selected.count)
+            if selected.count > 1000 { store.useLargeCacheForBulkWork() }
             try verifiedReads {
                 for id in selected { try body(try item(try prescription(id))) }
             }
@@ -203,7 +204,7 @@ extension Vault {
         var seen: Set<String> = []
         var report = ImportReport()
         var swept = false
-        if file.count > 1000 { store.useLargeCacheForBulkWrites() }
+        if file.count > 1000 { store.useLargeCacheForBulkWork() }
         do {
             try store.write {
                 try beginOwnerWrite()

@@ -196,16 +196,39 @@ extension Vault {
         }
         var references: [String]?
         if let prescriptionID {
-            let clientIDs = try clientID.map { [$0] } ?? store.clients().map(\.id)
+            let clientIDs = try clientID.map { [$0] } ?? allClientIDs()
             references = try clientIDs.map { try grantReference(clientID: $0, prescriptionID: prescriptionID) }
         }
-        return try store.grants(clientID: clientID, references: references).map { row in
+        let rows: [GrantRecord]
+        if readScope != nil, clientID == nil, let references {
+            let all = try allGrantsByReference()
+            rows = references.flatMap { all[$0] ?? [] }
+        } else {
+            rows = try store.grants(clientID: clientID, references: references)
+        }
+        return try rows.map { row in
             guard let prescription = try grantInfo(row).prescription, prescription.count == 32, RecordID.isHex(prescription),
                   try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference else {
                 throw VaultError.integrity("grant \(row.id.prefix(8))'s reference is not its client's and prescription's (altered, or moved from another row)")
             }
             return StoredGrant(row: row, prescriptionID: prescription)
         }
+    }
+
+    /// In a verified read scope: every grant row by its reference, read once.
+    private func allGrantsByReference() throws -> [String: [GrantRecord]] {
+        if let rows = readScope?.grantsByReference { return rows }
+        let rows = Dictionary(grouping: try store.grants(clientID: nil, references: nil), by: \.reference)
+        readScope?.grantsByReference = rows
+        return rows
+    }
+
+    /// Every client's id; read once in a verified read scope.
+    private func allClientIDs() throws -> [String] {
+        if let ids = readScope?.clientIDs { return ids }
+        let ids = try store.clients().map(\.id)
+        if readScope != nil { readScope?.clientIDs = ids }
+        return ids
     }
 
     /// The owner's sealed part of a grant row (authenticated with the row's id, client and reference).

@@ -88,6 +88,9 @@ extension Vault {
             return try open(row)
         }
         row = try read { () throws -> PrescriptionVersionRecord? in
+            // Format 2 on: the newest of the rows checked against the manifest (the check reads
+            // every version anyway). Rows the manifest holds but the file lacks fail the check.
+            if let rows = try verifiedRows(id.hex) { return rows.versions.last }
             let row = try store.latestVersion(of: id.hex)
             if let row { try requireNewest(row, of: id) }
             return row

@@ -13,7 +13,7 @@ extension Vault {
     /// command starts from a state it can authenticate as current.
     func verifiedState() throws -> VaultState? {
         if let transactionState { return transactionState }
-        if let readScopeState { return readScopeState }
+        if let state = readScope?.state { return state }
         guard header.formatVersion >= 2 else { return nil }
         let state = try rootState()
         try verifyClientsAndAuditHead(state)
@@ -51,7 +51,7 @@ extension Vault {
 
     /// The manifest entries of one bucket, verified against the root.
     func manifestEntries(bucket: Int, state: VaultState) throws -> [String: ManifestEntry] {
-        let caching = transactionState != nil || readScopeState != nil
+        let caching = transactionState != nil || readScope != nil
         if caching, let cached = manifestCache[bucket] { return cached }
         let content = try store.manifestBucket(bucket)
         guard VaultState.bucketHash(content) == state.manifestHashes[bucket] else {
@@ -66,9 +66,9 @@ extension Vault {
     /// bucket opened at most once: for commands that verify many prescriptions (export).
     func verifiedReads<T>(_ body: () throws -> T) throws(VaultError) -> T {
         try read {
-            readScopeState = try verifiedState()
+            readScope = ReadScope(state: try verifiedState())
             manifestCache = [:]
-            defer { readScopeState = nil; manifestCache = [:] }
+            defer { readScope = nil; manifestCache = [:] }
             return try body()
         }
     }
@@ -102,24 +102,68 @@ extension Vault {
 
     /// What the file holds for one prescription now, in the manifest's terms (nil: no row at all).
     func storedEntry(_ id: String) throws -> ManifestEntry? {
+        try storedRows(id).entry
+    }
+
+    /// One prescription's rows as the file holds them now (versions with their content,
+    /// attachment rows without their chunks, grant rows), read once for both the check against
+    /// the manifest and the caller's use.
+    func storedRows(_ id: String) throws -> StoredRows {
         let versions = try store.versions(of: id)
-        let attachments = try store.attachments(of: id)
-        let grants = try storedGrants(clientID: nil, prescriptionID: id).map(\.row)
-        let exists = try store.prescriptionIDs(withPrefix: id, limit: 1).first == id
-        if versions.isEmpty, attachments.isEmpty, grants.isEmpty, !exists { return nil }
-        return ManifestEntry(prescriptionID: id, versions: versions, attachments: attachments, grants: grants)
+        let attachments = try mayHaveAttachments(id) ? store.attachments(of: id) : []
+        let grants = try storedGrants(clientID: nil, prescriptionID: id)
+        // Only a prescription with no rows at all needs its own row looked up.
+        let exists = try !versions.isEmpty || !attachments.isEmpty || !grants.isEmpty
+            || store.prescriptionIDs(withPrefix: id, limit: 1).first == id
+        return StoredRows(id: id, exists: exists, versions: versions, attachments: attachments, grants: grants)
+    }
+
+    /// False only when a verified read scope has seen that the prescription has no attachment row.
+    private func mayHaveAttachments(_ id: String) throws -> Bool {
+        guard readScope != nil else { return true }
+        if let owners = readScope?.withAttachments { return owners.contains(id) }
+        let owners = Set(try store.attachmentCountsByPrescription().keys)
+        readScope?.withAttachments = owners
+        return owners.contains(id)
+    }
+
+    /// The state root's counter and MAC as stored (not verified: a cheap test of whether the
+    /// root changed since something was verified); read once in a verified read scope.
+    func storedStateStamp() throws -> (counter: Int, mac: [UInt8])? {
+        if let stamp = readScope?.stamp { return stamp }
+        let stamp = try store.vaultStateStamp()
+        if readScope != nil { readScope?.stamp = .some(stamp) }
+        return stamp
     }
 
     /// Compares a prescription's rows (versions, attachments, grants) with the owner's manifest
     /// entry and refuses, naming what differs, on any extra, missing or other row. Costs the
-    /// prescription's own rows and one manifest bucket.
+    /// prescription's own rows and one manifest bucket; in a verified read scope, once per
+    /// prescription.
     func verifyCurrent(_ id: String) throws {
-        guard let state = try verifiedState() else { return }
+        if let scope = readScope, scope.verified.contains(id) { return }
+        _ = try verifiedRows(id)
+    }
+
+    /// `verifyCurrent`, handing over the rows it checked (nil for a format-1 vault, which has no
+    /// manifest: the caller reads the rows itself). In a verified read scope the rows of the
+    /// prescription checked last are kept, so reading it next (its newest version, then its
+    /// attachments, as an export does) costs no second read.
+    func verifiedRows(_ id: String) throws -> StoredRows? {
+        guard let state = try verifiedState() else { return nil }
+        if let rows = readScope?.lastRows, rows.id == id { return rows }
         guard id.count == 32, RecordID.isHex(id) else { throw VaultError.integrity("a stored prescription id is malformed") }
         let expected = try manifestEntries(bucket: SearchIndex.bucket(of: id), state: state)[id]
-        let actual = try storedEntry(id)
-        guard expected != actual else { return }
-        throw VaultError.integrity(ManifestEntry.differences(id, expected: expected, actual: actual).joined(separator: "; "))
+        let rows = try storedRows(id)
+        let actual = rows.entry
+        guard expected == actual else {
+            throw VaultError.integrity(ManifestEntry.differences(id, expected: expected, actual: actual).joined(separator: "; "))
+        }
+        if readScope != nil {
+            readScope?.verified.insert(id)
+            readScope?.lastRows = rows
+        }
+        return rows
     }
 
     /// In an owner write, before anything of a prescription is read to be extended or re-sealed:

@@ -74,8 +74,8 @@ public final class Vault {
     /// (`verifiedReads`): the file cannot change under either, so each bucket is decrypted once
     /// per command instead of once per prescription (an import of 100,000 opened each ~400 times).
     var manifestCache: [Int: [String: ManifestEntry]] = [:]
-    /// The state root verified once for a verified read scope (nil outside one).
-    var readScopeState: VaultState?
+    /// What a verified read scope (`verifiedReads`) has checked so far (nil outside one).
+    var readScope: ReadScope?
     /// Format 4: the patient records as verified in the current write transaction (kept up to
     /// date by its own patient writes), and what the last write did to patient records on its
     /// own (created one, set a birth date: `add` and `import` say so on stderr).

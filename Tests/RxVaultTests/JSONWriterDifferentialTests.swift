@@ -260,6 +260,8 @@ struct Generator: RandomNumberGenerator {
             let info = PatientInfo(schema: 1, name: random.text(), birthDate: n % 2 == 0 ? CalendarDate(year: 1950 + n % 70, month: 1 + n % 12, day: 1 + n % 28) : nil,
                                    merged: n % 3 == 0 ? [random.text(), "0123456789abcdef0123456789abcdef"] : nil)
             let bytes = Array(try encoder.encode(info))
+            // Written directly, the same bytes as the encoder's.
+            #expect(info.sealedJSON() == bytes, "patient info \(n)")
             let fast = try bytes.withUnsafeBytes { try PatientInfo(json: $0) }
             let slow = try JSONDecoder().decode(PatientInfo.self, from: Data(bytes))
             #expect(fast.name == slow.name && fast.birthDate == slow.birthDate && fast.merged == slow.merged && fast.schema == slow.schema)

@@ -1,0 +1,44 @@
+import RxStore
+
+/// What one verified read transaction (`Vault.verifiedReads`) has checked so far. Nothing in the
+/// file can change under a read transaction, so a command that reads many prescriptions (an
+/// export) checks the state root once, each prescription's rows against the manifest once, and
+/// reads the client list once, instead of again for each thing it asks of the same prescription.
+struct ReadScope {
+    /// The state root, verified when the scope began (nil: a format-1 vault).
+    let state: VaultState?
+    /// Prescriptions whose rows were compared with the manifest in this scope.
+    var verified: Set<String> = []
+    /// The rows of the prescription verified last, for the reads that follow on it.
+    var lastRows: StoredRows?
+    /// The client ids, read once (a prescription's grants are looked up by one reference per client).
+    var clientIDs: [String]?
+    /// Every grant row by its reference, read once (format 3), instead of a query per prescription.
+    var grantsByReference: [String: [GrantRecord]]?
+    /// The prescriptions that have attachment rows, read once: the others need no query for them.
+    var withAttachments: Set<String>?
+    /// The state root's counter and MAC, read once.
+    var stamp: (counter: Int, mac: [UInt8])??
+
+    init(state: VaultState?) {
+        self.state = state
+    }
+}
+
+/// One prescription's rows as the file holds them (`Vault.storedRows`).
+struct StoredRows {
+    let id: String
+    /// Its prescription row exists (it may have no other rows yet).
+    let exists: Bool
+    /// Every version, oldest first, with its sealed content.
+    let versions: [PrescriptionVersionRecord]
+    /// Its attachment rows (metadata and keys; the chunks are read when needed).
+    let attachments: [AttachmentRecord]
+    let grants: [Vault.StoredGrant]
+
+    /// The rows in the manifest's terms (nil: no row at all).
+    var entry: ManifestEntry? {
+        guard exists else { return nil }
+        return ManifestEntry(prescriptionID: id, versions: versions, attachments: attachments, grants: grants.map(\.row))
+    }
+}
