@@ -94,12 +94,13 @@ extension Vault {
     /// The attachments of a prescription, in the order they were added.
     public func attachments(of prescriptionID: PrescriptionID) throws(VaultError) -> [AttachmentInfo] {
         try read {
-            if let rows = readScope?.lastRows, rows.id == prescriptionID.hex, !rows.versions.isEmpty {
-                // Just read and checked in this scope (an export reads the prescription first).
+            // Format 2 on: the rows as checked against the manifest (in an export's read scope,
+            // those just read for the prescription itself).
+            if let rows = try verifiedRows(prescriptionID.hex) {
+                guard !rows.versions.isEmpty else { throw VaultError.notFound(id: prescriptionID.short) }
                 return try rows.attachments.map { try openInfo($0).info }
             }
             guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
-            if let rows = try verifiedRows(prescriptionID.hex) { return try rows.attachments.map { try openInfo($0).info } }
             return try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
         }
     }

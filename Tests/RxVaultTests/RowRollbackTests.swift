@@ -169,6 +169,28 @@ import RxStore
         #expect(try checkErrors(owner).contains { $0.contains(a.id.hex.prefix(8)) && $0.contains("deleted") })
     }
 
+    /// Reading a prescription checks its rows against the manifest first, in a single read and in
+    /// an export's read scope (which checks each prescription once and keeps what it read): rows
+    /// deleted from under a prescription the manifest holds are refused, not "not found".
+    @Test func versionRowsDeletedUnderAPrescriptionAreRefusedOnReadAndExport() throws {
+        let t = try TestVault()
+        let owner = try t.open()
+        let (a, _) = try owner.add(TestVault.glasses(patient: "A"))
+        let (b, _) = try owner.add(TestVault.glasses(patient: "B"))
+        #expect(try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: true).count == 2)
+        let db = try t.raw()
+        try db.execute("PRAGMA foreign_keys = OFF")
+        try db.execute("DELETE FROM prescription_version WHERE prescription_id = '\(a.id.hex)'")
+        expectIntegrity("show", mentioning: [String(a.id.hex.prefix(8))]) { _ = try owner.prescription(a.id) }
+        expectIntegrity("attachments", mentioning: [String(a.id.hex.prefix(8))]) { _ = try owner.attachments(of: a.id) }
+        expectIntegrity("export", mentioning: [String(a.id.hex.prefix(8))]) {
+            _ = try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
+        }
+        // The other prescription still reads, in and out of a scope.
+        #expect(try owner.prescription(b.id).id == b.id)
+        #expect(try owner.exportItems(ids: [b.id], filter: PrescriptionFilter(), for: nil, attachments: true, versions: true).count == 1)
+    }
+
     // MARK: - Whole-file rollback and the anchor
 
     @Test func anAnchorSeesAWholeFileRollBack() throws {
