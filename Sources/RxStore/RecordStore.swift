@@ -58,6 +58,10 @@ public protocol RecordStore: AnyObject {
     func auditEntries() throws(StoreError) -> [AuditEntryRecord]
     /// Entries after `sequence` (what clients appended since the owner's last write).
     func auditEntries(after sequence: Int) throws(StoreError) -> [AuditEntryRecord]
+    /// One entry, by its sequence number (a reader walking the log back from the head).
+    func auditEntry(_ sequence: Int) throws(StoreError) -> AuditEntryRecord?
+    /// One entry's stored hash alone (what the entry after it chains on), without its sealed bytes.
+    func auditEntryHash(_ sequence: Int) throws(StoreError) -> [UInt8]?
     func lastAuditEntry() throws(StoreError) -> AuditEntryRecord?
     func append(_ entry: AuditEntryRecord) throws(StoreError)
     func setAuditMAC(sequence: Int, mac: [UInt8]) throws(StoreError)

@@ -331,6 +331,14 @@ public final class SQLiteRecordStore: RecordStore {
         return records
     }
 
+    public func auditEntry(_ sequence: Int) throws(StoreError) -> AuditEntryRecord? {
+        try statement("SELECT seq, entry, hash, mac FROM audit_entry WHERE seq = ?").first([.integer(Int64(sequence))]) { auditRecord($0) }
+    }
+
+    public func auditEntryHash(_ sequence: Int) throws(StoreError) -> [UInt8]? {
+        try statement("SELECT hash FROM audit_entry WHERE seq = ?").first([.integer(Int64(sequence))]) { $0.blob(0) }
+    }
+
     // MARK: - Search index
 
     public func indexBuckets() throws(StoreError) -> [(Int, [UInt8])] {

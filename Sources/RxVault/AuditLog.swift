@@ -67,7 +67,11 @@ enum AuditLog {
     static let zeroHash = [UInt8](repeating: 0, count: 32)
 
     static func hash(previous: [UInt8], sequence: Int, sealed: [UInt8]) -> [UInt8] {
-        SHA256.hash(Array("rxvault/v1 audit".utf8) + previous + bigEndian(sequence) + sealed)
+        // Hashed in two parts: an import's entry is megabytes, not worth copying to hash.
+        let h = SHA256()
+        h.update(Array("rxvault/v1 audit".utf8) + previous + bigEndian(sequence))
+        h.update(sealed)
+        return h.finalBytes()
     }
 
     static func entryMAC(sequence: Int, hash: [UInt8], key: SecretBytes) throws -> [UInt8] {

@@ -71,12 +71,28 @@ extension Vault {
         }
     }
 
-    /// Requests and answers, from the entries the owner vouches for, oldest first.
+    /// Requests and answers, from the entries the owner vouches for, oldest first. Only their
+    /// entries are decoded (`vouchedAuditEvents`): an import's, naming every prescription, is not.
     func accessRequestsFromLog() throws -> [AccessRequest] {
+        var events: [AuditEvent] = []
+        let answered = try vouchedAuditEvents([.accessRequested, .accessAnswered]) { event in
+            events.append(event)
+            return true
+        }
+        return answered ? accessRequests(from: events.reversed()) : try accessRequestsFromWholeLog()
+    }
+
+    /// The same from the whole log, every entry reviewed (`reviewAuditLog`).
+    func accessRequestsFromWholeLog() throws -> [AccessRequest] {
+        accessRequests(from: try verifiedAuditEvents())
+    }
+
+    /// Requests and their answers from these events, oldest first.
+    private func accessRequests(from events: some Sequence<AuditEvent>) -> [AccessRequest] {
         var requests: [AccessRequest] = []
         var index: [String: Int] = [:]
         let now = clock.timestamp()
-        for event in try verifiedAuditEvents() {
+        for event in events {
             switch event.action {
             case .accessRequested:
                 guard let detail = event.detail, let client = event.client.flatMap(RecordID.init(hex:)),

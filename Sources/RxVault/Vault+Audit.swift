@@ -135,7 +135,7 @@ extension Vault {
     }
 
     /// Why an unsigned entry is not a genuine client read, or nil if it is.
-    private func clientEntryProblem(_ row: AuditEntryRecord, plaintext: AuditPlaintext, event: AuditEvent, previousHash: [UInt8],
+    func clientEntryProblem(_ row: AuditEntryRecord, plaintext: AuditPlaintext, event: AuditEvent, previousHash: [UInt8],
                                     clients: [String: [UInt8]], keys: inout [String: SecretBytes], granted: Set<String>,
                                     now: Date?, timestamps: ISO8601DateFormatter) -> String? {
         let actor = event.actor == AuditEvent.ownerActor ? "the owner" : "client \(event.actor.prefix(8))"
@@ -180,7 +180,7 @@ extension Vault {
     }
 
     /// Registered clients whose rows verify (the owner's MAC), by id: their public keys.
-    private func registeredClientKeys() throws -> [String: [UInt8]] {
+    func registeredClientKeys() throws -> [String: [UInt8]] {
         var keys: [String: [UInt8]] = [:]
         for row in try store.clients() {
             if let client = try? openClient(row) { keys[row.id] = client.recipient.publicKey }

@@ -111,8 +111,8 @@ extension Vault {
     public func grants(client: ClientSummary? = nil, prescription: PrescriptionID? = nil) throws(VaultError) -> [GrantSummary] {
         try read {
             let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
-            let lastReads = try lastReadTimes()
             let grants = try storedGrants(clientID: client?.id.hex, prescriptionID: prescription?.hex)
+            let lastReads = try lastReadTimes(of: Set(grants.map { "\($0.row.clientID) \($0.prescriptionID)" }))
             // Only grants the owner holds current are listed: a revoked one put back is refused.
             for id in Set(grants.map(\.prescriptionID) + [prescription?.hex].compactMap { $0 }).sorted() { try verifyCurrent(id) }
             return try grants.map { grant in
@@ -297,9 +297,28 @@ extension Vault {
         return !expired.isEmpty
     }
 
-    /// "client prescription" -> time of the client's last read of it, from the audit log (only
-    /// the entries the owner vouches for: a forged read names no one's last read).
-    func lastReadTimes() throws -> [String: String] {
+    /// "client prescription" -> time of the client's last read of it, for the keys in `wanted`,
+    /// from the entries the owner vouches for (a forged read names no one's last read). The log is
+    /// read newest first, and only until every one is found (`vouchedAuditEvents`): a grant read
+    /// since the last large import costs the entries after that read, a grant never read a pass
+    /// over the whole log that decrypts each entry and decodes only the reads.
+    func lastReadTimes(of wanted: Set<String>) throws -> [String: String] {
+        var times: [String: String] = [:]
+        guard !wanted.isEmpty else { return times }
+        let answered = try vouchedAuditEvents([.read]) { event in
+            guard let client = event.client else { return true }
+            for prescription in event.prescriptions {
+                let key = "\(client) \(prescription)"
+                if times[key] == nil, wanted.contains(key) { times[key] = event.time }
+            }
+            return times.count < wanted.count
+        }
+        return answered ? times : try lastReadTimesFromWholeLog().filter { wanted.contains($0.key) }
+    }
+
+    /// The same from the whole log, every entry reviewed oldest first (`reviewAuditLog`): for a
+    /// format-1 vault, or entries after the head that only the whole review can judge.
+    func lastReadTimesFromWholeLog() throws -> [String: String] {
         var times: [String: String] = [:]
         for event in try verifiedAuditEvents() where event.action == .read {
             guard let client = event.client else { continue }
