@@ -427,7 +427,7 @@ extension Vault {
     func patientBucketFindings(_ state: VaultState) throws -> (errors: [String], note: String?) {
         guard let hash = state.patientsHash else { return ([], nil) }
         guard let buckets = try currentPatientBuckets(patientsHash: hash) else {
-            return ([], "no patient bucket hashes for the current patient records (an older rxvault changed them last): reading a prescription checks every patient row until the next owner write")
+            return ([], "no patient bucket hashes for the current patient records (none written yet, or an older rxvault changed them last): reading a prescription checks every patient row until the next owner write")
         }
         let rows = PatientBuckets(rows: try store.patientMACs(), patientsHash: hash)
         return ((0..<PatientBuckets.count).filter { rows.hashes[$0] != buckets.hashes[$0] }.map {
