@@ -91,6 +91,15 @@ public protocol RecordStore: AnyObject {
     /// Every patient row's id and MAC, in id order (what the state root's patients hash covers),
     /// without the sealed info: enough to check the set before opening one row.
     func patientMACs() throws(StoreError) -> [(id: String, mac: [UInt8])]
+    /// The ids and MACs of the patient rows whose id starts with `prefix` (two hex digits: one
+    /// bucket, `PatientBuckets`), in id order: a range query on the id.
+    func patientMACs(withPrefix prefix: String) throws(StoreError) -> [(id: String, mac: [UInt8])]
+    /// The owner's patient bucket hashes (`person_buckets`), nil when the file has none (a
+    /// vault last written by an rxvault before them, or a new vault before its first write).
+    func patientBuckets() throws(StoreError) -> PatientBucketsRecord?
+    /// Stores the patient bucket hashes, creating their table if the file has none yet (inside
+    /// the caller's write transaction).
+    func setPatientBuckets(_ record: PatientBucketsRecord) throws(StoreError)
     /// One patient row, or nil.
     func patient(id: String) throws(StoreError) -> PatientRecord?
     /// Inserts the patient, or replaces the row with the same id.

@@ -431,6 +431,32 @@ public final class SQLiteRecordStore: RecordStore {
         return rows
     }
 
+    public func patientMACs(withPrefix prefix: String) throws(StoreError) -> [(id: String, mac: [UInt8])] {
+        guard let last = prefix.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return [] }
+        if try schemaVersion() < 4 {
+            guard try tableExists("person") else { return [] }
+        }
+        // Every id with the prefix and nothing else: ids >= "ab" and < "ac" (SQLite compares text bytewise).
+        let upper = String(prefix.unicodeScalars.dropLast()) + String(next)
+        var rows: [(id: String, mac: [UInt8])] = []
+        try statement("SELECT id, mac FROM person WHERE id >= ? AND id < ? ORDER BY id")
+            .forEach([.text(prefix), .text(upper)]) { row in rows.append((row.text(0) ?? "", row.blob(1))) }
+        return rows
+    }
+
+    public func patientBuckets() throws(StoreError) -> PatientBucketsRecord? {
+        guard try schemaVersion() >= 4, try tableExists("person_buckets") else { return nil }
+        return try statement("SELECT content, mac FROM person_buckets WHERE singleton = 1").first {
+            PatientBucketsRecord(content: $0.blob(0), mac: $0.blob(1))
+        }
+    }
+
+    public func setPatientBuckets(_ record: PatientBucketsRecord) throws(StoreError) {
+        try database.execute(Schema.version4PatientBuckets)
+        try database.prepare("INSERT OR REPLACE INTO person_buckets (singleton, content, mac) VALUES (1, ?, ?)")
+            .run([.blob(record.content), .blob(record.mac)])
+    }
+
     public func patient(id: String) throws(StoreError) -> PatientRecord? {
         if try schemaVersion() < 4 {
             guard try tableExists("person") else { return nil }

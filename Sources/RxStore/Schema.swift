@@ -142,6 +142,20 @@ enum Schema {
     ) STRICT;
     """
 
+    /// Format 4, patient buckets (issue 15; added without a format change, so an older rxvault
+    /// still reads and writes the vault and simply leaves this row alone): the SHA-256 of each
+    /// of the 256 buckets of patient rows (by the first byte of the id) and the patients hash
+    /// they were computed with, MAC'd under the state sub-key. Reading one prescription checks
+    /// its patient's bucket (a few hundred rows at 100,000 patients) instead of every row.
+    /// Created by the first owner write of an rxvault that knows it.
+    static let version4PatientBuckets = """
+    CREATE TABLE IF NOT EXISTS person_buckets (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        content   BLOB NOT NULL,
+        mac       BLOB NOT NULL
+    ) STRICT;
+    """
+
     /// Format 4, key slots (issue 13): more ways into the vault than the header's passphrase. Each
     /// `key_slot` row wraps the same root key as the header does (slot 1), under a key derived
     /// from another passphrase (Argon2id, its own salt and costs) or from a recovery code

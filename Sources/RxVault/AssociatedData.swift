@@ -31,6 +31,8 @@ enum AssociatedData {
         case patientInfo = "rxvault/v4 patient-info"
         case patientRow = "rxvault/v4 patient-row"
         case patientSet = "rxvault/v4 patient-set"
+        case patientBucket = "rxvault/v4 patient-bucket"
+        case patientBuckets = "rxvault/v4 patient-buckets"
         case keySlot = "rxvault/v4 key-slot"
         case keySlotInfo = "rxvault/v4 key-slot-info"
         case recoveryKey = "rxvault/v4 recovery-key"

@@ -214,6 +214,7 @@ extension Vault {
         defer { manifestCache = [:] }
         try flushManifest()
         try refreshPatientsHash()
+        try storePatientBuckets()
         guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
         state.clientsHash = VaultState.clientsHash(try store.clients())
         guard let head = try store.auditHead() else { throw VaultError.integrity("the audit log's head record was deleted") }
@@ -265,6 +266,7 @@ extension Vault {
         patientsChanged = false
         patientCache = nil
         patientRows = nil
+        freshPatientBuckets = nil
         patientNotes = []
         trustingFormatOneReads = false
         committedCounter = nil
@@ -463,6 +465,20 @@ extension Vault {
 
     // MARK: - check
 
+    /// The patient bucket hashes against the rows, bucket by bucket (what a read of one
+    /// prescription's patient relies on): each bucket whose rows are not the ones the owner wrote
+    /// last, or a note when there are no bucket hashes for the current set.
+    func patientBucketFindings(_ state: VaultState) throws -> (errors: [String], note: String?) {
+        guard let hash = state.patientsHash else { return ([], nil) }
+        guard let buckets = try currentPatientBuckets(patientsHash: hash) else {
+            return ([], "no patient bucket hashes for the current patient records (none written yet, or an older rxvault changed them last): reading a prescription checks every patient row until the next owner write")
+        }
+        let rows = PatientBuckets(rows: try store.patientMACs(), patientsHash: hash)
+        return ((0..<PatientBuckets.count).filter { rows.hashes[$0] != buckets.hashes[$0] }.map {
+            "patient bucket \($0) is not the one the owner wrote last (a patient row deleted, or put back from an older copy)"
+        }, nil)
+    }
+
     /// `check`'s stage: the root, every bucket against it, every prescription's rows against the
     /// manifest, and the client rows and the audit head.
     func checkState() throws -> CheckReport.Stage {
@@ -508,6 +524,13 @@ extension Vault {
             do {
                 let patients = try loadPatients(expected: state.patientsHash)
                 notes.append("\(patients.records.count) patient record(s)")
+            } catch let error as VaultError {
+                errors.append(error.description)
+            }
+            do {
+                let (found, note) = try patientBucketFindings(state)
+                errors += found
+                if let note { notes.append(note) }
             } catch let error as VaultError {
                 errors.append(error.description)
             }

@@ -86,9 +86,11 @@ public final class Vault {
     public internal(set) var patientNotes: [String] = []
     /// The patient records last verified outside a write, with the state root they were read under.
     var patientCache: (stamp: StateStamp, directory: PatientDirectory)?
-    /// For reading one prescription's patient (`patientSummary`): the patient rows' ids and MACs
-    /// as checked against the root at `stamp`, and the records opened so far.
-    var patientRows: (stamp: StateStamp, macs: [(id: String, mac: [UInt8])], opened: [String: PatientSummary])?
+    /// For reading one prescription's patient (`patientSummary`): the patient rows checked
+    /// against the root at `stamp` so far, and the records opened.
+    var patientRows: PatientRows?
+    /// The patient bucket hashes computed with the patients hash in this write (`refreshPatientsHash`).
+    var freshPatientBuckets: PatientBuckets?
 
     private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock,
                  upgradeKEK: SecretBytes?, anchor: RollbackAnchor?) throws(VaultError) {
