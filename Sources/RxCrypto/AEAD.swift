@@ -46,6 +46,32 @@ public enum AEAD {
         return try result.get()
     }
 
+    /// Opens what `seal` produced into an ordinary array, for plaintext the caller keeps in one
+    /// anyway (the search index's buckets): it saves zeroing, filling and copying a second buffer
+    /// per bucket. Nothing is written to the array unless the box authenticates.
+    public static func openToArray(_ box: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try Sodium.ready()
+        guard key.count == keyLength else { throw .malformed("key length") }
+        guard box.count >= overhead else { throw .authenticationFailed }
+        var status: Int32 = -1
+        let plain = [UInt8](unsafeUninitializedCapacity: box.count - overhead) { p, initialized in
+            status = box.withUnsafeBytes { b in
+                key.withUnsafeBytes { k in
+                    // libsodium verifies the tag before it decrypts anything into `p`.
+                    crypto_aead_xchacha20poly1305_ietf_decrypt(
+                        p.baseAddress, nil, nil,
+                        b.baseAddress!.advanced(by: nonceLength).assumingMemoryBound(to: UInt8.self), UInt64(box.count - nonceLength),
+                        associatedData, UInt64(associatedData.count),
+                        b.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+            if status != 0, let base = p.baseAddress { base.initialize(repeating: 0, count: p.count) }
+            initialized = p.count
+        }
+        guard status == 0 else { throw .authenticationFailed }
+        return plain
+    }
+
     /// Opens what `seal` produced into zeroed-on-release memory; fails if any byte of the box, the
     /// key or the associated data differs.
     public static func open(_ box: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> SecretBytes {
