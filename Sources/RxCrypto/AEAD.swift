@@ -46,30 +46,25 @@ public enum AEAD {
         return try result.get()
     }
 
-    /// Opens what `seal` produced into an ordinary array, for plaintext the caller keeps in one
-    /// anyway (the search index's buckets): it saves zeroing, filling and copying a second buffer
-    /// per bucket. Nothing is written to the array unless the box authenticates.
-    public static func openToArray(_ box: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
+    /// Opens what `seal` produced in place, for plaintext the caller keeps in an ordinary array
+    /// anyway (the search index's buckets): the plaintext is `box[nonceLength ..< box.count -
+    /// tagLength]` afterwards, with no second buffer to allocate, fill and copy. libsodium checks
+    /// the tag before it decrypts anything, so a box that fails is left as it was.
+    public static func openInPlace(_ box: inout [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) {
         try Sodium.ready()
         guard key.count == keyLength else { throw .malformed("key length") }
         guard box.count >= overhead else { throw .authenticationFailed }
-        var status: Int32 = -1
-        let plain = [UInt8](unsafeUninitializedCapacity: box.count - overhead) { p, initialized in
-            status = box.withUnsafeBytes { b in
-                key.withUnsafeBytes { k in
-                    // libsodium verifies the tag before it decrypts anything into `p`.
-                    crypto_aead_xchacha20poly1305_ietf_decrypt(
-                        p.baseAddress, nil, nil,
-                        b.baseAddress!.advanced(by: nonceLength).assumingMemoryBound(to: UInt8.self), UInt64(box.count - nonceLength),
-                        associatedData, UInt64(associatedData.count),
-                        b.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                }
+        let count = box.count
+        let status: Int32 = box.withUnsafeMutableBytes { b in
+            key.withUnsafeBytes { k in
+                let base = b.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                // Message and ciphertext at the same address: libsodium's documented in-place use.
+                return crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+                    base + nonceLength, nil, base + nonceLength, UInt64(count - overhead), base + count - tagLength,
+                    associatedData, UInt64(associatedData.count), base, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
-            if status != 0, let base = p.baseAddress { base.initialize(repeating: 0, count: p.count) }
-            initialized = p.count
         }
         guard status == 0 else { throw .authenticationFailed }
-        return plain
     }
 
     /// Opens what `seal` produced into zeroed-on-release memory; fails if any byte of the box, the

@@ -49,13 +49,17 @@ struct SearchIndex {
         AssociatedData.build(.searchIndex, [.bytes(vaultID), .integer(UInt64(bucket))])
     }
 
-    /// Decrypts and decodes one bucket: its rows and its plaintext (where their text and records are).
+    /// Decrypts and decodes one bucket: its rows and its plaintext (where their text and records
+    /// are). The bucket is decrypted in place: the plaintext stays between the nonce and the tag,
+    /// and the rows' offsets count from the start of the array.
     static func open(bucket: Int, sealed: [UInt8], key: SecretBytes, vaultID: [UInt8]) throws(VaultError) -> ([Row], [UInt8]) {
-        let bytes: [UInt8]
-        do { bytes = try AEAD.openToArray(sealed, key: key, associatedData: associatedData(vaultID: vaultID, bucket: bucket)) } catch {
+        var bytes = sealed
+        do { try AEAD.openInPlace(&bytes, key: key, associatedData: associatedData(vaultID: vaultID, bucket: bucket)) } catch {
             throw .integrity("search index bucket \(bucket) failed authentication")
         }
-        guard let rows = rows(bytes, bucket: bucket) else { throw .integrity("search index bucket \(bucket) does not decode") }
+        guard let rows = rows(bytes, from: AEAD.nonceLength, to: bytes.count - AEAD.tagLength, bucket: bucket) else {
+            throw .integrity("search index bucket \(bucket) does not decode")
+        }
         return (rows, bytes)
     }
 
@@ -88,10 +92,12 @@ struct SearchIndex {
         return w.bytes
     }
 
-    static func rows(_ plaintext: [UInt8], bucket: Int) -> [Row]? {
-        plaintext.withUnsafeBytes { b -> [Row]? in
+    /// The entries in `plaintext[start..<end]`, with offsets into `plaintext`.
+    static func rows(_ plaintext: [UInt8], from start: Int, to end: Int, bucket: Int) -> [Row]? {
+        plaintext.withUnsafeBytes { all -> [Row]? in
+            let b = UnsafeRawBufferPointer(rebasing: all[..<end])
             var rows: [Row] = []
-            var p = 0
+            var p = start
             func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 << 8 | UInt64(b[at + $1]) } }
             func i32(_ at: Int) -> Int32 {
                 Int32(bitPattern: UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24)
