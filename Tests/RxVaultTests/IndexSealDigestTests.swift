@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+import RxCrypto
+import RxModel
+import RxStore
+@testable import RxVault
+
+/// State schema 3: the root pins each search-index bucket by a digest of its nonce and tag
+/// (`VaultState.sealDigest`) instead of the SHA-256 of the whole bucket. These tests hold the
+/// two things that makes safe: every bucket is still opened (authenticated) after the compare,
+/// and an older state is upgraded only after each bucket matched its whole hash.
+@Suite struct IndexSealDigestTests {
+    func expectIntegrity(_ what: String, mentioning words: [String], _ body: () throws -> Void) {
+        do {
+            try body()
+            Issue.record("\(what): accepted")
+        } catch let error as VaultError {
+            guard case .integrity(let message) = error else { Issue.record("\(what): expected an integrity error, got \(error)"); return }
+            for word in words where !message.contains(word) { Issue.record("\(what): '\(message)' does not mention '\(word)'") }
+        } catch {
+            Issue.record("\(what): unexpected \(error)")
+        }
+    }
+
+    /// Rewrites the root as rxvault before schema 3 wrote it: whole-bucket hashes, schema 2,
+    /// MAC'd with the owner's key (the same counter, so the key ring still matches).
+    static func downgradeToSchemaTwo(_ vault: Vault) throws {
+        try vault.store.write {
+            var state = try vault.rootState()
+            state.indexBySeal = false
+            state.indexHashes = Array(repeating: VaultState.absentBucket, count: VaultState.bucketCount)
+            for (bucket, sealed) in try vault.store.indexBuckets() { state.indexHashes[bucket] = VaultState.bucketHash(sealed) }
+            try vault.store.setVaultState(VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
+                                                           mac: try MAC.authenticate(state.macMessage(vaultID: vault.header.vaultID), key: vault.stateMACKey)))
+        }
+    }
+
+    static func storedState(_ t: TestVault) throws -> (schema: UInt8, state: VaultState) {
+        let vault = try t.open()
+        let bytes = try #require(try vault.store.vaultState()).state
+        return (bytes[0], try vault.rootState())
+    }
+
+    func vaultWithPrescriptions(_ t: TestVault, count: Int = 8) throws -> (Vault, [PrescriptionRecord]) {
+        let owner = try t.open()
+        var records: [PrescriptionRecord] = []
+        for i in 0..<count { records.append(try owner.add(TestVault.glasses(patient: "Patient \(i)")).0) }
+        return (owner, records)
+    }
+
+    @Test func aNewVaultPinsItsBucketsBySealDigest() throws {
+        let t = try TestVault()
+        _ = try vaultWithPrescriptions(t)
+        let (schema, state) = try Self.storedState(t)
+        #expect(schema == VaultState.sealSchema)
+        #expect(state.indexBySeal)
+        let buckets = try t.open().store.indexBuckets()
+        #expect(!buckets.isEmpty)
+        for (bucket, sealed) in buckets {
+            #expect(state.indexHashes[bucket] == VaultState.sealDigest(sealed))
+            #expect(state.indexHashes[bucket] != VaultState.bucketHash(sealed))
+        }
+    }
+
+    /// A vault written before schema 3 (as main's rxvault leaves it) reads as it is, and the
+    /// next owner write moves its root to seal digests without touching the buckets.
+    @Test func aSchemaTwoRootStillReadsAndTheNextOwnerWriteUpgradesIt() throws {
+        let t = try TestVault()
+        let (owner, records) = try vaultWithPrescriptions(t)
+        try Self.downgradeToSchemaTwo(owner)
+        #expect(try Self.storedState(t).schema == VaultState.patientsSchema)
+
+        let reader = try t.open()
+        #expect(Set(try reader.list().map(\.id)) == Set(records.map(\.id)))
+        #expect(try reader.check(readData: false).isClean)
+        #expect(try Self.storedState(t).schema == VaultState.patientsSchema, "reading does not write")
+
+        let bucketsBefore = try reader.store.indexBuckets()
+        let writer = try t.open()
+        _ = try writer.edit(records[0].id) { $0.note = "after the upgrade" }
+        let (schema, state) = try Self.storedState(t)
+        #expect(schema == VaultState.sealSchema)
+        let bucketsAfter = try writer.store.indexBuckets()
+        for (bucket, sealed) in bucketsAfter { #expect(state.indexHashes[bucket] == VaultState.sealDigest(sealed)) }
+        // Only the edited prescription's bucket was re-sealed; the others kept their bytes.
+        let edited = SearchIndex.bucket(of: records[0].id.hex)
+        let before = Dictionary(uniqueKeysWithValues: bucketsBefore), after = Dictionary(uniqueKeysWithValues: bucketsAfter)
+        for (bucket, sealed) in before where bucket != edited { #expect(after[bucket] == sealed) }
+        #expect(try t.open().list().first { $0.id == records[0].id }?.prescription.note == "after the upgrade")
+        #expect(try t.open().check(readData: false).isClean)
+    }
+
+    /// The upgrade compares every bucket with the whole hash the old root pins before it pins
+    /// the bucket's seal: a bucket put back from an older copy is refused, not made current.
+    @Test func aBucketPutBackBeforeTheUpgradeIsRefusedByTheUpgradingWrite() throws {
+        let t = try TestVault()
+        let (owner, records) = try vaultWithPrescriptions(t)
+        let bucket = SearchIndex.bucket(of: records[0].id.hex)
+        let old = try #require(try owner.store.indexBucket(bucket))
+        _ = try owner.edit(records[0].id) { $0.note = "newer" }
+        try Self.downgradeToSchemaTwo(owner)
+        let db = try t.raw()
+        try db.prepare("UPDATE search_index SET content = ? WHERE bucket = ?").run([.blob(old), .integer(Int64(bucket))])
+
+        expectIntegrity("the upgrading write", mentioning: ["search index bucket \(bucket)", "not the one the owner wrote last"]) {
+            _ = try t.open().add(TestVault.glasses(patient: "Someone else"))
+        }
+        #expect(try Self.storedState(t).schema == VaultState.patientsSchema, "the refused write changed nothing")
+        expectIntegrity("list", mentioning: ["search index bucket \(bucket)"]) { _ = try t.open().list() }
+    }
+
+    /// Under schema 3 only the nonce and tag are compared with the root: other bytes under the
+    /// pinned nonce and tag match the digest, and it is opening the bucket that refuses them.
+    @Test func otherBytesUnderThePinnedNonceAndTagFailToOpen() throws {
+        let t = try TestVault()
+        let (owner, records) = try vaultWithPrescriptions(t)
+        let bucket = SearchIndex.bucket(of: records[0].id.hex)
+        var sealed = try #require(try owner.store.indexBucket(bucket))
+        sealed[AEAD.nonceLength + 5] ^= 0x01
+        #expect(VaultState.sealDigest(sealed) == (try owner.rootState()).indexHashes[bucket])
+        let db = try t.raw()
+        try db.prepare("UPDATE search_index SET content = ? WHERE bucket = ?").run([.blob(sealed), .integer(Int64(bucket))])
+
+        expectIntegrity("query", mentioning: ["search index bucket \(bucket) failed authentication"]) {
+            _ = try t.open().query(PrescriptionFilter())
+        }
+        expectIntegrity("a write to the bucket", mentioning: ["search index bucket \(bucket) failed authentication"]) {
+            _ = try t.open().edit(records[0].id) { $0.note = "on a forged bucket" }
+        }
+        #expect(try t.open().check(readData: false).stages.flatMap(\.errors).contains { $0.contains("search index bucket \(bucket) failed authentication") })
+    }
+
+    /// An older bucket of the same vault has its own random nonce: its digest is not the pinned one.
+    @Test func anOlderBucketIsRefusedUnderSchemaThree() throws {
+        let t = try TestVault()
+        let (owner, records) = try vaultWithPrescriptions(t)
+        let bucket = SearchIndex.bucket(of: records[0].id.hex)
+        let old = try #require(try owner.store.indexBucket(bucket))
+        _ = try owner.edit(records[0].id) { $0.note = "newer" }
+        #expect(try Self.storedState(t).state.indexBySeal)
+        let db = try t.raw()
+        try db.prepare("UPDATE search_index SET content = ? WHERE bucket = ?").run([.blob(old), .integer(Int64(bucket))])
+
+        expectIntegrity("query", mentioning: ["search index bucket \(bucket)", "not the one the owner wrote last"]) {
+            _ = try t.open().query(PrescriptionFilter())
+        }
+        expectIntegrity("a write", mentioning: ["search index bucket \(bucket)"]) {
+            _ = try t.open().edit(records[0].id) { $0.note = "on an older bucket" }
+        }
+        #expect(try t.open().check(readData: false).stages.flatMap(\.errors).contains { $0.contains("search index bucket \(bucket) is not the one") })
+    }
+
+    /// A root that pins a bucket the file no longer holds is refused, as before.
+    @Test func aDeletedBucketIsRefusedUnderSchemaThree() throws {
+        let t = try TestVault()
+        let (_, records) = try vaultWithPrescriptions(t)
+        let bucket = SearchIndex.bucket(of: records[0].id.hex)
+        try t.raw().prepare("DELETE FROM search_index WHERE bucket = ?").run([.integer(Int64(bucket))])
+        expectIntegrity("query", mentioning: ["search index bucket \(bucket)", "not the one the owner wrote last"]) {
+            _ = try t.open().query(PrescriptionFilter())
+        }
+    }
+}
