@@ -273,10 +273,13 @@ struct Scratch {
     }
 }
 
-/// Progress on stderr for long work, only when stderr is a terminal.
+/// Progress on stderr for long work, only when stderr is a terminal: a bar, the percentage and
+/// how many of how many (`rxvault: importing [#######-------------]  35% 35000/100000`),
+/// redrawn in place when the percentage changes.
 final class Progress {
     /// Imports and exports show progress from this many prescriptions on.
     static let minimumItems = 5_000
+    static let barWidth = 20
     let verb: String
     let enabled = Terminal.stderrIsTTY
     var last = -1
@@ -286,8 +289,17 @@ final class Progress {
         let percent = min(100, done * 100 / total)
         if percent != last {
             last = percent
-            FileHandle.standardError.write(Data("\rrxvault: \(verb) \(percent)%".utf8))
+            FileHandle.standardError.write(Data("\r\(Self.line(verb, done: min(done, total), total: total))".utf8))
         }
+    }
+
+    /// One progress line, without the carriage return.
+    static func line(_ verb: String, done: Int, total: Int) -> String {
+        let percent = min(100, done * 100 / max(total, 1))
+        let filled = percent * barWidth / 100
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled)
+        let number = String(percent)
+        return "rxvault: \(verb) [\(bar)] \(String(repeating: " ", count: 3 - number.count))\(number)% \(done)/\(total)"
     }
     func finish() { if enabled && last >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
 }
