@@ -46,27 +46,6 @@ public enum AEAD {
         return try result.get()
     }
 
-    /// Opens what `seal` produced in place, for plaintext the caller keeps in an ordinary array
-    /// anyway (the search index's buckets): the plaintext is `box[nonceLength ..< box.count -
-    /// tagLength]` afterwards, with no second buffer to allocate, fill and copy. libsodium checks
-    /// the tag before it decrypts anything, so a box that fails is left as it was.
-    public static func openInPlace(_ box: inout [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) {
-        try Sodium.ready()
-        guard key.count == keyLength else { throw .malformed("key length") }
-        guard box.count >= overhead else { throw .authenticationFailed }
-        let count = box.count
-        let status: Int32 = box.withUnsafeMutableBytes { b in
-            key.withUnsafeBytes { k in
-                let base = b.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                // Message and ciphertext at the same address: libsodium's documented in-place use.
-                return crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
-                    base + nonceLength, nil, base + nonceLength, UInt64(count - overhead), base + count - tagLength,
-                    associatedData, UInt64(associatedData.count), base, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
-        }
-        guard status == 0 else { throw .authenticationFailed }
-    }
-
     /// Opens what `seal` produced into zeroed-on-release memory; fails if any byte of the box, the
     /// key or the associated data differs.
     public static func open(_ box: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> SecretBytes {

@@ -343,11 +343,6 @@ public final class SQLiteRecordStore: RecordStore {
 
     public func indexBuckets() throws(StoreError) -> [(Int, [UInt8])] {
         var buckets: [(Int, [UInt8])] = []
-        // The buckets are ~100 KB each, 26 MB at 100,000 prescriptions: read through a memory map
-        // they cost half the time of one pread per 4 KiB page. Only for this read (the file is
-        // never truncated in place: no VACUUM, no auto-vacuum, restores rename a new file over it).
-        try database.execute("PRAGMA mmap_size = 1073741824")
-        defer { try? database.execute("PRAGMA mmap_size = 0") }
         try statement("SELECT bucket, content FROM search_index ORDER BY bucket").forEach { row in buckets.append((Int(row.int(0)), row.blob(1))) }
         return buckets
     }

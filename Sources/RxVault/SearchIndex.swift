@@ -6,8 +6,6 @@ import Dispatch
 /// Result slots the parallel bucket decoding fills, one per iteration.
 private struct IndexSlots: @unchecked Sendable {
     let base: UnsafeMutablePointer<Result<([SearchIndex.Row], [UInt8]), VaultError>?>
-    /// Set where the bucket's hash is not the one the state root pins.
-    let stale: UnsafeMutablePointer<Bool>
 }
 
 /// The encrypted search index (DESIGN.md, "Search index"): the fields queries filter on, for
@@ -49,17 +47,14 @@ struct SearchIndex {
         AssociatedData.build(.searchIndex, [.bytes(vaultID), .integer(UInt64(bucket))])
     }
 
-    /// Decrypts and decodes one bucket: its rows and its plaintext (where their text and records
-    /// are). The bucket is decrypted in place: the plaintext stays between the nonce and the tag,
-    /// and the rows' offsets count from the start of the array.
+    /// Decrypts and decodes one bucket: its rows and its plaintext (where their text and records are).
     static func open(bucket: Int, sealed: [UInt8], key: SecretBytes, vaultID: [UInt8]) throws(VaultError) -> ([Row], [UInt8]) {
-        var bytes = sealed
-        do { try AEAD.openInPlace(&bytes, key: key, associatedData: associatedData(vaultID: vaultID, bucket: bucket)) } catch {
+        let plain: SecretBytes
+        do { plain = try AEAD.open(sealed, key: key, associatedData: associatedData(vaultID: vaultID, bucket: bucket)) } catch {
             throw .integrity("search index bucket \(bucket) failed authentication")
         }
-        guard let rows = rows(bytes, from: AEAD.nonceLength, to: bytes.count - AEAD.tagLength, bucket: bucket) else {
-            throw .integrity("search index bucket \(bucket) does not decode")
-        }
+        let bytes = plain.withUnsafeBytes { Array($0) }
+        guard let rows = rows(bytes, bucket: bucket) else { throw .integrity("search index bucket \(bucket) does not decode") }
         return (rows, bytes)
     }
 
@@ -92,12 +87,10 @@ struct SearchIndex {
         return w.bytes
     }
 
-    /// The entries in `plaintext[start..<end]`, with offsets into `plaintext`.
-    static func rows(_ plaintext: [UInt8], from start: Int, to end: Int, bucket: Int) -> [Row]? {
-        plaintext.withUnsafeBytes { all -> [Row]? in
-            let b = UnsafeRawBufferPointer(rebasing: all[..<end])
+    static func rows(_ plaintext: [UInt8], bucket: Int) -> [Row]? {
+        plaintext.withUnsafeBytes { b -> [Row]? in
             var rows: [Row] = []
-            var p = start
+            var p = 0
             func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 << 8 | UInt64(b[at + $1]) } }
             func i32(_ at: Int) -> Int32 {
                 Int32(bitPattern: UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24)
@@ -222,45 +215,29 @@ extension Vault {
     /// Every index entry, newest versions. Rebuilt from the records if the index is missing.
     func indexSnapshot() throws -> SearchIndex.Snapshot {
         let buckets = try store.indexBuckets()
-        // Every bucket, present or not, must be the owner's last: 256 hashes against the root.
-        // The absent ones are checked here; the present ones with their decryption below.
-        let state = try verifiedState()
-        if let pinned = state?.indexHashes {
-            var present = [Bool](repeating: false, count: SearchIndex.bucketCount)
-            for (bucket, _) in buckets where bucket >= 0 && bucket < SearchIndex.bucketCount { present[bucket] = true }
-            for bucket in 0..<SearchIndex.bucketCount where !present[bucket] {
-                guard pinned[bucket] == VaultState.absentBucket else { throw Self.staleIndexBucket(bucket) }
-            }
+        if let state = try verifiedState() {
+            // Every bucket, present or not, must be the owner's last: 256 hashes against the root.
+            var present: [Int: [UInt8]] = [:]
+            for (bucket, sealed) in buckets { present[bucket] = sealed }
+            for bucket in 0..<SearchIndex.bucketCount { try verifyIndexBucket(bucket, sealed: present[bucket], state: state) }
         }
         if buckets.isEmpty, try store.prescriptionCount() > 0 {
             try perform { try rebuildIndex() }
             return try indexSnapshot()
         }
-        // Check, decrypt and decode the buckets on all cores: this is most of a query's work. (A
-        // state before schema 3 pins whole-bucket SHA-256 hashes: a quarter of a query's time
-        // at 100,000 prescriptions, on one core, before decryption; now shared out with it.)
+        // Decrypt and decode the buckets on all cores: this is most of a query's work.
         let key = indexKey
         let vaultID = header.vaultID
         var results = [Result<([SearchIndex.Row], [UInt8]), VaultError>?](repeating: nil, count: buckets.count)
-        var stale = [Bool](repeating: false, count: buckets.count)
         results.withUnsafeMutableBufferPointer { buffer in
-            stale.withUnsafeMutableBufferPointer { staleBuffer in
-                let slots = IndexSlots(base: buffer.baseAddress!, stale: staleBuffer.baseAddress!)
-                DispatchQueue.concurrentPerform(iterations: buckets.count) { i in
-                    let (bucket, sealed) = buckets[i]
-                    if let state, !(bucket >= 0 && bucket < SearchIndex.bucketCount && state.indexHash(sealed) == state.indexHashes[bucket]) {
-                        slots.stale[i] = true
-                        return
-                    }
-                    slots.base[i] = Result { () throws(VaultError) in
-                        try SearchIndex.open(bucket: bucket, sealed: sealed, key: key, vaultID: vaultID)
-                    }
+            let slots = IndexSlots(base: buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: buckets.count) { i in
+                let (bucket, sealed) = buckets[i]
+                slots.base[i] = Result { () throws(VaultError) in
+                    try SearchIndex.open(bucket: bucket, sealed: sealed, key: key, vaultID: vaultID)
                 }
             }
         }
-        // A bucket that is not the owner's last is named before any that fails to open, as when
-        // every hash was checked first.
-        if let i = stale.firstIndex(of: true) { throw Self.staleIndexBucket(buckets[i].0) }
         let snapshot = SearchIndex.Snapshot()
         snapshot.rows.reserveCapacity(buckets.count * 64)
         for (i, result) in results.enumerated() {
@@ -302,7 +279,7 @@ extension Vault {
             for case let entry? in updates.values { plain += entry }
             let sealed = try AEAD.seal(plain, key: indexKey, associatedData: indexAAD(bucket))
             try store.setIndexBucket(bucket, to: sealed)
-            if let state = transactionState { transactionState!.indexHashes[bucket] = state.indexHash(sealed) }
+            transactionState?.indexHashes[bucket] = VaultState.bucketHash(sealed)
         }
     }
 

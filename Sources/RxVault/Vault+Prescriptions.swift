@@ -48,9 +48,11 @@ extension Vault {
         do {
             let snapshot = try indexSnapshot()
             return try read {
+                let counts = try store.attachmentCountsByPrescription()
+                var byID: [PrescriptionID: Int] = [:]
+                for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
                 let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }
-                return try filter.apply(subjects, attachmentCounts: try attachmentCounts(for: filter), today: clock.today())
-                    .map { try snapshot.record($0.row) }
+                return try filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map { try snapshot.record($0.row) }
             }
         } catch let error as VaultError {
             throw error
@@ -64,23 +66,16 @@ extension Vault {
     func matchingIDs(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionID] {
         do {
             let snapshot = try indexSnapshot()
-            let counts = try read { try attachmentCounts(for: filter) }
+            let counts = try read { try store.attachmentCountsByPrescription() }
+            var byID: [PrescriptionID: Int] = [:]
+            for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
             let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }
-            return filter.apply(subjects, attachmentCounts: counts, today: clock.today()).map(\.subjectID)
+            return filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map(\.subjectID)
         } catch let error as VaultError {
             throw error
         } catch {
             throw VaultError.wrap(error)
         }
-    }
-
-    /// Attachments per prescription, read only for a filter that asks (`--has-attachments`):
-    /// `apply` looks at no count otherwise.
-    func attachmentCounts(for filter: PrescriptionFilter) throws -> [PrescriptionID: Int] {
-        guard filter.hasAttachments else { return [:] }
-        var byID: [PrescriptionID: Int] = [:]
-        for (id, count) in try store.attachmentCountsByPrescription() { if let id = PrescriptionID(hex: id) { byID[id] = count } }
-        return byID
     }
 
     /// One prescription: its newest version, or `version` if given.

@@ -44,11 +44,9 @@ extension Vault {
 
     /// Refuses an index bucket that is not the one the owner last wrote.
     func verifyIndexBucket(_ bucket: Int, sealed: [UInt8]?, state: VaultState) throws {
-        guard state.indexHash(sealed) == state.indexHashes[bucket] else { throw Self.staleIndexBucket(bucket) }
-    }
-
-    static func staleIndexBucket(_ bucket: Int) -> VaultError {
-        .integrity("search index bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
+        guard VaultState.bucketHash(sealed) == state.indexHashes[bucket] else {
+            throw VaultError.integrity("search index bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
+        }
     }
 
     /// The manifest entries of one bucket, verified against the root.
@@ -205,7 +203,6 @@ extension Vault {
         }
         if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
         if header.formatVersion < 4 { try upgradeToFormat4() }
-        if transactionState?.indexBySeal == false { try upgradeIndexHashesToSealDigests() }
         // Upgrades rewrite the manifest: nothing opened before them is current.
         manifestCache = [:]
     }
@@ -315,7 +312,7 @@ extension Vault {
         try store.upgradeToFormat2(wrappedRootKey: record.wrappedRootKey)
         header = try VaultHeader(record)
         var state = VaultState.empty(clientsHash: VaultState.clientsHash(try store.clients()))
-        for (bucket, sealed) in try store.indexBuckets() { state.indexHashes[bucket] = state.indexHash(sealed) }
+        for (bucket, sealed) in try store.indexBuckets() { state.indexHashes[bucket] = VaultState.bucketHash(sealed) }
         if let head = try store.auditHead() { state.auditSequence = head.sequence; state.auditHash = head.hash }
         transactionState = state
         if try store.indexBuckets().isEmpty, !ids.isEmpty { try rebuildIndex() }
@@ -399,23 +396,6 @@ extension Vault {
         transactionPatients = PatientDirectory()
         try upgradePatientsToFormat4()
         try upgradeKeySlotsToFormat4()
-    }
-
-    /// State schema 3 (still format 4): the root pins each index bucket by its seal digest
-    /// (`VaultState.sealDigest`) instead of the SHA-256 of the whole bucket. Every bucket is first
-    /// checked against the whole hash the root holds now, so a bucket deleted or put back from an
-    /// older copy is refused here, not carried over as current; the buckets stay as they are.
-    func upgradeIndexHashesToSealDigests() throws {
-        guard var state = transactionState, state.patientsHash != nil else { return }
-        var present = [Bool](repeating: false, count: VaultState.bucketCount)
-        for (bucket, sealed) in try store.indexBuckets() {
-            try verifyIndexBucket(bucket, sealed: sealed, state: state)
-            present[bucket] = true
-            state.indexHashes[bucket] = VaultState.sealDigest(sealed)
-        }
-        for bucket in 0..<VaultState.bucketCount where !present[bucket] { try verifyIndexBucket(bucket, sealed: nil, state: state) }
-        state.indexBySeal = true
-        transactionState = state
     }
 
     /// Format 4, key slots: the header's passphrase stays where it is and becomes slot 1; the

@@ -8,7 +8,7 @@ import RxStore
 /// a grant revoked since, an attachment detached since, a bucket of an older index all carry
 /// valid MACs in an older copy of the file. The state root pins what is current: one row, MAC'd
 /// under the state sub-key (8) with the vault id, holding a write counter (every owner write
-/// transaction adds one), a hash of every search-index and manifest bucket, a hash of the
+/// transaction adds one), the SHA-256 of every search-index and manifest bucket, a hash of the
 /// client rows and the audit head. A command verifies the root (one row) and only the buckets it
 /// reads, so checking what it touches costs O(rows touched + 1 bucket).
 struct VaultState: Equatable {
@@ -17,8 +17,7 @@ struct VaultState: Equatable {
     static let schema: UInt8 = 1
 
     var counter: Int
-    /// Per sealed search-index bucket: its seal digest (`sealDigest`, state schema 3) or, before,
-    /// the SHA-256 of the whole bucket; 32 zero bytes when the bucket does not exist.
+    /// SHA-256 of each sealed search-index bucket; 32 zero bytes when the bucket does not exist.
     var indexHashes: [[UInt8]]
     /// SHA-256 of each manifest bucket; 32 zero bytes when the bucket does not exist.
     var manifestHashes: [[UInt8]]
@@ -27,40 +26,19 @@ struct VaultState: Equatable {
     var auditHash: [UInt8]
     /// Format 4: a hash of the patient rows (`patientsHash`); nil before (state schema 1).
     var patientsHash: [UInt8]? = nil
-    /// State schema 3: `indexHashes` are seal digests. Set by the next owner write of an older
-    /// state (`Vault.upgradeIndexHashesToSealDigests`), which checks every bucket's whole hash first.
-    var indexBySeal = false
 
     static func empty(clientsHash: [UInt8], patientsHash: [UInt8]? = nil) -> VaultState {
         VaultState(counter: 0, indexHashes: Array(repeating: absentBucket, count: bucketCount),
                    manifestHashes: Array(repeating: absentBucket, count: bucketCount), clientsHash: clientsHash,
-                   auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash, indexBySeal: patientsHash != nil)
+                   auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash)
     }
 
     static func bucketHash(_ content: [UInt8]?) -> [UInt8] { content.map { SHA256.hash($0) } ?? absentBucket }
 
-    /// What the root pins of one sealed index bucket, as this state's schema says.
-    func indexHash(_ sealed: [UInt8]?) -> [UInt8] { indexBySeal ? Self.sealDigest(sealed) : Self.bucketHash(sealed) }
-
-    /// State schema 3: SHA-256 of a label, the bucket's nonce and its tag (40 bytes), instead of
-    /// its whole ~100 KB, which was a quarter of a query's time over 100,000 prescriptions.
-    ///
-    /// It pins the bucket as well as the whole hash did, because every reader opens the bucket
-    /// (XChaCha20-Poly1305 under the index key) after comparing it: a bucket written by the
-    /// owner at another time has another random nonce, and other bytes under the pinned nonce
-    /// and tag would be a Poly1305 forgery without the key. A bucket that is compared and not
-    /// opened proves nothing; none is (SECURITY.md, "State root").
-    static func sealDigest(_ sealed: [UInt8]?) -> [UInt8] {
-        guard let sealed else { return absentBucket }
-        // Shorter than a sealed box: a digest that cannot be a sealed bucket's, so it never matches.
-        guard sealed.count >= AEAD.overhead else { return SHA256.hash(Array("rxvault/v3 index seal: malformed".utf8) + sealed) }
-        return SHA256.hash(Array("rxvault/v3 index seal".utf8) + sealed.prefix(AEAD.nonceLength) + sealed.suffix(AEAD.tagLength))
-    }
-
     /// `u8 schema | 256 × 32 index hashes | 256 × 32 manifest hashes | 32 clients hash | u64 audit seq | 32 audit hash`,
-    /// then, schema 2 and 3 (format 4), `| 32 patients hash`. Schema 3 is schema 2 with seal digests as index hashes.
+    /// then, schema 2 (format 4), `| 32 patients hash`.
     func encoded() -> [UInt8] {
-        var out: [UInt8] = [patientsHash == nil ? Self.schema : indexBySeal ? Self.sealSchema : Self.patientsSchema]
+        var out: [UInt8] = [patientsHash == nil ? Self.schema : Self.patientsSchema]
         out.reserveCapacity(1 + 2 * 32 * Self.bucketCount + 72)
         for hash in indexHashes { out += hash }
         for hash in manifestHashes { out += hash }
@@ -73,8 +51,7 @@ struct VaultState: Equatable {
 
     static func decode(_ bytes: [UInt8], counter: Int) -> VaultState? {
         let length = 1 + 2 * 32 * bucketCount + 72
-        guard !bytes.isEmpty, (bytes[0] == schema && bytes.count == length)
-                || ((bytes[0] == patientsSchema || bytes[0] == sealSchema) && bytes.count == length + 32) else { return nil }
+        guard !bytes.isEmpty, (bytes[0] == schema && bytes.count == length) || (bytes[0] == patientsSchema && bytes.count == length + 32) else { return nil }
         var p = 1
         func take(_ n: Int) -> [UInt8] { defer { p += n }; return Array(bytes[p..<p + n]) }
         let index = (0..<bucketCount).map { _ in take(32) }
@@ -83,14 +60,11 @@ struct VaultState: Equatable {
         let sequence = take(8).reduce(0) { $0 << 8 | Int($1) }
         let auditHash = take(32)
         return VaultState(counter: counter, indexHashes: index, manifestHashes: manifest, clientsHash: clients,
-                          auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == schema ? nil : take(32),
-                          indexBySeal: bytes[0] == sealSchema)
+                          auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == patientsSchema ? take(32) : nil)
     }
 
     /// State schema 2 (format 4): the patients hash follows.
     static let patientsSchema: UInt8 = 2
-    /// State schema 3 (format 4): as schema 2, with seal digests as index hashes.
-    static let sealSchema: UInt8 = 3
 
     /// The patient rows as the owner last wrote them: ids and MACs, in id order (format 4).
     static func patientsHash(_ rows: [PatientRecord]) -> [UInt8] {

@@ -99,7 +99,7 @@ import RxStore
         try vault.store.write {
             try vault.store.setIndexBucket(bucket, to: sealed)
             var state = try vault.rootState()
-            state.indexHashes[bucket] = state.indexHash(sealed)
+            state.indexHashes[bucket] = VaultState.bucketHash(sealed)
             try vault.store.setVaultState(VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
                                                            mac: try MAC.authenticate(state.macMessage(vaultID: vault.header.vaultID), key: vault.stateMACKey)))
         }
