@@ -142,8 +142,6 @@ public struct VaultStateRecord: Sendable, Equatable {
     }
 }
 
-/// A patient (format 4): the owner's sealed info (name, birth date, the ids of patients merged
-/// into this one) and the owner's MAC over the row (record-MAC sub-key).
 /// The one `person_buckets` row: the patient bucket hashes (with the patients hash they were
 /// computed with) and the owner's MAC over them, under the state sub-key (docs/format.md).
 public struct PatientBucketsRecord: Sendable, Equatable {
@@ -156,6 +154,8 @@ public struct PatientBucketsRecord: Sendable, Equatable {
     }
 }
 
+/// A patient (format 4): the owner's sealed info (name, birth date, the ids of patients merged
+/// into this one) and the owner's MAC over the row (record-MAC sub-key).
 public struct PatientRecord: Sendable, Equatable {
     /// 32 lower-case hex digits of a random 128-bit id.
     public var id: String

@@ -42,9 +42,17 @@ extension Vault {
         }
     }
 
-    /// The events the owner vouches for: every entry except those `reviewAuditLog` refuses.
+    /// The events the owner vouches for: every entry except those `reviewAuditLog` refuses, once
+    /// the chain and every owner MAC verified (as `log` checks them): the review itself trusts an
+    /// entry that has a MAC, and `grants` and `requests` come here whenever the newest-first reader
+    /// cannot answer (an entry after the head it cannot judge), which anyone who can write the
+    /// file can arrange.
     func verifiedAuditEvents() throws -> [AuditEvent] {
-        try reviewAuditLog(try store.auditEntries()).compactMap { $0.problem == nil ? $0.event : nil }
+        let entries = try store.auditEntries()
+        if let first = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey).first {
+            throw VaultError.integrity(first)
+        }
+        return try reviewAuditLog(entries).compactMap { $0.problem == nil ? $0.event : nil }
     }
 
     /// `check`'s audit stage: the chain's structure, then every entry: it must decrypt, and one

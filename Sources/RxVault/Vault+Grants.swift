@@ -227,7 +227,7 @@ extension Vault {
     private func allClientIDs() throws -> [String] {
         if let ids = readScope?.clientIDs { return ids }
         let ids = try store.clients().map(\.id)
-        if readScope != nil { readScope?.clientIDs = ids }
+        readScope?.clientIDs = ids
         return ids
     }
 

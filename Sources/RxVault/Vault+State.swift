@@ -132,7 +132,7 @@ extension Vault {
     func storedStateStamp() throws -> (counter: Int, mac: [UInt8])? {
         if let stamp = readScope?.stamp { return stamp }
         let stamp = try store.vaultStateStamp()
-        if readScope != nil { readScope?.stamp = .some(stamp) }
+        readScope?.stamp = .some(stamp)
         return stamp
     }
 
@@ -159,10 +159,8 @@ extension Vault {
         guard expected == actual else {
             throw VaultError.integrity(ManifestEntry.differences(id, expected: expected, actual: actual).joined(separator: "; "))
         }
-        if readScope != nil {
-            readScope?.verified.insert(id)
-            readScope?.lastRows = rows
-        }
+        readScope?.verified.insert(id)
+        readScope?.lastRows = rows
         return rows
     }
 

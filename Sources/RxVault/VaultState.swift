@@ -7,7 +7,7 @@ import RxStore
 /// Per-row MACs say a row was written by the owner, not that it is the owner's *current* row:
 /// a grant revoked since, an attachment detached since, a bucket of an older index all carry
 /// valid MACs in an older copy of the file. The state root pins what is current: one row, MAC'd
-/// under the state sub-key (8) with the vault id, holding a write counter (every owner write
+/// under the state sub-key (9) with the vault id, holding a write counter (every owner write
 /// transaction adds one), the SHA-256 of every search-index and manifest bucket, a hash of the
 /// client rows and the audit head. A command verifies the root (one row) and only the buckets it
 /// reads, so checking what it touches costs O(rows touched + 1 bucket).

@@ -156,6 +156,27 @@ import RxStore
         #expect(integrityError { _ = try s.owner.grants() } == "audit entry \(forged) has a MAC that does not verify")
     }
 
+    /// The same tampering, with an entry after the head that no client could have written: the
+    /// newest-first reader cannot judge it and hands `grants` and `requests` to the whole-log
+    /// review, which must refuse the altered log too (it checks the chain and every owner MAC
+    /// first, as `log` does) instead of taking the pasted MAC for the owner's.
+    @Test func tamperingIsRefusedWhenAnEntryAfterTheHeadSendsTheReadToTheWholeLog() throws {
+        let s = try setUp()
+        let read = Array(try JSONEncoderSorted.encode(
+            AuditEvent(time: "2026-06-14T09:00:00Z", actor: s.shop.id.hex, action: .read, client: s.shop.id.hex,
+                       prescriptions: [s.glasses.id.hex], detail: "show")))
+        let forged = try s.t.forgeAuditEntry(read)
+        try logLargeExport(s)   // refuses it: it stays unsigned under the head
+        _ = try s.t.forgeAuditEntry(read)   // after the head: not a genuine read
+        #expect(try lastReads(s)["shop \(s.glasses.id.short)"] == "never")
+        #expect(try s.owner.accessRequests().isEmpty)
+        try s.t.raw().prepare("UPDATE audit_entry SET mac = ? WHERE seq = ?")
+            .run([.blob([UInt8](repeating: 9, count: MAC.length)), .integer(Int64(forged))])
+        for refusal in [integrityError { _ = try s.owner.grants() }, integrityError { _ = try s.owner.accessRequests() }] {
+            #expect(refusal?.contains("audit entry \(forged)") == true, "\(refusal ?? "accepted")")
+        }
+    }
+
     /// An entry deleted from under the head (the one `grants` needs, then the newest) is refused.
     @Test func aDeletedEntryIsRefused() throws {
         let s = try setUp()

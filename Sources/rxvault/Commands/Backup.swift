@@ -203,7 +203,7 @@ extension RxVaultCommand {
                 let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
                 key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
             }
-            let progress = Progress(purpose.verb)
+            let progress = Progress(purpose.verb, amount: ByteCountText)
             do {
                 var peek: [UInt8] = []
                 while peek.count < 64, let more = try handle.read(upToCount: 64 - peek.count), !more.isEmpty { peek += more }
@@ -281,21 +281,25 @@ final class Progress {
     static let minimumItems = 5_000
     static let barWidth = 20
     let verb: String
+    /// How an amount is written: prescriptions as numbers, bytes (backups) as KiB or MiB.
+    let amount: (Int) -> String
     let enabled = Terminal.stderrIsTTY
     var last = -1
-    init(_ verb: String) { self.verb = verb }
+    init(_ verb: String, amount: @escaping (Int) -> String = { String($0) }) {
+        self.verb = verb
+        self.amount = amount
+    }
     func update(_ done: Int, _ total: Int) {
         guard enabled, total > 0 else { return }
         let percent = min(100, done * 100 / total)
         if percent != last {
             last = percent
-            FileHandle.standardError.write(Data("\r\(Self.line(verb, done: min(done, total), total: total))".utf8))
+            FileHandle.standardError.write(Data("\r\(Self.line(verb, done: amount(min(done, total)), total: amount(total), percent: percent))".utf8))
         }
     }
 
     /// One progress line, without the carriage return.
-    static func line(_ verb: String, done: Int, total: Int) -> String {
-        let percent = min(100, done * 100 / max(total, 1))
+    static func line(_ verb: String, done: String, total: String, percent: Int) -> String {
         let filled = percent * barWidth / 100
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled)
         let number = String(percent)

@@ -89,7 +89,7 @@ extension RxVaultCommand {
 
                 let scratch = try Scratch()
                 defer { scratch.remove() }
-                let progress = Progress("backing up")
+                let progress = Progress("backing up", amount: ByteCountText)
                 var writeFailure: (any Error)?
                 var written = 0
                 /// Runs the backup into `sink` (armored if asked), keeping the sink's own error.
