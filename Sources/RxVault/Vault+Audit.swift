@@ -197,10 +197,17 @@ extension Vault {
     }
 
     func openAuditPlaintext(_ row: AuditEntryRecord) throws -> (plaintext: AuditPlaintext, event: AuditEvent) {
+        let plaintext = try auditPlaintext(row)
+        do { return (plaintext, try AuditEvent(json: plaintext.json)) } catch {
+            throw VaultError.integrity("audit entry \(row.sequence) does not decrypt")
+        }
+    }
+
+    /// The entry decrypted with the audit key, its client tag (if any) split from its JSON.
+    func auditPlaintext(_ row: AuditEntryRecord) throws -> AuditPlaintext {
         do {
             let plain = try X25519.open(row.entry, publicKey: header.auditPublicKey, secretKey: auditSecretKey)
-            let plaintext = plain.withUnsafeBytes { AuditPlaintext(Array($0)) }
-            return (plaintext, try AuditEvent(json: plaintext.json))
+            return plain.withUnsafeBytes { AuditPlaintext(Array($0)) }
         } catch {
             throw VaultError.integrity("audit entry \(row.sequence) does not decrypt")
         }

@@ -64,17 +64,9 @@ extension Vault {
     /// does not decode as an event (an action this rxvault does not know) is skipped, as the
     /// whole review skips it.
     func auditEvent(_ row: AuditEntryRecord, ifActionIn actions: Set<AuditEvent.Action>) throws -> AuditEvent? {
-        let plain: SecretBytes
-        do { plain = try X25519.open(row.entry, publicKey: header.auditPublicKey, secretKey: auditSecretKey) } catch {
-            throw VaultError.integrity("audit entry \(row.sequence) does not decrypt")
-        }
-        let leading: String? = plain.withUnsafeBytes { bytes in
-            var json = bytes[...]
-            if json.first == AuditPlaintext.clientTag, json.count > 1 + MAC.length { json = json.dropFirst(1 + MAC.length) }
-            return Self.leadingAction(json)
-        }
-        if let leading, !actions.contains(where: { $0.rawValue == leading }) { return nil }
-        let plaintext = plain.withUnsafeBytes { AuditPlaintext(Array($0)) }
+        let plaintext = try auditPlaintext(row)
+        if let leading = plaintext.json.withUnsafeBytes({ Self.leadingAction($0[...]) }),
+           !actions.contains(where: { $0.rawValue == leading }) { return nil }
         guard let event = try? AuditEvent(json: plaintext.json), actions.contains(event.action) else { return nil }
         return event
     }

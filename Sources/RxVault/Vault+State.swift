@@ -100,11 +100,6 @@ extension Vault {
         AssociatedData.build(.manifestBucket, [.bytes(header.vaultID), .integer(UInt64(bucket))])
     }
 
-    /// What the file holds for one prescription now, in the manifest's terms (nil: no row at all).
-    func storedEntry(_ id: String) throws -> ManifestEntry? {
-        try storedRows(id).entry
-    }
-
     /// One prescription's rows as the file holds them now (versions with their content,
     /// attachment rows without their chunks, grant rows), read once for both the check against
     /// the manifest and the caller's use.
@@ -244,7 +239,7 @@ extension Vault {
         for id in touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
         for (bucket, ids) in byBucket {
             var entries = try manifestEntries(bucket: bucket, state: state)
-            for id in ids { entries[id] = try storedEntry(id) }
+            for id in ids { entries[id] = try storedRows(id).entry }
             let content = try sealManifestBucket(bucket, entries: Array(entries.values))
             try store.setManifestBucket(bucket, to: content)
             state.manifestHashes[bucket] = VaultState.bucketHash(content)
@@ -511,7 +506,7 @@ extension Vault {
         let ids = Set(try store.allPrescriptionIDs()).union(manifest.keys)
         for id in ids.sorted() {
             let actual: ManifestEntry?
-            do { actual = try storedEntry(id) } catch let error as VaultError { errors.append(error.description); continue }
+            do { actual = try storedRows(id).entry } catch let error as VaultError { errors.append(error.description); continue }
             let expected = manifest[id]
             if expected != actual { errors += ManifestEntry.differences(id, expected: expected, actual: actual) }
         }

@@ -10,22 +10,11 @@ import RxStore
 /// secret key, straight from the SQLite file and bypassing rxvault, succeeds only for what it
 /// was granted.
 @Suite struct GrantPropertyTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let day0 = CalendarDate(iso: "2026-06-15")!
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
     func clientsSeeExactlyWhatTheyWereGranted(seed: UInt64) throws {
-        var rng = Generator(state: seed)
+        var rng = Generator(seed: seed)   // the target's SplitMix64 (JSONWriterDifferentialTests)
         let t = try TestVault()
         let owner = try Vault.open(at: t.path, passphrase: t.passphrase, clock: .fixed(today: Self.day0))
         let pixel = Array(try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -77,6 +77,16 @@ import RxStore
         return (s.blob(0), s.blob(1))
     }
 
+    /// Puts `row` (an older copy of the patient's row) back in place of the current one.
+    func putBack(_ row: (info: [UInt8], mac: [UInt8]), of id: PatientID, in db: Database) throws {
+        try db.prepare("UPDATE person SET info = ?, mac = ? WHERE id = ?").run([.blob(row.info), .blob(row.mac), .text(id.hex)])
+    }
+
+    /// Every read failed with an integrity error whose message contains `words`.
+    func allRefused(_ read: [PatientID: Result<String, VaultError>], mentioning words: String) -> Bool {
+        read.values.allSatisfy { if case .failure(.integrity(let m)) = $0 { m.contains(words) } else { false } }
+    }
+
     func checkErrors(_ f: Fixture) throws -> [String] {
         try f.t.open().check(readData: true).stages.flatMap(\.errors)
     }
@@ -94,7 +104,7 @@ import RxStore
         let db = try f.t.raw()
         let old = try row(db, Self.a1)
         try f.vault.updatePatient(Self.a1, name: "Ana Renamed", birthDate: nil)
-        try db.prepare("UPDATE person SET info = ?, mac = ? WHERE id = ?").run([.blob(old.info), .blob(old.mac), .text(Self.a1.hex)])
+        try putBack(old, of: Self.a1, in: db)
         let read = try reads(f)
         #expect(refused(read[Self.a1]) && refused(read[Self.a2]))
         #expect(try read[Self.b]?.get() == "Ben Three", "another bucket reads")
@@ -143,13 +153,13 @@ import RxStore
         let db = try f.t.raw()
         let old = try row(db, Self.a1)
         try f.vault.updatePatient(Self.a1, name: "Ana Renamed", birthDate: nil)
-        try db.prepare("UPDATE person SET info = ?, mac = ? WHERE id = ?").run([.blob(old.info), .blob(old.mac), .text(Self.a1.hex)])
+        try putBack(old, of: Self.a1, in: db)
         let stored = try bucketsRow(db)
         var buckets = try #require(PatientBuckets.decode(stored.content))
         buckets.hashes[0xaa] = PatientBuckets.hash(bucket: 0xaa, rows: try f.vault.store.patientMACs(withPrefix: "aa"))
         try db.prepare("UPDATE person_buckets SET content = ?").run([.blob(buckets.encoded())])
         let read = try reads(f)
-        #expect(read.values.allSatisfy { if case .failure(.integrity(let m)) = $0 { m.contains("bucket hashes are forged") } else { false } })
+        #expect(allRefused(read, mentioning: "bucket hashes are forged"))
         #expect(try checkErrors(f).contains { $0.contains("bucket hashes are forged") })
     }
 
@@ -163,10 +173,10 @@ import RxStore
         let oldBuckets = try bucketsRow(db)
         try f.vault.updatePatient(Self.a1, name: "Ana Renamed", birthDate: nil)
         #expect(try bucketsRow(db).content != oldBuckets.content)
-        try db.prepare("UPDATE person SET info = ?, mac = ? WHERE id = ?").run([.blob(oldRow.info), .blob(oldRow.mac), .text(Self.a1.hex)])
+        try putBack(oldRow, of: Self.a1, in: db)
         try db.prepare("UPDATE person_buckets SET content = ?, mac = ?").run([.blob(oldBuckets.content), .blob(oldBuckets.mac)])
         let read = try reads(f)
-        #expect(read.values.allSatisfy { if case .failure(.integrity(let m)) = $0 { m.contains("patient records are not the ones") } else { false } })
+        #expect(allRefused(read, mentioning: "patient records are not the ones"))
         #expect(try checkErrors(f).contains { $0.contains("patient records are not the ones") })
     }
 
