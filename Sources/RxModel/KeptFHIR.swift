@@ -124,16 +124,23 @@ public struct KeptFHIR: Hashable, Sendable, Codable {
 extension Prescription {
     /// The kept elements `edited` should carry, made from this (the version before the edit):
     /// see `KeptFHIR` for the rule.
+    /// The status is the edit's own (`edit --status`), not carried over from this version.
     public func keptFHIR(after edited: Prescription) -> KeptFHIR? {
-        guard var kept = fhir else { return nil }
-        let changed = { var e = edited; e.fhir = kept; return e != self }()
-        if changed { kept.resource["text"] = nil }
-        if edited.prescriber != prescriber {
-            kept.prescriber = nil
-            kept.practitioner = nil
+        var result = edited
+        if var kept = fhir {
+            let changed = { var e = edited; e.fhir = kept; return e != self }() || edited.recordStatus != recordStatus
+            if changed { kept.resource["text"] = nil }
+            if edited.prescriber != prescriber {
+                kept.prescriber = nil
+                kept.practitioner = nil
+            }
+            for eye in Eye.allCases where edited[eye] == nil { kept[eye] = nil }
+            result.fhir = kept.isEmpty ? nil : kept
+        } else {
+            result.fhir = nil
         }
-        for eye in Eye.allCases where edited[eye] == nil { kept[eye] = nil }
-        return kept.isEmpty ? nil : kept
+        result.recordStatus = edited.recordStatus
+        return result.fhir
     }
 }
 

@@ -1,4 +1,5 @@
-/// Whether a prescription can still be used, on a given day.
+/// Whether a prescription can still be used, on a given day: withdrawn (its FHIR status says it
+/// does not stand; `RecordStatus`), else valid, expiring or expired by its dates.
 public enum PrescriptionStatus: String, Sendable, CaseIterable {
     /// Not expired, and not expiring within the warning window (or no expiry date).
     case valid
@@ -6,6 +7,25 @@ public enum PrescriptionStatus: String, Sendable, CaseIterable {
     case expiring
     /// The expiry date has passed.
     case expired
+    /// Withdrawn by its prescriber or the owner (FHIR `cancelled`): never valid, whatever the dates.
+    case cancelled
+    /// Not final (FHIR `draft`): never valid.
+    case draft
+    /// Recorded by mistake (FHIR `entered-in-error`): never valid, left out of trends.
+    case enteredInError = "entered-in-error"
+
+    /// Valid or expiring: a prescription that can be used today.
+    public var isUsable: Bool { self == .valid || self == .expiring }
+    /// Cancelled, draft or entered in error.
+    public var isWithdrawn: Bool { !(self == .valid || self == .expiring || self == .expired) }
+
+    init(withdrawn status: RecordStatus) {
+        switch status {
+        case .active, .cancelled: self = .cancelled
+        case .draft: self = .draft
+        case .enteredInError: self = .enteredInError
+        }
+    }
 
     /// Days before expiry from which a prescription counts as expiring.
     public static let defaultWarningDays = 60
@@ -23,7 +43,9 @@ public enum PrescriptionStatus: String, Sendable, CaseIterable {
 }
 
 extension Prescription {
+    /// The status a reader must see: a withdrawn prescription first, whatever its dates.
     public func status(on today: CalendarDate, warningDays: Int = PrescriptionStatus.defaultWarningDays) -> PrescriptionStatus {
-        PrescriptionStatus(expires: expires, today: today, warningDays: warningDays)
+        if recordStatus.isWithdrawn { return PrescriptionStatus(withdrawn: recordStatus) }
+        return PrescriptionStatus(expires: expires, today: today, warningDays: warningDays)
     }
 }

@@ -10,9 +10,10 @@
 ///   spherical equivalent is taken. Contact-lens prescriptions carry no vertex distance, so d is
 ///   the one written on the patient's glasses prescription nearest in time (for that eye), else
 ///   12 mm (`assumedVertexDistance`; domain.md: usually 12-14 mm), and each point says which.
-/// - A balance lens has no prescribed power and gives no point for its eye. A prescription a FHIR
-///   source marked `entered-in-error` (kept only when imported with `--status`) gives none either:
-///   it was never the patient's. Each is listed in `skipped`.
+/// - A balance lens has no prescribed power and gives no point for its eye. A prescription whose
+///   status is `entered-in-error` (it was never the patient's) or `draft` (not final), from a FHIR
+///   source or `edit --status`, gives none either. Each is listed in `skipped`. A cancelled one
+///   was measured and stays.
 /// - The rate between consecutive points is the change divided by the days between their issue
 ///   dates over 365.25; two prescriptions of the same day have a change but no rate. The overall
 ///   rate is the least-squares slope over every point of the eye (dioptres per year against the
@@ -113,9 +114,12 @@ public struct Trend: Sendable, Equatable {
         var skipped: [Skipped] = []
         var counted: [(id: String, prescription: Prescription)] = []
         for item in prescriptions {
-            if item.prescription.fhir?.status == "entered-in-error" {
+            // Recorded by mistake, or not final: not a measurement of the eye. A cancelled one was
+            // measured (withdrawn for another reason) and stays.
+            let status = item.prescription.recordStatus
+            if status == .enteredInError || status == .draft {
                 skipped.append(Skipped(prescription: item.id, issued: item.prescription.issued, eye: nil,
-                                       reason: "its FHIR source marked it entered-in-error"))
+                                       reason: "its status is \(status.rawValue)"))
             } else {
                 counted.append(item)
             }

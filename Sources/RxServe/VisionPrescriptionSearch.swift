@@ -47,6 +47,10 @@ struct VisionPrescriptionSearch {
                 }
                 dateWritten.append(DateBound(comparison: comparison, day: day))
             case "status":
+                // A token search: one code or several, comma-separated (FHIR's OR).
+                guard RecordStatus.list(value) != nil, value != "all" else {
+                    throw .invalid("status: one or more of \(RecordStatus.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated")
+                }
                 status = value
             case "identifier":
                 // "system|value" or "value"; the system, when given, must be rxvault's.
@@ -73,7 +77,7 @@ struct VisionPrescriptionSearch {
 
     func matches(_ record: PrescriptionRecord) -> Bool {
         if let patient, FHIR.patientResourceID(record.prescription.patient) != patient { return false }
-        if let status, status != "active" { return false }
+        if let status, !(RecordStatus.list(status) ?? []).contains(record.prescription.recordStatus) { return false }
         if let identifier, identifier.lowercased() != record.id.hex { return false }
         return dateWritten.allSatisfy { $0.admits(record.prescription.issued) }
     }

@@ -25,6 +25,14 @@ extension Vault {
                        output: @escaping ([UInt8]) throws(CryptoError) -> Void,
                        progress: (Int, Int) -> Void = { _, _ in }) throws -> BackupReport {
         let keys = recipients.filter { if case .label = $0 { return false } else { return true } }
+        // A backup that would not restore must not be written: it would say "wrote" and protect
+        // nothing. The vault is checked as `backup verify` and `restore` check the copy (every
+        // attachment chunk included), before the audit entry, so a refused backup leaves no trace.
+        let report = try check(readData: true)
+        guard report.isClean else {
+            let findings = report.stages.flatMap(\.errors)
+            throw VaultError.integrity("the vault does not pass 'rxvault check' (\(findings[0])\(findings.count > 1 ? "; \(findings.count - 1) more" : "")), so a backup of it would not restore; nothing was written. Run 'rxvault check' for every finding")
+        }
         try perform {
             try audit(AuditEvent(time: time ?? clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,
                                  detail: keys.contains { if case .scrypt = $0 { return true } else { return false } }

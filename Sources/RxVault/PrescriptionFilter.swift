@@ -6,12 +6,15 @@ public struct PrescriptionFilter: Sendable, Equatable {
     /// Case-insensitive substring of the patient's name.
     public var patient: String?
     public var kind: PrescriptionKind?
-    /// Issued on or before the day, and not expired on it.
+    /// Issued on or before the day, and not expired on it. Never a withdrawn one (`RecordStatus`).
     public var validOn: CalendarDate?
-    /// Expired before today.
+    /// Expired before today (and not withdrawn: a cancelled prescription is not due for renewal).
     public var expired = false
-    /// Expires between today and today + N days (inclusive).
+    /// Expires between today and today + N days (inclusive), and not withdrawn.
     public var expiringWithinDays: Int?
+    /// Only these FHIR statuses (`--status`); nil for every status. Validity filters leave out
+    /// withdrawn prescriptions whatever this says.
+    public var statuses: Set<RecordStatus>?
     /// Issued on or after / on or before the day.
     public var issuedAfter: CalendarDate?
     public var issuedBefore: CalendarDate?
@@ -43,6 +46,9 @@ public struct PrescriptionFilter: Sendable, Equatable {
         // Cheap numeric tests first: on a large vault most entries fail one of them, and the
         // text of the others is then never decoded.
         if let kind, rx.kind != kind { return false }
+        if let statuses, !statuses.contains(rx.recordStatus) { return false }
+        // FHIR status is a modifier: a withdrawn prescription matches no validity filter.
+        if validOn != nil || expired || expiringWithinDays != nil, rx.recordStatus.isWithdrawn { return false }
         if let day = validOn {
             if rx.issued > day { return false }
             if let expires = rx.expires, expires < day { return false }
@@ -118,6 +124,7 @@ public struct PrescriptionFilter: Sendable, Equatable {
 public protocol FilterSubject {
     var subjectID: RecordID { get }
     var kind: PrescriptionKind { get }
+    var recordStatus: RecordStatus { get }
     var issued: CalendarDate { get }
     var expires: CalendarDate? { get }
     var birthDate: CalendarDate? { get }
@@ -155,6 +162,7 @@ public struct MinusCylinderPowers: Sendable, Equatable {
 extension PrescriptionRecord: FilterSubject {
     public var subjectID: RecordID { id }
     public var kind: PrescriptionKind { prescription.kind }
+    public var recordStatus: RecordStatus { prescription.recordStatus }
     public var issued: CalendarDate { prescription.issued }
     public var expires: CalendarDate? { prescription.expires }
     public var birthDate: CalendarDate? { prescription.patient.birthDate }

@@ -27,7 +27,10 @@ struct SearchIndex {
         var issued: Int32
         var expires: Int32
         var birthDate: Int32
-        var eyes: UInt8                 // bit 0: OD present, bit 1: OS present
+        /// Bit 0: OD present, bit 1: OS present; bits 2-3: the FHIR status (`statusCodes` order,
+        /// 0 active). Earlier rxvaults read only bits 0 and 1, so an entry with a status still
+        /// reads there, and one they wrote reads here as active (their index had no status).
+        var eyes: UInt8
         /// Sphere, cylinder, add for OD, OS: as written, in the cylinder form of the record
         /// (the axis, with the text, belongs with them). Never transposed.
         var powers: (Int32, Int32, Int32, Int32, Int32, Int32)
@@ -38,6 +41,24 @@ struct SearchIndex {
     }
 
     static let absent = Int32.min
+    /// The statuses as bits 2-3 of an entry's `eyes` byte encode them.
+    static let statusCodes: [RecordStatus] = [.active, .cancelled, .draft, .enteredInError]
+
+    static func status(_ row: Row) -> RecordStatus { statusCodes[Int(row.eyes >> 2 & 3)] }
+
+    /// A record as its index entry holds it: every field but the kept FHIR elements, of which
+    /// only the status (a modifier every validity filter reads). `check` compares an entry with
+    /// this form of its record; comparing with the whole record called every imported FHIR
+    /// prescription with kept elements damaged.
+    static func entryForm(_ record: PrescriptionRecord) -> PrescriptionRecord {
+        var rx = record.prescription
+        let status = rx.recordStatus
+        rx.fhir = nil
+        rx.recordStatus = status
+        var form = PrescriptionRecord(id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
+        form.change = record.change
+        return form
+    }
     /// Bytes of the fixed part of an entry.
     static let fixedLength = 16 + 4 + 1 + 4 + 4 + 4 + 1 + 24 + 4 + 4
 
@@ -70,7 +91,8 @@ struct SearchIndex {
             w.date(rx.issued)
             w.date(rx.expires)
             w.date(rx.patient.birthDate)
-            w.u8((rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0))
+            let status = UInt8(statusCodes.firstIndex(of: rx.recordStatus)!)
+            w.u8((rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0) | status << 2)
             for eye in Eye.allCases {
                 w.value(rx[eye]?.sphere); w.value(rx[eye]?.cylinder); w.value(rx[eye]?.add)
             }
@@ -160,6 +182,7 @@ struct SearchIndex {
                 rx[eye] = LensSpecification(sphere: written.sphere, cylinder: written.cylinder, axis: index == 0 ? t.axes.0 : t.axes.1,
                                             add: written.add, brand: index == 0 ? t.brands.0 : t.brands.1)
             }
+            rx.recordStatus = SearchIndex.status(row)
             return try plaintexts[Int(row.bucket)]!.withUnsafeBytes { all in
                 var rest = RecordCodec.Reader(bytes: UnsafeRawBufferPointer(rebasing: all[Int(row.restStart)..<Int(row.restStart + row.restLength)]), p: 0)
                 return try RecordCodec.decode(&rest, id: subject.subjectID, version: Int(row.version), summary: rx)
@@ -178,6 +201,7 @@ struct IndexSubject: FilterSubject {
 
     var subjectID: RecordID { SearchIndex.id(row) }
     var kind: PrescriptionKind { row.kind == 0 ? .glasses : .contacts }
+    var recordStatus: RecordStatus { SearchIndex.status(row) }
     var issued: CalendarDate { CalendarDate(dayNumber: Int(row.issued)) }
     var expires: CalendarDate? { Self.date(row.expires) }
     var birthDate: CalendarDate? { Self.date(row.birthDate) }

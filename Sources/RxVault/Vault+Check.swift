@@ -1,4 +1,5 @@
 import RxCrypto
+import RxModel
 import RxStore
 
 /// `rxvault check`: a staged integrity check of the live vault, like `restic check`.
@@ -104,8 +105,8 @@ extension Vault {
             let stored = indexed.removeValue(forKey: row.prescriptionID)
             switch IndexEntryState(stored: stored, record: record) {
             case .current: break
-            case .damagedContent:
-                errors.append("search index: prescription \(row.prescriptionID.prefix(8))'s entry differs from its record at the same version (written by rxvault 0.1.0, which could turn a plus-cylinder lens's powers without its axis); 'rxvault check --repair-index' rewrites it from the record")
+            case .damagedContent(let fields):
+                errors.append("search index: prescription \(row.prescriptionID.prefix(8))'s entry differs from its record at the same version in \(fields.joined(separator: ", ")) (the index is derived from the authenticated record); 'rxvault check --repair-index' rewrites it from the record")
             case .missingOrStale:
                 errors.append("search index: prescription \(row.prescriptionID.prefix(8)) is missing or stale")
             }
@@ -145,17 +146,38 @@ extension Vault {
 /// How an index entry compares with the newest stored version of its prescription.
 enum IndexEntryState {
     case current
-    /// Same version and time, other content: the entry was re-encoded wrongly (rxvault 0.1.0
-    /// rebuilt a plus-cylinder lens from its minus-cylinder filter values). Derived data that the
-    /// authenticated record can restore.
-    case damagedContent
+    /// Same version and time, other content (the fields named): the entry was encoded wrongly
+    /// (rxvault 0.1.0 rebuilt a plus-cylinder lens from its minus-cylinder filter values; an
+    /// index written before the status was indexed reads a withdrawn prescription as active).
+    /// Derived data that the authenticated record can restore.
+    case damagedContent([String])
     /// No entry, or one naming another version: rows were deleted or put back; never repaired
     /// silently, as that would accept a rollback.
     case missingOrStale
 
     init(stored: PrescriptionRecord?, record: PrescriptionRecord) {
         guard let stored, stored.version == record.version, stored.recorded == record.recorded else { self = .missingOrStale; return }
-        self = stored.prescription == record.prescription && stored.change == record.change ? .current : .damagedContent
+        let expected = SearchIndex.entryForm(record)
+        let fields = Self.differences(stored.prescription, expected.prescription) + (stored.change == expected.change ? [] : ["the change note"])
+        self = fields.isEmpty ? .current : .damagedContent(fields)
+    }
+
+    /// The fields in which an entry differs from its record, named as `show` names them.
+    static func differences(_ a: Prescription, _ b: Prescription) -> [String] {
+        var fields: [String] = []
+        func compare<T: Equatable>(_ name: String, _ x: T, _ y: T) { if x != y { fields.append(name) } }
+        compare("kind", a.kind, b.kind)
+        compare("status", a.recordStatus, b.recordStatus)
+        compare("patient", a.patient, b.patient)
+        compare("prescriber", a.prescriber, b.prescriber)
+        compare("issue date", a.issued, b.issued)
+        compare("expiry date", a.expires, b.expires)
+        compare("note", a.note, b.note)
+        compare("PD", a.pupillaryDistance, b.pupillaryDistance)
+        compare("lens type", a.contactLensType, b.contactLensType)
+        for eye in Eye.allCases { compare("\(eye.label) lens", a[eye], b[eye]) }
+        if fields.isEmpty && a != b { fields.append("other fields") }
+        return fields
     }
 }
 

@@ -4,6 +4,7 @@ import RxVault
 
 extension PrescriptionKind: ExpressibleByArgument {}
 extension CylinderForm: ExpressibleByArgument {}
+extension RecordStatus: ExpressibleByArgument {}
 
 extension RxVaultCommand {
     struct Add: ParsableCommand {
@@ -77,11 +78,16 @@ extension RxVaultCommand {
             --no-od-brand, and the same with --no-os-; --no-lens-type removes the contact-lens
             type. Switching between one binocular PD and a PD per eye needs --no-pd.
 
+            --status cancelled withdraws a prescription (also draft or entered-in-error, the FHIR
+            codes): from then on it is never valid, in any output, filter, export or client read;
+            --status active reinstates it.
+
             Earlier versions are kept: 'rxvault history ID' lists them with what each changed.
 
             Examples:
               rxvault edit 3f9a --os "-2.25 -0.50 x170" --expires 2028-06-01
               rxvault edit 3f9a --no-os-prism
+              rxvault edit 3f9a --status cancelled
             """))
 
         @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var id: String
@@ -92,12 +98,14 @@ extension RxVaultCommand {
         @Flag(name: .customLong("no-pd"), help: "Remove all pupillary distances.") var removePD = false
         @Flag(name: .customLong("no-lens-type"), help: "Remove the contact-lens type.") var removeLensType = false
         @Flag var removeFields: [LensRemovalFlag] = []
+        @Option(help: ArgumentHelp("Withdraw (cancelled, draft, entered-in-error) or reinstate (active) the prescription.",
+                                   valueName: "status")) var status: RecordStatus?
         @OptionGroup var options: VaultOptions
 
         func run() throws {
             try CommandRunner.run {
                 try options.requireOwner("edit")
-                guard !fields.isEmpty || removeRight || removeLeft || removeExpiry || removePD || removeLensType || !removeFields.isEmpty else {
+                guard !fields.isEmpty || status != nil || removeRight || removeLeft || removeExpiry || removePD || removeLensType || !removeFields.isEmpty else {
                     throw CLIError(.usage, "nothing to change", hint: "give the fields to change, e.g. --expires 2028-01-01")
                 }
                 var builder = PrescriptionBuilder(options: fields)
@@ -118,7 +126,10 @@ extension RxVaultCommand {
 
                 let vault = try options.openVault(command: "edit")
                 let prescriptionID = try vault.resolve(id)
-                guard let (record, advisories) = try vault.edit(prescriptionID, { try builder.apply(to: &$0) }) else {
+                guard let (record, advisories) = try vault.edit(prescriptionID, { rx in
+                    try builder.apply(to: &rx)
+                    if let status { rx.recordStatus = status }
+                }) else {
                     Terminal.err("rxvault: nothing changed: the values given are the ones already stored")
                     return
                 }

@@ -115,10 +115,10 @@ extension RxVaultCommand {
             A backup is kept if any kind keeps it. Only files whose name says this vault (the
             first 8 hex digits of its id, as 'rxvault status' shows) and the backup pattern are
             considered, and, for backups to recipients, whose header label names this vault and
-            the same time; any other file is left alone. The newest backup that verifies is never
-            removed: with --verify (and the keys) backups are opened newest first until one
-            checks; without it, 'verifies' means its age header reads and its length is whole.
-            When none does, nothing is removed (76).
+            the same time; any other file is left alone. A backup is removed only while a newer
+            one verifies: with --verify (and the keys) backups are opened newest first until one
+            checks, and neither it nor any newer backup is removed; without it, 'verifies' means
+            its age header reads and its length is whole. When none does, nothing is removed (76).
 
             Examples:
               rxvault backup prune ~/backups --keep-daily 7 --keep-weekly 4 --dry-run
@@ -195,10 +195,18 @@ extension RxVaultCommand {
                 }
 
                 var removed = 0, failed = 0
+                // Newest first: every backup before the protected one is newer and did not verify.
+                // None of them is removed: a backup goes only while a newer one verifies.
+                var newerThanProtected = true
                 for decision in decisions {
                     let name = decision.item.fileName
                     var reasons = decision.periods.map(\.rawValue)
-                    if name == protected && decision.periods.isEmpty { reasons.append("the newest that \(keys.verify ? "verifies" : "looks whole")") }
+                    if name == protected {
+                        newerThanProtected = false
+                        if decision.periods.isEmpty { reasons.append("the newest that \(keys.verify ? "verifies" : "looks whole")") }
+                    } else if newerThanProtected && reasons.isEmpty {
+                        reasons.append("newer than the newest that \(keys.verify ? "verifies" : "looks whole"), so no newer backup stands in for it")
+                    }
                     let note = findings[name].map { " (\($0))" } ?? ""
                     if !reasons.isEmpty {
                         Terminal.out("keep    \(name)  \(reasons.joined(separator: ", "))\(note)")

@@ -19,7 +19,8 @@ enum PrescriptionPrint {
         fields += [
             ("Issued", rx.issued.description),
             ("Expires", rx.expires?.description ?? "no expiry date"),
-            ("Validity", "\(view.statusText) on \(today)"),
+            // A withdrawn prescription says so instead of a validity: it must not be dispensed from.
+            ("Validity", view.status.isWithdrawn ? "NOT VALID: \(view.statusText) (withdrawn; do not dispense)" : "\(view.statusText) on \(today)"),
         ]
         if let pd = rx.pupillaryDistance {
             fields.append(("PD", pd.far.plain + " mm" + (pd.near.map { " far, \($0.plain) mm near" } ?? "")))
@@ -33,7 +34,8 @@ enum PrescriptionPrint {
         }
         return PrintedPage(
             title: rx.kind == .glasses ? "Spectacle prescription" : "Contact lens prescription",
-            subtitle: "rxvault prescription \(shortID), version \(item.record.version)",
+            subtitle: "rxvault prescription \(shortID), version \(item.record.version)"
+                + (view.status.isWithdrawn ? ", \(view.statusText.uppercased()): NOT VALID" : ""),
             fields: fields,
             grid: PrintedPage.Grid(headers: headers, rows: rows),
             sections: [

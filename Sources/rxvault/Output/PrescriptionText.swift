@@ -60,7 +60,7 @@ enum PrescriptionText {
 
     static func tone(_ status: PrescriptionStatus) -> Tone? {
         switch status {
-        case .expired: return .expired
+        case .expired, .cancelled, .draft, .enteredInError: return .expired
         case .expiring: return .expiring
         case .valid: return nil
         }

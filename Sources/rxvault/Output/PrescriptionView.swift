@@ -16,11 +16,12 @@ struct PrescriptionView {
         return cylinderForm.map { lens.transposed(to: $0) } ?? lens
     }
 
-    /// `valid`, `expiring in 12 days`, `expires today`, `expired`.
+    /// `valid`, `expiring in 12 days`, `expires today`, `expired`; a withdrawn prescription by its
+    /// FHIR status (`cancelled`, `draft`, `entered-in-error`), whatever its dates.
     var statusText: String {
         switch status {
         case .valid: return "valid"
-        case .expired: return "expired"
+        case .expired, .cancelled, .draft, .enteredInError: return status.rawValue
         case .expiring:
             let days = today.days(until: prescription.expires!)
             return days == 0 ? "expires today" : days == 1 ? "expires tomorrow" : "expiring in \(days) days"

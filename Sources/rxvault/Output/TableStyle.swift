@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// What a row's status says at a glance: expired in red, expiring soon in yellow.
+/// What a row's status says at a glance: expired or withdrawn in red, expiring soon in yellow.
 enum Tone {
     case expired
     case expiring

@@ -6,6 +6,8 @@ import RxVault
 struct FilterOptions: ParsableArguments {
     @Option(help: "Patient's name contains this (any case).", completion: .custom(Completion.patientNames)) var patient: String?
     @Option(help: "glasses or contacts.") var kind: PrescriptionKind?
+    @Option(help: ArgumentHelp("Only these FHIR statuses: active, cancelled, draft, entered-in-error (comma-separated) or all.",
+                               valueName: "codes")) var status: String?
     @Option(help: ArgumentHelp("Issued on or before the day and not expired on it.", valueName: "yyyy-mm-dd")) var validOn: String?
     @Flag(help: "Expired before today.") var expired = false
     @Option(help: ArgumentHelp("Expires within this many days from today (e.g. 60d, 8w).", valueName: "days")) var expiringWithin: String?
@@ -32,7 +34,7 @@ struct FilterOptions: ParsableArguments {
     }
 
     private var filterValues: [String?] {
-        [patient, kind?.rawValue, validOn, expiringWithin, issuedAfter, issuedBefore, brand, prescriber, sphereMin, sphereMax, cylMin, cylMax]
+        [patient, kind?.rawValue, status, validOn, expiringWithin, issuedAfter, issuedBefore, brand, prescriber, sphereMin, sphereMax, cylMin, cylMax]
     }
 
     func filter() throws -> PrescriptionFilter {
@@ -50,6 +52,12 @@ struct FilterOptions: ParsableArguments {
         var f = PrescriptionFilter()
         f.patient = patient
         f.kind = kind
+        if let status {
+            guard let codes = RecordStatus.list(status) else {
+                throw CLIError(.invalidInput, "--status '\(status)': give all or some of \(RecordStatus.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated, or all")
+            }
+            f.statuses = codes
+        }
         f.validOn = try date(validOn, "valid-on")
         f.expired = expired
         if let text = expiringWithin {
