@@ -107,7 +107,8 @@ public struct KeptFHIR: Hashable, Sendable, Codable {
 
     /// `show`'s lines: `FHIR id`, `FHIR identifier`, `FHIR OD color`, ... with one-line values.
     public var lines: [(String, String)] {
-        var lines: [(String, String)] = resource.keys.sorted().map { ("FHIR \($0)", resource[$0]!.summary) }
+        // The status is shown as the prescription's own (`show`'s expires line), not as a kept element.
+        var lines: [(String, String)] = resource.keys.sorted().filter { $0 != "status" }.map { ("FHIR \($0)", resource[$0]!.summary) }
         for eye in Eye.allCases {
             guard let members = self[eye] else { continue }
             lines += members.keys.sorted().map { ("FHIR \(eye.label) \($0)", members[$0]!.summary) }
