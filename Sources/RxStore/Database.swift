@@ -157,6 +157,24 @@ public final class Database {
         return rc == SQLITE_OK
     }
 
+    /// Copies into the main file what the WAL holds, as far as no reader still needs it, without
+    /// waiting for anyone; the WAL is not truncated. False when some frames had to stay.
+    @discardableResult
+    public func checkpointWithoutWaiting() -> Bool {
+        var logFrames: Int32 = 0
+        var checkpointed: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &checkpointed)
+        return rc == SQLITE_OK && logFrames == checkpointed
+    }
+
+    /// Whether the file this connection has open is no longer the one at `path` (renamed over,
+    /// or removed): SQLite compares its descriptor's inode with the path's. A connection to a
+    /// replaced file still works, on the deleted inode, and nobody will read what it writes.
+    public var fileHasMoved: Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     func error(_ rc: Int32, sql: String?) -> StoreError {
