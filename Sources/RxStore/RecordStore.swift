@@ -149,8 +149,8 @@ public protocol RecordStore: AnyObject {
     /// Returns false when another connection kept the WAL from being truncated.
     @discardableResult
     func purgeDeletedContent() -> Bool
-    /// Copies what the write-ahead log holds into the file, as far as no reader needs it, without
-    /// waiting (a store that is no file answers true).
+    /// Copies what the write-ahead log holds into the file, as far as no reader needs it, and
+    /// empties it when no reader uses it, without waiting (a store that is no file answers true).
     @discardableResult
     func checkpointWithoutWaiting() -> Bool
     /// Whether the file the store has open was replaced or removed since it was opened (a store

@@ -51,9 +51,10 @@ extension Vault {
     @discardableResult
     public func emptyWriteAheadLog() -> Bool { store.purgeDeletedContent() }
 
-    /// Copies what the write-ahead log holds into the file, as far as no reader needs it, without
-    /// waiting: after a server's write, so the file on disk is whole (a copy of it alone is the
-    /// vault as of that write) and a file renamed over it meets a log with nothing left to read.
+    /// Copies what the write-ahead log holds into the file, as far as no reader needs it, and
+    /// empties the log when no reader uses it, without waiting: after a server's write, so the
+    /// file on disk is whole (a copy of it alone is the vault as of that write) and a file
+    /// renamed over it meets a log with nothing of the old file left to read.
     @discardableResult
     public func foldWriteAheadLog() -> Bool { store.checkpointWithoutWaiting() }
 
