@@ -56,9 +56,19 @@ public final class AgentServer {
 
     deinit {
         service.lock(reason: "the agent stopped")
+        stopListening()
+        close(signals)
+    }
+
+    private var listening = true
+
+    /// Removes the socket (only if it is still this agent's: a newer agent's at the same path
+    /// stays), then closes the listener, which resets connections still waiting to be accepted.
+    private func stopListening() {
+        guard listening else { return }
+        listening = false
         if Self.socketNumbers(socketPath).map({ $0 == socketFile }) == true { unlink(socketPath) }
         close(listener)
-        close(signals)
     }
 
     private static func publish(_ temporary: String, at socketPath: String) throws(AgentError) {
@@ -81,8 +91,12 @@ public final class AgentServer {
         return (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 
-    /// Serves until the agent locks; returns why it stopped.
+    /// Serves until the agent locks; returns why it stopped. The socket goes at once, whatever
+    /// keeps this object alive after (`rxvault serve` keeps its agent until it stops): a command
+    /// that comes after the lock (the vault file replaced, say) finds no agent and asks for the
+    /// passphrase, instead of waiting `AgentClient.timeoutSeconds` on a socket nobody accepts on.
     public func run() -> String {
+        defer { stopListening() }
         while true {
             let now = Date().timeIntervalSince1970
             service.lockIfDue(now: now)

@@ -109,15 +109,17 @@ public final class AgentService: @unchecked Sendable {
 
     /// Why the file at the agent's path is no longer the one unlocked (nil when it still is).
     /// `headerToo` false looks only at which file is there (cheap: a stat), for the periodic check.
+    ///
+    /// Another file at the path is refused from its numbers alone, without opening it: in
+    /// `rxvault serve`, whose connections still have the old file open, opening the new one too
+    /// would share the old file's -wal and -shm (same names) within one process, which SQLite
+    /// cannot tell apart (DESIGN.md, "The file replaced under a running server").
     public func fileChange(headerToo: Bool = true) -> String? {
-        if !headerToo {
-            guard let (device, inode) = VaultFileIdentity.fileNumbers(vaultPath) else { return "\(vaultPath) was removed" }
-            if device != unlocked.device || inode != unlocked.inode {
-                return "the file at \(vaultPath) was replaced (a restore, or another copy moved into its place)"
-            }
-            return nil
+        guard let (device, inode) = VaultFileIdentity.fileNumbers(vaultPath) else { return "\(vaultPath) was removed" }
+        if device != unlocked.device || inode != unlocked.inode {
+            return "the file at \(vaultPath) was replaced (a restore, or another copy moved into its place)"
         }
-        guard VaultFileIdentity.fileNumbers(vaultPath) != nil else { return "\(vaultPath) was removed" }
+        guard headerToo else { return nil }
         let current: VaultFileIdentity
         do { current = try VaultFileIdentity.read(at: vaultPath) } catch {
             return "\(vaultPath) no longer reads as this vault (\(error))"

@@ -22,6 +22,12 @@ struct APIError: HTTPResponseError {
         APIError(status: .tooManyRequests, code: "throttled", message: why, headers: [.retryAfter: String(retryAfter)])
     }
     static func internalError(_ why: String) -> APIError { APIError(status: .internalServerError, code: "exception", message: why) }
+    /// The vault's file was replaced by one the server cannot accept (another vault, one its key
+    /// does not open, an older copy) or removed: the server's log says which, the client only
+    /// that it may try again (the server looks again at each request).
+    static let fileReplaced = APIError(status: .serviceUnavailable, code: "transient",
+                                       message: "the vault's file was replaced and the file now in its place cannot be served; the owner has been told",
+                                       headers: [.retryAfter: "5"])
 
     /// What a vault error looks like to a client: an integrity problem is the server's, not the
     /// client's, and is said without detail (the owner sees it with `rxvault check`).

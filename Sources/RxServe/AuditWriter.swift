@@ -3,14 +3,53 @@ import RxVault
 /// Writes the reads the server answered to the owner's audit log, on a connection of its own
 /// (`Vault.anotherConnection`): the reads being answered on the gateway's connection never wait
 /// for these writes, which take a sealed box, a hash and a MAC per entry.
+///
+/// Only ever into the file at the vault's path: a connection whose file was replaced (renamed
+/// over, removed) writes nothing, and the entries wait for the file the gateway follows to; a
+/// write the replacement overtook between the look and the commit went into the old file and
+/// is done again in the new one (`.fileReplaced`).
 actor AuditWriter {
-    let vault: Vault
+    private var vault: Vault?
+    /// Which file the connection is to (`VaultGateway.ReadBatch.generation`).
+    private var generation = 0
 
     init(vault: sending Vault) {
         self.vault = vault
     }
 
-    func write(_ events: [AuditEvent]) throws(VaultError) -> Vault.ServedReadsWrite {
-        try vault.logServedReads(events)
+    enum Outcome: Sendable {
+        case written(Vault.ServedReadsWrite)
+        /// Nothing was written to the live file: the entries go back in the queue.
+        case fileReplaced
+    }
+
+    /// Writes `batch` if it was served from the file this connection has open and that file is
+    /// still the one at the path.
+    func write(_ batch: VaultGateway.ReadBatch) throws(VaultError) -> Outcome {
+        guard let vault, batch.generation == generation, !vault.fileWasReplaced else { return .fileReplaced }
+        let write = try vault.logServedReads(batch.events)
+        if vault.fileWasReplaced { return .fileReplaced }
+        vault.foldWriteAheadLog()
+        return .written(write)
+    }
+
+    /// Lets go of the old file (after the write under way, if any): its write-ahead log emptied
+    /// into it, so the log left under the path holds nothing of it, then the connection closed.
+    func release() {
+        vault?.emptyWriteAheadLog()
+        vault = nil
+    }
+
+    /// Opens the file the gateway now serves (`file`); says why not, or nil when it did.
+    func follow(_ reopener: VaultReopener, file: VaultFileNumbers, generation: Int) -> String? {
+        do throws(VaultError) {
+            let opened = try reopener.open()
+            guard opened.openFileNumbers() == file else { return "\(reopener.path) was replaced again while it was being opened" }
+            vault = opened
+            self.generation = generation
+            return nil
+        } catch {
+            return error.description
+        }
     }
 }

@@ -23,7 +23,7 @@ public enum RxServer {
     public static func run(vault: sending Vault, settings: ServeSettings, logger: Logger,
                            onReady: @escaping @Sendable (String) -> Void) async throws {
         let writer = AuditWriter(vault: try vault.anotherConnection(busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds))
-        let gateway = VaultGateway(vault: vault)
+        let gateway = VaultGateway(vault: vault, writer: writer, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds, logger: logger)
         let api = FHIRAPI(gateway: gateway, authenticator: ClientAuthenticator(settings: settings), settings: settings)
         let router = Router()
         router.add(middleware: RequestLogging())
@@ -89,16 +89,24 @@ public enum RxServer {
         do { try await flush(gateway, writer) } catch {
             logger.error("served reads could not be written to the audit log", metadata: ["reason": .string("\(error)")])
         }
+        let unrecorded = await gateway.unrecordedReads
+        if unrecorded > 0 {
+            logger.error("\(unrecorded) audit entries of reads served were not recorded: the vault's file was replaced and the file now in its place could not be served")
+        }
     }
 
     /// Writes the reads served so far (one entry per distinct read); on failure they wait for
-    /// the next write.
+    /// the next write. First a look at the file, so one replaced while no request came is let go
+    /// of and the reads go to the new one; while none can be served, they wait.
     static func flush(_ gateway: VaultGateway, _ writer: AuditWriter) async throws {
+        await gateway.followFile()
         let batch = await gateway.takeReads()
-        guard !batch.isEmpty else { return }
+        guard !batch.events.isEmpty else { return }
         do {
-            let write = try await writer.write(batch)
-            await gateway.carry(write)
+            switch try await writer.write(batch) {
+            case .written(let write): await gateway.carry(write)
+            case .fileReplaced: await gateway.requeue(batch)
+            }
         } catch {
             await gateway.requeue(batch)
             throw error

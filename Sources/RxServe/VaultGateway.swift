@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import RxModel
 import RxVault
@@ -7,15 +8,23 @@ import RxVault
 /// requests take turns on its SQLite connection. Every answer is as the file is now: what is
 /// kept between requests (`ServedCache`) is dropped as soon as the owner writes anything, so a
 /// revoke, a removal or an expiry made meanwhile by the owner's CLI counts at the next request.
+/// And it is the file now at the vault's path: one replaced by rename is followed before the
+/// request is answered (`live`, `FileFollower`).
 actor VaultGateway {
-    let vault: Vault
+    /// The open vault; nil while the file at the path cannot be served (clients get 503).
+    private var vault: Vault?
+    private var follower: FileFollower
+    private let writer: AuditWriter
     private var cache: ServedCache
     private var streams: [Int: AttachmentStream] = [:]
     private var nextStream = 0
 
-    init(vault: sending Vault) {
+    init(vault: sending Vault, writer: AuditWriter, busyTimeoutMilliseconds: Int32, logger: Logger) {
+        let reopener = vault.reopener(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        follower = FileFollower(reopener: reopener, serving: vault, logger: logger)
+        cache = ServedCache(stamp: nil, today: reopener.today)
+        self.writer = writer
         self.vault = vault
-        cache = ServedCache(stamp: nil, today: vault.today)
     }
 
     /// Drops what was kept if the vault's state or the day is not the one it was kept for.
@@ -23,32 +32,80 @@ actor VaultGateway {
     /// While the server's own audit write is under way, a new stamp is most likely that write's
     /// (it changes nothing served): the request waits the moment until the write says so
     /// (`carry`), rather than start afresh and work out again everything kept.
-    private func refresh() async throws(VaultError) {
+    private func refresh() async throws -> Vault {
+        var vault = try await live()
         var stamp = try vault.stateStamp()
         if auditWritesUnderWay > 0, stamp != cache.stamp {
             await withCheckedContinuation { afterAuditWrite.append($0) }
+            vault = try await live()
             stamp = try vault.stateStamp()
         }
         let today = vault.today
         if !cache.isCurrent(stamp: stamp, today: today) { cache = ServedCache(stamp: stamp, today: today) }
+        return vault
     }
 
     private var auditWritesUnderWay = 0
     private var afterAuditWrite: [CheckedContinuation<Void, Never>] = []
 
-    // MARK: - Clients and what they may read
+    // MARK: - The file at the vault's path
 
-    func client(publicKey: [UInt8]) throws(VaultError) -> ClientSummary? { try vault.client(withPublicKey: publicKey) }
+    /// A switch to the file now at the path is under way: requests wait for it.
+    private var following = false
+    private var afterFollowing: [CheckedContinuation<Void, Never>] = []
 
-    /// The client's live grants; nil when it is no longer registered.
-    func access(clientID: RecordID) async throws(VaultError) -> ServedCache.ClientView? {
-        try await refresh()
-        return try currentView(clientID)
+    /// The vault as the file at its path is now: when that file is not the one open (a stat per
+    /// request), the old one is let go of and the new one opened first; while it cannot be
+    /// served, 503 (`APIError.fileReplaced`).
+    private func live() async throws -> Vault {
+        while following { await withCheckedContinuation { afterFollowing.append($0) } }
+        if let vault, follower.isCurrent() { return vault }
+        following = true
+        defer {
+            following = false
+            let waiting = afterFollowing
+            afterFollowing = []
+            for continuation in waiting { continuation.resume() }
+        }
+        if let old = vault {
+            // Nothing of the old file is used again: downloads from it stop (`nextChunk`), what
+            // was kept goes, the writer finishes the write under way and closes its connection,
+            // then this one. The reads still queued are written to the new file, marked.
+            streams = [:]
+            cache = ServedCache(stamp: nil, today: follower.reopener.today)
+            vault = nil
+            await writer.release()
+            old.emptyWriteAheadLog()
+            markQueuedReadsAsServedFromReplacedFile()
+            follower.letGo()
+        }
+        guard let fresh = follower.open(), let file = fresh.openFileNumbers() else { throw APIError.fileReplaced }
+        if let why = await writer.follow(follower.reopener, file: file, generation: generation) {
+            follower.refuse(why, file: file)
+            throw APIError.fileReplaced
+        }
+        follower.opened(fresh, file: file)
+        vault = fresh
+        return fresh
     }
 
-    func prescription(_ id: PrescriptionID) async throws(VaultError) -> PrescriptionRecord {
-        try await refresh()
-        return try currentRecord(id)
+    /// The look at the file the flusher takes every second, so that a replaced file is let go
+    /// of (and its queued reads written to the new one) even when no request comes.
+    func followFile() async {
+        _ = try? await live()
+    }
+
+    // MARK: - Clients and what they may read
+
+    func client(publicKey: [UInt8]) async throws -> ClientSummary? { try await live().client(withPublicKey: publicKey) }
+
+    /// The client's live grants; nil when it is no longer registered.
+    func access(clientID: RecordID) async throws -> ServedCache.ClientView? {
+        try currentView(clientID, in: try await refresh())
+    }
+
+    func prescription(_ id: PrescriptionID) async throws -> PrescriptionRecord {
+        try currentRecord(id, in: try await refresh())
     }
 
     /// What `GET /VisionPrescription/{id}` answers, in one turn of the actor: the client's view,
@@ -60,14 +117,14 @@ actor VaultGateway {
     }
 
     func readNewest(clientID: RecordID, resourceID: String) async throws -> NewestRead {
-        try await refresh()
-        guard let view = try currentView(clientID) else { return .unregistered }
+        let vault = try await refresh()
+        guard let view = try currentView(clientID, in: vault) else { return .unregistered }
         guard let id = view.prescriptions[resourceID] else { return .notGranted }
         let rendered: ByteBuffer
         if let kept = cache.rendered[id] {
             rendered = kept
         } else {
-            rendered = try FHIRResponse.encode(FHIRAPI.prescriptionResource(try currentRecord(id)))
+            rendered = try FHIRResponse.encode(FHIRAPI.prescriptionResource(try currentRecord(id, in: vault)))
             cache.keep(rendered: rendered, of: id)
         }
         logRead(client: clientID, prescriptions: [id], detail: "api read VisionPrescription")
@@ -76,7 +133,7 @@ actor VaultGateway {
 
     // Below: as the cache says, after `refresh`.
 
-    private func currentView(_ clientID: RecordID) throws(VaultError) -> ServedCache.ClientView? {
+    private func currentView(_ clientID: RecordID, in vault: Vault) throws(VaultError) -> ServedCache.ClientView? {
         if let kept = cache.clients[clientID] { return kept }
         var view: ServedCache.ClientView?
         if let client = try vault.client(id: clientID) {
@@ -89,28 +146,30 @@ actor VaultGateway {
         return view
     }
 
-    private func currentRecord(_ id: PrescriptionID) throws(VaultError) -> PrescriptionRecord {
+    private func currentRecord(_ id: PrescriptionID, in vault: Vault) throws(VaultError) -> PrescriptionRecord {
         if let kept = cache.records[id] { return kept }
         let record = try vault.prescription(id)
         cache.keep(record)
         return record
     }
 
-    func history(_ id: PrescriptionID) throws(VaultError) -> [PrescriptionRecord] { try vault.history(id) }
+    func history(_ id: PrescriptionID) async throws -> [PrescriptionRecord] { try await live().history(id) }
 
-    func attachments(of id: PrescriptionID) throws(VaultError) -> [AttachmentInfo] { try vault.attachments(of: id) }
+    func attachments(of id: PrescriptionID) async throws -> [AttachmentInfo] { try await live().attachments(of: id) }
 
     // MARK: - Attachments, one chunk at a time
 
-    func openStream(_ attachment: AttachmentID, of prescription: PrescriptionID) throws(VaultError) -> (Int, AttachmentInfo) {
-        let stream = try vault.attachmentStream(attachment, of: prescription)
+    func openStream(_ attachment: AttachmentID, of prescription: PrescriptionID) async throws -> (Int, AttachmentInfo) {
+        let stream = try await live().attachmentStream(attachment, of: prescription)
         nextStream += 1
         streams[nextStream] = stream
         return (nextStream, stream.info)
     }
 
+    /// The next chunk; nil at the verified end. A stream the gateway dropped because its file
+    /// was replaced throws: the response stops short, and the client sees a truncated body.
     func nextChunk(_ handle: Int) throws(VaultError) -> [UInt8]? {
-        guard let stream = streams[handle] else { return nil }
+        guard let stream = streams[handle] else { throw .internalError("the vault's file was replaced while the attachment was being sent") }
         do {
             let chunk = try stream.next()
             if chunk == nil { streams[handle] = nil }
@@ -125,12 +184,14 @@ actor VaultGateway {
 
     // MARK: - Access requests
 
-    func requestAccess(clientID: RecordID, reason: String, patient: String?, kinds: [PrescriptionKind]) throws(VaultError) -> AccessRequest {
-        guard let client = try vault.client(id: clientID) else { throw .clientNotFound(clientID.short) }
+    func requestAccess(clientID: RecordID, reason: String, patient: String?, kinds: [PrescriptionKind]) async throws -> AccessRequest {
+        let vault = try await live()
+        guard let client = try vault.client(id: clientID) else { throw VaultError.clientNotFound(clientID.short) }
         return try vault.requestAccess(for: client, reason: reason, patient: patient, kinds: kinds)
     }
 
-    func accessRequest(_ id: String, clientID: RecordID) throws(VaultError) -> AccessRequest? {
+    func accessRequest(_ id: String, clientID: RecordID) async throws -> AccessRequest? {
+        let vault = try await live()
         guard let client = try vault.client(id: clientID) else { return nil }
         return try vault.accessRequests(client: client).first { $0.id == id }
     }
@@ -161,30 +222,64 @@ actor VaultGateway {
         }
     }
 
-    /// The reads to write now, one entry per distinct read since the last write: a client that
+    /// Reads served from a file that was then replaced and not written yet go to the new file
+    /// (the same vault, proved by its key), saying where they were served from: the old file is
+    /// deleted, or kept aside by whoever replaced it, and either way no one reads its log again.
+    /// `generation` counts the files served, so a batch the switch overtook is marked too.
+    private var generation = 0
+    static let replacedNote = " (served from the file since replaced)"
+
+    private func markQueuedReadsAsServedFromReplacedFile() {
+        unwritten = (unwritten + queuedEvents()).map(Self.servedFromReplacedFile)
+        generation += 1
+    }
+
+    static func servedFromReplacedFile(_ event: AuditEvent) -> AuditEvent {
+        var marked = event
+        if marked.detail?.hasSuffix(replacedNote) != true { marked.detail = (marked.detail ?? "") + replacedNote }
+        return marked
+    }
+
+    /// Reads served and not written yet (entries, one per distinct read): what is lost if the
+    /// server stops before a file it may write them to is back.
+    var unrecordedReads: Int { unwritten.count + pendingReads.count }
+
+    /// Entries for the queued reads, one per distinct read since the last write: a client that
     /// reads the same thing many times within that second gets one entry (at the first read's
     /// time) that says how many ("api read VisionPrescription (37 times)"). Under load, an
     /// entry per request would cost the writer more than answering them.
-    func takeReads() -> [AuditEvent] {
-        var events = unwritten
-        for (key, first, count) in pendingReads {
+    private func queuedEvents() -> [AuditEvent] {
+        let events = pendingReads.map { key, first, count in
             let client = key.client.hex
-            events.append(AuditEvent(time: Timestamp.iso(first), actor: client, action: .read, client: client,
-                                     prescriptions: key.prescriptions.map(\.hex), attachments: key.attachments.isEmpty ? nil : key.attachments.map(\.hex),
-                                     detail: count > 1 ? key.detail + " (\(count) times)" : key.detail))
+            return AuditEvent(time: Timestamp.iso(first), actor: client, action: .read, client: client,
+                              prescriptions: key.prescriptions.map(\.hex), attachments: key.attachments.isEmpty ? nil : key.attachments.map(\.hex),
+                              detail: count > 1 ? key.detail + " (\(count) times)" : key.detail)
         }
-        unwritten = []
         pendingReads = []
         pendingIndex = [:]
-        // The caller writes them now, then calls `carry` or `requeue`: until then a new stamp is
-        // waited on, not acted on (`refresh`).
-        if !events.isEmpty { auditWritesUnderWay += 1 }
         return events
     }
 
-    /// A write that failed: its entries go first next time (the server says so on stderr).
-    func requeue(_ events: [AuditEvent]) {
-        unwritten = events + unwritten
+    /// The reads to write now, and which file they were served from (`AuditWriter.write`
+    /// writes them only into that one).
+    struct ReadBatch: Sendable {
+        let events: [AuditEvent]
+        let generation: Int
+    }
+
+    func takeReads() -> ReadBatch {
+        let events = unwritten + queuedEvents()
+        unwritten = []
+        // The caller writes them now, then calls `carry` or `requeue`: until then a new stamp is
+        // waited on, not acted on (`refresh`).
+        if !events.isEmpty { auditWritesUnderWay += 1 }
+        return ReadBatch(events: events, generation: generation)
+    }
+
+    /// A write that failed or did not reach the live file: its entries go first next time (a
+    /// failure is said on stderr).
+    func requeue(_ batch: ReadBatch) {
+        unwritten = (batch.generation == generation ? batch.events : batch.events.map(Self.servedFromReplacedFile)) + unwritten
         auditWriteEnded()
     }
 
@@ -202,6 +297,4 @@ actor VaultGateway {
         if write.onlyAudit, let to = write.to, cache.keeps, write.from == cache.stamp { cache.carry(to: to) }
         auditWriteEnded()
     }
-
-    var today: CalendarDate { vault.today }
 }

@@ -17,6 +17,7 @@ import Darwin
 public final class Database {
     let handle: OpaquePointer
     public let path: String
+    let busyTimeoutMilliseconds: Int32
     /// Prepared statements not in use, by SQL text (`reusable`). A handle is here or owned by
     /// exactly one `Statement`, never both: that is what makes reuse safe.
     private let idle = Mutex(IdleStatements())
@@ -55,6 +56,7 @@ public final class Database {
         }
         handle = db
         self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         do {
@@ -155,6 +157,26 @@ public final class Database {
         var checkpointed: Int32 = 0
         let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointed)
         return rc == SQLITE_OK
+    }
+
+    /// Copies into the main file what the WAL holds, as far as no reader still needs it, and
+    /// truncates the WAL if no reader is using it, without waiting for anyone (a TRUNCATE
+    /// checkpoint with no busy wait goes on as a PASSIVE one). False when it could not do all.
+    @discardableResult
+    public func checkpointWithoutWaiting() -> Bool {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        var logFrames: Int32 = 0
+        var checkpointed: Int32 = 0
+        return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointed) == SQLITE_OK
+    }
+
+    /// Whether the file this connection has open is no longer the one at `path` (renamed over,
+    /// or removed): SQLite compares its descriptor's inode with the path's. A connection to a
+    /// replaced file still works, on the deleted inode, and nobody will read what it writes.
+    public var fileHasMoved: Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
     }
 
     public var changes: Int { Int(sqlite3_changes(handle)) }

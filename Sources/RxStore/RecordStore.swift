@@ -149,6 +149,13 @@ public protocol RecordStore: AnyObject {
     /// Returns false when another connection kept the WAL from being truncated.
     @discardableResult
     func purgeDeletedContent() -> Bool
+    /// Copies what the write-ahead log holds into the file, as far as no reader needs it, and
+    /// empties it when no reader uses it, without waiting (a store that is no file answers true).
+    @discardableResult
+    func checkpointWithoutWaiting() -> Bool
+    /// Whether the file the store has open was replaced or removed since it was opened (a store
+    /// that is no file answers false).
+    func fileHasMoved() -> Bool
     /// Keeps the page cache small while a large attachment streams through, so memory stays at a
     /// few chunks instead of the engine's default cache (2 MiB for SQLite).
     func useSmallCacheForStreaming()

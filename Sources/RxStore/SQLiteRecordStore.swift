@@ -638,4 +638,9 @@ public final class SQLiteRecordStore: RecordStore {
     public func purgeDeletedContent() -> Bool {
         database.checkpointAndTruncateWAL()
     }
+
+    @discardableResult
+    public func checkpointWithoutWaiting() -> Bool { database.checkpointWithoutWaiting() }
+
+    public func fileHasMoved() -> Bool { database.fileHasMoved }
 }

@@ -237,6 +237,23 @@ final class AgentHarness: @unchecked Sendable {
         #expect(h.eventually(4) { !h.isRunning(second) })
     }
 
+    /// Issue 22: a file renamed over the unlocked one (what sync tools and editors do) makes no
+    /// command wait on the agent: the first that asks finds it locked, and its socket is gone by
+    /// the next. (`ServeReplacedFileTests` checks the same of the agent `serve` runs.)
+    @Test func aFileReplacedByRenameLeavesNoSocketToWaitOn() throws {
+        let h = try AgentHarness()
+        let pid = try h.unlock()
+        try FileManager.default.copyItem(atPath: h.cli.vaultPath, toPath: h.cli.path("copy.rxv"))
+        #expect(rename(h.cli.path("copy.rxv"), h.cli.vaultPath) == 0)
+        for arguments in [["status", "--passphrase-file", h.cli.passphraseFile], ["list"], ["status", "--passphrase-file", h.cli.passphraseFile]] {
+            let start = Date()
+            let result = try h.cli.run(arguments)
+            #expect(result.status == 0, "\(result)")
+            #expect(Date().timeIntervalSince(start) < 5, "\(arguments) took \(Date().timeIntervalSince(start)) s")
+        }
+        #expect(h.eventually(3) { !h.isRunning(pid) && h.socketFiles().isEmpty }, "\(h.socketFiles())")
+    }
+
     @Test func aPassphraseChangedWhileUnlockedLocksIt() throws {
         let h = try AgentHarness()
         let pid = try h.unlock()

@@ -155,7 +155,11 @@ extension RxVaultCommand.Serve {
         if let rollback = vault.rollback {
             Terminal.warning("this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): changes, and the reads served, are refused until you run 'rxvault check --accept-rollback'")
         }
-        return (vault, ServeAgent.start(vaultPath: RxVaultCommand.Unlock.absolute(path), vaultIDHex: header.vaultIDHex, rootKey: rootKey))
+        // The agent gets a copy: it wipes its key when it locks (`rxvault lock`, the file
+        // replaced), and the server goes on with its own (it opens a replaced file with it).
+        let agentKey = SecretBytes(lockedCount: rootKey.count)
+        agentKey.withUnsafeMutableBytes { target in rootKey.withUnsafeBytes { source in target.copyMemory(from: source) } }
+        return (vault, ServeAgent.start(vaultPath: RxVaultCommand.Unlock.absolute(path), vaultIDHex: header.vaultIDHex, rootKey: agentKey))
     }
 }
 
@@ -170,8 +174,18 @@ final class ServeAgent: @unchecked Sendable {
         self.server = server
         let done = finished
         nonisolated(unsafe) let loop = server   // used only by that thread until `stop`
-        thread = Thread { _ = loop.run(); done.signal() }
+        thread = Thread {
+            // The loop removes the socket as it ends. Said when it ends while the server goes on
+            // (the vault file replaced or removed, `rxvault lock`, the idle limit).
+            let why = loop.run()
+            if why != Self.stopReason {
+                Terminal.err("rxvault: the vault is locked for owner commands (\(why)); the server goes on serving")
+            }
+            done.signal()
+        }
     }
+
+    static let stopReason = "the server stopped"
 
     /// Starts answering; on failure (another agent for this vault, an unsafe folder) says why
     /// and serves without it.
@@ -191,13 +205,12 @@ final class ServeAgent: @unchecked Sendable {
         }
     }
 
-    /// Locks (wipes the key) and waits for the loop to remove its socket.
+    /// Locks (wipes the key) and waits for the loop to remove its socket (it removes only its
+    /// own: after an early lock, a newer agent may hold the path).
     func stop() {
-        server.service.lock(reason: "the server stopped")
+        server.service.lock(reason: Self.stopReason)
         // The loop sees the lock within its check interval; its socket goes with it.
-        if finished.wait(timeout: .now() + .seconds(Int(AgentServer.checkIntervalSeconds) + 3)) == .success {
-            unlink(server.socketPath)
-        }
+        _ = finished.wait(timeout: .now() + .seconds(Int(AgentServer.checkIntervalSeconds) + 3))
     }
 }
 
