@@ -3,6 +3,12 @@
 /// (PostgreSQL for a practice) can implement it later without touching RxVault.
 ///
 /// Implementations store what they are given: ciphertext and random ids. They never see a key.
+///
+/// What they hand back is checked where it is read (issue 22): every integer within its
+/// `StoredRange`, every id 32 lower-case hex digits, every value of its column's type and not
+/// NULL unless the column may be, fixed-length blobs of their length. A row that breaks this is
+/// `StoreError.corrupt` naming the table, the row and the column. RxVault counts on it: it adds
+/// one to a stored version or sequence number, and indexes by a stored bucket, without checking again.
 public protocol RecordStore: AnyObject {
     func header() throws(StoreError) -> VaultHeaderRecord
     func replaceWrappedRootKey(_ wrapped: [UInt8]) throws(StoreError)

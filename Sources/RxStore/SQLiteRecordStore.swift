@@ -94,11 +94,12 @@ public final class SQLiteRecordStore: RecordStore {
             SELECT format_version, vault_id, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, kdf_salt, wrapped_root_key,
                    max_attachment_bytes, audit_public_key
             FROM vault_header WHERE singleton = 1
-            """).first { s in
-            VaultHeaderRecord(formatVersion: Int(s.int(0)), vaultID: s.blob(1), kdfAlgorithm: s.text(2) ?? "",
-                              kdfOpsLimit: UInt64(max(0, s.int(3))), kdfMemLimit: UInt64(max(0, s.int(4))),
-                              kdfSalt: s.blob(5), wrappedRootKey: s.blob(6), maxAttachmentBytes: Int(s.int(7)),
-                              auditPublicKey: s.blob(8))
+            """).first { s throws(StoreError) in
+            let row = s.row(of: "vault_header", keyColumns: 0)
+            return VaultHeaderRecord(formatVersion: try row.integer(0, in: StoredRange.positive), vaultID: try row.blob(1, count: 16),
+                                     kdfAlgorithm: try row.text(2), kdfOpsLimit: try row.unsigned(3), kdfMemLimit: try row.unsigned(4),
+                                     kdfSalt: try row.blob(5), wrappedRootKey: try row.blob(6),
+                                     maxAttachmentBytes: try row.integer(7, in: StoredRange.positive), auditPublicKey: try row.blob(8, count: 32))
         }
         guard let header else { throw StoreError.corrupt("the vault header is missing") }
         return header
@@ -112,17 +113,18 @@ public final class SQLiteRecordStore: RecordStore {
         // Ids are lower-case hex, so a range scan on the primary key finds a prefix without a table scan.
         var ids: [String] = []
         try statement("SELECT id FROM prescription WHERE id >= ? AND id < ? ORDER BY id LIMIT ?")
-            .forEach([.text(prefix), .text(prefix + "g"), .integer(Int64(limit))]) { row in
-                ids.append(row.text(0) ?? "")
+            .forEach([.text(prefix), .text(prefix + "g"), .integer(Int64(limit))]) { row throws(StoreError) in
+                ids.append(try row.row(of: "prescription").id(0))
             }
         return ids
     }
 
     private static let versionColumns = "prescription_id, version, wrapped_key, content, mac"
 
-    private func versionRecord(_ row: Statement) -> PrescriptionVersionRecord {
-        PrescriptionVersionRecord(prescriptionID: row.text(0) ?? "", version: Int(row.int(1)),
-                                  wrappedKey: row.blob(2), content: row.blob(3), mac: row.blob(4))
+    private func versionRecord(_ s: Statement) throws(StoreError) -> PrescriptionVersionRecord {
+        let row = s.row(of: "prescription_version", keyColumns: 2)
+        return PrescriptionVersionRecord(prescriptionID: try row.id(0), version: try row.integer(1, in: StoredRange.version),
+                                         wrappedKey: try row.blob(2), content: try row.blob(3), mac: try row.blob(4))
     }
 
     public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
@@ -131,19 +133,19 @@ public final class SQLiteRecordStore: RecordStore {
             SELECT \(Self.versionColumns) FROM prescription_version v
             WHERE version = (SELECT max(version) FROM prescription_version WHERE prescription_id = v.prescription_id)
             ORDER BY prescription_id
-            """).forEach { row in records.append(versionRecord(row)) }
+            """).forEach { row throws(StoreError) in records.append(try versionRecord(row)) }
         return records
     }
 
     public func versions(of id: String) throws(StoreError) -> [PrescriptionVersionRecord] {
         var records: [PrescriptionVersionRecord] = []
         try statement("SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version")
-            .forEach([.text(id)]) { row in records.append(versionRecord(row)) }
+            .forEach([.text(id)]) { row throws(StoreError) in records.append(try versionRecord(row)) }
         return records
     }
 
     public func latestVersion(of id: String) throws(StoreError) -> PrescriptionVersionRecord? {
-        return try statement("SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version DESC LIMIT 1").first([.text(id)]) { versionRecord($0) }
+        return try statement("SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version DESC LIMIT 1").first([.text(id)]) { row throws(StoreError) in try versionRecord(row) }
     }
 
     public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
@@ -172,29 +174,30 @@ public final class SQLiteRecordStore: RecordStore {
 
     private static let attachmentColumns = "id, prescription_id, wrapped_key, metadata, stream_header, mac"
 
-    private func attachmentRecord(_ row: Statement) -> AttachmentRecord {
-        AttachmentRecord(id: row.text(0) ?? "", prescriptionID: row.text(1) ?? "", wrappedKey: row.blob(2),
-                         metadata: row.blob(3), streamHeader: row.blob(4), mac: row.blob(5))
+    private func attachmentRecord(_ s: Statement) throws(StoreError) -> AttachmentRecord {
+        let row = s.row(of: "attachment")
+        return AttachmentRecord(id: try row.id(0), prescriptionID: try row.id(1), wrappedKey: try row.blob(2),
+                                metadata: try row.blob(3), streamHeader: try row.blob(4, count: 24), mac: try row.blob(5))
     }
 
     public func attachments(of prescriptionID: String) throws(StoreError) -> [AttachmentRecord] {
         var records: [AttachmentRecord] = []
         try statement("SELECT \(Self.attachmentColumns) FROM attachment WHERE prescription_id = ? ORDER BY rowid")
-            .forEach([.text(prescriptionID)]) { row in records.append(attachmentRecord(row)) }
+            .forEach([.text(prescriptionID)]) { row throws(StoreError) in records.append(try attachmentRecord(row)) }
         return records
     }
 
     public func attachmentIDs(of prescriptionID: String, withPrefix prefix: String, limit: Int) throws(StoreError) -> [String] {
         var ids: [String] = []
         try statement("SELECT id FROM attachment WHERE prescription_id = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?")
-            .forEach([.text(prescriptionID), .text(prefix), .text(prefix + "g"), .integer(Int64(limit))]) { row in
-                ids.append(row.text(0) ?? "")
+            .forEach([.text(prescriptionID), .text(prefix), .text(prefix + "g"), .integer(Int64(limit))]) { row throws(StoreError) in
+                ids.append(try row.row(of: "attachment").id(0))
             }
         return ids
     }
 
     public func attachment(_ id: String) throws(StoreError) -> AttachmentRecord? {
-        return try statement("SELECT \(Self.attachmentColumns) FROM attachment WHERE id = ?").first([.text(id)]) { attachmentRecord($0) }
+        return try statement("SELECT \(Self.attachmentColumns) FROM attachment WHERE id = ?").first([.text(id)]) { row throws(StoreError) in try attachmentRecord(row) }
     }
 
     public func insert(_ attachment: AttachmentRecord) throws(StoreError) {
@@ -223,13 +226,17 @@ public final class SQLiteRecordStore: RecordStore {
 
     public func forEachChunk(ofAttachment id: String, _ body: (Int, [UInt8]) throws -> Void) throws {
         // Not from the cache: `body` may run other statements (and this one) while it streams.
-        let s = try database.prepare("SELECT seq, data FROM attachment_chunk WHERE attachment_id = ? ORDER BY seq")
+        let s = try database.prepare("SELECT attachment_id, seq, data FROM attachment_chunk WHERE attachment_id = ? ORDER BY seq")
         try s.bind([.text(id)])
-        while try s.step() { try body(Int(s.int(0)), s.blob(1)) }
+        while try s.step() {
+            let row = s.row(of: "attachment_chunk", keyColumns: 2)
+            try body(try row.integer(1, in: StoredRange.chunk), try row.blob(2))
+        }
     }
 
     public func chunk(ofAttachment id: String, sequence: Int) throws(StoreError) -> [UInt8]? {
-        try statement("SELECT data FROM attachment_chunk WHERE attachment_id = ? AND seq = ?").first([.text(id), .integer(Int64(sequence))]) { $0.blob(0) }
+        try statement("SELECT attachment_id, seq, data FROM attachment_chunk WHERE attachment_id = ? AND seq = ?")
+            .first([.text(id), .integer(Int64(sequence))]) { row throws(StoreError) in try row.row(of: "attachment_chunk", keyColumns: 2).blob(2) }
     }
 
     public func deleteAttachment(_ id: String) throws(StoreError) -> Bool {
@@ -239,8 +246,8 @@ public final class SQLiteRecordStore: RecordStore {
 
     public func attachmentCountsByPrescription() throws(StoreError) -> [String: Int] {
         var counts: [String: Int] = [:]
-        try statement("SELECT prescription_id, count(*) FROM attachment GROUP BY prescription_id").forEach { row in
-            counts[row.text(0) ?? ""] = Int(row.int(1))
+        try statement("SELECT prescription_id, count(*) FROM attachment GROUP BY prescription_id").forEach { row throws(StoreError) in
+            counts[try row.row(of: "attachment").id(0)] = Int(row.int(1))
         }
         return counts
     }
@@ -254,15 +261,23 @@ public final class SQLiteRecordStore: RecordStore {
     public func clients() throws(StoreError) -> [ClientRecord] {
         let lookup = Schema.clientLookupColumn(try schemaVersion())
         var records: [ClientRecord] = []
-        try statement("SELECT id, \(lookup), info, mac FROM client ORDER BY rowid").forEach { row in
-            records.append(ClientRecord(id: row.text(0) ?? "", lookup: row.blob(1), info: row.blob(2), mac: row.blob(3)))
+        try statement("SELECT id, \(lookup), info, mac FROM client ORDER BY rowid").forEach { row throws(StoreError) in
+            records.append(try clientRecord(row))
         }
         return records
     }
 
     public func client(withLookup key: [UInt8]) throws(StoreError) -> ClientRecord? {
         let lookup = Schema.clientLookupColumn(try schemaVersion())
-        return try statement("SELECT id, \(lookup), info, mac FROM client WHERE \(lookup) = ?").first([.blob(key)]) { ClientRecord(id: $0.text(0) ?? "", lookup: $0.blob(1), info: $0.blob(2), mac: $0.blob(3)) }
+        return try statement("SELECT id, \(lookup), info, mac FROM client WHERE \(lookup) = ?").first([.blob(key)]) { row throws(StoreError) in
+            try clientRecord(row)
+        }
+    }
+
+    /// The lookup tag (format 3) and the public key before it are both 32 bytes.
+    private func clientRecord(_ s: Statement) throws(StoreError) -> ClientRecord {
+        let row = s.row(of: "client")
+        return ClientRecord(id: try row.id(0), lookup: try row.blob(1, count: 32), info: try row.blob(2), mac: try row.blob(3))
     }
 
     public func insert(_ client: ClientRecord) throws(StoreError) {
@@ -288,9 +303,11 @@ public final class SQLiteRecordStore: RecordStore {
             """
         var values: [Statement.Value] = [clientID.map { .text($0) } ?? .null]
         values += (references ?? []).map { .text($0) }
-        try statement(sql).forEach(values) { row in
-            records.append(GrantRecord(id: row.text(0) ?? "", clientID: row.text(1) ?? "", reference: row.text(2) ?? "",
-                                       sealedKeys: row.blob(3), info: row.blob(4), mac: row.blob(5)))
+        try statement(sql).forEach(values) { s throws(StoreError) in
+            // The reference is 32 hex digits in every format: a keyed hash's 16 bytes (3), a prescription id (1 and 2).
+            let row = s.row(of: "access_grant")
+            records.append(GrantRecord(id: try row.id(0), clientID: try row.id(1), reference: try row.id(2),
+                                       sealedKeys: try row.blob(3), info: try row.blob(4), mac: try row.blob(5)))
         }
         return records
     }
@@ -313,42 +330,53 @@ public final class SQLiteRecordStore: RecordStore {
 
     // MARK: - Audit log
 
-    private func auditRecord(_ row: Statement) -> AuditEntryRecord {
-        AuditEntryRecord(sequence: Int(row.int(0)), entry: row.blob(1), hash: row.blob(2), mac: row.isNull(3) ? nil : row.blob(3))
+    private func auditRecord(_ s: Statement) throws(StoreError) -> AuditEntryRecord {
+        let row = s.row(of: "audit_entry")
+        return AuditEntryRecord(sequence: try row.integer(0, in: StoredRange.auditEntry), entry: try row.blob(1),
+                                hash: try row.blob(2, count: 32), mac: try row.optionalBlob(3))
     }
 
     public func auditEntries() throws(StoreError) -> [AuditEntryRecord] {
         var records: [AuditEntryRecord] = []
-        try statement("SELECT seq, entry, hash, mac FROM audit_entry ORDER BY seq").forEach { row in records.append(auditRecord(row)) }
+        try statement("SELECT seq, entry, hash, mac FROM audit_entry ORDER BY seq").forEach { row throws(StoreError) in records.append(try auditRecord(row)) }
         return records
     }
 
     public func auditEntries(after sequence: Int) throws(StoreError) -> [AuditEntryRecord] {
         var records: [AuditEntryRecord] = []
-        try statement("SELECT seq, entry, hash, mac FROM audit_entry WHERE seq > ? ORDER BY seq").forEach([.integer(Int64(sequence))]) { row in
-            records.append(auditRecord(row))
+        try statement("SELECT seq, entry, hash, mac FROM audit_entry WHERE seq > ? ORDER BY seq").forEach([.integer(Int64(sequence))]) { row throws(StoreError) in
+            records.append(try auditRecord(row))
         }
         return records
     }
 
     public func auditEntry(_ sequence: Int) throws(StoreError) -> AuditEntryRecord? {
-        try statement("SELECT seq, entry, hash, mac FROM audit_entry WHERE seq = ?").first([.integer(Int64(sequence))]) { auditRecord($0) }
+        try statement("SELECT seq, entry, hash, mac FROM audit_entry WHERE seq = ?").first([.integer(Int64(sequence))]) { row throws(StoreError) in
+            try auditRecord(row)
+        }
     }
 
     public func auditEntryHash(_ sequence: Int) throws(StoreError) -> [UInt8]? {
-        try statement("SELECT hash FROM audit_entry WHERE seq = ?").first([.integer(Int64(sequence))]) { $0.blob(0) }
+        try statement("SELECT seq, hash FROM audit_entry WHERE seq = ?").first([.integer(Int64(sequence))]) { row throws(StoreError) in
+            try row.row(of: "audit_entry").blob(1, count: 32)
+        }
     }
 
     // MARK: - Search index
 
     public func indexBuckets() throws(StoreError) -> [(Int, [UInt8])] {
         var buckets: [(Int, [UInt8])] = []
-        try statement("SELECT bucket, content FROM search_index ORDER BY bucket").forEach { row in buckets.append((Int(row.int(0)), row.blob(1))) }
+        try statement("SELECT bucket, content FROM search_index ORDER BY bucket").forEach { s throws(StoreError) in
+            let row = s.row(of: "search_index")
+            buckets.append((try row.integer(0, in: StoredRange.bucket), try row.blob(1)))
+        }
         return buckets
     }
 
     public func indexBucket(_ bucket: Int) throws(StoreError) -> [UInt8]? {
-        return try statement("SELECT content FROM search_index WHERE bucket = ?").first([.integer(Int64(bucket))]) { $0.blob(0) }
+        return try statement("SELECT bucket, content FROM search_index WHERE bucket = ?").first([.integer(Int64(bucket))]) { row throws(StoreError) in
+            try row.row(of: "search_index").blob(1)
+        }
     }
 
     public func setIndexBucket(_ bucket: Int, to sealed: [UInt8]) throws(StoreError) {
@@ -361,7 +389,7 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     public func lastAuditEntry() throws(StoreError) -> AuditEntryRecord? {
-        return try statement("SELECT seq, entry, hash, mac FROM audit_entry ORDER BY seq DESC LIMIT 1").first { auditRecord($0) }
+        return try statement("SELECT seq, entry, hash, mac FROM audit_entry ORDER BY seq DESC LIMIT 1").first { row throws(StoreError) in try auditRecord(row) }
     }
 
     public func append(_ entry: AuditEntryRecord) throws(StoreError) {
@@ -374,7 +402,10 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     public func auditHead() throws(StoreError) -> (sequence: Int, hash: [UInt8], mac: [UInt8])? {
-        return try statement("SELECT seq, hash, mac FROM audit_head WHERE singleton = 1").first { (Int($0.int(0)), $0.blob(1), $0.blob(2)) }
+        return try statement("SELECT seq, hash, mac FROM audit_head WHERE singleton = 1").first { s throws(StoreError) in
+            let row = s.row(of: "audit_head", keyColumns: 0)
+            return (try row.integer(0, in: StoredRange.counter), try row.blob(1, count: 32), try row.blob(2))
+        }
     }
 
     public func setAuditHead(sequence: Int, hash: [UInt8], mac: [UInt8]) throws(StoreError) {
@@ -427,7 +458,10 @@ public final class SQLiteRecordStore: RecordStore {
             guard try tableExists("person") else { return [] }
         }
         var rows: [(id: String, mac: [UInt8])] = []
-        try statement("SELECT id, mac FROM person ORDER BY id").forEach { row in rows.append((row.text(0) ?? "", row.blob(1))) }
+        try statement("SELECT id, mac FROM person ORDER BY id").forEach { s throws(StoreError) in
+            let row = s.row(of: "person")
+            rows.append((try row.id(0), try row.blob(1)))
+        }
         return rows
     }
 
@@ -440,14 +474,18 @@ public final class SQLiteRecordStore: RecordStore {
         let upper = String(prefix.unicodeScalars.dropLast()) + String(next)
         var rows: [(id: String, mac: [UInt8])] = []
         try statement("SELECT id, mac FROM person WHERE id >= ? AND id < ? ORDER BY id")
-            .forEach([.text(prefix), .text(upper)]) { row in rows.append((row.text(0) ?? "", row.blob(1))) }
+            .forEach([.text(prefix), .text(upper)]) { s throws(StoreError) in
+                let row = s.row(of: "person")
+                rows.append((try row.id(0), try row.blob(1)))
+            }
         return rows
     }
 
     public func patientBuckets() throws(StoreError) -> PatientBucketsRecord? {
         guard try schemaVersion() >= 4, try tableExists("person_buckets") else { return nil }
-        return try statement("SELECT content, mac FROM person_buckets WHERE singleton = 1").first {
-            PatientBucketsRecord(content: $0.blob(0), mac: $0.blob(1))
+        return try statement("SELECT content, mac FROM person_buckets WHERE singleton = 1").first { s throws(StoreError) in
+            let row = s.row(of: "person_buckets", keyColumns: 0)
+            return PatientBucketsRecord(content: try row.blob(0), mac: try row.blob(1))
         }
     }
 
@@ -461,8 +499,8 @@ public final class SQLiteRecordStore: RecordStore {
         if try schemaVersion() < 4 {
             guard try tableExists("person") else { return nil }
         }
-        return try statement("SELECT id, info, mac FROM person WHERE id = ?").first([.text(id)]) {
-            PatientRecord(id: $0.text(0) ?? "", info: $0.blob(1), mac: $0.blob(2))
+        return try statement("SELECT id, info, mac FROM person WHERE id = ?").first([.text(id)]) { row throws(StoreError) in
+            try patientRecord(row)
         }
     }
 
@@ -471,10 +509,15 @@ public final class SQLiteRecordStore: RecordStore {
             guard try tableExists("person") else { return [] }
         }
         var records: [PatientRecord] = []
-        try database.prepare("SELECT id, info, mac FROM person ORDER BY id").forEach { row in
-            records.append(PatientRecord(id: row.text(0) ?? "", info: row.blob(1), mac: row.blob(2)))
+        try database.prepare("SELECT id, info, mac FROM person ORDER BY id").forEach { row throws(StoreError) in
+            records.append(try patientRecord(row))
         }
         return records
+    }
+
+    private func patientRecord(_ s: Statement) throws(StoreError) -> PatientRecord {
+        let row = s.row(of: "person")
+        return PatientRecord(id: try row.id(0), info: try row.blob(1), mac: try row.blob(2))
     }
 
     public func upsert(_ patient: PatientRecord) throws(StoreError) {
@@ -504,10 +547,11 @@ public final class SQLiteRecordStore: RecordStore {
         try database.prepare("""
             SELECT id, kind, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, kdf_salt, wrapped_root_key, info
             FROM key_slot ORDER BY id
-            """).forEach { row in
-            slots.append(KeySlotRecord(id: Int(row.int(0)), kind: row.text(1) ?? "", kdfAlgorithm: row.text(2) ?? "",
-                                       kdfOpsLimit: UInt64(max(0, row.int(3))), kdfMemLimit: UInt64(max(0, row.int(4))),
-                                       kdfSalt: row.blob(5), wrappedRootKey: row.blob(6), info: row.blob(7)))
+            """).forEach { s throws(StoreError) in
+            let row = s.row(of: "key_slot")
+            slots.append(KeySlotRecord(id: try row.integer(0, in: StoredRange.keySlot), kind: try row.text(1), kdfAlgorithm: try row.text(2),
+                                       kdfOpsLimit: try row.unsigned(3), kdfMemLimit: try row.unsigned(4),
+                                       kdfSalt: try row.blob(5), wrappedRootKey: try row.blob(6), info: try row.blob(7)))
         }
         return slots
     }
@@ -537,7 +581,9 @@ public final class SQLiteRecordStore: RecordStore {
     public func keyRing() throws(StoreError) -> KeyRingRecord? {
         guard try schemaVersion() >= 4 else { return nil }
         let s = try database.prepare("SELECT write_counter, content, mac FROM key_ring WHERE singleton = 1")
-        return try s.step() ? KeyRingRecord(writeCounter: Int(s.int(0)), content: s.blob(1), mac: s.blob(2)) : nil
+        guard try s.step() else { return nil }
+        let row = s.row(of: "key_ring", keyColumns: 0)
+        return KeyRingRecord(writeCounter: try row.integer(0, in: StoredRange.counter), content: try row.blob(1), mac: try row.blob(2))
     }
 
     public func setKeyRing(_ ring: KeyRingRecord) throws(StoreError) {
@@ -549,7 +595,10 @@ public final class SQLiteRecordStore: RecordStore {
 
     public func vaultState() throws(StoreError) -> VaultStateRecord? {
         guard try schemaVersion() >= 2 else { return nil }
-        return try statement("SELECT write_counter, state, mac FROM vault_state WHERE singleton = 1").first { VaultStateRecord(writeCounter: Int($0.int(0)), state: $0.blob(1), mac: $0.blob(2)) }
+        return try statement("SELECT write_counter, state, mac FROM vault_state WHERE singleton = 1").first { s throws(StoreError) in
+            let row = s.row(of: "vault_state", keyColumns: 0)
+            return VaultStateRecord(writeCounter: try row.integer(0, in: StoredRange.counter), state: try row.blob(1), mac: try row.blob(2))
+        }
     }
 
     /// Prepared once (`rxvault serve` asks on every request) and reset after each use, so it
@@ -564,7 +613,9 @@ public final class SQLiteRecordStore: RecordStore {
         }
         try s.bind([])
         defer { _ = try? s.bind([]) }
-        return try s.step() ? (Int(s.int(0)), s.blob(1)) : nil
+        guard try s.step() else { return nil }
+        let row = s.row(of: "vault_state", keyColumns: 0)
+        return (try row.integer(0, in: StoredRange.counter), try row.blob(1))
     }
 
     public func setVaultState(_ state: VaultStateRecord) throws(StoreError) {
@@ -577,12 +628,17 @@ public final class SQLiteRecordStore: RecordStore {
     public func manifestBuckets() throws(StoreError) -> [(Int, [UInt8])] {
         guard try schemaVersion() >= 2 else { return [] }
         var buckets: [(Int, [UInt8])] = []
-        try statement("SELECT bucket, content FROM manifest ORDER BY bucket").forEach { row in buckets.append((Int(row.int(0)), row.blob(1))) }
+        try statement("SELECT bucket, content FROM manifest ORDER BY bucket").forEach { s throws(StoreError) in
+            let row = s.row(of: "manifest")
+            buckets.append((try row.integer(0, in: StoredRange.bucket), try row.blob(1)))
+        }
         return buckets
     }
 
     public func manifestBucket(_ bucket: Int) throws(StoreError) -> [UInt8]? {
-        try statement("SELECT content FROM manifest WHERE bucket = ?").first([.integer(Int64(bucket))]) { $0.blob(0) }
+        try statement("SELECT bucket, content FROM manifest WHERE bucket = ?").first([.integer(Int64(bucket))]) { row throws(StoreError) in
+            try row.row(of: "manifest").blob(1)
+        }
     }
 
     public func setManifestBucket(_ bucket: Int, to content: [UInt8]?) throws(StoreError) {
@@ -599,7 +655,7 @@ public final class SQLiteRecordStore: RecordStore {
         try statement("""
             SELECT id FROM prescription UNION SELECT prescription_id FROM prescription_version
             UNION SELECT prescription_id FROM attachment\(try schemaVersion() >= 3 ? "" : " UNION SELECT prescription_id FROM access_grant") ORDER BY 1
-            """).forEach { row in ids.append(row.text(0) ?? "") }
+            """).forEach { row throws(StoreError) in ids.append(try row.row(of: "prescription, prescription_version or attachment").id(0)) }
         return ids
     }
 

@@ -64,7 +64,8 @@ public final class Statement {
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, rx_sqlite_transient())
             case .blob(let v):
-                rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), rx_sqlite_transient()) }
+                // 64-bit length: a blob past 2 GiB is refused by SQLite (SQLITE_TOOBIG), not a trap here.
+                rc = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), rx_sqlite_transient()) }
             case .null: rc = sqlite3_bind_null(handle, index)
             }
             guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
@@ -98,24 +99,26 @@ public final class Statement {
 
     /// The first result row through `row`, or nil; the statement is reset after, so a statement
     /// kept for reuse never holds a read snapshot open between uses.
-    public func first<T>(_ values: [Value] = [], _ row: (Statement) -> T) throws(StoreError) -> T? {
+    public func first<T>(_ values: [Value] = [], _ row: (Statement) throws(StoreError) -> T) throws(StoreError) -> T? {
         defer { reset() }
         try bind(values)
-        return try step() ? row(self) : nil
+        return try step() ? try row(self) : nil
     }
 
     /// Ends the statement's current run (a no-op once it has stepped to the end).
     public func reset() { sqlite3_reset(handle) }
 
+    // Loose readers, converting whatever is stored as SQLite does: for PRAGMAs, counts and tests.
+    // A value of a vault table is read through `row(of:keyColumns:)`, which checks it (StoredRow).
     public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     public func text(_ column: Int32) -> String? {
         guard let p = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: p)
     }
     public func blob(_ column: Int32) -> [UInt8] {
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: p, count: count))
+        // The pointer first, then the length (SQLite's documented order).
+        guard let p = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column))))
     }
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 }

@@ -43,6 +43,12 @@ enum AssociatedData {
         case bytes([UInt8])
         case text(String)
         case integer(UInt64)
+
+        /// A signed number (a version, a counter, a bucket, a slot: read from the file or counted
+        /// from one) as its two's-complement bits: the same bytes as `integer` for every value
+        /// rxvault writes, and for a negative one, which it never writes, bytes no key ever
+        /// authenticated, so it fails to verify instead of trapping in a conversion (issue 22).
+        static func int(_ value: Int) -> Field { .integer(UInt64(bitPattern: Int64(value))) }
     }
 
     static func build(_ purpose: Purpose, _ fields: [Field]) -> [UInt8] {
@@ -70,6 +76,6 @@ enum AssociatedData {
 
     /// A stored object's place: which vault, which kind of object, which id, which version.
     static func object(_ purpose: Purpose, vaultID: [UInt8], type: String, id: String, version: Int) -> [UInt8] {
-        build(purpose, [.bytes(vaultID), .text(type), .text(id), .integer(UInt64(version))])
+        build(purpose, [.bytes(vaultID), .text(type), .text(id), .int(version)])
     }
 }

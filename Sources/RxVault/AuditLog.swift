@@ -121,6 +121,8 @@ enum AuditLog {
     private static func append(store: any RecordStore, auditPublicKey: [UInt8], macKey: SecretBytes?,
                                plaintext: (_ sequence: Int, _ previousHash: [UInt8]) throws -> AuditPlaintext) throws {
         let last = try store.lastAuditEntry()
+        // Cannot overflow: the store reads no sequence number past 2^53 (StoredRange.auditEntry;
+        // an edited one is an integrity error there, where Int64.max here used to trap).
         let sequence = (last?.sequence ?? 0) + 1
         let previous = last?.hash ?? zeroHash
         let sealed = try X25519.seal(try plaintext(sequence, previous).bytes, to: auditPublicKey)

@@ -58,7 +58,7 @@ enum ClientAuditAuthenticator {
     /// appends it, so nothing can race them) and the exact event JSON. A genuine entry copied
     /// to another place, or its event edited, no longer verifies.
     static func message(vaultID: [UInt8], sequence: Int, previousHash: [UInt8], json: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.auditClientEntry, [.bytes(vaultID), .integer(UInt64(sequence)), .bytes(previousHash), .bytes(json)])
+        AssociatedData.build(.auditClientEntry, [.bytes(vaultID), .int(sequence), .bytes(previousHash), .bytes(json)])
     }
 
     static func authenticate(json: [UInt8], sequence: Int, previousHash: [UInt8], vaultID: [UInt8], key: SecretBytes) throws -> [UInt8] {

@@ -162,8 +162,10 @@ public final class ClientVault {
 
     // MARK: - Audit
 
-    /// Whether the last read could be logged (false when the vault file is read-only to us).
-    public private(set) var lastLogFailed = false
+    /// Why the last read could not be logged (nil when it was): the vault file is read-only to
+    /// us, or its audit log does not read (an entry altered: an integrity error naming it).
+    public private(set) var lastLogFailure: VaultError?
+    public var lastLogFailed: Bool { lastLogFailure != nil }
 
     /// Off while an export gathers its items (the export is logged once, as a whole).
     var loggingReads = true
@@ -199,9 +201,9 @@ public final class ClientVault {
             try store.write {
                 try AuditLog.appendClientRead(event, store: store, vaultID: header.vaultID, auditPublicKey: header.auditPublicKey, identity: identity)
             }
-            lastLogFailed = false
+            lastLogFailure = nil
         } catch {
-            lastLogFailed = true
+            lastLogFailure = VaultError.wrap(error)
         }
     }
 }

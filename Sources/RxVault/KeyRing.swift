@@ -22,7 +22,7 @@ enum KeyRing {
 
     static func slotHash(id: Int, kind: String, algorithm: String, opsLimit: UInt64, memLimit: UInt64, salt: [UInt8],
                          wrapped: [UInt8], info: [UInt8]) -> [UInt8] {
-        SHA256.hash(AssociatedData.build(.keyRing, [.integer(UInt64(id)), .text(kind), .text(algorithm), .integer(opsLimit),
+        SHA256.hash(AssociatedData.build(.keyRing, [.int(id), .text(kind), .text(algorithm), .integer(opsLimit),
                                                     .integer(memLimit), .bytes(salt), .bytes(wrapped), .bytes(info)]))
     }
 
@@ -64,7 +64,7 @@ enum KeyRing {
     }
 
     static func macMessage(vaultID: [UInt8], counter: Int, content: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.keyRing, [.bytes(vaultID), .integer(UInt64(counter)), .bytes(content)])
+        AssociatedData.build(.keyRing, [.bytes(vaultID), .int(counter), .bytes(content)])
     }
 
     /// The ring row for what the file holds now, written with the state root's `counter`.

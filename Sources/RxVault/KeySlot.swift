@@ -64,13 +64,13 @@ public struct KeySlot: Sendable, Equatable {
     /// row moved to another id, another vault, or edited to weaker costs does not open.
     static func associatedData(formatVersion: Int, vaultID: [UInt8], id: Int, kind: Kind, algorithm: String,
                                opsLimit: UInt64, memLimit: UInt64, salt: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.keySlot, [.integer(UInt64(formatVersion)), .bytes(vaultID), .integer(UInt64(id)), .text(kind.rawValue),
+        AssociatedData.build(.keySlot, [.int(formatVersion), .bytes(vaultID), .int(id), .text(kind.rawValue),
                                         .text(algorithm), .integer(opsLimit), .integer(memLimit), .bytes(salt)])
     }
 
     /// What a recovery slot's key is derived from besides the code: its place.
     static func recoveryContext(vaultID: [UInt8], id: Int, salt: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.recoveryKey, [.bytes(vaultID), .integer(UInt64(id)), .bytes(salt)])
+        AssociatedData.build(.recoveryKey, [.bytes(vaultID), .int(id), .bytes(salt)])
     }
 }
 

@@ -63,7 +63,7 @@ struct PatientBuckets: Equatable {
     /// (`AssociatedData` framing). The bucket number is in it so that a bucket's rows cannot stand
     /// for another's.
     static func hash(bucket: Int, rows: [(id: String, mac: [UInt8])]) -> [UInt8] {
-        var fields: [AssociatedData.Field] = [.integer(UInt64(bucket))]
+        var fields: [AssociatedData.Field] = [.int(bucket)]
         fields.reserveCapacity(1 + 2 * rows.count)
         for row in rows { fields += [.text(row.id), .bytes(row.mac)] }
         return SHA256.hash(AssociatedData.build(.patientBucket, fields))

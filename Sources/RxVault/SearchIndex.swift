@@ -65,7 +65,7 @@ struct SearchIndex {
     static func bucket(of id: String) -> Int { Int(id.prefix(2), radix: 16) ?? 0 }
 
     static func associatedData(vaultID: [UInt8], bucket: Int) -> [UInt8] {
-        AssociatedData.build(.searchIndex, [.bytes(vaultID), .integer(UInt64(bucket))])
+        AssociatedData.build(.searchIndex, [.bytes(vaultID), .int(bucket)])
     }
 
     /// Decrypts and decodes one bucket: its rows and its plaintext (where their text and records are).
@@ -137,7 +137,8 @@ struct SearchIndex {
         out.reserveCapacity(16)
         var high: UInt8?
         for c in hex.utf8 {
-            let v: UInt8 = c >= 97 ? c - 87 : c - 48
+            // Wrapping: an id is hex once it is read (the store checks), and a stray byte must not trap.
+            let v: UInt8 = c >= 97 ? c &- 87 : c &- 48
             if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
         }
         return out

@@ -10,8 +10,17 @@ extension Vault {
             public let checked: Int
             public let errors: [String]
             public let notes: [String]
+
+            public init(name: String, checked: Int, errors: [String], notes: [String]) {
+                self.name = name
+                self.checked = checked
+                self.errors = errors
+                self.notes = notes
+            }
         }
         public var stages: [Stage] = []
+
+        public init(stages: [Stage] = []) { self.stages = stages }
         public var isClean: Bool { stages.allSatisfy { $0.errors.isEmpty } }
     }
 
@@ -22,12 +31,12 @@ extension Vault {
         do {
             try store.read {
                 report.stages.append(try checkDatabase())
-                report.stages.append(try checkPrescriptions())
-                report.stages.append(try checkAttachments(readData: readData))
-                report.stages.append(try checkIndex())
-                report.stages.append(try checkGrants())
-                report.stages.append(try checkState())
-                report.stages.append(try checkAudit())
+                report.stages.append(try guarded("prescription versions") { try checkPrescriptions() })
+                report.stages.append(try guarded(Self.attachmentStage(readData)) { try checkAttachments(readData: readData) })
+                report.stages.append(try guarded("search index") { try checkIndex() })
+                report.stages.append(try guarded("clients and grants") { try checkGrants() })
+                report.stages.append(try guarded("state root and manifest") { try checkState() })
+                report.stages.append(try guarded("audit log chain") { try checkAudit() })
             }
         } catch let error as VaultError {
             throw error
@@ -39,6 +48,27 @@ extension Vault {
 
     private func stage(_ name: String, _ checked: Int, _ errors: [String], _ notes: [String] = []) -> CheckReport.Stage {
         CheckReport.Stage(name: name, checked: checked, errors: errors, notes: notes)
+    }
+
+    /// Runs one stage; a row it cannot read at all (a value out of range, of another type, NULL:
+    /// `StoreError.corrupt`) or cannot authenticate ends that stage with it as its finding, and
+    /// the next stage runs, so `check` reports everything it can (issue 22).
+    private func guarded(_ name: String, _ body: () throws -> CheckReport.Stage) throws -> CheckReport.Stage {
+        do { return try body() } catch { return stage(name, 0, [try Self.finding(error)]) }
+    }
+
+    /// What `check` reports for an error met while checking: an error of the vault (as it always
+    /// reported them), or of a stored row that does not read or authenticate. Anything else (the
+    /// vault busy, a failing disk) ends `check`.
+    static func finding(_ error: any Error) throws -> String {
+        if let error = error as? VaultError { return error.description }
+        let wrapped = VaultError.wrap(error)
+        guard case .integrity = wrapped else { throw wrapped }
+        return wrapped.description
+    }
+
+    static func attachmentStage(_ readData: Bool) -> String {
+        readData ? "attachments (metadata and every chunk)" : "attachments (metadata; --read-data for content)"
     }
 
     private func checkDatabase() throws -> CheckReport.Stage {
@@ -57,7 +87,8 @@ extension Vault {
         var errors: [String] = []
         var count = 0
         for id in try store.prescriptionIDs(withPrefix: "", limit: Int.max) {
-            let versions = try store.versions(of: id)
+            let versions: [PrescriptionVersionRecord]
+            do { versions = try store.versions(of: id) } catch { errors.append(try Self.finding(error)); continue }
             if versions.isEmpty { errors.append("prescription \(id.prefix(8)) has no versions") }
             for (index, row) in versions.enumerated() {
                 count += 1
@@ -72,17 +103,19 @@ extension Vault {
         var errors: [String] = []
         var count = 0
         for id in try store.prescriptionIDs(withPrefix: "", limit: Int.max) {
-            for row in try store.attachments(of: id) {
+            let rows: [AttachmentRecord]
+            do { rows = try store.attachments(of: id) } catch { errors.append(try Self.finding(error)); continue }
+            for row in rows {
                 count += 1
                 do {
                     let (info, keys) = try openInfo(row)
                     if readData { try sealing.readStream(row, info: info, keys: keys, store: store) { _ in } }
-                } catch let error as VaultError {
-                    errors.append(error.description)
+                } catch {
+                    errors.append(try Self.finding(error))
                 }
             }
         }
-        return stage(readData ? "attachments (metadata and every chunk)" : "attachments (metadata; --read-data for content)", count, errors)
+        return stage(Self.attachmentStage(readData), count, errors)
     }
 
     private func checkIndex() throws -> CheckReport.Stage {
@@ -97,7 +130,13 @@ extension Vault {
                     if SearchIndex.bucket(of: id.hex) != bucket { errors.append("search index: \(id.short) is in the wrong bucket") }
                     indexed[id.hex] = try snapshot.record(row)
                 }
-            } catch let error as VaultError { errors.append(error.description) } catch { errors.append("search index bucket \(bucket) does not decode") }
+            } catch let error as VaultError {
+                errors.append(error.description)
+            } catch let error as StoreError {
+                errors.append(try Self.finding(error))
+            } catch {
+                errors.append("search index bucket \(bucket) does not decode")
+            }
         }
         let rows = try store.latestVersions()
         for row in rows {
@@ -120,7 +159,7 @@ extension Vault {
         var clients: [String: ClientSummary] = [:]
         let clientRows = try store.clients()
         for row in clientRows {
-            do { clients[row.id] = try openClient(row) } catch let error as VaultError { errors.append(error.description) }
+            do { clients[row.id] = try openClient(row) } catch { errors.append(try Self.finding(error)) }
         }
         let grants = try store.grants(clientID: nil, references: nil)
         for row in grants {
@@ -132,7 +171,7 @@ extension Vault {
                     throw VaultError.integrity("grant \(row.id.prefix(8))'s reference is not its client's and prescription's (altered, or moved from another row)")
                 }
                 _ = try openGrant(StoredGrant(row: row, prescriptionID: prescription), client: client)
-            } catch let error as VaultError { errors.append(error.description) }
+            } catch { errors.append(try Self.finding(error)) }
         }
         return stage("clients and grants", clientRows.count + grants.count, errors)
     }

@@ -159,7 +159,7 @@ extension Vault {
     /// copy of the file no longer verifies and is never re-sealed.
     func grantRowMessage(_ row: GrantRecord, version: Int) -> [UInt8] {
         AssociatedData.build(.grantRow, [.bytes(header.vaultID), .text(row.id), .text(row.clientID), .text(row.reference),
-                                         .integer(UInt64(version)), .bytes(row.sealedKeys), .bytes(row.info)])
+                                         .int(version), .bytes(row.sealedKeys), .bytes(row.info)])
     }
 
     /// Verifies and opens a grant; `version` is the prescription version it must have been

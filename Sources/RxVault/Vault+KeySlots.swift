@@ -61,7 +61,7 @@ extension Vault {
                                             opsLimit: kdf?.opsLimit ?? 0, memLimit: kdf?.memLimit ?? 0, salt: salt)
             let wrapped = try AEAD.seal(rootKey, key: try kek(id), associatedData: ad)
             let info = try sealOwnerInfo(KeySlotInfo(label: label, created: created), purpose: .keySlotInfo,
-                                         fields: [.integer(UInt64(id)), .text(kind.rawValue)])
+                                         fields: [.int(id), .text(kind.rawValue)])
             try store.upsert(KeySlotRecord(id: id, kind: kind.rawValue, kdfAlgorithm: algorithm, kdfOpsLimit: kdf?.opsLimit ?? 0,
                                            kdfMemLimit: kdf?.memLimit ?? 0, kdfSalt: salt, wrappedRootKey: wrapped, info: info))
             try audit(AuditEvent(time: created, actor: AuditEvent.ownerActor, action: .keyAdded,
@@ -182,7 +182,7 @@ extension Vault {
     }
 
     func openSlotInfo(_ sealed: [UInt8], id: Int, kind: KeySlot.Kind) throws -> KeySlotInfo {
-        try openOwnerInfo(sealed, purpose: .keySlotInfo, fields: [.integer(UInt64(id)), .text(kind.rawValue)], place: "key slot \(id)'s label")
+        try openOwnerInfo(sealed, purpose: .keySlotInfo, fields: [.int(id), .text(kind.rawValue)], place: "key slot \(id)'s label")
     }
 
     static func checkLabel(_ label: String?) throws(VaultError) {

@@ -216,7 +216,7 @@ extension Vault {
     }
 
     func versionRowMessage(_ row: PrescriptionVersionRecord) -> [UInt8] {
-        AssociatedData.build(.versionRow, [.bytes(header.vaultID), .text(row.prescriptionID), .integer(UInt64(row.version)),
+        AssociatedData.build(.versionRow, [.bytes(header.vaultID), .text(row.prescriptionID), .int(row.version),
                                            .bytes(row.wrappedKey), .bytes(row.content)])
     }
 

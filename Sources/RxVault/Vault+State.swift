@@ -97,7 +97,7 @@ extension Vault {
     }
 
     func manifestAssociatedData(_ bucket: Int) -> [UInt8] {
-        AssociatedData.build(.manifestBucket, [.bytes(header.vaultID), .integer(UInt64(bucket))])
+        AssociatedData.build(.manifestBucket, [.bytes(header.vaultID), .int(bucket)])
     }
 
     /// One prescription's rows as the file holds them now (versions with their content,
@@ -480,11 +480,11 @@ extension Vault {
             return CheckReport.Stage(name: name, checked: 0, errors: [], notes: ["format 1: rows deleted or put back from an older copy cannot be detected until the next owner write upgrades the vault to format 2"])
         }
         let state: VaultState
-        do { state = try rootState() } catch let error as VaultError {
-            return CheckReport.Stage(name: name, checked: 1, errors: [error.description], notes: [])
+        do { state = try rootState() } catch {
+            return CheckReport.Stage(name: name, checked: 1, errors: [try Self.finding(error)], notes: [])
         }
         var errors: [String] = []
-        do { try verifyClientsAndAuditHead(state) } catch let error as VaultError { errors.append(error.description) }
+        do { try verifyClientsAndAuditHead(state) } catch { errors.append(try Self.finding(error)) }
         if header.formatVersion >= 4 { errors += try keyRingFindings(state) }
         var index: [Int: [UInt8]] = [:]
         for (bucket, sealed) in try store.indexBuckets() { index[bucket] = sealed }
@@ -492,21 +492,21 @@ extension Vault {
         var manifestContent: [Int: [UInt8]] = [:]
         for (bucket, content) in try store.manifestBuckets() { manifestContent[bucket] = content }
         for bucket in 0..<VaultState.bucketCount {
-            do { try verifyIndexBucket(bucket, sealed: index[bucket], state: state) } catch let error as VaultError { errors.append(error.description) }
+            do { try verifyIndexBucket(bucket, sealed: index[bucket], state: state) } catch { errors.append(try Self.finding(error)) }
             guard VaultState.bucketHash(manifestContent[bucket]) == state.manifestHashes[bucket] else {
                 errors.append("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
                 continue
             }
             do {
                 for (id, entry) in try openManifestBucket(bucket, content: manifestContent[bucket]) { manifest[id] = entry }
-            } catch let error as VaultError {
-                errors.append(error.description)
+            } catch {
+                errors.append(try Self.finding(error))
             }
         }
         let ids = Set(try store.allPrescriptionIDs()).union(manifest.keys)
         for id in ids.sorted() {
             let actual: ManifestEntry?
-            do { actual = try storedRows(id).entry } catch let error as VaultError { errors.append(error.description); continue }
+            do { actual = try storedRows(id).entry } catch { errors.append(try Self.finding(error)); continue }
             let expected = manifest[id]
             if expected != actual { errors += ManifestEntry.differences(id, expected: expected, actual: actual) }
         }
@@ -517,15 +517,15 @@ extension Vault {
             do {
                 let patients = try loadPatients(expected: state.patientsHash)
                 notes.append("\(patients.records.count) patient record(s)")
-            } catch let error as VaultError {
-                errors.append(error.description)
+            } catch {
+                errors.append(try Self.finding(error))
             }
             do {
                 let (found, note) = try patientBucketFindings(state)
                 errors += found
                 if let note { notes.append(note) }
-            } catch let error as VaultError {
-                errors.append(error.description)
+            } catch {
+                errors.append(try Self.finding(error))
             }
         }
         // Format 3 grant rows name no prescription in the clear: one that no manifest entry holds

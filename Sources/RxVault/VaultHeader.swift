@@ -70,7 +70,7 @@ public struct VaultHeader: Sendable {
     /// Associated data of the wrapped root key: every header field that decides how the key is
     /// derived, so a header edited to weaker KDF parameters (or another vault's id) fails to open.
     static func rootKeyAssociatedData(formatVersion: Int, vaultID: [UInt8], kdf: PasswordKDF, salt: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.rootKey, [.integer(UInt64(formatVersion)), .bytes(vaultID), .text(PasswordKDF.algorithmName),
+        AssociatedData.build(.rootKey, [.int(formatVersion), .bytes(vaultID), .text(PasswordKDF.algorithmName),
                                         .integer(kdf.opsLimit), .integer(kdf.memLimit), .bytes(salt)])
     }
 

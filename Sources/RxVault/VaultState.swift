@@ -82,7 +82,7 @@ struct VaultState: Equatable {
     }
 
     func macMessage(vaultID: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.stateRoot, [.bytes(vaultID), .integer(UInt64(counter)), .bytes(encoded())])
+        AssociatedData.build(.stateRoot, [.bytes(vaultID), .int(counter), .bytes(encoded())])
     }
 
     /// The client rows as the owner last wrote them: ids and MACs, in id order.

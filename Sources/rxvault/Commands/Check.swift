@@ -17,7 +17,18 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
-                let vault = try options.openVault(command: "check")
+                let vault: Vault
+                do {
+                    vault = try options.openVault(command: "check")
+                } catch VaultError.integrity(let why) {
+                    // A header or key slot that does not read keeps the vault shut: that is check's
+                    // finding, reported as the others are (issue 22), with the same exit code.
+                    let stage = Vault.CheckReport.Stage(name: "vault header and key slots", checked: 1,
+                                                        errors: [VaultError.integrity(why).description], notes: [])
+                    try show(Vault.CheckReport(stages: [stage]))
+                    throw CLIError(.integrity, "the vault has integrity errors (listed above)",
+                                   hint: "restore it from a backup; do not keep writing to a damaged vault")
+                }
                 if acceptRollback {
                     try vault.acceptCurrentState()
                     Terminal.err("rxvault: recorded write \(try vault.writeCounter()) of this vault as the newest this computer has seen")
@@ -27,19 +38,23 @@ extension RxVaultCommand {
                     Terminal.err("rxvault: repaired the search-index entries of \(repaired.count) prescription(s)\(repaired.isEmpty ? "" : ": " + repaired.map(\.short).joined(separator: ", "))")
                 }
                 let report = try vault.check(readData: readData)
-                if format == .json {
-                    let stages: [[String: Any]] = report.stages.map { ["stage": $0.name, "checked": $0.checked, "errors": $0.errors, "notes": $0.notes] }
-                    Terminal.out(try jsonText(["schema": "rxvault/check/v1", "ok": report.isClean, "stages": stages]))
-                } else {
-                    for stage in report.stages {
-                        Terminal.out("\(stage.errors.isEmpty ? "ok  " : "FAIL") \(stage.name): \(stage.checked) checked")
-                        for error in stage.errors { Terminal.out("     error: \(error)") }
-                        for note in stage.notes { Terminal.out("     note: \(note)") }
-                    }
-                }
+                try show(report)
                 if !report.isClean {
                     throw CLIError(.integrity, "the vault has integrity errors (listed above)",
                                    hint: "restore it from a backup; do not keep writing to a damaged vault")
+                }
+            }
+        }
+
+        func show(_ report: Vault.CheckReport) throws {
+            if format == .json {
+                let stages: [[String: Any]] = report.stages.map { ["stage": $0.name, "checked": $0.checked, "errors": $0.errors, "notes": $0.notes] }
+                Terminal.out(try jsonText(["schema": "rxvault/check/v1", "ok": report.isClean, "stages": stages]))
+            } else {
+                for stage in report.stages {
+                    Terminal.out("\(stage.errors.isEmpty ? "ok  " : "FAIL") \(stage.name): \(stage.checked) checked")
+                    for error in stage.errors { Terminal.out("     error: \(error)") }
+                    for note in stage.notes { Terminal.out("     note: \(note)") }
                 }
             }
         }

@@ -222,9 +222,13 @@ func warnIfNotPurged(_ vault: Vault) {
     }
 }
 
-/// Tells a client whose read could not be recorded (a read-only copy of the vault).
+/// Tells a client whose read could not be recorded (a read-only copy of the vault, or an audit
+/// log that does not read: then what is wrong with it).
 func warnIfNotLogged(_ reader: any VaultReader) {
-    if reader.readWasNotLogged {
+    guard let failure = reader.readLogFailure else { return }
+    if case .integrity = failure {
+        Terminal.warning("this read could not be recorded in the vault's audit log: \(failure.description)")
+    } else {
         Terminal.warning("this read could not be recorded in the vault's audit log (is the vault file read-only?)")
     }
 }

@@ -14,14 +14,14 @@ protocol VaultReader {
     func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, write: ([UInt8]) throws -> Void) throws -> AttachmentInfo
     func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32, parser: IsolatedParser) throws -> [UInt8]
     var attachmentLimits: ValidationLimits { get }
-    /// Set when a client's read could not be written to the audit log.
-    var readWasNotLogged: Bool { get }
+    /// Set when a client's read could not be written to the audit log: why.
+    var readLogFailure: VaultError? { get }
 }
 
 extension Vault: VaultReader {
-    var readWasNotLogged: Bool { false }
+    var readLogFailure: VaultError? { nil }
 }
 
 extension ClientVault: VaultReader {
-    var readWasNotLogged: Bool { lastLogFailed }
+    var readLogFailure: VaultError? { lastLogFailure }
 }

@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+import RxStore
+
+/// Issue 22, "no stored value makes rxvault trap": a real vault made by the binary has one column
+/// of one row changed at a time, on a fresh copy, to a value rxvault never writes (an integer out
+/// of range, another SQLite type, NULL, a truncated or empty blob, text that is not an id), and
+/// every reading command, the owner's and a client's, is run on it. Whatever the value, rxvault
+/// must answer with an exit code (76 for what it finds wrong), never die by a signal: a Swift
+/// trap on a stored value is a denial of service anyone who can write the file can cause.
+///
+/// Every (table, column, value) is a mutation; a run takes a deterministic sample of them (at
+/// least one per table, and always the two that trapped before issue 22), as each command pays
+/// an Argon2id derivation. `RXVAULT_MUTATION_SEED` picks another sample,
+/// `RXVAULT_MUTATION_SAMPLE` its size (`all`: every mutation, about half an hour).
+@Suite struct StoredValueMutationTests {
+    /// What one mutation sets: an SQL expression, in terms of the column's current value where
+    /// it needs one (`COL`).
+    struct Mutation: CustomStringConvertible, Sendable {
+        let table: String
+        let column: String
+        let value: String
+        var description: String { "\(table).\(column) = \(value)" }
+    }
+
+    /// Integers rxvault never writes anywhere near, each type it does not expect, and NULL.
+    static let integerValues = ["-1", "0", "9223372036854775807", "(-9223372036854775807 - 1)", "2147483648",
+                                "'x'", "1.5", "x'01'", "NULL"]
+    /// Ids are 32 lower-case hex digits: empty, cut, the same length in other characters, the
+    /// same bytes as a blob, and the other types.
+    static let textValues = ["''", "substr(COL, 1, length(COL) / 2)", "substr(replace(hex(zeroblob(length(COL))), '0', '!'), 1, length(COL))",
+                             "CAST(COL AS BLOB)", "1", "1.5", "NULL"]
+    static let blobValues = ["x''", "substr(COL, 1, length(COL) / 2)", "x'00'", "'x'", "1", "1.5", "NULL"]
+
+    /// The two traps of issue 22 (a Swift overflow each), always in the sample.
+    static let knownTraps = ["vault_state.write_counter = -1", "audit_entry.seq = 9223372036854775807"]
+
+    /// A vault with two prescriptions (one with two versions and a small PNG), their patient, a
+    /// client with a grant and a read of its own logged, and two more key slots; checkpointed, so
+    /// the file alone is the vault.
+    final class Base: @unchecked Sendable {
+        let cli: CLIHarness
+        let glasses: String
+        let client: String
+
+        init() throws {
+            cli = try CLIHarness()
+            try cli.initVault()
+            glasses = try cli.add(CLIHarness.glassesArguments)
+            _ = try cli.add(CLIHarness.contactsArguments)
+            #expect(try cli.run(["edit", glasses, "--note", "a second version"]).status == 0)
+            let attached = try cli.run(["attach", glasses, AttachmentTests.fixture("valid/png-rgb8.png"), "--name", "scan.png"])
+            #expect(attached.status == 0, "\(attached)")
+            let recipient = try cli.ageKeygen("shop.key")
+            client = cli.path("shop.key")
+            #expect(try cli.run(["client", "add", "shop", "--recipient", recipient]).status == 0)
+            #expect(try cli.run(["grant", "shop", glasses]).status == 0)
+            let partner = try cli.write("partner's passphrase 2026\n", to: "partner")
+            #expect(try cli.run(["key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", partner]).status == 0)
+            #expect(try cli.run(["key", "add", "--recovery"]).status == 0)
+            // A client read logged and countersigned by the owner's next write, then one left pending.
+            let read = try cli.run(["--identity", client, "show", glasses], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+            #expect(read.status == 0, "\(read)")
+            #expect(try cli.run(["edit", glasses, "--note", "a third version"]).status == 0)
+            #expect(try cli.run(["--identity", client, "list"], environment: ["RXVAULT_PASSPHRASE_FILE": nil]).status == 0)
+            let check = try cli.run(["check", "--read-data"])
+            #expect(check.status == 0, "\(check)")
+            try Database(path: cli.vaultPath).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+
+        /// The commands that read, in an order where the ones that write (export and the client's
+        /// read each log an entry) come last.
+        var commands: [(arguments: [String], asClient: Bool)] {
+            [(["status"], false), (["list"], false), (["show", glasses], false), (["check"], false), (["grants"], false),
+             (["log"], false), (["key", "list"], false), (["attachments", glasses], false),
+             (["export", "--format", "json", "--out", "-"], false), (["--identity", client, "show", glasses, "--format", "json"], true)]
+        }
+
+        /// Every mutation of every column of every table the vault has.
+        func mutations() throws -> [Mutation] {
+            let db = try Database(path: cli.vaultPath)
+            var tables: [String] = []
+            try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").forEach { tables.append($0.text(0) ?? "") }
+            var all: [Mutation] = []
+            for table in tables {
+                try db.prepare("SELECT name, type FROM pragma_table_info(?) ORDER BY cid").forEach([.text(table)]) { row in
+                    let column = row.text(0) ?? "", type = row.text(1) ?? ""
+                    let values = type == "INTEGER" ? StoredValueMutationTests.integerValues
+                        : type == "TEXT" ? StoredValueMutationTests.textValues : StoredValueMutationTests.blobValues
+                    all += values.map { Mutation(table: table, column: column, value: $0.replacingOccurrences(of: "COL", with: column)) }
+                }
+            }
+            return all
+        }
+    }
+
+    /// The sample: every table's mutations shuffled by the seed, then taken in turn from each
+    /// table (so a sample as large as the number of tables has one of each), the known traps first.
+    static func sample(_ all: [Mutation], seed: UInt64, size: Int?) -> [Mutation] {
+        var rng = LensConsistencyTests.Generator(state: seed)
+        var byTable = Dictionary(grouping: all, by: \.table).sorted { $0.key < $1.key }.map { $0.value.shuffled(using: &rng) }
+        var picked = all.filter { knownTraps.contains($0.description) }
+        byTable = byTable.map { $0.filter { !knownTraps.contains($0.description) } }
+        var round = 0
+        while picked.count < min(size ?? .max, all.count), byTable.contains(where: { round < $0.count }) {
+            for mutations in byTable where round < mutations.count && picked.count < (size ?? .max) { picked.append(mutations[round]) }
+            round += 1
+        }
+        return picked
+    }
+
+    /// Applies `mutation` to the vault at `path`, as someone with write access to the file would:
+    /// CHECK and foreign-key constraints off; for a value of another type or NULL, the table's
+    /// declared types, STRICT and NOT NULL taken out of the schema first (the rows' layout on disk
+    /// is unchanged). Returns false when SQLite cannot store it at all (text in a rowid).
+    static func apply(_ mutation: Mutation, to path: String) throws -> Bool {
+        let key: String
+        do {
+            let db = try Database(path: path)
+            let withoutRowID = try db.integer("SELECT count(*) FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'", [.text(mutation.table)]) == 1
+            if withoutRowID {
+                var columns: [String] = []
+                try db.prepare("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk").forEach([.text(mutation.table)]) { columns.append($0.text(0) ?? "") }
+                key = "(\(columns.joined(separator: ", "))) = (SELECT \(columns.joined(separator: ", ")) FROM \(mutation.table) ORDER BY \(columns.joined(separator: ", ")) LIMIT 1)"
+            } else {
+                key = "rowid = (SELECT min(rowid) FROM \(mutation.table))"
+            }
+        }
+        let update = "UPDATE \(mutation.table) SET \(mutation.column) = \(mutation.value) WHERE \(key)"
+        func run() throws {
+            let db = try Database(path: path)
+            try db.execute("PRAGMA ignore_check_constraints = ON; PRAGMA foreign_keys = OFF")
+            try db.execute(update)
+            #expect(db.changes == 1, "\(mutation): \(db.changes) rows changed")
+        }
+        do { try run(); return true } catch {}
+        do {
+            let db = try Database(path: path)
+            // Declared types go (no affinity: a value is stored as given), except a rowid alias's.
+            try db.execute("PRAGMA writable_schema = ON")
+            try db.prepare("""
+                UPDATE sqlite_master SET sql = replace(replace(replace(replace(replace(replace(replace(replace(sql,
+                    'INTEGER PRIMARY KEY', '@ROWID@'), ' INTEGER', ''), ' TEXT', ''), ' BLOB', ''), 'NOT NULL', ''),
+                    ') STRICT, WITHOUT ROWID', ') WITHOUT ROWID'), ') STRICT', ')'), '@ROWID@', 'INTEGER PRIMARY KEY')
+                WHERE type = 'table' AND name = ?
+                """).run([.text(mutation.table)])
+        }
+        do { try run(); return true } catch { return false }
+    }
+
+    @Test func noStoredValueMakesACommandDieByASignal() throws {
+        let base = try Base()
+        let all = try base.mutations()
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment["RXVAULT_MUTATION_SEED"].flatMap { UInt64($0) } ?? 0x22
+        let size = environment["RXVAULT_MUTATION_SAMPLE"].map { $0 == "all" ? nil : Int($0) ?? 40 } ?? 40
+        let mutations = Self.sample(all, seed: seed, size: size)
+        #expect(all.count > 400 && Set(all.map(\.table)).count >= 16, "\(all.count) mutations of \(Set(all.map(\.table)).count) tables")
+        var applied = 0
+        var deaths: [String] = []
+        var internalErrors: [String] = []
+        for (n, mutation) in mutations.enumerated() {
+            let directory = base.cli.path("mutation-\(n)")
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let vault = directory + "/vault.rxv"
+            try FileManager.default.copyItem(atPath: base.cli.vaultPath, toPath: vault)
+            guard try Self.apply(mutation, to: vault) else { continue }
+            applied += 1
+            // Each copy its own rollback anchor: what one mutation makes rxvault record must not
+            // change how the next copy reads.
+            // A trap still dies by SIGILL without Swift's backtracer, which takes seconds a crash.
+            let env: [String: String?] = ["RXVAULT_PATH": vault, "XDG_STATE_HOME": directory + "/state", "SWIFT_BACKTRACE": "enable=no"]
+            for command in base.commands {
+                let r = try base.cli.run(command.arguments, environment: command.asClient ? env.merging(["RXVAULT_PASSPHRASE_FILE": nil]) { $1 } : env)
+                if r.signalled || r.status >= 128 || r.stderr.contains("Fatal error") {
+                    let why = r.stderr.split(separator: "\n").first { $0.contains("Fatal error") } ?? r.stderr.prefix(300)
+                    deaths.append("\(mutation): rxvault \(command.arguments.joined(separator: " ")) \(r.signalled ? "was killed by signal" : "exited") \(r.status): \(why)")
+                } else if r.status == 1 {
+                    internalErrors.append("\(mutation): rxvault \(command.arguments.joined(separator: " ")): \(r.stderr.prefix(300))")
+                }
+            }
+        }
+        #expect(applied * 10 >= mutations.count * 8, "only \(applied) of \(mutations.count) mutations could be stored")
+        #expect(deaths.isEmpty, "seed \(seed), \(mutations.count) mutations:\n\(deaths.joined(separator: "\n"))")
+        // A value rxvault never writes is damage (76), not an internal error (1).
+        #expect(internalErrors.isEmpty, "seed \(seed), \(mutations.count) mutations:\n\(internalErrors.joined(separator: "\n"))")
+    }
+}
