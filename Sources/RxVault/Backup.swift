@@ -151,7 +151,16 @@ public enum BackupFile {
     /// Opens the decrypted vault at `path` with `passphrase` and checks everything, every
     /// attachment chunk included (the caller decides what a finding means).
     public static func verify(path: String, passphrase: SecretBytes) throws(VaultError) -> Verification {
-        let vault = try Vault.open(at: path, passphrase: passphrase)
+        try verify(Vault.open(at: path, passphrase: passphrase))
+    }
+
+    /// The same, opened with a recovery code: the vault inside a backup keeps the key slots it had
+    /// the day the backup was made, so a code added before then opens it (one added later does not).
+    public static func verify(path: String, recoveryCode: RecoveryCode) throws(VaultError) -> Verification {
+        try verify(Vault.open(at: path, recoveryCode: recoveryCode))
+    }
+
+    static func verify(_ vault: Vault) throws(VaultError) -> Verification {
         let report = try vault.check(readData: true)
         let backedUp = (try? vault.log())?.last { $0.event.action == .backup }?.event.time
         return Verification(report: report, vaultID: vault.header.vaultIDHex, counts: try? vault.counts(), backedUp: backedUp)

@@ -270,7 +270,7 @@ extension Vault {
     /// After commit: the anchor learns the new counter.
     func ownerWriteCommitted() {
         headerBeforeTransaction = nil
-        if let counter = committedCounter { anchor?.record(header.vaultIDHex, counter: counter) }
+        if let counter = committedCounter, let anchorKey { anchor?.record(anchorKey, counter: counter) }
         committedCounter = nil
     }
 
@@ -422,24 +422,33 @@ extension Vault {
     /// Compares the file's counter with the anchor (at open). The counter is read without its
     /// MAC here, so that `check` can still open a damaged vault; a lower number only warns and
     /// blocks writes, and a counter is recorded only once the root verifies.
+    ///
+    /// The file's own anchor decides; without one, the vault's legacy anchor (one per vault id,
+    /// from before anchors were per file), which the file takes over once it is at or past it.
     func compareWithAnchor() {
-        guard let anchor else { return }
+        guard let anchor, let anchorKey else { return }
         // The anchor first: it is only raised after a commit, so a writer committing meanwhile
         // can only make the file newer than what was read here, never look like a rollback.
-        let seen = anchor.seen(header.vaultIDHex)
+        let own = anchor.own(anchorKey)
+        let legacy = own == nil ? anchor.legacy(anchorKey.vaultIDHex) : nil
         let found = ((try? store.vaultState()) ?? nil)?.writeCounter ?? 0
-        if let seen, found < seen {
+        if let seen = own ?? legacy, found < seen {
             rollback = RollbackAnchor.Finding(seen: seen, found: found)
         } else if let state = try? read({ try verifiedState() }) {
-            anchor.record(header.vaultIDHex, counter: state.counter)
+            if legacy != nil {
+                anchor.takeOverLegacy(anchorKey, counter: state.counter)
+            } else {
+                anchor.record(anchorKey, counter: state.counter)
+            }
         }
     }
 
     /// The owner chose this state of the vault (it was restored or put back on purpose): the
-    /// anchor records its counter as the newest, and writes are allowed again.
+    /// file's anchor records its counter as the newest, and writes are allowed again. A legacy
+    /// anchor is left for the file it protected (this may be a side copy).
     public func acceptCurrentState() throws(VaultError) {
         let counter = try read { try verifiedState()?.counter ?? 0 }
-        anchor?.record(header.vaultIDHex, counter: counter, force: true)
+        if let anchorKey { anchor?.record(anchorKey, counter: counter, force: true) }
         rollback = nil
     }
 

@@ -52,8 +52,10 @@ public final class Vault {
     /// Set while the write that upgrades a format-1 vault runs: client reads logged by rxvault
     /// 0.1.0 (before clients authenticated their entries) are countersigned as format 1 did.
     var trustingFormatOneReads = false
-    /// Where the newest write counter seen is kept outside the file (nil: not kept).
+    /// Where the newest write counter seen is kept outside the file (nil: not kept), and under
+    /// which name: this vault in this file, whose path is resolved once, at open.
     let anchor: RollbackAnchor?
+    let anchorKey: RollbackAnchor.Key?
     /// Set at open when the file is older than what `anchor` recorded: owner writes are refused
     /// until the owner accepts it (`check --accept-rollback`, `restore`).
     public internal(set) var rollback: RollbackAnchor.Finding?
@@ -101,6 +103,7 @@ public final class Vault {
         self.clock = clock
         self.upgradeKEK = upgradeKEK
         self.anchor = anchor
+        self.anchorKey = anchor.map { _ in RollbackAnchor.Key(vaultIDHex: header.vaultIDHex, path: path) }
         do {
             keyWrappingKey = try Subkey.keyWrapping.derive(from: rootKey)
             grantMACKey = try Subkey.grantMAC.derive(from: rootKey)

@@ -7,8 +7,10 @@ import RxValidate
 /// (README.md, "Exit codes"). No case carries patient data, a passphrase or key material; ids
 /// and file paths are fine to show.
 public enum VaultError: Error, Sendable, CustomStringConvertible {
-    /// The passphrase does not unwrap the root key (or the header was altered: the two cannot be told apart).
-    case wrongPassphrase
+    /// The passphrase does not unwrap the root key (or the header was altered: the two cannot be
+    /// told apart). `recoverySlot`: the vault has a recovery slot (read from the header, without
+    /// a key), so the message can point to the way back in when the passphrase is forgotten.
+    case wrongPassphrase(recoverySlot: Bool = false)
     /// A recovery code that opens no recovery slot (or a vault without one).
     case wrongRecoveryCode(String)
     /// A change the vault refuses to make (removing its last passphrase).

@@ -121,7 +121,7 @@ public struct VaultHeader: Sendable {
                 return (rootKey, kek, slot.id)
             }
         }
-        throw .wrongPassphrase
+        throw .wrongPassphrase(recoverySlot: slots.contains { $0.kind == .recovery })
     }
 
     /// Unwraps the root key with a recovery code; returns it and the slot that opened.

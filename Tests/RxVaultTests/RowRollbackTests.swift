@@ -236,10 +236,11 @@ import RxStore
         let old = try copy(t, "old.rxv")
         _ = try owner.edit(record.id) { $0.note = "newer" }
         let newest = try owner.writeCounter()
-        #expect(anchor.seen(owner.header.vaultIDHex) == newest)
+        let key = RollbackAnchor.Key(vaultIDHex: owner.header.vaultIDHex, path: t.path)
+        #expect(anchor.seen(key) == newest)
         var mode = stat()
         #expect(stat(anchor.directory, &mode) == 0 && mode.st_mode & 0o777 == 0o700)
-        #expect(stat(anchor.directory + "/" + owner.header.vaultIDHex, &mode) == 0 && mode.st_mode & 0o777 == 0o600)
+        #expect(stat(anchor.file(for: key), &mode) == 0 && mode.st_mode & 0o777 == 0o600)
 
         // The whole file replaced by the older copy: valid on its own.
         for suffix in ["-wal", "-shm"] { unlink(t.path + suffix) }
@@ -250,7 +251,7 @@ import RxStore
         #expect(try rolledBack.check(readData: false).isClean)
         expectIntegrity("a write to a rolled-back vault", mentioning: ["accept-rollback"]) { _ = try rolledBack.add(TestVault.glasses()) }
         try rolledBack.acceptCurrentState()
-        #expect(anchor.seen(owner.header.vaultIDHex) == newest - 1)
+        #expect(anchor.seen(key) == newest - 1)
         #expect(try open().rollback == nil)
         _ = try rolledBack.add(TestVault.glasses())
     }

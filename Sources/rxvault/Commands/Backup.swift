@@ -35,11 +35,17 @@ extension RxVaultCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
             abstract: "Decrypt a backup and check every object in it, without restoring.",
-            discussion: "Exits 0 when everything verifies, 76 when anything does not (77 when the key does not open it).")
+            discussion: flowing("""
+            Exits 0 when everything verifies, 76 when anything does not (77 when the key does not
+            open it). The vault inside opens with its passphrase of the day the backup was made,
+            or with --recovery / --recovery-key-file and a recovery code the vault had then; the
+            age layer of a backup to recipients needs --age-identity as well.
+            """))
 
         @Argument(help: "The backup file.") var file: String
         @Option(help: ArgumentHelp("Open the age layer with this identity file (backups made with --recipient).", valueName: "file")) var ageIdentity: String?
         @Option(help: ArgumentHelp("Open the age layer with the passphrase in this file.", valueName: "file")) var agePassphraseFile: String?
+        @OptionGroup var recovery: RecoveryCodeOptions
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -47,9 +53,9 @@ extension RxVaultCommand {
                 let scratch = try Scratch()
                 defer { scratch.remove() }
                 let inner = scratch.path + "/vault.rxv"
-                let passphrase = try Restore.openBackup(file, into: inner, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
-                                                        options: options, purpose: .verify)
-                let verification = try Restore.verifyVault(at: inner, of: file, passphrase: passphrase)
+                let key = try Restore.openBackup(file, into: inner, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
+                                                 recovery: recovery, options: options, purpose: .verify)
+                let verification = try Restore.verifyVault(at: inner, of: file, key: key)
                 for stage in verification.report.stages {
                     Terminal.out("\(stage.errors.isEmpty ? "ok  " : "FAIL") \(stage.name): \(stage.checked) checked")
                     for error in stage.errors { Terminal.out("     error: \(error)") }
@@ -74,9 +80,16 @@ extension RxVaultCommand {
             Stop other rxvault commands on the vault first: restore refuses (75) while one has it
             open.
 
+            Forgotten passphrase: --recovery (asked for) or --recovery-key-file opens the vault
+            inside with a recovery code it had the day the backup was made. That reaches backups
+            made to a recipient (with --age-identity) or with --age-passphrase-file; a default
+            backup's age layer is the vault's passphrase of that day, which no recovery code
+            replaces. Set a new passphrase afterwards with 'rxvault passwd --recovery'.
+
             Examples:
               rxvault restore ~/backups/rx-2026-11-21.age   # to the default vault
               rxvault restore ~/backups/rx-2026-11-21.age --to ~/rx-restored.rxv
+              rxvault restore rx.age --age-identity id.key --recovery-key-file code.txt
             """))
 
         @Argument(help: "The backup file.") var file: String
@@ -85,6 +98,7 @@ extension RxVaultCommand {
         @Option(help: ArgumentHelp("Open the age layer with this identity file.", valueName: "file")) var ageIdentity: String?
         @Option(help: ArgumentHelp("Open the age layer with the passphrase in this file.", valueName: "file")) var agePassphraseFile: String?
         @Flag(help: "Replace an existing vault at the target (the old one is kept as PATH.bak).") var force = false
+        @OptionGroup var recovery: RecoveryCodeOptions
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -99,14 +113,14 @@ extension RxVaultCommand {
                 let prefix = ".\(PathText.name(of: target)).restore-"
                 let temporary = directory + "/" + prefix + "\(getpid())-\(UInt32.random(in: .min ... .max))"
                 defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
-                let passphrase = try Self.openBackup(file, into: temporary, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
-                                                     options: options, purpose: .restore) {
+                let key = try Self.openBackup(file, into: temporary, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
+                                              recovery: recovery, options: options, purpose: .restore) {
                     // Only once the backup opened and the key is known: a mistyped backup path
                     // leaves no folders behind.
                     try ParentDirectory.create(for: target)
                     Scratch.sweep(in: directory, prefix: prefix)
                 }
-                let verification = try Self.verifyVault(at: temporary, of: file, passphrase: passphrase)
+                let verification = try Self.verifyVault(at: temporary, of: file, key: key)
                 guard verification.report.isClean else {
                     let first = verification.report.stages.flatMap(\.errors).first ?? "?"
                     throw CLIError(.integrity, "the backup does not verify (\(first)); nothing was restored",
@@ -121,7 +135,7 @@ extension RxVaultCommand {
                 do {
                     // The owner chose to go back: this computer records the restored vault's write
                     // counter as the newest, so no rollback warning follows.
-                    try Vault.open(at: target, passphrase: passphrase, anchor: Environment.rollbackAnchor).acceptCurrentState()
+                    try key.open(at: target, anchor: Environment.rollbackAnchor).acceptCurrentState()
                 } catch {
                     BackupFile.rollBack(installed, at: target)
                     throw error
@@ -129,6 +143,11 @@ extension RxVaultCommand {
                 if let previous = installed.previous { Terminal.err("rxvault: the previous vault is kept as \(previous)") }
                 Terminal.out("restored \(given)" + (target == given ? "" : " (the link's file, \(target))")
                              + ": \(Self.describe(verification))")
+                if case .recoveryCode = key {
+                    // Its passphrase is the one of the backup's day, the one that was forgotten.
+                    Terminal.err("rxvault: note: the recovery code opened it; set a new passphrase with 'rxvault passwd --recovery"
+                                 + (given == options.vaultPath ? "'" : " --vault \(given)'"))
+                }
             }
         }
 
@@ -140,11 +159,15 @@ extension RxVaultCommand {
 
         /// Checks the decrypted vault. A wrong passphrase here is the vault's, not the age
         /// layer's (that one opened): say so, since the two can differ.
-        static func verifyVault(at path: String, of file: String, passphrase: SecretBytes) throws -> BackupFile.Verification {
-            do { return try BackupFile.verify(path: path, passphrase: passphrase) } catch .wrongPassphrase {
+        static func verifyVault(at path: String, of file: String, key: BackupVaultKey) throws -> BackupFile.Verification {
+            do { return try key.verify(path: path) } catch .wrongPassphrase {
                 throw CLIError(.wrongPassphrase, "the passphrase does not open the vault inside \(file)",
                                hint: "it is the passphrase of the vault that was backed up, as it was that day; give it with --passphrase-file or at the prompt. "
                                    + olderPassphraseHint)
+            } catch .wrongRecoveryCode(let why) {
+                throw CLIError(.wrongPassphrase, "the recovery code does not open the vault inside \(file) (\(why))",
+                               hint: "a backup keeps the key slots of the day it was made: one made before 'rxvault key add --recovery' "
+                                   + "opens only with the passphrase of that day")
             }
         }
 
@@ -183,25 +206,36 @@ extension RxVaultCommand {
             return parts.joined(separator: ", ")
         }
 
-        /// Decrypts the backup into `path`; returns the vault passphrase to open it with.
-        /// `prepare` runs once the backup file is open, looks like age and the key is read, before
-        /// `path` is written.
+        /// Decrypts the backup into `path`; returns the key to open the vault inside with (the
+        /// vault's passphrase, or the recovery code). `prepare` runs once the backup file is open,
+        /// looks like age and the key is read, before `path` is written.
         static func openBackup(_ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
-                               options: VaultOptions, purpose: Purpose, prepare: () throws -> Void = {}) throws -> SecretBytes {
+                               recovery: RecoveryCodeOptions, options: VaultOptions, purpose: Purpose,
+                               prepare: () throws -> Void = {}) throws -> BackupVaultKey {
             // "-": the backup comes on standard input (`... | rxvault restore -`); a file is opened
             // and checked (a directory, an unreadable file) before any passphrase is asked for.
             let input = file == "-" ? nil : try InputFile(path: file, standardInput: false)
             defer { input?.close() }
             let handle = input.map { FileHandle(fileDescriptor: $0.fd, closeOnDealloc: false) } ?? FileHandle.standardInput
             let total = input?.size ?? 0
+            // A recovery code cannot open a passphrase backup's age layer: say so before the code
+            // is asked for (standard input cannot be looked at twice: it is told on decrypting).
+            try recovery.requireAlone(options)
+            if recovery.isGiven, ageIdentity == nil, agePassphraseFile == nil, file != "-",
+               let stanzas = try? Self.peekStanzas(file), stanzas.contains("scrypt") {
+                throw RecoveryCodeOptions.passphraseLayerRefusal(file)
+            }
             // The prompt names the backup: the vault the options name is not the one asked for.
-            let vaultPassphrase = try PassphraseSource.existing(options, for: "backup \(file)")
+            let vaultKey = try BackupVaultKey.read(recovery, options: options, label: "backup \(file)")
             let key: AgeFile.Key
             if let ageIdentity {
                 key = .identities(try KeyFile.identities(ageIdentity, what: "age identity"))
-            } else {
-                let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") } ?? vaultPassphrase
+            } else if let passphrase = try agePassphraseFile.map({ try PassphraseSource.read(file: $0, what: "age passphrase") }) ?? vaultKey.passphrase {
                 key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
+            } else {
+                // A recovery code alone: no age stanza opens with it; a vault file (what age -d
+                // makes of a backup) is read as it is.
+                key = .identities([])
             }
             let progress = Progress(purpose.verb, amount: ByteCountText)
             do {
@@ -221,7 +255,7 @@ extension RxVaultCommand {
                 if isVault {
                     try BackupFile.copy(read: raw, to: path) { _ in progress.update(source.consumed, total) }
                     progress.finish()
-                    return vaultPassphrase
+                    return vaultKey
                 }
                 let armor = peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-") ? AgeArmorStream(source: raw) : nil
                 try BackupFile.decrypt(read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path) { _ in progress.update(source.consumed, total) }
@@ -233,7 +267,14 @@ extension RxVaultCommand {
                     let stanzas = file == "-" ? nil : try? Self.peekStanzas(file)
                     if let stanzas, !stanzas.contains("scrypt") {
                         throw CLIError(.wrongPassphrase, "this backup is encrypted to age recipients (\(stanzas.filter { $0 != BackupLabel.stanzaType }.joined(separator: ", "))), not a passphrase",
-                                       hint: "give --age-identity FILE; for an SSH key: age -d -i ~/.ssh/id_ed25519 \(file) | rxvault restore -")
+                                       hint: "give --age-identity FILE\(recovery.isGiven ? " (the identity kept with the recovery code)" : ""); "
+                                           + "for an SSH key: age -d -i ~/.ssh/id_ed25519 \(file) | rxvault restore -")
+                    }
+                    if vaultKey.passphrase == nil && agePassphraseFile == nil {
+                        // Standard input, whose header could not be looked at before.
+                        throw CLIError(.wrongPassphrase, "a recovery code alone opens no backup's age layer",
+                                       hint: "give --age-identity FILE for a backup made to a recipient; a backup made with a passphrase "
+                                           + "opens only with that passphrase (--age-passphrase-file FILE, or the vault's without --recovery)")
                     }
                     if agePassphraseFile != nil { throw CLIError(.wrongPassphrase, "the passphrase in \(agePassphraseFile!) does not open this backup") }
                     throw CLIError(.wrongPassphrase, "the passphrase does not open this backup",
@@ -242,7 +283,7 @@ extension RxVaultCommand {
                 }
             }
             progress.finish()
-            return vaultPassphrase
+            return vaultKey
         }
     }
 }

@@ -10,16 +10,18 @@ import Glibc
 extension RxVaultCommand {
     /// The keys `--verify` opens backups with, shared by `backup list` and `backup prune`.
     struct BackupKeyOptions: ParsableArguments {
-        @Flag(help: "Open every backup and check every object in it (needs the keys: the vault's passphrase, and --age-identity for backups to recipients).")
+        @Flag(help: "Open every backup and check every object in it (needs the keys: the vault's passphrase or recovery code, and --age-identity for backups to recipients).")
         var verify = false
         @Option(help: ArgumentHelp("With --verify: open backups made to recipients with this identity file.", valueName: "file")) var ageIdentity: String?
         @Option(help: ArgumentHelp("With --verify: open passphrase backups with the passphrase in this file (made with --age-passphrase-file).",
                                    valueName: "file")) var agePassphraseFile: String?
+        @OptionGroup var recovery: RecoveryCodeOptions
 
         func validate() throws {
             if !verify && (ageIdentity != nil || agePassphraseFile != nil) {
                 throw ValidationError("--age-identity and --age-passphrase-file are for --verify")
             }
+            if !verify && recovery.isGiven { throw ValidationError("--recovery and --recovery-key-file are for --verify") }
         }
     }
 
@@ -38,6 +40,7 @@ extension RxVaultCommand {
             Examples:
               rxvault backup list ~/backups/rxvault
               rxvault backup list ~/backups/rxvault --verify --age-identity ~/backup.key
+              rxvault backup list ~/backups --verify --age-identity id.key --recovery
               rxvault backup list ~/backups/rxvault --format json
             """))
 
@@ -88,7 +91,9 @@ extension RxVaultCommand {
                 }
                 if outcomes.contains(where: { if case .wrongKey? = $0 { return true } else if case .notChecked? = $0 { return true } else { return false } }) {
                     throw CLIError(.wrongPassphrase, "some backups were not opened with the keys given (listed above)",
-                                   hint: "a backup made with the vault's passphrase needs the passphrase of the day it was made; backups to recipients need --age-identity")
+                                   hint: "a backup made with the vault's passphrase needs the passphrase of the day it was made"
+                                       + (keys.recovery.isGiven ? " (a recovery code never opens its age layer)" : "")
+                                       + "; backups to recipients need --age-identity")
                 }
             }
         }
@@ -253,21 +258,25 @@ struct BackupCheck {
         }
     }
 
-    let vaultPassphrase: SecretBytes
+    let vaultKey: BackupVaultKey
     let agePassphrase: SecretBytes?
     let identities: [AgeIdentity]?
 
     init(keys: RxVaultCommand.BackupKeyOptions, options: VaultOptions, label: String) throws {
         identities = try keys.ageIdentity.map { try KeyFile.identities($0, what: "age identity") }
         agePassphrase = try keys.agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
-        vaultPassphrase = try PassphraseSource.existing(options, for: label)
+        vaultKey = try BackupVaultKey.read(keys.recovery, options: options, label: label)
     }
 
     func check(_ entry: BackupFolder.Entry) -> Outcome {
         if let problem = entry.problem { return .failed(problem) }
         let key: AgeFile.Key
         switch entry.kind {
-        case .passphrase?: key = .passphrase(agePassphrase ?? vaultPassphrase, maxLogN: AgeFile.maxReadLogN)
+        case .passphrase?:
+            guard let passphrase = agePassphrase ?? vaultKey.passphrase else {
+                return .wrongKey("made with a passphrase: a recovery code does not open its age layer")
+            }
+            key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
         case .recipients?:
             guard let identities else { return .notChecked("made to recipients: give --age-identity") }
             key = .identities(identities)
@@ -295,8 +304,10 @@ struct BackupCheck {
             return .failed("\(error)")
         }
         let verification: BackupFile.Verification
-        do { verification = try BackupFile.verify(path: inner, passphrase: vaultPassphrase) } catch .wrongPassphrase {
+        do { verification = try vaultKey.verify(path: inner) } catch .wrongPassphrase {
             return .wrongKey("the passphrase does not open the vault inside: it may be older than the last passphrase change")
+        } catch .wrongRecoveryCode {
+            return .wrongKey("the recovery code does not open the vault inside: it may be older than the recovery code")
         } catch {
             return .failed(error.description)
         }

@@ -17,6 +17,9 @@ extension RxVaultCommand {
             --kdf sets the cost of turning the passphrase into a key (Argon2id): interactive
             (64 MiB, fast), moderate (256 MiB, about half a second; the default) or sensitive
             (1 GiB, several seconds). Every command that opens the vault pays it once.
+
+            A forgotten passphrase cannot be recovered: add a recovery code afterwards with
+            'rxvault key add --recovery' and keep it on paper.
             """))
 
         @OptionGroup var options: VaultOptions
@@ -54,6 +57,10 @@ extension RxVaultCommand {
                 try Vault.create(at: path, passphrase: passphrase, kdf: PasswordKDF(preset: kdf),
                                  maxAttachmentBytes: maxAttachmentSize?.bytes ?? ValidationLimits.defaultMaxBytes)
                 Terminal.out("created \(path)")
+                // The one way back in when the passphrase is forgotten exists only if made now,
+                // while the passphrase is known: say so once, where the vault is born.
+                Terminal.err("rxvault: note: add a recovery code, the way back in if the passphrase is forgotten: rxvault key add --recovery"
+                             + (options.vault.map { " --vault '\($0)'" } ?? ""))
             }
         }
     }

@@ -39,6 +39,12 @@ extension RxVaultCommand {
             characters holding 160 random bits, each group with a check character so a mistyped
             group is named when the code is typed back. Write it down or print it and keep it
             away from the vault file: whoever holds it and the file can open the vault.
+
+            The code also opens the vault inside backups made from now on ('restore' and
+            'backup verify' take --recovery-key-file). A default backup's age layer is the
+            vault's passphrase of its day, which the code cannot open: for backups the code
+            restores, back up to a recipient (backup --recipient) and keep that identity with
+            the code.
             """))
 
         @Flag(help: "Add a recovery code instead of a passphrase.") var recovery = false
@@ -63,7 +69,8 @@ extension RxVaultCommand {
                     let (slot, code) = try vault.addRecoverySlot(label: label)
                     Terminal.err("rxvault: recovery code of key slot \(slot) (vault \(vault.header.vaultIDHex.prefix(8))), shown this once: "
                                  + "write it down or print it, and keep it away from the vault file; "
-                                 + "'rxvault passwd --recovery' takes it to set a new passphrase")
+                                 + "'rxvault passwd --recovery' takes it to set a new passphrase, "
+                                 + "and 'rxvault restore --recovery' to open backups made to a recipient from now on")
                     Terminal.out(code.text)
                 } else {
                     let passphrase = try PassphraseSource.new(file: newPassphraseFile, options: options, prompt: "Passphrase for the new key slot: ")

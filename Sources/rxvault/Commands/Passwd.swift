@@ -62,7 +62,7 @@ extension RxVaultCommand {
                     try options.requireOwner("passwd")
                     let path = options.vaultPath
                     _ = try VaultHeader.read(at: path)
-                    let code = try RecoveryCodeSource.read(file: recoveryKeyFile, options: options)
+                    let code = try RecoveryCodeSource.read(file: recoveryKeyFile, options: options, label: path)
                     vault = try Vault.open(at: path, recoveryCode: code, clock: Environment.clock(),
                                            busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: Environment.rollbackAnchor)
                     Terminal.err("rxvault: the recovery code of key slot \(vault.openedSlot ?? 0) opened the vault: choose the new passphrase of slot 1")
@@ -89,9 +89,10 @@ extension RxVaultCommand {
 }
 
 /// Where a recovery code comes from: a file (its whole text, up to a few lines) or a prompt
-/// without echo. Never argv, as for passphrases. A mistyped group is named (exit 65).
+/// without echo. Never argv, as for passphrases. A mistyped group is named (exit 65). The prompt
+/// names `label`: the vault, or the backup whose vault the code is for.
 enum RecoveryCodeSource {
-    static func read(file: String?, options: VaultOptions) throws -> RecoveryCode {
+    static func read(file: String?, options: VaultOptions, label: String) throws -> RecoveryCode {
         let typed: SecretBytes
         if let file {
             let fd = try KeyFile.open(file, what: "recovery code")
@@ -107,7 +108,7 @@ enum RecoveryCodeSource {
             guard Terminal.canAsk else {
                 throw CLIError(.usage, "a recovery code is needed and there is no terminal to ask on", hint: "give --recovery-key-file FILE")
             }
-            guard let line = Terminal.readSecretLine(prompt: "Recovery code for \(options.vaultPath): "), line.count > 0 else {
+            guard let line = Terminal.readSecretLine(prompt: "Recovery code for \(label): "), line.count > 0 else {
                 throw CLIError(.usage, "no recovery code entered")
             }
             typed = line

@@ -43,12 +43,24 @@ enum Environment {
         return Int32(seconds * 1000)
     }
 
-    /// Where the newest write counter seen of each vault is kept (`$XDG_STATE_HOME/rxvault`,
-    /// else `~/.local/state/rxvault`): the anchor that tells an older copy put in place.
-    static var rollbackAnchor: RollbackAnchor {
-        if let xdg = nonEmpty("XDG_STATE_HOME"), xdg.hasPrefix("/") { return RollbackAnchor(directory: xdg + "/rxvault") }
-        let home = nonEmpty("HOME") ?? NSHomeDirectory()
-        return RollbackAnchor(directory: home + "/.local/state/rxvault")
+    /// Where the newest write counter seen of each vault file is kept (`$XDG_STATE_HOME/rxvault`,
+    /// else `~/.local/state/rxvault`): the anchor that tells an older copy put in place. A relative
+    /// XDG_STATE_HOME is ignored, as the XDG spec says. With neither an absolute XDG_STATE_HOME
+    /// nor an absolute HOME there is no anchor, and the command warns (never the passwd entry's
+    /// home: the anchor goes where the environment says, or the user is told it goes nowhere).
+    static var rollbackAnchor: RollbackAnchor? {
+        let xdg = nonEmpty("XDG_STATE_HOME")
+        if let xdg, xdg.hasPrefix("/") { return RollbackAnchor(directory: xdg + "/rxvault", whenNotKept: AnchorWarning.notKept) }
+        let ignored = xdg == nil ? "" : " (XDG_STATE_HOME is not an absolute path)"
+        guard let home = nonEmpty("HOME") else {
+            AnchorWarning.notKept("HOME is not set" + (xdg == nil ? " and neither is XDG_STATE_HOME" : ignored))
+            return nil
+        }
+        guard home.hasPrefix("/") else {
+            AnchorWarning.notKept("HOME (\(home)) is not an absolute path" + ignored)
+            return nil
+        }
+        return RollbackAnchor(directory: home + "/.local/state/rxvault", whenNotKept: AnchorWarning.notKept)
     }
 
     /// `RXVAULT_SERVE_IDLE_TIMEOUT`: seconds `rxvault serve` gives a connection that sends or

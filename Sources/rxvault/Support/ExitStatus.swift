@@ -91,7 +91,10 @@ extension VaultError {
 
     var hint: String? {
         switch self {
-        case .wrongPassphrase: return "nothing was changed; check the passphrase file, or the keyboard layout at the prompt"
+        case .wrongPassphrase(let recoverySlot):
+            // A forgotten passphrase has a remedy only when the vault has a recovery code.
+            return "nothing was changed; check the passphrase file, or the keyboard layout at the prompt"
+                + (recoverySlot ? "; forgotten? this vault has a recovery code: 'rxvault passwd --recovery' sets a new passphrase with it" : "")
         case .noVault: return "create one with 'rxvault init', or point to it with --vault PATH or RXVAULT_PATH"
         case .ambiguousID: return "give more characters of the id ('rxvault list' shows them)"
         case .notFound: return "'rxvault list' shows the prescriptions in this vault"

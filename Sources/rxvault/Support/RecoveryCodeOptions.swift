@@ -1,0 +1,51 @@
+import ArgumentParser
+import RxVault
+
+/// `--recovery` and `--recovery-key-file` where a backup is opened (`restore`, `backup verify`,
+/// `backup list --verify`, `backup prune --verify`): the vault inside a backup has the key slots
+/// the vault had that day, so a recovery code added before the backup opens it, and a person who
+/// forgot the passphrase has their backups too. The code replaces the vault's passphrase only;
+/// the age layer around the vault needs its own key (RecoveryCodeOptions.passphraseLayerRefusal).
+struct RecoveryCodeOptions: ParsableArguments {
+    @Flag(help: "Open the vault inside the backup with its recovery code (asked for) instead of the passphrase.")
+    var recovery = false
+
+    @Option(help: ArgumentHelp("Open the vault inside the backup with the recovery code in this file.", valueName: "file"),
+            completion: .file())
+    var recoveryKeyFile: String?
+
+    var isGiven: Bool { recovery || recoveryKeyFile != nil }
+
+    func validate() throws {
+        if recovery && recoveryKeyFile != nil { throw ValidationError("give --recovery or --recovery-key-file, not both") }
+    }
+
+    /// The code (asked for on the terminal as the code of `label`), or nil when none was asked
+    /// for. A passphrase named on the same command line is refused: which one should open the
+    /// vault would be a guess (RXVAULT_PASSPHRASE_FILE, set for every command, is just not used).
+    func read(options: VaultOptions, label: String) throws -> RecoveryCode? {
+        guard isGiven else { return nil }
+        try requireAlone(options)
+        return try RecoveryCodeSource.read(file: recoveryKeyFile, options: options, label: label)
+    }
+
+    /// Refuses a recovery code given with a passphrase on the command line (a usage error, told
+    /// before anything about the backup).
+    func requireAlone(_ options: VaultOptions) throws {
+        if isGiven && (options.passphraseFile != nil || options.passphraseFd != nil) {
+            throw CLIError(.usage, "give the vault's passphrase or its recovery code, not both",
+                           hint: "the passphrase of a backup's age layer goes in --age-passphrase-file")
+        }
+    }
+
+    /// A recovery code given for a backup whose age layer is an scrypt stanza: the vault's
+    /// passphrase of the day it was made (or an --age-passphrase-file's). age allows no other
+    /// stanza beside scrypt, so nothing a recovery slot holds can open that layer.
+    static func passphraseLayerRefusal(_ file: String) -> CLIError {
+        CLIError(.wrongPassphrase,
+                 "\(file) was made with a passphrase (the vault's of that day, or an --age-passphrase-file's): its age layer opens only with that passphrase, never with a recovery code",
+                 hint: "give that passphrase (--age-passphrase-file FILE, or the vault's without --recovery); "
+                     + "for backups a recovery code restores, back up to a recipient (rxvault backup DIR --recipient age1...) "
+                     + "and keep its identity with the recovery code")
+    }
+}
