@@ -149,6 +149,47 @@ import RxStore
         do { try run(); return true } catch { return false }
     }
 
+    /// The two values of issue 22, one at a time: the owner's commands exit 76 naming the table,
+    /// the row and the column, `check` reports it as a finding (the other stages still run), and
+    /// a client still reads, told why its read could not be logged.
+    @Test func theTwoTrapsOfIssue22AreIntegrityErrorsNamingTheirRow() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let rx = try cli.add(CLIHarness.glassesArguments)
+        let recipient = try cli.ageKeygen("shop.key")
+        #expect(try cli.run(["client", "add", "shop", "--recipient", recipient]).status == 0)
+        #expect(try cli.run(["grant", "shop", rx]).status == 0)
+        let original = cli.path("original.rxv")
+        try Database(path: cli.vaultPath).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try FileManager.default.copyItem(atPath: cli.vaultPath, toPath: original)
+        let asClient = ["--identity", cli.path("shop.key"), "show", rx]
+
+        try Database(path: cli.vaultPath).execute("PRAGMA ignore_check_constraints = ON; UPDATE vault_state SET write_counter = -1")
+        let counter = "vault_state (its one row): write_counter is -1, outside 0...9007199254740991"
+        // (`status` counts rows without verifying the state root, as it always has: it exits 0.)
+        #expect(try cli.run(["status"]).status == 0)
+        for command in [["list"], ["show", rx], ["grants"], ["log"], ["key", "list"]] {
+            let r = try cli.run(command)
+            #expect(r.status == 76 && r.stderr.contains("integrity check failed: \(counter)"), "\(command): \(r)")
+        }
+        let check = try cli.run(["check"])
+        #expect(check.status == 76 && check.stdout.contains("FAIL state root and manifest") && check.stdout.contains(counter), "\(check)")
+        #expect(check.stdout.contains("ok   clients and grants"), "\(check)")
+
+        for suffix in ["", "-wal", "-shm"] { unlink(cli.vaultPath + suffix) }
+        try FileManager.default.copyItem(atPath: original, toPath: cli.vaultPath)
+        try Database(path: cli.vaultPath).execute("PRAGMA ignore_check_constraints = ON; UPDATE audit_entry SET seq = 9223372036854775807 WHERE seq = 1")
+        let sequence = "audit_entry row (seq 9223372036854775807): seq is 9223372036854775807, outside 1...9007199254740991"
+        let read = try cli.run(asClient, environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        #expect(read.status == 0 && read.stderr.contains("could not be recorded in the vault's audit log: integrity check failed: \(sequence)"), "\(read)")
+        let log = try cli.run(["log"])
+        #expect(log.status == 76 && log.stderr.contains(sequence), "\(log)")
+        let audit = try cli.run(["check", "--format", "json"])
+        let stages = try #require(try cli.json(audit.stdout)["stages"] as? [[String: Any]])
+        let chain = try #require(stages.first { $0["stage"] as? String == "audit log chain" })
+        #expect(audit.status == 76 && (chain["errors"] as? [String])?.contains { $0.contains(sequence) } == true, "\(audit)")
+    }
+
     @Test func noStoredValueMakesACommandDieByASignal() throws {
         let base = try Base()
         let all = try base.mutations()
