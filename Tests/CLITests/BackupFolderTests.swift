@@ -242,6 +242,35 @@ import Testing
         #expect(try cli.run(["backup", "list", cli.path("nowhere")]).status == 66)
     }
 
+    /// Issue 22: a backup goes only while a newer one verifies. Two damaged backups newer than
+    /// the newest whole one: the policy keeps the newest of the day, and the other, which no
+    /// newer backup stands in for, is kept too (it was removed before).
+    @Test func pruneNeverRemovesABackupNewerThanTheNewestThatVerifies() throws {
+        let (cli, _) = try setUp()
+        let id = String(try vaultID(cli).prefix(8))
+        let recipient = try cli.ageKeygen("backup.key")
+        let folder = cli.path("b")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let times = ["2026-02-04T09:00:00Z", "2026-02-04T12:00:00Z", "2026-02-04T18:00:00Z"]
+        for time in times {
+            let r = try cli.run(["backup", folder, "--recipient", recipient, "--no-input"], environment: ["RXVAULT_NOW": time, "RXVAULT_PASSPHRASE_FILE": nil])
+            #expect(r.status == 0, "\(r)")
+        }
+        func name(_ time: String) -> String {
+            "rxvault-\(id)-" + time.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "") + ".age"
+        }
+        for time in times.dropFirst() {
+            let path = folder + "/" + name(time)
+            let whole = try #require(FileManager.default.contents(atPath: path))
+            try whole.prefix(whole.count - 7).write(to: URL(fileURLWithPath: path))
+        }
+        let pruned = try cli.run(["backup", "prune", folder, "--keep-daily", "1", "--verify", "--age-identity", cli.path("backup.key")])
+        #expect(pruned.status == 0, "\(pruned)")
+        #expect(try files(folder) == times.map(name).sorted(), "\(pruned)")
+        #expect(pruned.stdout.contains("keep    \(name(times[1]))  newer than the newest that verifies"), "\(pruned)")
+        #expect(pruned.stdout.contains("keep    \(name(times[0]))  the newest that verifies"), "\(pruned)")
+    }
+
     @Test func pruneKeepsWhatThePolicySaysOnlyAmongThisVaultsBackups() throws {
         let (cli, _) = try setUp()
         let id = String(try vaultID(cli).prefix(8))

@@ -42,6 +42,7 @@ import Testing
                     origin: \(shrunk.origin)
                     \(shrunk.steps.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n"))
                     \(last)
+                    (first seen, before shrinking: \(failure))
                     """)
                 return
             }
@@ -245,6 +246,8 @@ final class Life {
     let model: Model
     var server: ServerProcess?
     var stepNumber = 0
+    /// Round trips made so far (their files are named by step and this).
+    var roundTrip = 0
 
     /// Runs the plan; nil when every step held.
     static func outcome(of plan: Plan) -> Failure? {
@@ -413,12 +416,14 @@ final class Life {
             try Life.expect(try cli.run(["revoke", name, id]), held.contains(id) ? 0 : 67, "revoke")
             model.grants[name]?.remove(id)
         case .patientRename(let pick, let n):
-            guard let id = model.pick(pick), let patient = try patientID(of: id) else { return }
-            try Life.expect(try cli.run(["patient", "rename", patient, "Renamed \(n) \(stepNumber)"]), 0, "patient rename")
+            guard let id = model.pick(pick), let patient = try patient(of: id) else { return }
+            try Life.expect(try cli.run(["patient", "rename", patient.id, "Renamed \(n) \(stepNumber)"]), 0, "patient rename")
         case .patientMerge(let pick, let other):
-            guard let a = model.pick(pick), let b = model.pick(other), let into = try patientID(of: a), let from = try patientID(of: b),
-                  into != from else { return }
-            try Life.expect(try cli.run(["patient", "merge", into, from, "--yes"]), 0, "patient merge")
+            guard let a = model.pick(pick), let b = model.pick(other), let into = try patient(of: a), let from = try patient(of: b),
+                  into.id != from.id else { return }
+            // Two birth dates that differ are two people: merge refuses (65) until one is changed.
+            let differ = into.birthDate != nil && from.birthDate != nil && into.birthDate != from.birthDate
+            try Life.expect(try cli.run(["patient", "merge", into.id, from.id, "--yes"]), differ ? 65 : 0, "patient merge")
         case .keyAdd:
             guard !model.partnerSlot else { return }
             let file = try cli.write("partner passphrase \(stepNumber)\n", to: "partner-\(stepNumber)")
@@ -515,6 +520,8 @@ final class Life {
     /// Export, import into a new vault, export again: the same prescriptions. Backup, verify and
     /// restore on a fresh HOME: the same export.
     func roundTrips() throws {
+        roundTrip += 1
+        let stepNumber = "\(self.stepNumber)-\(roundTrip)"
         let exported = cli.path("round-\(stepNumber).json")
         try Life.expect(try cli.run(["export", "--format", "json", "--out", exported, "--force"]), 0, "export json")
         let original = try prescriptions(in: exported)
@@ -563,9 +570,11 @@ final class Life {
                                   expires: $0["expires"] as? String) }
     }
 
-    func patientID(of prescription: String) throws -> String? {
-        let shown = try json(["show", prescription, "--format", "json"])
-        return ((shown["patient"] as? [String: Any])?["id"] as? String).map { String($0.prefix(12)) }
+    /// The patient record a prescription names: its id (a prefix) and birth date.
+    func patient(of prescription: String) throws -> (id: String, birthDate: String?)? {
+        let patient = try json(["show", prescription, "--format", "json"])["patient"] as? [String: Any]
+        guard let id = patient?["id"] as? String else { return nil }
+        return (String(id.prefix(12)), patient?["birthDate"] as? String)
     }
 
     /// An export's prescriptions as canonical JSON (sorted keys), without the export's time and
