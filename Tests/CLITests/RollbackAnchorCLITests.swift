@@ -7,13 +7,7 @@ import RxStore
 /// anchors of the old layout (vault id alone) keep protecting their file; an anchor that cannot
 /// be kept is said, once per command.
 @Suite struct RollbackAnchorCLITests {
-    /// A consistent copy of the vault file as it is now.
-    func copy(_ cli: CLIHarness, _ name: String) throws -> String {
-        let path = cli.path(name)
-        let db = try Database(path: cli.vaultPath)
-        try db.prepare("VACUUM INTO ?").run([.text(path)])
-        return path
-    }
+    func copy(_ cli: CLIHarness, _ name: String) throws -> String { try cli.consistentCopy(name) }
 
     func putInPlace(_ copy: String, _ cli: CLIHarness) throws {
         for suffix in ["", "-wal", "-shm"] { unlink(cli.vaultPath + suffix) }

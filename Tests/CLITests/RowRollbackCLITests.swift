@@ -6,13 +6,7 @@ import RxStore
 /// the whole file replaced by an older copy. `check` exits 76 naming what is wrong, the reading
 /// command exits 76, and nothing is re-sealed to a revoked client.
 @Suite struct RowRollbackCLITests {
-    /// A consistent copy of the vault as it is now (what a client keeping a copy would hold).
-    func copy(_ cli: CLIHarness, _ name: String) throws -> String {
-        let path = cli.path(name)
-        let db = try Database(path: cli.vaultPath)
-        try db.prepare("VACUUM INTO ?").run([.text(path)])
-        return path
-    }
+    func copy(_ cli: CLIHarness, _ name: String) throws -> String { try cli.consistentCopy(name) }
 
     func attacker(_ cli: CLIHarness, old: String) throws -> Database {
         let db = try Database(path: cli.vaultPath)
