@@ -27,12 +27,13 @@ extension Prescription {
     /// The prescription's FHIR status. Stored where every rxvault since kept FHIR elements keeps an
     /// imported status (the kept `status` member, absent when active; docs/format.md), so a vault
     /// written now reads the same in those versions and an edit made by one carries it over.
-    /// A kept status that is not an fm-status code (no rxvault writes one) reads as `cancelled`:
-    /// a modifier not understood must not make a prescription valid.
+    /// A kept status that is not an fm-status code (not a string, or another string: no rxvault
+    /// writes one) reads as `cancelled`: a modifier not understood must not make it valid.
     public var recordStatus: RecordStatus {
         get {
-            guard let code = fhir?.status else { return .active }
-            return RecordStatus(rawValue: code) ?? .cancelled
+            guard let kept = fhir?.resource["status"], kept != .string("active") else { return .active }
+            if case .string(let code) = kept, let status = RecordStatus(rawValue: code) { return status }
+            return .cancelled
         }
         set {
             var kept = fhir ?? KeptFHIR()

@@ -28,7 +28,11 @@ actor AuditWriter {
     func write(_ batch: VaultGateway.ReadBatch) throws(VaultError) -> Outcome {
         guard let vault, batch.generation == generation, !vault.fileWasReplaced else { return .fileReplaced }
         let write = try vault.logServedReads(batch.events)
-        if vault.fileWasReplaced { return .fileReplaced }
+        if vault.fileWasReplaced {
+            // The log under the path is now the new file's: nothing of the old file may stay in it.
+            vault.emptyWriteAheadLog()
+            return .fileReplaced
+        }
         vault.foldWriteAheadLog()
         return .written(write)
     }

@@ -18,7 +18,7 @@ enum CapabilityStatement {
                      "searchParam": [
                         parameter("patient", "reference", "Patient/<id>"),
                         parameter("datewritten", "date", "YYYY-MM-DD with ge, le, gt, lt or eq"),
-                        parameter("status", "token", "active"),
+                        parameter("status", "token", "active, cancelled, draft or entered-in-error (comma-separated: any of them); a withdrawn prescription is never valid"),
                         parameter("identifier", "token", "\(FHIR.identifierSystem)|<rxvault id>"),
                         parameter("_count", "number", "page size, 1 to \(ServeSettings.maxPageSize)"),
                      ]],

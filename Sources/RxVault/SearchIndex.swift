@@ -45,6 +45,13 @@ struct SearchIndex {
     static let statusCodes: [RecordStatus] = [.active, .cancelled, .draft, .enteredInError]
 
     static func status(_ row: Row) -> RecordStatus { statusCodes[Int(row.eyes >> 2 & 3)] }
+    /// Bit 4 of `eyes`: the entry carries its status. An entry written by an earlier rxvault
+    /// (which never sets it) may belong to a withdrawn prescription whatever bits 2-3 say, so
+    /// the snapshot takes such an entry's status from its record (`resolveUnknownStatuses`).
+    static let statusKnown: UInt8 = 1 << 4
+    static func withStatus(_ eyes: UInt8, _ status: RecordStatus) -> UInt8 {
+        eyes & 3 | UInt8(statusCodes.firstIndex(of: status)!) << 2 | statusKnown
+    }
 
     /// A record as its index entry holds it: every field but the kept FHIR elements, of which
     /// only the status (a modifier every validity filter reads). `check` compares an entry with
@@ -91,8 +98,7 @@ struct SearchIndex {
             w.date(rx.issued)
             w.date(rx.expires)
             w.date(rx.patient.birthDate)
-            let status = UInt8(statusCodes.firstIndex(of: rx.recordStatus)!)
-            w.u8((rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0) | status << 2)
+            w.u8(withStatus((rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0), rx.recordStatus))
             for eye in Eye.allCases {
                 w.value(rx[eye]?.sphere); w.value(rx[eye]?.cylinder); w.value(rx[eye]?.add)
             }
@@ -270,7 +276,21 @@ extension Vault {
             snapshot.rows += rows
             snapshot.plaintexts[buckets[i].0] = plaintext
         }
+        try resolveUnknownStatuses(snapshot)
         return snapshot
+    }
+
+    /// Gives every entry written by an earlier rxvault (no `statusKnown` bit) the status of its
+    /// record, so that a withdrawn prescription imported then is never filtered or listed as
+    /// valid. One record is opened per such entry; the owner's next write to its bucket stores
+    /// the status with it, and `check --repair-index` rewrites them all.
+    func resolveUnknownStatuses(_ snapshot: SearchIndex.Snapshot) throws {
+        for i in snapshot.rows.indices where snapshot.rows[i].eyes & SearchIndex.statusKnown == 0 {
+            let id = SearchIndex.id(snapshot.rows[i])
+            guard let row = try store.latestVersion(of: id.hex), row.version == Int(snapshot.rows[i].version) else { continue }
+            let status = try open(row).prescription.recordStatus
+            snapshot.rows[i].eyes = SearchIndex.withStatus(snapshot.rows[i].eyes, status)
+        }
     }
 
     /// Records that the newest version of `record` is what the index should hold (or, with nil,

@@ -121,12 +121,14 @@ extension Vault {
     private func checkIndex() throws -> CheckReport.Stage {
         var errors: [String] = []
         var indexed: [String: PrescriptionRecord] = [:]
+        var withoutStatus: Set<String> = []
         for (bucket, sealed) in try store.indexBuckets() {
             do {
                 let snapshot = SearchIndex.Snapshot()
                 try readIndexBucket(bucket, sealed: sealed, into: snapshot)
                 for row in snapshot.rows {
                     let id = SearchIndex.id(row)
+                    if row.eyes & SearchIndex.statusKnown == 0 { withoutStatus.insert(id.hex) }
                     if SearchIndex.bucket(of: id.hex) != bucket { errors.append("search index: \(id.short) is in the wrong bucket") }
                     indexed[id.hex] = try snapshot.record(row)
                 }
@@ -142,7 +144,7 @@ extension Vault {
         for row in rows {
             guard let record = try? open(row) else { continue }   // reported by the versions stage
             let stored = indexed.removeValue(forKey: row.prescriptionID)
-            switch IndexEntryState(stored: stored, record: record) {
+            switch IndexEntryState(stored: stored, record: record, statusKnown: !withoutStatus.contains(row.prescriptionID)) {
             case .current: break
             case .damagedContent(let fields):
                 errors.append("search index: prescription \(row.prescriptionID.prefix(8))'s entry differs from its record at the same version in \(fields.joined(separator: ", ")) (the index is derived from the authenticated record); 'rxvault check --repair-index' rewrites it from the record")
@@ -151,7 +153,10 @@ extension Vault {
             }
         }
         for id in indexed.keys.sorted() { errors.append("search index: \(id.prefix(8)) is indexed but not stored") }
-        return stage("search index", rows.count, errors)
+        // Entries an earlier rxvault wrote hold no status: every read opens their records for it
+        // (correct, slower). Not an error: the owner's writes and --repair-index store it.
+        let notes = withoutStatus.isEmpty ? [] : ["\(withoutStatus.count) index entr\(withoutStatus.count == 1 ? "y was" : "ies were") written by an earlier rxvault without the prescription's status (reads take it from the record); 'rxvault check --repair-index' stores it"]
+        return stage("search index", rows.count, errors, notes)
     }
 
     private func checkGrants() throws -> CheckReport.Stage {
@@ -194,8 +199,17 @@ enum IndexEntryState {
     /// silently, as that would accept a rollback.
     case missingOrStale
 
-    init(stored: PrescriptionRecord?, record: PrescriptionRecord) {
-        guard let stored, stored.version == record.version, stored.recorded == record.recorded else { self = .missingOrStale; return }
+    /// `statusKnown`: the entry holds a status (bit 4). One an earlier rxvault wrote does not, and
+    /// reads take its status from the record, so it is not compared.
+    init(stored: PrescriptionRecord?, record: PrescriptionRecord, statusKnown: Bool = true) {
+        guard var stored, stored.version == record.version, stored.recorded == record.recorded else { self = .missingOrStale; return }
+        if !statusKnown {
+            var rx = stored.prescription
+            rx.recordStatus = record.prescription.recordStatus
+            var same = PrescriptionRecord(id: stored.id, version: stored.version, recorded: stored.recorded, prescription: rx)
+            same.change = stored.change
+            stored = same
+        }
         let expected = SearchIndex.entryForm(record)
         let fields = Self.differences(stored.prescription, expected.prescription) + (stored.change == expected.change ? [] : ["the change note"])
         self = fields.isEmpty ? .current : .damagedContent(fields)
@@ -222,22 +236,30 @@ enum IndexEntryState {
 
 extension Vault {
     /// Rewrites index entries that differ from their record at the same version (`check`'s
-    /// "differs from its record"), in one write transaction. Refuses (integrity) if any entry is
+    /// "differs from its record"), and those an earlier rxvault wrote without the status, in one
+    /// write transaction. Refuses (integrity) if any entry is
     /// missing or names another version: that is a sign of rows deleted or put back, and
     /// rewriting the index from the rows would accept it. Returns the prescriptions repaired.
     public func repairIndex() throws(VaultError) -> [PrescriptionID] {
         try perform { () throws -> [PrescriptionID] in
             var indexed: [String: PrescriptionRecord] = [:]
+            var withoutStatus: Set<String> = []
             for (bucket, sealed) in try store.indexBuckets() {
                 let snapshot = SearchIndex.Snapshot()
                 try readIndexBucket(bucket, sealed: sealed, into: snapshot)
-                for row in snapshot.rows { indexed[SearchIndex.id(row).hex] = try snapshot.record(row) }
+                for row in snapshot.rows {
+                    indexed[SearchIndex.id(row).hex] = try snapshot.record(row)
+                    if row.eyes & SearchIndex.statusKnown == 0 { withoutStatus.insert(SearchIndex.id(row).hex) }
+                }
             }
             var repaired: [PrescriptionID] = []
             for row in try store.latestVersions() {
                 let record = try open(row)
-                switch IndexEntryState(stored: indexed[row.prescriptionID], record: record) {
-                case .current: continue
+                switch IndexEntryState(stored: indexed[row.prescriptionID], record: record, statusKnown: !withoutStatus.contains(row.prescriptionID)) {
+                case .current:
+                    // Written by an earlier rxvault: the status is stored with it now.
+                    if withoutStatus.contains(row.prescriptionID) { indexChanged(record.id, record) }
+                    continue
                 case .missingOrStale:
                     throw VaultError.integrity("search index: prescription \(record.id.short) is missing or stale; the file was altered, so the index is not rewritten")
                 case .damagedContent:

@@ -455,9 +455,19 @@ final class Life {
                 os.chmod(target, 0o600); os.rename(target, source)
                 """, cli.vaultPath], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
             try Life.expect(copied, 0, "replacing the file")
-            // The server looks at the path on every request: one now lets it go of the old file
-            // (and its write-ahead log, whose name the new file shares) before the next command.
-            if let server { _ = try RawHTTP.get(server.socket, "/metadata", token: nil) }
+            // The server looks at the path on every request that reaches the vault (and once a
+            // second without one): wait until it has let go of the old file (and of its
+            // write-ahead log, whose name the new file shares) before the next command.
+            if let server {
+                let switches = server.stderr.components(separatedBy: "serving the vault file now at").count
+                let token = model.clientNames.first.flatMap { model.tokens[$0] }
+                let deadline = Date().addingTimeInterval(10)
+                while server.stderr.components(separatedBy: "serving the vault file now at").count == switches {
+                    if let token { _ = try RawHTTP.get(server.socket, "/VisionPrescription?_count=1", token: token) }
+                    guard Date() < deadline else { throw Mismatch(message: "the server did not switch to the new file within 10 s: \(server.stderr.suffix(600))") }
+                    usleep(50_000)
+                }
+            }
         }
     }
 

@@ -180,6 +180,39 @@ import Testing
         #expect(try search("status=revoked").0 == 400)
     }
 
+    /// A vault rxvault 0.4.0 wrote with withdrawn imports: its index holds no status, and the
+    /// records do. They read as withdrawn all the same (list, validity and expiry filters, trend,
+    /// a client with its identity); `check` passes with a note, `--repair-index` stores the
+    /// statuses, and a backup is written.
+    @Test func anIndexWrittenBy040StillReadsWithdrawnPrescriptionsAsWithdrawn() throws {
+        let cli = try CLIHarness(passphrase: "format four status fixture")
+        let loaded = try CLIHarness.spawn(["/usr/bin/env", "python3", "-c",
+            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript(open(sys.argv[2]).read()); db.commit()",
+            cli.vaultPath, Life.fixture("vaults/format4-withdrawn.sql")], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
+        try #require(loaded.status == 0, "\(loaded)")
+        func statuses(_ arguments: [String]) throws -> [String] {
+            let r = try cli.run(arguments + ["--format", "json"])
+            #expect(r.status == 0, "\(r)")
+            return (try cli.json(r.stdout)["prescriptions"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }.sorted()
+        }
+        #expect(try statuses(["list"]) == ["cancelled", "draft", "entered-in-error", "valid", "valid"])
+        #expect(try statuses(["query", "--valid-on", "2026-06-15"]) == ["valid", "valid"])
+        #expect(try statuses(["query", "--expiring-within", "3000d"]).allSatisfy { $0 == "valid" || $0 == "expiring" })
+        let trend = try cli.run(["trend", "Maria Lopez", "--format", "json"])
+        #expect(trend.status == 0, "\(trend)")
+        #expect(trend.stdout.contains("entered-in-error"), "the entered-in-error one is left out, and said so: \(trend.stdout)")
+
+        let check = try cli.run(["check"])
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("written by an earlier rxvault without the prescription's status"), "\(check)")
+        #expect(try cli.run(["backup", cli.path("b.age")]).status == 0)
+        let repaired = try cli.run(["check", "--repair-index"])
+        #expect(repaired.status == 0, "\(repaired)")
+        let after = try cli.run(["check"])
+        #expect(after.status == 0 && !after.stdout.contains("without the prescription's status"), "\(after)")
+        #expect(try statuses(["list"]) == ["cancelled", "draft", "entered-in-error", "valid", "valid"])
+    }
+
     static func identifier(_ resource: [String: Any]) -> String {
         (resource["identifier"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }.first { $0.count == 32 } ?? ""
     }

@@ -140,10 +140,12 @@ extension RxVaultCommand {
                 progress.finish()
                 let opens = !keys.isEmpty ? "opens with the recipients' identities"
                     : agePassphraseFile == nil ? "opens with the vault's passphrase as it is now" : "opens with that passphrase"
-                let line = "wrote \(shownPath) (\(ByteCountText(written)), \(opens))"
+                // Without the passphrase the vault was not opened, so not checked either: say so
+                // on the line a script or a log keeps, not only in the note.
+                let line = "wrote \(shownPath) (\(ByteCountText(written)), \(opens)\(vault == nil ? "; not checked" : ""))"
                 if case .standardOutput = destination { Terminal.err("rxvault: \(line)") } else { Terminal.out(line) }
                 if vault == nil {
-                    Terminal.err("rxvault: note: no passphrase was given, so the vault was not opened: this backup is not in its audit log")
+                    Terminal.err("rxvault: note: no passphrase was given, so the vault was not opened: this backup was not checked and is not in its audit log ('rxvault backup verify' with the identity and the passphrase tells whether it restores)")
                 }
             }
         }
