@@ -25,7 +25,8 @@ import Glibc
 /// Anchors written before this (named by the vault id alone, "legacy") still protect the file
 /// they were taken from, which is not named in them: a file of that vault without an anchor of
 /// its own is compared with the legacy one, as before; the first such file that opens at or past
-/// its counter (the file it protected, or a newer copy of it) takes it over, and it is removed.
+/// its counter (the file it protected, or a newer copy of it) records its own; the legacy one is
+/// never removed, as the file it protected may not have opened yet.
 public struct RollbackAnchor: Sendable {
     public let directory: String
     /// Told why, each time an anchor cannot be written (the CLI warns once per command).
@@ -105,10 +106,11 @@ public struct RollbackAnchor: Sendable {
         return true
     }
 
-    /// At open, a file at or past the legacy anchor's counter: records its own anchor and, once
-    /// that is written, removes the legacy one (this file takes over its protection).
+    /// At open, a file at or past the legacy anchor's counter records its own anchor. The legacy
+    /// one stays: the file it was taken from may be another than this one (a side copy opened
+    /// first), and it must keep protecting that file until it has an anchor of its own.
     func takeOverLegacy(_ key: Key, counter: Int) {
-        if record(key, counter: counter) { unlink(legacyFile(key.vaultIDHex)) }
+        record(key, counter: counter)
     }
 
     /// Writes `text` to `path` through a temporary file and a rename; returns why not.
