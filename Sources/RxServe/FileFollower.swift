@@ -34,6 +34,15 @@ struct FileFollower {
         served != nil && VaultFileNumbers(path: path) == served
     }
 
+    /// The write counter of the file served last: a file renamed over it with a lower one is an
+    /// older copy, refused even where no rollback anchor can be kept (no state folder).
+    private var lastServedCounter: Int?
+
+    /// Notes how far the file being let go of had come (read before its connections close).
+    mutating func noteCounter(_ counter: Int?) {
+        if let counter { lastServedCounter = max(lastServedCounter ?? counter, counter) }
+    }
+
     /// Says that the served file is gone, once the gateway has let go of it.
     mutating func letGo() {
         guard served != nil else { return }
@@ -51,6 +60,9 @@ struct FileFollower {
         do throws(VaultError) {
             let vault = try reopener.open()
             guard vault.openFileNumbers() != nil else { throw .refused("\(path) was replaced again while it was being opened") }
+            if let minimum = lastServedCounter, let found = try? vault.writeCounter(), found < minimum {
+                throw .refused("the file is older (write \(found)) than the one it replaced (write \(minimum)): it would bring back grants revoked since; restart 'rxvault serve' to serve it anyway")
+            }
             return vault
         } catch {
             refuse(error.description, file: file)

@@ -73,6 +73,7 @@ actor VaultGateway {
             // then this one. The reads still queued are written to the new file, marked.
             streams = [:]
             cache = ServedCache(stamp: nil, today: follower.reopener.today)
+            follower.noteCounter(try? old.writeCounter())
             vault = nil
             await writer.release()
             old.emptyWriteAheadLog()

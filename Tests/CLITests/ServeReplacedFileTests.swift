@@ -116,6 +116,28 @@ import Testing
         #expect(try cli.run(["check"]).status == 0)
     }
 
+    /// An older copy of the same vault renamed into place, where no rollback anchor can be kept
+    /// (a state folder that is a file): the server compares it with the file it let go of, and
+    /// refuses it (503) instead of bringing back a revoked grant.
+    @Test func anOlderCopyIsRefusedEvenWithoutAnAnchor() throws {
+        let (cli, _, contacts, _, family) = try ServeTests().household()
+        let contactsResource = try resourceID(cli, contacts)
+        let noState = try cli.write("not a folder", to: "state")
+        let runtime = try runtimeFolder()
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let environment = ["XDG_RUNTIME_DIR": runtime, "XDG_STATE_HOME": noState]
+        let old = try cli.consistentCopy("old.rxv")
+        #expect(try cli.run(["revoke", "family", contacts], environment: environment).status == 0)
+        let server = try ServerProcess(cli, environment: environment)
+        let token = try server.token(identity: family)
+        #expect(try server.curl("GET", "/VisionPrescription/\(contactsResource)", token: token).status == 404)
+        #expect(rename(old, cli.vaultPath) == 0)
+        #expect(try eventually(4) { try server.curl("GET", "/VisionPrescription/\(contactsResource)", token: token).status == 503 },
+                "\(server.stderr)")
+        #expect(server.stderr.contains("older (write"), "\(server.stderr)")
+        #expect(server.stop() == 0)
+    }
+
     /// The server is the vault's agent while it runs; a replaced file locks that agent, which
     /// must then leave no socket behind: a command that found the socket would wait for an
     /// answer nobody gives (10 s) before it asks for the passphrase. The server itself goes on
