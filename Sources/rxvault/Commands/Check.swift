@@ -9,7 +9,7 @@ extension RxVaultCommand {
             discussion: "Exits 0 when everything verifies, 76 when anything does not. --read-data also decrypts every attachment chunk.")
 
         @Flag(help: "Also read and verify every attachment's content.") var readData = false
-        @Flag(help: "First rewrite search-index entries that differ from their records at the same version (damage by rxvault 0.1.0 to plus-cylinder lenses).") var repairIndex = false
+        @Flag(help: "First rewrite search-index entries that differ from their records at the same version, or that an earlier rxvault wrote without the status.") var repairIndex = false
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @Flag(help: "Accept this vault as the newest state (after putting an older copy back on purpose): this computer forgets the newer write it saw, and changes are allowed again.") var acceptRollback = false
         @OptionGroup var options: VaultOptions
@@ -40,8 +40,13 @@ extension RxVaultCommand {
                 let report = try vault.check(readData: readData)
                 try show(report)
                 if !report.isClean {
+                    // Entries that differ from their authenticated records are derived data that
+                    // --repair-index rewrites; anything else is damage a backup restores.
+                    let errors = report.stages.flatMap(\.errors)
+                    let indexOnly = errors.allSatisfy { $0.contains("search index:") && $0.contains("--repair-index") }
                     throw CLIError(.integrity, "the vault has integrity errors (listed above)",
-                                   hint: "restore it from a backup; do not keep writing to a damaged vault")
+                                   hint: indexOnly ? "only search-index entries differ from their records: 'rxvault check --repair-index' rewrites them"
+                                                   : "restore it from a backup; do not keep writing to a damaged vault")
                 }
             }
         }
