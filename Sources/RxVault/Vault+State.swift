@@ -22,6 +22,7 @@ extension Vault {
         guard header.formatVersion >= 2 else { return nil }
         return try store.read { () throws -> VaultState in
             let state = try rootState()
+            Self.pauseAfterStateRootForTests()
             try verifyClientsAndAuditHead(state)
             try verifyKeyRing(state)
             return state
