@@ -244,15 +244,22 @@ extension Vault {
     }
 
     /// Every index entry, newest versions. Rebuilt from the records if the index is missing.
+    ///
+    /// The buckets and the root they are checked against are read in one snapshot: `query` calls
+    /// this outside any transaction, and a write committed between two reads (the server's audit
+    /// entries, another command) is not tampering. The buckets are decrypted after it ends.
     func indexSnapshot() throws -> SearchIndex.Snapshot {
-        let buckets = try store.indexBuckets()
-        if let state = try verifiedState() {
-            // Every bucket, present or not, must be the owner's last: 256 hashes against the root.
-            var present: [Int: [UInt8]] = [:]
-            for (bucket, sealed) in buckets { present[bucket] = sealed }
-            for bucket in 0..<SearchIndex.bucketCount { try verifyIndexBucket(bucket, sealed: present[bucket], state: state) }
+        let (buckets, missing) = try store.read { () throws -> ([(Int, [UInt8])], Bool) in
+            let buckets = try store.indexBuckets()
+            if let state = try verifiedState() {
+                // Every bucket, present or not, must be the owner's last: 256 hashes against the root.
+                var present: [Int: [UInt8]] = [:]
+                for (bucket, sealed) in buckets { present[bucket] = sealed }
+                for bucket in 0..<SearchIndex.bucketCount { try verifyIndexBucket(bucket, sealed: present[bucket], state: state) }
+            }
+            return (buckets, try buckets.isEmpty && store.prescriptionCount() > 0)
         }
-        if buckets.isEmpty, try store.prescriptionCount() > 0 {
+        if missing {
             try perform { try rebuildIndex() }
             return try indexSnapshot()
         }

@@ -9,16 +9,24 @@ extension Vault {
     // MARK: - Reading the root
 
     /// The verified state root; nil for a format-1 vault (not upgraded yet). Outside a write it
-    /// also checks the client rows and the audit head against it (a few rows), so every owner
-    /// command starts from a state it can authenticate as current.
+    /// also checks the client rows, the audit head and the key ring against it (a few rows), so
+    /// every owner command starts from a state it can authenticate as current.
+    ///
+    /// The root and the rows checked against it are read in one snapshot (a read transaction,
+    /// or the caller's): read one statement at a time, a write committed in between (the
+    /// server's audit entries every second, a client's read, another command) would pair the
+    /// old root with the new audit head or key ring, and look like a rollback.
     func verifiedState() throws -> VaultState? {
         if let transactionState { return transactionState }
         if let state = readScope?.state { return state }
         guard header.formatVersion >= 2 else { return nil }
-        let state = try rootState()
-        try verifyClientsAndAuditHead(state)
-        try verifyKeyRing(state)
-        return state
+        return try store.read { () throws -> VaultState in
+            let state = try rootState()
+            Self.pauseAfterStateRootForTests()
+            try verifyClientsAndAuditHead(state)
+            try verifyKeyRing(state)
+            return state
+        }
     }
 
     /// The state row, MAC verified.

@@ -282,6 +282,18 @@ public final class Vault {
         usleep(testWritePauseMilliseconds * 1000)
     }
 
+    /// `RXVAULT_TEST_READ_PAUSE_MS` (tests only): wait this long after reading the state root,
+    /// before the rows checked against it (client rows, audit head, key ring), after saying so
+    /// on stderr, so a test can commit a write in between (Tests/CLITests/SnapshotReadTests.swift):
+    /// the check must still see the one snapshot the root was read in. Unset, one comparison.
+    private static let testReadPauseMilliseconds: UInt32 = getenv("RXVAULT_TEST_READ_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
+
+    static func pauseAfterStateRootForTests() {
+        guard testReadPauseMilliseconds > 0 else { return }
+        FileHandle.standardError.write(Data("rxvault: test: state root read, pausing before the rows checked against it\n".utf8))
+        usleep(testReadPauseMilliseconds * 1000)
+    }
+
     func read<T>(_ body: () throws -> T) throws(VaultError) -> T {
         do { return try store.read(body) } catch { throw VaultError.wrap(error) }
     }

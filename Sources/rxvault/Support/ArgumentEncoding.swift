@@ -16,7 +16,8 @@ enum ArgumentEncoding {
     /// The environment variables rxvault reads (README.md, "Environment"), whose values become
     /// paths, names or settings.
     static let environmentNames = ["RXVAULT_PATH", "RXVAULT_PASSPHRASE_FILE", "RXVAULT_BUSY_TIMEOUT", "RXVAULT_PARSER_TIMEOUT",
-                                   "RXVAULT_PARSER_FAULT", "RXVAULT_TEST_WRITE_PAUSE_MS", "RXVAULT_TODAY",
+                                   "RXVAULT_PARSER_FAULT", "RXVAULT_TEST_WRITE_PAUSE_MS", "RXVAULT_TEST_READ_PAUSE_MS",
+                                   "RXVAULT_TODAY",
                                    "XDG_DATA_HOME", "XDG_STATE_HOME", "HOME"]
 
     /// Why the command line cannot be used as given, or nil when every argument (after the
