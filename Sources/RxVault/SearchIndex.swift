@@ -294,7 +294,8 @@ extension Vault {
     func resolveUnknownStatuses(_ snapshot: SearchIndex.Snapshot) throws {
         for i in snapshot.rows.indices where snapshot.rows[i].eyes & SearchIndex.statusKnown == 0 {
             let id = SearchIndex.id(snapshot.rows[i])
-            guard let row = try store.latestVersion(of: id.hex), row.version == Int(snapshot.rows[i].version) else { continue }
+            // The newest version's status, even if a write came between: never the bits' "active".
+            guard let row = try store.latestVersion(of: id.hex) else { continue }
             let status = try open(row).prescription.recordStatus
             snapshot.rows[i].eyes = SearchIndex.withStatus(snapshot.rows[i].eyes, status)
         }
