@@ -16,7 +16,8 @@ public enum RecordStatus: String, Sendable, CaseIterable, Hashable {
         if text == "all" { return Set(allCases) }
         var chosen = Set<RecordStatus>()
         for code in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let status = RecordStatus(rawValue: String(code.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())) else { return nil }
+            let trimmed = code.drop { $0 == " " }.reversed().drop { $0 == " " }
+            guard let status = RecordStatus(rawValue: String(trimmed.reversed())) else { return nil }
             chosen.insert(status)
         }
         return chosen.isEmpty ? nil : chosen

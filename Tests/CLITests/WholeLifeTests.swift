@@ -289,12 +289,7 @@ final class Life {
             let passphrase = ["format one fixture", "format two fixture", "format three fixture"][n - 1]
             cli = try CLIHarness(passphrase: passphrase, today: Model.today)
             model = Model(passphrase: passphrase)
-            let sql = Life.fixture("vaults/format\(n).sql")
-            let loaded = try CLIHarness.spawn(["/usr/bin/env", "python3", "-c",
-                "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript(open(sys.argv[2]).read()); db.commit()",
-                cli.vaultPath, sql], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
-            try Life.expect(loaded, 0, "loading \(sql)")
-            chmod(cli.vaultPath, 0o600)
+            try cli.loadVault(sql: Life.fixture("vaults/format\(n).sql"))
             try Life.expect(try cli.run(["upgrade"]), 0, "upgrade")
             // What the fixture holds (Fixtures/vaults/README.md), read once: its prescriptions
             // and each client's grants as the client itself reads them with its identity.

@@ -186,10 +186,7 @@ import Testing
     /// statuses, and a backup is written.
     @Test func anIndexWrittenBy040StillReadsWithdrawnPrescriptionsAsWithdrawn() throws {
         let cli = try CLIHarness(passphrase: "format four status fixture")
-        let loaded = try CLIHarness.spawn(["/usr/bin/env", "python3", "-c",
-            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript(open(sys.argv[2]).read()); db.commit()",
-            cli.vaultPath, Life.fixture("vaults/format4-withdrawn.sql")], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
-        try #require(loaded.status == 0, "\(loaded)")
+        try cli.loadVault(sql: Life.fixture("vaults/format4-withdrawn.sql"))
         func statuses(_ arguments: [String]) throws -> [String] {
             let r = try cli.run(arguments + ["--format", "json"])
             #expect(r.status == 0, "\(r)")
