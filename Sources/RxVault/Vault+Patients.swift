@@ -375,6 +375,10 @@ extension Vault {
                 if match.birthDate == nil, let birthDate = rx.patient.birthDate, createPatients {
                     match.birthDate = birthDate
                     try writePatient(match)
+                    // The patient changed, as by `patient rename`: its other prescriptions' index
+                    // entries and grants carry the birth date from now on (they were left stale,
+                    // which `check` and so `backup` refused).
+                    try refreshPrescriptions(of: [match.id.hex])
                     patientNotes.append("patient \(match.id.short) \(match.name): birth date set to \(birthDate)")
                 }
                 rx.patient = match.patient

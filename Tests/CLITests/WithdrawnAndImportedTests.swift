@@ -210,6 +210,23 @@ import Testing
         #expect(try statuses(["list"]) == ["cancelled", "draft", "entered-in-error", "valid", "valid"])
     }
 
+    /// Found by the whole-life test (seed 3768137233): `add` that gives an existing patient its
+    /// birth date left that patient's other prescriptions' index entries stale, so `check` (and
+    /// with it `backup`) refused the vault. It holds now.
+    @Test func addingABirthDateToAPatientKeepsTheVaultCheckable() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let first = try cli.add(CLIHarness.contactsArguments)   // the patient, no birth date
+        let added = try cli.run(CLIHarness.glassesArguments)
+        #expect(added.status == 0 && added.stderr.contains("birth date set to 1980-04-02"), "\(added)")
+        let check = try cli.run(["check"])
+        #expect(check.status == 0, "\(check)")
+        let listed = try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]] ?? []
+        let patient = listed.first { ($0["id"] as? String)?.hasPrefix(first) == true }?["patient"] as? [String: Any]
+        #expect(patient?["birthDate"] as? String == "1980-04-02", "\(listed)")
+        #expect(try cli.run(["backup", cli.path("b.age")]).status == 0)
+    }
+
     static func identifier(_ resource: [String: Any]) -> String {
         (resource["identifier"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }.first { $0.count == 32 } ?? ""
     }
