@@ -75,13 +75,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        .testTarget(name: "RxModelTests", dependencies: ["RxModel"]),
-        .testTarget(name: "RxCryptoTests", dependencies: ["RxCrypto"]),
-        .testTarget(name: "RxStoreTests", dependencies: ["RxStore"]),
-        .testTarget(name: "RxValidateTests", dependencies: ["RxValidate", "CRxValidate"]),
-        .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "rxvault"]),
-        .testTarget(name: "CLITests", dependencies: ["rxvault", "RxStore", "RxCrypto"]),
-        .testTarget(name: "RxAgentTests", dependencies: ["RxAgent", "RxVault", "RxCrypto"]),
+        // What the test targets share (temporary folders, fixtures, running programs with a
+        // deadline, seeded randomness, vaults at a fast KDF): a library only the tests use.
+        .target(name: "RxTestSupport", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore"], path: "Tests/RxTestSupport"),
+        .testTarget(name: "RxModelTests", dependencies: ["RxModel", "RxTestSupport"]),
+        .testTarget(name: "RxCryptoTests", dependencies: ["RxCrypto", "RxTestSupport"]),
+        .testTarget(name: "RxStoreTests", dependencies: ["RxStore", "RxTestSupport"]),
+        .testTarget(name: "RxValidateTests", dependencies: ["RxValidate", "CRxValidate", "RxTestSupport"]),
+        .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "RxTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["rxvault", "RxVault", "RxStore", "RxCrypto", "RxTestSupport"]),
+        .testTarget(name: "RxAgentTests", dependencies: ["RxAgent", "RxVault", "RxCrypto", "RxTestSupport"]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
         .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"]),
     ],

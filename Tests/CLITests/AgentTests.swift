@@ -1,29 +1,25 @@
 import Foundation
 import Testing
+import RxTestSupport
 
 /// `rxvault unlock` and its agent, through the binary: commands without a passphrase while
 /// unlocked, `lock`, the idle timeout, a crashed agent's socket, a second unlock, the vault file
 /// replaced or its passphrase changed, another user, and the modes of the socket and its folder.
 ///
-/// Each test has its own XDG_RUNTIME_DIR (short: a socket path holds at most 107 bytes), and
-/// every agent started there is killed when the test ends, whatever happened.
+/// Each test has its own XDG_RUNTIME_DIR (its harness's), and every agent started there is
+/// killed when the test ends, whatever happened.
 final class AgentHarness: @unchecked Sendable {
     let cli: CLIHarness
-    let runtime: String
+    var runtime: String { cli.runtime }
     var agentFolder: String { runtime + "/rxvault" }
 
     init() throws {
         cli = try CLIHarness()
-        runtime = "/tmp/rxa-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
-        cli.environment["XDG_RUNTIME_DIR"] = runtime
         try cli.initVault()
     }
 
     deinit {
         for pid in agents() { kill(pid, SIGKILL) }
-        try? FileManager.default.removeItem(atPath: runtime)
     }
 
     /// The running agents of this test: processes whose command line names a socket in its folder.
@@ -38,22 +34,10 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     /// Alive and not a zombie (an agent whose parent exited is reparented; its reaper may be slow).
-    func isRunning(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        let state = stat[stat.index(close, offsetBy: 2)]
-        return state != "Z" && state != "X"
-    }
+    func isRunning(_ pid: pid_t) -> Bool { Subprocess.isRunning(pid) }
 
-    /// Waits up to `seconds` for `condition`.
-    func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition() { return true }
-            usleep(100_000)
-        }
-        return condition()
-    }
+    /// Waits up to `seconds` for `condition` (RxTestSupport's `eventually`).
+    func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool { RxTestSupport.eventually(within: seconds, condition) }
 
     /// `rxvault unlock` with the passphrase file; returns the agent's pid from its output.
     @discardableResult
@@ -139,6 +123,9 @@ final class AgentHarness: @unchecked Sendable {
         #expect(try h.cli.run(["lock"]).stdout == "\(h.cli.vaultPath) was not unlocked\n")
     }
 
+    /// Real time is what it tests (the waits are the idle timeout's), so the test blocks its
+    /// thread: an async wait could resume late, after the agent timed out, when the test pool's
+    /// threads are all busy with blocking tests.
     @Test func theIdleTimeoutLocksAndEachUseExtendsIt() throws {
         let h = try AgentHarness()
         let pid = try h.unlock(["--timeout", "4s"])
@@ -313,21 +300,32 @@ final class AgentHarness: @unchecked Sendable {
         #expect(list.status == 0 && list.stderr.contains("not using an agent"), "\(list)")
     }
 
+    static let setpriv = "/usr/bin/setpriv"
+    static let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                           "--inh-caps=+dac_override", "--ambient-caps=+dac_override"]
+
+    /// Whether this machine lets the suite act as another user: root, util-linux's setpriv and
+    /// python3, and a nobody given CAP_DAC_OVERRIDE reads a root-only file (a container may
+    /// not grant the capability).
+    static let canActAsAnotherUser: Bool = {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+              let folder = try? TemporaryDirectory(prefix: "rxvault-nobody") else { return false }
+        let file = folder.path("root-only")
+        guard FileManager.default.createFile(atPath: file, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600]) else { return false }
+        return (try? Subprocess.run(asNobody + ["/usr/bin/head", "-c", "1", file], timeout: 30))?.status == 0
+    }()
+
     /// Another user reaching the socket (here: nobody, given CAP_DAC_OVERRIDE so the folder's
     /// 0700 and the socket's 0600 do not stop it first) is refused by the agent's SO_PEERCRED
     /// check, and learns nothing; and rxvault run as that user refuses root's folder.
-    @Test func anotherUserIsRefused() throws {
-        let setpriv = "/usr/bin/setpriv"
-        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
-            print("AgentTests.anotherUserIsRefused: skipped (needs root, setpriv and python3 to act as another user)")
-            return
-        }
+    @Test(.enabled(if: AgentTests.canActAsAnotherUser,
+                   "needs root, setpriv, python3 and CAP_DAC_OVERRIDE for nobody (setpriv --ambient-caps) to act as another user"))
+    func anotherUserIsRefused() throws {
         let h = try AgentHarness()
         try h.unlock()
         let socket = h.agentFolder + "/" + (try #require(h.socketFiles().first))
-        let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
-                        "--inh-caps=+dac_override", "--ambient-caps=+dac_override"]
+        let asNobody = Self.asNobody
         // A client of the protocol that asks for the key, then reports all it received.
         let client = """
         import json, socket, struct, sys, os
@@ -344,28 +342,9 @@ final class AgentHarness: @unchecked Sendable {
         print("received", len(data))
         print(data[5:5 + struct.unpack(">I", data[1:5])[0]].decode())
         """
-        let canSwitch = Process()
-        canSwitch.executableURL = URL(fileURLWithPath: asNobody[0])
-        canSwitch.arguments = Array(asNobody.dropFirst()) + ["/usr/bin/head", "-c", "1", h.cli.vaultPath]
-        canSwitch.standardError = FileHandle.nullDevice
-        canSwitch.standardOutput = FileHandle.nullDevice
-        try canSwitch.run()
-        canSwitch.waitUntilExit()
-        guard canSwitch.terminationStatus == 0 else {
-            print("AgentTests.anotherUserIsRefused: skipped (cannot run as nobody with CAP_DAC_OVERRIDE here)")
-            return
-        }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: asNobody[0])
-        probe.arguments = Array(asNobody.dropFirst()) + ["/usr/bin/python3", "-c", client, socket]
-        let out = Pipe(), err = Pipe()
-        probe.standardOutput = out
-        probe.standardError = err
-        try probe.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
-        #expect(probe.terminationStatus == 0 && text.contains("uid 65534"), "\(text)\n\(errors)")
+        let probe = try Subprocess.run(asNobody + ["/usr/bin/python3", "-c", client, socket])
+        let text = probe.stdout
+        #expect(probe.status == 0 && text.contains("uid 65534"), "\(probe)")
         let lines = text.split(separator: "\n").map(String.init)
         let reply = try h.cli.json(try #require(lines.last))
         #expect(reply["ok"] as? Bool == false && reply["code"] as? String == "permission", "\(text)")
@@ -376,19 +355,11 @@ final class AgentHarness: @unchecked Sendable {
         #expect(!text.contains(h.cli.vaultPath))
 
         // rxvault itself, run as nobody, will not use root's folder at all.
-        let cliAsNobody = Process()
-        cliAsNobody.executableURL = URL(fileURLWithPath: asNobody[0])
-        cliAsNobody.arguments = Array(asNobody.dropFirst()) + [CLIHarness.binary, "lock", "--all"]
         var environment = h.cli.environment
         environment["RXVAULT_PASSPHRASE_FILE"] = nil
-        cliAsNobody.environment = environment
-        let cliErr = Pipe()
-        cliAsNobody.standardError = cliErr
-        cliAsNobody.standardOutput = FileHandle.nullDevice
-        try cliAsNobody.run()
-        let cliText = String(decoding: cliErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        cliAsNobody.waitUntilExit()
-        #expect(cliAsNobody.terminationStatus == 77, "\(cliText)")
+        let cliAsNobody = try Subprocess.run(asNobody + [CLIHarness.binary, "lock", "--all"], environment: environment)
+        let cliText = cliAsNobody.stderr
+        #expect(cliAsNobody.status == 77, "\(cliText)")
         #expect(cliText.contains("belongs to uid 0, not to you (uid 65534)"), "\(cliText)")
         // The agent is still there for its own user (nobody's connection and lock did nothing).
         #expect(try h.runWithoutPassphrase(["list"]).status == 0)

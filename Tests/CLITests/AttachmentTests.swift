@@ -1,13 +1,12 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxStore
 
 /// Attachments end to end through the binary: attach, list, extract, detach, preview, refusals,
 /// the isolated parser surviving crashes and hangs, and tampering with stored chunks.
 @Suite struct AttachmentTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments")
-    static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+    static func fixture(_ name: String) -> String { Repository.fixture("attachments/" + name) }
     static let photo = fixture("valid/png-prescription-photo-1200x1600.png")
     static let pdf = fixture("valid/pdf-1.4-three-pages.pdf")
 
@@ -18,15 +17,7 @@ import RxStore
     }
 
     func sha256(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return String(text.prefix(64))
+        String(try Subprocess.run(["/usr/bin/sha256sum", path]).stdout.prefix(64))
     }
 
     @Test func attachListExtractDetach() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 
 /// Backups into folders, to standard output, armored, to recipients files and SSH keys; listing
 /// and pruning a folder; restoring each kind onto a machine with no vault; the scheduled units.
@@ -13,24 +14,7 @@ import Testing
 
     /// Runs a shell command line in the harness's directory with its environment (and extra).
     func shell(_ cli: CLIHarness, _ line: String, environment extra: [String: String?] = [:]) throws -> CLIHarness.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", line]
-        var env = cli.environment
-        env["RXVAULT"] = CLIHarness.binary
-        for (key, value) in extra { env[key] = value }
-        process.environment = env
-        process.currentDirectoryURL = cli.directory
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIHarness.Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                 stderr: String(decoding: errData, as: UTF8.self))
+        try cli.shell(line, environment: extra)
     }
 
     func files(_ folder: String) throws -> [String] {
@@ -354,31 +338,41 @@ import Testing
         #expect(try cli.run(["backup", "verify", cli.path("r.age"), "--age-identity", cli.path("k"), "--passphrase-file", newPassphrase]).status == 0)
     }
 
-    /// The documented systemd units and cron line: systemd accepts them, and what they run
-    /// works, with no passphrase anywhere.
-    @Test func theScheduledBackupExamplesAreSaneAndRun() throws {
-        let (cli, id) = try setUp()
-        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("examples")
-        let service = try String(contentsOf: examples.appendingPathComponent("systemd/rxvault-backup.service"), encoding: .utf8)
+    static let examples = Repository.root.appendingPathComponent("examples")
+
+    /// The home the scheduled-backup examples expect: rxvault in ~/.local/bin, the recipients
+    /// file (its identity in `restore.key`), the backup folder.
+    func scheduledBackupHome(_ cli: CLIHarness) throws -> String {
         let home = cli.directory.path
-        // The layout the units expect: rxvault in ~/.local/bin, the recipients file, the folder.
         try FileManager.default.createDirectory(atPath: home + "/.local/bin", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: home + "/.local/bin/rxvault", withDestinationPath: CLIHarness.binary)
         try FileManager.default.createDirectory(atPath: home + "/.config/rxvault", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: home + "/backups/rxvault", withIntermediateDirectories: true)
         let recipient = try cli.ageKeygen("restore.key")
         try "# who may restore\n\(recipient)\n".write(toFile: home + "/.config/rxvault/backup-recipients", atomically: true, encoding: .utf8)
+        return home
+    }
 
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
-            let runtime = cli.path("runtime")
-            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-            let verify = try shell(cli, "systemd-analyze --user verify '\(examples.path)/systemd/rxvault-backup.service' '\(examples.path)/systemd/rxvault-backup.timer'",
-                                   environment: ["XDG_RUNTIME_DIR": runtime])
-            #expect(verify.status == 0, "systemd-analyze verify: \(verify)")
-        } else {
-            print("BackupFolderTests: systemd-analyze is not installed: the units' syntax was not checked by systemd (their commands still run below)")
-        }
+    /// The documented systemd units are what systemd accepts (in the home they expect).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"),
+                   "systemd-analyze is not installed (apt-get install systemd): the units' syntax cannot be checked by systemd"))
+    func theScheduledBackupUnitsPassSystemdAnalyzeVerify() throws {
+        let (cli, _) = try setUp()
+        _ = try scheduledBackupHome(cli)
+        let runtime = cli.path("runtime")
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let units = Self.examples.appendingPathComponent("systemd").path
+        let verify = try shell(cli, "systemd-analyze --user verify '\(units)/rxvault-backup.service' '\(units)/rxvault-backup.timer'",
+                               environment: ["XDG_RUNTIME_DIR": runtime])
+        #expect(verify.status == 0, "systemd-analyze verify: \(verify)")
+    }
+
+    /// What the documented systemd units and cron line run works, with no passphrase anywhere.
+    @Test func theScheduledBackupExamplesRun() throws {
+        let (cli, id) = try setUp()
+        let examples = Self.examples
+        let service = try String(contentsOf: examples.appendingPathComponent("systemd/rxvault-backup.service"), encoding: .utf8)
+        let home = try scheduledBackupHome(cli)
 
         // Run the service's commands as systemd would: %h is the home, ${VAR} from Environment=.
         let lines = service.split(separator: "\n").map(String.init)
@@ -416,8 +410,7 @@ import Testing
     /// then its new-machine example on a home with no vault.
     @Test func theReadmeExamplesRunVerbatim() throws {
         let (cli, id) = try setUp()
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOfFile: Repository.path("README.md"), encoding: .utf8)
         let section = try #require(readme.range(of: "### Backups\n")).upperBound
         let blocks = readme[section...].components(separatedBy: "```sh\n").dropFirst().prefix(2).map { $0.components(separatedBy: "```")[0] }
         try #require(blocks.count == 2)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 
 /// Backups through the binary: write, verify, restore, refuse damage; and age interop for
 /// passphrase-encrypted files (Debian's age reads passphrases only from a terminal: a PTY).
@@ -104,20 +105,12 @@ import Testing
         #expect(try cli.run(["backup", "verify", cli.path("r.age")]).status == 77, "the passphrase does not open a recipient backup")
         #expect(try cli.run(["backup", "verify", cli.path("r.age"), "--age-identity", cli.path("backup.key")]).status == 0)
         // Debian's age opens it and finds an rxvault vault inside.
-        let age = Process()
-        age.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        age.arguments = ["age", "-d", "-i", cli.path("backup.key"), "-o", cli.path("inner.rxv"), cli.path("r.age")]
-        try age.run()
-        age.waitUntilExit()
-        #expect(age.terminationStatus == 0)
+        let age = try cli.tool(["age", "-d", "-i", cli.path("backup.key"), "-o", cli.path("inner.rxv"), cli.path("r.age")])
+        #expect(age.status == 0, "\(age)")
         #expect(try cli.run(["status", "--vault", cli.path("inner.rxv")]).stdout.contains("rxvault vault, format version 4"))
         // Re-encrypted by age in ASCII armor (as someone keeping backups in text might): still restores.
-        let armor = Process()
-        armor.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        armor.arguments = ["age", "-a", "-r", String(recipient), "-o", cli.path("armored.age"), cli.path("inner.rxv")]
-        try armor.run()
-        armor.waitUntilExit()
-        #expect(armor.terminationStatus == 0)
+        let armor = try cli.tool(["age", "-a", "-r", String(recipient), "-o", cli.path("armored.age"), cli.path("inner.rxv")])
+        #expect(armor.status == 0, "\(armor)")
         let verify = try cli.run(["backup", "verify", cli.path("armored.age"), "--age-identity", cli.path("backup.key")])
         #expect(verify.status == 0, "\(verify)")
         #expect(try cli.run(["restore", cli.path("armored.age"), "--age-identity", cli.path("backup.key"), "--to", cli.path("from-armor.rxv")]).status == 0)
@@ -151,14 +144,8 @@ while time.time() < deadline:
 _, status = os.waitpid(pid, 0)
 sys.exit(os.WEXITSTATUS(status))
 """#, to: "drive-age.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", driver, cli.path("e.json"), cli.path("e.age"), "an export passphrase 42"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "age -d refused rxvault's scrypt file")
+        let driven = try cli.tool(["python3", driver, cli.path("e.json"), cli.path("e.age"), "an export passphrase 42"])
+        #expect(driven.status == 0, "age -d refused rxvault's scrypt file: \(driven)")
         let document = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: cli.path("e.json")))) as? [String: Any])
         #expect(document["schema"] as? String == "rxvault/export/v1")
     }

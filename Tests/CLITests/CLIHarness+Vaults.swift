@@ -1,5 +1,6 @@
 import Foundation
 import RxStore
+import RxTestSupport
 
 extension CLIHarness {
     /// A consistent copy of the vault file as it is now (`VACUUM INTO`): what a client keeping a
@@ -11,12 +12,9 @@ extension CLIHarness {
         return copy
     }
 
-    /// Makes the vault file (mode 0600) from one of `Fixtures/vaults/*.sql`, as
-    /// FormatUpgradeCLITests does: the fixtures are text so that no vault file is tracked.
+    /// Makes the vault file (mode 0600) from one of `Fixtures/vaults/*.sql` (RxTestSupport's
+    /// `loadVault(sqlFile:to:)`).
     func loadVault(sql file: String) throws {
-        guard FileManager.default.createFile(atPath: vaultPath, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        try Database(path: vaultPath).execute(try String(contentsOfFile: file, encoding: .utf8))
+        try RxTestSupport.loadVault(sqlFile: file, to: vaultPath)
     }
 }

@@ -1,12 +1,22 @@
 import Foundation
 import Testing
+import RxTestSupport
+import RxValidate
 
 /// Runs the built `rxvault` binary as a user or a script would, in a throwaway directory with a
 /// passphrase file, and returns what it printed and its exit status.
 final class CLIHarness: @unchecked Sendable {
-    let directory: URL
+    let folder: TemporaryDirectory
+    var directory: URL { folder.url }
+    /// The harness's own XDG_RUNTIME_DIR (short: a socket path holds at most 107 bytes), so an
+    /// agent one test starts (`unlock`, `serve`) is never found by another's commands, nor by
+    /// the user's.
+    let runtimeFolder: TemporaryDirectory
+    var runtime: String { runtimeFolder.path }
     let vaultPath: String
     let passphraseFile: String
+    /// The passphrase the harness was made with (in `passphraseFile`).
+    let passphrase: String
     var environment: [String: String]
 
     /// The binary under test: `$RXVAULT_BIN`, else `rxvault` next to the test bundle.
@@ -25,31 +35,23 @@ final class CLIHarness: @unchecked Sendable {
     /// util-linux's setsid(1), to run the binary without a controlling terminal.
     static let setsid = "/usr/bin/setsid"
 
-    struct Result: CustomStringConvertible {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-        /// Killed by a signal (a trap, an abort): `status` is then the signal's number.
-        var signalled = false
-        var description: String { "\(signalled ? "killed by signal" : "exit") \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
-    }
+    typealias Result = CommandResult
 
     init(passphrase: String = "correct horse battery staple", today: String? = "2026-06-15") throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("rxvault-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        vaultPath = directory.appendingPathComponent("vault.rxv").path
-        passphraseFile = directory.appendingPathComponent("passphrase").path
+        folder = try TemporaryDirectory(prefix: "rxvault-cli")
+        runtimeFolder = try TemporaryDirectory(prefix: "rxr", short: true, permissions: 0o700)
+        vaultPath = folder.path("vault.rxv")
+        passphraseFile = folder.path("passphrase")
+        self.passphrase = passphrase
         try (passphrase + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
         // Secrets kept as a careful user keeps them: rxvault warns about files others can read.
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passphraseFile)
-        environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "RXVAULT_PATH": vaultPath,
-                       "RXVAULT_PASSPHRASE_FILE": passphraseFile, "LANG": "C.UTF-8"]
+        environment = ["PATH": "/usr/bin:/bin", "HOME": folder.path, "RXVAULT_PATH": vaultPath,
+                       "RXVAULT_PASSPHRASE_FILE": passphraseFile, "LANG": "C.UTF-8", "XDG_RUNTIME_DIR": runtimeFolder.path]
         if let today { environment["RXVAULT_TODAY"] = today }
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
-
-    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    func path(_ name: String) -> String { folder.path(name) }
 
     func write(_ text: String, to name: String) throws -> String {
         let p = path(name)
@@ -96,105 +98,54 @@ final class CLIHarness: @unchecked Sendable {
         return try Self.spawn(command, environment: env, directory: directory)
     }
 
-    /// Longest one spawned command may take: past it the test fails with `Timeout` and the
-    /// command and everything it started are killed, so a hang fails the suite instead of
-    /// stalling CI. `RXVAULT_TEST_COMMAND_TIMEOUT` (seconds) changes it for slow machines.
-    static let commandTimeout: Double = ProcessInfo.processInfo.environment["RXVAULT_TEST_COMMAND_TIMEOUT"].flatMap(Double.init) ?? 180
+    /// Longest one spawned command may take (`RXVAULT_TEST_COMMAND_TIMEOUT`, RxTestSupport's
+    /// `Subprocess.defaultTimeout`): past it the test fails with `Timeout` and the command and
+    /// everything it started are killed, so a hang fails the suite instead of stalling CI.
+    static var commandTimeout: Double { Subprocess.defaultTimeout }
 
-    /// A command that did not finish in time: it was killed; what it printed until then.
-    struct Timeout: Error, CustomStringConvertible {
-        let command: [String]
-        let seconds: Double
-        let stdout: String
-        let stderr: String
-        var description: String {
-            "timed out after \(seconds) s and was killed: \(command.map { String($0.prefix(200)) }.joined(separator: " "))"
-                + "\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)"
-        }
-    }
+    typealias Timeout = CommandTimeout
 
     /// Runs `command` (the executable's path first) and collects what it prints, within `timeout`
     /// seconds. stdin is `stdin`'s text, `stdinFile`, or empty.
     static func spawn(_ command: [String], environment: [String: String], directory: URL, stdin: String? = nil,
                       stdinFile: String? = nil, timeout: Double = CLIHarness.commandTimeout) throws -> Result {
-        // A child that exits without reading its stdin must fail the write, not kill the suite.
-        signal(SIGPIPE, SIG_IGN)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment
-        process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        if let stdinFile {
-            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdinFile))
-        } else {
-            process.standardInput = input
-        }
-        try process.run()
-        let deadline = DispatchTime.now() + timeout
-        // Both pipes are read (and stdin written) on their own threads, so a large output cannot
-        // block the child and a child that never ends cannot block the test past the deadline.
-        let collected = Collected()
-        let pipes = DispatchGroup()
-        for (index, pipe) in [out, err].enumerated() {
-            DispatchQueue.global().async(group: pipes) { collected.set(index, pipe.fileHandleForReading.readDataToEndOfFile()) }
-        }
-        let writer = input.fileHandleForWriting
-        let text = stdin
-        DispatchQueue.global().async {
-            if let text { try? writer.write(contentsOf: Data(text.utf8)) }
-            try? writer.close()
-        }
-        var finished = pipes.wait(timeout: deadline) == .success
-        while finished && process.isRunning {
-            if DispatchTime.now() >= deadline { finished = false; break }
-            usleep(2_000)
-        }
-        if !finished {
-            killTree(process.processIdentifier)
-            _ = pipes.wait(timeout: .now() + 10)
-            process.waitUntilExit()
-            throw Timeout(command: command, seconds: timeout, stdout: String(decoding: collected.get(0), as: UTF8.self),
-                          stderr: String(decoding: collected.get(1), as: UTF8.self))
-        }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: collected.get(0), as: UTF8.self),
-                      stderr: String(decoding: collected.get(1), as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
+        try Subprocess.run(command, environment: environment, directory: directory, stdin: stdin.map { Data($0.utf8) },
+                           stdinFile: stdinFile, timeout: timeout)
     }
 
-    /// Kills `pid` and every process it started (found through the parent ids in /proc): the
-    /// harness's command runs inside setsid, and rxvault runs its file checker as a child.
-    static func killTree(_ pid: Int32) {
-        var children: [Int32: [Int32]] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let child = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            // Fields after "pid (comm) ": state, ppid, ...
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, let parent = Int32(fields[1]) { children[parent, default: []].append(child) }
-        }
-        var tree: [Int32] = []
-        var pending = [pid]
-        while let next = pending.popLast() {
-            tree.append(next)
-            pending += children[next] ?? []
-        }
-        for member in tree { kill(member, SIGKILL) }
+    /// Runs a program other than rxvault (age, python3, sh, ...) in the harness's directory with
+    /// its environment (plus `extra`; nil removes a variable), `RXVAULT` naming the binary.
+    func tool(_ command: [String], stdin: String? = nil, environment extra: [String: String?] = [:],
+              timeout: Double = CLIHarness.commandTimeout) throws -> Result {
+        var env = environment
+        env["RXVAULT"] = Self.binary
+        for (key, value) in extra { env[key] = value }
+        return try Subprocess.run(command, environment: env, directory: directory, stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
     }
 
-    /// What the reading threads collected: stdout (0) and stderr (1).
-    final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data = [Data(), Data()]
-        func set(_ index: Int, _ value: Data) { lock.lock(); data[index] = value; lock.unlock() }
-        func get(_ index: Int) -> Data { lock.lock(); defer { lock.unlock() }; return data[index] }
+    /// A shell command line run by `tool`.
+    func shell(_ line: String, environment extra: [String: String?] = [:]) throws -> Result {
+        try tool(["/bin/sh", "-c", line], environment: extra)
     }
 
-    /// `rxvault init --kdf interactive` (the fast preset keeps the suite quick).
+    /// The file checker as the vault API runs it: the built binary's `_parse-untrusted` child.
+    /// (In-process vault tests that attach files live here, not in RxVaultTests, for it.)
+    static func fileChecker(limits: ValidationLimits = .init()) throws -> IsolatedParser {
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "the rxvault binary is not built at \(binary)")
+        return IsolatedParser(executable: binary, arguments: ["_parse-untrusted"], limits: limits)
+    }
+
+    /// A new vault at `vaultPath` with the harness's passphrase, made in-process at RxTestSupport's
+    /// fast KDF (`TestKDF.fast`): what `rxvault init` makes, without a process, and cheap to open
+    /// for every command the test then runs. Tests of `init` itself, or of the KDF presets, run
+    /// `init` (`initVault(through: "interactive")`).
     func initVault() throws {
-        let r = try run(["init", "--kdf", "interactive"])
+        try createVault(at: vaultPath, passphrase: passphrase)
+    }
+
+    /// `rxvault init --kdf PRESET` through the binary.
+    func initVault(through preset: String) throws {
+        let r = try run(["init", "--kdf", preset])
         #expect(r.status == 0, "\(r)")
     }
 
@@ -224,13 +175,8 @@ final class CLIHarness: @unchecked Sendable {
 
     /// Makes an identity with Debian's age-keygen in the test directory; returns its recipient.
     func ageKeygen(_ name: String) throws -> String {
-        let keygen = Process()
-        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        keygen.arguments = ["age-keygen", "-o", path(name)]
-        keygen.standardError = FileHandle.nullDevice
-        try keygen.run()
-        keygen.waitUntilExit()
-        try #require(keygen.terminationStatus == 0, "age-keygen is needed (apt-get install age)")
+        let keygen = try tool(["age-keygen", "-o", path(name)])
+        try #require(keygen.status == 0, "age-keygen is needed (apt-get install age): \(keygen)")
         let text = try String(contentsOfFile: path(name), encoding: .utf8)
         return String(try #require(text.split(separator: "\n").first { $0.hasPrefix("# public key: ") }).dropFirst(14))
     }

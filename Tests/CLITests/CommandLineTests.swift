@@ -7,8 +7,19 @@ import Testing
     /// Every command path (`["client", "add"]`...), read from the binary's own help, so a new
     /// command is covered without editing this test.
     static func commandPaths() throws -> [[String]] {
+        try helpTexts.get().keys.filter { !$0.isEmpty }.sorted { $0.joined(separator: " ") < $1.joined(separator: " ") }
+    }
+
+    /// `rxvault PATH --help` as the binary prints it.
+    static func help(_ path: [String]) throws -> String {
+        try #require(try helpTexts.get()[path], "no command \(path)")
+    }
+
+    /// Every command's `--help` (the top level's under `[]`), read once per run of the suite
+    /// (the help sweeps here and HostileInputTests walk every command).
+    static let helpTexts = Result<[[String]: String], any Error> {
         let cli = try CLIHarness()
-        var found: [[String]] = []
+        var found: [[String]: String] = [:]
         var pending: [[String]] = [[]]
         while let path = pending.popLast() {
             let help = try cli.run(path + ["--help"]).stdout
@@ -23,10 +34,10 @@ import Testing
                     children.append(path + [name])
                 }
             }
-            if !path.isEmpty { found.append(path) }
+            found[path] = help
             pending += children
         }
-        return found.sorted { $0.joined(separator: " ") < $1.joined(separator: " ") }
+        return found
     }
 
     @Test func everyCommandIsFound() throws {
@@ -77,7 +88,7 @@ import Testing
         ]
         var checked = 0
         for path in try Self.commandPaths() {
-            let help = try cli.run(path + ["--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+            let help = try Self.help(path).replacingOccurrences(of: "\n", with: " ")
                 .replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
             guard let option = help.range(of: " --format <format> "),
                   let values = help.range(of: "(values: ", range: option.upperBound..<help.endIndex),
@@ -100,10 +111,9 @@ import Testing
     /// Help text is written as paragraphs and left to argument-parser to wrap: a line that ends
     /// although the next line's first word would have fitted is a hard wrap wrapped again.
     @Test func helpTextFlows() throws {
-        let cli = try CLIHarness()
         let width = 80   // argument-parser wraps to 79 columns of 80 when stdout is not a terminal
         for path in [[]] + (try Self.commandPaths()) {
-            let help = try cli.run(path + ["--help"]).stdout
+            let help = try Self.help(path)
             let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             // The overview and discussion: unindented lines before USAGE (options and subcommands
             // are single strings that argument-parser wraps itself).

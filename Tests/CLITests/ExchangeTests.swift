@@ -1,11 +1,10 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxStore
 
 /// Exports and imports through the binary: round trips, a real FHIR client, age interop.
 @Suite struct ExchangeTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     func setUp() throws -> (CLIHarness, String, String) {
         let cli = try CLIHarness()
         try cli.initVault()
@@ -67,7 +66,7 @@ import RxStore
     @Test func fhirExportParsesWithFhirResources() throws {
         let (cli, _, _) = try setUp()
         #expect(try cli.run(["export", "--format", "fhir", "--out", cli.path("bundle.json")]).status == 0)
-        let python = ProcessInfo.processInfo.environment["RXVAULT_FHIR_PYTHON"] ?? Self.root.appendingPathComponent(".build/python/bin/python3").path
+        let python = Repository.fhirPython
         try #require(FileManager.default.isExecutableFile(atPath: python), "no Python with fhir.resources at \(python): run scripts/setup")
         let script = """
         import json, sys
@@ -82,34 +81,15 @@ import RxStore
             kinds.append(resource["resourceType"])
         print(",".join(sorted(kinds)))
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script, cli.path("bundle.json")]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "fhir.resources refused the bundle: \(stderr)")
-        #expect(stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "DocumentReference,DocumentReference,Patient,VisionPrescription,VisionPrescription",
+        let checked = try Subprocess.run([python, "-c", script, cli.path("bundle.json")])
+        #expect(checked.status == 0, "fhir.resources refused the bundle: \(checked.stderr)")
+        #expect(checked.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "DocumentReference,DocumentReference,Patient,VisionPrescription,VisionPrescription",
                 "one patient record, so one Patient (the contacts prescription was added without a date of birth)")
     }
 
     func age(_ arguments: [String], in cli: CLIHarness) throws -> (Int32, Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["age"] + arguments
-        process.currentDirectoryURL = cli.directory
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, data)
+        let r = try cli.tool(["age"] + arguments)
+        return (r.status, r.stdoutData)
     }
 
     @Test func ageEncryptedExportsForAClientAndForAPassphrase() throws {

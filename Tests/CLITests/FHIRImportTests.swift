@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxStore
 
 /// Issue 12, "FHIR import without silent loss", through the binary: the status rule, kept
@@ -7,29 +8,18 @@ import RxStore
 /// disagreement and amended prescriptions, on the HL7 R4 examples and on a Bundle written the
 /// way a FHIR server (HAPI style: urn:uuid fullUrls, Practitioner references) writes one.
 @Suite struct FHIRImportTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func fixture(_ name: String) -> String { root.appendingPathComponent("Fixtures/\(name)").path }
+    static func fixture(_ name: String) -> String { Repository.fixture(name) }
     static let hl7 = fixture("fhir/hl7-r4-examples.json")
     static let clinic = fixture("fhir/clinic-bundle.json")
     static let amended = fixture("fhir/clinic-amended.json")
 
     /// The Python with fhir.resources (scripts/setup), which also runs Fixtures/fhir/contains.py.
-    static var python: String {
-        ProcessInfo.processInfo.environment["RXVAULT_FHIR_PYTHON"] ?? root.appendingPathComponent(".build/python/bin/python3").path
-    }
+    static var python: String { Repository.fhirPython }
 
     func runPython(_ arguments: [String]) throws -> (status: Int32, output: String) {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python), "no Python with fhir.resources at \(Self.python): run scripts/setup")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let r = try Subprocess.run([Self.python] + arguments)
+        return (r.status, r.stdout + r.stderr)
     }
 
     /// Every element of `source`'s VisionPrescriptions is in `export` (Fixtures/fhir/contains.py).

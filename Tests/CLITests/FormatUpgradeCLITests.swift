@@ -1,21 +1,17 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxStore
 
 /// Issue 10 through the binary: what a dump of the vault file shows before and after the upgrade
 /// to format 3, `rxvault upgrade`, and clients reading a format-2 file and its upgrade.
 @Suite struct FormatUpgradeCLITests {
-    static func fixture(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/vaults/\(name)").path
-    }
+    static func fixture(_ name: String) -> String { Repository.fixture("vaults/\(name)") }
 
     /// A harness whose vault is the format-2 fixture (made by rxvault at 5f9d212).
     func formatTwoVault() throws -> CLIHarness {
         let cli = try CLIHarness(passphrase: "format two fixture", today: "2026-06-20")
-        #expect(FileManager.default.createFile(atPath: cli.vaultPath, contents: nil, attributes: [.posixPermissions: 0o600]))
-        let database = try Database(path: cli.vaultPath)
-        try database.execute(try String(contentsOfFile: Self.fixture("format2.sql"), encoding: .utf8))
+        try loadVaultFixture("format2", to: cli.vaultPath)
         for name in ["lens-shop", "family"] {
             try FileManager.default.copyItem(atPath: Self.fixture("format2-\(name).age"), toPath: cli.path("\(name).key"))
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: cli.path("\(name).key"))
@@ -26,16 +22,9 @@ import RxStore
     /// `sqlite3 vault.rxv .dump`, as anyone holding the file can run it (Python's sqlite3 here:
     /// the same SQL text, without needing the sqlite3 shell installed).
     func dump(_ cli: CLIHarness) throws -> String {
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", "import sqlite3,sys\nfor l in sqlite3.connect(sys.argv[1]).iterdump(): print(l)", cli.vaultPath]
-        let out = Pipe()
-        python.standardOutput = out
-        try python.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        python.waitUntilExit()
-        #expect(python.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
+        let python = try cli.tool(["python3", "-c", "import sqlite3,sys\nfor l in sqlite3.connect(sys.argv[1]).iterdump(): print(l)", cli.vaultPath])
+        #expect(python.status == 0, "\(python)")
+        return python.stdout
     }
 
     /// The public key of an age identity file, as the hex a dump writes blobs in (X'...').
@@ -43,10 +32,8 @@ import RxStore
         let text = try String(contentsOfFile: cli.path("\(name).key"), encoding: .utf8)
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("# public key: ") })
         let recipient = String(line.dropFirst("# public key: ".count))
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // Bech32 decoding of the recipient (BIP 173), to the 32 key bytes.
-        python.arguments = ["python3", "-c", """
+        let python = try cli.tool(["python3", "-c", """
             import sys
             s = sys.argv[1].lower(); data = s[s.rfind('1') + 1:-6]
             v = [ 'qpzry9x8gf2tvdw0s3jn54khce6mua7l'.index(c) for c in data ]
@@ -55,13 +42,8 @@ import RxStore
                 acc = (acc << 5) | x; bits += 5
                 while bits >= 8: bits -= 8; out.append((acc >> bits) & 255)
             print(bytes(out).hex().upper())
-            """, recipient]
-        let out = Pipe()
-        python.standardOutput = out
-        try python.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        python.waitUntilExit()
-        let hex = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            """, recipient])
+        let hex = python.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(hex.count == 64)
         return hex
     }
@@ -129,12 +111,8 @@ import RxStore
     @Test func aFormatTwoBackupVerifiesRestoresAndIsUpgradedByItsFirstWrite() throws {
         let cli = try formatTwoVault()
         let recipient = try cli.ageKeygen("backup.key")
-        let age = Process()
-        age.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        age.arguments = ["age", "-r", recipient, "-o", cli.path("old.age"), cli.vaultPath]
-        try age.run()
-        age.waitUntilExit()
-        #expect(age.terminationStatus == 0)
+        let age = try cli.tool(["age", "-r", recipient, "-o", cli.path("old.age"), cli.vaultPath])
+        #expect(age.status == 0, "\(age)")
         let verify = try cli.run(["backup", "verify", cli.path("old.age"), "--age-identity", cli.path("backup.key")])
         #expect(verify.status == 0, "\(verify)")
         let restored = cli.path("restored.rxv")

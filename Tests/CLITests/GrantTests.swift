@@ -1,22 +1,14 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxStore
 
 /// Clients, grants, reading as a client, revocation re-keying, expiry, the audit log and check,
 /// all through the binary.
 @Suite struct GrantTests {
     func run(_ tool: String, _ arguments: [String], in directory: URL) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let r = try Subprocess.run([tool] + arguments, directory: directory)
+        return (r.status, r.stdout + r.stderr)
     }
 
     func setUp() throws -> (CLIHarness, glasses: String, contacts: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxStore
 
 /// Every command, with paths and values a user (or a script with a bug) can get wrong: rxvault
@@ -42,12 +43,15 @@ import RxStore
         // stays quick while no command escapes any kind.
         let paths = ["V", ".", "", "-", "dir/", "file/vault.rxv", "loop", "/dev/null",
                      String(repeating: "x", count: 5000), "\u{1b}[31mred"]
+        var runs: [(what: String, arguments: [String])] = []
         for (index, path) in try CommandLineTests.commandPaths().enumerated() where path != ["init"] {
             for vault in [paths[index % paths.count], paths[(index + 3) % paths.count], paths[(index + 7) % paths.count], "V"] {
-                let r = try cli.run(Self.arguments(path) + ["--vault", vault])
-                Self.expectDocumented(r, "rxvault \(path.joined(separator: " ")) --vault '\(vault.prefix(40))'")
+                runs.append(("rxvault \(path.joined(separator: " ")) --vault '\(vault.prefix(40))'", Self.arguments(path) + ["--vault", vault]))
             }
         }
+        // None of them finds a vault, so none writes: they run side by side.
+        let results = try concurrentMap(runs.map(\.arguments)) { try cli.run($0) }
+        for (run, r) in zip(runs, results) { Self.expectDocumented(r, run.what) }
     }
 
     /// `init` at each of those paths creates a vault where it can and refuses clearly where it

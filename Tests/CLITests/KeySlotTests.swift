@@ -1,15 +1,17 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxStore
 
 /// Issue 13, keys, through the binary: more passphrases (key slots), a recovery code, the
 /// key-derivation cost, the attachment size setting, and what someone who can write the file
 /// (but holds no key) can and cannot do with slots.
 @Suite struct KeySlotTests {
-    /// A vault (interactive KDF) with one prescription and a second passphrase in slot 2.
-    func withPartner() throws -> (CLIHarness, partner: String) {
+    /// A vault with one prescription and a second passphrase (interactive KDF) in slot 2; slot
+    /// 1 at the suite's fast KDF, or made by `init --kdf interactive` when `initThroughCLI`.
+    func withPartner(initThroughCLI: Bool = false) throws -> (CLIHarness, partner: String) {
         let cli = try CLIHarness()
-        try cli.initVault()
+        if initThroughCLI { try cli.initVault(through: "interactive") } else { try cli.initVault() }
         _ = try cli.add(CLIHarness.glassesArguments)
         let partner = try cli.write("partner's own passphrase 2026\n", to: "partner")
         let added = try cli.run(["key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", partner])
@@ -24,23 +26,17 @@ import RxStore
     }
 
     func slotRowHex(_ cli: CLIHarness, _ id: Int) throws -> String {
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", """
+        let python = try cli.tool(["python3", "-c", """
             import sqlite3, sys
             row = sqlite3.connect(sys.argv[1]).execute("SELECT id, kind, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, hex(kdf_salt), hex(wrapped_root_key), hex(info) FROM key_slot WHERE id = ?", (int(sys.argv[2]),)).fetchone()
             print("INSERT INTO key_slot VALUES (%d, '%s', '%s', %d, %d, X'%s', X'%s', X'%s')" % row)
-            """, cli.vaultPath, String(id)]
-        let out = Pipe()
-        python.standardOutput = out
-        try python.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        python.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            """, cli.vaultPath, String(id)])
+        return python.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func anySlotsPassphraseOpensTheVaultAndEveryChangeIsLogged() throws {
-        let (cli, partner) = try withPartner()
+        // The log names each slot's cost: slot 1's is a preset here too.
+        let (cli, partner) = try withPartner(initThroughCLI: true)
         // The partner's passphrase opens the vault for reading and writing.
         let listed = try cli.run(["list", "--passphrase-file", partner])
         #expect(listed.status == 0 && listed.stdout.contains("Quintessa Marlowe"), "\(listed)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 
 /// Every output describes the same lens (issue 9): random valid prescriptions, added through the
 /// binary, read back through `show`, `list`, `query` and `export` in every format and cylinder
@@ -192,22 +193,8 @@ import Testing
 
     // MARK: - Random valid prescriptions
 
-    /// SplitMix64 (as RxModelTests' SeededGenerator): the same cases on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
-        mutating func int(_ range: ClosedRange<Int>, step: Int = 1) -> Int { Int.random(in: (range.lowerBound / step)...(range.upperBound / step), using: &self) * step }
-        mutating func nonZero(_ range: ClosedRange<Int>, step: Int = 1) -> Int {
-            while true { let v = int(range, step: step); if v != 0 { return v } }
-        }
-    }
+    /// RxTestSupport's SplitMix64: the same cases on every run.
+    typealias Generator = SeededGenerator
 
     enum WrittenPrism {
         case rectangular(up: Int?, in: Int?)      // signed: down and out negative
@@ -595,3 +582,9 @@ import Testing
 private func plain(_ hundredths: Int) -> String { LensConsistencyTests.plainText(hundredths) }
 private func signed(_ hundredths: Int) -> String { (hundredths > 0 ? "+" : "") + plain(hundredths) }
 
+extension SeededGenerator {
+    mutating func int(_ range: ClosedRange<Int>, step: Int = 1) -> Int { Int.random(in: (range.lowerBound / step)...(range.upperBound / step), using: &self) * step }
+    mutating func nonZero(_ range: ClosedRange<Int>, step: Int = 1) -> Int {
+        while true { let v = int(range, step: step); if v != 0 { return v } }
+    }
+}

@@ -64,7 +64,7 @@ import RxStore
 
     @Test func statusNeedsNoPassphraseAndCountsWithOne() throws {
         let cli = try CLIHarness()
-        try cli.initVault()
+        try cli.initVault(through: "interactive")
         _ = try cli.add(CLIHarness.glassesArguments)
         let locked = try cli.run(["status"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         #expect(locked.status == 0, "\(locked)")
@@ -93,6 +93,9 @@ import RxStore
         #expect(try cli.run(["list", "--vault", text]).status == 66)
     }
 
+    /// Real time is what it tests (the second process waits while the first holds the lock), so
+    /// the test blocks its thread: an async wait could resume late, after the waiting process
+    /// gave up, when the test pool's threads are all busy with blocking tests.
     @Test func aSecondProcessWaitsForTheWriterThenSucceedsOrTimesOut() throws {
         let cli = try CLIHarness()
         try cli.initVault()

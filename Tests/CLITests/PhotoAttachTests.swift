@@ -1,13 +1,12 @@
 import Foundation
 import Testing
+import RxTestSupport
 
 /// `attach` with a phone photo, through the binary: a JPEG or HEIC is converted to PNG in the
 /// isolated child, the PNG is what is stored (named .png), its metadata is gone, it is upright
 /// and scaled, and what cannot be decoded is refused with the reason and exit 65.
 @Suite struct PhotoAttachTests {
-    static let photos = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/photos")
-    static func photo(_ name: String) -> String { photos.appendingPathComponent(name).path }
+    static func photo(_ name: String) -> String { Repository.fixture("photos/" + name) }
 
     func setUp() throws -> (CLIHarness, String) {
         let cli = try CLIHarness()

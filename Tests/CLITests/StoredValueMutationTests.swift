@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxStore
 
 /// Issue 22, "no stored value makes rxvault trap": a real vault made by the binary has one column
@@ -10,9 +11,9 @@ import RxStore
 /// trap on a stored value is a denial of service anyone who can write the file can cause.
 ///
 /// Every (table, column, value) is a mutation; a run takes a deterministic sample of them (at
-/// least one per table, and always the two that trapped before issue 22), as each command pays
-/// an Argon2id derivation. `RXVAULT_MUTATION_SEED` picks another sample,
-/// `RXVAULT_MUTATION_SAMPLE` its size (32; `all`: every one of the 523, about 15 minutes).
+/// least one per table, and always the two that trapped before issue 22), as each costs ten
+/// runs of the binary. `RXVAULT_MUTATION_SEED` picks another sample, `RXVAULT_MUTATION_SAMPLE`
+/// its size (32; `all`: every one of the 523). The copies are read side by side.
 @Suite struct StoredValueMutationTests {
     /// What one mutation sets: an SQL expression, in terms of the column's current value where
     /// it needs one (`COL`).
@@ -198,23 +199,27 @@ import RxStore
         let size = environment["RXVAULT_MUTATION_SAMPLE"].map { $0 == "all" ? nil : Int($0) ?? 32 } ?? 32
         let mutations = Self.sample(all, seed: seed, size: size)
         #expect(all.count > 400 && Set(all.map(\.table)).count >= 16, "\(all.count) mutations of \(Set(all.map(\.table)).count) tables")
-        var applied = 0
-        var deaths: [String] = []
-        var internalErrors: [String] = []
+        // Each mutation on a copy of its own, made here; the copies are then read side by side.
+        var prepared: [(mutation: Mutation, directory: String)] = []
         for (n, mutation) in mutations.enumerated() {
             let directory = base.cli.path("mutation-\(n)")
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
-            let vault = directory + "/vault.rxv"
-            try FileManager.default.copyItem(atPath: base.cli.vaultPath, toPath: vault)
-            guard try Self.apply(mutation, to: vault) else { continue }
-            applied += 1
+            try FileManager.default.copyItem(atPath: base.cli.vaultPath, toPath: directory + "/vault.rxv")
+            if try Self.apply(mutation, to: directory + "/vault.rxv") { prepared.append((mutation, directory)) }
+        }
+        defer { for n in mutations.indices { try? FileManager.default.removeItem(atPath: base.cli.path("mutation-\(n)")) } }
+        let applied = prepared.count
+        let commands = base.commands
+        let cli = base.cli
+        let found = try concurrentMap(prepared.map { ($0.mutation, $0.directory) }) { item -> (deaths: [String], internalErrors: [String]) in
+            let (mutation, directory) = item
+            var deaths: [String] = [], internalErrors: [String] = []
             // Each copy its own rollback anchor (what one mutation makes rxvault record must not
             // change how the next copy reads); no backtracer (a trap still dies, without seconds
             // of symbolication).
-            let env: [String: String?] = ["RXVAULT_PATH": vault, "XDG_STATE_HOME": directory + "/state", "SWIFT_BACKTRACE": "enable=no"]
-            for command in base.commands {
-                let r = try base.cli.run(command.arguments, environment: command.asClient ? env.merging(["RXVAULT_PASSPHRASE_FILE": nil]) { $1 } : env)
+            let env: [String: String?] = ["RXVAULT_PATH": directory + "/vault.rxv", "XDG_STATE_HOME": directory + "/state", "SWIFT_BACKTRACE": "enable=no"]
+            for command in commands {
+                let r = try cli.run(command.arguments, environment: command.asClient ? env.merging(["RXVAULT_PASSPHRASE_FILE": nil]) { $1 } : env)
                 // Through `setsid --wait` a death by a signal is an exit with the signal's number
                 // (SIGILL: 4; `signalled` stays false), so any code but a documented one (or 1,
                 // counted below) is a death.
@@ -225,7 +230,9 @@ import RxStore
                     internalErrors.append("\(mutation): rxvault \(command.arguments.joined(separator: " ")): \(r.stderr.prefix(300))")
                 }
             }
+            return (deaths, internalErrors)
         }
+        let deaths = found.flatMap(\.deaths), internalErrors = found.flatMap(\.internalErrors)
         #expect(applied * 10 >= mutations.count * 8, "only \(applied) of \(mutations.count) mutations could be stored")
         #expect(deaths.isEmpty, "seed \(seed), \(mutations.count) mutations:\n\(deaths.joined(separator: "\n"))")
         // A value rxvault never writes is damage (76), not an internal error (1).

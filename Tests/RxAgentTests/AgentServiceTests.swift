@@ -1,27 +1,25 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxAgent
 import RxCrypto
 import RxVault
 
 /// A vault in a fresh folder, its passphrase and its root key (unwrapped the way `unlock` does).
 final class UnlockedVault: @unchecked Sendable {
-    let directory: String
+    let folder: TemporaryDirectory
+    var directory: String { folder.path }
     let path: String
     let passphrase: SecretBytes
     let rootKey: SecretBytes
 
     init() throws {
-        directory = NSTemporaryDirectory() + "rxagent-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        path = directory + "/vault.rxv"
-        var text = Array("agent test passphrase".utf8)
-        passphrase = SecretBytes(consuming: &text)
-        try Vault.create(at: path, passphrase: passphrase, kdf: PasswordKDF(preset: .interactive))
+        folder = try TemporaryDirectory(prefix: "rxagent")
+        path = folder.path("vault.rxv")
+        passphrase = secret("agent test passphrase")
+        try Vault.create(at: path, passphrase: passphrase, kdf: TestKDF.fast)
         rootKey = try VaultHeader.read(at: path).unwrapRootKey(passphrase: passphrase)
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     func identity() throws -> VaultFileIdentity { try VaultFileIdentity.read(at: path) }
 
@@ -113,15 +111,9 @@ final class UnlockedVault: @unchecked Sendable {
 }
 
 @Suite struct AgentDirectoryTests {
-    func scratch() throws -> String {
-        let path = "/tmp/rxa-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        return path
-    }
-
     @Test func itIsCreatedPrivateAndAnUnsafeOneIsRefused() throws {
-        let base = try scratch()
-        defer { try? FileManager.default.removeItem(atPath: base) }
+        let scratch = try TemporaryDirectory(prefix: "rxa", short: true)
+        let base = scratch.path
         let directory = AgentDirectory(path: base + "/rxvault")
         #expect(try directory.isSafe() == false, "missing: not created by a lookup")
         try directory.prepare()
@@ -132,18 +124,24 @@ final class UnlockedVault: @unchecked Sendable {
         #expect(throws: AgentError.self) { try directory.prepare() }
         #expect(throws: AgentError.self) { _ = try directory.isSafe() }
         chmod(directory.path, 0o700)
-        // Another user's folder (the tests run as root: give it to nobody).
-        if geteuid() == 0 {
-            #expect(chown(directory.path, 65534, 65534) == 0)
-            let error = #expect(throws: AgentError.self) { try directory.isSafe() }
-            #expect(error?.description.contains("belongs to uid 65534") == true, "\(String(describing: error))")
-        }
         // A symbolic link to a private folder is refused too.
         let real = base + "/real"
         try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: false)
         chmod(real, 0o700)
         #expect(symlink(real, base + "/link") == 0)
         #expect(throws: AgentError.self) { _ = try AgentDirectory(path: base + "/link").isSafe() }
+    }
+
+    /// Another user's folder: made here by giving a private folder to nobody, which takes root.
+    @Test(.enabled(if: geteuid() == 0, "needs root, to give a folder to another user (nobody)"))
+    func anotherUsersFolderIsRefused() throws {
+        let scratch = try TemporaryDirectory(prefix: "rxa", short: true)
+        let directory = AgentDirectory(path: scratch.path + "/rxvault")
+        try directory.prepare()
+        #expect(try directory.isSafe())
+        #expect(chown(directory.path, 65534, 65534) == 0)
+        let error = #expect(throws: AgentError.self) { try directory.isSafe() }
+        #expect(error?.description.contains("belongs to uid 65534") == true, "\(String(describing: error))")
     }
 
     @Test func theStandardPlacesAndTheSocketPathLimit() throws {

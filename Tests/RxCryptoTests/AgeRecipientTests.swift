@@ -1,32 +1,15 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxCrypto
 
 /// Recipients as age users write them (age1..., ssh-ed25519 keys, recipients files), the
 /// ssh-ed25519 stanza against Debian's age and ssh-keygen, label stanzas, streaming armor and
 /// reading a header without a key.
 @Suite struct AgeRecipientTests {
-    func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rxvault-agerecip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     func run(_ tool: String, _ arguments: [String], input: [UInt8] = [], in directory: URL) throws -> (Int32, [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        process.currentDirectoryURL = directory
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input))
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, Array(data))
+        let r = try Subprocess.run([tool] + arguments, directory: directory, stdin: Data(input))
+        return (r.status, Array(r.stdoutData))
     }
 
     /// An ed25519 key made by OpenSSH's ssh-keygen (no passphrase); returns its .pub line.
@@ -37,8 +20,8 @@ import RxCrypto
     }
 
     @Test func sshEd25519FilesOpenWithAgeAndTheSSHKey() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = try TemporaryDirectory(prefix: "rxvault-agerecip")
+        let directory = folder.url
         let pub = try sshKeygen("id_ed25519", in: directory)
         guard case .sshEd25519(let recipient) = try AgeRecipientText.parse(pub) else { Issue.record("not parsed as ssh-ed25519"); return }
         #expect(pub.hasPrefix(recipient.description + " "), "the key prints as authorized_keys does, without the comment")
@@ -98,8 +81,8 @@ import RxCrypto
     }
 
     @Test func labelStanzasAreReadableWithoutAKeyAndAgeSkipsThem() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = try TemporaryDirectory(prefix: "rxvault-agerecip")
+        let directory = folder.url
         let identity = try AgeIdentity.generate()
         try identity.fileText(created: "test").write(to: directory.appendingPathComponent("key.txt"), atomically: true, encoding: .utf8)
         let label = AgeFile.Recipient.label(type: "rxvault-backup", arguments: ["v1", "00ff", "20260101T000000Z"])

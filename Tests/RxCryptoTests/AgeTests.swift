@@ -1,12 +1,12 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxCrypto
 
 /// age v1: the C2SP CCTV test kit (Fixtures/conformance/age-testkit) and interop with Debian's
 /// `age` CLI in both directions.
 @Suite struct AgeTests {
-    static let kit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/conformance/age-testkit")
+    static let kit = URL(fileURLWithPath: Repository.fixture("conformance/age-testkit"))
 
     struct Vector {
         var name: String
@@ -45,18 +45,10 @@ import RxCrypto
 
     /// zlib-compressed vectors are inflated with Python's zlib (the suite already needs python3).
     static func inflate(_ bytes: [UInt8]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(bytes))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Array(data)
+        let r = try Subprocess.run(["python3", "-c", "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))"],
+                                   stdin: Data(bytes))
+        #expect(r.status == 0, "python3 could not inflate a vector: \(r.stderr)")
+        return Array(r.stdoutData)
     }
 
     static func secret(_ text: String) -> SecretBytes {
@@ -119,26 +111,13 @@ import RxCrypto
     }
 
     func age(_ arguments: [String], input: [UInt8], in directory: URL) throws -> (Int32, [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["age"] + arguments
-        process.currentDirectoryURL = directory
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input))
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, Array(data))
+        let r = try Subprocess.run(["age"] + arguments, directory: directory, stdin: Data(input))
+        return (r.status, Array(r.stdoutData))
     }
 
     @Test func interoperatesWithTheAgeCLI() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rxvault-age-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = try TemporaryDirectory(prefix: "rxvault-age")
+        let directory = folder.url
         let identity = try AgeIdentity.generate()
         try identity.fileText(created: "test").write(to: directory.appendingPathComponent("key.txt"), atomically: true, encoding: .utf8)
         let plaintext = (0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }

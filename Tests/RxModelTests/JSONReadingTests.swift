@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxModel
 
 // Differential tests: `Prescription(json:)` over `JSONTree` (the fast path every export and import

@@ -1,4 +1,5 @@
 import Testing
+import RxTestSupport
 import RxModel
 
 private func lens(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = nil, add: String? = nil, prism: Prism? = nil,

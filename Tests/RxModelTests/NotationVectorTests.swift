@@ -1,13 +1,12 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxModel
 
 /// Fixtures/notation/vectors.tsv: every way of writing a lens rxvault must read, with the
 /// canonical form it prints back (which must itself read back the same), or the refusal it gives.
 @Suite struct NotationVectorTests {
-    static let vectorsPath = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/notation/vectors.tsv").path
+    static let vectorsPath = Repository.fixture("notation/vectors.tsv")
 
     static func vectors() throws -> [(input: String, expected: String)] {
         let text = try String(contentsOfFile: vectorsPath, encoding: .utf8)

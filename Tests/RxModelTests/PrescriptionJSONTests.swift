@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxModel
 
 private func encode<T: Encodable>(_ value: T) throws -> String {

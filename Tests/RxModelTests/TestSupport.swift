@@ -1,9 +1,10 @@
 import Testing
 import RxModel
+import RxTestSupport
 
-// Shared helpers for the RxModel tests. Literals passed here are written by the tests themselves;
-// a typo is a test bug, so the helpers record an issue and fall back to a value that makes the
-// test fail instead of crashing the whole run.
+// Shared helpers for the RxModel tests (SeededGenerator itself is RxTestSupport's). Literals
+// passed here are written by the tests themselves; a typo is a test bug, so the helpers record an
+// issue and fall back to a value that makes the test fail instead of crashing the whole run.
 
 /// A Hundredths from its decimal text (`"-2.25"`).
 func h(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> Hundredths {
@@ -79,19 +80,6 @@ func accepted(_ rx: Prescription, on day: CalendarDate = today,
     }
 }
 
-/// A small deterministic PRNG (SplitMix64) so generated cases are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension SeededGenerator {
     /// A multiple of `step` hundredths in `range` (given in hundredths).
     mutating func hundredths(_ range: ClosedRange<Int>, step: Int = 1) -> Hundredths {
@@ -99,8 +87,6 @@ extension SeededGenerator {
         let high = range.upperBound.floorDiv(step)
         return Hundredths(raw: Int.random(in: low...high, using: &self) * step)
     }
-
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
 
     /// A lens that passes `PrescriptionRules` for `kind` (glasses: prism, vertex and PD; contacts: bc, dia, brand).
     mutating func validLens(for kind: PrescriptionKind) -> LensSpecification {

@@ -1,13 +1,11 @@
 import Foundation
 import Testing
+import RxTestSupport
 @testable import RxStore
 
 @Suite struct RecordStoreTests {
-    let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("rxstore-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    /// Each test's own folder (a suite's instance is made per test), removed after it.
+    let folder = try! TemporaryDirectory(prefix: "rxstore")
 
     var header: VaultHeaderRecord {
         VaultHeaderRecord(formatVersion: 1, vaultID: Array(repeating: 1, count: 16), kdfAlgorithm: "argon2id13",
@@ -16,7 +14,7 @@ import Testing
                           auditPublicKey: Array(repeating: 4, count: 32))
     }
 
-    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    func path(_ name: String) -> String { folder.path(name) }
 
     @Test func createsAStrictWALVaultAndReadsItBack() throws {
         let p = path("v.rxv")

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxValidate
 
 /// Runs the validator in-process over every fixture with a known verdict: the project's own
 /// (Fixtures/attachments/EXPECTED.tsv) and PngSuite (Fixtures/conformance/pngsuite/EXPECTED.tsv).
 @Suite struct FixtureVerdictTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Repository.root
 
     struct Case: CustomStringConvertible {
         let path: String

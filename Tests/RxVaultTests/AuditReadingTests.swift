@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxCrypto
 import RxModel
 import RxStore

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxCrypto
 import RxModel
 import RxStore
@@ -8,17 +9,6 @@ import RxStore
 /// A client holds data keys and (to log its reads) write access: it must still not be able to
 /// change what the owner sees, restore a revoked grant, or forge the owner's log entries.
 @Suite struct ClientTamperTests {
-    func expectIntegrity(_ what: String, _ body: () throws -> Void) {
-        do {
-            try body()
-            Issue.record("\(what): accepted")
-        } catch let error as VaultError {
-            guard case .integrity = error else { Issue.record("\(what): expected an integrity error, got \(error)"); return }
-        } catch {
-            Issue.record("\(what): unexpected \(error)")
-        }
-    }
-
     func setUp() throws -> (TestVault, Vault, PrescriptionRecord, ClientSummary, AgeIdentity) {
         let t = try TestVault()
         let owner = try t.open()

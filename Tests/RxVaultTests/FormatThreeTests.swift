@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxCrypto
 import RxModel
 import RxStore
@@ -132,11 +133,11 @@ import RxStore
 
     @Test func aFormatTwoVaultOpensReadsAndIsUpgradedByTheFirstWrite() throws {
         let t = try TestVault()
-        let path = try RowRollbackTests.fixtureVault("format2", into: t.directory)
+        let path = try t.fixtureVault("format2")
         let passphrase = TestVault.secret("format two fixture")
         let today = CalendarDate(year: 2026, month: 6, day: 20)!
         func identity(_ name: String) throws -> AgeIdentity {
-            try #require(AgeIdentity.parseFile(try String(contentsOfFile: RowRollbackTests.fixture("format2-\(name).age"), encoding: .utf8))?.first)
+            try #require(AgeIdentity.parseFile(try String(contentsOfFile: Repository.fixture("vaults/format2-\(name).age"), encoding: .utf8))?.first)
         }
         let shop = try identity("lens-shop"), family = try identity("family")
         let vault = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: today))
@@ -175,7 +176,7 @@ import RxStore
 
     @Test func aFormatTwoVaultWithARowPutBackIsNotUpgraded() throws {
         let t = try TestVault()
-        let path = try RowRollbackTests.fixtureVault("format2", into: t.directory)
+        let path = try t.fixtureVault("format2")
         // The family's revoked grant on 0b6299e8 cannot be put back (no copy of it), but deleting
         // the lens shop's grant row is a change the format-2 manifest sees.
         let db = try Database(path: path)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxModel
 @testable import RxVault
 
@@ -142,19 +143,10 @@ import RxModel
     }
 }
 
-/// Deterministic prescriptions with every field the JSON carries.
-struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+typealias Generator = SeededGenerator
 
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
+/// Deterministic prescriptions with every field the JSON carries.
+extension SeededGenerator {
     mutating func h(_ range: ClosedRange<Int>) -> Hundredths { Hundredths(raw: Int.random(in: range, using: &self)) }
 
     static let pieces = ["Ada", "Zoë", "O'Brien", "\"Doc\"", "back\\slash", "a/b", "tab\there", "new\nline", "\u{1}\u{1f}\u{7f}",

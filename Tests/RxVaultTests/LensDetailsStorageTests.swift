@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxCrypto
 import RxModel
 @testable import RxVault
@@ -85,7 +86,7 @@ import RxModel
     /// entries, written before these fields, read as they were, and it takes new ones.
     @Test func aVaultWrittenBeforeReadsAndTakesTheNewFields() throws {
         let t = try TestVault()
-        let path = try RowRollbackTests.fixtureVault("format3", into: t.directory)
+        let path = try t.fixtureVault("format3")
         let vault = try Vault.open(at: path, passphrase: TestVault.secret("format three fixture"), clock: .fixed(today: Self.today))
         let listed = try vault.list()
         #expect(listed.count == 2)

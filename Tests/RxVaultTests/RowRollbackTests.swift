@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxCrypto
 import RxModel
 import RxStore
@@ -10,36 +11,8 @@ import RxStore
 /// valid owner MAC, so only the state root and the manifest can tell: `check` must name what is
 /// wrong, and the owner's commands must refuse before they show, extend or re-seal anything.
 @Suite struct RowRollbackTests {
-    func expectIntegrity(_ what: String, mentioning words: [String] = [], _ body: () throws -> Void) {
-        do {
-            try body()
-            Issue.record("\(what): accepted")
-        } catch let error as VaultError {
-            guard case .integrity(let message) = error else { Issue.record("\(what): expected an integrity error, got \(error)"); return }
-            for word in words where !message.contains(word) { Issue.record("\(what): '\(message)' does not mention '\(word)'") }
-        } catch {
-            Issue.record("\(what): unexpected \(error)")
-        }
-    }
-
     func checkErrors(_ vault: Vault) throws -> [String] {
         try vault.check(readData: true).stages.flatMap(\.errors)
-    }
-
-    /// A consistent copy of the file as it is now (as a client keeping a copy would have).
-    func copy(_ t: TestVault, _ name: String) throws -> String {
-        let path = t.directory.appendingPathComponent(name).path
-        let db = try t.raw()
-        try db.prepare("VACUUM INTO ?").run([.text(path)])
-        return path
-    }
-
-    /// The attacker's connection with `old` attached as schema `old`.
-    func attacker(_ t: TestVault, old: String) throws -> Database {
-        let db = try t.raw()
-        try db.execute("PRAGMA foreign_keys = OFF")
-        try db.prepare("ATTACH DATABASE ? AS old").run([.text(old)])
-        return db
     }
 
     // MARK: - The headline
@@ -51,13 +24,13 @@ import RxStore
         let identity = try AgeIdentity.generate()
         let client = try owner.addClient(name: "shop", recipient: identity.recipient)
         try owner.grant(client, [record.id], expires: nil, includeAttachments: true)
-        let old = try copy(t, "before-revoke.rxv")
+        let old = try t.consistentCopy("before-revoke.rxv")
         try owner.revoke(client, [record.id])
         let bucket = SearchIndex.bucket(of: record.id.hex)
 
         // The client puts back its grant, the versions that grant was sealed for (deleting the
         // re-keyed one) and the index bucket naming that version.
-        let db = try attacker(t, old: old)
+        let db = try t.attacker(old: old)
         try db.execute("DELETE FROM main.prescription_version WHERE version > (SELECT max(version) FROM old.prescription_version)")
         try db.execute("INSERT INTO main.access_grant SELECT * FROM old.access_grant")
         try db.execute("UPDATE main.search_index SET content = (SELECT content FROM old.search_index WHERE bucket = \(bucket)) WHERE bucket = \(bucket)")
@@ -85,10 +58,10 @@ import RxStore
         let removed = try owner.addClient(name: "gone", recipient: try AgeIdentity.generate().recipient)
         let kept = try owner.addClient(name: "kept", recipient: try AgeIdentity.generate().recipient)
         try owner.grant(removed, [record.id], expires: nil, includeAttachments: true)
-        let old = try copy(t, "with-client.rxv")
+        let old = try t.consistentCopy("with-client.rxv")
         try owner.removeClient(removed)
 
-        let db = try attacker(t, old: old)
+        let db = try t.attacker(old: old)
         try db.execute("INSERT INTO main.client SELECT * FROM old.client WHERE id = '\(removed.id.hex)'")
         #expect(try checkErrors(owner).contains { $0.contains("client list") })
         expectIntegrity("client list", mentioning: ["client"]) { _ = try owner.clients() }
@@ -108,12 +81,12 @@ import RxStore
         let owner = try t.open()
         let (record, _) = try owner.add(TestVault.glasses())
         let client = try owner.addClient(name: "shop", recipient: try AgeIdentity.generate().recipient)
-        let old = try copy(t, "short-log.rxv")
+        let old = try t.consistentCopy("short-log.rxv")
         try owner.grant(client, [record.id], expires: nil, includeAttachments: true)
         try owner.revoke(client, [record.id])
 
         // An older, internally valid log: its entries, MACs and head all verify on their own.
-        let db = try attacker(t, old: old)
+        let db = try t.attacker(old: old)
         try db.execute("DELETE FROM main.audit_entry")
         try db.execute("INSERT INTO main.audit_entry SELECT * FROM old.audit_entry")
         try db.execute("UPDATE main.audit_head SET seq = (SELECT seq FROM old.audit_head), hash = (SELECT hash FROM old.audit_head), mac = (SELECT mac FROM old.audit_head)")
@@ -129,11 +102,11 @@ import RxStore
         let owner = try t.open()
         var records: [PrescriptionRecord] = []
         for i in 0..<6 { records.append(try owner.add(TestVault.glasses(patient: "P\(i)")).0) }
-        let first = try copy(t, "first.rxv")
+        let first = try t.consistentCopy("first.rxv")
         for record in records { _ = try owner.edit(record.id) { $0.note = "second" } }
 
         // An index bucket and a manifest bucket from the older copy, next to newer rows.
-        let db = try attacker(t, old: first)
+        let db = try t.attacker(old: first)
         let bucket = SearchIndex.bucket(of: records[0].id.hex)
         try db.execute("UPDATE main.search_index SET content = (SELECT content FROM old.search_index WHERE bucket = \(bucket)) WHERE bucket = \(bucket)")
         #expect(try checkErrors(owner).contains { $0.contains("search index bucket \(bucket)") })
@@ -191,40 +164,6 @@ import RxStore
         #expect(try owner.exportItems(ids: [b.id], filter: PrescriptionFilter(), for: nil, attachments: true, versions: true).count == 1)
     }
 
-    /// An export reads the grant rows and the attachment rows of the whole vault once for its read
-    /// (`ReadScope`): what it read must still be what the manifest pins. A revoked grant row put
-    /// back, or an attachment row deleted, refuses the export.
-    @Test func anExportRefusesAGrantPutBackOrAnAttachmentDeleted() throws {
-        let t = try TestVault()
-        let owner = try t.open()
-        let (a, _) = try owner.add(TestVault.glasses(patient: "A"))
-        let (b, _) = try owner.add(TestVault.glasses(patient: "B"))
-        let parser = try #require(try GrantPropertyTests.parser())
-        let pixel = Array(try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments/valid/png-1x1.png")))
-        var offset = 0
-        _ = try owner.attach(to: b.id, name: "rx.png", parser: parser) { buffer in
-            let n = min(buffer.count, pixel.count - offset)
-            for k in 0..<n { buffer[k] = pixel[offset + k] }
-            offset += n
-            return n
-        }
-        let client = try owner.addClient(name: "shop", recipient: try AgeIdentity.generate().recipient)
-        try owner.grant(client, [a.id], expires: nil, includeAttachments: true)
-        let old = try copy(t, "granted.rxv")
-        try owner.revoke(client, [a.id])
-        let export = { _ = try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false) }
-        #expect(try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
-            .flatMap(\.attachments).count == 1)
-        let db = try attacker(t, old: old)
-        try db.execute("INSERT INTO main.access_grant SELECT * FROM old.access_grant")
-        expectIntegrity("export with a revoked grant put back", mentioning: [String(a.id.hex.prefix(8))]) { try export() }
-        try db.execute("DELETE FROM main.access_grant")
-        try export()
-        try db.execute("DELETE FROM main.attachment WHERE prescription_id = '\(b.id.hex)'")
-        expectIntegrity("export with an attachment deleted", mentioning: [String(b.id.hex.prefix(8))]) { try export() }
-    }
-
     // MARK: - Whole-file rollback and the anchor
 
     @Test func anAnchorSeesAWholeFileRollBack() throws {
@@ -233,7 +172,7 @@ import RxStore
         func open() throws -> Vault { try Vault.open(at: t.path, passphrase: t.passphrase, clock: .fixed(today: TestVault.today), anchor: anchor) }
         let owner = try open()
         let (record, _) = try owner.add(TestVault.glasses())
-        let old = try copy(t, "old.rxv")
+        let old = try t.consistentCopy("old.rxv")
         _ = try owner.edit(record.id) { $0.note = "newer" }
         let newest = try owner.writeCounter()
         let key = RollbackAnchor.Key(vaultIDHex: owner.header.vaultIDHex, path: t.path)
@@ -259,29 +198,10 @@ import RxStore
     // MARK: - Format 1
 
     /// The format-1 fixture is kept as SQL text (a vault file in git would look like a user's
-    /// vault, and text diffs): loaded here into a new file, byte-for-byte the rows rxvault 0.1.0 wrote.
-    static func fixture(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/vaults/\(name)").path
-    }
-
-    static func formatOneFixture(into directory: URL) throws -> String {
-        try fixtureVault("format1", into: directory)
-    }
-
-    /// A vault file made from `Fixtures/vaults/NAME.sql`.
-    static func fixtureVault(_ name: String, into directory: URL) throws -> String {
-        let source = URL(fileURLWithPath: fixture("\(name).sql"))
-        let path = directory.appendingPathComponent("\(name).rxv").path
-        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
-        let database = try Database(path: path)
-        try database.execute(try String(contentsOf: source, encoding: .utf8))
-        return path
-    }
-
+    /// vault, and text diffs): loaded into a new file, byte-for-byte the rows rxvault 0.1.0 wrote.
     @Test func aFormatOneVaultOpensReadsAndIsUpgradedByTheFirstWrite() throws {
         let t = try TestVault()
-        let path = try Self.formatOneFixture(into: t.directory)
+        let path = try t.fixtureVault("format1")
         let passphrase = TestVault.secret("format one fixture")
         let vault = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: TestVault.today))
         #expect(vault.header.formatVersion == 1)
@@ -309,7 +229,7 @@ import RxStore
         #expect(log.count == 3)
         #expect(log.allSatisfy { $0.countersigned && $0.problem == nil }, "\(log)")
         // The client still reads what it was granted, finding its row by its lookup tag.
-        let identity = try #require(AgeIdentity.parseFile(try String(contentsOfFile: Self.fixture("format1-client.age"), encoding: .utf8))?.first)
+        let identity = try #require(AgeIdentity.parseFile(try String(contentsOfFile: Repository.fixture("vaults/format1-client.age"), encoding: .utf8))?.first)
         let reader = try ClientVault.open(at: path, identity: identity, clock: .fixed(today: TestVault.today))
         #expect(try reader.list().map(\.id) == [edited.id])
         // Turning it back into format 1 (to have forged rows re-trusted) breaks the root key.

@@ -1,4 +1,5 @@
 import Testing
+import RxTestSupport
 import RxCrypto
 import RxModel
 import RxStore
@@ -7,17 +8,6 @@ import RxStore
 /// An attacker with write access to the file must not make the vault show wrong data: every
 /// change to a stored record, its wrapped key or the header is detected.
 @Suite struct VaultTamperTests {
-    func expectIntegrityFailure(_ body: () throws -> Void) {
-        do {
-            try body()
-            Issue.record("tampered data was accepted")
-        } catch let error as VaultError {
-            guard case .integrity = error else { Issue.record("expected an integrity error, got \(error)"); return }
-        } catch {
-            Issue.record("unexpected error \(error)")
-        }
-    }
-
     @Test func flippingAnyByteOfContentOrWrappedKeyIsDetected() throws {
         let t = try TestVault()
         let vault = try t.open()
@@ -31,7 +21,7 @@ import RxStore
                 var tampered = original
                 tampered[index] ^= 0x80
                 try db.set(column, of: id, version: 1, to: tampered)
-                expectIntegrityFailure { _ = try vault.prescription(record.id) }
+                expectIntegrity { _ = try vault.prescription(record.id) }
             }
             try db.set(column, of: id, version: 1, to: original)
             #expect(try vault.prescription(record.id).prescription == record.prescription)
@@ -48,8 +38,8 @@ import RxStore
         try db.execute("DELETE FROM prescription_version WHERE version = 2")
         // Version 1 still carries a valid MAC; only the index knows version 2 was written.
         #expect(try vault.prescription(record.id, version: 1).prescription.patient.name == "Alice")
-        expectIntegrityFailure { _ = try vault.prescription(record.id) }
-        expectIntegrityFailure { _ = try vault.edit(record.id) { $0.patient = Patient(name: "Built on the old one") } }
+        expectIntegrity { _ = try vault.prescription(record.id) }
+        expectIntegrity { _ = try vault.edit(record.id) { $0.patient = Patient(name: "Built on the old one") } }
     }
 
     @Test func truncatedOrEmptyBlobsAreDetected() throws {
@@ -60,7 +50,7 @@ import RxStore
         let content = try db.blob("SELECT content FROM prescription_version")
         for cut in [0, 1, AEAD.nonceLength, content.count - 1] {
             try db.set("content", of: record.id.hex, version: 1, to: Array(content.prefix(cut)))
-            expectIntegrityFailure { _ = try vault.prescription(record.id) }
+            expectIntegrity { _ = try vault.prescription(record.id) }
         }
     }
 
@@ -74,7 +64,7 @@ import RxStore
             let fromA = try db.blob("SELECT \(column) FROM prescription_version WHERE prescription_id = ?", [.text(a.id.hex)])
             try db.set(column, of: b.id.hex, version: 1, to: fromA)
         }
-        expectIntegrityFailure { _ = try vault.prescription(b.id) }
+        expectIntegrity { _ = try vault.prescription(b.id) }
         #expect(try vault.prescription(a.id).prescription.patient.name == "Alice")
     }
 
@@ -88,7 +78,7 @@ import RxStore
             let old = try db.blob("SELECT \(column) FROM prescription_version WHERE prescription_id = ? AND version = 1", [.text(record.id.hex)])
             try db.set(column, of: record.id.hex, version: 2, to: old)
         }
-        expectIntegrityFailure { _ = try vault.prescription(record.id) }
+        expectIntegrity { _ = try vault.prescription(record.id) }
         // list reads the (separately authenticated) search index: it shows what the owner wrote,
         // never the substituted version, and check reports the damaged record.
         #expect(try vault.list().first?.prescription.right?.sphere == Hundredths(raw: -150))
@@ -105,7 +95,7 @@ import RxStore
         let stolen = try t1.raw().blob("SELECT content FROM prescription_version")
         try t2.raw().set("content", of: b.id.hex, version: 1, to: stolen)
         _ = a
-        expectIntegrityFailure { _ = try v2.prescription(b.id) }
+        expectIntegrity { _ = try v2.prescription(b.id) }
     }
 
     @Test func editingTheHeaderIsDetected() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RxTestSupport
 import RxCrypto
 import RxModel
 import RxStore
@@ -9,17 +10,20 @@ import RxStore
 /// sees exactly its granted set, and decrypting every stored ciphertext by hand with a client's
 /// secret key, straight from the SQLite file and bypassing rxvault, succeeds only for what it
 /// was granted.
+///
+/// In-process through the RxVault API, but in CLITests: the attachments go through the file
+/// checker, which runs as a child process of the built rxvault binary (`_parse-untrusted`),
+/// and library tests do not run the binary.
 @Suite struct GrantPropertyTests {
     static let day0 = CalendarDate(iso: "2026-06-15")!
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
     func clientsSeeExactlyWhatTheyWereGranted(seed: UInt64) throws {
-        var rng = Generator(seed: seed)   // the target's SplitMix64 (JSONWriterDifferentialTests)
+        var rng = SeededGenerator(seed: seed)
         let t = try TestVault()
         let owner = try Vault.open(at: t.path, passphrase: t.passphrase, clock: .fixed(today: Self.day0))
-        let pixel = Array(try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments/valid/png-1x1.png")))
-        let parser = try Self.parser()
+        let pixel = Array(try Data(contentsOf: URL(fileURLWithPath: Repository.fixture("attachments/valid/png-1x1.png"))))
+        let parser = try CLIHarness.fileChecker()
 
         // Prescriptions, some with an attachment.
         var prescriptions: [PrescriptionID] = []
@@ -27,7 +31,7 @@ import RxStore
         for i in 0..<Int.random(in: 3...7, using: &rng) {
             let (record, _) = try owner.add(TestVault.glasses(patient: "Patient \(i)", sphere: -25 * Int.random(in: 1...20, using: &rng)))
             prescriptions.append(record.id)
-            if Bool.random(using: &rng), let parser {
+            if Bool.random(using: &rng) {
                 var offset = 0
                 let info = try owner.attach(to: record.id, name: "p\(i).png", parser: parser) { buffer in
                     let n = min(buffer.count, pixel.count - offset)
@@ -146,14 +150,5 @@ import RxStore
         #expect(readableAttachments == expectedAttachments)
         _ = opened
     }
-
-    /// The isolated parser needs the rxvault binary; the property test attaches only when it is built.
-    static func parser() throws -> IsolatedParserForTests? {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("rxvault").path
-        guard FileManager.default.isExecutableFile(atPath: binary) else { return nil }
-        return IsolatedParserForTests(executable: binary, arguments: ["_parse-untrusted"], limits: .init())
-    }
 }
 
-import RxValidate
-typealias IsolatedParserForTests = IsolatedParser
