@@ -11,7 +11,7 @@ import RxStore
 /// trap on a stored value is a denial of service anyone who can write the file can cause.
 ///
 /// Every (table, column, value) is a mutation; a run takes a deterministic sample of them (at
-/// least one per table, and always the two that trapped before issue 22), as each costs ten
+/// least one per table, and always the two known traps), as each costs ten
 /// runs of the binary. `RXVAULT_MUTATION_SEED` picks another sample, `RXVAULT_MUTATION_SAMPLE`
 /// its size (32; `all`: every one of the 523). The copies are read side by side.
 @Suite struct StoredValueMutationTests {
