@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxTestSupport
+import Testing
 
 /// `rxvault unlock` and its agent, through the binary: commands without a passphrase while
 /// unlocked, `lock`, the idle timeout, a crashed agent's socket, a second unlock, the vault file
@@ -27,9 +27,11 @@ final class AgentHarness: @unchecked Sendable {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { name -> pid_t? in
             guard let pid = pid_t(name), isRunning(pid),
-                  let raw = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { return nil }
+                let raw = FileManager.default.contents(atPath: "/proc/\(name)/cmdline")
+            else { return nil }
             let arguments = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            return arguments.contains("_agent") && arguments.contains(where: { $0.hasPrefix(agentFolder + "/") }) ? pid : nil
+            return arguments.contains("_agent") && arguments.contains(where: { $0.hasPrefix(agentFolder + "/") })
+                ? pid : nil
         }
     }
 
@@ -37,7 +39,9 @@ final class AgentHarness: @unchecked Sendable {
     func isRunning(_ pid: pid_t) -> Bool { Subprocess.isRunning(pid) }
 
     /// Waits up to `seconds` for `condition` (RxTestSupport's `eventually`).
-    func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool { RxTestSupport.eventually(within: seconds, condition) }
+    func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        RxTestSupport.eventually(within: seconds, condition)
+    }
 
     /// `rxvault unlock` with the passphrase file; returns the agent's pid from its output.
     @discardableResult
@@ -72,7 +76,9 @@ final class AgentHarness: @unchecked Sendable {
 @Suite(.serialized) struct AgentTests {
     /// The value of `status`'s "agent" line.
     func agentLine(_ result: CLIHarness.Result) -> String {
-        result.stdout.split(separator: "\n").first { $0.hasPrefix("agent ") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) } ?? ""
+        result.stdout.split(separator: "\n").first { $0.hasPrefix("agent ") }.map {
+            $0.dropFirst(5).trimmingCharacters(in: .whitespaces)
+        } ?? ""
     }
 
     @Test func unlockedCommandsNeedNoPassphraseUntilLocked() throws {
@@ -100,12 +106,17 @@ final class AgentHarness: @unchecked Sendable {
         #expect(try h.runWithoutPassphrase(["check"]).status == 0)
         let status = try h.cli.run(["status", "--format", "json"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         let agent = try #require(try h.cli.json(status.stdout)["agent"] as? [String: Any])
-        #expect(agent["unlocked"] as? Bool == true && agent["pid"] as? Int == Int(pid) && agent["memoryLocked"] as? Bool == true)
+        #expect(
+            agent["unlocked"] as? Bool == true && agent["pid"] as? Int == Int(pid)
+                && agent["memoryLocked"] as? Bool == true)
         #expect(try agentLine(h.cli.run(["status"])).hasPrefix("unlocked until "))
 
         // The agent is not used when told not to, nor for passwd (it must prove the passphrase).
         #expect(try h.runWithoutPassphrase(["list", "--no-agent"]).status == 64)
-        #expect(try h.cli.run(["list", "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil, "RXVAULT_NO_AGENT": "1"]).status == 64)
+        #expect(
+            try h.cli.run(
+                ["list", "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil, "RXVAULT_NO_AGENT": "1"]
+            ).status == 64)
         let passwd = try h.runWithoutPassphrase(["passwd", "--new-passphrase-file", h.cli.passphraseFile])
         #expect(passwd.status == 64, "\(passwd)")
         // An explicit passphrase still works (and a wrong one is still wrong).
@@ -173,7 +184,9 @@ final class AgentHarness: @unchecked Sendable {
         // No passphrase needed to learn it is unlocked; the same agent stays.
         let again = try h.runWithoutPassphrase(["unlock"])
         #expect(again.status == 0, "\(again)")
-        #expect(again.stdout.hasPrefix("\(h.cli.vaultPath) is already unlocked until ") && again.stdout.contains("agent pid \(pid)"))
+        #expect(
+            again.stdout.hasPrefix("\(h.cli.vaultPath) is already unlocked until ")
+                && again.stdout.contains("agent pid \(pid)"))
         #expect(h.agents() == [pid])
         // --restart asks for the passphrase again and starts a new agent.
         #expect(try h.runWithoutPassphrase(["unlock", "--restart"]).status == 64)
@@ -196,7 +209,8 @@ final class AgentHarness: @unchecked Sendable {
         try FileManager.default.copyItem(atPath: h.cli.vaultPath, toPath: h.cli.path("copy.rxv"))
         let pid = try h.unlock()
         let copy = try h.runWithoutPassphrase(["list", "--vault", h.cli.path("copy.rxv")])
-        #expect(copy.status == 64 && copy.stderr.contains("the agent holds \(h.cli.vaultPath), not this file"), "\(copy)")
+        #expect(
+            copy.status == 64 && copy.stderr.contains("the agent holds \(h.cli.vaultPath), not this file"), "\(copy)")
         #expect(h.isRunning(pid), "the agent stays unlocked for its own file")
         let status = try h.cli.run(["status", "--vault", h.cli.path("copy.rxv")])
         #expect(agentLine(status) == "locked (another file of this vault is unlocked: \(h.cli.vaultPath))", "\(status)")
@@ -232,7 +246,10 @@ final class AgentHarness: @unchecked Sendable {
         let pid = try h.unlock()
         try FileManager.default.copyItem(atPath: h.cli.vaultPath, toPath: h.cli.path("copy.rxv"))
         #expect(rename(h.cli.path("copy.rxv"), h.cli.vaultPath) == 0)
-        for arguments in [["status", "--passphrase-file", h.cli.passphraseFile], ["list"], ["status", "--passphrase-file", h.cli.passphraseFile]] {
+        for arguments in [
+            ["status", "--passphrase-file", h.cli.passphraseFile], ["list"],
+            ["status", "--passphrase-file", h.cli.passphraseFile]
+        ] {
             let start = Date()
             let result = try h.cli.run(arguments)
             #expect(result.status == 0, "\(result)")
@@ -256,7 +273,9 @@ final class AgentHarness: @unchecked Sendable {
         h.cli.environment["RXVAULT_PASSPHRASE_FILE"] = newPassphrase
         let second = try h.unlock()
         try FileManager.default.copyItem(atPath: h.cli.vaultPath, toPath: h.cli.path("elsewhere.rxv"))
-        let changed = try h.cli.run(["passwd", "--vault", h.cli.path("elsewhere.rxv"), "--new-passphrase-file", h.cli.passphraseFile])
+        let changed = try h.cli.run([
+            "passwd", "--vault", h.cli.path("elsewhere.rxv"), "--new-passphrase-file", h.cli.passphraseFile
+        ])
         #expect(changed.status == 0, "\(changed)")
         #expect(h.isRunning(second), "the copy has another inode: its passwd does not lock this vault's agent")
         // Put back over the original in place (same inode, another header).
@@ -290,8 +309,9 @@ final class AgentHarness: @unchecked Sendable {
 
     @Test func anUnsafeFolderIsRefused() throws {
         let h = try AgentHarness()
-        try FileManager.default.createDirectory(atPath: h.agentFolder, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: h.agentFolder, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o755])
         let unlock = try h.cli.run(["unlock"])
         #expect(unlock.status == 77 && unlock.stderr.contains("chmod 700"), "\(unlock)")
         #expect(h.agents().isEmpty)
@@ -301,26 +321,35 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     static let setpriv = "/usr/bin/setpriv"
-    static let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
-                           "--inh-caps=+dac_override", "--ambient-caps=+dac_override"]
+    static let asNobody = [
+        setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+        "--inh-caps=+dac_override", "--ambient-caps=+dac_override"
+    ]
 
     /// Whether this machine lets the suite act as another user: root, util-linux's setpriv and
     /// python3, and a nobody given CAP_DAC_OVERRIDE reads a root-only file (a container may
     /// not grant the capability).
     static let canActAsAnotherUser: Bool = {
         guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
-              let folder = try? TemporaryDirectory(prefix: "rxvault-nobody") else { return false }
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+            let folder = try? TemporaryDirectory(prefix: "rxvault-nobody")
+        else { return false }
         let file = folder.path("root-only")
-        guard FileManager.default.createFile(atPath: file, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600]) else { return false }
+        guard
+            FileManager.default.createFile(
+                atPath: file, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
+        else { return false }
         return (try? Subprocess.run(asNobody + ["/usr/bin/head", "-c", "1", file], timeout: 30))?.status == 0
     }()
 
     /// Another user reaching the socket (here: nobody, given CAP_DAC_OVERRIDE so the folder's
     /// 0700 and the socket's 0600 do not stop it first) is refused by the agent's SO_PEERCRED
     /// check, and learns nothing; and rxvault run as that user refuses root's folder.
-    @Test(.enabled(if: AgentTests.canActAsAnotherUser,
-                   "needs root, setpriv, python3 and CAP_DAC_OVERRIDE for nobody (setpriv --ambient-caps) to act as another user"))
+    @Test(
+        .enabled(
+            if: AgentTests.canActAsAnotherUser,
+            "needs root, setpriv, python3 and CAP_DAC_OVERRIDE for nobody (setpriv --ambient-caps) to act as another user"
+        ))
     func anotherUserIsRefused() throws {
         let h = try AgentHarness()
         try h.unlock()
@@ -328,20 +357,20 @@ final class AgentHarness: @unchecked Sendable {
         let asNobody = Self.asNobody
         // A client of the protocol that asks for the key, then reports all it received.
         let client = """
-        import json, socket, struct, sys, os
-        print("uid", os.getuid())
-        s = socket.socket(socket.AF_UNIX)
-        s.connect(sys.argv[1])
-        body = json.dumps({"v": 1, "op": "root-key", "file": {"vaultID": "00", "device": 0, "inode": 0, "keyWrapping": "00"}}).encode()
-        s.sendall(bytes([1]) + struct.pack(">I", len(body)) + body)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk: break
-            data += chunk
-        print("received", len(data))
-        print(data[5:5 + struct.unpack(">I", data[1:5])[0]].decode())
-        """
+            import json, socket, struct, sys, os
+            print("uid", os.getuid())
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sys.argv[1])
+            body = json.dumps({"v": 1, "op": "root-key", "file": {"vaultID": "00", "device": 0, "inode": 0, "keyWrapping": "00"}}).encode()
+            s.sendall(bytes([1]) + struct.pack(">I", len(body)) + body)
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk: break
+                data += chunk
+            print("received", len(data))
+            print(data[5:5 + struct.unpack(">I", data[1:5])[0]].decode())
+            """
         let probe = try Subprocess.run(asNobody + ["/usr/bin/python3", "-c", client, socket])
         let text = probe.stdout
         #expect(probe.status == 0 && text.contains("uid 65534"), "\(probe)")

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-import RxTestSupport
 import RxCrypto
 import RxModel
 import RxStore
+import RxTestSupport
+import Testing
+
 @testable import RxVault
 
 /// RowRollbackTests (RxVaultTests) for a vault with an attachment: in-process through the
@@ -19,7 +20,8 @@ import RxStore
         let (a, _) = try owner.add(TestVault.glasses(patient: "A"))
         let (b, _) = try owner.add(TestVault.glasses(patient: "B"))
         let parser = try CLIHarness.fileChecker()
-        let pixel = Array(try Data(contentsOf: URL(fileURLWithPath: Repository.fixture("attachments/valid/png-1x1.png"))))
+        let pixel = Array(
+            try Data(contentsOf: URL(fileURLWithPath: Repository.fixture("attachments/valid/png-1x1.png"))))
         var offset = 0
         _ = try owner.attach(to: b.id, name: "rx.png", parser: parser) { buffer in
             let n = min(buffer.count, pixel.count - offset)
@@ -31,12 +33,18 @@ import RxStore
         try owner.grant(client, [a.id], expires: nil, includeAttachments: true)
         let old = try t.consistentCopy("granted.rxv")
         try owner.revoke(client, [a.id])
-        let export = { _ = try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false) }
-        #expect(try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
-            .flatMap(\.attachments).count == 1)
+        let export = {
+            _ = try owner.exportItems(
+                ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
+        }
+        #expect(
+            try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
+                .flatMap(\.attachments).count == 1)
         let db = try t.attacker(old: old)
         try db.execute("INSERT INTO main.access_grant SELECT * FROM old.access_grant")
-        expectIntegrity("export with a revoked grant put back", mentioning: [String(a.id.hex.prefix(8))]) { try export() }
+        expectIntegrity("export with a revoked grant put back", mentioning: [String(a.id.hex.prefix(8))]) {
+            try export()
+        }
         try db.execute("DELETE FROM main.access_grant")
         try export()
         try db.execute("DELETE FROM main.attachment WHERE prescription_id = '\(b.id.hex)'")

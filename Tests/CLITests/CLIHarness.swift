@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import RxTestSupport
 import RxValidate
+import Testing
 
 /// Runs the built `rxvault` binary as a user or a script would, in a throwaway directory with a
 /// passphrase file, and returns what it printed and its exit status.
@@ -46,8 +46,10 @@ final class CLIHarness: @unchecked Sendable {
         try (passphrase + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
         // Secrets kept as a careful user keeps them: rxvault warns about files others can read.
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passphraseFile)
-        environment = ["PATH": "/usr/bin:/bin", "HOME": folder.path, "RXVAULT_PATH": vaultPath,
-                       "RXVAULT_PASSPHRASE_FILE": passphraseFile, "LANG": "C.UTF-8", "XDG_RUNTIME_DIR": runtimeFolder.path]
+        environment = [
+            "PATH": "/usr/bin:/bin", "HOME": folder.path, "RXVAULT_PATH": vaultPath,
+            "RXVAULT_PASSPHRASE_FILE": passphraseFile, "LANG": "C.UTF-8", "XDG_RUNTIME_DIR": runtimeFolder.path
+        ]
         if let today { environment["RXVAULT_TODAY"] = today }
     }
 
@@ -61,15 +63,20 @@ final class CLIHarness: @unchecked Sendable {
     }
 
     @discardableResult
-    func run(_ arguments: [String], stdin: String? = nil, stdinFile: String? = nil,
-             environment extra: [String: String?] = [:], timeout: Double = CLIHarness.commandTimeout) throws -> Result {
+    func run(
+        _ arguments: [String], stdin: String? = nil, stdinFile: String? = nil,
+        environment extra: [String: String?] = [:], timeout: Double = CLIHarness.commandTimeout
+    ) throws -> Result {
         var env = environment
         for (key, value) in extra { env[key] = value }
         // A session of its own, without a controlling terminal (as in CI): rxvault asks on
         // /dev/tty, and a prompt must never wait on the terminal the suite was started from.
-        let command = FileManager.default.isExecutableFile(atPath: Self.setsid) ? [Self.setsid, "--wait", Self.binary] : [Self.binary]
-        return try Self.spawn(command + arguments, environment: env, directory: directory, stdin: stdin, stdinFile: stdinFile,
-                              timeout: timeout)
+        let command =
+            FileManager.default.isExecutableFile(atPath: Self.setsid)
+            ? [Self.setsid, "--wait", Self.binary] : [Self.binary]
+        return try Self.spawn(
+            command + arguments, environment: env, directory: directory, stdin: stdin, stdinFile: stdinFile,
+            timeout: timeout)
     }
 
     /// Runs the binary with arguments and environment values given as raw bytes, which a Swift
@@ -85,16 +92,18 @@ final class CLIHarness: @unchecked Sendable {
             if let value { rawEnv.append("\(key)=\(hex(value))") }
         }
         let exec = """
-        import os, sys
-        binary, raw_env, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-        env = {k.encode(): v.encode() for k, v in os.environ.items()}
-        for item in filter(None, raw_env.split(",")):
-            k, v = item.split("=")
-            env[k.encode()] = bytes.fromhex(v)
-        os.execve(binary, [binary.encode()] + [bytes.fromhex(a) for a in args], env)
-        """
-        let python = ["/usr/bin/env", "python3", "-c", exec, Self.binary, rawEnv.joined(separator: ",")] + arguments.map(hex)
-        let command = FileManager.default.isExecutableFile(atPath: Self.setsid) ? [Self.setsid, "--wait"] + python : python
+            import os, sys
+            binary, raw_env, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+            env = {k.encode(): v.encode() for k, v in os.environ.items()}
+            for item in filter(None, raw_env.split(",")):
+                k, v = item.split("=")
+                env[k.encode()] = bytes.fromhex(v)
+            os.execve(binary, [binary.encode()] + [bytes.fromhex(a) for a in args], env)
+            """
+        let python =
+            ["/usr/bin/env", "python3", "-c", exec, Self.binary, rawEnv.joined(separator: ",")] + arguments.map(hex)
+        let command =
+            FileManager.default.isExecutableFile(atPath: Self.setsid) ? [Self.setsid, "--wait"] + python : python
         return try Self.spawn(command, environment: env, directory: directory)
     }
 
@@ -107,20 +116,26 @@ final class CLIHarness: @unchecked Sendable {
 
     /// Runs `command` (the executable's path first) and collects what it prints, within `timeout`
     /// seconds. stdin is `stdin`'s text, `stdinFile`, or empty.
-    static func spawn(_ command: [String], environment: [String: String], directory: URL, stdin: String? = nil,
-                      stdinFile: String? = nil, timeout: Double = CLIHarness.commandTimeout) throws -> Result {
-        try Subprocess.run(command, environment: environment, directory: directory, stdin: stdin.map { Data($0.utf8) },
-                           stdinFile: stdinFile, timeout: timeout)
+    static func spawn(
+        _ command: [String], environment: [String: String], directory: URL, stdin: String? = nil,
+        stdinFile: String? = nil, timeout: Double = CLIHarness.commandTimeout
+    ) throws -> Result {
+        try Subprocess.run(
+            command, environment: environment, directory: directory, stdin: stdin.map { Data($0.utf8) },
+            stdinFile: stdinFile, timeout: timeout)
     }
 
     /// Runs a program other than rxvault (age, python3, sh, ...) in the harness's directory with
     /// its environment (plus `extra`; nil removes a variable), `RXVAULT` naming the binary.
-    func tool(_ command: [String], stdin: String? = nil, environment extra: [String: String?] = [:],
-              timeout: Double = CLIHarness.commandTimeout) throws -> Result {
+    func tool(
+        _ command: [String], stdin: String? = nil, environment extra: [String: String?] = [:],
+        timeout: Double = CLIHarness.commandTimeout
+    ) throws -> Result {
         var env = environment
         env["RXVAULT"] = Self.binary
         for (key, value) in extra { env[key] = value }
-        return try Subprocess.run(command, environment: env, directory: directory, stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
+        return try Subprocess.run(
+            command, environment: env, directory: directory, stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
     }
 
     /// A shell command line run by `tool`.
@@ -131,7 +146,8 @@ final class CLIHarness: @unchecked Sendable {
     /// The file checker as the vault API runs it: the built binary's `_parse-untrusted` child.
     /// (In-process vault tests that attach files live here, not in RxVaultTests, for it.)
     static func fileChecker(limits: ValidationLimits = .init()) throws -> IsolatedParser {
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "the rxvault binary is not built at \(binary)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: binary), "the rxvault binary is not built at \(binary)")
         return IsolatedParser(executable: binary, arguments: ["_parse-untrusted"], limits: limits)
     }
 
@@ -149,15 +165,19 @@ final class CLIHarness: @unchecked Sendable {
         #expect(r.status == 0, "\(r)")
     }
 
-    static let glassesArguments = ["add", "glasses", "--patient", "Quintessa Marlowe", "--dob", "1980-04-02",
-                                   "--prescriber", "Dr Ignatius Fairweather", "--prescriber-licence", "OPT-77123",
-                                   "--issued", "2026-03-01", "--expires", "2028-03-01",
-                                   "--od", "-2.25 -0.75 x180 add +2.00", "--os", "-1.75 -0.50 x170 add +2.00 prism 1.5 BI",
-                                   "--pd", "63.5", "--near-pd", "60.5", "--vertex", "12", "--note", "Varifocal lenses preferred"]
-    static let contactsArguments = ["add", "contacts", "--patient", "Quintessa Marlowe", "--prescriber", "Dr Ignatius Fairweather",
-                                    "--issued", "2026-03-01", "--expires", "2026-07-01",
-                                    "--od", "-3.25 bc 8.6 dia 14.2", "--os", "-2.75 -1.25 x170 bc 8.7 dia 14.5",
-                                    "--brand", "Zylofocus Aquaclear"]
+    static let glassesArguments = [
+        "add", "glasses", "--patient", "Quintessa Marlowe", "--dob", "1980-04-02",
+        "--prescriber", "Dr Ignatius Fairweather", "--prescriber-licence", "OPT-77123",
+        "--issued", "2026-03-01", "--expires", "2028-03-01",
+        "--od", "-2.25 -0.75 x180 add +2.00", "--os", "-1.75 -0.50 x170 add +2.00 prism 1.5 BI",
+        "--pd", "63.5", "--near-pd", "60.5", "--vertex", "12", "--note", "Varifocal lenses preferred"
+    ]
+    static let contactsArguments = [
+        "add", "contacts", "--patient", "Quintessa Marlowe", "--prescriber", "Dr Ignatius Fairweather",
+        "--issued", "2026-03-01", "--expires", "2026-07-01",
+        "--od", "-3.25 bc 8.6 dia 14.2", "--os", "-2.75 -1.25 x170 bc 8.7 dia 14.5",
+        "--brand", "Zylofocus Aquaclear"
+    ]
 
     /// Adds a prescription and returns its short id.
     func add(_ arguments: [String]) throws -> String {

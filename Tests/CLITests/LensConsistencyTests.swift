@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxTestSupport
+import Testing
 
 /// Every output describes the same lens (issue 9): random valid prescriptions, added through the
 /// binary, read back through `show`, `list`, `query` and `export` in every format and cylinder
@@ -14,7 +14,7 @@ import RxTestSupport
         var rng = Generator(state: seed)
         let cli = try CLIHarness()
         try cli.initVault()
-        var added: [String: WrittenPrescription] = [:]    // by short id
+        var added: [String: WrittenPrescription] = [:] // by short id
         for index in 0..<Self.prescriptionsPerSeed {
             let rx = WrittenPrescription.random(index: index, using: &rng)
             let r = try cli.run(rx.arguments)
@@ -23,26 +23,36 @@ import RxTestSupport
         }
         // The seeds are chosen so that each covers every case: say so if the generator changes.
         let lenses = added.values.flatMap { $0.eyes.values }
-        for (name, covered) in [("plus cylinder", lenses.contains { ($0.cylinder ?? 0) > 0 }),
-                                ("minus cylinder", lenses.contains { ($0.cylinder ?? 0) < 0 }),
-                                ("no cylinder", lenses.contains { $0.cylinder == nil }),
-                                ("prism by base directions", lenses.contains { if case .rectangular? = $0.prism { true } else { false } }),
-                                ("prism by base angle", lenses.contains { if case .polar? = $0.prism { true } else { false } }),
-                                ("add", lenses.contains { $0.add != nil }), ("vertex", lenses.contains { $0.vertex != nil }),
-                                ("monocular PD", lenses.contains { $0.farPD != nil }), ("contacts", added.values.contains { !$0.glasses }),
-                                ("per-field flags", lenses.contains(where: \.byFields)), ("axis written 0", lenses.contains { $0.axis == 0 }),
-                                ("one eye only", added.values.contains { $0.eyes.count == 1 }),
-                                ("binocular PD", added.values.contains { $0.binocularPD != nil })] {
+        for (name, covered) in [
+            ("plus cylinder", lenses.contains { ($0.cylinder ?? 0) > 0 }),
+            ("minus cylinder", lenses.contains { ($0.cylinder ?? 0) < 0 }),
+            ("no cylinder", lenses.contains { $0.cylinder == nil }),
+            ("prism by base directions", lenses.contains { if case .rectangular? = $0.prism { true } else { false } }),
+            ("prism by base angle", lenses.contains { if case .polar? = $0.prism { true } else { false } }),
+            ("add", lenses.contains { $0.add != nil }), ("vertex", lenses.contains { $0.vertex != nil }),
+            ("monocular PD", lenses.contains { $0.farPD != nil }), ("contacts", added.values.contains { !$0.glasses }),
+            ("per-field flags", lenses.contains(where: \.byFields)),
+            ("axis written 0", lenses.contains { $0.axis == 0 }),
+            ("one eye only", added.values.contains { $0.eyes.count == 1 }),
+            ("binocular PD", added.values.contains { $0.binocularPD != nil })
+        ] {
             #expect(covered, "seed \(seed) generates no \(name)")
         }
-        func expect(_ read: [String: [String: Lens]], _ source: String, form: Form, notationOnly: Bool = false,
-                    sourceLocation: SourceLocation = #_sourceLocation) {
-            #expect(read.count == added.count, "\(source): \(read.count) prescriptions read, \(added.count) added", sourceLocation: sourceLocation)
+        func expect(
+            _ read: [String: [String: Lens]], _ source: String, form: Form, notationOnly: Bool = false,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            #expect(
+                read.count == added.count, "\(source): \(read.count) prescriptions read, \(added.count) added",
+                sourceLocation: sourceLocation)
             for (id, eyes) in read {
                 guard let rx = added.first(where: { id.hasPrefix($0.key) })?.value else {
-                    Issue.record("\(source): unknown prescription \(id)", sourceLocation: sourceLocation); continue
+                    Issue.record("\(source): unknown prescription \(id)", sourceLocation: sourceLocation)
+                    continue
                 }
-                compare(eyes, rx, source: "\(source) \(id.prefix(8))", form: form, notationOnly: notationOnly, sourceLocation: sourceLocation)
+                compare(
+                    eyes, rx, source: "\(source) \(id.prefix(8))", form: form, notationOnly: notationOnly,
+                    sourceLocation: sourceLocation)
             }
         }
 
@@ -53,7 +63,8 @@ import RxTestSupport
                 compare(try Parse.showTable(table.stdout), rx, source: "show \(id) \(form)", form: form)
                 let json = try cli.run(["show", id, "--format", "json"] + form.arguments)
                 try #require(json.status == 0, "\(json)")
-                compare(try Parse.lenses(of: try cli.json(json.stdout)), rx, source: "show json \(id) \(form)", form: form)
+                compare(
+                    try Parse.lenses(of: try cli.json(json.stdout)), rx, source: "show json \(id) \(form)", form: form)
             }
             let history = try cli.run(["history", id, "--format", "json"])
             try #require(history.status == 0, "\(history)")
@@ -62,7 +73,10 @@ import RxTestSupport
             for lenses in versions.values { compare(lenses, rx, source: "history json \(id)", form: .asWritten) }
         }
         // The query's filters match every prescription added (cylinders compared in minus-cyl form).
-        let queryFilters = ["--issued-before", "2026-06-15", "--cyl-min", "-10", "--cyl-max", "0", "--sphere-min", "-40", "--sphere-max", "40"]
+        let queryFilters = [
+            "--issued-before", "2026-06-15", "--cyl-min", "-10", "--cyl-max", "0", "--sphere-min", "-40",
+            "--sphere-max", "40"
+        ]
         for command in [["list"], ["query"] + queryFilters] {
             for form in Form.allCases {
                 let name = "\(command[0]) \(form)"
@@ -87,11 +101,13 @@ import RxTestSupport
             switch format {
             case "json":
                 let items = try #require(try cli.json(export.stdout)["prescriptions"] as? [[String: Any]])
-                expect(try Parse.prescriptions(items.map { item in
-                    var rx = item["prescription"] as? [String: Any] ?? [:]
-                    rx["id"] = item["id"]
-                    return rx
-                }), "export json", form: .asWritten)
+                expect(
+                    try Parse.prescriptions(
+                        items.map { item in
+                            var rx = item["prescription"] as? [String: Any] ?? [:]
+                            rx["id"] = item["id"]
+                            return rx
+                        }), "export json", form: .asWritten)
             case "csv": expect(try Parse.csv(export.stdout), "export csv", form: .asWritten)
             default: expect(try Parse.fhir(try cli.json(export.stdout)), "export fhir", form: .asWritten)
             }
@@ -100,13 +116,16 @@ import RxTestSupport
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
         // A client reads the records themselves, not the owner's index: the same lenses.
-        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(
+            try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
         #expect(try cli.run(["grant", "shop"] + Array(added.keys)).status == 0)
         let asClient = ["--identity", cli.path("shop.key")]
         for form in Form.allCases {
             let json = try cli.run(asClient + ["list", "--format", "json"] + form.arguments)
             try #require(json.status == 0, "\(json)")
-            expect(try Parse.prescriptions(try cli.json(json.stdout)["prescriptions"]), "client list json \(form)", form: form)
+            expect(
+                try Parse.prescriptions(try cli.json(json.stdout)["prescriptions"]), "client list json \(form)",
+                form: form)
         }
         let clientExport = try cli.run(asClient + ["export", "--format", "fhir", "--out", "-"])
         try #require(clientExport.status == 0, "\(clientExport)")
@@ -116,21 +135,31 @@ import RxTestSupport
     /// The same lens as was added, in the form asked for: as written, exactly what was written;
     /// transposed, the same lens in canonical form with every cylinder of the sign asked for.
     /// `notationOnly`: the output (the list table) gives no vertex distance or PD.
-    func compare(_ read: [String: Lens], _ rx: WrittenPrescription, source: String, form: Form, notationOnly: Bool = false,
-                 sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(Set(read.keys) == Set(rx.eyes.keys), "\(source): eyes \(read.keys.sorted())", sourceLocation: sourceLocation)
+    func compare(
+        _ read: [String: Lens], _ rx: WrittenPrescription, source: String, form: Form, notationOnly: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            Set(read.keys) == Set(rx.eyes.keys), "\(source): eyes \(read.keys.sorted())", sourceLocation: sourceLocation
+        )
         for (eye, written) in rx.eyes {
             guard var lens = read[eye] else { continue }
             let expected = written.stored
-            if notationOnly { (lens.vertex, lens.farPD, lens.nearPD) = (expected.vertex, expected.farPD, expected.nearPD) }
+            if notationOnly {
+                (lens.vertex, lens.farPD, lens.nearPD) = (expected.vertex, expected.farPD, expected.nearPD)
+            }
             let what = "\(source) \(eye): read \(lens), added \(expected) (\(written.notation))"
             switch form {
             case .asWritten:
                 #expect(lens == expected, "\(what)", sourceLocation: sourceLocation)
             case .minus:
-                #expect(lens.canonical == expected.canonical && lens.cylinder <= 0, "\(what), asked in minus-cyl form", sourceLocation: sourceLocation)
+                #expect(
+                    lens.canonical == expected.canonical && lens.cylinder <= 0, "\(what), asked in minus-cyl form",
+                    sourceLocation: sourceLocation)
             case .plus:
-                #expect(lens.canonical == expected.canonical && lens.cylinder >= 0, "\(what), asked in plus-cyl form", sourceLocation: sourceLocation)
+                #expect(
+                    lens.canonical == expected.canonical && lens.cylinder >= 0, "\(what), asked in plus-cyl form",
+                    sourceLocation: sourceLocation)
             }
         }
     }
@@ -197,7 +226,7 @@ import RxTestSupport
     typealias Generator = SeededGenerator
 
     enum WrittenPrism {
-        case rectangular(up: Int?, in: Int?)      // signed: down and out negative
+        case rectangular(up: Int?, in: Int?) // signed: down and out negative
         case polar(amount: Int, angle: Int)
     }
 
@@ -218,11 +247,15 @@ import RxTestSupport
 
         /// What the vault stores: an axis written 0 is 180.
         var stored: Lens {
-            var lens = Lens(sphere: sphere, cylinder: cylinder ?? 0, axis: axis.map { $0 == 0 ? 180 : $0 } ?? 0, add: add,
-                            vertex: vertex, farPD: farPD, nearPD: nearPD, baseCurve: baseCurve, diameter: diameter)
+            var lens = Lens(
+                sphere: sphere, cylinder: cylinder ?? 0, axis: axis.map { $0 == 0 ? 180 : $0 } ?? 0, add: add,
+                vertex: vertex, farPD: farPD, nearPD: nearPD, baseCurve: baseCurve, diameter: diameter)
             switch prism {
-            case let .rectangular(up, inward)?: lens.prismUp = up ?? 0; lens.prismIn = inward ?? 0
-            case let .polar(amount, angle)?: (lens.prismUp, lens.prismIn) = Lens.prismParts(amount: amount, angle: angle, eye: eye)
+            case .rectangular(let up, let inward)?:
+                lens.prismUp = up ?? 0
+                lens.prismIn = inward ?? 0
+            case .polar(let amount, let angle)?:
+                (lens.prismUp, lens.prismIn) = Lens.prismParts(amount: amount, angle: angle, eye: eye)
             case nil: break
             }
             return lens
@@ -230,10 +263,13 @@ import RxTestSupport
 
         var prismText: String? {
             switch prism {
-            case let .rectangular(up, inward)?:
-                return [up.map { "\(plain(abs($0))) \($0 > 0 ? "BU" : "BD")" }, inward.map { "\(plain(abs($0))) \($0 > 0 ? "BI" : "BO")" }]
-                    .compactMap { $0 }.joined(separator: " ")
-            case let .polar(amount, angle)?: return "\(plain(amount)) @ \(angle)"
+            case .rectangular(let up, let inward)?:
+                return [
+                    up.map { "\(plain(abs($0))) \($0 > 0 ? "BU" : "BD")" },
+                    inward.map { "\(plain(abs($0))) \($0 > 0 ? "BI" : "BO")" }
+                ]
+                .compactMap { $0 }.joined(separator: " ")
+            case .polar(let amount, let angle)?: return "\(plain(amount)) @ \(angle)"
             case nil: return nil
             }
         }
@@ -241,7 +277,9 @@ import RxTestSupport
         /// The notation as a person would copy it from the paper (axis as x30 or x 030).
         var notation: String {
             var parts = [sphere == 0 ? "plano" : signed(sphere)]
-            if let cylinder, let axis { parts += [signed(cylinder), axis % 2 == 0 ? "x\(axis)" : "x " + String(format: "%03d", axis)] }
+            if let cylinder, let axis {
+                parts += [signed(cylinder), axis % 2 == 0 ? "x\(axis)" : "x " + String(format: "%03d", axis)]
+            }
             if let add { parts += ["add", signed(add)] }
             if let prismText { parts += ["prism", prismText] }
             if let baseCurve { parts += ["bc", plain(baseCurve)] }
@@ -272,9 +310,10 @@ import RxTestSupport
 
         static func random(index: Int, using rng: inout Generator) -> WrittenPrescription {
             let glasses = rng.chance(65)
-            var rx = WrittenPrescription(glasses: glasses, patient: "Patient \(index)", issued: "2026-0\(rng.int(1...6))-1\(rng.int(0...4))",
-                                         expires: glasses && rng.chance(30) ? nil : "2027-0\(rng.int(1...9))-2\(rng.int(0...8))")
-            let which = rng.int(0...4)      // mostly both eyes
+            var rx = WrittenPrescription(
+                glasses: glasses, patient: "Patient \(index)", issued: "2026-0\(rng.int(1...6))-1\(rng.int(0...4))",
+                expires: glasses && rng.chance(30) ? nil : "2027-0\(rng.int(1...9))-2\(rng.int(0...8))")
+            let which = rng.int(0...4) // mostly both eyes
             for eye in ["right", "left"] where which > 1 || (eye == "right") == (which == 0) {
                 var lens = WrittenEye(eye: eye)
                 lens.sphere = rng.int(-3000...3000, step: 25)
@@ -320,7 +359,10 @@ import RxTestSupport
         }
 
         var arguments: [String] {
-            var arguments = ["add", glasses ? "glasses" : "contacts", "--patient", patient, "--prescriber", "Dr Lens", "--issued", issued]
+            var arguments = [
+                "add", glasses ? "glasses" : "contacts", "--patient", patient, "--prescriber", "Dr Lens", "--issued",
+                issued
+            ]
             if let expires { arguments += ["--expires", expires] }
             for (eye, lens) in eyes.sorted(by: { $0.key > $1.key }) {
                 arguments += lens.byFields ? lens.fieldFlags : [eye == "right" ? "--od" : "--os", lens.notation]
@@ -351,7 +393,9 @@ import RxTestSupport
         static func hundredths(_ text: some StringProtocol) throws -> Int {
             let t = text.trimmingCharacters(in: .whitespaces)
             if t == "plano" { return 0 }
-            guard let value = Double(t.hasPrefix("+") ? String(t.dropFirst()) : t) else { throw Unreadable(description: "not a number: '\(t)'") }
+            guard let value = Double(t.hasPrefix("+") ? String(t.dropFirst()) : t) else {
+                throw Unreadable(description: "not a number: '\(t)'")
+            }
             return Int((value * 100).rounded())
         }
 
@@ -394,7 +438,9 @@ import RxTestSupport
                         case "BI": lens.prismIn = value
                         case "BO": lens.prismIn = -value
                         case "@":
-                            guard let angle = words.popFirst().flatMap({ Int($0) }) else { throw Unreadable(description: "no angle in '\(text)'") }
+                            guard let angle = words.popFirst().flatMap({ Int($0) }) else {
+                                throw Unreadable(description: "no angle in '\(text)'")
+                            }
                             (lens.prismUp, lens.prismIn) = Lens.prismParts(amount: value, angle: angle, eye: eye)
                         default: throw Unreadable(description: "no prism base in '\(text)'")
                         }
@@ -414,7 +460,9 @@ import RxTestSupport
         static func listTable(_ text: String) throws -> [String: [String: Lens]] {
             var result: [String: [String: Lens]] = [:]
             let lines = text.split(separator: "\n")
-            guard let header = lines.first, cells(header) == ["ID", "KIND", "PATIENT", "ISSUED", "EXPIRES", "STATUS", "OD", "OS"] else {
+            guard let header = lines.first,
+                cells(header) == ["ID", "KIND", "PATIENT", "ISSUED", "EXPIRES", "STATUS", "OD", "OS"]
+            else {
                 throw Unreadable(description: "unexpected list header in\n\(text)")
             }
             for line in lines.dropFirst() {
@@ -431,15 +479,21 @@ import RxTestSupport
         /// `show` table: one row per eye under the EYE header.
         static func showTable(_ text: String) throws -> [String: Lens] {
             let lines = text.split(separator: "\n")
-            guard let headerIndex = lines.firstIndex(where: { $0.hasPrefix("EYE") }) else { throw Unreadable(description: "no eye table in\n\(text)") }
+            guard let headerIndex = lines.firstIndex(where: { $0.hasPrefix("EYE") }) else {
+                throw Unreadable(description: "no eye table in\n\(text)")
+            }
             let header = cells(lines[headerIndex])
             var result: [String: Lens] = [:]
             for line in lines[(headerIndex + 1)...] {
                 let row = cells(line)
-                guard row.count == header.count else { throw Unreadable(description: "unexpected show row '\(line)' for \(header)") }
+                guard row.count == header.count else {
+                    throw Unreadable(description: "unexpected show row '\(line)' for \(header)")
+                }
                 let eye = row[0] == "OD" ? "right" : "left"
                 func cell(_ name: String) -> String? { header.firstIndex(of: name).map { row[$0] } }
-                var lens = Lens(sphere: try hundredths(row[1]), cylinder: try optional(row[2]) ?? 0, axis: Int(row[3]) ?? 0, add: try optional(row[4]))
+                var lens = Lens(
+                    sphere: try hundredths(row[1]), cylinder: try optional(row[2]) ?? 0, axis: Int(row[3]) ?? 0,
+                    add: try optional(row[4]))
                 if let prism = cell("PRISM"), prism != "-" {
                     let parsed = try notation("plano prism \(prism)", eye: eye)
                     (lens.prismUp, lens.prismIn) = (parsed.prismUp, parsed.prismIn)
@@ -459,11 +513,13 @@ import RxTestSupport
             var result: [String: Lens] = [:]
             for eye in ["right", "left"] {
                 guard let object = rx[eye] as? [String: Any] else { continue }
-                var lens = Lens(sphere: try hundredths(object["sphere"]) ?? 0, cylinder: try hundredths(object["cylinder"]) ?? 0,
-                                axis: object["axis"] as? Int ?? 0, add: try hundredths(object["add"]))
+                var lens = Lens(
+                    sphere: try hundredths(object["sphere"]) ?? 0, cylinder: try hundredths(object["cylinder"]) ?? 0,
+                    axis: object["axis"] as? Int ?? 0, add: try hundredths(object["add"]))
                 if let prism = object["prism"] as? [String: Any] {
                     if let amount = try hundredths(prism["amount"]) {
-                        (lens.prismUp, lens.prismIn) = Lens.prismParts(amount: amount, angle: prism["angle"] as? Int ?? -1, eye: eye)
+                        (lens.prismUp, lens.prismIn) = Lens.prismParts(
+                            amount: amount, angle: prism["angle"] as? Int ?? -1, eye: eye)
                     }
                     if let v = prism["vertical"] as? [String: Any] {
                         lens.prismUp = (try hundredths(v["amount"]) ?? 0) * (v["base"] as? String == "down" ? -1 : 1)
@@ -495,17 +551,41 @@ import RxTestSupport
 
         /// RFC 4180 lines (quoted cells may hold commas and doubled quotes).
         static func csvRows(_ text: String) -> [[String]] {
-            var rows: [[String]] = [], row: [String] = [], cell = "", quoted = false
+            var rows: [[String]] = []
+            var row: [String] = []
+            var cell = ""
+            var quoted = false
             var chars = Array(text)[...]
             while let c = chars.popFirst() {
                 if quoted {
-                    if c == "\"" { if chars.first == "\"" { cell.append("\""); chars.removeFirst() } else { quoted = false } } else { cell.append(c) }
-                } else if c == "\"" { quoted = true
-                } else if c == "," { row.append(cell); cell = ""
-                } else if c == "\n" { row.append(cell); rows.append(row); row = []; cell = ""
-                } else { cell.append(c) }
+                    if c == "\"" {
+                        if chars.first == "\"" {
+                            cell.append("\"")
+                            chars.removeFirst()
+                        } else {
+                            quoted = false
+                        }
+                    } else {
+                        cell.append(c)
+                    }
+                } else if c == "\"" {
+                    quoted = true
+                } else if c == "," {
+                    row.append(cell)
+                    cell = ""
+                } else if c == "\n" {
+                    row.append(cell)
+                    rows.append(row)
+                    row = []
+                    cell = ""
+                } else {
+                    cell.append(c)
+                }
             }
-            if !cell.isEmpty || !row.isEmpty { row.append(cell); rows.append(row) }
+            if !cell.isEmpty || !row.isEmpty {
+                row.append(cell)
+                rows.append(row)
+            }
             return rows
         }
 
@@ -514,9 +594,13 @@ import RxTestSupport
             guard let header = rows.first else { throw Unreadable(description: "empty CSV") }
             var result: [String: [String: Lens]] = [:]
             for row in rows.dropFirst() {
-                guard row.count == header.count else { throw Unreadable(description: "CSV row of \(row.count) cells: \(row)") }
+                guard row.count == header.count else {
+                    throw Unreadable(description: "CSV row of \(row.count) cells: \(row)")
+                }
                 func cell(_ name: String) throws -> String {
-                    guard let i = header.firstIndex(of: name) else { throw Unreadable(description: "no CSV column \(name)") }
+                    guard let i = header.firstIndex(of: name) else {
+                        throw Unreadable(description: "no CSV column \(name)")
+                    }
                     return row[i]
                 }
                 let eye = try cell("eye")
@@ -540,15 +624,18 @@ import RxTestSupport
         static func fhir(_ bundle: [String: Any]) throws -> [String: [String: Lens]] {
             var result: [String: [String: Lens]] = [:]
             for entry in bundle["entry"] as? [[String: Any]] ?? [] {
-                guard let resource = entry["resource"] as? [String: Any], resource["resourceType"] as? String == "VisionPrescription" else { continue }
+                guard let resource = entry["resource"] as? [String: Any],
+                    resource["resourceType"] as? String == "VisionPrescription"
+                else { continue }
                 guard let id = (resource["identifier"] as? [[String: Any]])?.first?["value"] as? String else {
                     throw Unreadable(description: "a VisionPrescription without identifier")
                 }
                 var eyes: [String: Lens] = [:]
                 for spec in resource["lensSpecification"] as? [[String: Any]] ?? [] {
                     let eye = spec["eye"] as? String ?? "?"
-                    var lens = Lens(sphere: try hundredths(spec["sphere"]) ?? 0, cylinder: try hundredths(spec["cylinder"]) ?? 0,
-                                    axis: spec["axis"] as? Int ?? 0, add: try hundredths(spec["add"]))
+                    var lens = Lens(
+                        sphere: try hundredths(spec["sphere"]) ?? 0, cylinder: try hundredths(spec["cylinder"]) ?? 0,
+                        axis: spec["axis"] as? Int ?? 0, add: try hundredths(spec["add"]))
                     for part in spec["prism"] as? [[String: Any]] ?? [] {
                         let amount = try hundredths(part["amount"]) ?? 0
                         switch part["base"] as? String {
@@ -583,8 +670,13 @@ private func plain(_ hundredths: Int) -> String { LensConsistencyTests.plainText
 private func signed(_ hundredths: Int) -> String { (hundredths > 0 ? "+" : "") + plain(hundredths) }
 
 extension SeededGenerator {
-    mutating func int(_ range: ClosedRange<Int>, step: Int = 1) -> Int { Int.random(in: (range.lowerBound / step)...(range.upperBound / step), using: &self) * step }
+    mutating func int(_ range: ClosedRange<Int>, step: Int = 1) -> Int {
+        Int.random(in: (range.lowerBound / step)...(range.upperBound / step), using: &self) * step
+    }
     mutating func nonZero(_ range: ClosedRange<Int>, step: Int = 1) -> Int {
-        while true { let v = int(range, step: step); if v != 0 { return v } }
+        while true {
+            let v = int(range, step: step)
+            if v != 0 { return v }
+        }
     }
 }

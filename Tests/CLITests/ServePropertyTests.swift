@@ -68,7 +68,9 @@ import Testing
             arguments[arguments.firstIndex(of: "--patient")! + 1] = patients[n % patients.count]
             let short = try cli.add(arguments)
             let attachments = n < 2 ? try attach(cli, short) : []
-            model.prescriptions.append(Prescription(short: short, resourceID: try resourceID(cli, short), note: nil, attachmentIDs: attachments))
+            model.prescriptions.append(
+                Prescription(
+                    short: short, resourceID: try resourceID(cli, short), note: nil, attachmentIDs: attachments))
         }
         for name in ["shop", "family", "clinic"] { try addClient(cli, model, name) }
 
@@ -89,27 +91,39 @@ import Testing
                 // re-grants that keep or change their terms come up), terms restated or not.
                 let held = model.live(client).keys.sorted()
                 let pick = { (rng: inout Generator) -> Int in
-                    held.isEmpty || Bool.random(using: &rng) ? Int.random(in: 0..<model.prescriptions.count, using: &rng) : held.randomElement(using: &rng)! }
+                    held.isEmpty || Bool.random(using: &rng)
+                        ? Int.random(in: 0..<model.prescriptions.count, using: &rng) : held.randomElement(using: &rng)!
+                }
                 let targets = Array(Set((0..<Int.random(in: 1...2, using: &rng)).map { _ in pick(&rng) })).sorted()
                 var arguments = ["grant", client] + targets.map { model.prescriptions[$0].short }
                 var end: Int?? = nil
                 switch Int.random(in: 0..<3, using: &rng) {
-                case 0: let last = model.day + Int.random(in: 0...4, using: &rng); end = .some(last); arguments += ["--expires", Self.firstDay.adding(last)]
-                case 1: end = .some(nil); arguments.append("--no-expiry")
+                case 0:
+                    let last = model.day + Int.random(in: 0...4, using: &rng)
+                    end = .some(last)
+                    arguments += ["--expires", Self.firstDay.adding(last)]
+                case 1:
+                    end = .some(nil)
+                    arguments.append("--no-expiry")
                 default: break
                 }
                 var attachments: Bool? = nil
                 switch Int.random(in: 0..<3, using: &rng) {
-                case 0: attachments = true; arguments.append("--attachments")
-                case 1: attachments = false; arguments.append("--no-attachments")
+                case 0:
+                    attachments = true
+                    arguments.append("--attachments")
+                case 1:
+                    attachments = false
+                    arguments.append("--no-attachments")
                 default: break
                 }
                 let r = try cli.run(arguments)
                 #expect(r.status == 0, "step \(step) \(arguments): \(r)")
                 for target in targets {
                     let existing = model.live(client)[target]
-                    model.grants[client, default: [:]][target] = Terms(lastDay: end ?? existing?.lastDay,
-                                                                        attachments: attachments ?? existing?.attachments ?? true)
+                    model.grants[client, default: [:]][target] = Terms(
+                        lastDay: end ?? existing?.lastDay,
+                        attachments: attachments ?? existing?.attachments ?? true)
                 }
                 did = arguments.joined(separator: " ")
             case 42..<60:
@@ -176,7 +190,8 @@ import Testing
                 did += ", the server's audit write"
             }
             log.append("\(step): \(did)")
-            try expectModel(server, model, step: "after step \(step) (seed \(seed)):\n" + log.suffix(6).joined(separator: "\n"))
+            try expectModel(
+                server, model, step: "after step \(step) (seed \(seed)):\n" + log.suffix(6).joined(separator: "\n"))
         }
         #expect(server.stop() == 0)
         #expect(try cli.run(["check"]).status == 0)
@@ -232,26 +247,38 @@ import Testing
             let live = model.live(name)
             let search = try RawHTTP.get(server.socket, "/VisionPrescription?_count=200", token: token)
             #expect(search.status == 200, "\(name) search: \(search.status) \(search.body) \(step)")
-            let entries = (search.json["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }
+            let entries = (search.json["entry"] as? [[String: Any]] ?? []).compactMap {
+                $0["resource"] as? [String: Any]
+            }
             let expectedIDs = Set(live.keys.map { model.prescriptions[$0].resourceID })
-            #expect(search.json["total"] as? Int == live.count, "\(name) search total \(search.json["total"] ?? "none"), expected \(live.count) \(step)")
+            #expect(
+                search.json["total"] as? Int == live.count,
+                "\(name) search total \(search.json["total"] ?? "none"), expected \(live.count) \(step)")
             #expect(Set(entries.compactMap { $0["id"] as? String }) == expectedIDs, "\(name) search ids \(step)")
 
             var documents = 0
             for (index, prescription) in model.prescriptions.enumerated() {
-                let read = try RawHTTP.get(server.socket, "/VisionPrescription/\(prescription.resourceID)", token: token)
+                let read = try RawHTTP.get(
+                    server.socket, "/VisionPrescription/\(prescription.resourceID)", token: token)
                 if let terms = live[index] {
-                    #expect(read.status == 200 && read.json["id"] as? String == prescription.resourceID,
-                            "\(name) reads granted \(prescription.short): \(read.status) \(step)")
+                    #expect(
+                        read.status == 200 && read.json["id"] as? String == prescription.resourceID,
+                        "\(name) reads granted \(prescription.short): \(read.status) \(step)")
                     // The newest version, as the history (read from the file on each request) says.
-                    let history = try RawHTTP.get(server.socket, "/VisionPrescription/\(prescription.resourceID)/_history", token: token)
+                    let history = try RawHTTP.get(
+                        server.socket, "/VisionPrescription/\(prescription.resourceID)/_history", token: token)
                     let versions = (history.json["entry"] as? [[String: Any]] ?? []).compactMap {
                         (($0["resource"] as? [String: Any])?["meta"] as? [String: Any])?["versionId"] as? String
                     }.compactMap(Int.init)
                     let served = ((read.json["meta"] as? [String: Any])?["versionId"] as? String).flatMap(Int.init)
-                    #expect(served != nil && served == versions.max(), "\(name) reads \(prescription.short) version \(served ?? 0), newest \(versions.max() ?? 0) \(step)")
+                    #expect(
+                        served != nil && served == versions.max(),
+                        "\(name) reads \(prescription.short) version \(served ?? 0), newest \(versions.max() ?? 0) \(step)"
+                    )
                     if let note = prescription.note {
-                        #expect(read.body.contains(note), "\(name) reads \(prescription.short) without its newest note '\(note)' \(step)")
+                        #expect(
+                            read.body.contains(note),
+                            "\(name) reads \(prescription.short) without its newest note '\(note)' \(step)")
                     }
                     if terms.attachments { documents += prescription.attachmentIDs.count }
                 } else {
@@ -260,11 +287,16 @@ import Testing
                 for attachment in prescription.attachmentIDs {
                     let binary = try RawHTTP.get(server.socket, "/Binary/\(attachment)", token: token, statusOnly: true)
                     let expected = live[index]?.attachments == true ? 200 : 404
-                    #expect(binary.status == expected, "\(name) Binary of \(prescription.short): \(binary.status), expected \(expected) \(step)")
+                    #expect(
+                        binary.status == expected,
+                        "\(name) Binary of \(prescription.short): \(binary.status), expected \(expected) \(step)")
                 }
             }
             let documentSearch = try RawHTTP.get(server.socket, "/DocumentReference", token: token)
-            #expect(documentSearch.json["total"] as? Int == documents, "\(name) DocumentReference total \(documentSearch.json["total"] ?? "none"), expected \(documents) \(step)")
+            #expect(
+                documentSearch.json["total"] as? Int == documents,
+                "\(name) DocumentReference total \(documentSearch.json["total"] ?? "none"), expected \(documents) \(step)"
+            )
             #expect(try RawHTTP.get(server.socket, "/VisionPrescription/\(missing)", token: token).status == 404)
         }
     }
@@ -295,7 +327,9 @@ enum RawHTTP {
         let bytes = Array(socketPath.utf8)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else { throw Failure(description: "connect \(socketPath): errno \(errno)") }
         var request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
@@ -317,12 +351,15 @@ enum RawHTTP {
             response += buffer[0..<n]
             if statusOnly, let line = response.firstIndex(of: 10) {
                 let words = String(decoding: response[..<line], as: UTF8.self).split(separator: " ")
-                guard words.count >= 2, let status = Int(words[1]) else { throw Failure(description: "bad status line") }
+                guard words.count >= 2, let status = Int(words[1]) else {
+                    throw Failure(description: "bad status line")
+                }
                 return Answer(status: status, body: "")
             }
         }
         let separator: [UInt8] = [13, 10, 13, 10]
-        guard let end = (0..<max(0, response.count - 3)).first(where: { Array(response[$0..<$0 + 4]) == separator }) else {
+        guard let end = (0..<max(0, response.count - 3)).first(where: { Array(response[$0..<$0 + 4]) == separator })
+        else {
             throw Failure(description: "no complete response to \(path)")
         }
         let head = String(decoding: response[0..<end], as: UTF8.self)
@@ -339,7 +376,9 @@ enum RawHTTP {
         var at = 0
         while true {
             guard let lineEnd = (at..<max(at, data.count - 1)).first(where: { data[$0] == 13 && data[$0 + 1] == 10 }),
-                  let size = Int(String(decoding: data[at..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16) else {
+                let size = Int(
+                    String(decoding: data[at..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16)
+            else {
                 throw Failure(description: "bad chunked body")
             }
             if size == 0 { return out }

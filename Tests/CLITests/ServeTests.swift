@@ -6,7 +6,9 @@ import Testing
 @Suite(.serialized) struct ServeTests {
     /// A vault with two prescriptions (Quintessa's glasses with a photo; a contacts one), and two
     /// clients: the shop granted the glasses with attachments, the family the contacts without.
-    func household(today: String = "2026-06-15") throws -> (CLIHarness, glasses: String, contacts: String, shop: String, family: String) {
+    func household(today: String = "2026-06-15") throws -> (
+        CLIHarness, glasses: String, contacts: String, shop: String, family: String
+    ) {
         let cli = try CLIHarness(today: today)
         try cli.initVault()
         let glasses = try cli.add(CLIHarness.glassesArguments)
@@ -49,8 +51,9 @@ import Testing
         // The same mapping as `export --format fhir`: the exported resource is the same one.
         #expect(try cli.run(["export", glasses, "--format", "fhir", "--out", cli.path("x.json")]).status == 0)
         let exported = try cli.json(try String(contentsOfFile: cli.path("x.json"), encoding: .utf8))
-        let exportedRx = try #require((exported["entry"] as? [[String: Any]])?.compactMap { $0["resource"] as? [String: Any] }
-            .first { $0["resourceType"] as? String == "VisionPrescription" })
+        let exportedRx = try #require(
+            (exported["entry"] as? [[String: Any]])?.compactMap { $0["resource"] as? [String: Any] }
+                .first { $0["resourceType"] as? String == "VisionPrescription" })
         #expect(exportedRx["id"] as? String == resourceID)
         func canonical(_ value: Any?) throws -> Data {
             try JSONSerialization.data(withJSONObject: try #require(value), options: [.sortedKeys])
@@ -68,10 +71,12 @@ import Testing
         let patient = try server.curl("GET", "/\(patientRef)", token: shopToken)
         #expect(patient.status == 200 && patient.body.contains("Quintessa Marlowe"))
         #expect(try ServerProcess.validateFHIR(patient.body, in: cli.directory).types == "Patient")
-        let documents = try server.curl("GET", "/DocumentReference?related=VisionPrescription/\(resourceID)", token: shopToken)
+        let documents = try server.curl(
+            "GET", "/DocumentReference?related=VisionPrescription/\(resourceID)", token: shopToken)
         #expect(try ServerProcess.validateFHIR(documents.body, in: cli.directory).types == "Bundle,DocumentReference")
         let document = try #require((documents.json["entry"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
-        let url = try #require(((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
+        let url = try #require(
+            ((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
         let binaryPath = String(url.dropFirst("http://localhost".count))
         let binary = try server.curl("GET", binaryPath, token: shopToken, output: cli.path("downloaded.png"))
         #expect(binary.status == 200 && binary.headers.lowercased().contains("content-type: image/png"))
@@ -84,7 +89,8 @@ import Testing
         #expect(familySearch.json["total"] as? Int == 1)
         #expect(familySearch.body.contains(try fullID(cli, contacts)) && !familySearch.body.contains(glassesID))
         let ungranted = try server.curl("GET", "/VisionPrescription/\(resourceID)", token: familyToken)
-        let missing = try server.curl("GET", "/VisionPrescription/00000000-0000-5000-8000-000000000000", token: familyToken)
+        let missing = try server.curl(
+            "GET", "/VisionPrescription/00000000-0000-5000-8000-000000000000", token: familyToken)
         #expect(ungranted.status == 404 && ungranted.body == missing.body)
         #expect(try ServerProcess.validateFHIR(ungranted.body, in: cli.directory).types == "OperationOutcome")
         #expect(try server.curl("GET", binaryPath, token: familyToken).status == 404)
@@ -92,8 +98,11 @@ import Testing
         // reads the Patient of its own grant, which says nothing of her other prescriptions; a
         // Patient of no grant of the family's is answered like one that does not exist.
         let familyPatient = try server.curl("GET", "/\(patientRef)", token: familyToken)
-        #expect(familyPatient.status == 200 && !familyPatient.body.contains("VisionPrescription") && !familyPatient.body.contains(glassesID))
-        #expect(try server.curl("GET", "/Patient/00000000-0000-5000-8000-000000000000", token: familyToken).status == 404)
+        #expect(
+            familyPatient.status == 200 && !familyPatient.body.contains("VisionPrescription")
+                && !familyPatient.body.contains(glassesID))
+        #expect(
+            try server.curl("GET", "/Patient/00000000-0000-5000-8000-000000000000", token: familyToken).status == 404)
         #expect(try server.curl("GET", "/DocumentReference", token: familyToken).json["total"] as? Int == 0)
 
         // A revoke made with the CLI while the server runs counts at the next request.
@@ -106,7 +115,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: server.socket), "the socket is removed")
         let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)["entries"] as? [[String: Any]] ?? []
         let apiReads = log.filter { ($0["detail"] as? String)?.hasPrefix("api ") == true }
-        #expect(apiReads.contains { $0["detail"] as? String == "api read Binary scan.png" && ($0["client"] as? String) == "shop" }, "\(apiReads)")
+        #expect(
+            apiReads.contains {
+                $0["detail"] as? String == "api read Binary scan.png" && ($0["client"] as? String) == "shop"
+            }, "\(apiReads)")
         #expect(apiReads.contains { ($0["client"] as? String) == "family" })
         #expect(try cli.run(["check"]).status == 0)
     }
@@ -118,22 +130,23 @@ import Testing
         let token = try server.token(identity: shop)
         let documents = try server.curl("GET", "/DocumentReference", token: token)
         let document = try #require((documents.json["entry"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
-        let url = try #require(((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
+        let url = try #require(
+            ((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
         // A reader that takes 4 KiB every 50 ms: 240 KiB keeps it in flight for about three
         // seconds, so the signal comes well before the end even on a loaded machine. (curl's
         // --limit-rate cannot do this: 7.88 fetches a body this small at full speed.)
         let reader = """
-        import socket, sys, time
-        path, target, token, out = sys.argv[1:5]
-        s = socket.socket(socket.AF_UNIX); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096); s.connect(path)
-        s.sendall(f"GET {target} HTTP/1.1\\r\\nHost: localhost\\r\\nAuthorization: Bearer {token}\\r\\nConnection: close\\r\\n\\r\\n".encode())
-        data = b""
-        while chunk := s.recv(4096):
-            data += chunk; time.sleep(0.05)
-        head, _, body = data.partition(b"\\r\\n\\r\\n")
-        open(out, "wb").write(body)
-        print(head.split()[1].decode(), end="")
-        """
+            import socket, sys, time
+            path, target, token, out = sys.argv[1:5]
+            s = socket.socket(socket.AF_UNIX); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096); s.connect(path)
+            s.sendall(f"GET {target} HTTP/1.1\\r\\nHost: localhost\\r\\nAuthorization: Bearer {token}\\r\\nConnection: close\\r\\n\\r\\n".encode())
+            data = b""
+            while chunk := s.recv(4096):
+                data += chunk; time.sleep(0.05)
+            head, _, body = data.partition(b"\\r\\n\\r\\n")
+            open(out, "wb").write(body)
+            print(head.split()[1].decode(), end="")
+            """
         let target = try #require(URLComponents(string: url)).path
         let download = Process()
         download.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -146,8 +159,10 @@ import Testing
         server.process.terminate()
         download.waitUntilExit()
         #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
-        #expect(FileManager.default.contentsEqual(atPath: cli.path("slow.png"), andPath: AttachmentTests.photo),
-                "\((try? FileManager.default.attributesOfItem(atPath: cli.path("slow.png"))[.size]) ?? "no file") bytes arrived")
+        #expect(
+            FileManager.default.contentsEqual(atPath: cli.path("slow.png"), andPath: AttachmentTests.photo),
+            "\((try? FileManager.default.attributesOfItem(atPath: cli.path("slow.png"))[.size]) ?? "no file") bytes arrived"
+        )
         #expect(server.stop() == 0)
         let log = try cli.run(["log", "--format", "json"]).stdout
         #expect(log.contains("api read Binary scan.png"), "the read was logged at shutdown")
@@ -158,7 +173,8 @@ import Testing
         let (cli, glasses, _, _, _) = try household()
         // A short folder: a socket's path must fit in 108 bytes.
         var template = Array("/tmp/rxsrv-XXXXXX".utf8CString)
-        let runtime = String(cString: try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }))
+        let runtime = String(
+            cString: try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }))
         defer { try? FileManager.default.removeItem(atPath: runtime) }
         let server = try ServerProcess(cli, environment: ["XDG_RUNTIME_DIR": runtime])
         #expect(server.stderr.contains("unlocked while the server runs"), "\(server.stderr)")
@@ -167,7 +183,9 @@ import Testing
         #expect(show.status == 0 && show.stdout.contains("Quintessa Marlowe"), "\(show)")
         #expect(try cli.run(["status"], environment: noPassphrase).stdout.contains("unlocked until"))
         #expect(server.stop() == 0)
-        #expect(try cli.run(["show", glasses, "--no-input"], environment: noPassphrase).status == 64, "locked again once the server stopped")
+        #expect(
+            try cli.run(["show", glasses, "--no-input"], environment: noPassphrase).status == 64,
+            "locked again once the server stopped")
         #expect(try FileManager.default.contentsOfDirectory(atPath: runtime + "/rxvault").isEmpty, "no socket is left")
     }
 
@@ -177,12 +195,16 @@ import Testing
         do {
             let server = try ServerProcess(cli, environment: ["RXVAULT_TODAY": "2026-06-20"])
             let token = try server.token(identity: family)
-            #expect(try server.curl("GET", "/VisionPrescription", token: token).body.contains(contactsID), "the last day still works")
+            #expect(
+                try server.curl("GET", "/VisionPrescription", token: token).body.contains(contactsID),
+                "the last day still works")
             server.stop()
         }
         let server = try ServerProcess(cli, environment: ["RXVAULT_TODAY": "2026-06-21"])
         let token = try server.token(identity: family)
-        #expect(try server.curl("GET", "/VisionPrescription", token: token).json["total"] as? Int == 0, "the day after, nothing")
+        #expect(
+            try server.curl("GET", "/VisionPrescription", token: token).json["total"] as? Int == 0,
+            "the day after, nothing")
     }
 
     @Test func theReferenceClientReadsDownloadsAndAsksForAccess() throws {
@@ -196,18 +218,22 @@ import Testing
         let (_, docsOut, _) = try server.client(identity: shop, ["attachments", id])
         let docs = try #require(try JSONSerialization.jsonObject(with: Data(docsOut.utf8)) as? [[String: Any]])
         let binaryID = try #require(docs.first?["id"] as? String)
-        let (downloaded, _, downloadErr) = try server.client(identity: shop, ["download", binaryID, "--out", cli.path("scan.png")])
+        let (downloaded, _, downloadErr) = try server.client(
+            identity: shop, ["download", binaryID, "--out", cli.path("scan.png")])
         #expect(downloaded == 0, "\(downloadErr)")
         #expect(FileManager.default.contentsEqual(atPath: cli.path("scan.png"), andPath: AttachmentTests.photo))
 
         // Asking for access: pending, listed for the owner, approved with one prescription.
-        let (asked, askedOut, askedErr) = try server.client(identity: shop, ["request", "--reason", "ordering contact lenses", "--kind", "contacts"])
+        let (asked, askedOut, askedErr) = try server.client(
+            identity: shop, ["request", "--reason", "ordering contact lenses", "--kind", "contacts"])
         #expect(asked == 0, "\(askedErr)")
         let request = try #require(try JSONSerialization.jsonObject(with: Data(askedOut.utf8)) as? [String: Any])
         let requestID = try #require(request["id"] as? String)
         #expect(request["status"] as? String == "pending")
         let pending = try cli.run(["requests"])
-        #expect(pending.stdout.contains(String(requestID.prefix(8))) && pending.stdout.contains("ordering contact lenses"), "\(pending)")
+        #expect(
+            pending.stdout.contains(String(requestID.prefix(8))) && pending.stdout.contains("ordering contact lenses"),
+            "\(pending)")
         let approved = try cli.run(["requests", "approve", String(requestID.prefix(8)), contacts, "--expires", "30d"])
         #expect(approved.status == 0 && approved.stdout.contains("new grant until 2026-07-15"), "\(approved)")
         let (_, statusOut, _) = try server.client(identity: shop, ["request-status", requestID])
@@ -219,7 +245,9 @@ import Testing
         // The log's table says what was asked and answered in words; its JSON keeps the record.
         let logTable = try cli.run(["log"]).stdout
         let shortID = String(requestID.prefix(8))
-        #expect(logTable.contains("request \(shortID): contacts, \"ordering contact lenses\"") && logTable.contains("request \(shortID) approved"), "\(logTable)")
+        #expect(
+            logTable.contains("request \(shortID): contacts, \"ordering contact lenses\"")
+                && logTable.contains("request \(shortID) approved"), "\(logTable)")
         #expect(try cli.run(["log", "--format", "json"]).stdout.contains("\\\"outcome\\\":\\\"approved\\\""))
 
         // A denied request says only "answered"; an unknown one is 404; approving twice is refused.
@@ -248,9 +276,14 @@ import Testing
         #expect(try server.curl("GET", "/VisionPrescription?foo=bar", token: shopToken).status == 400)
         #expect(try server.curl("GET", "/VisionPrescription?datewritten=yesterday", token: shopToken).status == 400)
         #expect(try server.curl("GET", "/VisionPrescription?_count=100000", token: shopToken).status == 400)
-        #expect(try server.curl("GET", "/VisionPrescription?datewritten=ge2026-01-01&_count=1", token: shopToken).json["total"] as? Int == 1)
-        #expect(try server.curl("GET", "/VisionPrescription?datewritten=lt2026-01-01", token: shopToken).json["total"] as? Int == 0)
-        #expect(try server.curl("GET", "/VisionPrescription?status=cancelled", token: shopToken).json["total"] as? Int == 0)
+        #expect(
+            try server.curl("GET", "/VisionPrescription?datewritten=ge2026-01-01&_count=1", token: shopToken).json[
+                "total"] as? Int == 1)
+        #expect(
+            try server.curl("GET", "/VisionPrescription?datewritten=lt2026-01-01", token: shopToken).json["total"]
+                as? Int == 0)
+        #expect(
+            try server.curl("GET", "/VisionPrescription?status=cancelled", token: shopToken).json["total"] as? Int == 0)
         // No token, a made-up token: 401 with a Bearer challenge header.
         let none = try server.curl("GET", "/VisionPrescription")
         #expect(none.status == 401 && none.headers.lowercased().contains("www-authenticate: bearer"))
@@ -258,10 +291,20 @@ import Testing
         // A wrong answer uses the challenge up: the right answer afterwards is refused too.
         let challenge = try server.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#).json
         let id = try #require(challenge["challenge"] as? String)
-        #expect(try server.curl("POST", "/auth/token", body: #"{"challenge": "\#(id)", "response": "guess"}"#).status == 401)
-        try (try #require(challenge["age"] as? String)).write(toFile: cli.path("c.age"), atomically: true, encoding: .utf8)
-        let secret = try ServerProcess.run("/usr/bin/env", ["age", "-d", "-i", shop, cli.path("c.age")], in: cli.directory).1
-        #expect(try server.curl("POST", "/auth/token", body: #"{"challenge": "\#(id)", "response": "\#(secret.trimmingCharacters(in: .whitespacesAndNewlines))"}"#).status == 401)
+        #expect(
+            try server.curl("POST", "/auth/token", body: #"{"challenge": "\#(id)", "response": "guess"}"#).status == 401
+        )
+        try (try #require(challenge["age"] as? String)).write(
+            toFile: cli.path("c.age"), atomically: true, encoding: .utf8)
+        let secret = try ServerProcess.run(
+            "/usr/bin/env", ["age", "-d", "-i", shop, cli.path("c.age")], in: cli.directory
+        ).1
+        #expect(
+            try server.curl(
+                "POST", "/auth/token",
+                body:
+                    #"{"challenge": "\#(id)", "response": "\#(secret.trimmingCharacters(in: .whitespacesAndNewlines))"}"#
+            ).status == 401)
         // A recipient that is not a client gets a challenge all the same, that nothing redeems.
         let stranger = try cli.ageKeygen("stranger.key")
         #expect(try server.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(stranger)"}"#).status == 200)
@@ -271,10 +314,14 @@ import Testing
         // Five failures for one key in a minute: 429 with Retry-After, even with the right answer.
         for _ in 0..<5 {
             let c = try server.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#).json
-            if let cid = c["challenge"] as? String { _ = try server.curl("POST", "/auth/token", body: #"{"challenge": "\#(cid)", "response": "wrong"}"#) }
+            if let cid = c["challenge"] as? String {
+                _ = try server.curl("POST", "/auth/token", body: #"{"challenge": "\#(cid)", "response": "wrong"}"#)
+            }
         }
         let throttled = try server.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#)
-        #expect(throttled.status == 429 && throttled.headers.lowercased().contains("retry-after"), "\(throttled.status) \(throttled.body)")
+        #expect(
+            throttled.status == 429 && throttled.headers.lowercased().contains("retry-after"),
+            "\(throttled.status) \(throttled.body)")
         // A token of a client removed meanwhile stops working at once.
         let family = cli.path("family.key")
         let token = try server.token(identity: family)
@@ -315,22 +362,38 @@ import Testing
         let tcp = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
         #expect(try tcp.curl("GET", "/metadata", url: "http://127.0.0.1:\(port)").status == 200)
         tcp.stop()
-        let (made, _, madeErr) = try ServerProcess.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-            "-keyout", cli.path("key.pem"), "-out", cli.path("cert.pem")], in: cli.directory)
+        let (made, _, madeErr) = try ServerProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                "-keyout", cli.path("key.pem"), "-out", cli.path("cert.pem")
+            ], in: cli.directory)
         #expect(made == 0, "\(madeErr)")
-        let tls = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port + 1)", "--tls-cert", cli.path("cert.pem"), "--tls-key", cli.path("key.pem")])
-        let secure = try tls.curl("GET", "/metadata", url: "https://127.0.0.1:\(port + 1)", extra: ["--cacert", cli.path("cert.pem")])
+        let tls = try ServerProcess(
+            cli,
+            arguments: [
+                "--listen", "127.0.0.1:\(port + 1)", "--tls-cert", cli.path("cert.pem"), "--tls-key",
+                cli.path("key.pem")
+            ])
+        let secure = try tls.curl(
+            "GET", "/metadata", url: "https://127.0.0.1:\(port + 1)", extra: ["--cacert", cli.path("cert.pem")])
         #expect(secure.status == 200)
         let token = try { () throws -> String in
             let recipient = try ServerProcess.recipient(of: shop)
-            let challenge = try tls.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#, url: "https://127.0.0.1:\(port + 1)",
-                                         extra: ["--cacert", cli.path("cert.pem")]).json
+            let challenge = try tls.curl(
+                "POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#,
+                url: "https://127.0.0.1:\(port + 1)",
+                extra: ["--cacert", cli.path("cert.pem")]
+            ).json
             return try #require(challenge["challenge"] as? String)
         }()
         #expect(!token.isEmpty)
         #expect(tls.stop() == 0)
-        #expect(try cli.run(["serve", "--listen", "127.0.0.1:\(port + 2)", "--tls-cert", cli.path("cert.pem"), "--tls-key", cli.path("cert.pem")]).status == 65)
+        #expect(
+            try cli.run([
+                "serve", "--listen", "127.0.0.1:\(port + 2)", "--tls-cert", cli.path("cert.pem"), "--tls-key",
+                cli.path("cert.pem")
+            ]).status == 65)
     }
 }

@@ -11,7 +11,9 @@ struct Plan: CustomStringConvertible {
         case fresh
         /// A `Fixtures/vaults/formatN.sql` vault, upgraded before the first step.
         case format(Int)
-        var description: String { if case .format(let n) = self { return "format \(n) fixture, upgraded" } else { return "new vault" } }
+        var description: String {
+            if case .format(let n) = self { return "format \(n) fixture, upgraded" } else { return "new vault" }
+        }
     }
 
     enum Step: CustomStringConvertible {
@@ -40,11 +42,13 @@ struct Plan: CustomStringConvertible {
             switch self {
             case .add(let contacts, let v): return "add \(contacts ? "contacts" : "glasses") #\(v)"
             case .editNote(let p, let t): return "edit #\(p) --note 'note \(t)'"
-            case .editExpiry(let p, let d): return "edit #\(p) --expires \(Model.expiryChoices[d % Model.expiryChoices.count])"
+            case .editExpiry(let p, let d):
+                return "edit #\(p) --expires \(Model.expiryChoices[d % Model.expiryChoices.count])"
             case .editStatus(let p, let s): return "edit #\(p) --status \(Model.statusCodes[s % 4])"
             case .remove(let p): return "remove #\(p) --yes"
             case .importJSON(let s, let v): return "import rxvault JSON (status \(Model.statusCodes[s % 4]), #\(v))"
-            case .importFHIR(let statuses, let tag): return "import clinic bundle (tag \(tag)) --status \(statuses.joined(separator: ","))"
+            case .importFHIR(let statuses, let tag):
+                return "import clinic bundle (tag \(tag)) --status \(statuses.joined(separator: ","))"
             case .attach(let p): return "attach #\(p) png"
             case .detach(let p): return "detach #\(p)"
             case .clientAdd(let n): return "client add app\(n) --generate"
@@ -73,7 +77,8 @@ struct Plan: CustomStringConvertible {
         steps.append(.add(contacts: rng.chance(50), variant: rng.int(0...999)))
         steps.append(.clientAdd(name: rng.int(0...999)))
         while steps.count < count {
-            let n = rng.int(0...999), m = rng.int(0...999)
+            let n = rng.int(0...999)
+            let m = rng.int(0...999)
             switch rng.int(0...99) {
             case 0..<10: steps.append(.add(contacts: rng.chance(50), variant: n))
             case 10..<16: steps.append(.editNote(pick: n, text: m))

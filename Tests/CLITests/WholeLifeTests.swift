@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxTestSupport
+import Testing
 
 /// Issue 22, "the test that would have found all of this": from a seed, random lives of a vault
 /// driven through the built binary, every writing command mixed (add, edit with status, remove,
@@ -39,12 +39,16 @@ import RxTestSupport
         // A fixed seed by default, so CI runs the same lives every time (a failure there is the
         // code's, never the draw's); `RXVAULT_WHOLE_LIFE_SEED=random` explores, and prints its seed.
         let given = Self.environment["RXVAULT_WHOLE_LIFE_SEED"]
-        let seed = given == "random" ? UInt64.random(in: 1...UInt64(UInt32.max)) : given.flatMap(UInt64.init) ?? 0x0022_5EED
-        print("whole-life: seed \(seed) (RXVAULT_WHOLE_LIFE_SEED=\(seed) replays it), "
-              + (Self.budget.map { "budget \(Int($0)) s" } ?? "quick pass of \(Self.quickLives) lives (RXVAULT_WHOLE_LIFE_SECONDS runs it at full strength)"))
+        let seed =
+            given == "random" ? UInt64.random(in: 1...UInt64(UInt32.max)) : given.flatMap(UInt64.init) ?? 0x0022_5EED
+        print(
+            "whole-life: seed \(seed) (RXVAULT_WHOLE_LIFE_SEED=\(seed) replays it), "
+                + (Self.budget.map { "budget \(Int($0)) s" }
+                    ?? "quick pass of \(Self.quickLives) lives (RXVAULT_WHOLE_LIFE_SECONDS runs it at full strength)"))
         var rng = LensConsistencyTests.Generator(state: seed)
         let start = Date()
-        var lives = 0, steps = 0
+        var lives = 0
+        var steps = 0
         repeat {
             // Lives two at a time (each has its own folder, vault and server), drawn in order
             // from the seed: the same lives as one at a time, on both cores.
@@ -58,7 +62,8 @@ import RxTestSupport
             for (plan, outcome) in zip(plans, outcomes) {
                 if let failure = outcome {
                     let (shrunk, last) = Self.shrink(plan, failure)
-                    Issue.record("""
+                    Issue.record(
+                        """
                         whole-life: seed \(seed), life \(lives + 1) fails (shrunk from \(plan.steps.count) to \(shrunk.steps.count) steps; \
                         replay with RXVAULT_WHOLE_LIFE_SEED=\(seed)\(Self.budget == nil ? " in the quick pass, without RXVAULT_WHOLE_LIFE_SECONDS" : "")):
                         origin: \(shrunk.origin)
@@ -79,12 +84,14 @@ import RxTestSupport
     /// fails, within the shrink budget. Returns the smallest failing plan and its failure.
     static func shrink(_ plan: Plan, _ failure: Life.Failure) -> (Plan, Life.Failure) {
         let deadline = Date().addingTimeInterval(shrinkBudget)
-        var best = plan, last = failure
+        var best = plan
+        var last = failure
         // Steps after the failing one never ran: they go first.
         best.steps = Array(best.steps.prefix(failure.step))
         var chunk = max(1, best.steps.count / 2)
         while chunk >= 1 && Date() < deadline {
-            var index = 0, removedAny = false
+            var index = 0
+            var removedAny = false
             while index < best.steps.count && Date() < deadline {
                 var candidate = best
                 candidate.steps.removeSubrange(index..<min(index + chunk, candidate.steps.count))
@@ -145,7 +152,9 @@ final class Life {
                 }
             }
             // At the end, the deep checks (unless the last step just made them).
-            do { if plan.steps.isEmpty || life.stepNumber % 6 != 0 { try life.verify(deep: true) } } catch let mismatch as Mismatch {
+            do { if plan.steps.isEmpty || life.stepNumber % 6 != 0 { try life.verify(deep: true) } } catch let mismatch
+                as Mismatch
+            {
                 return Failure(step: plan.steps.count, message: "at the end: \(mismatch.message)")
             } catch {
                 return Failure(step: plan.steps.count, message: "at the end: \(error)")
@@ -178,7 +187,10 @@ final class Life {
                 model.prescriptions[String(item.id.prefix(8))] = Model.Prescription(
                     status: "active", issued: item.issued, expires: item.expires, attachment: nil)
             }
-            let identities = n == 1 ? ["lens-shop": "format1-client.age"] : ["lens-shop": "format\(n)-lens-shop.age", "family": "format\(n)-family.age"]
+            let identities =
+                n == 1
+                ? ["lens-shop": "format1-client.age"]
+                : ["lens-shop": "format\(n)-lens-shop.age", "family": "format\(n)-family.age"]
             for (name, file) in identities {
                 let copy = cli.path("\(name).key")
                 try FileManager.default.copyItem(atPath: Life.fixture("vaults/\(file)"), toPath: copy)
@@ -205,12 +217,14 @@ final class Life {
         switch step {
         case .add(let contacts, let variant):
             var arguments = contacts ? CLIHarness.contactsArguments : CLIHarness.glassesArguments
-            arguments[arguments.firstIndex(of: "--patient")! + 1] = ["Quintessa Marlowe", "Bartholomew Oyelaran", "Ingrid Vasquez-Thorne"][variant % 3]
+            arguments[arguments.firstIndex(of: "--patient")! + 1] =
+                ["Quintessa Marlowe", "Bartholomew Oyelaran", "Ingrid Vasquez-Thorne"][variant % 3]
             arguments[arguments.firstIndex(of: "--expires")! + 1] = Model.expiryChoices[variant % 3]
             let r = try cli.run(arguments)
             try Life.expect(r, 0, "add")
             let short = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            model.prescriptions[short] = Model.Prescription(status: "active", issued: "2026-03-01", expires: Model.expiryChoices[variant % 3])
+            model.prescriptions[short] = Model.Prescription(
+                status: "active", issued: "2026-03-01", expires: Model.expiryChoices[variant % 3])
         case .editNote(let pick, let text):
             guard let id = model.pick(pick) else { return }
             try Life.expect(try cli.run(["edit", id, "--note", "note \(text) at step \(stepNumber)"]), 0, "edit --note")
@@ -235,28 +249,37 @@ final class Life {
             let code = Model.statusCodes[status % 4]
             let expires = Model.expiryChoices[variant % 3]
             let fhir = code == "active" ? "" : #", "fhir": {"resource": {"status": "\#(code)"}}"#
-            let file = try cli.write("""
+            let file = try cli.write(
+                """
                 {"schema": "rxvault/export/v1", "prescriptions": [{"id": "\(id)", "version": 1, "recorded": "2026-02-01T10:00:00Z",
                  "prescription": {"kind": "glasses", "issued": "2026-02-01", "expires": "\(expires)",
                   "patient": {"name": "Imported Person \(variant % 4)"}, "prescriber": {"name": "Dr Elsewhere"},
                   "right": {"sphere": -1.5, "cylinder": -0.5, "axis": 90}, "left": {"sphere": -1.25}\(fhir)}}]}
                 """, to: "import-\(stepNumber).json")
             try Life.expect(try cli.run(["import", file]), 0, "import rxvault JSON")
-            model.prescriptions[String(id.prefix(8))] = Model.Prescription(status: code, issued: "2026-02-01", expires: expires)
+            model.prescriptions[String(id.prefix(8))] = Model.Prescription(
+                status: code, issued: "2026-02-01", expires: expires)
         case .importFHIR(let statuses, let tag):
             let bundle = Life.clinic.replacingOccurrences(of: "RX-100", with: "RX-T\(tag)-\(stepNumber)-")
                 .replacingOccurrences(of: "rx-100", with: "rx-t\(tag)-\(stepNumber)-")
             let file = try cli.write(bundle, to: "clinic-\(stepNumber).json")
-            try Life.expect(try cli.run(["import", file, "--assume-expiry", "1y", "--status", statuses.joined(separator: ",")]), 0, "import FHIR")
+            try Life.expect(
+                try cli.run(["import", file, "--assume-expiry", "1y", "--status", statuses.joined(separator: ",")]), 0,
+                "import FHIR")
             // Ids are derived by rxvault: the new ones are learned, their statuses counted.
-            let expected = ["active": 2, "cancelled": 1, "entered-in-error": 1, "draft": 1].filter { statuses.contains($0.key) }
+            let expected = ["active": 2, "cancelled": 1, "entered-in-error": 1, "draft": 1].filter {
+                statuses.contains($0.key)
+            }
             var found: [String: Int] = [:]
             for item in try listed(["list"]) where model.prescriptions[String(item.id.prefix(8))] == nil {
                 let status = ["cancelled", "draft", "entered-in-error"].contains(item.status) ? item.status : "active"
                 found[status, default: 0] += 1
-                model.prescriptions[String(item.id.prefix(8))] = Model.Prescription(status: status, issued: item.issued, expires: item.expires)
+                model.prescriptions[String(item.id.prefix(8))] = Model.Prescription(
+                    status: status, issued: item.issued, expires: item.expires)
             }
-            guard found == expected else { throw Mismatch(message: "the import added \(found) by status, expected \(expected)") }
+            guard found == expected else {
+                throw Mismatch(message: "the import added \(found) by status, expected \(expected)")
+            }
         case .attach(let pick):
             guard let id = model.pick(pick), model.prescriptions[id]?.attachment == nil else { return }
             let r = try cli.run(["attach", id, Life.png])
@@ -270,7 +293,8 @@ final class Life {
             let name = "app\(n)"
             guard model.clients[name] == nil, model.removedTokens[name] == nil else { return }
             let identity = cli.path("\(name).key")
-            try Life.expect(try cli.run(["client", "add", name, "--generate", "--identity-out", identity]), 0, "client add")
+            try Life.expect(
+                try cli.run(["client", "add", name, "--generate", "--identity-out", identity]), 0, "client add")
             model.clients[name] = identity
             model.tokens[name] = try server?.token(identity: identity)
         case .clientRemove(let pick):
@@ -293,17 +317,23 @@ final class Life {
             model.grants[name]?.remove(id)
         case .patientRename(let pick, let n):
             guard let id = model.pick(pick), let patient = try patient(of: id) else { return }
-            try Life.expect(try cli.run(["patient", "rename", patient.id, "Renamed \(n) \(stepNumber)"]), 0, "patient rename")
+            try Life.expect(
+                try cli.run(["patient", "rename", patient.id, "Renamed \(n) \(stepNumber)"]), 0, "patient rename")
         case .patientMerge(let pick, let other):
-            guard let a = model.pick(pick), let b = model.pick(other), let into = try patient(of: a), let from = try patient(of: b),
-                  into.id != from.id else { return }
+            guard let a = model.pick(pick), let b = model.pick(other), let into = try patient(of: a),
+                let from = try patient(of: b),
+                into.id != from.id
+            else { return }
             // Two birth dates that differ are two people: merge refuses (65) until one is changed.
             let differ = into.birthDate != nil && from.birthDate != nil && into.birthDate != from.birthDate
-            try Life.expect(try cli.run(["patient", "merge", into.id, from.id, "--yes"]), differ ? 65 : 0, "patient merge")
+            try Life.expect(
+                try cli.run(["patient", "merge", into.id, from.id, "--yes"]), differ ? 65 : 0, "patient merge")
         case .keyAdd:
             guard !model.partnerSlot else { return }
             let file = try cli.write("partner passphrase \(stepNumber)\n", to: "partner-\(stepNumber)")
-            try Life.expect(try cli.run(["key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", file]), 0, "key add")
+            try Life.expect(
+                try cli.run(["key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", file]
+                ), 0, "key add")
             model.partnerSlot = true
         case .keyRemove:
             guard model.partnerSlot else { return }
@@ -320,16 +350,22 @@ final class Life {
             _ = try cli.write(passphrase + "\n", to: "passphrase")
             model.passphrase = passphrase
         case .configSet(let size):
-            try Life.expect(try cli.run(["config", "set", "max-attachment-size", Model.sizes[size % Model.sizes.count]]), 0, "config set")
+            try Life.expect(
+                try cli.run(["config", "set", "max-attachment-size", Model.sizes[size % Model.sizes.count]]), 0,
+                "config set")
         case .replaceFile:
             // As a sync tool delivers a file: a whole copy written beside it, renamed over it.
-            let copied = try CLIHarness.spawn(["/usr/bin/env", "python3", "-c", """
-                import os, sqlite3, sys
-                source, target = sys.argv[1], sys.argv[1] + ".sync-tmp"
-                src = sqlite3.connect(source); dst = sqlite3.connect(target)
-                src.backup(dst); dst.close(); src.close()
-                os.chmod(target, 0o600); os.rename(target, source)
-                """, cli.vaultPath], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
+            let copied = try CLIHarness.spawn(
+                [
+                    "/usr/bin/env", "python3", "-c",
+                    """
+                    import os, sqlite3, sys
+                    source, target = sys.argv[1], sys.argv[1] + ".sync-tmp"
+                    src = sqlite3.connect(source); dst = sqlite3.connect(target)
+                    src.backup(dst); dst.close(); src.close()
+                    os.chmod(target, 0o600); os.rename(target, source)
+                    """, cli.vaultPath
+                ], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
             try Life.expect(copied, 0, "replacing the file")
             // The server looks at the path on every request that reaches the vault (and once a
             // second without one): wait until it has let go of the old file (and of its
@@ -340,7 +376,11 @@ final class Life {
                 let deadline = Date().addingTimeInterval(10)
                 while server.stderr.components(separatedBy: "serving the vault file now at").count == switches {
                     if let token { _ = try RawHTTP.get(server.socket, "/VisionPrescription?_count=1", token: token) }
-                    guard Date() < deadline else { throw Mismatch(message: "the server did not switch to the new file within 10 s: \(server.stderr.suffix(600))") }
+                    guard Date() < deadline else {
+                        throw Mismatch(
+                            message:
+                                "the server did not switch to the new file within 10 s: \(server.stderr.suffix(600))")
+                    }
                     usleep(50_000)
                 }
             }
@@ -360,28 +400,41 @@ final class Life {
             try expectStatus(item.status, rx, "list: \(item.id.prefix(8))")
         }
         let valid = try listed(["query", "--valid-on", Model.today])
-        try Life.same(Set(valid.map { String($0.id.prefix(8)) }), Set(model.ids.filter { model.prescriptions[$0]!.validToday }),
-                      "query --valid-on \(Model.today)")
+        try Life.same(
+            Set(valid.map { String($0.id.prefix(8)) }), Set(model.ids.filter { model.prescriptions[$0]!.validToday }),
+            "query --valid-on \(Model.today)")
         // Every client, through the CLI with its identity and through the API.
         for name in model.clientNames {
             let identity = model.clients[name]!
             let read = try listed(["--identity", identity, "list"])
-            try Life.same(Set(read.map { String($0.id.prefix(8)) }), model.granted(name), "\(name)'s reads with its identity")
-            for item in read { try expectStatus(item.status, model.prescriptions[String(item.id.prefix(8))]!, "\(name) reads \(item.id.prefix(8))") }
+            try Life.same(
+                Set(read.map { String($0.id.prefix(8)) }), model.granted(name), "\(name)'s reads with its identity")
+            for item in read {
+                try expectStatus(
+                    item.status, model.prescriptions[String(item.id.prefix(8))]!, "\(name) reads \(item.id.prefix(8))")
+            }
             if let server, let token = model.tokens[name] {
                 let answer = try RawHTTP.get(server.socket, "/VisionPrescription?_count=200", token: token)
-                guard answer.status == 200 else { throw Mismatch(message: "API search by \(name): \(answer.status) \(answer.body.prefix(300))") }
-                let resources = (answer.json["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }
+                guard answer.status == 200 else {
+                    throw Mismatch(message: "API search by \(name): \(answer.status) \(answer.body.prefix(300))")
+                }
+                let resources = (answer.json["entry"] as? [[String: Any]] ?? []).compactMap {
+                    $0["resource"] as? [String: Any]
+                }
                 var served: Set<String> = []
                 for resource in resources {
                     let ids = (resource["identifier"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }
                         .filter { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }
                     guard let id = ids.first.map({ String($0.prefix(8)) }), let rx = model.prescriptions[id] else {
-                        throw Mismatch(message: "API: \(name) was served a prescription the model does not have: \(ids)")
+                        throw Mismatch(
+                            message: "API: \(name) was served a prescription the model does not have: \(ids)")
                     }
                     served.insert(id)
                     guard resource["status"] as? String == rx.status else {
-                        throw Mismatch(message: "API: \(name) reads \(id) with status \(resource["status"] ?? "none"), the model says \(rx.status)")
+                        throw Mismatch(
+                            message:
+                                "API: \(name) reads \(id) with status \(resource["status"] ?? "none"), the model says \(rx.status)"
+                        )
                     }
                 }
                 try Life.same(served, model.granted(name), "\(name)'s reads over the API")
@@ -390,7 +443,9 @@ final class Life {
         if let server {
             for (name, token) in model.removedTokens {
                 let answer = try RawHTTP.get(server.socket, "/VisionPrescription", token: token)
-                guard answer.status == 401 else { throw Mismatch(message: "API: removed client \(name) answered \(answer.status)") }
+                guard answer.status == 401 else {
+                    throw Mismatch(message: "API: removed client \(name) answered \(answer.status)")
+                }
             }
         }
         if deep { try roundTrips() }
@@ -399,8 +454,11 @@ final class Life {
     /// Withdrawn: its code; else expired by its date, or valid/expiring. Never valid when the
     /// model says withdrawn or expired.
     func expectStatus(_ shown: String, _ rx: Model.Prescription, _ context: String) throws {
-        let expected: Set<String> = rx.status != "active" ? [rx.status] : rx.expired ? ["expired"] : ["valid", "expiring"]
-        guard expected.contains(shown) else { throw Mismatch(message: "\(context): shown as \(shown), the model says \(expected.sorted())") }
+        let expected: Set<String> =
+            rx.status != "active" ? [rx.status] : rx.expired ? ["expired"] : ["valid", "expiring"]
+        guard expected.contains(shown) else {
+            throw Mismatch(message: "\(context): shown as \(shown), the model says \(expected.sorted())")
+        }
     }
 
     /// Export, import into a new vault, export again: the same prescriptions. Backup, verify and
@@ -418,7 +476,8 @@ final class Life {
         try Life.expect(try other.run(["check"]), 0, "check after import into a new vault")
         let again = other.path("again.json")
         try Life.expect(try other.run(["export", "--format", "json", "--out", again]), 0, "export json (round trip)")
-        guard try prescriptions(in: again, vaultLocal: true) == (try prescriptions(in: exported, vaultLocal: true)) else {
+        guard try prescriptions(in: again, vaultLocal: true) == (try prescriptions(in: exported, vaultLocal: true))
+        else {
             throw Mismatch(message: "export, import into a new vault, export again: the prescriptions differ")
         }
 
@@ -431,7 +490,9 @@ final class Life {
         try Life.expect(try cli.run(["restore", backup], environment: fresh), 0, "restore on a fresh HOME")
         try Life.expect(try cli.run(["check"], environment: fresh), 0, "check of the restored vault")
         let restored = cli.path("restored-\(stepNumber).json")
-        try Life.expect(try cli.run(["export", "--format", "json", "--out", restored], environment: fresh), 0, "export of the restored vault")
+        try Life.expect(
+            try cli.run(["export", "--format", "json", "--out", restored], environment: fresh), 0,
+            "export of the restored vault")
         guard try prescriptions(in: restored) == original else {
             throw Mismatch(message: "backup then restore: the export differs")
         }
@@ -439,21 +500,31 @@ final class Life {
 
     // MARK: Reading outputs
 
-    struct Listed { let id: String; let status: String; let issued: String; let expires: String? }
+    struct Listed {
+        let id: String
+        let status: String
+        let issued: String
+        let expires: String?
+    }
 
     func json(_ arguments: [String]) throws -> [String: Any] {
         let r = try cli.run(arguments)
         try Life.expect(r, 0, arguments.joined(separator: " "))
         guard let object = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else {
-            throw Mismatch(message: "\(arguments.joined(separator: " ")) printed no JSON object: \(r.stdout.prefix(300))")
+            throw Mismatch(
+                message: "\(arguments.joined(separator: " ")) printed no JSON object: \(r.stdout.prefix(300))")
         }
         return object
     }
 
     func listed(_ arguments: [String]) throws -> [Listed] {
         let items = try json(arguments + ["--format", "json"])["prescriptions"] as? [[String: Any]] ?? []
-        return items.map { Listed(id: $0["id"] as? String ?? "", status: $0["status"] as? String ?? "", issued: $0["issued"] as? String ?? "",
-                                  expires: $0["expires"] as? String) }
+        return items.map {
+            Listed(
+                id: $0["id"] as? String ?? "", status: $0["status"] as? String ?? "",
+                issued: $0["issued"] as? String ?? "",
+                expires: $0["expires"] as? String)
+        }
     }
 
     /// The patient record a prescription names: its id (a prefix) and birth date.
@@ -468,7 +539,9 @@ final class Life {
     /// `vaultLocal` (an import into a new vault starts at version 1 and gives patients and
     /// attachments ids of that vault): prescription ids, content and attachments stay.
     func prescriptions(in file: String, vaultLocal: Bool = false) throws -> String {
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any] ?? [:]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+            ?? [:]
         var items = object["prescriptions"] as? [[String: Any]] ?? []
         if vaultLocal {
             items = items.map { item in
@@ -479,25 +552,37 @@ final class Life {
                     rx["patient"] = patient
                     item["prescription"] = rx
                 }
-                let attachments = (item["attachments"] as? [[String: Any]] ?? []).map { a in var a = a; a["id"] = nil; return a }
-                item["attachments"] = attachments.sorted { ($0["sha256"] as? String ?? "") < ($1["sha256"] as? String ?? "") }
+                let attachments = (item["attachments"] as? [[String: Any]] ?? []).map { a in
+                    var a = a
+                    a["id"] = nil
+                    return a
+                }
+                item["attachments"] = attachments.sorted {
+                    ($0["sha256"] as? String ?? "") < ($1["sha256"] as? String ?? "")
+                }
                 return item
             }
         }
         let sorted = items.sorted { ($0["id"] as? String ?? "") < ($1["id"] as? String ?? "") }
-        return String(decoding: try JSONSerialization.data(withJSONObject: sorted, options: [.sortedKeys]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: sorted, options: [.sortedKeys]), as: UTF8.self)
     }
 
     static func expect(_ result: CLIHarness.Result, _ status: Int32, _ what: String) throws {
         guard !result.signalled, result.status == status else {
-            throw Mismatch(message: "\(what): \(result.signalled ? "killed by signal" : "exit") \(result.status), expected \(status)\n"
-                           + "stdout: \(result.stdout.suffix(800))\nstderr: \(result.stderr.suffix(800))")
+            throw Mismatch(
+                message:
+                    "\(what): \(result.signalled ? "killed by signal" : "exit") \(result.status), expected \(status)\n"
+                    + "stdout: \(result.stdout.suffix(800))\nstderr: \(result.stderr.suffix(800))")
         }
     }
 
     static func same(_ found: Set<String>, _ expected: Set<String>, _ what: String) throws {
         guard found == expected else {
-            throw Mismatch(message: "\(what): extra \(found.subtracting(expected).sorted()), missing \(expected.subtracting(found).sorted())")
+            throw Mismatch(
+                message:
+                    "\(what): extra \(found.subtracting(expected).sorted()), missing \(expected.subtracting(found).sorted())"
+            )
         }
     }
 }

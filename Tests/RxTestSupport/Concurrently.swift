@@ -8,8 +8,10 @@ import Foundation
 /// thread of the test pool waiting on each in turn. The threads here are not the pool's, so the
 /// test's own thread just waits for them all. `body` runs off the test's task: it must not
 /// record issues (`#expect`); return what it found and check it afterwards, on the test's thread.
-public func concurrentMap<T: Sendable, R: Sendable>(_ items: [T], width: Int = 4,
-                                                    _ body: @escaping @Sendable (T) throws -> R) throws -> [R] {
+public func concurrentMap<T: Sendable, R: Sendable>(
+    _ items: [T], width: Int = 4,
+    _ body: @escaping @Sendable (T) throws -> R
+) throws -> [R] {
     let results = Locked([Result<R, any Error>?](repeating: nil, count: items.count))
     let next = Locked(0)
     let group = DispatchGroup()

@@ -1,10 +1,12 @@
-import Testing
 import RxVault
+import Testing
 
 /// Records an issue unless `body` throws `VaultError.integrity` whose message mentions every
 /// one of `words`: what an attacker's change to the file must end in.
-public func expectIntegrity(_ what: String = "tampered data", mentioning words: [String] = [],
-                            sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+public func expectIntegrity(
+    _ what: String = "tampered data", mentioning words: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) {
     do {
         try body()
         Issue.record("\(what): accepted", sourceLocation: sourceLocation)

@@ -22,7 +22,9 @@ public struct CommandResult: CustomStringConvertible, Sendable {
         self.init(status: status, stdout: Data(stdout.utf8), stderr: Data(stderr.utf8), signalled: signalled)
     }
 
-    public var description: String { "\(signalled ? "killed by signal" : "exit") \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
+    public var description: String {
+        "\(signalled ? "killed by signal" : "exit") \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)"
+    }
 }
 
 /// A program that did not finish in time: it was killed; what it printed until then.
@@ -49,8 +51,10 @@ public enum Subprocess {
     /// Runs `command` (the executable's path first, or a name looked up on PATH through
     /// /usr/bin/env) and collects what it prints, within `timeout` seconds. stdin is `stdin`,
     /// the file `stdinFile`, or empty. `environment` nil inherits the test's.
-    public static func run(_ command: [String], environment: [String: String]? = nil, directory: URL? = nil,
-                           stdin: Data? = nil, stdinFile: String? = nil, timeout: Double = defaultTimeout) throws -> CommandResult {
+    public static func run(
+        _ command: [String], environment: [String: String]? = nil, directory: URL? = nil,
+        stdin: Data? = nil, stdinFile: String? = nil, timeout: Double = defaultTimeout
+    ) throws -> CommandResult {
         // A child that exits without reading its stdin must fail the write, not kill the suite.
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
@@ -63,7 +67,9 @@ public enum Subprocess {
         }
         if let environment { process.environment = environment }
         if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         if let stdinFile {
@@ -78,7 +84,9 @@ public enum Subprocess {
         let collected = Collected()
         let pipes = DispatchGroup()
         for (index, pipe) in [out, err].enumerated() {
-            DispatchQueue.global().async(group: pipes) { collected.set(index, pipe.fileHandleForReading.readDataToEndOfFile()) }
+            DispatchQueue.global().async(group: pipes) {
+                collected.set(index, pipe.fileHandleForReading.readDataToEndOfFile())
+            }
         }
         let writer = input.fileHandleForWriting
         DispatchQueue.global().async {
@@ -87,24 +95,31 @@ public enum Subprocess {
         }
         var finished = pipes.wait(timeout: deadline) == .success
         while finished && process.isRunning {
-            if DispatchTime.now() >= deadline { finished = false; break }
+            if DispatchTime.now() >= deadline {
+                finished = false
+                break
+            }
             usleep(1_000)
         }
         if !finished {
             killTree(process.processIdentifier)
             _ = pipes.wait(timeout: .now() + 10)
             process.waitUntilExit()
-            throw CommandTimeout(command: command, seconds: timeout, stdout: String(decoding: collected.get(0), as: UTF8.self),
-                                 stderr: String(decoding: collected.get(1), as: UTF8.self))
+            throw CommandTimeout(
+                command: command, seconds: timeout, stdout: String(decoding: collected.get(0), as: UTF8.self),
+                stderr: String(decoding: collected.get(1), as: UTF8.self))
         }
         process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, stdout: collected.get(0), stderr: collected.get(1),
-                             signalled: process.terminationReason == .uncaughtSignal)
+        return CommandResult(
+            status: process.terminationStatus, stdout: collected.get(0), stderr: collected.get(1),
+            signalled: process.terminationReason == .uncaughtSignal)
     }
 
     /// `run` with stdin given as text.
-    public static func run(_ command: [String], environment: [String: String]? = nil, directory: URL? = nil,
-                           stdin text: String, timeout: Double = defaultTimeout) throws -> CommandResult {
+    public static func run(
+        _ command: [String], environment: [String: String]? = nil, directory: URL? = nil,
+        stdin text: String, timeout: Double = defaultTimeout
+    ) throws -> CommandResult {
         try run(command, environment: environment, directory: directory, stdin: Data(text.utf8), timeout: timeout)
     }
 
@@ -113,8 +128,10 @@ public enum Subprocess {
     public static func killTree(_ pid: Int32) {
         var children: [Int32: [Int32]] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let child = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+            guard let child = Int32(name),
+                let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             // Fields after "pid (comm) ": state, ppid, ...
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 1, let parent = Int32(fields[1]) { children[parent, default: []].append(child) }
@@ -131,7 +148,8 @@ public enum Subprocess {
     /// Alive and not a zombie (a process whose parent exited is reparented; its reaper may be slow).
     public static func isRunning(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(close, offsetBy: 2)]
         return state != "Z" && state != "X"
     }
@@ -140,7 +158,15 @@ public enum Subprocess {
     final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var data = [Data(), Data()]
-        func set(_ index: Int, _ value: Data) { lock.lock(); data[index] = value; lock.unlock() }
-        func get(_ index: Int) -> Data { lock.lock(); defer { lock.unlock() }; return data[index] }
+        func set(_ index: Int, _ value: Data) {
+            lock.lock()
+            data[index] = value
+            lock.unlock()
+        }
+        func get(_ index: Int) -> Data {
+            lock.lock()
+            defer { lock.unlock() }
+            return data[index]
+        }
     }
 }

@@ -13,8 +13,9 @@ public final class TemporaryDirectory: @unchecked Sendable {
         } else {
             url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         }
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: !short,
-                                                attributes: permissions.map { [.posixPermissions: $0] })
+        try FileManager.default.createDirectory(
+            at: url, withIntermediateDirectories: !short,
+            attributes: permissions.map { [.posixPermissions: $0] })
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
