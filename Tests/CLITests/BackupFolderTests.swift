@@ -412,13 +412,13 @@ import Testing
         #expect(try files(home + "/backups/rxvault").count == 2)
     }
 
-    /// The README's Backups examples, run as written (sh -e, rxvault on PATH, a vault in place),
-    /// then its new-machine example on a home with no vault.
+    /// The guide's Backups examples (docs/guide.md), run as written (sh -e, rxvault on PATH, a
+    /// vault in place), then its new-machine example on a home with no vault.
     @Test func theReadmeExamplesRunVerbatim() throws {
         let (cli, id) = try setUp()
         let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### Backups\n")).upperBound
+            .deletingLastPathComponent().appendingPathComponent("docs/guide.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "\n## Backups\n")).upperBound
         let blocks = readme[section...].components(separatedBy: "```sh\n").dropFirst().prefix(2).map { $0.components(separatedBy: "```")[0] }
         try #require(blocks.count == 2)
         let bin = cli.path("bin")
@@ -426,14 +426,14 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: bin + "/rxvault", withDestinationPath: CLIHarness.binary)
         let path = bin + ":/usr/bin:/bin"
         let first = try shell(cli, "set -e\n" + blocks[0], environment: ["PATH": path])
-        #expect(first.status == 0, "README Backups example:\n\(blocks[0])\n\(first)")
+        #expect(first.status == 0, "guide Backups example:\n\(blocks[0])\n\(first)")
         #expect(try files(cli.path("backups/rxvault")).count == 2)
         #expect(try cli.run(["show", id, "--vault", cli.path("rx-restored.rxv")]).stdout.contains("Quintessa Marlowe"))
 
         let machine = try freshMachine()
         try FileManager.default.copyItem(atPath: cli.path("rx-backup.age"), toPath: machine.path("rx-backup.age"))
         let second = try shell(machine, "set -e\n" + blocks[1], environment: ["PATH": path])
-        #expect(second.status == 0, "README new-machine example:\n\(blocks[1])\n\(second)")
+        #expect(second.status == 0, "guide new-machine example:\n\(blocks[1])\n\(second)")
         #expect(try machine.run(["show", id]).stdout.contains("Quintessa Marlowe"))
     }
 }
