@@ -21,7 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2"),
     ],
     targets: [
-        // C libraries from Debian's -dev packages (see ../shared/platform-notes.md for their traps).
+        // C libraries from Debian's -dev packages (their traps: DESIGN.md, "Attachments").
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
