@@ -69,7 +69,8 @@ extension RxVaultCommand {
                 var writer: SafeFileWriter?
                 if let newIdentity, let path = identityOut {
                     writer = try SafeFileWriter(target: path, replace: false)
-                    do { try writer?.write(Array(newIdentity.fileText(created: ISO8601DateFormatter().string(from: Date())).utf8)) } catch {
+                    let created = try Environment.clock().timestamp()
+                    do { try writer?.write(Array(newIdentity.fileText(created: created).utf8)) } catch {
                         writer?.discard()
                         throw error
                     }

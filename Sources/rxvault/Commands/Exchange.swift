@@ -55,122 +55,59 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                // Before any passphrase or work: a path that can never be written costs nothing.
-                if out != "-" { _ = try WriteTarget.file(for: out, replace: force) }
-                let recipients = try recipientOptions.parse()
-                let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
-                let encrypted = client != nil || !recipients.isEmpty || passphrase != nil
-                if out == "-" && encrypted && !armor && isatty(STDOUT_FILENO) == 1 {
-                    throw CLIError(.usage, "refusing to write an encrypted binary file to the terminal", hint: "redirect the output, or add --armor")
-                }
+                let destination = try ExportDestination(out: out, replace: force, recipients: recipientOptions,
+                                                        passphraseFile: agePassphraseFile, armor: armor, forClient: client != nil)
                 let filter = try filters.filter()
-                var owner: Vault?
-                var grantee: ClientSummary?
-                /// Hands each item to its argument, as it is read (the owner's), or from the client's list.
-                let produce: (_ count: @escaping (Int) -> Void, _ body: (ExportItem) throws -> Void) throws -> Void
+                let withAttachments = !noAttachments && format != .csv
+                let source: ExportSource
                 if options.identity != nil {
-                    // A client exports what it is granted (its reads are logged as one export).
                     guard client == nil, !versions else {
                         throw CLIError(.usage, "--for and --versions are for the owner", hint: "a client exports what it is granted")
                     }
-                    guard let view = try options.openReader() as? ClientVault else { throw CLIError(.failure, "not a client view") }
-                    let ids = prescriptions.isEmpty ? nil : try prescriptions.map { try view.resolve($0) }
-                    let items = try view.exportItems(ids: ids, filter: filter, attachments: !noAttachments && format != .csv, format: format.rawValue)
-                    warnIfNotLogged(view)
-                    produce = { count, body in
-                        count(items.count)
-                        for item in items { try body(item) }
-                    }
+                    source = try .client(options, ids: prescriptions, filter: filter, attachments: withAttachments, format: format.rawValue)
                 } else {
-                    let vault = try options.openVault(command: "export")
-                    owner = vault
-                    grantee = try client.map { try vault.resolveClient($0) }
-                    let ids = prescriptions.isEmpty ? nil : try prescriptions.map { try vault.resolve($0) }
-                    produce = { [grantee, noAttachments, versions, format] count, body in
-                        try vault.forEachExportItem(ids: ids, filter: filter, for: grantee, attachments: !noAttachments && format != .csv,
-                                                    versions: versions, count: count, body)
-                    }
+                    source = try .owner(options, ids: prescriptions, filter: filter, client: client, attachments: withAttachments,
+                                        versions: versions)
                 }
-                let now = ISO8601DateFormatter().string(from: Date())
-                let today = try Environment.clock().today()
-                func stream(to output: ExportOutput) throws -> any ExportStream {
-                    switch format {
-                    // The owner's exports are bound to the vault (so it can update from them); a client's are not.
-                    case .json: return try RxvaultExport.Stream(output: output, exported: now, bind: owner.map { vault in { try vault.exportBinding($0) } })
-                    case .fhir: return try FHIR.Stream(output: output, exported: now)
-                    case .csv: return try CSVExportStream(output: output, today: today)
-                    case .pdf: return PDFExportStream(output: output, today: today, created: now)
-                    }
-                }
-                var exported: [String] = []
-                var attachmentIDs: [String] = []
-                let progress = Progress("exporting")
-                /// Writes every item to `output` as it comes.
-                func write(to output: ExportOutput) throws {
-                    let writer = try stream(to: output)
-                    var total = 0
-                    try produce({ total = $0 }) { item in
-                        try writer.add(item)
-                        exported.append(item.record.id.hex)
-                        // A printed copy names its attachments; it does not carry them.
-                        if format != .pdf { attachmentIDs += item.attachments.map(\.info.id.hex) }
-                        if total >= Progress.minimumItems { progress.update(exported.count, total) }
-                    }
-                    try writer.finish()
-                    progress.finish()
-                }
-                let emptyWarning = grantee.map { "\($0.name) is granted no prescriptions now: the export holds none (see 'rxvault grants')" }
-                    ?? (options.identity != nil ? "no prescription you are granted matches: the export holds none"
-                                                : "no prescription matches: the export holds none")
-                var ageRecipients: [AgeFile.Recipient] = recipients
-                if let grantee { ageRecipients.append(.x25519(grantee.recipient)) }
-                if let passphrase { ageRecipients = [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)] }
-                // Record the export before the data appears: if the log cannot be written, neither is the file.
-                let to = [grantee.map { "for \($0.name)" }, recipients.isEmpty ? nil : "to \(recipients.count) recipient(s)",
-                          passphrase == nil ? nil : "with a passphrase"].compactMap { $0 }.joined(separator: " ")
-                let audit = { () throws in
-                    try owner?.recordExport(prescriptions: exported, attachments: attachmentIDs, format: format.rawValue, client: grantee,
-                                            recipients: to.isEmpty ? nil : to)
-                }
-                if out != "-" && ageRecipients.isEmpty {
-                    // Plaintext to a file: written as it is read, into a temporary file put in place at the end.
-                    let writer = try SafeFileWriter(target: out, replace: force)
-                    do {
-                        try write(to: ExportOutput { try writer.write($0) })
-                        if exported.isEmpty { Terminal.warning(emptyWarning) }
-                        try audit()
-                    } catch {
-                        writer.discard()
-                        throw error
-                    }
-                    try writer.commit(replace: force)
-                } else {
-                    // To standard output (nothing may appear before the audit entry) or age-encrypted: in memory.
-                    var bytes: [UInt8] = []
-                    try write(to: ExportOutput { bytes += $0 })
-                    if exported.isEmpty { Terminal.warning(emptyWarning) }
-                    if !ageRecipients.isEmpty {
-                        bytes = try AgeFile.encrypt(bytes, to: ageRecipients)
-                        if armor { bytes = Array(AgeFile.armor(bytes).utf8) }
-                    }
-                    if out == "-" {
-                        try audit()
-                        FileHandle.standardOutput.write(Data(bytes))
-                    } else {
-                        let writer = try SafeFileWriter(target: out, replace: force)
-                        do {
-                            try writer.write(bytes)
-                            try audit()
-                        } catch {
-                            writer.discard()
-                            throw error
-                        }
-                        try writer.commit(replace: force)
-                    }
-                }
+                let clock = try Environment.clock()
+                let (exported, attachmentIDs) = try export(from: source, to: destination, created: clock.timestamp(), today: clock.today())
                 Terminal.err("rxvault: exported \(exported.count) prescription(s)\(attachmentIDs.isEmpty ? "" : " with attachments")"
-                             + (out == "-" ? "" : " to \(out)") + (encrypted ? " (age-encrypted)" : ""))
+                             + (out == "-" ? "" : " to \(out)") + (destination.encrypted || client != nil ? " (age-encrypted)" : ""))
             }
+        }
+
+        /// Streams every item of `source` in this format to `destination`; returns the ids written.
+        private func export(from source: ExportSource, to destination: ExportDestination, created now: String,
+                            today: CalendarDate) throws -> (prescriptions: [String], attachments: [String]) {
+            var exported: [String] = []
+            var attachmentIDs: [String] = []
+            let progress = Progress("exporting")
+            try destination.deliver(grantee: source.grantee, write: { output in
+                let writer: any ExportStream
+                switch format {
+                // The owner's exports are bound to the vault (so it can update from them); a client's are not.
+                case .json: writer = try RxvaultExport.Stream(output: output, exported: now,
+                                                              bind: source.owner.map { vault in { try vault.exportBinding($0) } })
+                case .fhir: writer = try FHIR.Stream(output: output, exported: now)
+                case .csv: writer = try CSVExportStream(output: output, today: today)
+                case .pdf: writer = PDFExportStream(output: output, today: today, created: now)
+                }
+                var total = 0
+                try source.produce({ total = $0 }) { item in
+                    try writer.add(item)
+                    exported.append(item.record.id.hex)
+                    // A printed copy names its attachments; it does not carry them.
+                    if format != .pdf { attachmentIDs += item.attachments.map(\.info.id.hex) }
+                    if total >= Progress.minimumItems { progress.update(exported.count, total) }
+                }
+                try writer.finish()
+                progress.finish()
+                if exported.isEmpty { Terminal.warning(source.emptyWarning) }
+            }, record: {
+                try source.record(prescriptions: exported, attachments: attachmentIDs, format: format.rawValue,
+                                  recipients: destination.recipientsText(grantee: source.grantee))
+            })
+            return (exported, attachmentIDs)
         }
     }
 
