@@ -39,7 +39,7 @@ public final class AgentService: @unchecked Sendable {
         guard vaultPath.hasPrefix("/") else { throw AgentError.system("the agent's vault path must be absolute, not \(vaultPath)") }
         self.vaultPath = vaultPath
         unlocked = try VaultFileIdentity.read(at: vaultPath)
-        _ = try Vault.open(at: vaultPath, rootKey: rootKey)
+        _ = try Vault.open(at: vaultPath, with: .rootKey(rootKey))
         // The file may have been replaced while it was opened: it must still be the one read.
         guard try VaultFileIdentity.read(at: vaultPath) == unlocked else {
             throw AgentError.system("\(vaultPath) changed while it was being unlocked")

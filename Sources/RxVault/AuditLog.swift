@@ -88,7 +88,11 @@ enum AuditLog {
     }
 
     static func headMAC(sequence: Int, hash: [UInt8], key: SecretBytes) throws -> [UInt8] {
-        try MAC.authenticate(Array("rxvault/v1 audit-head".utf8) + bigEndian(sequence) + hash, key: key)
+        try MAC.authenticate(headMACMessage(sequence: sequence, hash: hash), key: key)
+    }
+
+    static func headMACMessage(sequence: Int, hash: [UInt8]) -> [UInt8] {
+        Array("rxvault/v1 audit-head".utf8) + bigEndian(sequence) + hash
     }
 
     static func bigEndian(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
@@ -136,37 +140,19 @@ enum AuditLog {
     }
 
     /// Checks the chain's structure: sequence numbers, hashes, the MACs present and the head.
-    /// Returns the problems found (empty when intact). Entries without a MAC are not judged
-    /// here: whether one is a client's authenticated read needs the owner's keys and clients
-    /// (`Vault.reviewAuditLog`).
-    static func verify(entries: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])?, macKey: SecretBytes) -> [String] {
-        var findings: [String] = []
-        var previous = zeroHash
-        for (index, entry) in entries.enumerated() {
-            if entry.sequence != index + 1 {
-                findings.append("audit entry \(index + 1) is missing (found \(entry.sequence) in its place)")
-                break
-            }
-            if hash(previous: previous, sequence: entry.sequence, sealed: entry.entry) != entry.hash {
-                findings.append("audit entry \(entry.sequence) was altered or an entry before it was removed")
-            }
-            if entry.mac != nil, !hasOwnerMAC(entry, key: macKey) {
-                findings.append("audit entry \(entry.sequence) has a MAC that does not verify")
-            }
-            previous = entry.hash
+    /// Returns what is wrong (empty when intact), calling `visit` with each entry and the hash it
+    /// chains on as it goes (a review of every entry rides on the same walk: `Vault.reviewAuditLog`).
+    /// Entries without a MAC are not judged here: whether one is a client's authenticated read
+    /// needs the owner's keys and clients.
+    static func verify(entries: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])?, macKey: SecretBytes,
+                       visit: (_ entry: AuditEntryRecord, _ previousHash: [UInt8]) throws -> Void = { _, _ in }) rethrows -> [AuditFinding] {
+        var findings: [AuditFinding] = []
+        try AuditChain.forward(entries, macKey: macKey) { entry, previous, found in
+            findings += found
+            try visit(entry, previous)
+            return true
         }
-        if let head {
-            if !MAC.verify(head.mac, Array("rxvault/v1 audit-head".utf8) + bigEndian(head.sequence) + head.hash, key: macKey) {
-                findings.append("the audit log's head record does not verify")
-            } else if head.sequence > entries.count {
-                findings.append("audit entries \(entries.count + 1)...\(head.sequence) were deleted")
-            } else if head.sequence > 0, entries[head.sequence - 1].hash != head.hash {
-                findings.append("audit entry \(head.sequence) differs from the one the owner last saw")
-            }
-        } else {
-            // Every vault gets a head at init: without one the log was deleted.
-            findings.append("the audit log's head record was deleted")
-        }
+        if let finding = AuditChain.headFinding(head, entries: entries, macKey: macKey) { findings.append(finding) }
         return findings
     }
 
@@ -178,19 +164,17 @@ enum AuditLog {
     static func countersign(store: any RecordStore, macKey: SecretBytes,
                             isAuthentic: (AuditEntryRecord) throws -> Bool) throws {
         let head = try store.auditHead()
-        let start = head?.sequence ?? 0
-        var previous = head?.hash ?? zeroHash
+        let start = head.map { AuditChain.Link($0.sequence, $0.hash) } ?? AuditChain.origin
         var last: AuditEntryRecord?
-        for entry in try store.auditEntries(after: start) {
-            guard entry.sequence == (last?.sequence ?? start) + 1,
-                  hash(previous: previous, sequence: entry.sequence, sealed: entry.entry) == entry.hash else { break }
+        try AuditChain.forward(try store.auditEntries(after: start.sequence), after: start) { entry, _, findings in
+            guard findings.isEmpty else { return false }
             // An entry after the head with a MAC was not appended by the owner's code (which moves
             // the head with it); a MAC that does not verify is reported by `check`, never redone.
             if entry.mac == nil, try isAuthentic(entry) {
                 try store.setAuditMAC(sequence: entry.sequence, mac: try entryMAC(sequence: entry.sequence, hash: entry.hash, key: macKey))
             }
-            previous = entry.hash
             last = entry
+            return true
         }
         if let last {
             try store.setAuditHead(sequence: last.sequence, hash: last.hash, mac: try headMAC(sequence: last.sequence, hash: last.hash, key: macKey))

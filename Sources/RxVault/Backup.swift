@@ -46,7 +46,33 @@ extension Vault {
     }
 }
 
+/// What a backup is made from (`BackupFile.write`).
+public enum BackupSource {
+    /// The vault, opened: it is checked first, and the backup is recorded in its audit log.
+    case vault(Vault)
+    /// The vault's file, not opened (no secret at hand: recipients only): neither checked nor
+    /// recorded in the audit log.
+    case file(path: String, busyTimeoutMilliseconds: Int32)
+}
+
 extension BackupFile {
+    /// Writes a backup of `source` to `recipients` through `output`, made at `time` (what its
+    /// file is named after). A backup to recipients is labelled with the vault and the time, in
+    /// a stanza of its own (`BackupLabel`), so a folder of them can be listed without a key; one
+    /// with the vault's passphrase is not.
+    public static func write(_ source: BackupSource, to recipients: [AgeFile.Recipient], time: BackupTime, scratch: String,
+                             output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+                             progress: (Int, Int) -> Void = { _, _ in }) throws -> Vault.BackupReport {
+        let labelled = !recipients.contains { if case .scrypt = $0 { return true } else { return false } }
+        switch source {
+        case .vault(let vault):
+            return try vault.backup(to: recipients, time: time.iso, labelled: labelled, scratch: scratch, output: output, progress: progress)
+        case .file(let path, let busyTimeoutMilliseconds):
+            return try backupWithoutPassphrase(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, to: recipients,
+                                               labelTime: labelled ? time : nil, scratch: scratch, output: output, progress: progress)
+        }
+    }
+
     /// A backup of the vault at `path` made without its passphrase: to age recipients, which
     /// need no secret to encrypt to, so a timer or cron job can back up with no secret on the
     /// machine. The vault is not opened, so the backup is not in its audit log (the log's
@@ -148,16 +174,12 @@ public enum BackupFile {
         public let backedUp: String?
     }
 
-    /// Opens the decrypted vault at `path` with `passphrase` and checks everything, every
-    /// attachment chunk included (the caller decides what a finding means).
-    public static func verify(path: String, passphrase: SecretBytes) throws(VaultError) -> Verification {
-        try verify(Vault.open(at: path, passphrase: passphrase))
-    }
-
-    /// The same, opened with a recovery code: the vault inside a backup keeps the key slots it had
-    /// the day the backup was made, so a code added before then opens it (one added later does not).
-    public static func verify(path: String, recoveryCode: RecoveryCode) throws(VaultError) -> Verification {
-        try verify(Vault.open(at: path, recoveryCode: recoveryCode))
+    /// Opens the decrypted vault at `path` with `key` and checks everything, every attachment
+    /// chunk included (the caller decides what a finding means). The vault inside a backup keeps
+    /// the key slots it had the day the backup was made: the passphrase of that day opens it, and
+    /// so does a recovery code added before then (one added later does not).
+    public static func verify(path: String, with key: VaultKey) throws(VaultError) -> Verification {
+        try verify(Vault.open(at: path, with: key))
     }
 
     static func verify(_ vault: Vault) throws(VaultError) -> Verification {

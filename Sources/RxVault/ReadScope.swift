@@ -7,6 +7,8 @@ import RxStore
 struct ReadScope {
     /// The state root, verified when the scope began (nil: a format-1 vault).
     let state: VaultState?
+    /// Manifest buckets opened in this scope (each decrypted once, not once per prescription).
+    var manifest: [Int: [String: ManifestEntry]] = [:]
     /// Prescriptions whose rows were compared with the manifest in this scope.
     var verified: Set<String> = []
     /// The rows of the prescription verified last, for the reads that follow on it.

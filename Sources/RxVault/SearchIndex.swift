@@ -303,17 +303,18 @@ extension Vault {
 
     /// Records that the newest version of `record` is what the index should hold (or, with nil,
     /// that the prescription is gone). Applied to the buckets at the end of the transaction.
-    func indexChanged(_ id: RecordID, _ record: PrescriptionRecord?) {
-        pendingIndex[id.hex] = .some(record.map { SearchIndex.encode([$0]) })
+    func indexChanged(_ id: RecordID, _ record: PrescriptionRecord?) throws {
+        try requireWrite().pendingIndex[id.hex] = .some(record.map { SearchIndex.encode([$0]) })
     }
 
     /// Writes the buckets the transaction touched (called inside it, by `perform`; and by a
     /// large import every few thousand prescriptions, so its pending entries stay few).
     func flushIndex() throws {
-        guard !pendingIndex.isEmpty else { return }
+        let write = try requireWrite()
+        guard !write.pendingIndex.isEmpty else { return }
         var byBucket: [Int: [String: [UInt8]?]] = [:]
-        for (id, record) in pendingIndex { byBucket[SearchIndex.bucket(of: id), default: [:]][id] = record }
-        pendingIndex = [:]
+        for (id, record) in write.pendingIndex { byBucket[SearchIndex.bucket(of: id), default: [:]][id] = record }
+        write.pendingIndex = [:]
         for bucket in byBucket.keys.sorted() {
             let updates = byBucket.removeValue(forKey: bucket)!
             let snapshot = SearchIndex.Snapshot()
@@ -332,17 +333,17 @@ extension Vault {
             for case let entry? in updates.values { plain += entry }
             let sealed = try AEAD.seal(plain, key: indexKey, associatedData: indexAAD(bucket))
             try store.setIndexBucket(bucket, to: sealed)
-            transactionState?.indexHashes[bucket] = VaultState.bucketHash(sealed)
+            write.state?.indexHashes[bucket] = VaultState.bucketHash(sealed)
         }
     }
 
     /// Recomputes the whole index from the records (inside a write transaction).
     func rebuildIndex() throws {
         try store.clearIndex()
-        transactionState?.indexHashes = Array(repeating: VaultState.absentBucket, count: SearchIndex.bucketCount)
+        try requireWrite().state?.indexHashes = Array(repeating: VaultState.absentBucket, count: SearchIndex.bucketCount)
         for row in try store.latestVersions() {
             let record = try open(row)
-            indexChanged(record.id, record)
+            try indexChanged(record.id, record)
         }
         try flushIndex()
     }

@@ -25,12 +25,8 @@ extension Vault {
     public func log(client: ClientSummary? = nil, prescription: PrescriptionID? = nil, since: CalendarDate? = nil) throws(VaultError) -> [AuditRecord] {
         try read {
             _ = try verifiedState()   // the head is the owner's last (format 2)
-            let entries = try store.auditEntries()
-            if let first = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey).first {
-                throw VaultError.integrity(first)
-            }
-            return try reviewAuditLog(entries).map { reviewed in
-                guard let event = reviewed.event else { throw VaultError.integrity("audit entry \(reviewed.row.sequence) does not decrypt") }
+            return try vouchedAuditLog().map { reviewed in
+                guard let event = reviewed.event else { throw AuditFinding.doesNotDecrypt(reviewed.row.sequence).error }
                 return AuditRecord(sequence: reviewed.row.sequence, event: event, countersigned: reviewed.row.mac != nil, problem: reviewed.problem)
             }.filter { record in
                 let e = record.event
@@ -48,22 +44,18 @@ extension Vault {
     /// cannot answer (an entry after the head it cannot judge), which anyone who can write the
     /// file can arrange.
     func verifiedAuditEvents() throws -> [AuditEvent] {
-        let entries = try store.auditEntries()
-        if let first = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey).first {
-            throw VaultError.integrity(first)
-        }
-        return try reviewAuditLog(entries).compactMap { $0.problem == nil ? $0.event : nil }
+        try vouchedAuditLog().compactMap { $0.problem == nil ? $0.event : nil }
     }
 
     /// `check`'s audit stage: the chain's structure, then every entry: it must decrypt, and one
     /// without an owner MAC must be a read authenticated by the client it names.
     func auditFindings() throws -> (checked: Int, errors: [String], notes: [String]) {
-        let entries = try store.auditEntries()
-        var errors = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey)
+        let review = try reviewAuditLog()
+        var errors = review.findings.map(\.message)
         var pending = 0
-        for reviewed in try reviewAuditLog(entries) {
+        for reviewed in review.entries {
             if reviewed.event == nil {
-                errors.append("audit entry \(reviewed.row.sequence) does not decrypt")
+                errors.append(AuditFinding.doesNotDecrypt(reviewed.row.sequence).message)
             } else if let problem = reviewed.problem {
                 errors.append("audit entry \(reviewed.row.sequence) \(problem)")
             } else if reviewed.row.mac == nil {
@@ -71,7 +63,7 @@ extension Vault {
             }
         }
         let notes = pending > 0 ? ["\(pending) entries written by clients await the owner's next write to be countersigned"] : []
-        return (entries.count, errors, notes)
+        return (review.entries.count, errors, notes)
     }
 
     /// Housekeeping every owner write does first, in the same transaction: countersign the
@@ -82,7 +74,7 @@ extension Vault {
         if let last = try store.lastAuditEntry(), last.sequence > head?.sequence ?? 0 {
             // Judged with the whole log (the grants it records) and the clients as they are now:
             // no owner write came between these entries and this one, so nothing has changed.
-            let verdicts = Dictionary(try reviewAuditLog(try store.auditEntries()).map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
+            let verdicts = Dictionary(try reviewAuditLog().entries.map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
             try AuditLog.countersign(store: store, macKey: auditMACKey) { entry in
                 guard let verdict = verdicts[entry.sequence], verdict.row == entry else { return false }
                 return verdict.event != nil && verdict.problem == nil
@@ -106,31 +98,31 @@ extension Vault {
     /// refused: the chain, not the clocks, orders the log.
     static let clientClockSkew: TimeInterval = 24 * 60 * 60
 
-    /// Decrypts every entry in order and judges each one without a MAC: it must be a read, by the
-    /// registered client it names, authenticated by that client's key at its place in the chain,
-    /// of prescriptions granted to that client by an earlier owner entry, and not dated in the
-    /// future. An unsigned entry that passes but that the owner's head already covers lost its MAC.
-    func reviewAuditLog(_ rows: [AuditEntryRecord]) throws -> [ReviewedAuditEntry] {
+    /// The whole log walked once, oldest first (`AuditLog.verify`): what is wrong with its chain
+    /// and its head, and every entry decrypted and judged. An entry without a MAC must be a read,
+    /// by the registered client it names, authenticated by that client's key at its place in the
+    /// chain, of prescriptions granted to that client by an earlier owner entry, and not dated in
+    /// the future; one that passes but that the owner's head already covers lost its MAC.
+    func reviewAuditLog() throws -> (entries: [ReviewedAuditEntry], findings: [AuditFinding]) {
         let head = try store.auditHead()
         let clients = try registeredClientKeys()
         let timestamps = ISO8601DateFormatter()
         let now = timestamps.date(from: clock.timestamp())
         var keys: [String: SecretBytes] = [:]
         var grantedAt: Set<String> = []   // "client prescription", granted by an owner entry so far
-        var previous = AuditLog.zeroHash
         var reviewed: [ReviewedAuditEntry] = []
-        for row in rows {
-            defer { previous = row.hash }
+        let entries = try store.auditEntries()
+        let findings = AuditLog.verify(entries: entries, head: head, macKey: auditMACKey) { row, previous in
             guard let (plaintext, event) = try? openAuditPlaintext(row) else {
                 reviewed.append(ReviewedAuditEntry(row: row, event: nil, problem: "does not decrypt"))
-                continue
+                return
             }
             if row.mac != nil {
                 if AuditLog.hasOwnerMAC(row, key: auditMACKey), event.actor == AuditEvent.ownerActor, event.action == .grant, let client = event.client {
                     for prescription in event.prescriptions { grantedAt.insert("\(client) \(prescription)") }
                 }
                 reviewed.append(ReviewedAuditEntry(row: row, event: event, problem: nil))
-                continue
+                return
             }
             var problem = clientEntryProblem(row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
                                              keys: &keys, granted: grantedAt, now: now, timestamps: timestamps)
@@ -139,7 +131,16 @@ extension Vault {
             }
             reviewed.append(ReviewedAuditEntry(row: row, event: event, problem: problem))
         }
-        return reviewed
+        return (reviewed, findings)
+    }
+
+    /// The review of a log whose chain and head hold (`log`, and `grants` and `requests` when
+    /// the newest-first reader cannot answer); an integrity error naming the first thing wrong
+    /// otherwise. The review itself trusts an entry that has a MAC, so the MACs must verify first.
+    func vouchedAuditLog() throws -> [ReviewedAuditEntry] {
+        let review = try reviewAuditLog()
+        if let first = review.findings.first { throw first.error }
+        return review.entries
     }
 
     /// Why an unsigned entry is not a genuine client read, or nil if it is.
@@ -156,7 +157,7 @@ extension Vault {
         guard case .client(let authenticator, let json) = plaintext else {
             // Format 1 countersigned such reads at the owner's next write, and so does the write
             // that upgrades it: a read, by a registered client, of what it was granted.
-            if trustingFormatOneReads || header.formatVersion < 2 { return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps) }
+            if currentWrite?.trustingFormatOneReads == true || header.formatVersion < 2 { return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps) }
             return "claims to be a read by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
         }
         if keys[event.actor] == nil {
@@ -199,7 +200,7 @@ extension Vault {
     func openAuditPlaintext(_ row: AuditEntryRecord) throws -> (plaintext: AuditPlaintext, event: AuditEvent) {
         let plaintext = try auditPlaintext(row)
         do { return (plaintext, try AuditEvent(json: plaintext.json)) } catch {
-            throw VaultError.integrity("audit entry \(row.sequence) does not decrypt")
+            throw AuditFinding.doesNotDecrypt(row.sequence).error
         }
     }
 
@@ -209,7 +210,7 @@ extension Vault {
             let plain = try X25519.open(row.entry, publicKey: header.auditPublicKey, secretKey: auditSecretKey)
             return plain.withUnsafeBytes { AuditPlaintext(Array($0)) }
         } catch {
-            throw VaultError.integrity("audit entry \(row.sequence) does not decrypt")
+            throw AuditFinding.doesNotDecrypt(row.sequence).error
         }
     }
 }

@@ -34,26 +34,11 @@ extension Vault {
             return false   // the owner's code never MACs an entry without moving the head to it
         }
         for event in pendingReads.reversed() where try !body(event) { return true }
-        // 2. The entries under the head, newest first, each chained to the one after it.
-        var expected = head.hash
-        for sequence in stride(from: head.sequence, through: 1, by: -1) {
-            guard let row = try store.auditEntry(sequence) else { throw VaultError.integrity("audit entry \(sequence) is missing") }
-            guard let previous = sequence == 1 ? AuditLog.zeroHash : try store.auditEntryHash(sequence - 1) else {
-                throw VaultError.integrity("audit entry \(sequence - 1) is missing")
-            }
-            guard row.hash == expected else {
-                throw VaultError.integrity(sequence == head.sequence ? "audit entry \(sequence) differs from the one the owner last saw"
-                                                                    : "audit entry \(sequence) was replaced (the entry after it does not chain on it)")
-            }
-            guard AuditLog.hash(previous: previous, sequence: sequence, sealed: row.entry) == row.hash else {
-                throw VaultError.integrity("audit entry \(sequence) was altered or an entry before it was removed")
-            }
-            expected = previous
-            guard row.mac != nil else { continue }
-            guard AuditLog.hasOwnerMAC(row, key: auditMACKey) else {
-                throw VaultError.integrity("audit entry \(sequence) has a MAC that does not verify")
-            }
-            if let event = try auditEvent(row, ifActionIn: actions), try !body(event) { return true }
+        // 2. The entries under the head, newest first, each chained to the one after it; one
+        //    without a MAC counts for nothing.
+        try AuditChain.backward(from: (head.sequence, head.hash), store: store, macKey: auditMACKey) { row in
+            guard row.mac != nil, let event = try auditEvent(row, ifActionIn: actions) else { return true }
+            return try body(event)
         }
         return true
     }
@@ -101,12 +86,9 @@ extension Vault {
         var keys: [String: SecretBytes] = [:]
         var granted: Set<String> = []   // "client prescription", held now
         var grantsRead: Set<String> = []
-        var previous = head.hash
-        var events: [AuditEvent] = []
-        for (offset, row) in pending.enumerated() {
-            guard row.sequence == head.sequence + offset + 1, row.mac == nil,
-                  AuditLog.hash(previous: previous, sequence: row.sequence, sealed: row.entry) == row.hash,
-                  let (plaintext, event) = try? openAuditPlaintext(row) else { return nil }
+        /// The entry's event if it is a genuine read, else nil.
+        func genuineRead(_ row: AuditEntryRecord, previous: [UInt8], findings: [AuditFinding]) -> AuditEvent? {
+            guard findings.isEmpty, row.mac == nil, let (plaintext, event) = try? openAuditPlaintext(row) else { return nil }
             if let client = summaries[event.actor], !grantsRead.contains(event.actor) {
                 grantsRead.insert(event.actor)
                 guard let held = try? storedGrants(clientID: event.actor, prescriptionID: nil) else { return nil }
@@ -114,10 +96,15 @@ extension Vault {
                     granted.insert("\(event.actor) \(grant.prescriptionID)")
                 }
             }
-            guard clientEntryProblem(row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
-                                     keys: &keys, granted: granted, now: now, timestamps: timestamps) == nil else { return nil }
-            events.append(event)
-            previous = row.hash
+            let problem = clientEntryProblem(row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
+                                             keys: &keys, granted: granted, now: now, timestamps: timestamps)
+            return problem == nil ? event : nil
+        }
+        var events: [AuditEvent]? = []
+        AuditChain.forward(pending, after: (head.sequence, head.hash)) { row, previous, findings in
+            guard let event = genuineRead(row, previous: previous, findings: findings) else { events = nil; return false }
+            events?.append(event)
+            return true
         }
         return events
     }

@@ -258,12 +258,12 @@ extension Vault {
                 switch IndexEntryState(stored: indexed[row.prescriptionID], record: record, statusKnown: !withoutStatus.contains(row.prescriptionID)) {
                 case .current:
                     // Written by an earlier rxvault: the status is stored with it now.
-                    if withoutStatus.contains(row.prescriptionID) { indexChanged(record.id, record) }
+                    if withoutStatus.contains(row.prescriptionID) { try indexChanged(record.id, record) }
                     continue
                 case .missingOrStale:
                     throw VaultError.integrity("search index: prescription \(record.id.short) is missing or stale; the file was altered, so the index is not rewritten")
                 case .damagedContent:
-                    indexChanged(record.id, record)
+                    try indexChanged(record.id, record)
                     repaired.append(record.id)
                 }
             }

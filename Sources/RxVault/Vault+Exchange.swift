@@ -193,22 +193,21 @@ extension Vault {
     /// some of the file's attachments) is an update: refused unless `policy` allows it (see
     /// `ImportPolicy`); a refusal carries the report of every item so a dry run can show it.
     ///
-    /// The file is read one item at a time inside one write transaction: each item is checked,
-    /// planned and written as it comes, and the transaction is rolled back if anything is refused
-    /// (nothing is written once a problem is found; the rest are only checked, so every problem
-    /// is listed). `progress` is told how many items were read so far.
+    /// The file is read one item at a time inside one owner write (`ownerWrite`, the path every
+    /// owner write takes): each item is checked, planned and written as it comes, the manifest
+    /// rewritten every `importFlushInterval` prescriptions so what is pending stays bounded, and
+    /// the write is rolled back if anything is refused (nothing is written once a problem is
+    /// found; the rest are only checked, so every problem is listed). `progress` is told how many
+    /// items were read so far.
     public func importItems(_ file: ImportFile, policy: ImportPolicy = ImportPolicy(), parser: IsolatedParser,
                             dryRun: Bool, progress: ((Int) -> Void)? = nil) throws -> ImportReport {
         let today = clock.today()
         var problems: [String] = []
         var seen: Set<String> = []
         var report = ImportReport()
-        var swept = false
         if file.count > 1000 { store.useLargeCacheForBulkWork() }
         do {
-            try store.write {
-                try beginOwnerWrite()
-                swept = try maintain()
+            try ownerWrite {
                 var read = 0
                 var refused = false
                 let binding = try file.forEachItem { item in
@@ -230,7 +229,7 @@ extension Vault {
                     // Once anything is refused nothing more is written (it will all be rolled back).
                     if !refused { try importItem(item, id: id, prescription: prescription, outcome: outcome, report: &report, parser: parser) }
                     // The manifest written every few ten thousand, so what is pending stays small.
-                    if touched.count >= Self.importFlushInterval { try flushManifest() }
+                    if try requireWrite().touched.count >= Self.importFlushInterval { try flushManifest() }
                 }
                 if !problems.isEmpty { throw ImportError(problems: problems) }
                 let origin = self.origin(of: binding)
@@ -247,20 +246,14 @@ extension Vault {
                 try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .import,
                                      prescriptions: (report.added + report.updated).map(\.hex),
                                      detail: Self.auditDetail(report)))
-                try finishOwnerWrite()
             }
         } catch is DryRunRollback {
-            abandonOwnerWrite()
             return report
         } catch let error as ImportError {
-            abandonOwnerWrite()
             throw error
         } catch {
-            abandonOwnerWrite()
             throw VaultError.wrap(error)
         }
-        ownerWriteCommitted()
-        if swept { purge() }
         return report
     }
 

@@ -142,12 +142,11 @@ extension Vault {
     /// is refused). Before format 4 there are none.
     func patientDirectory() throws -> PatientDirectory {
         guard header.formatVersion >= 4 else { return PatientDirectory() }
-        if transactionState != nil {
-            if let transactionPatients { return transactionPatients }
+        if let write = currentWrite, write.state != nil {
+            if let patients = write.patients { return patients }
             try refreshPatientsHash()
-            guard let state = transactionState else { throw VaultError.internalError("no state root in a write") }
-            let directory = try loadPatients(expected: state.patientsHash)
-            transactionPatients = directory
+            let directory = try loadPatients(expected: try write.root().patientsHash)
+            write.patients = directory
             return directory
         }
         // The stamp, the root and the rows in one snapshot (`open` runs after its row was read,
@@ -177,7 +176,7 @@ extension Vault {
     /// statement at a time, a write committed in between (the server's audit entries every second)
     /// paired the old root with the new audit head, and a prescription failed to read.
     func patientSummary(_ id: String) throws -> PatientSummary? {
-        guard header.formatVersion >= 4, transactionState == nil else { return try patientDirectory().summary(id) }
+        guard header.formatVersion >= 4, currentWrite?.state == nil else { return try patientDirectory().summary(id) }
         return try store.read { try patientSummaryInOneSnapshot(id) }
     }
 
@@ -307,17 +306,17 @@ extension Vault {
         try changePatients(writing: { _ = try store.deletePatient(id) }) { $0.remove(id) }
     }
 
-    /// Writes a patient row (`write`) and applies `change` to the write's directory in place. The
-    /// directory is read (and verified) before the row changes, then taken out of
-    /// `transactionPatients`, so the change does not copy every record (an import links
-    /// thousands of patients).
-    private func changePatients(writing write: () throws -> Void, _ change: (inout PatientDirectory) -> Void) throws {
+    /// Writes a patient row (`writeRow`) and applies `change` to the write's directory in place. The
+    /// directory is read (and verified) before the row changes, then taken out of the write's
+    /// `patients`, so the change does not copy every record (an import links thousands of patients).
+    private func changePatients(writing writeRow: () throws -> Void, _ change: (inout PatientDirectory) -> Void) throws {
+        let write = try requireWrite()
         var directory = try patientDirectory()
-        transactionPatients = nil
-        try write()
+        write.patients = nil
+        try writeRow()
         change(&directory)
-        transactionPatients = directory
-        patientsChanged = true
+        write.patients = directory
+        write.patientsChanged = true
     }
 
     /// The state root's patients hash brought up to the rows as written. Computed once per write
@@ -325,13 +324,13 @@ extension Vault {
     /// sealed, and before the rows are read back against it (`patientDirectory`, the only reader
     /// of the hash inside a write).
     func refreshPatientsHash() throws {
-        guard patientsChanged, transactionState != nil else { return }
+        guard let write = currentWrite, write.patientsChanged, write.state != nil else { return }
         let rows = try store.patientMACs()
         let hash = VaultState.patientsHash(rows)
-        transactionState?.patientsHash = hash
+        write.state?.patientsHash = hash
         // The bucket hashes from the same rows (`storePatientBuckets` writes them with the root).
-        freshPatientBuckets = PatientBuckets(rows: rows, patientsHash: hash)
-        patientsChanged = false
+        write.freshPatientBuckets = PatientBuckets(rows: rows, patientsHash: hash)
+        write.patientsChanged = false
     }
 
     /// At the end of every owner write (format 4, after `refreshPatientsHash`): the bucket hashes
@@ -341,9 +340,9 @@ extension Vault {
     /// had its patients changed by an older rxvault): then from the rows, once, if they are the
     /// set the root pins (if not, there are none to write: reads check the whole set and refuse).
     func storePatientBuckets() throws {
-        defer { freshPatientBuckets = nil }
-        guard header.formatVersion >= 4, let hash = transactionState?.patientsHash else { return }
-        var buckets = freshPatientBuckets
+        let write = try requireWrite()
+        guard header.formatVersion >= 4, let hash = write.state?.patientsHash else { return }
+        var buckets = write.freshPatientBuckets
         if buckets?.patientsHash != hash {
             if case .some(.some) = try? currentPatientBuckets(patientsHash: hash) { return }
             let rows = try store.patientMACs()
@@ -379,13 +378,13 @@ extension Vault {
                     // entries and grants carry the birth date from now on (they were left stale,
                     // which `check` and so `backup` refused).
                     try refreshPrescriptions(of: [match.id.hex])
-                    patientNotes.append("patient \(match.id.short) \(match.name): birth date set to \(birthDate)")
+                    try requireWrite().patientNotes.append("patient \(match.id.short) \(match.name): birth date set to \(birthDate)")
                 }
                 rx.patient = match.patient
             } else if createPatients {
                 let summary = PatientSummary(id: PatientID.random(), name: rx.patient.name, birthDate: rx.patient.birthDate, merged: [])
                 try writePatient(summary)
-                patientNotes.append("new patient \(summary.line)")
+                try requireWrite().patientNotes.append("new patient \(summary.line)")
                 rx.patient = summary.patient
             }
         }
@@ -504,7 +503,7 @@ extension Vault {
         for indexed in try prescriptions(of: patientIDs) {
             guard let row = try store.latestVersion(of: indexed.id.hex) else { continue }
             try touch(indexed.id.hex)
-            indexChanged(indexed.id, try open(row))
+            try indexChanged(indexed.id, try open(row))
             try resealGrants(of: indexed.id.hex)
         }
     }
@@ -545,6 +544,6 @@ extension Vault {
                 try resealGrants(of: record.id.hex, previousVersion: record.version)
             }
         }
-        patientNotes = []
+        try requireWrite().patientNotes = []
     }
 }

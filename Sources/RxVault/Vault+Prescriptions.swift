@@ -149,9 +149,9 @@ extension Vault {
     /// the deleted content (overwritten in place by `secure_delete`) is gone from every file.
     public func remove(_ id: PrescriptionID) throws(VaultError) {
         let deleted = try perform { () throws -> Bool in
-            indexChanged(id, nil)
+            try indexChanged(id, nil)
             // Nothing of it is relied on or re-sealed: its manifest entry just goes.
-            touched.insert(id.hex)
+            try requireWrite().touched.insert(id.hex)
             // Format 3 grants do not name their prescription in the file, so nothing cascades to them.
             for grant in try storedGrants(clientID: nil, prescriptionID: id.hex) { try store.deleteGrant(grant.row.id) }
             return try store.deletePrescription(id.hex)
@@ -170,7 +170,7 @@ extension Vault {
         let record = try linkPatient(record)
         try touch(record.id.hex)
         try store.insert(try seal(record))
-        indexChanged(record.id, record)
+        try indexChanged(record.id, record)
         return record
     }
 

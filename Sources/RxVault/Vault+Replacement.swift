@@ -98,7 +98,7 @@ public struct VaultReopener: Sendable {
         }
         let vault: Vault
         do {
-            vault = try Vault.open(at: path, rootKey: rootKey, clock: clock, busyTimeoutMilliseconds: busyTimeoutMilliseconds, anchor: anchor)
+            vault = try Vault.open(at: path, with: .rootKey(rootKey), clock: clock, busyTimeoutMilliseconds: busyTimeoutMilliseconds, anchor: anchor)
         } catch .integrity(let why) {
             throw .refused("the file at \(path) does not open with the key the server holds (\(why))")
         }

@@ -92,9 +92,10 @@ extension Vault {
             // write started from. The housekeeping before this (countersigning client entries,
             // sweeping expired grants) has run: a sweep re-keys prescriptions, so it touched them.
             from = try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) }
-            onlyAudit = touched.isEmpty && pendingIndex.isEmpty && headerBeforeTransaction?.formatVersion == header.formatVersion
+            let write = try requireWrite()
+            onlyAudit = write.touched.isEmpty && write.pendingIndex.isEmpty && write.headerBefore.formatVersion == header.formatVersion
             for event in events { try audit(event) }
         }
-        return ServedReadsWrite(from: from, to: writtenStamp, onlyAudit: onlyAudit)
+        return ServedReadsWrite(from: from, to: lastWrite?.stamp, onlyAudit: onlyAudit)
     }
 }

@@ -17,7 +17,7 @@ extension Vault {
     /// server's audit entries every second, a client's read, another command) would pair the
     /// old root with the new audit head or key ring, and look like a rollback.
     func verifiedState() throws -> VaultState? {
-        if let transactionState { return transactionState }
+        if let state = currentWrite?.state { return state }
         if let state = readScope?.state { return state }
         guard header.formatVersion >= 2 else { return nil }
         return try store.read { () throws -> VaultState in
@@ -57,16 +57,17 @@ extension Vault {
         }
     }
 
-    /// The manifest entries of one bucket, verified against the root.
+    /// The manifest entries of one bucket, verified against the root. In an owner write or a
+    /// verified read scope the file cannot change, so a bucket is opened once, and kept in the
+    /// write's cache or the scope's.
     func manifestEntries(bucket: Int, state: VaultState) throws -> [String: ManifestEntry] {
-        let caching = transactionState != nil || readScope != nil
-        if caching, let cached = manifestCache[bucket] { return cached }
+        if let cached = currentWrite?.manifestCache[bucket] ?? readScope?.manifest[bucket] { return cached }
         let content = try store.manifestBucket(bucket)
         guard VaultState.bucketHash(content) == state.manifestHashes[bucket] else {
             throw VaultError.integrity("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
         }
         let entries = try openManifestBucket(bucket, content: content)
-        if caching { manifestCache[bucket] = entries }
+        if let currentWrite { currentWrite.manifestCache[bucket] = entries } else { readScope?.manifest[bucket] = entries }
         return entries
     }
 
@@ -75,8 +76,7 @@ extension Vault {
     func verifiedReads<T>(_ body: () throws -> T) throws(VaultError) -> T {
         try read {
             readScope = ReadScope(state: try verifiedState())
-            manifestCache = [:]
-            defer { readScope = nil; manifestCache = [:] }
+            defer { readScope = nil }
             return try body()
         }
     }
@@ -170,24 +170,25 @@ extension Vault {
     /// In an owner write, before anything of a prescription is read to be extended or re-sealed:
     /// verifies it (once per transaction) and marks its manifest entry to be rewritten at the end.
     func touch(_ id: String) throws {
-        guard !touched.contains(id) else { return }
+        let write = try requireWrite()
+        guard !write.touched.contains(id) else { return }
         try verifyCurrent(id)
-        touched.insert(id)
+        write.touched.insert(id)
     }
 
     // MARK: - Owner write transactions
 
-    /// First step of every owner write: refuse a rolled-back vault, upgrade a format-1 one, and
+    /// The owner write under way; an internal error outside one.
+    func requireWrite() throws -> OwnerWrite {
+        guard let currentWrite else { throw VaultError.internalError("not in an owner write") }
+        return currentWrite
+    }
+
+    /// First step of every owner write: refuse a rolled-back vault, upgrade an older one, and
     /// verify the root, the client rows and the audit head.
     func beginOwnerWrite() throws {
         if let rollback { throw VaultError.integrity(Self.rollbackMessage(rollback)) }
-        headerBeforeTransaction = header
-        touched = []
-        transactionPatients = nil
-        patientsChanged = false
-        patientNotes = []
-        committedCounter = nil
-        writtenStamp = nil
+        let write = try requireWrite()
         // Another process may have upgraded the file, or changed its key slots or settings, since
         // it was opened: the write works from the header as stored (verified with the key ring
         // below, from format 4).
@@ -200,23 +201,23 @@ extension Vault {
         if fromFormatOne {
             try upgradeToFormat2()
         } else {
-            transactionState = try verifiedState()
+            write.state = try verifiedState()
         }
         if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
         if header.formatVersion < 4 { try upgradeToFormat4() }
         // Upgrades rewrite the manifest: nothing opened before them is current.
-        manifestCache = [:]
+        write.manifestCache = [:]
     }
 
     /// Last step of every owner write: index and manifest buckets written, then the root with
     /// the next counter, all in the same transaction.
     func finishOwnerWrite() throws {
+        let write = try requireWrite()
         try flushIndex()
-        defer { manifestCache = [:] }
         try flushManifest()
         try refreshPatientsHash()
         try storePatientBuckets()
-        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        var state = try write.root()
         state.clientsHash = VaultState.clientsHash(try store.clients())
         guard let head = try store.auditHead() else { throw VaultError.integrity("the audit log's head record was deleted") }
         state.auditSequence = head.sequence
@@ -228,58 +229,28 @@ extension Vault {
         let root = VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
                                     mac: try MAC.authenticate(state.macMessage(vaultID: header.vaultID), key: stateMACKey))
         try store.setVaultState(root)
-        writtenStamp = StateStamp(counter: root.writeCounter, mac: root.mac)
-        transactionState = nil
-        touched = []
-        transactionPatients = nil
-        patientCache = nil
-        patientRows = nil
-        trustingFormatOneReads = false
-        committedCounter = state.counter
+        write.state = state
+        write.written = StateStamp(counter: root.writeCounter, mac: root.mac)
     }
 
     /// Rewrites the manifest entries of the prescriptions touched so far (at the end of every
-    /// owner write, and every few thousand prescriptions of a large import). A prescription
+    /// owner write, and every few ten thousand prescriptions of a large import). A prescription
     /// touched again later is verified against its rewritten entry, and rewritten again.
     func flushManifest() throws {
-        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        let write = try requireWrite()
+        var state = try write.root()
         var byBucket: [Int: [String]] = [:]
-        for id in touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
+        for id in write.touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
         for (bucket, ids) in byBucket {
             var entries = try manifestEntries(bucket: bucket, state: state)
             for id in ids { entries[id] = try storedRows(id).entry }
             let content = try sealManifestBucket(bucket, entries: Array(entries.values))
             try store.setManifestBucket(bucket, to: content)
             state.manifestHashes[bucket] = VaultState.bucketHash(content)
-            manifestCache[bucket] = entries
+            write.manifestCache[bucket] = entries
         }
-        transactionState = state
-        touched = []
-    }
-
-    /// After a rollback of the transaction: nothing of it stays in memory.
-    func abandonOwnerWrite() {
-        pendingIndex = [:]
-        manifestCache = [:]
-        transactionState = nil
-        touched = []
-        transactionPatients = nil
-        patientsChanged = false
-        patientCache = nil
-        patientRows = nil
-        freshPatientBuckets = nil
-        patientNotes = []
-        trustingFormatOneReads = false
-        committedCounter = nil
-        writtenStamp = nil
-        if let headerBeforeTransaction { header = headerBeforeTransaction }
-    }
-
-    /// After commit: the anchor learns the new counter.
-    func ownerWriteCommitted() {
-        headerBeforeTransaction = nil
-        if let counter = committedCounter, let anchorKey { anchor?.record(anchorKey, counter: counter) }
-        committedCounter = nil
+        write.state = state
+        write.touched = []
     }
 
     /// Upgrades a format-1 vault inside the current write transaction: adds the format-2
@@ -288,8 +259,8 @@ extension Vault {
     /// MAC does not verify refuses the upgrade.
     func upgradeToFormat2() throws {
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
-        if let finding = AuditLog.verify(entries: try store.auditEntries(), head: try store.auditHead(), macKey: auditMACKey).first {
-            throw VaultError.integrity("cannot upgrade to format 2: \(finding); run 'rxvault check'")
+        if let finding = try AuditLog.verify(entries: try store.auditEntries(), head: try store.auditHead(), macKey: auditMACKey).first {
+            throw VaultError.integrity("cannot upgrade to format 2: \(finding.message); run 'rxvault check'")
         }
         let ids = try store.allPrescriptionIDs()
         for id in ids {
@@ -315,12 +286,13 @@ extension Vault {
         var state = VaultState.empty(clientsHash: VaultState.clientsHash(try store.clients()))
         for (bucket, sealed) in try store.indexBuckets() { state.indexHashes[bucket] = VaultState.bucketHash(sealed) }
         if let head = try store.auditHead() { state.auditSequence = head.sequence; state.auditHash = head.hash }
-        transactionState = state
+        let write = try requireWrite()
+        write.state = state
         if try store.indexBuckets().isEmpty, !ids.isEmpty { try rebuildIndex() }
-        touched = Set(ids)
+        write.touched = Set(ids)
         // Client reads logged by rxvault 0.1.0 and not countersigned yet carry no client
         // authenticator; this write countersigns them as format 1 would have (SECURITY.md).
-        trustingFormatOneReads = true
+        write.trustingFormatOneReads = true
     }
 
     /// Upgrades a format-2 vault (or one just upgraded from format 1) inside the current write
@@ -329,7 +301,8 @@ extension Vault {
     /// re-wrapped for format 3. A format-2 vault is first verified whole against its root and
     /// manifest (once, at the upgrade), so no row deleted or put back is carried over as current.
     func upgradeToFormat3(verifyingManifest: Bool) throws {
-        guard let state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        let write = try requireWrite()
+        let state = try write.root()
         let ids = try store.allPrescriptionIDs()
         // A vault just upgraded from format 1 has no manifest yet (its rows were checked then).
         if verifyingManifest {
@@ -375,8 +348,8 @@ extension Vault {
         var fresh = state
         for (bucket, _) in try store.manifestBuckets() { try store.setManifestBucket(bucket, to: nil) }
         fresh.manifestHashes = Array(repeating: VaultState.absentBucket, count: VaultState.bucketCount)
-        transactionState = fresh
-        touched = Set(ids)
+        write.state = fresh
+        write.touched = Set(ids)
     }
 
     /// Upgrades a format-3 vault (or one just upgraded to format 3) to format 4 inside the current
@@ -385,7 +358,8 @@ extension Vault {
     /// gains the patients hash, state schema 2) and key slots (their tables; the key ring is
     /// written at the end of the write, as at every owner write).
     func upgradeToFormat4() throws {
-        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        let write = try requireWrite()
+        var state = try write.root()
         var record = header.record
         record.formatVersion = 4
         record.wrappedRootKey = try rootKeyWrapped(for: record)
@@ -393,8 +367,8 @@ extension Vault {
         try store.upgradeToFormat4(wrappedRootKey: record.wrappedRootKey)
         header = try VaultHeader(record)
         state.patientsHash = VaultState.patientsHash([PatientRecord]())
-        transactionState = state
-        transactionPatients = PatientDirectory()
+        write.state = state
+        write.patients = PatientDirectory()
         try upgradePatientsToFormat4()
         try upgradeKeySlotsToFormat4()
     }

@@ -104,7 +104,7 @@ public struct VaultHeader: Sendable {
     }
 
     /// Derives the key-encryption key from `passphrase` and unwraps the root key (`unlock` hands
-    /// it to the agent; `Vault.open(at:rootKey:)` opens with it). Any passphrase slot opens it.
+    /// it to the agent; `Vault.open(at:with: .rootKey)` opens with it). Any passphrase slot opens it.
     public func unwrapRootKey(passphrase: SecretBytes) throws(VaultError) -> SecretBytes {
         try unwrapRootKeyAndKEK(passphrase: passphrase).rootKey
     }

@@ -139,7 +139,7 @@ import RxStore
             try #require(AgeIdentity.parseFile(try String(contentsOfFile: RowRollbackTests.fixture("format2-\(name).age"), encoding: .utf8))?.first)
         }
         let shop = try identity("lens-shop"), family = try identity("family")
-        let vault = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: today))
+        let vault = try Vault.open(at: path, with: .passphrase(passphrase), clock: .fixed(today: today))
         #expect(vault.header.formatVersion == 2)
         // Every read works on format 2 as it is.
         #expect(try vault.list().count == 2)
@@ -170,7 +170,7 @@ import RxStore
         // in the root key's associated data.
         let db = try Database(path: path)
         try db.execute("UPDATE vault_header SET format_version = 2; PRAGMA user_version = 2")
-        RowRollbackTests().expectWrongPassphrase { _ = try Vault.open(at: path, passphrase: passphrase) }
+        RowRollbackTests().expectWrongPassphrase { _ = try Vault.open(at: path, with: .passphrase(passphrase)) }
     }
 
     @Test func aFormatTwoVaultWithARowPutBackIsNotUpgraded() throws {
@@ -180,7 +180,7 @@ import RxStore
         // the lens shop's grant row is a change the format-2 manifest sees.
         let db = try Database(path: path)
         try db.execute("DELETE FROM access_grant WHERE prescription_id LIKE '0b6299e8%'")
-        let vault = try Vault.open(at: path, passphrase: TestVault.secret("format two fixture"),
+        let vault = try Vault.open(at: path, with: .passphrase(TestVault.secret("format two fixture")),
                                    clock: .fixed(today: CalendarDate(year: 2026, month: 6, day: 20)!))
         var refusal = "accepted: a damaged format-2 vault was upgraded (and its damage made current)"
         do { _ = try vault.upgrade() } catch { refusal = error.description }

@@ -16,7 +16,7 @@ import RxStore
     func clientsSeeExactlyWhatTheyWereGranted(seed: UInt64) throws {
         var rng = Generator(seed: seed)   // the target's SplitMix64 (JSONWriterDifferentialTests)
         let t = try TestVault()
-        let owner = try Vault.open(at: t.path, passphrase: t.passphrase, clock: .fixed(today: Self.day0))
+        let owner = try Vault.open(at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: Self.day0))
         let pixel = Array(try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments/valid/png-1x1.png")))
         let parser = try Self.parser()
@@ -86,7 +86,7 @@ import RxStore
         }
 
         // The owner's next write sweeps the expired grants and re-keys their prescriptions.
-        let ownerLater = try Vault.open(at: t.path, passphrase: t.passphrase, clock: .fixed(today: later))
+        let ownerLater = try Vault.open(at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: later))
         _ = try ownerLater.add(TestVault.glasses(patient: "trigger"))
         let remaining = try ownerLater.grants()
         #expect(remaining.allSatisfy { $0.isActive(on: later) })

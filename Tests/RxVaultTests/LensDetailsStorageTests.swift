@@ -86,7 +86,7 @@ import RxModel
     @Test func aVaultWrittenBeforeReadsAndTakesTheNewFields() throws {
         let t = try TestVault()
         let path = try RowRollbackTests.fixtureVault("format3", into: t.directory)
-        let vault = try Vault.open(at: path, passphrase: TestVault.secret("format three fixture"), clock: .fixed(today: Self.today))
+        let vault = try Vault.open(at: path, with: .passphrase(TestVault.secret("format three fixture")), clock: .fixed(today: Self.today))
         let listed = try vault.list()
         #expect(listed.count == 2)
         for record in listed {

@@ -230,7 +230,7 @@ import RxStore
     @Test func anAnchorSeesAWholeFileRollBack() throws {
         let t = try TestVault()
         let anchor = RollbackAnchor(directory: t.directory.appendingPathComponent("state/rxvault").path)
-        func open() throws -> Vault { try Vault.open(at: t.path, passphrase: t.passphrase, clock: .fixed(today: TestVault.today), anchor: anchor) }
+        func open() throws -> Vault { try Vault.open(at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: TestVault.today), anchor: anchor) }
         let owner = try open()
         let (record, _) = try owner.add(TestVault.glasses())
         let old = try copy(t, "old.rxv")
@@ -283,7 +283,7 @@ import RxStore
         let t = try TestVault()
         let path = try Self.formatOneFixture(into: t.directory)
         let passphrase = TestVault.secret("format one fixture")
-        let vault = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: TestVault.today))
+        let vault = try Vault.open(at: path, with: .passphrase(passphrase), clock: .fixed(today: TestVault.today))
         #expect(vault.header.formatVersion == 1)
         let all = try vault.list()
         #expect(all.count == 2)
@@ -303,7 +303,7 @@ import RxStore
         #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
         #expect(try vault.grants().count == 1)
         // Opened again, the upgraded vault unwraps with the format-3 associated data.
-        let again = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: TestVault.today))
+        let again = try Vault.open(at: path, with: .passphrase(passphrase), clock: .fixed(today: TestVault.today))
         #expect(try again.prescription(edited.id).prescription.note == "after the upgrade")
         let log = try again.log()
         #expect(log.count == 3)
@@ -315,7 +315,7 @@ import RxStore
         // Turning it back into format 1 (to have forged rows re-trusted) breaks the root key.
         let db = try Database(path: path)
         try db.execute("UPDATE vault_header SET format_version = 1; DROP TABLE vault_state; DROP TABLE manifest; PRAGMA user_version = 1")
-        expectWrongPassphrase { _ = try Vault.open(at: path, passphrase: passphrase) }
+        expectWrongPassphrase { _ = try Vault.open(at: path, with: .passphrase(passphrase)) }
     }
 }
 

@@ -27,7 +27,7 @@ final class TestVault {
     }
 
     func open(_ passphrase: SecretBytes? = nil) throws -> Vault {
-        try Vault.open(at: path, passphrase: passphrase ?? self.passphrase, clock: .fixed(today: Self.today))
+        try Vault.open(at: path, with: .passphrase(passphrase ?? self.passphrase), clock: .fixed(today: Self.today))
     }
 
     /// A second, raw connection to the same file, to play the attacker with write access.

@@ -135,7 +135,7 @@ extension RxVaultCommand {
                 do {
                     // The owner chose to go back: this computer records the restored vault's write
                     // counter as the newest, so no rollback warning follows.
-                    try key.open(at: target, anchor: Environment.rollbackAnchor).acceptCurrentState()
+                    try Vault.open(at: target, with: key, anchor: Environment.rollbackAnchor).acceptCurrentState()
                 } catch {
                     BackupFile.rollBack(installed, at: target)
                     throw error
@@ -159,8 +159,8 @@ extension RxVaultCommand {
 
         /// Checks the decrypted vault. A wrong passphrase here is the vault's, not the age
         /// layer's (that one opened): say so, since the two can differ.
-        static func verifyVault(at path: String, of file: String, key: BackupVaultKey) throws -> BackupFile.Verification {
-            do { return try key.verify(path: path) } catch .wrongPassphrase {
+        static func verifyVault(at path: String, of file: String, key: VaultKey) throws -> BackupFile.Verification {
+            do { return try BackupFile.verify(path: path, with: key) } catch .wrongPassphrase {
                 throw CLIError(.wrongPassphrase, "the passphrase does not open the vault inside \(file)",
                                hint: "it is the passphrase of the vault that was backed up, as it was that day; give it with --passphrase-file or at the prompt. "
                                    + olderPassphraseHint)
@@ -211,7 +211,7 @@ extension RxVaultCommand {
         /// looks like age and the key is read, before `path` is written.
         static func openBackup(_ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
                                recovery: RecoveryCodeOptions, options: VaultOptions, purpose: Purpose,
-                               prepare: () throws -> Void = {}) throws -> BackupVaultKey {
+                               prepare: () throws -> Void = {}) throws -> VaultKey {
             // "-": the backup comes on standard input (`... | rxvault restore -`); a file is opened
             // and checked (a directory, an unreadable file) before any passphrase is asked for.
             let input = file == "-" ? nil : try InputFile(path: file, standardInput: false)
@@ -226,7 +226,7 @@ extension RxVaultCommand {
                 throw RecoveryCodeOptions.passphraseLayerRefusal(file)
             }
             // The prompt names the backup: the vault the options name is not the one asked for.
-            let vaultKey = try BackupVaultKey.read(recovery, options: options, label: "backup \(file)")
+            let vaultKey = try recovery.backupVaultKey(options: options, label: "backup \(file)")
             let key: AgeFile.Key
             if let ageIdentity {
                 key = .identities(try KeyFile.identities(ageIdentity, what: "age identity"))

@@ -258,14 +258,14 @@ struct BackupCheck {
         }
     }
 
-    let vaultKey: BackupVaultKey
+    let vaultKey: VaultKey
     let agePassphrase: SecretBytes?
     let identities: [AgeIdentity]?
 
     init(keys: RxVaultCommand.BackupKeyOptions, options: VaultOptions, label: String) throws {
         identities = try keys.ageIdentity.map { try KeyFile.identities($0, what: "age identity") }
         agePassphrase = try keys.agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
-        vaultKey = try BackupVaultKey.read(keys.recovery, options: options, label: label)
+        vaultKey = try keys.recovery.backupVaultKey(options: options, label: label)
     }
 
     func check(_ entry: BackupFolder.Entry) -> Outcome {
@@ -304,7 +304,7 @@ struct BackupCheck {
             return .failed("\(error)")
         }
         let verification: BackupFile.Verification
-        do { verification = try vaultKey.verify(path: inner) } catch .wrongPassphrase {
+        do { verification = try BackupFile.verify(path: inner, with: vaultKey) } catch .wrongPassphrase {
             return .wrongKey("the passphrase does not open the vault inside: it may be older than the last passphrase change")
         } catch .wrongRecoveryCode {
             return .wrongKey("the recovery code does not open the vault inside: it may be older than the recovery code")

@@ -63,8 +63,7 @@ extension RxVaultCommand {
                     let path = options.vaultPath
                     _ = try VaultHeader.read(at: path)
                     let code = try RecoveryCodeSource.read(file: recoveryKeyFile, options: options, label: path)
-                    vault = try Vault.open(at: path, recoveryCode: code, clock: Environment.clock(),
-                                           busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: Environment.rollbackAnchor)
+                    vault = try options.openVault(with: .recoveryCode(code))
                     Terminal.err("rxvault: the recovery code of key slot \(vault.openedSlot ?? 0) opened the vault: choose the new passphrase of slot 1")
                 } else {
                     vault = try options.openVault(command: "passwd", agent: false)

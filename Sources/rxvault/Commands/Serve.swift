@@ -139,8 +139,8 @@ extension RxVaultCommand.Serve {
         try options.requireOwner("serve")
         let path = options.vaultPath
         let header = try VaultHeader.read(at: path)
-        if options.mayUseAgent, AgentAccess.rootKey(path: path, header: header) != nil {
-            return (try options.openVault(command: "serve"), nil)
+        if let agentKey = try options.ownerKey(header: header, passphrase: .never) {
+            return (try options.openVault(with: agentKey), nil)
         }
         guard header.formatVersion == VaultHeader.currentFormatVersion else {
             // An older format is upgraded by the first write; the agent holds only current vaults.
@@ -150,7 +150,7 @@ extension RxVaultCommand.Serve {
         let unwrapped = try header.unwrapRootKey(passphrase: passphrase)
         let rootKey = SecretBytes(lockedCount: unwrapped.count)
         rootKey.withUnsafeMutableBytes { target in unwrapped.withUnsafeBytes { source in target.copyMemory(from: source) } }
-        let vault = try Vault.open(at: path, rootKey: rootKey, clock: Environment.clock(),
+        let vault = try Vault.open(at: path, with: .rootKey(rootKey), clock: Environment.clock(),
                                    busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: Environment.rollbackAnchor)
         if let rollback = vault.rollback {
             Terminal.warning("this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): changes, and the reads served, are refused until you run 'rxvault check --accept-rollback'")

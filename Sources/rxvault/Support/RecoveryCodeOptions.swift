@@ -29,6 +29,15 @@ struct RecoveryCodeOptions: ParsableArguments {
         return try RecoveryCodeSource.read(file: recoveryKeyFile, options: options, label: label)
     }
 
+    /// What opens the vault inside a backup: the recovery code when one is asked for, else the
+    /// vault's passphrase as it was the day the backup was made (asked for as the one of
+    /// `label`). Only the passphrase can also open a default backup's age layer
+    /// (`passphraseLayerRefusal`).
+    func backupVaultKey(options: VaultOptions, label: String) throws -> VaultKey {
+        if let code = try read(options: options, label: label) { return .recoveryCode(code) }
+        return .passphrase(try PassphraseSource.existing(options, for: label))
+    }
+
     /// Refuses a recovery code given with a passphrase on the command line (a usage error, told
     /// before anything about the backup).
     func requireAlone(_ options: VaultOptions) throws {

@@ -41,38 +41,28 @@ struct VaultOptions: ParsableArguments {
         if identity != nil { throw VaultError.ownerOnly(command) }
     }
 
-    /// Opens the vault as the owner: with the root key from the agent that holds it (`rxvault
-    /// unlock`), else with the passphrase from the configured source. Refused with a client
-    /// identity: only the owner changes the vault.
-    ///
-    /// The agent is not asked when `agent` is false (`passwd` must prove the passphrase), with
-    /// `--no-agent` or `RXVAULT_NO_AGENT=1`, or when a passphrase is given on this command line
-    /// (`--passphrase-file`, `--passphrase-fd`): what the user names explicitly is what is used.
-    /// `anchored` false skips the rollback anchor (as `backup` always has).
+    /// Opens the vault as the owner, with the key `ownerKey` finds (the agent's, else the
+    /// passphrase; not the agent's when `agent` is false). Refused with a client identity: only
+    /// the owner changes the vault. `anchored` false skips the rollback anchor (as `backup`
+    /// always has).
     func openVault(command: String = "this command", agent: Bool = true, anchored: Bool = true) throws -> Vault {
-        if identity != nil { throw VaultError.ownerOnly(command) }
-        let path = vaultPath
+        try requireOwner(command)
         // Say "no vault" before asking for a passphrase that could not open anything.
-        let header = try VaultHeader.read(at: path)
-        let anchor = anchored ? Environment.rollbackAnchor : nil
-        let vault: Vault
-        if agent && mayUseAgent, let rootKey = AgentAccess.rootKey(path: path, header: header) {
-            vault = try Vault.open(at: path, rootKey: rootKey, clock: Environment.clock(),
-                                   busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: anchor)
-        } else {
-            let passphrase = try PassphraseSource.existing(self)
-            vault = try Vault.open(at: path, passphrase: passphrase, clock: Environment.clock(),
-                                   busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: anchor)
-        }
+        let header = try VaultHeader.read(at: vaultPath)
+        guard let key = try ownerKey(header: header, agent: agent) else { throw CLIError(.usage, "a passphrase is needed") }
+        return try openVault(with: key, anchored: anchored)
+    }
+
+    /// Opens the vault as the owner with `key` (from `ownerKey`, or a recovery code), warning
+    /// when it is older than a copy of it this computer has seen.
+    func openVault(with key: VaultKey, anchored: Bool = true) throws -> Vault {
+        let vault = try Vault.open(at: vaultPath, with: key, clock: Environment.clock(),
+                                   busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(),
+                                   anchor: anchored ? Environment.rollbackAnchor : nil)
         if let rollback = vault.rollback {
             Terminal.warning("this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): it may have been replaced by an older copy; changes are refused until you run 'rxvault check --accept-rollback' (if you restored it on purpose)")
         }
         return vault
-    }
-
-    /// Whether an agent may stand in for the passphrase on this command line.
-    var mayUseAgent: Bool {
-        !noAgent && !AgentAccess.disabledByEnvironment && passphraseFile == nil && passphraseFd == nil
     }
 
     /// Opens the vault for reading: as a client when `--identity` is given, else as the owner.
