@@ -4,8 +4,6 @@ import RxCrypto
 import RxValidate
 import RxVault
 
-extension PasswordKDF.Preset: ExpressibleByArgument {}
-
 extension RxVaultCommand {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(

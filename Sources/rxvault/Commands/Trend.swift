@@ -4,19 +4,6 @@ import RxModel
 import RxPrint
 import RxVault
 
-/// `--eye right` (or `od`), `--eye left` (or `os`).
-extension Eye: ExpressibleByArgument {
-    public init?(argument: String) {
-        switch argument.lowercased() {
-        case "right", "od": self = .right
-        case "left", "os": self = .left
-        default: return nil
-        }
-    }
-
-    public static var allValueStrings: [String] { ["right", "left"] }
-}
-
 extension RxVaultCommand {
     struct TrendCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
