@@ -36,10 +36,16 @@ public struct StoredRow {
     }
 
     /// An id: 32 lower-case hex digits (128 random bits), as every id rxvault writes.
-    public func id(_ column: Int32) throws(StoreError) -> String {
+    public func id<ID: RecordIdentifier>(_ column: Int32, as kind: ID.Type = ID.self) throws(StoreError) -> ID {
+        ID(checkedHex: try hexDigits(column))
+    }
+
+    /// 32 lower-case hex digits that are no row's id: a grant's reference (a keyed hash from
+    /// format 3, a prescription id before).
+    public func hexDigits(_ column: Int32) throws(StoreError) -> String {
         try expect(column, SQLITE_TEXT, "text")
         let utf8 = bytes(column)
-        guard utf8.count == 32, utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+        guard utf8.count == RecordID.length, utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
             throw bad(column, "is not an id (32 lower-case hex digits)")
         }
         return String(decoding: utf8, as: UTF8.self)
