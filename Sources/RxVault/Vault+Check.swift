@@ -52,7 +52,7 @@ extension Vault {
 
     /// Runs one stage; a row it cannot read at all (a value out of range, of another type, NULL:
     /// `StoreError.corrupt`) or cannot authenticate ends that stage with it as its finding, and
-    /// the next stage runs, so `check` reports everything it can (issue 22).
+    /// the next stage runs, so `check` reports everything it can.
     private func guarded(_ name: String, _ body: () throws -> CheckReport.Stage) throws -> CheckReport.Stage {
         do { return try body() } catch { return stage(name, 0, [try Self.finding(error)]) }
     }

@@ -3,7 +3,7 @@ import CSQLite
 /// One result row read as the schema says its values are: each value checked for its SQLite
 /// type, for NULL and for its range or length where it is read, so that a value rxvault never
 /// writes is a `StoreError.corrupt` naming the table, the row and the column (exit 76 in the
-/// CLI), never a number handed on for a later conversion or sum to trap on (issue 22). The
+/// CLI), never a number handed on for a later conversion or sum to trap on. The
 /// tables are STRICT and have CHECK constraints, but anyone who can write the file can turn
 /// both off (`PRAGMA ignore_check_constraints`, `PRAGMA writable_schema`).
 public struct StoredRow {
