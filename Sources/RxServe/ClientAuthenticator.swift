@@ -15,14 +15,14 @@ import RxVault
 /// who is registered.
 actor ClientAuthenticator {
     struct Challenge {
-        let clientID: RecordID?
+        let clientID: ClientID?
         let recipient: [UInt8]
         let secretHash: [UInt8]
         let expires: Date
     }
 
     struct Token {
-        let clientID: RecordID
+        let clientID: ClientID
         let expires: Date
     }
 
@@ -47,7 +47,7 @@ actor ClientAuthenticator {
     }
 
     /// A challenge for `recipient`: its id, the armored age file, and when it expires.
-    func challenge(recipient text: String, lookup: (AgeRecipient) async throws -> RecordID?) async throws -> (String, String, Date) {
+    func challenge(recipient text: String, lookup: (AgeRecipient) async throws -> ClientID?) async throws -> (String, String, Date) {
         guard let recipient = AgeRecipient(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw Refusal.malformedRecipient }
         let now = Date()
         prune(now)
@@ -66,7 +66,7 @@ actor ClientAuthenticator {
     }
 
     /// Redeems a challenge: the token, and when it expires. Any attempt uses the challenge up.
-    func token(challenge id: String, response: String) throws -> (String, RecordID, Date) {
+    func token(challenge id: String, response: String) throws -> (String, ClientID, Date) {
         let now = Date()
         prune(now)
         guard let challenge = challenges.removeValue(forKey: id) else {
@@ -88,10 +88,10 @@ actor ClientAuthenticator {
     }
 
     /// The client a bearer token stands for; nil when unknown or expired.
-    nonisolated func client(bearer token: String) -> RecordID? {
+    nonisolated func client(bearer token: String) -> ClientID? {
         let now = Date()
         let key = SHA256.hash(Array(token.utf8))
-        return tokens.withLockedValue { table -> RecordID? in
+        return tokens.withLockedValue { table -> ClientID? in
             guard let entry = table[key] else { return nil }
             guard entry.expires > now else { table[key] = nil; return nil }
             return entry.clientID

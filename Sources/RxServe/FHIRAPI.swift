@@ -66,7 +66,7 @@ struct FHIRAPI: Sendable {
     }
 
     /// The client the request's bearer token stands for.
-    func bearer(_ request: Request) throws -> RecordID {
+    func bearer(_ request: Request) throws -> ClientID {
         guard let header = request.headers[.authorization], let token = Self.bearerToken(header),
               let clientID = authenticator.client(bearer: token) else {
             throw APIError.unauthorized("a valid bearer token is needed (POST /auth/challenge, then /auth/token)")

@@ -30,7 +30,7 @@ struct ServedCache {
     private(set) var stamp: StateStamp?
     let today: CalendarDate
     /// Client id -> its view; nil when the client is no longer registered.
-    var clients: [RecordID: ClientView?] = [:]
+    var clients: [ClientID: ClientView?] = [:]
     var records: [PrescriptionID: PrescriptionRecord] = [:]
     /// The newest version of a prescription as the read endpoint sends it.
     var rendered: [PrescriptionID: ByteBuffer] = [:]

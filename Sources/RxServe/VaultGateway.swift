@@ -101,7 +101,7 @@ actor VaultGateway {
     func client(publicKey: [UInt8]) async throws -> ClientSummary? { try await live().client(withPublicKey: publicKey) }
 
     /// The client's live grants; nil when it is no longer registered.
-    func access(clientID: RecordID) async throws -> ServedCache.ClientView? {
+    func access(clientID: ClientID) async throws -> ServedCache.ClientView? {
         try currentView(clientID, in: try await refresh())
     }
 
@@ -117,7 +117,7 @@ actor VaultGateway {
         case found(ByteBuffer)
     }
 
-    func readNewest(clientID: RecordID, resourceID: String) async throws -> NewestRead {
+    func readNewest(clientID: ClientID, resourceID: String) async throws -> NewestRead {
         let vault = try await refresh()
         guard let view = try currentView(clientID, in: vault) else { return .unregistered }
         guard let id = view.prescriptions[resourceID] else { return .notGranted }
@@ -134,7 +134,7 @@ actor VaultGateway {
 
     // Below: as the cache says, after `refresh`.
 
-    private func currentView(_ clientID: RecordID, in vault: Vault) throws(VaultError) -> ServedCache.ClientView? {
+    private func currentView(_ clientID: ClientID, in vault: Vault) throws(VaultError) -> ServedCache.ClientView? {
         if let kept = cache.clients[clientID] { return kept }
         var view: ServedCache.ClientView?
         if let client = try vault.client(id: clientID) {
@@ -185,13 +185,13 @@ actor VaultGateway {
 
     // MARK: - Access requests
 
-    func requestAccess(clientID: RecordID, reason: String, patient: String?, kinds: [PrescriptionKind]) async throws -> AccessRequest {
+    func requestAccess(clientID: ClientID, reason: String, patient: String?, kinds: [PrescriptionKind]) async throws -> AccessRequest {
         let vault = try await live()
         guard let client = try vault.client(id: clientID) else { throw VaultError.clientNotFound(clientID.short) }
         return try vault.requestAccess(for: client, reason: reason, patient: patient, kinds: kinds)
     }
 
-    func accessRequest(_ id: String, clientID: RecordID) async throws -> AccessRequest? {
+    func accessRequest(_ id: String, clientID: ClientID) async throws -> AccessRequest? {
         let vault = try await live()
         guard let client = try vault.client(id: clientID) else { return nil }
         return try vault.accessRequests(client: client).first { $0.id == id }
@@ -201,7 +201,7 @@ actor VaultGateway {
 
     /// What makes two reads the same entry: the client, what it read, and how.
     private struct ReadKey: Hashable {
-        let client: RecordID
+        let client: ClientID
         let detail: String
         let prescriptions: [PrescriptionID]
         let attachments: [AttachmentID]
@@ -213,7 +213,7 @@ actor VaultGateway {
     /// Entries a failed write left, to go first in the next one.
     private var unwritten: [AuditEvent] = []
 
-    func logRead(client: RecordID, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) {
+    func logRead(client: ClientID, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) {
         let key = ReadKey(client: client, detail: detail, prescriptions: prescriptions, attachments: attachments)
         if let index = pendingIndex[key] {
             pendingReads[index].count += 1

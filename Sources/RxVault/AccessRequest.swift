@@ -13,7 +13,7 @@ public struct AccessRequest: Sendable, Equatable {
 
     /// 16 hex digits, random.
     public let id: String
-    public let client: RecordID
+    public let client: ClientID
     public let reason: String
     /// A patient's name as the client wrote it (nil: any).
     public let patient: String?

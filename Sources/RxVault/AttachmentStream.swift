@@ -23,7 +23,7 @@ public final class AttachmentStream {
         self.info = info
         self.row = row
         self.store = store
-        chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: vaultID, id: info.id.hex, prescriptionID: row.prescriptionID)
+        chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: vaultID, id: info.id.hex, prescriptionID: row.prescriptionID.hex)
         do { reader = try SecretStream.Reader(key: keys.streamKey, header: row.streamHeader) } catch {
             throw .integrity("attachment \(info.id.short): stream header is damaged")
         }
@@ -34,7 +34,7 @@ public final class AttachmentStream {
         guard !finished else { return nil }
         let place = "attachment \(info.id.short)"
         let sealed: [UInt8]?
-        do { sealed = try store.chunk(ofAttachment: info.id.hex, sequence: sequence) } catch { throw VaultError.from(error) }
+        do { sealed = try store.chunk(ofAttachment: info.id, sequence: sequence) } catch { throw VaultError.from(error) }
         guard let sealed else {
             finished = true
             guard reader.sawFinal else { throw .integrity("\(place) is truncated: its final chunk is missing") }
@@ -61,7 +61,7 @@ extension Vault {
     public func attachmentStream(_ id: AttachmentID, of prescriptionID: PrescriptionID) throws(VaultError) -> AttachmentStream {
         try read { () throws -> AttachmentStream in
             try verifyCurrent(prescriptionID.hex)
-            guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
+            guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
                 throw VaultError.attachmentNotFound(id.short)
             }
             let (info, keys) = try openInfo(row)

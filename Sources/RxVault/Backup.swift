@@ -190,10 +190,7 @@ public enum BackupFile {
 
     /// Puts a verified vault file in WAL mode (a snapshot is written in rollback-journal mode).
     public static func prepareForUse(path: String) throws(VaultError) {
-        do {
-            let database = try Database(path: path)
-            try database.execute("PRAGMA journal_mode = WAL")
-        } catch { throw VaultError.from(error) }
+        do { try SQLiteRecordStore.prepareSnapshotForUse(at: path) } catch { throw VaultError.from(error) }
     }
 }
 

@@ -52,8 +52,7 @@ extension BackupFile {
     private static func quiesce(_ target: String) throws(VaultError) {
         if pathExists(target + "-wal") {
             do {
-                let database = try Database(path: target, busyTimeoutMilliseconds: 2_000)
-                guard database.checkpointAndTruncateWAL() else { throw VaultError.busy }
+                guard try SQLiteRecordStore.foldJournal(ofFileAt: target, busyTimeoutMilliseconds: 2_000) else { throw VaultError.busy }
             } catch let error as VaultError {
                 throw error
             } catch let error as StoreError {

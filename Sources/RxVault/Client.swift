@@ -3,7 +3,7 @@ import RxModel
 
 /// A client app as the owner sees it.
 public struct ClientSummary: Sendable, Equatable {
-    public let id: RecordID
+    public let id: ClientID
     public let name: String
     public let recipient: AgeRecipient
     /// When it was registered (ISO 8601, UTC).
@@ -21,7 +21,7 @@ struct ClientInfo: Codable {
 
 /// A grant as the owner sees it.
 public struct GrantSummary: Sendable {
-    public let id: RecordID
+    public let id: GrantID
     public let client: ClientSummary
     public let prescriptionID: PrescriptionID
     public let granted: String

@@ -122,7 +122,7 @@ public struct PrescriptionFilter: Sendable, Equatable {
 /// What a filter reads of a prescription. Records conform directly; search-index rows conform
 /// without decoding their text until a filter asks for it.
 public protocol FilterSubject {
-    var subjectID: RecordID { get }
+    var subjectID: PrescriptionID { get }
     var kind: PrescriptionKind { get }
     var recordStatus: RecordStatus { get }
     var issued: CalendarDate { get }
@@ -160,7 +160,7 @@ public struct MinusCylinderPowers: Sendable, Equatable {
 }
 
 extension PrescriptionRecord: FilterSubject {
-    public var subjectID: RecordID { id }
+    public var subjectID: PrescriptionID { id }
     public var kind: PrescriptionKind { prescription.kind }
     public var recordStatus: RecordStatus { prescription.recordStatus }
     public var issued: CalendarDate { prescription.issued }

@@ -14,7 +14,7 @@ struct ReadScope {
     /// The rows of the prescription verified last, for the reads that follow on it.
     var lastRows: StoredRows?
     /// The client ids, read once (a prescription's grants are looked up by one reference per client).
-    var clientIDs: [String]?
+    var clientIDs: [ClientID]?
     /// Every grant row by its reference, read once (format 3), instead of a query per prescription.
     var grantsByReference: [String: [GrantRecord]]?
     /// The prescriptions that have attachment rows, read once: the others need no query for them.

@@ -79,7 +79,7 @@ enum RecordCodec {
     }
 
     /// Completes `summary` (the filter fields, read already) with the rest of the record.
-    static func decode(_ r: inout Reader, id: RecordID, version: Int, summary: Prescription) throws -> PrescriptionRecord {
+    static func decode(_ r: inout Reader, id: PrescriptionID, version: Int, summary: Prescription) throws -> PrescriptionRecord {
         var rx = summary
         let recorded = try r.text() ?? ""
         let change = try r.text()

@@ -11,7 +11,7 @@ struct Sealing {
 
     /// Opens a prescription version's content with its data key, bound to the row's own place.
     func openContent(_ row: PrescriptionVersionRecord, dataKey: SecretBytes) throws(VaultError) -> PrescriptionRecord {
-        guard let id = PrescriptionID(hex: row.prescriptionID) else { throw .integrity("a stored prescription id is malformed") }
+        let id = row.prescriptionID
         let place = "prescription \(id.short) version \(row.version)"
         let plaintext: SecretBytes
         do {
@@ -31,9 +31,7 @@ struct Sealing {
 
     /// Opens an attachment's metadata with its keys.
     func openMetadata(_ row: AttachmentRecord, keys: Vault.AttachmentKeys) throws(VaultError) -> AttachmentInfo {
-        guard let id = AttachmentID(hex: row.id), let prescriptionID = PrescriptionID(hex: row.prescriptionID) else {
-            throw .integrity("a stored attachment id is malformed")
-        }
+        let (id, prescriptionID) = (row.id, row.prescriptionID)
         let place = "attachment \(id.short)"
         let plain: SecretBytes
         do {
@@ -56,7 +54,7 @@ struct Sealing {
                     write: ([UInt8]) throws -> Void) throws {
         let id = info.id
         let place = "attachment \(id.short)"
-        let chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: vaultID, id: id.hex, prescriptionID: row.prescriptionID)
+        let chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: vaultID, id: id.hex, prescriptionID: row.prescriptionID.hex)
         let reader: SecretStream.Reader
         do { reader = try SecretStream.Reader(key: keys.streamKey, header: row.streamHeader) } catch {
             throw VaultError.integrity("\(place): stream header is damaged")
@@ -64,7 +62,7 @@ struct Sealing {
         let hash = SHA256()
         var total = 0
         var expected = 0
-        try store.forEachChunk(ofAttachment: id.hex) { sequence, sealed in
+        try store.forEachChunk(ofAttachment: id) { sequence, sealed in
             guard sequence == expected else { throw VaultError.integrity("\(place): chunk \(expected) is missing") }
             expected += 1
             let plain: [UInt8]

@@ -152,14 +152,14 @@ struct SearchIndex {
 
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    static func id(_ row: Row) -> RecordID {
+    static func id(_ row: Row) -> PrescriptionID {
         var out = [UInt8](repeating: 0, count: 32)
         for i in 0..<16 {
             let byte = UInt8(truncatingIfNeeded: (i < 8 ? row.idHigh >> (8 * UInt64(7 - i)) : row.idLow >> (8 * UInt64(15 - i))))
             out[2 * i] = hexDigits[Int(byte >> 4)]
             out[2 * i + 1] = hexDigits[Int(byte & 15)]
         }
-        return RecordID(hex: String(decoding: out, as: UTF8.self))!
+        return PrescriptionID(hex: String(decoding: out, as: UTF8.self))!
     }
 
     /// Decoded buckets: the rows, and the plaintexts their text and records are read from.
@@ -206,7 +206,7 @@ struct IndexSubject: FilterSubject {
     static func date(_ day: Int32) -> CalendarDate? { day == SearchIndex.absent ? nil : CalendarDate(dayNumber: Int(day)) }
     static func value(_ v: Int32) -> Hundredths? { v == SearchIndex.absent ? nil : Hundredths(raw: Int(v)) }
 
-    var subjectID: RecordID { SearchIndex.id(row) }
+    var subjectID: PrescriptionID { SearchIndex.id(row) }
     var kind: PrescriptionKind { row.kind == 0 ? .glasses : .contacts }
     var recordStatus: RecordStatus { SearchIndex.status(row) }
     var issued: CalendarDate { CalendarDate(dayNumber: Int(row.issued)) }
@@ -295,7 +295,7 @@ extension Vault {
         for i in snapshot.rows.indices where snapshot.rows[i].eyes & SearchIndex.statusKnown == 0 {
             let id = SearchIndex.id(snapshot.rows[i])
             // The newest version's status, even if a write came between: never the bits' "active".
-            guard let row = try store.latestVersion(of: id.hex) else { continue }
+            guard let row = try store.latestVersion(of: id) else { continue }
             let status = try open(row).prescription.recordStatus
             snapshot.rows[i].eyes = SearchIndex.withStatus(snapshot.rows[i].eyes, status)
         }
@@ -303,7 +303,7 @@ extension Vault {
 
     /// Records that the newest version of `record` is what the index should hold (or, with nil,
     /// that the prescription is gone). Applied to the buckets at the end of the transaction.
-    func indexChanged(_ id: RecordID, _ record: PrescriptionRecord?) throws {
+    func indexChanged(_ id: PrescriptionID, _ record: PrescriptionRecord?) throws {
         try requireWrite().pendingIndex[id.hex] = .some(record.map { SearchIndex.encode([$0]) })
     }
 
@@ -353,7 +353,7 @@ extension Vault {
     /// Refuses a newest version older than the one the (authenticated) search index names: the
     /// rows of the real newest version were deleted from the file, rolling the prescription back.
     /// Each row carries its own MAC, so only this cross-check sees a missing one.
-    func requireNewest(_ row: PrescriptionVersionRecord, of id: RecordID) throws {
+    func requireNewest(_ row: PrescriptionVersionRecord, of id: PrescriptionID) throws {
         // Format 2: the manifest pins every row of the prescription, not only its newest version.
         if try verifiedState() != nil { return try verifyCurrent(id.hex) }
         let bucket = SearchIndex.bucket(of: id.hex)

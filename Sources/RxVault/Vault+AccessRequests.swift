@@ -95,7 +95,7 @@ extension Vault {
         for event in events {
             switch event.action {
             case .accessRequested:
-                guard let detail = event.detail, let client = event.client.flatMap(RecordID.init(hex:)),
+                guard let detail = event.detail, let client = event.client.flatMap(ClientID.init(hex:)),
                       let record = try? JSONDecoderStrict.decode(AccessRequestRecord.self, from: Array(detail.utf8)) else { continue }
                 index[record.id] = requests.count
                 requests.append(AccessRequest(id: record.id, client: client, reason: record.reason, patient: record.patient,

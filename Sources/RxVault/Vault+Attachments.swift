@@ -43,10 +43,10 @@ extension Vault {
         store.useSmallCacheForStreaming()
 
         do {
-            guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+            guard try store.latestVersion(of: prescriptionID) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
             try touch(prescriptionID.hex)
-            let existing = allowDuplicate ? [] : try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
-            try store.insert(AttachmentRecord(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
+            let existing = allowDuplicate ? [] : try store.attachments(of: prescriptionID).map { try openInfo($0).info }
+            try store.insert(AttachmentRecord(id: attachmentID, prescriptionID: prescriptionID, wrappedKey: wrappedKey,
                                               metadata: [], streamHeader: writer.header, mac: []))
             let session = try parser.start(mode: .validate)
             let hash = SHA256()
@@ -56,7 +56,7 @@ extension Vault {
             var buffer = [UInt8](repeating: 0, count: Self.attachmentChunkSize)
             func storeChunk(_ chunk: [UInt8], final: Bool) throws {
                 let sealed = try chunk.withUnsafeBytes { try writer.push($0, associatedData: chunkAAD, final: final) }
-                try store.insertChunk(attachmentID: attachmentID.hex, sequence: sequence, data: sealed)
+                try store.insertChunk(attachmentID: attachmentID, sequence: sequence, data: sealed)
                 sequence += 1
             }
             while true {
@@ -83,10 +83,10 @@ extension Vault {
                 type: validated.type, size: total, sha256: sha256, width: validated.width, height: validated.height,
                 pages: validated.pages, added: clock.timestamp())
             let sealedMetadata = try sealMetadata(metadata, keys: keys, id: attachmentID, prescription: prescriptionID)
-            let mac = try MAC.authenticate(attachmentRowMessage(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
+            let mac = try MAC.authenticate(attachmentRowMessage(id: attachmentID, prescriptionID: prescriptionID, wrappedKey: wrappedKey,
                                                                 metadata: sealedMetadata, streamHeader: writer.header), key: recordMACKey)
-            try store.updateMetadata(ofAttachment: attachmentID.hex, to: sealedMetadata, mac: mac)
-            try resealGrants(of: prescriptionID.hex)
+            try store.updateMetadata(ofAttachment: attachmentID, to: sealedMetadata, mac: mac)
+            try resealGrants(of: prescriptionID)
             return AttachmentInfo(id: attachmentID, prescriptionID: prescriptionID, metadata: metadata)
         }
     }
@@ -100,8 +100,8 @@ extension Vault {
                 guard !rows.versions.isEmpty else { throw VaultError.notFound(id: prescriptionID.short) }
                 return try rows.attachments.map { try openInfo($0).info }
             }
-            guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
-            return try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
+            guard try store.latestVersion(of: prescriptionID) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+            return try store.attachments(of: prescriptionID).map { try openInfo($0).info }
         }
     }
 
@@ -119,7 +119,7 @@ extension Vault {
         if readScope == nil { store.useSmallCacheForStreaming() }
         return try read {
             try verifyCurrent(prescriptionID.hex)
-            guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
+            guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
                 throw VaultError.attachmentNotFound(id.short)
             }
             let (info, keys) = try openInfo(row)
@@ -138,11 +138,11 @@ extension Vault {
     public func detach(_ id: AttachmentID, of prescriptionID: PrescriptionID) throws(VaultError) {
         try perform {
             try touch(prescriptionID.hex)
-            guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
+            guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
                 throw VaultError.attachmentNotFound(id.short)
             }
-            _ = try store.deleteAttachment(id.hex)
-            try resealGrants(of: prescriptionID.hex)
+            _ = try store.deleteAttachment(id)
+            try resealGrants(of: prescriptionID)
         }
         purge()
     }
@@ -193,23 +193,24 @@ extension Vault {
         // header: a client holding the attachment's key cannot substitute other content.
         guard MAC.verify(row.mac, attachmentRowMessage(id: row.id, prescriptionID: row.prescriptionID, wrappedKey: row.wrappedKey,
                                                        metadata: row.metadata, streamHeader: row.streamHeader), key: recordMACKey) else {
-            throw .integrity("attachment \(row.id.prefix(8)) was altered (its owner MAC does not verify)")
+            throw .integrity("attachment \(row.id.short) was altered (its owner MAC does not verify)")
         }
         let keys = try AttachmentKeys(dataKey: try attachmentDataKey(of: row))
         return (try sealing.openMetadata(row, keys: keys), keys)
     }
 
-    func attachmentRowMessage(id: String, prescriptionID: String, wrappedKey: [UInt8], metadata: [UInt8], streamHeader: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.attachmentRow, [.bytes(header.vaultID), .text(id), .text(prescriptionID), .bytes(wrappedKey),
+    func attachmentRowMessage(id: AttachmentID, prescriptionID: PrescriptionID, wrappedKey: [UInt8], metadata: [UInt8],
+                              streamHeader: [UInt8]) -> [UInt8] {
+        AssociatedData.build(.attachmentRow, [.bytes(header.vaultID), .text(id.hex), .text(prescriptionID.hex), .bytes(wrappedKey),
                                               .bytes(metadata), .bytes(streamHeader)])
     }
 
     func attachmentDataKey(of row: AttachmentRecord) throws(VaultError) -> SecretBytes {
         do {
             return try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
-                AssociatedData.attachment(.attachmentKey, vaultID: header.vaultID, id: row.id, prescriptionID: row.prescriptionID))
+                AssociatedData.attachment(.attachmentKey, vaultID: header.vaultID, id: row.id.hex, prescriptionID: row.prescriptionID.hex))
         } catch {
-            throw .integrity("attachment \(row.id.prefix(8)) failed authentication (altered, moved or damaged)")
+            throw .integrity("attachment \(row.id.short) failed authentication (altered, moved or damaged)")
         }
     }
 }

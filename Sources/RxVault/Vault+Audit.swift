@@ -192,7 +192,7 @@ extension Vault {
     func registeredClientKeys() throws -> [String: [UInt8]] {
         var keys: [String: [UInt8]] = [:]
         for row in try store.clients() {
-            if let client = try? openClient(row) { keys[row.id] = client.recipient.publicKey }
+            if let client = try? openClient(row) { keys[row.id.hex] = client.recipient.publicKey }
         }
         return keys
     }

@@ -91,7 +91,7 @@ extension Vault {
             guard findings.isEmpty, row.mac == nil, let (plaintext, event) = try? openAuditPlaintext(row) else { return nil }
             if let client = summaries[event.actor], !grantsRead.contains(event.actor) {
                 grantsRead.insert(event.actor)
-                guard let held = try? storedGrants(clientID: event.actor, prescriptionID: nil) else { return nil }
+                guard let actor = ClientID(hex: event.actor), let held = try? storedGrants(clientID: actor, prescriptionID: nil) else { return nil }
                 for grant in held where (try? openGrant(grant, client: client)) != nil {
                     granted.insert("\(event.actor) \(grant.prescriptionID)")
                 }

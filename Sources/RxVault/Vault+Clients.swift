@@ -8,7 +8,7 @@ extension Vault {
     /// Registers a client by its age X25519 recipient. Names are unique, compared without case.
     public func addClient(name: String, recipient: AgeRecipient) throws(VaultError) -> ClientSummary {
         try Self.checkClientName(name)
-        let id = RecordID.random()
+        let id = ClientID.random()
         let added = clock.timestamp()
         return try perform {
             let existing = try clientSummaries()
@@ -18,7 +18,7 @@ extension Vault {
             if let other = existing.first(where: { $0.recipient == recipient }) {
                 throw VaultError.invalidInput("that recipient is already registered as client '\(other.name)'")
             }
-            try store.insert(try clientRow(id: id.hex, recipient: recipient, info: ClientInfo(schema: 1, name: name, added: added)))
+            try store.insert(try clientRow(id: id, recipient: recipient, info: ClientInfo(schema: 1, name: name, added: added)))
             try audit(AuditEvent(time: added, actor: AuditEvent.ownerActor, action: .clientAdded, client: id.hex, detail: name))
             return ClientSummary(id: id, name: name, recipient: recipient, added: added)
         }
@@ -50,16 +50,16 @@ extension Vault {
     /// Revokes every grant of the client (re-keying what it could read), then deletes it.
     public func removeClient(_ client: ClientSummary) throws(VaultError) {
         try perform {
-            let grants = try storedGrants(clientID: client.id.hex, prescriptionID: nil)
-            for grant in grants { try touch(grant.prescriptionID) }
+            let grants = try storedGrants(clientID: client.id, prescriptionID: nil)
+            for grant in grants { try touch(grant.prescriptionID.hex) }
             for grant in grants { try store.deleteGrant(grant.row.id) }
             for prescription in Set(grants.map(\.prescriptionID)) {
                 // The reason is sealed to the remaining grantees: no client names in it.
                 try rekey(prescriptionID: prescription, reason: "re-keyed: a client was removed")
             }
-            try store.deleteClient(client.id.hex)
+            try store.deleteClient(client.id)
             try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .clientRemoved, client: client.id.hex,
-                                 prescriptions: grants.map(\.prescriptionID), detail: client.name))
+                                 prescriptions: grants.map(\.prescriptionID.hex), detail: client.name))
         }
         purge()
     }
@@ -69,11 +69,11 @@ extension Vault {
     /// Verifies and opens a client row. Format 1 and 2 keep the public key in the row; format 3
     /// keeps it in the sealed info, and the row's lookup tag must be the one it gives.
     func openClient(_ row: ClientRecord) throws -> ClientSummary {
-        guard let id = RecordID(hex: row.id),
-              MAC.verify(row.mac, clientRowMessage(id: row.id, lookup: row.lookup, info: row.info), key: grantMACKey) else {
-            throw VaultError.integrity("client \(row.id.prefix(8)) is forged or altered (its MAC does not verify)")
+        let id = row.id
+        guard MAC.verify(row.mac, clientRowMessage(id: id, lookup: row.lookup, info: row.info), key: grantMACKey) else {
+            throw VaultError.integrity("client \(id.short) is forged or altered (its MAC does not verify)")
         }
-        let info: ClientInfo = try openOwnerInfo(row.info, purpose: .clientInfo, fields: [.text(row.id), .bytes(row.lookup)],
+        let info: ClientInfo = try openOwnerInfo(row.info, purpose: .clientInfo, fields: [.text(id.hex), .bytes(row.lookup)],
                                                  place: "client \(id.short)")
         guard header.formatVersion >= 3 else {
             return ClientSummary(id: id, name: info.name, recipient: AgeRecipient(publicKey: row.lookup), added: info.added)
@@ -86,11 +86,11 @@ extension Vault {
     }
 
     /// A client row in the current format: found by its lookup tag, its public key sealed in its info.
-    func clientRow(id: String, recipient: AgeRecipient, info: ClientInfo) throws -> ClientRecord {
+    func clientRow(id: ClientID, recipient: AgeRecipient, info: ClientInfo) throws -> ClientRecord {
         var info = info
         info.publicKey = Hex.encode(recipient.publicKey)
         let lookup = try clientLookup(recipient.publicKey)
-        let sealed = try sealOwnerInfo(info, purpose: .clientInfo, fields: [.text(id), .bytes(lookup)])
+        let sealed = try sealOwnerInfo(info, purpose: .clientInfo, fields: [.text(id.hex), .bytes(lookup)])
         return ClientRecord(id: id, lookup: lookup, info: sealed,
                             mac: try MAC.authenticate(clientRowMessage(id: id, lookup: lookup, info: sealed), key: grantMACKey))
     }
@@ -102,8 +102,8 @@ extension Vault {
     }
 
     /// Format 1 and 2: `lookup` is the public key; format 3: the lookup tag. Same message shape.
-    func clientRowMessage(id: String, lookup: [UInt8], info: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.clientRow, [.bytes(header.vaultID), .text(id), .bytes(lookup), .bytes(info)])
+    func clientRowMessage(id: ClientID, lookup: [UInt8], info: [UInt8]) -> [UInt8] {
+        AssociatedData.build(.clientRow, [.bytes(header.vaultID), .text(id.hex), .bytes(lookup), .bytes(info)])
     }
 
     static func checkClientName(_ name: String) throws(VaultError) {

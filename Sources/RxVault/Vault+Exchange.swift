@@ -260,7 +260,7 @@ extension Vault {
     /// One item checked by the rules of `add` (and its earlier versions and attachment hashes);
     /// nil, with its problems added to `problems`, when it is refused.
     private func checkedItem(_ item: ImportItem, today: CalendarDate, seen: inout Set<String>,
-                             problems: inout [String], advisories: inout [String]) -> (ImportItem, RecordID, Prescription)? {
+                             problems: inout [String], advisories: inout [String]) -> (ImportItem, PrescriptionID, Prescription)? {
         do {
             let result = try PrescriptionRules.check(item.prescription, today: today)
             let id = item.id ?? Self.derivedID(result.prescription)
@@ -308,10 +308,10 @@ extension Vault {
 
     /// Decides, inside the write transaction, what a checked item does: new, unchanged,
     /// update (what changes, field by field) or refused (and why).
-    private func planItem(_ item: ImportItem, id: RecordID, prescription: Prescription, origin: ImportOrigin,
+    private func planItem(_ item: ImportItem, id: PrescriptionID, prescription: Prescription, origin: ImportOrigin,
                           policy: ImportPolicy) throws -> ImportOutcome {
         do {
-            guard let latest = try store.latestVersion(of: id.hex) else {
+            guard let latest = try store.latestVersion(of: id) else {
                 return ImportOutcome(position: item.position, id: id, action: .new, changes: [],
                                      newAttachments: item.attachments.map(\.name), refusal: nil)
             }
@@ -319,7 +319,7 @@ extension Vault {
             try requireNewest(latest, of: id)
             let current = try open(latest)
             var existing: Set<String> = []
-            for row in try store.attachments(of: id.hex) { existing.insert(try openInfo(row).info.metadata.sha256) }
+            for row in try store.attachments(of: id) { existing.insert(try openInfo(row).info.metadata.sha256) }
             var newAttachments: [String] = []
             for attachment in item.attachments {
                 let hash = SHA256()
@@ -365,7 +365,7 @@ extension Vault {
     }
 
     /// Writes one planned import item inside the caller's transaction.
-    private func importItem(_ item: ImportItem, id: RecordID, prescription: Prescription, outcome: ImportOutcome,
+    private func importItem(_ item: ImportItem, id: PrescriptionID, prescription: Prescription, outcome: ImportOutcome,
                             report: inout ImportReport, parser: IsolatedParser) throws {
         do {
             switch outcome.action {
@@ -375,10 +375,10 @@ extension Vault {
                 report.unchanged.append(id)
                 return
             case .update:
-                if let latest = try store.latestVersion(of: id.hex), outcome.changes.isEmpty == false {
+                if let latest = try store.latestVersion(of: id), outcome.changes.isEmpty == false {
                     let record = PrescriptionRecord(id: id, version: latest.version + 1, recorded: clock.timestamp(), prescription: prescription)
                     try storeVersion(record)
-                    try resealGrants(of: id.hex, previousVersion: latest.version)
+                    try resealGrants(of: id, previousVersion: latest.version)
                 }
                 report.updated.append(id)
             case .new:
@@ -393,7 +393,7 @@ extension Vault {
             }
             // The attachments the prescription lacks (by content), each once.
             var existing: Set<String> = []
-            for row in try store.attachments(of: id.hex) { existing.insert(try openInfo(row).info.metadata.sha256) }
+            for row in try store.attachments(of: id) { existing.insert(try openInfo(row).info.metadata.sha256) }
             for attachment in item.attachments {
                 let hash = SHA256()
                 hash.update(attachment.data)
@@ -425,10 +425,10 @@ extension Vault {
 
     /// An id from the content, for imported prescriptions that bring none (foreign FHIR): the
     /// same record imported twice gets the same id, so it is not duplicated.
-    static func derivedID(_ prescription: Prescription) -> RecordID {
+    static func derivedID(_ prescription: Prescription) -> PrescriptionID {
         let json = (try? JSONEncoderSorted.encode(prescription)).map(Array.init) ?? []
         let digest = SHA256.hash(Array("rxvault/v1 imported".utf8) + json)
-        return RecordID(hex: digest.prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())!
+        return PrescriptionID(hex: digest.prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())!
     }
 }
 

@@ -4,7 +4,6 @@ import RxModel
 import RxStore
 
 /// The id of a patient record: 128 random bits, like a prescription's.
-public typealias PatientID = RecordID
 
 /// A patient record as the owner sees it (format 4; DESIGN.md, "Patients").
 public struct PatientSummary: Sendable, Hashable {
@@ -116,8 +115,8 @@ struct PatientDirectory {
 struct PatientRows {
     var stamp: StateStamp
     var buckets: PatientBuckets?
-    var checked: [Int: [(id: String, mac: [UInt8])]] = [:]
-    var whole: [(id: String, mac: [UInt8])]?
+    var checked: [Int: [(id: PatientID, mac: [UInt8])]] = [:]
+    var whole: [(id: PatientID, mac: [UInt8])]?
     var opened: [String: PatientSummary] = [:]
 
     init(stamp: StateStamp, buckets: PatientBuckets?) {
@@ -205,12 +204,12 @@ extension Vault {
         var low = 0, high = covering.count
         while low < high {
             let mid = (low + high) / 2
-            if covering[mid].id < id { low = mid + 1 } else { high = mid }
+            if covering[mid].id.hex < id { low = mid + 1 } else { high = mid }
         }
-        guard low < covering.count, covering[low].id == id else { return try patientDirectory().summary(id) }
+        guard low < covering.count, covering[low].id.hex == id else { return try patientDirectory().summary(id) }
         // A row that is not the one the check covered (tampering): the whole directory decides,
         // with its integrity error.
-        guard let row = try store.patient(id: id), row.mac == covering[low].mac else {
+        guard let row = try store.patient(id: covering[low].id), row.mac == covering[low].mac else {
             patientRows = nil
             return try patientDirectory().summary(id)
         }
@@ -222,7 +221,7 @@ extension Vault {
     /// The checked rows among which `id`'s row is, if it exists: the whole set when that was
     /// checked, else `id`'s bucket, read and checked against its hash (once per root). Nil when
     /// the bucket's rows are not the ones the owner wrote last (or `id` is in no bucket).
-    private func checkedPatientRows(covering id: String) throws -> [(id: String, mac: [UInt8])]? {
+    private func checkedPatientRows(covering id: String) throws -> [(id: PatientID, mac: [UInt8])]? {
         guard let rows = patientRows else { return nil }
         if let whole = rows.whole { return whole }
         guard let buckets = rows.buckets, let bucket = PatientBuckets.bucket(ofRowID: id) else { return nil }
@@ -261,16 +260,17 @@ extension Vault {
     }
 
     func openPatient(_ row: PatientRecord) throws -> PatientSummary {
-        guard let id = PatientID(hex: row.id), MAC.verify(row.mac, patientRowMessage(row), key: recordMACKey) else {
-            throw VaultError.integrity("patient \(row.id.prefix(8)) is forged or altered (its owner MAC does not verify)")
+        let id = row.id
+        guard MAC.verify(row.mac, patientRowMessage(row), key: recordMACKey) else {
+            throw VaultError.integrity("patient \(id.short) is forged or altered (its owner MAC does not verify)")
         }
-        let info = try openOwnerInfo(row.info, purpose: .patientInfo, fields: [.text(row.id)], place: "patient \(id.short)",
+        let info = try openOwnerInfo(row.info, purpose: .patientInfo, fields: [.text(id.hex)], place: "patient \(id.short)",
                                      read: PatientInfo.init(json:))
         return PatientSummary(id: id, name: info.name, birthDate: info.birthDate, merged: info.merged ?? [])
     }
 
     func patientRowMessage(_ row: PatientRecord) -> [UInt8] {
-        AssociatedData.build(.patientRow, [.bytes(header.vaultID), .text(row.id), .bytes(row.info)])
+        AssociatedData.build(.patientRow, [.bytes(header.vaultID), .text(row.id.hex), .bytes(row.info)])
     }
 
     /// A stored record with its patient filled in from the patient's record (format-4 content
@@ -295,15 +295,15 @@ extension Vault {
     func writePatient(_ summary: PatientSummary) throws {
         let info = PatientInfo(schema: 1, name: summary.name, birthDate: summary.birthDate,
                                merged: summary.merged.isEmpty ? nil : summary.merged)
-        var row = PatientRecord(id: summary.id.hex, info: try sealOwnerInfo(plaintext: info.sealedJSON(), purpose: .patientInfo,
+        var row = PatientRecord(id: summary.id, info: try sealOwnerInfo(plaintext: info.sealedJSON(), purpose: .patientInfo,
                                                                             fields: [.text(summary.id.hex)]),
                                 mac: [])
         row.mac = try MAC.authenticate(patientRowMessage(row), key: recordMACKey)
         try changePatients(writing: { try store.upsert(row) }) { $0.insert(summary) }
     }
 
-    func deletePatientRow(_ id: String) throws {
-        try changePatients(writing: { _ = try store.deletePatient(id) }) { $0.remove(id) }
+    func deletePatientRow(_ id: PatientID) throws {
+        try changePatients(writing: { _ = try store.deletePatient(id) }) { $0.remove(id.hex) }
     }
 
     /// Writes a patient row (`writeRow`) and applies `change` to the write's directory in place. The
@@ -474,18 +474,18 @@ extension Vault {
             target.birthDate = target.birthDate ?? source.birthDate
             target.merged += [from.hex] + source.merged
             let moving = try prescriptions(of: [from.hex])
-            try deletePatientRow(from.hex)
+            try deletePatientRow(from)
             try writePatient(target)
             try refreshPrescriptions(of: [into.hex])
             for indexed in moving {
-                guard let row = try store.latestVersion(of: indexed.id.hex) else { continue }
+                guard let row = try store.latestVersion(of: indexed.id) else { continue }
                 try touch(indexed.id.hex)
                 let current = try open(row)
                 var next = PrescriptionRecord(id: current.id, version: current.version + 1, recorded: clock.timestamp(),
                                               prescription: current.prescription)
                 next.change = "patient \(from.short) merged into \(into.short)"
                 try storeVersion(next)
-                try resealGrants(of: indexed.id.hex, previousVersion: current.version)
+                try resealGrants(of: indexed.id, previousVersion: current.version)
             }
             return (target, moving.count)
         }
@@ -501,10 +501,10 @@ extension Vault {
     /// patient as it now is (the prescriptions' content, which names the patient by id, is unchanged).
     func refreshPrescriptions(of patientIDs: Set<String>) throws {
         for indexed in try prescriptions(of: patientIDs) {
-            guard let row = try store.latestVersion(of: indexed.id.hex) else { continue }
+            guard let row = try store.latestVersion(of: indexed.id) else { continue }
             try touch(indexed.id.hex)
             try indexChanged(indexed.id, try open(row))
-            try resealGrants(of: indexed.id.hex)
+            try resealGrants(of: indexed.id)
         }
     }
 
@@ -525,7 +525,7 @@ extension Vault {
     func upgradePatientsToFormat4() throws {
         var groups: [String: [PrescriptionRecord]] = [:]
         for row in try store.latestVersions() {
-            try touch(row.prescriptionID)
+            try touch(row.prescriptionID.hex)
             let record = try open(row)
             let patient = record.prescription.patient
             groups[PatientName.key(patient.name) + "\u{0}" + (patient.birthDate?.description ?? ""), default: []].append(record)
@@ -541,7 +541,7 @@ extension Vault {
                 var next = PrescriptionRecord(id: record.id, version: record.version + 1, recorded: clock.timestamp(), prescription: rx)
                 next.change = "format 4: the patient is a record"
                 try storeVersion(next)
-                try resealGrants(of: record.id.hex, previousVersion: record.version)
+                try resealGrants(of: record.id, previousVersion: record.version)
             }
         }
         try requireWrite().patientNotes = []

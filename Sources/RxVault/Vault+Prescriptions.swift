@@ -30,8 +30,7 @@ extension Vault {
             let total = try read { try store.prescriptionIDs(withPrefix: prefix, limit: 1000).count }
             throw .ambiguousID(prefix: idOrPrefix, matches: total)
         }
-        guard let id = PrescriptionID(hex: first) else { throw .integrity("a stored prescription id is malformed") }
-        return id
+        return first
     }
 
     /// The newest version of every prescription, newest issue date first.
@@ -48,9 +47,7 @@ extension Vault {
         do {
             let snapshot = try indexSnapshot()
             return try read {
-                let counts = try store.attachmentCountsByPrescription()
-                var byID: [PrescriptionID: Int] = [:]
-                for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
+                let byID = try store.attachmentCountsByPrescription()
                 let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }
                 return try filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map { try snapshot.record($0.row) }
             }
@@ -66,9 +63,7 @@ extension Vault {
     func matchingIDs(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionID] {
         do {
             let snapshot = try indexSnapshot()
-            let counts = try read { try store.attachmentCountsByPrescription() }
-            var byID: [PrescriptionID: Int] = [:]
-            for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
+            let byID = try read { try store.attachmentCountsByPrescription() }
             let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }
             return filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map(\.subjectID)
         } catch let error as VaultError {
@@ -83,7 +78,7 @@ extension Vault {
         let row: PrescriptionVersionRecord?
         if let version {
             // An earlier version is written once and never changes: its own MAC is enough.
-            row = try read { try store.versions(of: id.hex).first { $0.version == version } }
+            row = try read { try store.versions(of: id).first { $0.version == version } }
             guard let row else { throw .notFound(id: "\(id.short) version \(version)") }
             return try open(row)
         }
@@ -91,7 +86,7 @@ extension Vault {
             // Format 2 on: the newest of the rows checked against the manifest (the check reads
             // every version anyway). Rows the manifest holds but the file lacks fail the check.
             if let rows = try verifiedRows(id.hex) { return rows.versions.last }
-            let row = try store.latestVersion(of: id.hex)
+            let row = try store.latestVersion(of: id)
             if let row { try requireNewest(row, of: id) }
             return row
         }
@@ -103,7 +98,7 @@ extension Vault {
     public func history(_ id: PrescriptionID) throws(VaultError) -> [PrescriptionRecord] {
         let rows = try read { () throws -> [PrescriptionVersionRecord] in
             try verifyCurrent(id.hex)
-            return try store.versions(of: id.hex)
+            return try store.versions(of: id)
         }
         guard !rows.isEmpty else { throw .notFound(id: id.short) }
         var records: [PrescriptionRecord] = []
@@ -120,7 +115,7 @@ extension Vault {
         var result: (PrescriptionRecord, [String])?
         var changeError: (any Error)?
         try perform {
-            guard let row = try store.latestVersion(of: id.hex) else { throw VaultError.notFound(id: id.short) }
+            guard let row = try store.latestVersion(of: id) else { throw VaultError.notFound(id: id.short) }
             try touch(id.hex)
             let current = try open(row)
             var edited = current.prescription
@@ -138,7 +133,7 @@ extension Vault {
                                                                prescription: checked.prescription))
             guard candidate.prescription != current.prescription else { return }
             let record = try storeVersion(candidate)
-            try resealGrants(of: id.hex, previousVersion: current.version)
+            try resealGrants(of: id, previousVersion: current.version)
             result = (record, checked.advisories)
         }
         if let changeError { throw changeError }
@@ -153,8 +148,8 @@ extension Vault {
             // Nothing of it is relied on or re-sealed: its manifest entry just goes.
             try requireWrite().touched.insert(id.hex)
             // Format 3 grants do not name their prescription in the file, so nothing cascades to them.
-            for grant in try storedGrants(clientID: nil, prescriptionID: id.hex) { try store.deleteGrant(grant.row.id) }
-            return try store.deletePrescription(id.hex)
+            for grant in try storedGrants(clientID: nil, prescriptionID: id) { try store.deleteGrant(grant.row.id) }
+            return try store.deletePrescription(id)
         }
         guard deleted else { throw .notFound(id: id.short) }
         purge()
@@ -196,7 +191,7 @@ extension Vault {
                 AssociatedData.object(.dataKey, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
             let sealed = try AEAD.seal(plaintext, key: dataKey, associatedData:
                 AssociatedData.object(.content, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
-            var row = PrescriptionVersionRecord(prescriptionID: record.id.hex, version: record.version, wrappedKey: wrappedKey,
+            var row = PrescriptionVersionRecord(prescriptionID: record.id, version: record.version, wrappedKey: wrappedKey,
                                                 content: sealed, mac: [])
             row.mac = try MAC.authenticate(versionRowMessage(row), key: recordMACKey)
             return row
@@ -210,13 +205,13 @@ extension Vault {
     /// client with write access could re-encrypt the content it was granted.
     func open(_ row: PrescriptionVersionRecord) throws(VaultError) -> PrescriptionRecord {
         guard MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey) else {
-            throw .integrity("prescription \(row.prescriptionID.prefix(8)) version \(row.version) was altered (its owner MAC does not verify)")
+            throw .integrity("prescription \(row.prescriptionID.short) version \(row.version) was altered (its owner MAC does not verify)")
         }
         return try withPatient(try sealing.openContent(row, dataKey: try dataKey(of: row)))
     }
 
     func versionRowMessage(_ row: PrescriptionVersionRecord) -> [UInt8] {
-        AssociatedData.build(.versionRow, [.bytes(header.vaultID), .text(row.prescriptionID), .int(row.version),
+        AssociatedData.build(.versionRow, [.bytes(header.vaultID), .text(row.prescriptionID.hex), .int(row.version),
                                            .bytes(row.wrappedKey), .bytes(row.content)])
     }
 
@@ -224,9 +219,9 @@ extension Vault {
     func dataKey(of row: PrescriptionVersionRecord) throws(VaultError) -> SecretBytes {
         do {
             return try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
-                AssociatedData.object(.dataKey, vaultID: header.vaultID, type: Self.objectType, id: row.prescriptionID, version: row.version))
+                AssociatedData.object(.dataKey, vaultID: header.vaultID, type: Self.objectType, id: row.prescriptionID.hex, version: row.version))
         } catch {
-            throw .integrity("prescription \(row.prescriptionID.prefix(8)) version \(row.version) failed authentication (altered, moved or damaged)")
+            throw .integrity("prescription \(row.prescriptionID.short) version \(row.version) failed authentication (altered, moved or damaged)")
         }
     }
 

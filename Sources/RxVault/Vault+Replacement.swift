@@ -33,8 +33,8 @@ public struct VaultFileNumbers: Equatable, Sendable, CustomStringConvertible {
 /// the file after each of its writes (`foldWriteAheadLog`), so there is rarely anything in it.
 extension Vault {
     /// Whether the file this vault has open is no longer the one at its path (renamed over or
-    /// removed): SQLite's own comparison of its descriptor with the path.
-    public var fileWasReplaced: Bool { store.fileHasMoved() }
+    /// removed): the store's own comparison (SQLite's, of its descriptor with the path).
+    public var fileWasReplaced: Bool { store.wasReplaced() }
 
     /// The device and inode of the file this vault has open; nil when it is not (or no longer)
     /// the file at its path. The path is looked at first, then SQLite confirms its descriptor is
@@ -56,7 +56,7 @@ extension Vault {
     /// file on disk is whole (a copy of it alone is the vault as of that write) and a file
     /// renamed over it meets a log with nothing of the old file left to read.
     @discardableResult
-    public func foldWriteAheadLog() -> Bool { store.checkpointWithoutWaiting() }
+    public func foldWriteAheadLog() -> Bool { store.foldJournalWithoutWaiting() }
 
     /// What is needed to open this vault's file again with the root key it was opened with (no
     /// passphrase): for a server whose file was replaced.

@@ -49,10 +49,10 @@ extension Vault {
     }
 
     /// The registered client with this id; nil when it was removed.
-    public func client(id: RecordID) throws(VaultError) -> ClientSummary? {
+    public func client(id: ClientID) throws(VaultError) -> ClientSummary? {
         try read { () throws -> ClientSummary? in
             _ = try verifiedState()
-            return try store.clients().first { $0.id == id.hex }.map { try openClient($0) }
+            return try store.clients().first { $0.id == id }.map { try openClient($0) }
         }
     }
 
@@ -62,8 +62,8 @@ extension Vault {
         try read {
             let today = clock.today()
             var grants: [PrescriptionID: GrantSummary] = [:]
-            for stored in try storedGrants(clientID: client.id.hex, prescriptionID: nil) {
-                try verifyCurrent(stored.prescriptionID)
+            for stored in try storedGrants(clientID: client.id, prescriptionID: nil) {
+                try verifyCurrent(stored.prescriptionID.hex)
                 let grant = try openGrant(stored, client: client)
                 if grant.isActive(on: today) { grants[grant.prescriptionID] = grant }
             }

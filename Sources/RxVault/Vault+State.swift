@@ -112,12 +112,13 @@ extension Vault {
     /// attachment rows without their chunks, grant rows), read once for both the check against
     /// the manifest and the caller's use.
     func storedRows(_ id: String) throws -> StoredRows {
-        let versions = try store.versions(of: id)
-        let attachments = try mayHaveAttachments(id) ? store.attachments(of: id) : []
-        let grants = try storedGrants(clientID: nil, prescriptionID: id)
+        let prescriptionID = try PrescriptionID.checked(id)
+        let versions = try store.versions(of: prescriptionID)
+        let attachments = try mayHaveAttachments(id) ? store.attachments(of: prescriptionID) : []
+        let grants = try storedGrants(clientID: nil, prescriptionID: prescriptionID)
         // Only a prescription with no rows at all needs its own row looked up.
         let exists = try !versions.isEmpty || !attachments.isEmpty || !grants.isEmpty
-            || store.prescriptionIDs(withPrefix: id, limit: 1).first == id
+            || store.prescriptionIDs(withPrefix: id, limit: 1).first == prescriptionID
         return StoredRows(id: id, exists: exists, versions: versions, attachments: attachments, grants: grants)
     }
 
@@ -125,7 +126,7 @@ extension Vault {
     private func mayHaveAttachments(_ id: String) throws -> Bool {
         guard readScope != nil else { return true }
         if let owners = readScope?.withAttachments { return owners.contains(id) }
-        let owners = Set(try store.attachmentCountsByPrescription().keys)
+        let owners = Set(try store.attachmentCountsByPrescription().keys.map(\.hex))
         readScope?.withAttachments = owners
         return owners.contains(id)
     }
@@ -258,23 +259,22 @@ extension Vault {
     /// the rows as they are. Those rows are trusted as the owner's (SECURITY.md), but any whose
     /// MAC does not verify refuses the upgrade.
     func upgradeToFormat2() throws {
-        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
+        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
         if let finding = try AuditLog.verify(entries: try store.auditEntries(), head: try store.auditHead(), macKey: auditMACKey).first {
             throw VaultError.integrity("cannot upgrade to format 2: \(finding.message); run 'rxvault check'")
         }
         let ids = try store.allPrescriptionIDs()
         for id in ids {
-            guard id.count == 32, RecordID.isHex(id) else { throw VaultError.integrity("a stored prescription id is malformed") }
             for row in try store.versions(of: id) where !MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey) {
-                throw VaultError.integrity("cannot upgrade to format 2: prescription \(id.prefix(8)) version \(row.version) was altered; run 'rxvault check'")
+                throw VaultError.integrity("cannot upgrade to format 2: prescription \(id.short) version \(row.version) was altered; run 'rxvault check'")
             }
             for row in try store.attachments(of: id) where !MAC.verify(row.mac, attachmentRowMessage(
                 id: row.id, prescriptionID: row.prescriptionID, wrappedKey: row.wrappedKey, metadata: row.metadata,
                 streamHeader: row.streamHeader), key: recordMACKey) {
-                throw VaultError.integrity("cannot upgrade to format 2: attachment \(row.id.prefix(8)) was altered; run 'rxvault check'")
+                throw VaultError.integrity("cannot upgrade to format 2: attachment \(row.id.short) was altered; run 'rxvault check'")
             }
             for grant in try storedGrants(clientID: nil, prescriptionID: id) {
-                guard let client = clients[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.prefix(8)) names no client") }
+                guard let client = clients[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.short) names no client") }
                 _ = try openGrant(grant, client: client)
             }
         }
@@ -289,7 +289,7 @@ extension Vault {
         let write = try requireWrite()
         write.state = state
         if try store.indexBuckets().isEmpty, !ids.isEmpty { try rebuildIndex() }
-        write.touched = Set(ids)
+        write.touched = Set(ids.map(\.hex))
         // Client reads logged by rxvault 0.1.0 and not countersigned yet carry no client
         // authenticator; this write countersigns them as format 1 would have (SECURITY.md).
         write.trustingFormatOneReads = true
@@ -306,13 +306,13 @@ extension Vault {
         let ids = try store.allPrescriptionIDs()
         // A vault just upgraded from format 1 has no manifest yet (its rows were checked then).
         if verifyingManifest {
-            for id in ids { try touch(id) }
+            for id in ids { try touch(id.hex) }
         }
         let clients = try clientSummaries()
-        let byID = Dictionary(uniqueKeysWithValues: clients.map { ($0.id.hex, $0) })
+        let byID = Dictionary(uniqueKeysWithValues: clients.map { ($0.id, $0) })
         var grants: [(StoredGrant, ClientSummary, GrantInfo)] = []
         for grant in try storedGrants(clientID: nil, prescriptionID: nil) {
-            guard let client = byID[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.prefix(8)) names no client") }
+            guard let client = byID[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.short) names no client") }
             _ = try openGrant(grant, client: client)
             grants.append((grant, client, try grantInfo(grant.row)))
         }
@@ -324,16 +324,16 @@ extension Vault {
         header = try VaultHeader(record)
         do {
             let clientRows = try clients.map { client in
-                try clientRow(id: client.id.hex, recipient: client.recipient,
+                try clientRow(id: client.id, recipient: client.recipient,
                               info: ClientInfo(schema: 1, name: client.name, added: client.added))
             }
             var grantRows: [GrantRecord] = []
             for (grant, client, info) in grants {
                 var info = info
-                info.prescription = grant.prescriptionID
-                let reference = try grantReference(clientID: client.id.hex, prescriptionID: grant.prescriptionID)
-                let sealedInfo = try sealOwnerInfo(info, purpose: .grantInfo, fields: [.text(grant.row.id), .text(client.id.hex), .text(reference)])
-                var row = GrantRecord(id: grant.row.id, clientID: client.id.hex, reference: reference, sealedKeys: grant.row.sealedKeys,
+                info.prescription = grant.prescriptionID.hex
+                let reference = try grantReference(clientID: client.id, prescriptionID: grant.prescriptionID)
+                let sealedInfo = try sealOwnerInfo(info, purpose: .grantInfo, fields: [.text(grant.row.id.hex), .text(client.id.hex), .text(reference)])
+                var row = GrantRecord(id: grant.row.id, clientID: client.id, reference: reference, sealedKeys: grant.row.sealedKeys,
                                       info: sealedInfo, mac: [])
                 let sealedFor = try store.latestVersion(of: grant.prescriptionID)?.version ?? 0
                 row.mac = try MAC.authenticate(grantRowMessage(row, version: sealedFor), key: grantMACKey)
@@ -349,7 +349,7 @@ extension Vault {
         for (bucket, _) in try store.manifestBuckets() { try store.setManifestBucket(bucket, to: nil) }
         fresh.manifestHashes = Array(repeating: VaultState.absentBucket, count: VaultState.bucketCount)
         write.state = fresh
-        write.touched = Set(ids)
+        write.touched = Set(ids.map(\.hex))
     }
 
     /// Upgrades a format-3 vault (or one just upgraded to format 3) to format 4 inside the current
@@ -494,7 +494,7 @@ extension Vault {
                 errors.append(try Self.finding(error))
             }
         }
-        let ids = Set(try store.allPrescriptionIDs()).union(manifest.keys)
+        let ids = Set(try store.allPrescriptionIDs().map(\.hex)).union(manifest.keys)
         for id in ids.sorted() {
             let actual: ManifestEntry?
             do { actual = try storedRows(id).entry } catch { errors.append(try Self.finding(error)); continue }
@@ -523,8 +523,8 @@ extension Vault {
         // (a removed client's, or one under a reference of no current prescription) is found here.
         if header.formatVersion >= 3 {
             let pinned = Set(manifest.values.flatMap(\.grants.keys))
-            for row in try store.grants(clientID: nil, references: nil) where !pinned.contains(row.id) {
-                errors.append("grant \(row.id.prefix(8)) (client \(row.clientID.prefix(8))) is not one the owner holds current (put back from an older copy, or forged)")
+            for row in try store.grants(clientID: nil, references: nil) where !pinned.contains(row.id.hex) {
+                errors.append("grant \(row.id.short) (client \(row.clientID.short)) is not one the owner holds current (put back from an older copy, or forged)")
             }
         }
         return CheckReport.Stage(name: name, checked: ids.count, errors: errors, notes: notes)

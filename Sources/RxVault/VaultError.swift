@@ -107,7 +107,7 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .cannotWrite(let why): return .cannotWrite(why)
         case .unsupportedVersion: return .unsupportedVersion(error.description)
         case .corrupt(let why): return .integrity(why)
-        case .sqlite: return .internalError(error.description)
+        case .engine: return .internalError(error.description)
         }
     }
 

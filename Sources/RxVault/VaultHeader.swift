@@ -157,8 +157,9 @@ public struct VaultHeader: Sendable {
 
 extension VaultHeader {
     /// Opens the store at `path` and reads its header: the first step of every way into a vault
-    /// (owner and client), so both report a missing file, a non-vault or a busy one alike.
-    static func openStore(at path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> (SQLiteRecordStore, VaultHeader) {
+    /// (owner and client), so both report a missing file, a non-vault or a busy one alike. The
+    /// one place that opens an engine: everything after works on `RecordStore`.
+    static func openStore(at path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> (any RecordStore, VaultHeader) {
         do {
             let store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             let header = try VaultHeader(store.header(), slots: store.keySlots())

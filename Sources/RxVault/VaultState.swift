@@ -72,12 +72,12 @@ struct VaultState: Equatable {
     }
 
     /// The same hash from ids and MACs alone (`RecordStore.patientMACs`).
-    static func patientsHash(_ rows: [(id: String, mac: [UInt8])]) -> [UInt8] {
+    static func patientsHash(_ rows: [(id: PatientID, mac: [UInt8])]) -> [UInt8] {
         var fields: [AssociatedData.Field] = []
         fields.reserveCapacity(2 * rows.count)
         // Rows read from the store come in id order already; sorting them again was most of this.
         let ordered = zip(rows, rows.dropFirst()).allSatisfy({ $0.id < $1.id }) ? rows : rows.sorted(by: { $0.id < $1.id })
-        for row in ordered { fields += [.text(row.id), .bytes(row.mac)] }
+        for row in ordered { fields += [.text(row.id.hex), .bytes(row.mac)] }
         return SHA256.hash(AssociatedData.build(.patientSet, fields))
     }
 
@@ -88,7 +88,7 @@ struct VaultState: Equatable {
     /// The client rows as the owner last wrote them: ids and MACs, in id order.
     static func clientsHash(_ rows: [ClientRecord]) -> [UInt8] {
         var fields: [AssociatedData.Field] = []
-        for row in rows.sorted(by: { $0.id < $1.id }) { fields += [.text(row.id), .bytes(row.mac)] }
+        for row in rows.sorted(by: { $0.id < $1.id }) { fields += [.text(row.id.hex), .bytes(row.mac)] }
         return SHA256.hash(AssociatedData.build(.clientSet, fields))
     }
 }
@@ -122,8 +122,8 @@ struct ManifestEntry: Equatable {
         newestVersion = versions.last?.version ?? 0
         newestMAC = versions.last?.mac ?? []
         versionsDigest = Self.versionsDigest(versions)
-        self.attachments = Dictionary(attachments.map { ($0.id, $0.mac) }, uniquingKeysWith: { a, _ in a })
-        self.grants = Dictionary(grants.map { ($0.id, GrantPin(clientID: $0.clientID, mac: $0.mac)) }, uniquingKeysWith: { a, _ in a })
+        self.attachments = Dictionary(attachments.map { ($0.id.hex, $0.mac) }, uniquingKeysWith: { a, _ in a })
+        self.grants = Dictionary(grants.map { ($0.id.hex, GrantPin(clientID: $0.clientID.hex, mac: $0.mac)) }, uniquingKeysWith: { a, _ in a })
     }
 
     init(prescriptionID: String, newestVersion: Int, newestMAC: [UInt8], versionsDigest: [UInt8],

@@ -50,7 +50,7 @@ import RxStore
 
     /// An owner entry naming `count` prescriptions, as an import or export of a large vault writes.
     func logLargeExport(_ s: Setup, count: Int = 20_000) throws {
-        let ids = (0..<count).map { _ in RecordID.random().hex }
+        let ids = (0..<count).map { _ in PrescriptionID.random().hex }
         try s.owner.recordExport(prescriptions: ids, attachments: [], format: "json", client: nil, recipients: nil)
     }
 

@@ -53,7 +53,7 @@ import RxModel
     /// An index entry written before the trailing fields existed (no bytes after the eyes)
     /// decodes with the details absent; one with a tag this version does not know is skipped.
     @Test func indexEntriesWithoutOrWithUnknownTrailingFieldsDecode() throws {
-        let record = PrescriptionRecord(id: RecordID(hex: String(repeating: "ab", count: 16))!, version: 1,
+        let record = PrescriptionRecord(id: PrescriptionID(hex: String(repeating: "ab", count: 16))!, version: 1,
                                         recorded: "2026-06-20T10:00:00Z", prescription: Self.multifocal())
         func decode(_ bytes: [UInt8]) throws -> Prescription {
             var summary = record.prescription
@@ -109,7 +109,7 @@ import RxModel
 
     @Test func fhirExportAndImportKeepEveryDetail() throws {
         for rx in [Self.multifocal(), Self.balance()] {
-            let record = PrescriptionRecord(id: RecordID(hex: String(repeating: "cd", count: 16))!, version: 1,
+            let record = PrescriptionRecord(id: PrescriptionID(hex: String(repeating: "cd", count: 16))!, version: 1,
                                             recorded: "2026-06-20T10:00:00Z", prescription: rx)
             let item = ExportItem(record: record, history: [], attachments: [])
             let bundle = try FHIR.bundle([item], exported: "2026-06-20T10:00:00Z")
@@ -132,7 +132,7 @@ import RxModel
     }
 
     @Test func anUnknownCodeInAFHIRExtensionIsRefusedNotDropped() throws {
-        let record = PrescriptionRecord(id: RecordID(hex: String(repeating: "ef", count: 16))!, version: 1,
+        let record = PrescriptionRecord(id: PrescriptionID(hex: String(repeating: "ef", count: 16))!, version: 1,
                                         recorded: "2026-06-20T10:00:00Z", prescription: Self.multifocal())
         let bundle = String(decoding: try FHIR.bundle([ExportItem(record: record, history: [], attachments: [])], exported: "2026-06-20T10:00:00Z"),
                             as: UTF8.self)

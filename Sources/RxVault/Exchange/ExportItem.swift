@@ -19,7 +19,7 @@ public struct ImportItem: Sendable {
     /// "prescriptions[2]", "entry[5] VisionPrescription": where a problem is reported.
     public let position: String
     /// The id to keep (rxvault exports, or FHIR identifiers from rxvault); nil means derive one.
-    public let id: RecordID?
+    public let id: PrescriptionID?
     public let prescription: Prescription
     public let attachments: [ImportAttachment]
     /// Earlier versions, oldest first (rxvault exports made with --versions).
@@ -256,7 +256,7 @@ public enum RxvaultExport {
                     problems.append("\(position): cannot be read")
                     continue
                 }
-                guard let id = RecordID(hex: entry.id) else { problems.append("\(position): id '\(entry.id)' is not 32 hex digits"); continue }
+                guard let id = PrescriptionID(hex: entry.id) else { problems.append("\(position): id '\(entry.id)' is not 32 hex digits"); continue }
                 var attachments: [ImportAttachment] = []
                 for (k, a) in (entry.attachments ?? []).enumerated() {
                     guard let bytes = Data(base64Encoded: a.data) else {

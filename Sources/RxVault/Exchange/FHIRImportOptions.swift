@@ -95,9 +95,9 @@ extension FHIR {
     // MARK: - Matching (docs/format.md, "FHIR import": which prescription an amended one is)
 
     /// rxvault's own identifier, when rxvault wrote the resource.
-    static func rxvaultID(_ r: [String: Any]) -> RecordID? {
+    static func rxvaultID(_ r: [String: Any]) -> PrescriptionID? {
         (r["identifier"] as? [[String: Any]])?.first { $0["system"] as? String == identifierSystem }
-            .flatMap { $0["value"] as? String }.flatMap { RecordID(hex: $0) }
+            .flatMap { $0["value"] as? String }.flatMap { PrescriptionID(hex: $0) }
     }
 
     /// The id a FHIR prescription is stored under, so the same prescription (amended or not)
@@ -105,7 +105,7 @@ extension FHIR {
     /// identifier with a value (system and value); else the resource id with the patient's name
     /// and birth date (ids are only unique on the server that gave them); else nil (the vault
     /// derives one from the content).
-    static func recordID(_ r: [String: Any], patient: Patient) -> RecordID? {
+    static func recordID(_ r: [String: Any], patient: Patient) -> PrescriptionID? {
         if let own = rxvaultID(r) { return own }
         if let identifier = (r["identifier"] as? [[String: Any]])?.first(where: { $0["value"] is String }) {
             return derived("identifier|\(identifier["system"] as? String ?? "")|\(identifier["value"] as! String)")
@@ -116,9 +116,9 @@ extension FHIR {
         return nil
     }
 
-    static func derived(_ seed: String) -> RecordID {
+    static func derived(_ seed: String) -> PrescriptionID {
         let digest = SHA256.hash(Array("rxvault/v1 fhir \(seed)".utf8))
-        return RecordID(hex: digest.prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())!
+        return PrescriptionID(hex: digest.prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())!
     }
 
     // MARK: - The prescriber
@@ -192,7 +192,7 @@ extension FHIR {
     /// in rxvault's form (a UTC time to the second, its record time), are rxvault's own (made
     /// again on export), not kept. `practitioner`: the resolved prescriber, kept whole (its
     /// reference is then made again on export, so the reference itself is not kept).
-    static func kept(_ scanner: JSONScanner, resource range: Range<Int>, practitioner: Range<Int>?, own: RecordID?,
+    static func kept(_ scanner: JSONScanner, resource range: Range<Int>, practitioner: Range<Int>?, own: PrescriptionID?,
                      parsed r: [String: Any]) -> KeptFHIR? {
         // What rxvault itself wrote is recognised on the parsed resource first, so an import of
         // rxvault's own export decodes nothing more (the common case on large imports).

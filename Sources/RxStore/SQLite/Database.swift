@@ -52,21 +52,15 @@ public final class Database {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(db)
-            throw StoreError.sqlite(code: rc, message: message, sql: nil)
+            throw StoreError.engine(name: "SQLite", code: String(rc), message: message, sql: nil)
         }
         handle = db
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
-        do {
-            try execute("PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY;")
-        } catch {
-            if case .sqlite(let code, _, _) = error, code & 0xff == SQLITE_NOTADB {
-                throw StoreError.notAVault(path: path, reason: "not an SQLite database")
-            }
-            throw error
-        }
+        // A file that is no SQLite database fails here (`error` makes it `notAVault`).
+        try execute("PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY;")
     }
 
     deinit {
@@ -192,7 +186,7 @@ public final class Database {
         case SQLITE_NOTADB: return .notAVault(path: path, reason: "not an SQLite database")
         case SQLITE_CORRUPT: return .corrupt("SQLite reports: \(message)")
         case SQLITE_CANTOPEN: return .cannotWrite("cannot open \(path) or its -wal/-shm files (check the directory's permissions)")
-        default: return .sqlite(code: rc, message: message, sql: sql)
+        default: return .engine(name: "SQLite", code: String(rc), message: message, sql: sql)
         }
     }
 }

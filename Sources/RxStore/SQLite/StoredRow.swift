@@ -3,7 +3,7 @@ import CSQLite
 /// One result row read as the schema says its values are: each value checked for its SQLite
 /// type, for NULL and for its range or length where it is read, so that a value rxvault never
 /// writes is a `StoreError.corrupt` naming the table, the row and the column (exit 76 in the
-/// CLI), never a number handed on for a later conversion or sum to trap on (issue 22). The
+/// CLI), never a number handed on for a later conversion or sum to trap on. The
 /// tables are STRICT and have CHECK constraints, but anyone who can write the file can turn
 /// both off (`PRAGMA ignore_check_constraints`, `PRAGMA writable_schema`).
 public struct StoredRow {
@@ -36,10 +36,16 @@ public struct StoredRow {
     }
 
     /// An id: 32 lower-case hex digits (128 random bits), as every id rxvault writes.
-    public func id(_ column: Int32) throws(StoreError) -> String {
+    public func id<ID: RecordIdentifier>(_ column: Int32, as kind: ID.Type = ID.self) throws(StoreError) -> ID {
+        ID(checkedHex: try hexDigits(column))
+    }
+
+    /// 32 lower-case hex digits that are no row's id: a grant's reference (a keyed hash from
+    /// format 3, a prescription id before).
+    public func hexDigits(_ column: Int32) throws(StoreError) -> String {
         try expect(column, SQLITE_TEXT, "text")
         let utf8 = bytes(column)
-        guard utf8.count == 32, utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+        guard utf8.count == RecordID.length, utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
             throw bad(column, "is not an id (32 lower-case hex digits)")
         }
         return String(decoding: utf8, as: UTF8.self)

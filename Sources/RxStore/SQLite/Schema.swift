@@ -81,7 +81,7 @@ enum Schema {
     ) STRICT;
     """
 
-    /// Format 2 (issue 10): the owner's commitment to the current set of rows. `vault_state` is
+    /// Format 2: the owner's commitment to the current set of rows. `vault_state` is
     /// one MAC'd row (write counter, hashes of every index and manifest bucket, the client set,
     /// the audit head); `manifest` lists, per prescription, the MACs of its current rows.
     static let version2 = """
@@ -97,7 +97,7 @@ enum Schema {
     ) STRICT;
     """
 
-    /// Format 3 (issue 10, "what the file reveals without a key"): the client table no longer
+    /// Format 3 ("what the file reveals without a key"): the client table no longer
     /// holds public keys and grants no longer name their prescription. A client row is found by
     /// its `lookup` tag (a hash of the X25519 secret shared by the client's key and the vault's
     /// audit key: only the owner and that client can compute it); a grant row by its
@@ -128,7 +128,7 @@ enum Schema {
     CREATE INDEX access_grant_by_client ON access_grant (client_id);
     """
 
-    /// Format 4, patients (issue 12): a patient is a record of its own. A prescription's sealed
+    /// Format 4, patients: a patient is a record of its own. A prescription's sealed
     /// content names its patient by id; the patient's name and birth date are in `info`, sealed
     /// under the owner-info sub-key and bound to the row's id, and `mac` is the owner's record MAC
     /// over the row. Nothing about a patient (not even which prescriptions are theirs) is in the
@@ -142,7 +142,7 @@ enum Schema {
     ) STRICT;
     """
 
-    /// Format 4, patient buckets (issue 15; added without a format change, so an older rxvault
+    /// Format 4, patient buckets (added without a format change, so an older rxvault
     /// still reads and writes the vault and simply leaves this row alone): the SHA-256 of each
     /// of the 256 buckets of patient rows (by the first byte of the id) and the patients hash
     /// they were computed with, MAC'd under the state sub-key. Reading one prescription checks
@@ -156,7 +156,7 @@ enum Schema {
     ) STRICT;
     """
 
-    /// Format 4, key slots (issue 13): more ways into the vault than the header's passphrase. Each
+    /// Format 4, key slots: more ways into the vault than the header's passphrase. Each
     /// `key_slot` row wraps the same root key as the header does (slot 1), under a key derived
     /// from another passphrase (Argon2id, its own salt and costs) or from a recovery code
     /// (keyed BLAKE2b); `info` is the owner's sealed label and creation time. `key_ring` is the
