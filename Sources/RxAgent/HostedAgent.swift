@@ -4,7 +4,7 @@ import RxCrypto
 /// The agent of a process that holds an unlocked vault for work of its own (`rxvault serve`):
 /// `rxvault unlock`'s protocol and policy (`AgentService`, `AgentServer`) on a thread of its
 /// own, with signals left to the process, so the owner's commands need no passphrase while the
-/// process runs (issue 11: one unlock for the server and the owner's commands).
+/// process runs (one unlock for the server and the owner's commands).
 public final class HostedAgent: @unchecked Sendable {
     private let server: AgentServer
     private let thread: Thread

@@ -121,7 +121,7 @@ extension RxVaultCommand {
 
 extension RxVaultCommand.Serve {
     /// Opens the vault for the server; returns it and, when the server should be the vault's
-    /// agent while it runs (issue 11: one unlock for the server and the owner's commands), the
+    /// agent while it runs (one unlock for the server and the owner's commands), the
     /// root key for that agent (a copy of its own: the agent wipes it when it locks, and the
     /// server goes on with its key, with which it opens a replaced file).
     ///
