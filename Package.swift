@@ -82,6 +82,14 @@ let package = Package(
         .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "rxvault"]),
         .testTarget(name: "CLITests", dependencies: ["rxvault", "RxStore", "RxCrypto"]),
         .testTarget(name: "RxAgentTests", dependencies: ["RxAgent", "RxVault", "RxCrypto"]),
+        // The API in-process (HummingbirdTesting): routes, errors, authorization, on a vault made
+        // with RxVault; "rxvault" only so the attachment parser's binary is built.
+        .testTarget(name: "RxServeTests", dependencies: [
+            "RxServe", "RxVault", "RxModel", "RxCrypto", "RxValidate", "rxvault",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
         .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"]),
     ],

@@ -85,6 +85,14 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
         try body(UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: count))
     }
 
+    /// A copy on locked pages of its own (`init(lockedCount:)`): for a second holder of a key
+    /// that wipes its copy when it chooses (an agent beside the server that keeps its own).
+    public func lockedCopy() -> SecretBytes {
+        let copy = SecretBytes(lockedCount: count)
+        copy.withUnsafeMutableBytes { target in withUnsafeBytes { source in target.copyMemory(from: source) } }
+        return copy
+    }
+
     /// A new secret holding the first `length` bytes (for trimming a passphrase read into a larger buffer).
     public func prefix(_ length: Int) -> SecretBytes {
         let n = min(length, count)

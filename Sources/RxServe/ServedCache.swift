@@ -20,13 +20,6 @@ import RxVault
 /// The server's own audit writes (every second under load) carry what is kept to the state they
 /// leave when they changed nothing else and started from the state it was read in.
 struct ServedCache {
-    /// What one client may read as of this state.
-    struct ClientView: Sendable {
-        let access: ClientAccess
-        /// The FHIR resource id of each granted prescription (a UUID named by its id).
-        let prescriptions: [String: PrescriptionID]
-    }
-
     private(set) var stamp: StateStamp?
     let today: CalendarDate
     /// Client id -> its view; nil when the client is no longer registered.

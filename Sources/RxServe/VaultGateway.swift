@@ -10,6 +10,9 @@ import RxVault
 /// revoke, a removal or an expiry made meanwhile by the owner's CLI counts at the next request.
 /// And it is the file now at the vault's path: one replaced by rename is followed before the
 /// request is answered (`live`, `FileFollower`).
+///
+/// It answers with records and, for the one read kept rendered, the bytes RxVault's FHIR
+/// rendering makes (`FHIR.Rendering.api`); it knows nothing of the routes.
 actor VaultGateway {
     /// The open vault; nil while the file at the path cannot be served (clients get 503).
     private var vault: Vault?
@@ -101,7 +104,7 @@ actor VaultGateway {
     func client(publicKey: [UInt8]) async throws -> ClientSummary? { try await live().client(withPublicKey: publicKey) }
 
     /// The client's live grants; nil when it is no longer registered.
-    func access(clientID: ClientID) async throws -> ServedCache.ClientView? {
+    func access(clientID: ClientID) async throws -> ClientView? {
         try currentView(clientID, in: try await refresh())
     }
 
@@ -125,7 +128,7 @@ actor VaultGateway {
         if let kept = cache.rendered[id] {
             rendered = kept
         } else {
-            rendered = try FHIRResponse.encode(FHIRAPI.prescriptionResource(try currentRecord(id, in: vault)))
+            rendered = ByteBuffer(bytes: FHIR.Rendering.api.bytes(FHIR.visionPrescriptionResource(try currentRecord(id, in: vault), for: .api)))
             cache.keep(rendered: rendered, of: id)
         }
         logRead(client: clientID, prescriptions: [id], detail: "api read VisionPrescription")
@@ -134,12 +137,12 @@ actor VaultGateway {
 
     // Below: as the cache says, after `refresh`.
 
-    private func currentView(_ clientID: ClientID, in vault: Vault) throws(VaultError) -> ServedCache.ClientView? {
+    private func currentView(_ clientID: ClientID, in vault: Vault) throws(VaultError) -> ClientView? {
         if let kept = cache.clients[clientID] { return kept }
-        var view: ServedCache.ClientView?
+        var view: ClientView?
         if let client = try vault.client(id: clientID) {
             let access = try vault.access(for: client)
-            view = ServedCache.ClientView(access: access, prescriptions: Dictionary(uniqueKeysWithValues: access.grants.keys.map {
+            view = ClientView(access: access, prescriptions: Dictionary(uniqueKeysWithValues: access.grants.keys.map {
                 (FHIR.prescriptionResourceID($0), $0)
             }))
         }

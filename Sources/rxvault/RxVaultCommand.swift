@@ -1,8 +1,11 @@
 import Foundation
 import ArgumentParser
 
+/// The root command: an `AsyncParsableCommand` (as swift-argument-parser asks of a root whose
+/// subcommands include an async one, `serve`); every other command stays a `ParsableCommand`
+/// and runs as before.
 @main
-struct RxVaultCommand: ParsableCommand {
+struct RxVaultCommand: AsyncParsableCommand {
     static let version = "0.4.0"
 
     static let configuration = CommandConfiguration(
@@ -30,7 +33,7 @@ struct RxVaultCommand: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
 
-    static func main() {
+    static func main() async {
         // A file-size limit (a full disk quota, or RLIMIT_FSIZE) must give a clear "cannot write"
         // from SQLite, not kill the process in the middle of a transaction.
         signal(SIGXFSZ, SIG_IGN)
@@ -42,7 +45,11 @@ struct RxVaultCommand: ParsableCommand {
         }
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch {
             // Command-line errors take rxvault's own form (README.md, "Output and errors").
             if let status = ArgumentErrorReport.report(error, arguments: Array(CommandLine.arguments.dropFirst())) {

@@ -122,8 +122,8 @@ import RxModel
                         && text.contains("\"valueCode\" : \"non-dominant\""))
             } else {
                 // The balance lens carries no sphere: it has no prescribed power.
-                let resource = FHIR.visionPrescription(record, patientReference: "urn:uuid:x")
-                let specs = try #require(resource["lensSpecification"] as? [[String: Any]])
+                let resource = FHIR.visionPrescriptionResource(record, for: .export).foundation as? [String: Any]
+                let specs = try #require(resource?["lensSpecification"] as? [[String: Any]])
                 let left = try #require(specs.first { $0["eye"] as? String == "left" })
                 #expect(left["sphere"] == nil && left["power"] == nil)
                 #expect(FHIR.isBalanceLens(left))

@@ -72,7 +72,8 @@ extension JSONValue {
         return nil
     }
 
-    /// The value as Foundation objects, for JSONSerialization (the API's responses).
+    /// The value as Foundation objects, for JSONSerialization (JSONWriterDifferentialTests
+    /// compares the writer with it).
     var foundation: Any {
         switch self {
         case .null: return NSNull()
@@ -86,6 +87,4 @@ extension JSONValue {
         case .object(let members): return Dictionary(members.map { ($0.0, $0.1.foundation) }, uniquingKeysWith: { _, last in last })
         }
     }
-
-    var foundationObject: [String: Any] { foundation as? [String: Any] ?? [:] }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Logging
 import RxAgent
@@ -8,7 +7,7 @@ import RxServe
 import RxVault
 
 extension RxVaultCommand {
-    struct Serve: ParsableCommand {
+    struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve a read-only FHIR R4 API to client apps (what each was granted, nothing else).",
             discussion: flowing("""
@@ -87,8 +86,8 @@ extension RxVaultCommand {
             return folder + "/serve.sock"
         }
 
-        func run() throws {
-            try CommandRunner.run {
+        func run() async throws {
+            try await CommandRunner.run {
                 let settings = try settings()
                 let level = Logger.Level(rawValue: logLevel) ?? .info
                 LoggingSystem.bootstrap { label in
@@ -96,34 +95,24 @@ extension RxVaultCommand {
                     handler.logLevel = level
                     return handler
                 }
-                let (vault, agent) = try Self.openVaultAndAgent(options)
-                defer { agent?.stop() }
+                let (vault, agentKey) = try Self.openVault(options)
                 let vaultID = vault.header.vaultIDHex
-                let outcome = ServeOutcome()
-                let done = DispatchSemaphore(value: 0)
-                nonisolated(unsafe) let opened = vault
-                Task {
-                    do {
-                        try await RxServer.run(vault: opened, settings: settings, logger: Logger(label: "rxvault.serve")) { address in
-                            Terminal.err("rxvault: serving vault \(vaultID.prefix(8)) at \(address) (Ctrl-C or SIGTERM to stop)")
-                        }
-                    } catch {
-                        outcome.error = error
+                let agent = agentKey.flatMap { Self.startAgent(vaultPath: options.vaultPath, vaultIDHex: vaultID, rootKey: $0) }
+                do {
+                    try await RxServer.run(vault: vault, settings: settings, logger: Logger(label: "rxvault.serve")) { address in
+                        Terminal.err("rxvault: serving vault \(vaultID.prefix(8)) at \(address) (Ctrl-C or SIGTERM to stop)")
                     }
-                    done.signal()
-                }
-                done.wait()
-                if let error = outcome.error {
-                    switch error as? RxServer.StartError {
-                    case .socketPathInUse(let why): throw CLIError(.alreadyExists, why)
+                } catch let error as ServeStartError {
+                    await agent?.stop()
+                    switch error {
+                    case .socketPathInUse, .addressInUse: throw CLIError(.alreadyExists, error.description)
                     case .tls(let why): throw CLIError(.invalidInput, why)
-                    case nil:
-                        if "\(error)".contains("Address already in use") {
-                            throw CLIError(.alreadyExists, "\(listen ?? "the address") is already in use by another program")
-                        }
-                        throw CLIError(.failure, "the server stopped: \(error)")
                     }
+                } catch {
+                    await agent?.stop()
+                    throw CLIError(.failure, "the server stopped: \(error)")
                 }
+                await agent?.stop()
                 Terminal.err("rxvault: stopped; served reads are in the audit log")
             }
         }
@@ -131,11 +120,15 @@ extension RxVaultCommand {
 }
 
 extension RxVaultCommand.Serve {
-    /// Opens the vault for the server. With an agent already holding it (`rxvault unlock`), from
-    /// that agent; else with the passphrase, and then the server is the vault's agent while it
-    /// runs (issue 11: one unlock for the server and the owner's commands), on the same socket
-    /// `rxvault unlock` would use, locked when the server stops.
-    static func openVaultAndAgent(_ options: VaultOptions) throws -> (Vault, ServeAgent?) {
+    /// Opens the vault for the server; returns it and, when the server should be the vault's
+    /// agent while it runs (one unlock for the server and the owner's commands), the
+    /// root key for that agent (a copy of its own: the agent wipes it when it locks, and the
+    /// server goes on with its key, with which it opens a replaced file).
+    ///
+    /// With an agent already holding the vault (`rxvault unlock`) the key is that agent's, and
+    /// the server needs no agent of its own; an older format is opened with the passphrase and
+    /// upgraded by the first write (the agent holds only current vaults).
+    static func openVault(_ options: VaultOptions) throws -> (Vault, agentKey: SecretBytes?) {
         try options.requireOwner("serve")
         let path = options.vaultPath
         let header = try VaultHeader.read(at: path)
@@ -146,57 +139,26 @@ extension RxVaultCommand.Serve {
             // An older format is upgraded by the first write; the agent holds only current vaults.
             return (try options.openVault(command: "serve", agent: false), nil)
         }
-        let passphrase = try PassphraseSource.existing(options)
-        let unwrapped = try header.unwrapRootKey(passphrase: passphrase)
-        let rootKey = SecretBytes(lockedCount: unwrapped.count)
-        rootKey.withUnsafeMutableBytes { target in unwrapped.withUnsafeBytes { source in target.copyMemory(from: source) } }
+        // No agent holds it: the passphrase unwraps the root key, which the server's own agent holds too.
+        let rootKey = try header.unwrapRootKey(passphrase: try PassphraseSource.existing(options)).lockedCopy()
         let vault = try Vault.open(at: path, with: .rootKey(rootKey), clock: Environment.clock(),
                                    busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: Environment.rollbackAnchor)
         if let rollback = vault.rollback {
             Terminal.warning("this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): changes, and the reads served, are refused until you run 'rxvault check --accept-rollback'")
         }
-        // The agent gets a copy: it wipes its key when it locks (`rxvault lock`, the file
-        // replaced), and the server goes on with its own (it opens a replaced file with it).
-        let agentKey = SecretBytes(lockedCount: rootKey.count)
-        agentKey.withUnsafeMutableBytes { target in rootKey.withUnsafeBytes { source in target.copyMemory(from: source) } }
-        return (vault, ServeAgent.start(vaultPath: RxVaultCommand.Unlock.absolute(path), vaultIDHex: header.vaultIDHex, rootKey: agentKey))
+        return (vault, rootKey.lockedCopy())
     }
-}
 
-/// The agent a running server answers as (`rxvault unlock`'s protocol, on a thread of its own),
-/// so the owner's commands need no passphrase while it serves.
-final class ServeAgent: @unchecked Sendable {
-    let server: AgentServer
-    let thread: Thread
-    private let finished = DispatchSemaphore(value: 0)
-
-    private init(server: AgentServer) {
-        self.server = server
-        let done = finished
-        nonisolated(unsafe) let loop = server   // used only by that thread until `stop`
-        thread = Thread {
-            // The loop removes the socket as it ends. Said when it ends while the server goes on
-            // (the vault file replaced or removed, `rxvault lock`, the idle limit).
-            let why = loop.run()
-            if why != Self.stopReason {
+    /// Starts answering as the vault's agent; on failure (another agent for this vault, an
+    /// unsafe folder) says why and serves without it.
+    static func startAgent(vaultPath: String, vaultIDHex: String, rootKey: SecretBytes) -> HostedAgent? {
+        do {
+            // A day without use, or the server's whole life (a year), whichever comes first.
+            let agent = try HostedAgent.start(directory: AgentAccess.directory, vaultPath: RxVaultCommand.Unlock.absolute(vaultPath),
+                                              vaultIDHex: vaultIDHex, rootKey: rootKey, idleTimeout: 24 * 3600, maxLifetime: 365 * 24 * 3600) { why in
+                // The vault file replaced or removed, `rxvault lock`, the idle limit.
                 Terminal.err("rxvault: the vault is locked for owner commands (\(why)); the server goes on serving")
             }
-            done.signal()
-        }
-    }
-
-    static let stopReason = "the server stopped"
-
-    /// Starts answering; on failure (another agent for this vault, an unsafe folder) says why
-    /// and serves without it.
-    static func start(vaultPath: String, vaultIDHex: String, rootKey: SecretBytes) -> ServeAgent? {
-        do {
-            try AgentAccess.directory.prepare()
-            let socket = try AgentAccess.directory.socketPath(vaultIDHex: vaultIDHex)
-            // A day without use, or the server's whole life (a year), whichever comes first.
-            let service = try AgentService(vaultPath: vaultPath, rootKey: rootKey, idleTimeout: 24 * 3600, maxLifetime: 365 * 24 * 3600)
-            let agent = ServeAgent(server: try AgentServer(socketPath: socket, service: service, watchingSignals: false))
-            agent.thread.start()
             Terminal.err("rxvault: the vault is unlocked while the server runs (owner commands need no passphrase; 'rxvault lock' ends it)")
             return agent
         } catch {
@@ -204,17 +166,4 @@ final class ServeAgent: @unchecked Sendable {
             return nil
         }
     }
-
-    /// Locks (wipes the key) and waits for the loop to remove its socket (it removes only its
-    /// own: after an early lock, a newer agent may hold the path).
-    func stop() {
-        server.service.lock(reason: Self.stopReason)
-        // The loop sees the lock within its check interval; its socket goes with it.
-        _ = finished.wait(timeout: .now() + .seconds(Int(AgentServer.checkIntervalSeconds) + 3))
-    }
-}
-
-/// How the server task ended (read after it signalled).
-final class ServeOutcome: @unchecked Sendable {
-    var error: (any Error)?
 }

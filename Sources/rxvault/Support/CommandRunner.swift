@@ -23,6 +23,21 @@ enum CommandRunner {
         }
     }
 
+    /// The same, for a command whose body is async (`serve`).
+    static func run(json: Bool = false, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch {
+            let (status, message, hint) = describe(error)
+            report(status: status, message: message, hint: hint, json: json)
+            throw ExitCode(status.rawValue)
+        }
+    }
+
     static func describe(_ error: any Error) -> (ExitStatus, String, String?) {
         switch error {
         case let e as CLIError:
