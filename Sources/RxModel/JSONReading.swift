@@ -4,7 +4,7 @@
 ///
 /// Why not `JSONDecoder`: every export, list and search opens each prescription version's
 /// sealed content, and decoding it through `JSONDecoder` was a fifth of an export's time
-/// (issue 15). This reader is several times faster; `Prescription(json:)` maps its tree by hand,
+/// This reader is several times faster; `Prescription(json:)` maps its tree by hand,
 /// and differential tests (RxModelTests `JSONReadingTests`) hold it to the `Codable` path:
 /// what one accepts the other accepts, with the same value; what one refuses the other refuses.
 ///

@@ -1,4 +1,4 @@
-/// The rules for lenses as they are actually prescribed (issue 12): balance lenses, multifocal
+/// The rules for lenses as they are actually prescribed: balance lenses, multifocal
 /// contact-lens adds written as LOW/MED/HIGH with a D/N design, the contact-lens type, and the
 /// warnings (never refusals) for values that are possible but unusual: a base curve or diameter
 /// unusual for the lens type, a PD outside the adult range, implausible dates.

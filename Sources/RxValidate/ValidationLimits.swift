@@ -1,4 +1,4 @@
-/// The limits a file must stay within to be accepted (README.md, "Attachments").
+/// The limits a file must stay within to be accepted (docs/guide.md, "Attachments: the photo or scan of the paper").
 public struct ValidationLimits: Sendable, Codable, Equatable {
     /// Largest file accepted, checked before the whole file is read. Set per vault at `init`.
     public var maxBytes: Int

@@ -1,5 +1,5 @@
 /// Which backups to keep: restic's `forget` policy for daily, weekly, monthly and yearly
-/// periods (README.md, "Backups"; DESIGN.md).
+/// periods (docs/guide.md, "Backups"; DESIGN.md).
 ///
 /// Backups are taken newest first. For each period kind with a count left, a backup whose
 /// period (its UTC day, ISO week, month or year) differs from the last one kept for that kind

@@ -3,7 +3,7 @@ import RxCrypto
 import RxStore
 
 /// The patient rows in 256 buckets, by the first byte of the id (the buckets of the search index
-/// and the manifest), with one hash each (issue 15; DESIGN.md, "Patients"; docs/format.md,
+/// and the manifest), with one hash each (DESIGN.md, "Patients"; docs/format.md,
 /// "Format 4: patient buckets").
 ///
 /// The state root pins the whole set of patient rows with one hash (`VaultState.patientsHash`),

@@ -119,7 +119,7 @@ enum RecordCodec {
 /// fields absent), and a reader skips a tag it does not know, so each later addition takes its
 /// own tag without disturbing the others.
 extension RecordCodec {
-    /// Tag 1, the lens details of issue 12: contact-lens type (u8: 0 none, then
+    /// Tag 1, the lens details of format 4: contact-lens type (u8: 0 none, then
     /// `ContactLensType.allCases` order + 1), then per eye present (OD first) the add designation
     /// (u8: 0 none, `AddDesignation.allCases` order + 1), the dominance (likewise) and balance (u8 0/1).
     static let lensDetailsTag: UInt8 = 1

@@ -2,7 +2,7 @@ import Foundation
 import RxCrypto
 import RxStore
 
-/// Reading only the part of the audit log a listing needs (issue 15; DESIGN.md, "Audit log").
+/// Reading only the part of the audit log a listing needs (DESIGN.md, "Audit log").
 ///
 /// `grants` (each grant's last read) and `requests` (access requests and their answers) read the
 /// log newest first from the head pinned in the state root, authenticate every entry they read by

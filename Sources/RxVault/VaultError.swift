@@ -4,7 +4,7 @@ import RxCrypto
 import RxValidate
 
 /// What the vault reports to its callers. Each case maps to one documented exit code in the CLI
-/// (README.md, "Exit codes"). No case carries patient data, a passphrase or key material; ids
+/// (docs/reference.md, "Exit codes"). No case carries patient data, a passphrase or key material; ids
 /// and file paths are fine to show.
 public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// The passphrase does not unwrap the root key (or the header was altered: the two cannot be

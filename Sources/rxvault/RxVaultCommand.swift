@@ -51,7 +51,7 @@ struct RxVaultCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            // Command-line errors take rxvault's own form (README.md, "Output and errors").
+            // Command-line errors take rxvault's own form (docs/reference.md, "Output and errors").
             if let status = ArgumentErrorReport.report(error, arguments: Array(CommandLine.arguments.dropFirst())) {
                 Foundation.exit(status)
             }

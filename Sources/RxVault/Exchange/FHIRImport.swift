@@ -86,7 +86,7 @@ extension FHIR {
         }
         // Pass 2: each prescription, with its patient, its prescriber and its attachments. Every
         // problem is found before anything is imported. (Decoding each prescription a second
-        // time inside the import instead of keeping the items was tried for issue 15: at 100,000
+        // time inside the import instead of keeping the items was tried: at 100,000
         // it cost a third more time and did not lower the peak memory, which the file's bytes
         // and the import's own bookkeeping set.)
         let context = Pass2(scanner: scanner, options: options, byReference: byReference, practitioners: practitioners,

@@ -22,7 +22,7 @@ extension RxVaultCommand {
                     vault = try options.openVault(command: "check")
                 } catch VaultError.integrity(let why) {
                     // A header or key slot that does not read keeps the vault shut: that is check's
-                    // finding, reported as the others are (issue 22), with the same exit code.
+                    // finding, reported as the others are, with the same exit code.
                     let stage = Vault.CheckReport.Stage(name: "vault header and key slots", checked: 1,
                                                         errors: [VaultError.integrity(why).description], notes: [])
                     try show(Vault.CheckReport(stages: [stage]))

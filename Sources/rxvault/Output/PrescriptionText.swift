@@ -112,7 +112,7 @@ enum PrescriptionCSV {
         }
     }
 
-    /// The columns added after `note` (issue 12): contact-lens type, add designation, dominance, balance.
+    /// The columns added after `note`: contact-lens type, add designation, dominance, balance.
     static func details(_ rx: Prescription, _ lens: LensSpecification) -> [String] {
         let type: String = rx.contactLensType?.rawValue ?? ""
         let designation: String = lens.addDesignation?.rawValue ?? ""

@@ -13,7 +13,7 @@ import Darwin
 /// and `getenv`, before any conversion) are checked first, and anything that is not UTF-8 is
 /// refused before a command runs.
 enum ArgumentEncoding {
-    /// The environment variables rxvault reads (README.md, "Environment"), whose values become
+    /// The environment variables rxvault reads (docs/reference.md, "Environment"), whose values become
     /// paths, names or settings.
     static let environmentNames = ["RXVAULT_PATH", "RXVAULT_PASSPHRASE_FILE", "RXVAULT_BUSY_TIMEOUT", "RXVAULT_PARSER_TIMEOUT",
                                    "RXVAULT_PARSER_FAULT", "RXVAULT_TEST_WRITE_PAUSE_MS", "RXVAULT_TEST_READ_PAUSE_MS",

@@ -2,7 +2,7 @@ import Foundation
 import RxModel
 import RxVault
 
-/// The environment variables rxvault reads (README.md, "Environment").
+/// The environment variables rxvault reads (docs/reference.md, "Environment").
 enum Environment {
     static var values: [String: String] { ProcessInfo.processInfo.environment }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RxVault
 
-/// rxvault's documented exit codes (README.md, "Exit codes"). Scripts depend on these numbers:
+/// rxvault's documented exit codes (docs/reference.md, "Exit codes"). Scripts depend on these numbers:
 /// never renumber one, only add.
 enum ExitStatus: Int32, CaseIterable {
     case success = 0

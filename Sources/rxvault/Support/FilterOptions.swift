@@ -2,7 +2,7 @@ import ArgumentParser
 import RxModel
 import RxVault
 
-/// The query filters, shared by `query` and `export` (README.md, "Queries").
+/// The query filters, shared by `query` and `export` (docs/guide.md, "Queries").
 struct FilterOptions: ParsableArguments {
     @Option(help: "Patient's name contains this (any case).", completion: .custom(Completion.patientNames)) var patient: String?
     @Option(help: "glasses or contacts.") var kind: PrescriptionKind?

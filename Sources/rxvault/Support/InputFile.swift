@@ -10,7 +10,7 @@ import Darwin
 /// a passphrase or identity file; or `-`, standard input, where a command offers it.
 ///
 /// Every such file is opened here, so each command says the same thing about the same mistake
-/// (README.md, "Exit codes"): a file that is not there exits 67 (64 for passphrase and identity
+/// (docs/reference.md, "Exit codes"): a file that is not there exits 67 (64 for passphrase and identity
 /// files, as a missing setting), a directory or a file that cannot be read (permissions, a loop
 /// of links) exits 64, both before any passphrase is asked for. Anything else that opens is read
 /// as a stream, as `cat` reads it: `/dev/null` is an empty file, and a FIFO or `<(command)` is

@@ -4,7 +4,7 @@ import RxModel
 /// `edit`'s flags that remove one part of one eye's lens: `--no-od-cyl` (with its axis),
 /// `--no-od-add`, `--no-od-prism`, `--no-od-vertex`, `--no-od-bc`, `--no-od-dia`,
 /// `--no-od-brand`, and the same with `--no-os-`. An edit drops a stored value only when the
-/// person names it like this (README.md, "Edit, history, remove"); writing the eye again in
+/// person names it like this (docs/guide.md, "Edit, history, remove"); writing the eye again in
 /// notation keeps what the notation does not mention.
 enum LensRemovalFlag: String, EnumerableFlag, CaseIterable {
     case odCyl = "no-od-cyl", odAdd = "no-od-add", odPrism = "no-od-prism", odVertex = "no-od-vertex"

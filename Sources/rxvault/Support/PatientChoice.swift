@@ -3,7 +3,7 @@ import Foundation
 import RxModel
 import RxVault
 
-/// Which patient record `add --patient` means (README, "Patients").
+/// Which patient record `add --patient` means (docs/guide.md, "Patients").
 enum PatientChoice {
     /// Before `add`: the patient the name stands for. One match (ignoring case and white space, no
     /// differing birth date): the vault links it. None: an id prefix, if the text is one, else the

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RxModel
 
-/// The add/edit flags: the contract scripts rely on (README.md, "Adding prescriptions").
+/// The add/edit flags: the contract scripts rely on (docs/guide.md, "Add prescriptions").
 ///
 /// Values are taken as text and read by RxModel's parsers, so a bad value is reported with the
 /// eye, field and value whether it came from a flag, the notation or (later) an import.
