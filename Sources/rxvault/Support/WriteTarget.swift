@@ -11,7 +11,7 @@ import Darwin
 /// `export`, `preview`, `client add --identity-out`), and whether it can be written at all.
 ///
 /// Every command checks its output path here first, before a passphrase is asked for or any work
-/// is done, so a path that can never be a new file costs nothing (exit 73, docs/reference.md "Exit$
+/// is done, so a path that can never be a new file costs nothing (exit 73, docs/reference.md "Exit
 /// codes"); the writer checks again when it writes (`SafeFileWriter`), as the file system may
 /// have changed meanwhile. Refused: a path ending in `/`, a directory (nothing is written "into"
 /// one), something that is not a regular file (a device such as /dev/null, a FIFO, a socket: a
