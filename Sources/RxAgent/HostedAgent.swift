@@ -20,20 +20,24 @@ public final class HostedAgent: @unchecked Sendable {
     ///
     /// `onLock` is called on the agent's thread, with the reason, when it locks while the
     /// process goes on (anything but `stop`); its socket is gone by then.
-    public static func start(directory: AgentDirectory, vaultPath: String, vaultIDHex: String, rootKey: SecretBytes,
-                             idleTimeout: Double, maxLifetime: Double,
-                             onLock: @escaping @Sendable (String) -> Void) throws -> HostedAgent {
+    public static func start(
+        directory: AgentDirectory, vaultPath: String, vaultIDHex: String, rootKey: SecretBytes,
+        idleTimeout: Double, maxLifetime: Double,
+        onLock: @escaping @Sendable (String) -> Void
+    ) throws -> HostedAgent {
         try directory.prepare()
         let socket = try directory.socketPath(vaultIDHex: vaultIDHex)
-        let service = try AgentService(vaultPath: vaultPath, rootKey: rootKey, idleTimeout: idleTimeout, maxLifetime: maxLifetime)
-        let agent = HostedAgent(server: try AgentServer(socketPath: socket, service: service, watchingSignals: false), onLock: onLock)
+        let service = try AgentService(
+            vaultPath: vaultPath, rootKey: rootKey, idleTimeout: idleTimeout, maxLifetime: maxLifetime)
+        let agent = HostedAgent(
+            server: try AgentServer(socketPath: socket, service: service, watchingSignals: false), onLock: onLock)
         agent.thread.start()
         return agent
     }
 
     private init(server: AgentServer, onLock: @escaping @Sendable (String) -> Void) {
         self.server = server
-        nonisolated(unsafe) let loop = server   // run only by that thread; `stop` locks its service, which is thread-safe
+        nonisolated(unsafe) let loop = server // run only by that thread; `stop` locks its service, which is thread-safe
         let ended = self.ended
         thread = Thread {
             // The loop removes the socket as it ends.

@@ -14,25 +14,33 @@ struct APIError: HTTPResponseError {
     let message: String
     var headers: HTTPFields = [:]
 
-    static func notFound(_ what: String = "no such resource") -> APIError { APIError(status: .notFound, code: "not-found", message: what) }
+    static func notFound(_ what: String = "no such resource") -> APIError {
+        APIError(status: .notFound, code: "not-found", message: what)
+    }
     static func invalid(_ why: String) -> APIError { APIError(status: .badRequest, code: "invalid", message: why) }
     static func unauthorized(_ why: String) -> APIError {
-        APIError(status: .unauthorized, code: "login", message: why, headers: [.wwwAuthenticate: "Bearer realm=\"rxvault\""])
+        APIError(
+            status: .unauthorized, code: "login", message: why, headers: [.wwwAuthenticate: "Bearer realm=\"rxvault\""])
     }
     static func forbidden(_ why: String) -> APIError { APIError(status: .forbidden, code: "forbidden", message: why) }
     static func throttled(_ why: String, retryAfter: Int) -> APIError {
         APIError(status: .tooManyRequests, code: "throttled", message: why, headers: [.retryAfter: String(retryAfter)])
     }
-    static func internalError(_ why: String) -> APIError { APIError(status: .internalServerError, code: "exception", message: why) }
+    static func internalError(_ why: String) -> APIError {
+        APIError(status: .internalServerError, code: "exception", message: why)
+    }
     /// The vault's file was replaced by one the server cannot accept (another vault, one its key
     /// does not open, an older copy) or removed: the server's log says which, the client only
     /// that it may try again (the server looks again at each request).
-    static let fileReplaced = APIError(status: .serviceUnavailable, code: "transient",
-                                       message: "the vault's file was replaced and the file now in its place cannot be served; the owner has been told",
-                                       headers: [.retryAfter: "5"])
+    static let fileReplaced = APIError(
+        status: .serviceUnavailable, code: "transient",
+        message:
+            "the vault's file was replaced and the file now in its place cannot be served; the owner has been told",
+        headers: [.retryAfter: "5"])
 
     /// No token, or one that is unknown or expired.
-    static let tokenNeeded = APIError.unauthorized("a valid bearer token is needed (POST /auth/challenge, then /auth/token)")
+    static let tokenNeeded = APIError.unauthorized(
+        "a valid bearer token is needed (POST /auth/challenge, then /auth/token)")
     /// A token of a client the owner removed since.
     static let unregistered = APIError.unauthorized("this client is no longer registered")
 
@@ -42,8 +50,10 @@ struct APIError: HTTPResponseError {
         switch error {
         case .notFound, .attachmentNotFound, .requestNotFound: return .notFound()
         case .invalidInput(let why): return .invalid(why)
-        case .busy: return APIError(status: .serviceUnavailable, code: "transient", message: "the vault is busy; try again",
-                                    headers: [.retryAfter: "1"])
+        case .busy:
+            return APIError(
+                status: .serviceUnavailable, code: "transient", message: "the vault is busy; try again",
+                headers: [.retryAfter: "1"])
         case .integrity: return .internalError("the vault failed an integrity check; the owner has been told")
         default: return .internalError("the request could not be served")
         }
@@ -57,29 +67,36 @@ struct APIError: HTTPResponseError {
         case let error as VaultError: return .from(error)
         case let error as any HTTPResponseError:
             let status = error.status
-            let code = switch status.code {
-            case 400: "invalid"
-            case 401: "login"
-            case 404: "not-found"
-            case 413: "too-costly"
-            case 429: "throttled"
-            case 500...: "exception"
-            default: "processing"
-            }
+            let code =
+                switch status.code {
+                case 400: "invalid"
+                case 401: "login"
+                case 404: "not-found"
+                case 413: "too-costly"
+                case 429: "throttled"
+                case 500...: "exception"
+                default: "processing"
+                }
             return APIError(status: status, code: code, message: status.reasonPhrase.lowercased())
         default: return .internalError("the request could not be served")
         }
     }
 
     static func outcome(code: String, message: String, severity: String = "error") -> JSONValue {
-        .fields(["issue": .array([.fields(["code": .string(code), "diagnostics": .string(message), "severity": .string(severity)])]),
-                 "resourceType": .string("OperationOutcome")])
+        .fields([
+            "issue": .array([
+                .fields(["code": .string(code), "diagnostics": .string(message), "severity": .string(severity)])
+            ]),
+            "resourceType": .string("OperationOutcome")
+        ])
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var fields = headers
         fields[.contentType] = FHIRResponse.contentType
-        return Response(status: status, headers: fields, body: .init(byteBuffer: FHIRResponse.encode(Self.outcome(code: code, message: message))))
+        return Response(
+            status: status, headers: fields,
+            body: .init(byteBuffer: FHIRResponse.encode(Self.outcome(code: code, message: message))))
     }
 }
 

@@ -51,9 +51,12 @@ struct ClientAuthentication: RouterMiddleware {
     let gateway: VaultGateway
     let authenticator: ClientAuthenticator
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard let header = request.headers[.authorization], let token = Self.bearerToken(header),
-              let clientID = authenticator.client(bearer: token) else { return try await next(request, context) }
+            let clientID = authenticator.client(bearer: token)
+        else { return try await next(request, context) }
         guard let view = try await gateway.access(clientID: clientID) else { throw APIError.unregistered }
         var context = context
         context.client = view
@@ -65,8 +68,11 @@ struct ClientAuthentication: RouterMiddleware {
     static func bearerToken(_ header: String) -> String? {
         let bytes = Array(header.utf8)
         let scheme = Array("bearer".utf8)
-        guard bytes.count > scheme.count + 1, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[scheme.count] == 0x20 else { return nil }
-        var start = scheme.count + 1, end = bytes.count
+        guard bytes.count > scheme.count + 1, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }),
+            bytes[scheme.count] == 0x20
+        else { return nil }
+        var start = scheme.count + 1
+        var end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
         return String(decoding: bytes[start..<end], as: UTF8.self)
@@ -78,7 +84,9 @@ struct ClientAuthentication: RouterMiddleware {
 struct OperationOutcomes: RouterMiddleware {
     typealias Context = ServeRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch {
@@ -92,14 +100,18 @@ struct OperationOutcomes: RouterMiddleware {
 struct RequestLogging: RouterMiddleware {
     typealias Context = ServeRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            context.logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(ContinuousClock.now - start)")
+            context.logger.info(
+                "\(request.method) \(request.uri.path) \(response.status.code) \(ContinuousClock.now - start)")
             return response
         } catch let error as HTTPResponseError {
-            context.logger.info("\(request.method) \(request.uri.path) \(error.status.code) \(ContinuousClock.now - start)")
+            context.logger.info(
+                "\(request.method) \(request.uri.path) \(error.status.code) \(ContinuousClock.now - start)")
             throw error
         }
     }

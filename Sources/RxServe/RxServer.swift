@@ -2,9 +2,9 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import NIOSSL
 import Logging
 import NIOCore
+import NIOSSL
 import RxVault
 
 /// Why the server could not start, for the CLI to say and to choose its exit status by.
@@ -28,8 +28,10 @@ public enum ServeStartError: Error, CustomStringConvertible, Equatable {
 /// writes the served reads still queued to the audit log, and removes its socket.
 public enum RxServer {
     /// Serves `vault` until a signal; throws `ServeStartError` when it cannot start.
-    public static func run(vault: sending Vault, settings: ServeSettings, logger: Logger,
-                           onReady: @escaping @Sendable (String) -> Void) async throws {
+    public static func run(
+        vault: sending Vault, settings: ServeSettings, logger: Logger,
+        onReady: @escaping @Sendable (String) -> Void
+    ) async throws {
         let api = try ServeAPI(vault: vault, settings: settings, logger: logger)
         let router = api.router()
 
@@ -37,13 +39,17 @@ public enum RxServer {
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [ClientDeadlines(limit: idle), WritesBeforeClose()],
             idleTimeout: idle,
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: settings.maxHeaderBytes, maxHeaderListSize: settings.maxHeaderBytes,
-                                            maxHeaderFieldCount: settings.maxHeaderCount))
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: settings.maxHeaderBytes, maxHeaderListSize: settings.maxHeaderBytes,
+                maxHeaderFieldCount: settings.maxHeaderCount))
         let server: HTTPServerBuilder
         if let certificate = settings.tlsCertificate, let key = settings.tlsKey {
             do {
-                let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
-                let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+                let chain = try NIOSSLCertificate.fromPEMFile(certificate).map {
+                    NIOSSLCertificateSource.certificate($0)
+                }
+                let tls = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
                 server = try .tls(.http1(configuration: http), tlsConfiguration: tls)
             } catch {
                 throw ServeStartError.tls("cannot use the TLS certificate or key: \(error)")
@@ -68,8 +74,9 @@ public enum RxServer {
         let previousMask = socketPath == nil ? nil : umask(0o177)
         let app = Application(
             router: router, server: server,
-            configuration: .init(address: address, serverName: "rxvault", backlog: 64,
-                                 availableConnectionsDelegate: MaximumAvailableConnections(settings.maxConnections, logger: logger)),
+            configuration: .init(
+                address: address, serverName: "rxvault", backlog: 64,
+                availableConnectionsDelegate: MaximumAvailableConnections(settings.maxConnections, logger: logger)),
             onServerRunning: { _ in
                 if let previousMask { umask(previousMask) }
                 onReady(description)
@@ -80,7 +87,9 @@ public enum RxServer {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(settings.auditFlushSeconds))
                 do { try await api.flush() } catch {
-                    logger.error("could not write served reads to the audit log; will retry", metadata: ["reason": .string("\(error)")])
+                    logger.error(
+                        "could not write served reads to the audit log; will retry",
+                        metadata: ["reason": .string("\(error)")])
                 }
             }
         }
@@ -96,11 +105,14 @@ public enum RxServer {
         }
         flusher.cancel()
         do { try await api.flush() } catch {
-            logger.error("served reads could not be written to the audit log", metadata: ["reason": .string("\(error)")])
+            logger.error(
+                "served reads could not be written to the audit log", metadata: ["reason": .string("\(error)")])
         }
         let unrecorded = await api.gateway.unrecordedReads
         if unrecorded > 0 {
-            logger.error("\(unrecorded) audit entries of reads served were not recorded: the vault's file was replaced and the file now in its place could not be served")
+            logger.error(
+                "\(unrecorded) audit entries of reads served were not recorded: the vault's file was replaced and the file now in its place could not be served"
+            )
         }
     }
 
@@ -125,7 +137,9 @@ public enum RxServer {
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
         }
     }
 }

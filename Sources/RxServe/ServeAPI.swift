@@ -21,8 +21,10 @@ struct ServeAPI: Sendable {
     /// Serves `vault` (the owner's open vault); its served reads are written on a connection
     /// of their own (`AuditWriter`).
     init(vault: sending Vault, settings: ServeSettings, logger: Logger) throws(VaultError) {
-        writer = AuditWriter(vault: try vault.anotherConnection(busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds))
-        gateway = VaultGateway(vault: vault, writer: writer, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds, logger: logger)
+        writer = AuditWriter(
+            vault: try vault.anotherConnection(busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds))
+        gateway = VaultGateway(
+            vault: vault, writer: writer, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds, logger: logger)
         authenticator = ClientAuthenticator(settings: settings)
         self.settings = settings
     }
@@ -86,26 +88,35 @@ struct RouteSupport: Sendable {
     func baseURL(_ request: Request) -> String {
         let scheme = settings.tlsCertificate == nil ? "http" : "https"
         let host = request.head.authority ?? "localhost"
-        let safe = host.unicodeScalars.allSatisfy { $0.isASCII && !$0.properties.isWhitespace && !"/?#@\"<>\\".unicodeScalars.contains($0) }
+        let safe = host.unicodeScalars.allSatisfy {
+            $0.isASCII && !$0.properties.isWhitespace && !"/?#@\"<>\\".unicodeScalars.contains($0)
+        }
         return "\(scheme)://\(safe && !host.isEmpty ? host : "localhost")"
     }
 
     /// The granted prescription the path's `id` names; "not found" for anything else.
     func granted(_ context: ClientRequestContext) throws -> PrescriptionID {
-        guard let id = context.parameters.get("id"), let match = context.client.prescriptions[id] else { throw APIError.notFound() }
+        guard let id = context.parameters.get("id"), let match = context.client.prescriptions[id] else {
+            throw APIError.notFound()
+        }
         return match
     }
 
     /// Queues the read for the owner's audit log (nothing when nothing was read).
-    func logRead(_ client: ClientView, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) async {
+    func logRead(
+        _ client: ClientView, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String
+    ) async {
         guard !prescriptions.isEmpty else { return }
-        await gateway.logRead(client: client.clientID, prescriptions: prescriptions, attachments: attachments, detail: detail)
+        await gateway.logRead(
+            client: client.clientID, prescriptions: prescriptions, attachments: attachments, detail: detail)
     }
 
     /// A searchset or history Bundle.
     static func bundle(_ type: String, total: Int, links: [JSONValue]? = nil, entries: [JSONValue]) -> JSONValue {
-        .fields(["entry": .array(entries), "link": links.map { .array($0) }, "resourceType": .string("Bundle"),
-                 "total": .int(total), "type": .string(type)])
+        .fields([
+            "entry": .array(entries), "link": links.map { .array($0) }, "resourceType": .string("Bundle"),
+            "total": .int(total), "type": .string(type)
+        ])
     }
 }
 

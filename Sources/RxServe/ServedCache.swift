@@ -48,7 +48,10 @@ struct ServedCache {
 
     mutating func keep(_ record: PrescriptionRecord) {
         guard keeps else { return }
-        if records.count >= Self.maxPrescriptions { records = [:]; rendered = [:] }
+        if records.count >= Self.maxPrescriptions {
+            records = [:]
+            rendered = [:]
+        }
         records[record.id] = record
     }
 

@@ -128,7 +128,9 @@ actor VaultGateway {
         if let kept = cache.rendered[id] {
             rendered = kept
         } else {
-            rendered = ByteBuffer(bytes: FHIR.Rendering.api.bytes(FHIR.visionPrescriptionResource(try currentRecord(id, in: vault), for: .api)))
+            rendered = ByteBuffer(
+                bytes: FHIR.Rendering.api.bytes(
+                    FHIR.visionPrescriptionResource(try currentRecord(id, in: vault), for: .api)))
             cache.keep(rendered: rendered, of: id)
         }
         logRead(client: clientID, prescriptions: [id], detail: "api read VisionPrescription")
@@ -142,9 +144,12 @@ actor VaultGateway {
         var view: ClientView?
         if let client = try vault.client(id: clientID) {
             let access = try vault.access(for: client)
-            view = ClientView(access: access, prescriptions: Dictionary(uniqueKeysWithValues: access.grants.keys.map {
-                (FHIR.prescriptionResourceID($0), $0)
-            }))
+            view = ClientView(
+                access: access,
+                prescriptions: Dictionary(
+                    uniqueKeysWithValues: access.grants.keys.map {
+                        (FHIR.prescriptionResourceID($0), $0)
+                    }))
         }
         if cache.keeps { cache.clients[clientID] = .some(view) }
         return view
@@ -173,7 +178,9 @@ actor VaultGateway {
     /// The next chunk; nil at the verified end. A stream the gateway dropped because its file
     /// was replaced throws: the response stops short, and the client sees a truncated body.
     func nextChunk(_ handle: Int) throws(VaultError) -> [UInt8]? {
-        guard let stream = streams[handle] else { throw .internalError("the vault's file was replaced while the attachment was being sent") }
+        guard let stream = streams[handle] else {
+            throw .internalError("the vault's file was replaced while the attachment was being sent")
+        }
         do {
             let chunk = try stream.next()
             if chunk == nil { streams[handle] = nil }
@@ -188,7 +195,9 @@ actor VaultGateway {
 
     // MARK: - Access requests
 
-    func requestAccess(clientID: ClientID, reason: String, patient: String?, kinds: [PrescriptionKind]) async throws -> AccessRequest {
+    func requestAccess(clientID: ClientID, reason: String, patient: String?, kinds: [PrescriptionKind]) async throws
+        -> AccessRequest
+    {
         let vault = try await live()
         guard let client = try vault.client(id: clientID) else { throw VaultError.clientNotFound(clientID.short) }
         return try vault.requestAccess(for: client, reason: reason, patient: patient, kinds: kinds)
@@ -255,9 +264,11 @@ actor VaultGateway {
     private func queuedEvents() -> [AuditEvent] {
         let events = pendingReads.map { key, first, count in
             let client = key.client.hex
-            return AuditEvent(time: Timestamp.iso(first), actor: client, action: .read, client: client,
-                              prescriptions: key.prescriptions.map(\.hex), attachments: key.attachments.isEmpty ? nil : key.attachments.map(\.hex),
-                              detail: count > 1 ? key.detail + " (\(count) times)" : key.detail)
+            return AuditEvent(
+                time: Timestamp.iso(first), actor: client, action: .read, client: client,
+                prescriptions: key.prescriptions.map(\.hex),
+                attachments: key.attachments.isEmpty ? nil : key.attachments.map(\.hex),
+                detail: count > 1 ? key.detail + " (\(count) times)" : key.detail)
         }
         pendingReads = []
         pendingIndex = [:]
@@ -283,7 +294,8 @@ actor VaultGateway {
     /// A write that failed or did not reach the live file: its entries go first next time (a
     /// failure is said on stderr).
     func requeue(_ batch: ReadBatch) {
-        unwritten = (batch.generation == generation ? batch.events : batch.events.map(Self.servedFromReplacedFile)) + unwritten
+        unwritten =
+            (batch.generation == generation ? batch.events : batch.events.map(Self.servedFromReplacedFile)) + unwritten
         auditWriteEnded()
     }
 

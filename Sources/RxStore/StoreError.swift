@@ -20,15 +20,15 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .notAVault(path, reason): return "\(path) is not an rxvault vault (\(reason))"
-        case let .missing(path): return "no vault at \(path)"
+        case .notAVault(let path, let reason): return "\(path) is not an rxvault vault (\(reason))"
+        case .missing(let path): return "no vault at \(path)"
         case .busy: return "the vault is busy: another rxvault process is using it"
-        case let .cannotWrite(reason): return "cannot write to the vault: \(reason)"
-        case let .unsupportedVersion(found, supported):
+        case .cannotWrite(let reason): return "cannot write to the vault: \(reason)"
+        case .unsupportedVersion(let found, let supported):
             return "the vault has format version \(found); this rxvault reads up to version \(supported)"
-        case let .engine(name, code, message, sql):
+        case .engine(let name, let code, let message, let sql):
             return "\(name) error \(code): \(message)" + (sql.map { " (in: \($0))" } ?? "")
-        case let .corrupt(what): return "the vault file is damaged: \(what)"
+        case .corrupt(let what): return "the vault file is damaged: \(what)"
         }
     }
 }

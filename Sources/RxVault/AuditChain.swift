@@ -54,8 +54,10 @@ enum AuditChain {
     /// An entry out of place is `.missing` the one that belongs there, and from there on no link
     /// is judged (the rest cannot be placed), though every entry is still handed over. `visit`
     /// returns false to stop.
-    static func forward(_ entries: some Sequence<AuditEntryRecord>, after start: Link = origin, macKey: SecretBytes? = nil,
-                        _ visit: (_ entry: AuditEntryRecord, _ previousHash: [UInt8], _ findings: [AuditFinding]) throws -> Bool) rethrows {
+    static func forward(
+        _ entries: some Sequence<AuditEntryRecord>, after start: Link = origin, macKey: SecretBytes? = nil,
+        _ visit: (_ entry: AuditEntryRecord, _ previousHash: [UInt8], _ findings: [AuditFinding]) throws -> Bool
+    ) rethrows {
         var expected = start.sequence + 1
         var previous = start.hash
         var placed = true
@@ -82,11 +84,15 @@ enum AuditChain {
     /// `store` one at a time, until it returns false. Each must chain to the one after it (the
     /// head's hash for the newest: the head, pinned by the state root, vouches for them all) and
     /// a MAC it has must verify; any break is an integrity error with its finding's words.
-    static func backward(from head: Link, store: any RecordStore, macKey: SecretBytes,
-                         _ visit: (AuditEntryRecord) throws -> Bool) throws {
+    static func backward(
+        from head: Link, store: any RecordStore, macKey: SecretBytes,
+        _ visit: (AuditEntryRecord) throws -> Bool
+    ) throws {
         var expected = head.hash
         for sequence in stride(from: head.sequence, through: 1, by: -1) {
-            guard let row = try store.auditEntry(sequence) else { throw AuditFinding.missing(sequence, found: nil).error }
+            guard let row = try store.auditEntry(sequence) else {
+                throw AuditFinding.missing(sequence, found: nil).error
+            }
             guard let previous = sequence == 1 ? AuditLog.zeroHash : try store.auditEntryHash(sequence - 1) else {
                 throw AuditFinding.missing(sequence - 1, found: nil).error
             }
@@ -104,11 +110,14 @@ enum AuditChain {
 
     /// What is wrong with the head record, given every entry: it must verify, and name the last
     /// entry the owner saw (nil: nothing is wrong).
-    static func headFinding(_ head: (sequence: Int, hash: [UInt8], mac: [UInt8])?, entries: [AuditEntryRecord],
-                            macKey: SecretBytes) -> AuditFinding? {
+    static func headFinding(
+        _ head: (sequence: Int, hash: [UInt8], mac: [UInt8])?, entries: [AuditEntryRecord],
+        macKey: SecretBytes
+    ) -> AuditFinding? {
         // Every vault gets a head at init: without one the log was deleted.
         guard let head else { return .headDeleted }
-        guard MAC.verify(head.mac, AuditLog.headMACMessage(sequence: head.sequence, hash: head.hash), key: macKey) else { return .headForged }
+        guard MAC.verify(head.mac, AuditLog.headMACMessage(sequence: head.sequence, hash: head.hash), key: macKey)
+        else { return .headForged }
         if head.sequence > entries.count { return .deleted(from: entries.count + 1, through: head.sequence) }
         if head.sequence > 0, entries[head.sequence - 1].hash != head.hash { return .differsFromHead(head.sequence) }
         return nil

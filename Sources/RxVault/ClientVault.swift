@@ -21,16 +21,20 @@ public final class ClientVault {
     /// The usable grants, by prescription id, decrypted once at open.
     let granted: [PrescriptionID: GrantKeys]
 
-    public static func open(at path: String, identity: AgeIdentity, clock: VaultClock = .system,
-                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(VaultError) -> ClientVault {
+    public static func open(
+        at path: String, identity: AgeIdentity, clock: VaultClock = .system,
+        busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds
+    ) throws(VaultError) -> ClientVault {
         let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         do {
             // Format 3 finds our row by a tag only we and the owner can compute; earlier formats
             // by our public key, in the clear.
             let publicKey = identity.recipient.publicKey
-            let lookup = header.formatVersion >= 3
-                ? try ClientLookup.tag(vaultID: header.vaultID, clientPublicKey: publicKey, auditPublicKey: header.auditPublicKey,
-                                       secretKey: identity.secretKey, peerPublicKey: header.auditPublicKey)
+            let lookup =
+                header.formatVersion >= 3
+                ? try ClientLookup.tag(
+                    vaultID: header.vaultID, clientPublicKey: publicKey, auditPublicKey: header.auditPublicKey,
+                    secretKey: identity.secretKey, peerPublicKey: header.auditPublicKey)
                 : publicKey
             guard let client = try store.client(withLookup: lookup) else { throw VaultError.unknownIdentity }
             let today = clock.today()
@@ -40,14 +44,16 @@ public final class ClientVault {
                 // treated as absent, like an ungranted prescription. (A format-3 row's reference
                 // is the owner's to check; its prescription is the one sealed to us.)
                 guard let plain = try? X25519.open(row.sealedKeys, publicKey: publicKey, secretKey: identity.secretKey),
-                      let keys = GrantKeys.decode(plain),
-                      keys.context.grant == row.id.hex, keys.context.client == client.id.hex,
-                      header.formatVersion >= 3 || keys.context.prescription == row.reference,
-                      let prescription = PrescriptionID(hex: keys.context.prescription),
-                      keys.context.expires.map({ today <= $0 }) ?? true else { continue }
+                    let keys = GrantKeys.decode(plain),
+                    keys.context.grant == row.id.hex, keys.context.client == client.id.hex,
+                    header.formatVersion >= 3 || keys.context.prescription == row.reference,
+                    let prescription = PrescriptionID(hex: keys.context.prescription),
+                    keys.context.expires.map({ today <= $0 }) ?? true
+                else { continue }
                 granted[prescription] = keys
             }
-            return ClientVault(store: store, header: header, identity: identity, clientID: client.id, clock: clock, granted: granted)
+            return ClientVault(
+                store: store, header: header, identity: identity, clientID: client.id, clock: clock, granted: granted)
         } catch let error as VaultError {
             throw error
         } catch {
@@ -55,7 +61,10 @@ public final class ClientVault {
         }
     }
 
-    init(store: any RecordStore, header: VaultHeader, identity: AgeIdentity, clientID: ClientID, clock: VaultClock, granted: [PrescriptionID: GrantKeys]) {
+    init(
+        store: any RecordStore, header: VaultHeader, identity: AgeIdentity, clientID: ClientID, clock: VaultClock,
+        granted: [PrescriptionID: GrantKeys]
+    ) {
         self.store = store
         self.header = header
         self.identity = identity
@@ -104,7 +113,9 @@ public final class ClientVault {
     func record(_ id: PrescriptionID) throws(VaultError) -> PrescriptionRecord {
         guard let keys = granted[id] else { throw .notFound(id: id.short) }
         let row: PrescriptionVersionRecord?
-        do { row = try store.versions(of: id).first { $0.version == keys.context.version } } catch { throw VaultError.from(error) }
+        do { row = try store.versions(of: id).first { $0.version == keys.context.version } } catch {
+            throw VaultError.from(error)
+        }
         guard let row else { throw .notFound(id: id.short) }
         let record = try sealing.openContent(row, dataKey: keys.dataKey)
         // Format 4: the content names the patient by id; the grant carries that patient.
@@ -114,7 +125,8 @@ public final class ClientVault {
         }
         var rx = record.prescription
         rx.patient = patient
-        var resolved = PrescriptionRecord(id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
+        var resolved = PrescriptionRecord(
+            id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
         resolved.change = record.change
         return resolved
     }
@@ -122,12 +134,16 @@ public final class ClientVault {
     // MARK: - Attachments
 
     public func attachments(of prescriptionID: PrescriptionID) throws(VaultError) -> [AttachmentInfo] {
-        let result = try attachmentRows(of: prescriptionID).map { row, keys throws(VaultError) in try sealing.openMetadata(row, keys: keys) }
+        let result = try attachmentRows(of: prescriptionID).map { row, keys throws(VaultError) in
+            try sealing.openMetadata(row, keys: keys)
+        }
         logRead([prescriptionID.hex], attachments: result.map(\.id.hex), detail: "attachments")
         return result
     }
 
-    func attachmentRows(of prescriptionID: PrescriptionID) throws(VaultError) -> [(AttachmentRecord, Vault.AttachmentKeys)] {
+    func attachmentRows(of prescriptionID: PrescriptionID) throws(VaultError) -> [(
+        AttachmentRecord, Vault.AttachmentKeys
+    )] {
         guard let keys = granted[prescriptionID] else { throw .notFound(id: prescriptionID.short) }
         var rows: [(AttachmentRecord, Vault.AttachmentKeys)] = []
         for (id, key) in zip(keys.context.attachments, keys.attachmentKeys) {
@@ -140,13 +156,19 @@ public final class ClientVault {
         return rows
     }
 
-    public func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws(VaultError) -> AttachmentID {
-        try AttachmentInfo.resolve(reference, among: try attachmentRows(of: prescriptionID).map { row, keys throws(VaultError) in
-            try sealing.openMetadata(row, keys: keys)
-        })
+    public func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws(VaultError)
+        -> AttachmentID
+    {
+        try AttachmentInfo.resolve(
+            reference,
+            among: try attachmentRows(of: prescriptionID).map { row, keys throws(VaultError) in
+                try sealing.openMetadata(row, keys: keys)
+            })
     }
 
-    public func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, write: ([UInt8]) throws -> Void) throws -> AttachmentInfo {
+    public func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, write: ([UInt8]) throws -> Void)
+        throws -> AttachmentInfo
+    {
         guard let (row, keys) = try attachmentRows(of: prescriptionID).first(where: { $0.0.id == id }) else {
             throw VaultError.attachmentNotFound(id.short)
         }
@@ -157,8 +179,12 @@ public final class ClientVault {
         return info
     }
 
-    public func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32, parser: IsolatedParser) throws -> [UInt8] {
-        try AttachmentInfo.preview(width: width, parser: parser) { send in _ = try readAttachment(id, of: prescriptionID, write: send) }
+    public func previewAttachment(
+        _ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32, parser: IsolatedParser
+    ) throws -> [UInt8] {
+        try AttachmentInfo.preview(width: width, parser: parser) { send in
+            _ = try readAttachment(id, of: prescriptionID, write: send)
+        }
     }
 
     // MARK: - Audit
@@ -173,11 +199,14 @@ public final class ClientVault {
 
     /// What a client exports: its granted prescriptions (`ids`, or those matching `filter`) and,
     /// where its grants allow, their attachments. Logged once as a read ("export FORMAT").
-    public func exportItems(ids: [PrescriptionID]?, filter: PrescriptionFilter, attachments: Bool, format: String) throws -> [ExportItem] {
+    public func exportItems(ids: [PrescriptionID]?, filter: PrescriptionFilter, attachments: Bool, format: String)
+        throws -> [ExportItem]
+    {
         loggingReads = false
         defer { loggingReads = true }
         var seen: Set<PrescriptionID> = []
-        let records = try ids.map { try $0.filter { seen.insert($0).inserted }.map { try prescription($0) } } ?? query(filter)
+        let records =
+            try ids.map { try $0.filter { seen.insert($0).inserted }.map { try prescription($0) } } ?? query(filter)
         let items = try records.map { record in
             var files: [ExportAttachment] = []
             if attachments {
@@ -190,17 +219,22 @@ public final class ClientVault {
             return ExportItem(record: record, history: [], attachments: files)
         }
         loggingReads = true
-        logRead(items.map(\.record.id.hex), attachments: items.flatMap { $0.attachments.map(\.info.id.hex) }, detail: "export \(format)")
+        logRead(
+            items.map(\.record.id.hex), attachments: items.flatMap { $0.attachments.map(\.info.id.hex) },
+            detail: "export \(format)")
         return items
     }
 
     func logRead(_ prescriptions: [String], attachments: [String]? = nil, detail: String) {
         guard loggingReads else { return }
-        let event = AuditEvent(time: clock.timestamp(), actor: clientID.hex, action: .read, client: clientID.hex,
-                               prescriptions: prescriptions, attachments: attachments, detail: detail)
+        let event = AuditEvent(
+            time: clock.timestamp(), actor: clientID.hex, action: .read, client: clientID.hex,
+            prescriptions: prescriptions, attachments: attachments, detail: detail)
         do {
             try store.write {
-                try AuditLog.appendClientRead(event, store: store, vaultID: header.vaultID, auditPublicKey: header.auditPublicKey, identity: identity)
+                try AuditLog.appendClientRead(
+                    event, store: store, vaultID: header.vaultID, auditPublicKey: header.auditPublicKey,
+                    identity: identity)
             }
             lastLogFailure = nil
         } catch {

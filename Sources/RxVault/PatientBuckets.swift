@@ -79,8 +79,9 @@ struct PatientBuckets: Equatable {
 
     static func decode(_ bytes: [UInt8]) -> PatientBuckets? {
         guard bytes.count == 32 * (1 + count) else { return nil }
-        return PatientBuckets(patientsHash: Array(bytes[0..<32]),
-                              hashes: (1...count).map { Array(bytes[32 * $0..<32 * ($0 + 1)]) })
+        return PatientBuckets(
+            patientsHash: Array(bytes[0..<32]),
+            hashes: (1...count).map { Array(bytes[32 * $0..<32 * ($0 + 1)]) })
     }
 
     /// What the owner's MAC covers: the vault id and the encoding.

@@ -41,6 +41,7 @@ struct StoredRows {
     /// The rows in the manifest's terms (nil: no row at all).
     var entry: ManifestEntry? {
         guard exists else { return nil }
-        return ManifestEntry(prescriptionID: id, versions: versions, attachments: attachments, grants: grants.map(\.row))
+        return ManifestEntry(
+            prescriptionID: id, versions: versions, attachments: attachments, grants: grants.map(\.row))
     }
 }

@@ -1,11 +1,12 @@
 import RxCrypto
-@_exported import enum RxStore.RecordID
-@_exported import protocol RxStore.RecordIdentifier
-@_exported import struct RxStore.PrescriptionID
+
 @_exported import struct RxStore.AttachmentID
 @_exported import struct RxStore.ClientID
 @_exported import struct RxStore.GrantID
 @_exported import struct RxStore.PatientID
+@_exported import struct RxStore.PrescriptionID
+@_exported import enum RxStore.RecordID
+@_exported import protocol RxStore.RecordIdentifier
 
 // The ids are the store's (RxStore/RecordStore/RecordIDs.swift), one type per kind of row, and
 // part of this module's API: re-exported, so the CLI and the API name them without importing

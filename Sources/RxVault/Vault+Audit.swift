@@ -22,12 +22,16 @@ extension Vault {
 
     /// The log, oldest first, filtered. Fails with an integrity error if the chain is broken;
     /// entries the owner cannot vouch for are returned with their `problem`.
-    public func log(client: ClientSummary? = nil, prescription: PrescriptionID? = nil, since: CalendarDate? = nil) throws(VaultError) -> [AuditRecord] {
+    public func log(client: ClientSummary? = nil, prescription: PrescriptionID? = nil, since: CalendarDate? = nil)
+        throws(VaultError) -> [AuditRecord]
+    {
         try read {
-            _ = try verifiedState()   // the head is the owner's last (format 2)
+            _ = try verifiedState() // the head is the owner's last (format 2)
             return try vouchedAuditLog().map { reviewed in
                 guard let event = reviewed.event else { throw AuditFinding.doesNotDecrypt(reviewed.row.sequence).error }
-                return AuditRecord(sequence: reviewed.row.sequence, event: event, countersigned: reviewed.row.mac != nil, problem: reviewed.problem)
+                return AuditRecord(
+                    sequence: reviewed.row.sequence, event: event, countersigned: reviewed.row.mac != nil,
+                    problem: reviewed.problem)
             }.filter { record in
                 let e = record.event
                 if let client, e.client != client.id.hex && e.actor != client.id.hex { return false }
@@ -62,7 +66,9 @@ extension Vault {
                 pending += 1
             }
         }
-        let notes = pending > 0 ? ["\(pending) entries written by clients await the owner's next write to be countersigned"] : []
+        let notes =
+            pending > 0
+            ? ["\(pending) entries written by clients await the owner's next write to be countersigned"] : []
         return (review.entries.count, errors, notes)
     }
 
@@ -74,7 +80,8 @@ extension Vault {
         if let last = try store.lastAuditEntry(), last.sequence > head?.sequence ?? 0 {
             // Judged with the whole log (the grants it records) and the clients as they are now:
             // no owner write came between these entries and this one, so nothing has changed.
-            let verdicts = Dictionary(try reviewAuditLog().entries.map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
+            let verdicts = Dictionary(
+                try reviewAuditLog().entries.map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
             try AuditLog.countersign(store: store, macKey: auditMACKey) { entry in
                 guard let verdict = verdicts[entry.sequence], verdict.row == entry else { return false }
                 return verdict.event != nil && verdict.problem == nil
@@ -109,7 +116,7 @@ extension Vault {
         let timestamps = ISO8601DateFormatter()
         let now = timestamps.date(from: clock.timestamp())
         var keys: [String: SecretBytes] = [:]
-        var grantedAt: Set<String> = []   // "client prescription", granted by an owner entry so far
+        var grantedAt: Set<String> = [] // "client prescription", granted by an owner entry so far
         var reviewed: [ReviewedAuditEntry] = []
         let entries = try store.auditEntries()
         let findings = AuditLog.verify(entries: entries, head: head, macKey: auditMACKey) { row, previous in
@@ -118,14 +125,17 @@ extension Vault {
                 return
             }
             if row.mac != nil {
-                if AuditLog.hasOwnerMAC(row, key: auditMACKey), event.actor == AuditEvent.ownerActor, event.action == .grant, let client = event.client {
+                if AuditLog.hasOwnerMAC(row, key: auditMACKey), event.actor == AuditEvent.ownerActor,
+                    event.action == .grant, let client = event.client
+                {
                     for prescription in event.prescriptions { grantedAt.insert("\(client) \(prescription)") }
                 }
                 reviewed.append(ReviewedAuditEntry(row: row, event: event, problem: nil))
                 return
             }
-            var problem = clientEntryProblem(row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
-                                             keys: &keys, granted: grantedAt, now: now, timestamps: timestamps)
+            var problem = clientEntryProblem(
+                row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
+                keys: &keys, granted: grantedAt, now: now, timestamps: timestamps)
             if problem == nil, let head, row.sequence <= head.sequence {
                 problem = "lost its MAC (the owner's head covers it)"
             }
@@ -144,9 +154,11 @@ extension Vault {
     }
 
     /// Why an unsigned entry is not a genuine client read, or nil if it is.
-    func clientEntryProblem(_ row: AuditEntryRecord, plaintext: AuditPlaintext, event: AuditEvent, previousHash: [UInt8],
-                                    clients: [String: [UInt8]], keys: inout [String: SecretBytes], granted: Set<String>,
-                                    now: Date?, timestamps: ISO8601DateFormatter) -> String? {
+    func clientEntryProblem(
+        _ row: AuditEntryRecord, plaintext: AuditPlaintext, event: AuditEvent, previousHash: [UInt8],
+        clients: [String: [UInt8]], keys: inout [String: SecretBytes], granted: Set<String>,
+        now: Date?, timestamps: ISO8601DateFormatter
+    ) -> String? {
         let actor = event.actor == AuditEvent.ownerActor ? "the owner" : "client \(event.actor.prefix(8))"
         guard event.action == .read, event.actor == event.client, event.actor != AuditEvent.ownerActor else {
             return "claims to be a \(event.action.rawValue) by \(actor) but has no owner MAC (forged)"
@@ -157,25 +169,34 @@ extension Vault {
         guard case .client(let authenticator, let json) = plaintext else {
             // Format 1 countersigned such reads at the owner's next write, and so does the write
             // that upgrades it: a read, by a registered client, of what it was granted.
-            if currentWrite?.trustingFormatOneReads == true || header.formatVersion < 2 { return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps) }
-            return "claims to be a read by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
+            if currentWrite?.trustingFormatOneReads == true || header.formatVersion < 2 {
+                return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps)
+            }
+            return
+                "claims to be a read by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
         }
         if keys[event.actor] == nil {
-            keys[event.actor] = try? ClientAuditAuthenticator.key(vaultID: header.vaultID, clientPublicKey: publicKey,
-                                                                  auditPublicKey: header.auditPublicKey, secretKey: auditSecretKey,
-                                                                  peerPublicKey: publicKey)
+            keys[event.actor] = try? ClientAuditAuthenticator.key(
+                vaultID: header.vaultID, clientPublicKey: publicKey,
+                auditPublicKey: header.auditPublicKey, secretKey: auditSecretKey,
+                peerPublicKey: publicKey)
         }
         guard let key = keys[event.actor],
-              ClientAuditAuthenticator.verify(authenticator, json: json, sequence: row.sequence, previousHash: previousHash,
-                                              vaultID: header.vaultID, key: key) else {
-            return "claims to be a read by \(actor) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
+            ClientAuditAuthenticator.verify(
+                authenticator, json: json, sequence: row.sequence, previousHash: previousHash,
+                vaultID: header.vaultID, key: key)
+        else {
+            return
+                "claims to be a read by \(actor) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
         }
         return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps)
     }
 
     /// Why a client's read is not plausible (its time, what it names), or nil.
-    private func grantedReadProblem(_ event: AuditEvent, actor: String, granted: Set<String>, now: Date?,
-                                    timestamps: ISO8601DateFormatter) -> String? {
+    private func grantedReadProblem(
+        _ event: AuditEvent, actor: String, granted: Set<String>, now: Date?,
+        timestamps: ISO8601DateFormatter
+    ) -> String? {
         guard let time = timestamps.date(from: event.time) else {
             return "is a read by \(actor) with a time that is not an ISO 8601 timestamp"
         }

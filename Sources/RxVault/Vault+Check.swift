@@ -32,7 +32,8 @@ extension Vault {
             try store.read {
                 report.stages.append(try checkDatabase())
                 report.stages.append(try guarded("prescription versions") { try checkPrescriptions() })
-                report.stages.append(try guarded(Self.attachmentStage(readData)) { try checkAttachments(readData: readData) })
+                report.stages.append(
+                    try guarded(Self.attachmentStage(readData)) { try checkAttachments(readData: readData) })
                 report.stages.append(try guarded("search index") { try checkIndex() })
                 report.stages.append(try guarded("clients and grants") { try checkGrants() })
                 report.stages.append(try guarded("state root and manifest") { try checkState() })
@@ -46,7 +47,8 @@ extension Vault {
         return report
     }
 
-    private func stage(_ name: String, _ checked: Int, _ errors: [String], _ notes: [String] = []) -> CheckReport.Stage {
+    private func stage(_ name: String, _ checked: Int, _ errors: [String], _ notes: [String] = []) -> CheckReport.Stage
+    {
         CheckReport.Stage(name: name, checked: checked, errors: errors, notes: notes)
     }
 
@@ -81,11 +83,16 @@ extension Vault {
         var count = 0
         for id in try store.prescriptionIDs(withPrefix: "", limit: Int.max) {
             let versions: [PrescriptionVersionRecord]
-            do { versions = try store.versions(of: id) } catch { errors.append(try Self.finding(error)); continue }
+            do { versions = try store.versions(of: id) } catch {
+                errors.append(try Self.finding(error))
+                continue
+            }
             if versions.isEmpty { errors.append("prescription \(id.short) has no versions") }
             for (index, row) in versions.enumerated() {
                 count += 1
-                if row.version != index + 1 { errors.append("prescription \(id.short) is missing version \(index + 1)") }
+                if row.version != index + 1 {
+                    errors.append("prescription \(id.short) is missing version \(index + 1)")
+                }
                 do { _ = try open(row) } catch { errors.append(error.description) }
             }
         }
@@ -97,7 +104,10 @@ extension Vault {
         var count = 0
         for id in try store.prescriptionIDs(withPrefix: "", limit: Int.max) {
             let rows: [AttachmentRecord]
-            do { rows = try store.attachments(of: id) } catch { errors.append(try Self.finding(error)); continue }
+            do { rows = try store.attachments(of: id) } catch {
+                errors.append(try Self.finding(error))
+                continue
+            }
             for row in rows {
                 count += 1
                 do {
@@ -122,7 +132,9 @@ extension Vault {
                 for row in snapshot.rows {
                     let id = SearchIndex.id(row)
                     if row.eyes & SearchIndex.statusKnown == 0 { withoutStatus.insert(id) }
-                    if SearchIndex.bucket(of: id.hex) != bucket { errors.append("search index: \(id.short) is in the wrong bucket") }
+                    if SearchIndex.bucket(of: id.hex) != bucket {
+                        errors.append("search index: \(id.short) is in the wrong bucket")
+                    }
                     indexed[id] = try snapshot.record(row)
                 }
             } catch let error as VaultError {
@@ -135,12 +147,16 @@ extension Vault {
         }
         let rows = try store.latestVersions()
         for row in rows {
-            guard let record = try? open(row) else { continue }   // reported by the versions stage
+            guard let record = try? open(row) else { continue } // reported by the versions stage
             let stored = indexed.removeValue(forKey: row.prescriptionID)
-            switch IndexEntryState(stored: stored, record: record, statusKnown: !withoutStatus.contains(row.prescriptionID)) {
+            switch IndexEntryState(
+                stored: stored, record: record, statusKnown: !withoutStatus.contains(row.prescriptionID))
+            {
             case .current: break
             case .damagedContent(let fields):
-                errors.append("search index: prescription \(row.prescriptionID.short)'s entry differs from its record at the same version in \(fields.joined(separator: ", ")) (the index is derived from the authenticated record); 'rxvault check --repair-index' rewrites it from the record")
+                errors.append(
+                    "search index: prescription \(row.prescriptionID.short)'s entry differs from its record at the same version in \(fields.joined(separator: ", ")) (the index is derived from the authenticated record); 'rxvault check --repair-index' rewrites it from the record"
+                )
             case .missingOrStale:
                 errors.append("search index: prescription \(row.prescriptionID.short) is missing or stale")
             }
@@ -148,7 +164,12 @@ extension Vault {
         for id in indexed.keys.sorted() { errors.append("search index: \(id.short) is indexed but not stored") }
         // Entries an earlier rxvault wrote hold no status: every read opens their records for it
         // (correct, slower). Not an error: the owner's writes and --repair-index store it.
-        let notes = withoutStatus.isEmpty ? [] : ["\(withoutStatus.count) index entr\(withoutStatus.count == 1 ? "y was" : "ies were") written by an earlier rxvault without the prescription's status (reads take it from the record); 'rxvault check --repair-index' stores it"]
+        let notes =
+            withoutStatus.isEmpty
+            ? []
+            : [
+                "\(withoutStatus.count) index entr\(withoutStatus.count == 1 ? "y was" : "ies were") written by an earlier rxvault without the prescription's status (reads take it from the record); 'rxvault check --repair-index' stores it"
+            ]
         return stage("search index", rows.count, errors, notes)
     }
 
@@ -161,13 +182,19 @@ extension Vault {
         }
         let grants = try store.grants(clientID: nil, references: nil)
         for row in grants {
-            guard let client = clients[row.clientID] else { errors.append("grant \(row.id.short) names no valid client"); continue }
+            guard let client = clients[row.clientID] else {
+                errors.append("grant \(row.id.short) names no valid client")
+                continue
+            }
             do {
                 // One row at a time, so that one bad row is reported and the others still checked.
                 let named = header.formatVersion >= 3 ? try grantInfo(row).prescription ?? "" : row.reference
                 guard let prescription = PrescriptionID(hex: named),
-                      try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference else {
-                    throw VaultError.integrity("grant \(row.id.short)'s reference is not its client's and prescription's (altered, or moved from another row)")
+                    try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference
+                else {
+                    throw VaultError.integrity(
+                        "grant \(row.id.short)'s reference is not its client's and prescription's (altered, or moved from another row)"
+                    )
                 }
                 _ = try openGrant(StoredGrant(row: row, prescriptionID: prescription), client: client)
             } catch { errors.append(try Self.finding(error)) }
@@ -196,16 +223,22 @@ enum IndexEntryState {
     /// `statusKnown`: the entry holds a status (bit 4). One an earlier rxvault wrote does not, and
     /// reads take its status from the record, so it is not compared.
     init(stored: PrescriptionRecord?, record: PrescriptionRecord, statusKnown: Bool = true) {
-        guard var stored, stored.version == record.version, stored.recorded == record.recorded else { self = .missingOrStale; return }
+        guard var stored, stored.version == record.version, stored.recorded == record.recorded else {
+            self = .missingOrStale
+            return
+        }
         if !statusKnown {
             var rx = stored.prescription
             rx.recordStatus = record.prescription.recordStatus
-            var same = PrescriptionRecord(id: stored.id, version: stored.version, recorded: stored.recorded, prescription: rx)
+            var same = PrescriptionRecord(
+                id: stored.id, version: stored.version, recorded: stored.recorded, prescription: rx)
             same.change = stored.change
             stored = same
         }
         let expected = SearchIndex.entryForm(record)
-        let fields = Self.differences(stored.prescription, expected.prescription) + (stored.change == expected.change ? [] : ["the change note"])
+        let fields =
+            Self.differences(stored.prescription, expected.prescription)
+            + (stored.change == expected.change ? [] : ["the change note"])
         self = fields.isEmpty ? .current : .damagedContent(fields)
     }
 
@@ -249,13 +282,18 @@ extension Vault {
             var repaired: [PrescriptionID] = []
             for row in try store.latestVersions() {
                 let record = try open(row)
-                switch IndexEntryState(stored: indexed[row.prescriptionID], record: record, statusKnown: !withoutStatus.contains(row.prescriptionID)) {
+                switch IndexEntryState(
+                    stored: indexed[row.prescriptionID], record: record,
+                    statusKnown: !withoutStatus.contains(row.prescriptionID))
+                {
                 case .current:
                     // Written by an earlier rxvault: the status is stored with it now.
                     if withoutStatus.contains(row.prescriptionID) { try indexChanged(record.id, record) }
                     continue
                 case .missingOrStale:
-                    throw VaultError.integrity("search index: prescription \(record.id.short) is missing or stale; the file was altered, so the index is not rewritten")
+                    throw VaultError.integrity(
+                        "search index: prescription \(record.id.short) is missing or stale; the file was altered, so the index is not rewritten"
+                    )
                 case .damagedContent:
                     try indexChanged(record.id, record)
                     repaired.append(record.id)

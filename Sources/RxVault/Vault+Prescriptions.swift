@@ -16,7 +16,8 @@ extension Vault {
     public func add(_ prescription: Prescription) throws(VaultError) -> (PrescriptionRecord, [String]) {
         let checked = try check(prescription)
         let id = PrescriptionID.random()
-        let record = PrescriptionRecord(id: id, version: 1, recorded: clock.timestamp(), prescription: checked.prescription)
+        let record = PrescriptionRecord(
+            id: id, version: 1, recorded: clock.timestamp(), prescription: checked.prescription)
         let stored = try perform { try storeVersion(record) }
         return (stored, checked.advisories)
     }
@@ -49,7 +50,9 @@ extension Vault {
             return try read {
                 let byID = try store.attachmentCountsByPrescription()
                 let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }
-                return try filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map { try snapshot.record($0.row) }
+                return try filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map {
+                    try snapshot.record($0.row)
+                }
             }
         } catch let error as VaultError {
             throw error
@@ -109,7 +112,9 @@ extension Vault {
     /// Stores `change` applied to the newest version as a new version. The old versions stay
     /// (see `history`). Returns nil, writing nothing, when the change leaves the prescription as it was.
     /// Throws a `VaultError`, or whatever `change` throws (unchanged, so the caller can report it).
-    public func edit(_ id: PrescriptionID, _ change: (inout Prescription) throws -> Void) throws -> (PrescriptionRecord, [String])? {
+    public func edit(_ id: PrescriptionID, _ change: (inout Prescription) throws -> Void) throws -> (
+        PrescriptionRecord, [String]
+    )? {
         // Read, check and write in one transaction so two concurrent edits cannot both build on
         // the same version (the second waits, then sees the first's result).
         var result: (PrescriptionRecord, [String])?
@@ -119,18 +124,25 @@ extension Vault {
             try touch(id.hex)
             let current = try open(row)
             var edited = current.prescription
-            do { try change(&edited) } catch { changeError = error; return }
+            do { try change(&edited) } catch {
+                changeError = error
+                return
+            }
             // Kept FHIR elements follow the edit by their rule (KeptFHIR): a stale narrative goes.
             edited.fhir = current.prescription.keptFHIR(after: edited)
             // A patient given a different name or birth date is another patient (found or
             // created by `add`'s rule); `patient rename` changes the patient itself.
             if edited.patient.id != nil, edited.patient.id == current.prescription.patient.id,
-               edited.patient.name != current.prescription.patient.name || edited.patient.birthDate != current.prescription.patient.birthDate {
+                edited.patient.name != current.prescription.patient.name
+                    || edited.patient.birthDate != current.prescription.patient.birthDate
+            {
                 edited.patient.id = nil
             }
             let checked = try check(edited)
-            let candidate = try linkPatient(PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(),
-                                                               prescription: checked.prescription))
+            let candidate = try linkPatient(
+                PrescriptionRecord(
+                    id: id, version: current.version + 1, recorded: clock.timestamp(),
+                    prescription: checked.prescription))
             guard candidate.prescription != current.prescription else { return }
             let record = try storeVersion(candidate)
             try resealGrants(of: id, previousVersion: current.version)
@@ -170,29 +182,41 @@ extension Vault {
     }
 
     func check(_ prescription: Prescription) throws(VaultError) -> CheckedPrescription {
-        do { return try PrescriptionRules.check(prescription, today: clock.today()) } catch { throw .invalidPrescription(error) }
+        do { return try PrescriptionRules.check(prescription, today: clock.today()) } catch {
+            throw .invalidPrescription(error)
+        }
     }
 
     func seal(_ record: PrescriptionRecord) throws(VaultError) -> PrescriptionVersionRecord {
         // Format 4: the content names its patient record by id; name and birth date live there.
         var prescription = record.prescription
         if header.formatVersion >= 4 {
-            guard let patientID = prescription.patient.id else { throw .internalError("a prescription to seal has no patient record") }
+            guard let patientID = prescription.patient.id else {
+                throw .internalError("a prescription to seal has no patient record")
+            }
             prescription.patient = Patient(name: "", id: patientID)
         }
-        let content = RecordContent(schema: RecordContent.currentSchema, recorded: record.recorded, prescription: prescription,
-                                    change: record.change)
+        let content = RecordContent(
+            schema: RecordContent.currentSchema, recorded: record.recorded, prescription: prescription,
+            change: record.change)
         let plaintext: [UInt8]
         do { plaintext = try content.sealedJSON() } catch { throw .internalError("cannot encode a prescription") }
         let dataKey = SecretBytes(randomCount: AEAD.keyLength)
         do {
             let place = (vaultID: header.vaultID, type: Self.objectType, id: record.id.hex, version: record.version)
-            let wrappedKey = try AEAD.seal(dataKey, key: keyWrappingKey, associatedData:
-                AssociatedData.object(.dataKey, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
-            let sealed = try AEAD.seal(plaintext, key: dataKey, associatedData:
-                AssociatedData.object(.content, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
-            var row = PrescriptionVersionRecord(prescriptionID: record.id, version: record.version, wrappedKey: wrappedKey,
-                                                content: sealed, mac: [])
+            let wrappedKey = try AEAD.seal(
+                dataKey, key: keyWrappingKey,
+                associatedData:
+                    AssociatedData.object(
+                        .dataKey, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
+            let sealed = try AEAD.seal(
+                plaintext, key: dataKey,
+                associatedData:
+                    AssociatedData.object(
+                        .content, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
+            var row = PrescriptionVersionRecord(
+                prescriptionID: record.id, version: record.version, wrappedKey: wrappedKey,
+                content: sealed, mac: [])
             row.mac = try MAC.authenticate(versionRowMessage(row), key: recordMACKey)
             return row
         } catch {
@@ -205,23 +229,35 @@ extension Vault {
     /// client with write access could re-encrypt the content it was granted.
     func open(_ row: PrescriptionVersionRecord) throws(VaultError) -> PrescriptionRecord {
         guard MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey) else {
-            throw .integrity("prescription \(row.prescriptionID.short) version \(row.version) was altered (its owner MAC does not verify)")
+            throw .integrity(
+                "prescription \(row.prescriptionID.short) version \(row.version) was altered (its owner MAC does not verify)"
+            )
         }
         return try withPatient(try sealing.openContent(row, dataKey: try dataKey(of: row)))
     }
 
     func versionRowMessage(_ row: PrescriptionVersionRecord) -> [UInt8] {
-        AssociatedData.build(.versionRow, [.bytes(header.vaultID), .text(row.prescriptionID.hex), .int(row.version),
-                                           .bytes(row.wrappedKey), .bytes(row.content)])
+        AssociatedData.build(
+            .versionRow,
+            [
+                .bytes(header.vaultID), .text(row.prescriptionID.hex), .int(row.version),
+                .bytes(row.wrappedKey), .bytes(row.content)
+            ])
     }
 
     /// The version's data key, unwrapped with the key-wrapping key.
     func dataKey(of row: PrescriptionVersionRecord) throws(VaultError) -> SecretBytes {
         do {
-            return try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
-                AssociatedData.object(.dataKey, vaultID: header.vaultID, type: Self.objectType, id: row.prescriptionID.hex, version: row.version))
+            return try AEAD.open(
+                row.wrappedKey, key: keyWrappingKey,
+                associatedData:
+                    AssociatedData.object(
+                        .dataKey, vaultID: header.vaultID, type: Self.objectType, id: row.prescriptionID.hex,
+                        version: row.version))
         } catch {
-            throw .integrity("prescription \(row.prescriptionID.short) version \(row.version) failed authentication (altered, moved or damaged)")
+            throw .integrity(
+                "prescription \(row.prescriptionID.short) version \(row.version) failed authentication (altered, moved or damaged)"
+            )
         }
     }
 

@@ -1,7 +1,8 @@
 import RxCrypto
 import RxModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which file is at a path: its device and inode. A file renamed over the path (a sync tool, an
@@ -61,8 +62,9 @@ extension Vault {
     /// What is needed to open this vault's file again with the root key it was opened with (no
     /// passphrase): for a server whose file was replaced.
     public func reopener(busyTimeoutMilliseconds: Int32) -> VaultReopener {
-        VaultReopener(path: path, vaultIDHex: header.vaultIDHex, rootKey: rootKey, clock: clock, anchor: anchor,
-                      busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        VaultReopener(
+            path: path, vaultIDHex: header.vaultIDHex, rootKey: rootKey, clock: clock, anchor: anchor,
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 }
 
@@ -94,15 +96,21 @@ public struct VaultReopener: Sendable {
     public func open() throws(VaultError) -> Vault {
         let header = try VaultHeader.read(at: path)
         guard header.vaultIDHex == vaultIDHex else {
-            throw .refused("\(path) holds another vault now (\(header.vaultIDHex.prefix(8))), not the one being served (\(vaultIDHex.prefix(8)))")
+            throw .refused(
+                "\(path) holds another vault now (\(header.vaultIDHex.prefix(8))), not the one being served (\(vaultIDHex.prefix(8)))"
+            )
         }
         let vault: Vault
         do {
-            vault = try Vault.open(at: path, with: .rootKey(rootKey), clock: clock, busyTimeoutMilliseconds: busyTimeoutMilliseconds, anchor: anchor)
+            vault = try Vault.open(
+                at: path, with: .rootKey(rootKey), clock: clock, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                anchor: anchor)
         } catch .integrity(let why) {
             throw .refused("the file at \(path) does not open with the key the server holds (\(why))")
         }
-        guard vault.header.vaultIDHex == vaultIDHex else { throw .refused("\(path) was replaced again while it was opened") }
+        guard vault.header.vaultIDHex == vaultIDHex else {
+            throw .refused("\(path) was replaced again while it was opened")
+        }
         if let rollback = vault.rollback { throw .refused(Vault.rollbackMessage(rollback)) }
         do { _ = try vault.writeCounter() } catch .integrity(let why) {
             throw .refused("the file at \(path) does not verify with the key the server holds (\(why))")

@@ -10,7 +10,9 @@ public struct ClientAccess: Sendable {
     public let grants: [PrescriptionID: GrantSummary]
 
     public func allows(_ prescription: PrescriptionID) -> Bool { grants[prescription] != nil }
-    public func allowsAttachments(of prescription: PrescriptionID) -> Bool { grants[prescription]?.includesAttachments ?? false }
+    public func allowsAttachments(of prescription: PrescriptionID) -> Bool {
+        grants[prescription]?.includesAttachments ?? false
+    }
 }
 
 /// Names one state of the vault: the state root's write counter and MAC. Every owner write
@@ -34,7 +36,9 @@ extension Vault {
     /// which has no state root: nothing may be kept then.
     public func stateStamp() throws(VaultError) -> StateStamp? {
         guard header.formatVersion >= 2 else { return nil }
-        do { return try store.vaultStateStamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } } catch { throw VaultError.wrap(error) }
+        do { return try store.vaultStateStamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } } catch {
+            throw VaultError.wrap(error)
+        }
     }
 
     /// The registered client with this X25519 public key; nil when there is none.
@@ -93,7 +97,9 @@ extension Vault {
             // sweeping expired grants) has run: a sweep re-keys prescriptions, so it touched them.
             from = try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) }
             let write = try requireWrite()
-            onlyAudit = write.touched.isEmpty && write.pendingIndex.isEmpty && write.headerBefore.formatVersion == header.formatVersion
+            onlyAudit =
+                write.touched.isEmpty && write.pendingIndex.isEmpty
+                && write.headerBefore.formatVersion == header.formatVersion
             for event in events { try audit(event) }
         }
         return ServedReadsWrite(from: from, to: lastWrite?.stamp, onlyAudit: onlyAudit)

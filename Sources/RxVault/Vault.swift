@@ -74,8 +74,10 @@ public final class Vault {
     /// against the root at `stamp` so far, and the records opened.
     var patientRows: PatientRows?
 
-    private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock,
-                 upgradeKEK: SecretBytes?, anchor: RollbackAnchor?) throws(VaultError) {
+    private init(
+        store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock,
+        upgradeKEK: SecretBytes?, anchor: RollbackAnchor?
+    ) throws(VaultError) {
         self.store = store
         self.header = header
         self.path = path
@@ -105,8 +107,10 @@ public final class Vault {
     }
 
     /// Creates a new vault file at `path` (never replacing one) protected by `passphrase`.
-    public static func create(at path: String, passphrase: SecretBytes, kdf: PasswordKDF,
-                              maxAttachmentBytes: Int = ValidationLimits.defaultMaxBytes) throws(VaultError) {
+    public static func create(
+        at path: String, passphrase: SecretBytes, kdf: PasswordKDF,
+        maxAttachmentBytes: Int = ValidationLimits.defaultMaxBytes
+    ) throws(VaultError) {
         guard passphrase.count > 0 else { throw .internalError("empty passphrase") }
         let vaultID = randomBytes(VaultHeader.vaultIDLength)
         let salt = randomBytes(PasswordKDF.saltLength)
@@ -119,23 +123,31 @@ public final class Vault {
         let record: VaultHeaderRecord
         do {
             let kek = try kdf.deriveKey(passphrase: passphrase, salt: salt)
-            let aad = VaultHeader.rootKeyAssociatedData(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
+            let aad = VaultHeader.rootKeyAssociatedData(
+                formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
             wrapped = try AEAD.seal(rootKey, key: kek, associatedData: aad)
             auditPublicKey = try X25519.publicKey(of: Subkey.auditSealing.derive(from: rootKey))
-            auditHeadMAC = try AuditLog.headMAC(sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
-            let empty = VaultState.empty(clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()))
-            state = VaultStateRecord(writeCounter: empty.counter, state: empty.encoded(),
-                                     mac: try MAC.authenticate(empty.macMessage(vaultID: vaultID), key: Subkey.stateMAC.derive(from: rootKey)))
-            record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
-                                       kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
-                                       kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
-                                       maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
-            keyRing = try KeyRing.record(header: record, slots: [], counter: empty.counter, key: Subkey.stateMAC.derive(from: rootKey))
+            auditHeadMAC = try AuditLog.headMAC(
+                sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
+            let empty = VaultState.empty(
+                clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()))
+            state = VaultStateRecord(
+                writeCounter: empty.counter, state: empty.encoded(),
+                mac: try MAC.authenticate(
+                    empty.macMessage(vaultID: vaultID), key: Subkey.stateMAC.derive(from: rootKey)))
+            record = VaultHeaderRecord(
+                formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
+                kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
+                kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
+                maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
+            keyRing = try KeyRing.record(
+                header: record, slots: [], counter: empty.counter, key: Subkey.stateMAC.derive(from: rootKey))
         } catch {
             throw .internalError(String(describing: error))
         }
         do {
-            try SQLiteRecordStore.create(at: path, header: record, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing)
+            try SQLiteRecordStore.create(
+                at: path, header: record, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing)
         } catch {
             if case .cannotWrite(let why) = error, why.hasSuffix("already exists") { throw .alreadyExists(path: path) }
             throw VaultError.from(error)
@@ -150,11 +162,16 @@ public final class Vault {
     ///
     /// With `anchor`, the vault's write counter is compared with the newest this computer has
     /// seen: an older vault is opened (its `rollback` says so) but owner writes are refused.
-    public static func open(at path: String, with key: VaultKey, clock: VaultClock = .system,
-                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
-                            anchor: RollbackAnchor? = nil) throws(VaultError) -> Vault {
-        if case .rootKey(let rootKey) = key, rootKey.count != AEAD.keyLength { throw .internalError("a root key is \(AEAD.keyLength) bytes") }
-        let vault = try open(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, clock: clock, anchor: anchor) { header throws(VaultError) in
+    public static func open(
+        at path: String, with key: VaultKey, clock: VaultClock = .system,
+        busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
+        anchor: RollbackAnchor? = nil
+    ) throws(VaultError) -> Vault {
+        if case .rootKey(let rootKey) = key, rootKey.count != AEAD.keyLength {
+            throw .internalError("a root key is \(AEAD.keyLength) bytes")
+        }
+        let vault = try open(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, clock: clock, anchor: anchor) {
+            header throws(VaultError) in
             try key.unlock(header)
         }
         if case .recoveryCode = key { vault.openedWithRecovery = true }
@@ -166,17 +183,22 @@ public final class Vault {
     /// connection never wait for them (SQLite's WAL lets one writer and readers go together).
     public func anotherConnection(busyTimeoutMilliseconds: Int32) throws(VaultError) -> sending Vault {
         let keys = VaultKey.Unlocked(rootKey: rootKey, upgradeKEK: upgradeKEK, slot: nil)
-        return try Self.open(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, clock: clock, anchor: anchor) { _ in keys }
+        return try Self.open(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, clock: clock, anchor: anchor) {
+            _ in keys
+        }
     }
 
     /// Every way of opening: the file and its header, the keys `unlock` finds for that header,
     /// then the file's counter compared with the anchor.
-    private static func open(at path: String, busyTimeoutMilliseconds: Int32, clock: VaultClock, anchor: RollbackAnchor?,
-                             unlock: (VaultHeader) throws(VaultError) -> VaultKey.Unlocked) throws(VaultError) -> sending Vault {
+    private static func open(
+        at path: String, busyTimeoutMilliseconds: Int32, clock: VaultClock, anchor: RollbackAnchor?,
+        unlock: (VaultHeader) throws(VaultError) -> VaultKey.Unlocked
+    ) throws(VaultError) -> sending Vault {
         let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         let keys = try unlock(header)
-        let vault = try Vault(store: store, header: header, path: path, rootKey: keys.rootKey, clock: clock,
-                              upgradeKEK: keys.upgradeKEK, anchor: anchor)
+        let vault = try Vault(
+            store: store, header: header, path: path, rootKey: keys.rootKey, clock: clock,
+            upgradeKEK: keys.upgradeKEK, anchor: anchor)
         vault.openedSlot = keys.slot
         vault.compareWithAnchor()
         return vault
@@ -186,8 +208,10 @@ public final class Vault {
     func rootKeyWrapped(for header: VaultHeaderRecord) throws -> [UInt8] {
         guard let upgradeKEK else { throw VaultError.internalError("no key to re-wrap the root key with") }
         let kdf = PasswordKDF(opsLimit: header.kdfOpsLimit, memLimit: header.kdfMemLimit)
-        return try AEAD.seal(rootKey, key: upgradeKEK, associatedData: VaultHeader.rootKeyAssociatedData(
-            formatVersion: header.formatVersion, vaultID: header.vaultID, kdf: kdf, salt: header.kdfSalt))
+        return try AEAD.seal(
+            rootKey, key: upgradeKEK,
+            associatedData: VaultHeader.rootKeyAssociatedData(
+                formatVersion: header.formatVersion, vaultID: header.vaultID, kdf: kdf, salt: header.kdfSalt))
     }
 
     /// Counts of what the vault holds (for `status`).
@@ -199,8 +223,9 @@ public final class Vault {
 
     public func counts() throws(VaultError) -> Counts {
         try read {
-            Counts(prescriptions: try store.prescriptionCount(), versions: try store.versionCount(),
-                   attachments: try store.attachmentCount())
+            Counts(
+                prescriptions: try store.prescriptionCount(), versions: try store.versionCount(),
+                attachments: try store.attachmentCount())
         }
     }
 
@@ -256,7 +281,8 @@ public final class Vault {
     /// `RXVAULT_TEST_WRITE_PAUSE_MS` (reliability suite only): wait this long with the write
     /// transaction open and everything written, just before commit, after saying so on stderr,
     /// so a kill can be aimed at the worst moment. Unset, it costs one comparison.
-    private static let testWritePauseMilliseconds: UInt32 = getenv("RXVAULT_TEST_WRITE_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
+    private static let testWritePauseMilliseconds: UInt32 =
+        getenv("RXVAULT_TEST_WRITE_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
 
     static func pauseBeforeCommitForTests() {
         guard testWritePauseMilliseconds > 0 else { return }
@@ -268,11 +294,13 @@ public final class Vault {
     /// before the rows checked against it (client rows, audit head, key ring), after saying so
     /// on stderr, so a test can commit a write in between (Tests/CLITests/SnapshotReadTests.swift):
     /// the check must still see the one snapshot the root was read in. Unset, one comparison.
-    private static let testReadPauseMilliseconds: UInt32 = getenv("RXVAULT_TEST_READ_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
+    private static let testReadPauseMilliseconds: UInt32 =
+        getenv("RXVAULT_TEST_READ_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
 
     static func pauseAfterStateRootForTests() {
         guard testReadPauseMilliseconds > 0 else { return }
-        FileHandle.standardError.write(Data("rxvault: test: state root read, pausing before the rows checked against it\n".utf8))
+        FileHandle.standardError.write(
+            Data("rxvault: test: state root read, pausing before the rows checked against it\n".utf8))
         usleep(testReadPauseMilliseconds * 1000)
     }
 

@@ -32,13 +32,17 @@ public enum VaultKey {
         switch self {
         case .passphrase(let passphrase):
             let (rootKey, kek, slot) = try header.unwrapRootKeyAndKEK(passphrase: passphrase)
-            return Unlocked(rootKey: rootKey, upgradeKEK: header.formatVersion < VaultHeader.currentFormatVersion ? kek : nil, slot: slot)
+            return Unlocked(
+                rootKey: rootKey, upgradeKEK: header.formatVersion < VaultHeader.currentFormatVersion ? kek : nil,
+                slot: slot)
         case .recoveryCode(let code):
             let (rootKey, slot) = try header.unwrapRootKey(recoveryCode: code)
             return Unlocked(rootKey: rootKey, upgradeKEK: nil, slot: slot)
         case .rootKey(let rootKey):
             guard header.formatVersion == VaultHeader.currentFormatVersion else {
-                throw .invalidInput("the vault is in format \(header.formatVersion) and opens with its root key only in format \(VaultHeader.currentFormatVersion): run 'rxvault upgrade' (it asks for the passphrase)")
+                throw .invalidInput(
+                    "the vault is in format \(header.formatVersion) and opens with its root key only in format \(VaultHeader.currentFormatVersion): run 'rxvault upgrade' (it asks for the passphrase)"
+                )
             }
             return Unlocked(rootKey: rootKey, upgradeKEK: nil, slot: nil)
         }

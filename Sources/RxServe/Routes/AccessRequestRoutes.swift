@@ -17,31 +17,41 @@ struct AccessRequestRoutes {
     func create(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
         let body = try await support.jsonBody(request)
         guard let reason = body.string("reason") else {
-            throw APIError.invalid("send {\"reason\": \"why\", \"patient\": \"name\" (optional), \"kinds\": [\"glasses\", \"contacts\"] (optional)}")
+            throw APIError.invalid(
+                "send {\"reason\": \"why\", \"patient\": \"name\" (optional), \"kinds\": [\"glasses\", \"contacts\"] (optional)}"
+            )
         }
         let patient = body.string("patient")
         var kinds: [PrescriptionKind] = []
         if case .array(let items)? = body["kinds"] {
             for item in items {
-                guard case .string(let text) = item, let kind = PrescriptionKind(rawValue: text) else { throw APIError.invalid("kinds: glasses or contacts") }
+                guard case .string(let text) = item, let kind = PrescriptionKind(rawValue: text) else {
+                    throw APIError.invalid("kinds: glasses or contacts")
+                }
                 kinds.append(kind)
             }
         }
         let clientID = context.client.clientID
         do {
-            let made = try await support.gateway.requestAccess(clientID: clientID, reason: reason, patient: patient, kinds: kinds)
-            context.logger.info("access requested", metadata: ["client": .string(clientID.short), "request": .string(made.id)])
-            return FHIRResponse.json(Self.resource(made), status: .accepted,
-                                     headers: [.location: "\(support.baseURL(request))/access-requests/\(made.id)"])
+            let made = try await support.gateway.requestAccess(
+                clientID: clientID, reason: reason, patient: patient, kinds: kinds)
+            context.logger.info(
+                "access requested", metadata: ["client": .string(clientID.short), "request": .string(made.id)])
+            return FHIRResponse.json(
+                Self.resource(made), status: .accepted,
+                headers: [.location: "\(support.baseURL(request))/access-requests/\(made.id)"])
         } catch let error as VaultError {
-            if case .invalidInput(let why) = error, why.hasPrefix("too many requests") { throw APIError.throttled(why, retryAfter: 3600) }
+            if case .invalidInput(let why) = error, why.hasPrefix("too many requests") {
+                throw APIError.throttled(why, retryAfter: 3600)
+            }
             throw APIError.from(error)
         }
     }
 
     func read(_ context: ClientRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id"),
-              let found = try await support.gateway.accessRequest(id, clientID: context.client.clientID) else { throw APIError.notFound() }
+            let found = try await support.gateway.accessRequest(id, clientID: context.client.clientID)
+        else { throw APIError.notFound() }
         return FHIRResponse.json(Self.resource(found))
     }
 
@@ -49,8 +59,11 @@ struct AccessRequestRoutes {
     /// (a later revoke shows in the resources, not here) - never whether it was denied, nor
     /// anything else the vault holds.
     static func resource(_ request: AccessRequest) -> JSONValue {
-        .fields(["expires": .string(request.expires), "granted": .array(request.granted.map { .string("VisionPrescription/\(FHIR.prescriptionResourceID($0))") }),
-                 "id": .string(request.id), "requested": .string(request.requested),
-                 "status": .string(request.status == .pending ? "pending" : "answered")])
+        .fields([
+            "expires": .string(request.expires),
+            "granted": .array(request.granted.map { .string("VisionPrescription/\(FHIR.prescriptionResourceID($0))") }),
+            "id": .string(request.id), "requested": .string(request.requested),
+            "status": .string(request.status == .pending ? "pending" : "answered")
+        ])
     }
 }

@@ -18,25 +18,35 @@ struct DocumentReferenceRoutes {
         let client = context.client
         var related: String?
         for (name, value) in request.uri.queryParameters {
-            guard name == "related" else { throw APIError.invalid("unsupported search parameter '\(name)' (supported: related)") }
-            related = value.hasPrefix("VisionPrescription/") ? String(value.dropFirst("VisionPrescription/".count)) : String(value)
+            guard name == "related" else {
+                throw APIError.invalid("unsupported search parameter '\(name)' (supported: related)")
+            }
+            related =
+                value.hasPrefix("VisionPrescription/")
+                ? String(value.dropFirst("VisionPrescription/".count)) : String(value)
         }
         let base = support.baseURL(request)
         var entries: [JSONValue] = []
-        var read: [PrescriptionID] = [], attachments: [AttachmentID] = []
+        var read: [PrescriptionID] = []
+        var attachments: [AttachmentID] = []
         for id in client.granted where client.access.allowsAttachments(of: id) {
             if let related, related != FHIR.prescriptionResourceID(id) { continue }
             let record = try await support.gateway.prescription(id)
             for info in try await support.gateway.attachments(of: id) {
                 let resourceID = FHIR.attachmentResourceID(info.id)
-                let document = FHIR.documentReferenceResource(info, of: record, for: .api, content: .url("\(base)/Binary/\(resourceID)"))
-                entries.append(.fields(["fullUrl": .string("\(base)/DocumentReference/\(resourceID)"), "resource": document,
-                                        "search": .fields(["mode": .string("match")])]))
+                let document = FHIR.documentReferenceResource(
+                    info, of: record, for: .api, content: .url("\(base)/Binary/\(resourceID)"))
+                entries.append(
+                    .fields([
+                        "fullUrl": .string("\(base)/DocumentReference/\(resourceID)"), "resource": document,
+                        "search": .fields(["mode": .string("match")])
+                    ]))
                 attachments.append(info.id)
             }
             read.append(id)
         }
-        await support.logRead(client, prescriptions: read, attachments: attachments, detail: "api search DocumentReference")
+        await support.logRead(
+            client, prescriptions: read, attachments: attachments, detail: "api search DocumentReference")
         return FHIRResponse.ok(RouteSupport.bundle("searchset", total: entries.count, entries: entries))
     }
 }
@@ -59,7 +69,9 @@ struct BinaryRoutes {
         for id in client.granted where client.access.allowsAttachments(of: id) {
             for info in try await gateway.attachments(of: id) where FHIR.attachmentResourceID(info.id) == wanted {
                 let (handle, opened) = try await gateway.openStream(info.id, of: id)
-                await support.logRead(client, prescriptions: [id], attachments: [info.id], detail: "api read Binary \(opened.metadata.name)")
+                await support.logRead(
+                    client, prescriptions: [id], attachments: [info.id],
+                    detail: "api read Binary \(opened.metadata.name)")
                 let logger = context.logger
                 let body = ResponseBody(contentLength: opened.metadata.size) { writer in
                     do {
@@ -73,7 +85,10 @@ struct BinaryRoutes {
                         throw error
                     }
                 }
-                return Response(status: .ok, headers: [.contentType: opened.metadata.type.mimeType, .contentDisposition: "attachment"], body: body)
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: opened.metadata.type.mimeType, .contentDisposition: "attachment"],
+                    body: body)
             }
         }
         throw APIError.notFound()

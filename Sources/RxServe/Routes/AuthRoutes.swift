@@ -19,13 +19,16 @@ struct AuthRoutes {
 
     func challenge(_ request: Request, _ context: ServeRequestContext) async throws -> Response {
         let body = try await support.jsonBody(request)
-        guard let recipient = body.string("recipient") else { throw APIError.invalid("send {\"recipient\": \"age1...\"}") }
+        guard let recipient = body.string("recipient") else {
+            throw APIError.invalid("send {\"recipient\": \"age1...\"}")
+        }
         do {
             let gateway = support.gateway
             let (id, age, expires) = try await authenticator.challenge(recipient: recipient) { recipient in
                 try await gateway.client(publicKey: recipient.publicKey)?.id
             }
-            return FHIRResponse.json(.fields(["age": .string(age), "challenge": .string(id), "expires": .string(Timestamp.iso(expires))]))
+            return FHIRResponse.json(
+                .fields(["age": .string(age), "challenge": .string(id), "expires": .string(Timestamp.iso(expires))]))
         } catch let refusal as ClientAuthenticator.Refusal {
             throw APIError.from(refusal)
         }
@@ -33,14 +36,18 @@ struct AuthRoutes {
 
     func token(_ request: Request, _ context: ServeRequestContext) async throws -> Response {
         let body = try await support.jsonBody(request)
-        guard let id = body.string("challenge"), let response = body.string("response"), response.utf8.count <= 256 else {
+        guard let id = body.string("challenge"), let response = body.string("response"), response.utf8.count <= 256
+        else {
             throw APIError.invalid("send {\"challenge\": \"...\", \"response\": \"<the decrypted secret>\"}")
         }
         do {
             let (token, clientID, expires) = try await authenticator.token(challenge: id, response: response)
             context.logger.info("client authenticated", metadata: ["client": .string(clientID.short)])
-            return FHIRResponse.json(.fields(["access_token": .string(token), "client": .string(clientID.hex),
-                                              "expires_in": .int(Int(expires.timeIntervalSinceNow.rounded())), "token_type": .string("Bearer")]))
+            return FHIRResponse.json(
+                .fields([
+                    "access_token": .string(token), "client": .string(clientID.hex),
+                    "expires_in": .int(Int(expires.timeIntervalSinceNow.rounded())), "token_type": .string("Bearer")
+                ]))
         } catch let refusal as ClientAuthenticator.Refusal {
             context.logger.notice("authentication failed")
             throw APIError.from(refusal)

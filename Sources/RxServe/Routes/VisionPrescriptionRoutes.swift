@@ -23,7 +23,8 @@ struct VisionPrescriptionRoutes {
 
     func search(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
         let client = context.client
-        let search = try VisionPrescriptionSearch(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+        let search = try VisionPrescriptionSearch(
+            request.uri.queryParameters.map { (String($0.key), String($0.value)) })
         var matches: [PrescriptionRecord] = []
         for id in client.granted {
             let record = try await gateway.prescription(id)
@@ -33,14 +34,22 @@ struct VisionPrescriptionRoutes {
         let page = Array(matches.dropFirst(search.offset).prefix(search.count))
         let base = support.baseURL(request)
         func link(_ relation: String, offset: Int) -> JSONValue {
-            .fields(["relation": .string(relation), "url": .string("\(base)/VisionPrescription?\(search.query(offset: offset))")])
+            .fields([
+                "relation": .string(relation),
+                "url": .string("\(base)/VisionPrescription?\(search.query(offset: offset))")
+            ])
         }
         var links = [link("self", offset: search.offset)]
-        if search.offset + search.count < matches.count { links.append(link("next", offset: search.offset + search.count)) }
+        if search.offset + search.count < matches.count {
+            links.append(link("next", offset: search.offset + search.count))
+        }
         if search.offset > 0 { links.append(link("previous", offset: max(0, search.offset - search.count))) }
         let entries: [JSONValue] = page.map { record in
-            .fields(["fullUrl": .string("\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))"),
-                     "resource": FHIR.visionPrescriptionResource(record, for: .api), "search": .fields(["mode": .string("match")])])
+            .fields([
+                "fullUrl": .string("\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))"),
+                "resource": FHIR.visionPrescriptionResource(record, for: .api),
+                "search": .fields(["mode": .string("match")])
+            ])
         }
         await support.logRead(client, prescriptions: page.map(\.id), detail: "api search VisionPrescription")
         return FHIRResponse.ok(RouteSupport.bundle("searchset", total: matches.count, links: links, entries: entries))
@@ -54,14 +63,18 @@ struct VisionPrescriptionRoutes {
         case .unregistered: throw APIError.unregistered
         case .notGranted: throw APIError.notFound()
         case .found(let rendered):
-            return Response(status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
+            return Response(
+                status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
         }
     }
 
     func read(version: Int, _ context: ClientRequestContext) async throws -> Response {
         let id = try support.granted(context)
-        guard let record = try await coveredHistory(id, context.client).first(where: { $0.version == version }) else { throw APIError.notFound() }
-        await support.logRead(context.client, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
+        guard let record = try await coveredHistory(id, context.client).first(where: { $0.version == version }) else {
+            throw APIError.notFound()
+        }
+        await support.logRead(
+            context.client, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
         return FHIRResponse.ok(FHIR.visionPrescriptionResource(record, for: .api))
     }
 
@@ -71,9 +84,15 @@ struct VisionPrescriptionRoutes {
         let base = support.baseURL(request)
         let entries: [JSONValue] = versions.map { record in
             let resourceID = FHIR.prescriptionResourceID(record.id)
-            return .fields(["fullUrl": .string("\(base)/VisionPrescription/\(resourceID)"), "resource": FHIR.visionPrescriptionResource(record, for: .api),
-                            "request": .fields(["method": .string(record.version == 1 ? "POST" : "PUT"), "url": .string("VisionPrescription/\(resourceID)")]),
-                            "response": .fields(["status": .string(record.version == 1 ? "201" : "200")])])
+            return .fields([
+                "fullUrl": .string("\(base)/VisionPrescription/\(resourceID)"),
+                "resource": FHIR.visionPrescriptionResource(record, for: .api),
+                "request": .fields([
+                    "method": .string(record.version == 1 ? "POST" : "PUT"),
+                    "url": .string("VisionPrescription/\(resourceID)")
+                ]),
+                "response": .fields(["status": .string(record.version == 1 ? "201" : "200")])
+            ])
         }
         await support.logRead(context.client, prescriptions: [id], detail: "api history VisionPrescription")
         return FHIRResponse.ok(RouteSupport.bundle("history", total: entries.count, entries: entries))

@@ -35,8 +35,10 @@ public struct AttachmentRecord: Sendable, Equatable {
     /// The owner's MAC over the row (record-MAC sub-key).
     public var mac: [UInt8]
 
-    public init(id: AttachmentID, prescriptionID: PrescriptionID, wrappedKey: [UInt8], metadata: [UInt8], streamHeader: [UInt8],
-                mac: [UInt8]) {
+    public init(
+        id: AttachmentID, prescriptionID: PrescriptionID, wrappedKey: [UInt8], metadata: [UInt8], streamHeader: [UInt8],
+        mac: [UInt8]
+    ) {
         self.id = id
         self.prescriptionID = prescriptionID
         self.wrappedKey = wrappedKey

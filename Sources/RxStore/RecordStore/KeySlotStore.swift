@@ -27,8 +27,10 @@ public struct KeySlotRecord: Sendable, Equatable {
     /// The owner's sealed label and creation time.
     public var info: [UInt8]
 
-    public init(id: Int, kind: String, kdfAlgorithm: String, kdfOpsLimit: UInt64, kdfMemLimit: UInt64,
-                kdfSalt: [UInt8], wrappedRootKey: [UInt8], info: [UInt8]) {
+    public init(
+        id: Int, kind: String, kdfAlgorithm: String, kdfOpsLimit: UInt64, kdfMemLimit: UInt64,
+        kdfSalt: [UInt8], wrappedRootKey: [UInt8], info: [UInt8]
+    ) {
         self.id = id
         self.kind = kind
         self.kdfAlgorithm = kdfAlgorithm

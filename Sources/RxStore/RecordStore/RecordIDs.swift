@@ -81,7 +81,9 @@ public enum RecordID {
 
     /// Whether `s` is lower-case hex digits only (of any length: an id or a prefix of one).
     public static func isHex(_ s: String) -> Bool {
-        s.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        s.utf8.allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+        }
     }
 
     /// The shortest display form of each id that is unique among `ids` (at least 8 digits).
@@ -90,7 +92,8 @@ public enum RecordID {
         var forms: [ID: String] = [:]
         for (i, id) in sorted.enumerated() {
             var needed = shortLength
-            for neighbour in [i > 0 ? sorted[i - 1] : nil, i + 1 < sorted.count ? sorted[i + 1] : nil].compactMap({ $0 }) {
+            for neighbour in [i > 0 ? sorted[i - 1] : nil, i + 1 < sorted.count ? sorted[i + 1] : nil].compactMap({ $0 }
+            ) {
                 let common = zip(id.hex.utf8, neighbour.hex.utf8).prefix { $0 == $1 }.count
                 needed = max(needed, common + 1)
             }

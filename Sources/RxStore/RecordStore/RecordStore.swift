@@ -16,5 +16,6 @@
 /// Every method runs inside the caller's transaction when there is one (`StoreEngine.write`,
 /// `StoreEngine.read`); the writes only ever run inside `write`.
 public protocol RecordStore: AnyObject, VaultHeaderStore, KeySlotStore, SchemaStore, PrescriptionStore, AttachmentStore,
-                             ClientStore, GrantStore, SearchIndexStore, AuditLogStore, StateRootStore, PatientStore,
-                             StoreEngine {}
+    ClientStore, GrantStore, SearchIndexStore, AuditLogStore, StateRootStore, PatientStore,
+    StoreEngine
+{}

@@ -26,9 +26,11 @@ public struct VaultHeaderRecord: Sendable, Equatable {
     /// X25519 public key that audit entries are sealed to (its secret is derived from the root key).
     public var auditPublicKey: [UInt8]
 
-    public init(formatVersion: Int, vaultID: [UInt8], kdfAlgorithm: String, kdfOpsLimit: UInt64,
-                kdfMemLimit: UInt64, kdfSalt: [UInt8], wrappedRootKey: [UInt8], maxAttachmentBytes: Int,
-                auditPublicKey: [UInt8]) {
+    public init(
+        formatVersion: Int, vaultID: [UInt8], kdfAlgorithm: String, kdfOpsLimit: UInt64,
+        kdfMemLimit: UInt64, kdfSalt: [UInt8], wrappedRootKey: [UInt8], maxAttachmentBytes: Int,
+        auditPublicKey: [UInt8]
+    ) {
         self.formatVersion = formatVersion
         self.vaultID = vaultID
         self.kdfAlgorithm = kdfAlgorithm

@@ -2,9 +2,9 @@ import CSQLite
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One SQLite connection with the settings a vault needs (DESIGN.md, "Storage").
@@ -41,11 +41,17 @@ public final class Database {
     public static let defaultBusyTimeoutMilliseconds: Int32 = 30_000
 
     /// Opens an existing file read-write; never creates one.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds) throws(StoreError) {
+    public init(path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds)
+        throws(StoreError)
+    {
         var info = stat()
         guard stat(path, &info) == 0 else { throw StoreError.missing(path: path) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw StoreError.notAVault(path: path, reason: "not a regular file") }
-        guard access(path, R_OK) == 0 else { throw StoreError.notAVault(path: path, reason: "no permission to read it") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError.notAVault(path: path, reason: "not a regular file")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw StoreError.notAVault(path: path, reason: "no permission to read it")
+        }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -60,7 +66,9 @@ public final class Database {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         // A file that is no SQLite database fails here (`error` makes it `notAVault`).
-        try execute("PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY;")
+        try execute(
+            "PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY;"
+        )
     }
 
     deinit {
@@ -162,7 +170,8 @@ public final class Database {
         defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
         var logFrames: Int32 = 0
         var checkpointed: Int32 = 0
-        return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointed) == SQLITE_OK
+        return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointed)
+            == SQLITE_OK
     }
 
     /// Whether the file this connection has open is no longer the one at `path` (renamed over,
@@ -185,7 +194,8 @@ public final class Database {
         case SQLITE_IOERR: return .cannotWrite("the disk refused a write (full, or over a file-size limit)")
         case SQLITE_NOTADB: return .notAVault(path: path, reason: "not an SQLite database")
         case SQLITE_CORRUPT: return .corrupt("SQLite reports: \(message)")
-        case SQLITE_CANTOPEN: return .cannotWrite("cannot open \(path) or its -wal/-shm files (check the directory's permissions)")
+        case SQLITE_CANTOPEN:
+            return .cannotWrite("cannot open \(path) or its -wal/-shm files (check the directory's permissions)")
         default: return .engine(name: "SQLite", code: String(rc), message: message, sql: sql)
         }
     }

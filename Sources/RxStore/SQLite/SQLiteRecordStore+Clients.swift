@@ -11,7 +11,8 @@ extension SQLiteRecordStore {
 
     public func client(withLookup key: [UInt8]) throws(StoreError) -> ClientRecord? {
         let lookup = Schema.clientLookupColumn(try schemaVersion())
-        return try statement("SELECT id, \(lookup), info, mac FROM client WHERE \(lookup) = ?").first([.blob(key)]) { row throws(StoreError) in
+        return try statement("SELECT id, \(lookup), info, mac FROM client WHERE \(lookup) = ?").first([.blob(key)]) {
+            row throws(StoreError) in
             try clientRecord(row)
         }
     }
@@ -19,7 +20,8 @@ extension SQLiteRecordStore {
     /// The lookup tag (format 3) and the public key before it are both 32 bytes.
     private func clientRecord(_ s: Statement) throws(StoreError) -> ClientRecord {
         let row = s.row(of: "client")
-        return ClientRecord(id: try row.id(0), lookup: try row.blob(1, count: 32), info: try row.blob(2), mac: try row.blob(3))
+        return ClientRecord(
+            id: try row.id(0), lookup: try row.blob(1, count: 32), info: try row.blob(2), mac: try row.blob(3))
     }
 
     public func insert(_ client: ClientRecord) throws(StoreError) {

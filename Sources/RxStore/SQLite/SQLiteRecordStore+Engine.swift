@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `StoreEngine` for the vault file: SQLite's transactions, its write-ahead log and page cache,
@@ -36,7 +36,9 @@ extension SQLiteRecordStore {
         // VACUUM INTO reads one snapshot and writes a compact new database (not WAL mode). It
         // accepts an empty file, which lets the copy be private (0600) from its first byte.
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw StoreError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
         close(fd)
         try database.prepare("VACUUM INTO ?").run([.text(path)])
     }

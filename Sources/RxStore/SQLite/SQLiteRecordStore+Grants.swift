@@ -16,8 +16,10 @@ extension SQLiteRecordStore {
         try statement(sql).forEach(values) { s throws(StoreError) in
             // The reference is 32 hex digits in every format: a keyed hash's 16 bytes (3), a prescription id (1 and 2).
             let row = s.row(of: "access_grant")
-            records.append(GrantRecord(id: try row.id(0), clientID: try row.id(1), reference: try row.hexDigits(2),
-                                       sealedKeys: try row.blob(3), info: try row.blob(4), mac: try row.blob(5)))
+            records.append(
+                GrantRecord(
+                    id: try row.id(0), clientID: try row.id(1), reference: try row.hexDigits(2),
+                    sealedKeys: try row.blob(3), info: try row.blob(4), mac: try row.blob(5)))
         }
         return records
     }
@@ -26,12 +28,16 @@ extension SQLiteRecordStore {
         let version = try schemaVersion()
         let reference = Schema.grantReferenceColumn(version)
         let unique = version >= 3 ? "reference" : "client_id, prescription_id"
-        try statement("""
+        try statement(
+            """
             INSERT INTO access_grant (id, client_id, \(reference), sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (\(unique)) DO UPDATE SET
                 id = excluded.id, client_id = excluded.client_id, sealed_keys = excluded.sealed_keys, info = excluded.info, mac = excluded.mac
-            """).run([.text(grant.id.hex), .text(grant.clientID.hex), .text(grant.reference), .blob(grant.sealedKeys),
-                      .blob(grant.info), .blob(grant.mac)])
+            """
+        ).run([
+            .text(grant.id.hex), .text(grant.clientID.hex), .text(grant.reference), .blob(grant.sealedKeys),
+            .blob(grant.info), .blob(grant.mac)
+        ])
     }
 
     public func deleteGrant(_ id: GrantID) throws(StoreError) {

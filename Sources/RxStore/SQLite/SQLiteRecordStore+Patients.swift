@@ -42,7 +42,8 @@ extension SQLiteRecordStore {
 
     public func patientBuckets() throws(StoreError) -> PatientBucketsRecord? {
         guard try schemaVersion() >= 4, try tableExists("person_buckets") else { return nil }
-        return try statement("SELECT content, mac FROM person_buckets WHERE singleton = 1").first { s throws(StoreError) in
+        return try statement("SELECT content, mac FROM person_buckets WHERE singleton = 1").first {
+            s throws(StoreError) in
             let row = s.row(of: "person_buckets", keyColumns: 0)
             return PatientBucketsRecord(content: try row.blob(0), mac: try row.blob(1))
         }
@@ -56,7 +57,8 @@ extension SQLiteRecordStore {
 
     public func patient(id: PatientID) throws(StoreError) -> PatientRecord? {
         guard try hasPatientTable() else { return nil }
-        return try statement("SELECT id, info, mac FROM person WHERE id = ?").first([.text(id.hex)]) { row throws(StoreError) in
+        return try statement("SELECT id, info, mac FROM person WHERE id = ?").first([.text(id.hex)]) {
+            row throws(StoreError) in
             try patientRecord(row)
         }
     }

@@ -14,30 +14,37 @@ extension SQLiteRecordStore {
 
     private func versionRecord(_ s: Statement) throws(StoreError) -> PrescriptionVersionRecord {
         let row = s.row(of: "prescription_version", keyColumns: 2)
-        return PrescriptionVersionRecord(prescriptionID: try row.id(0), version: try row.integer(1, in: StoredRange.version),
-                                         wrappedKey: try row.blob(2), content: try row.blob(3), mac: try row.blob(4))
+        return PrescriptionVersionRecord(
+            prescriptionID: try row.id(0), version: try row.integer(1, in: StoredRange.version),
+            wrappedKey: try row.blob(2), content: try row.blob(3), mac: try row.blob(4))
     }
 
     public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
         var records: [PrescriptionVersionRecord] = []
-        try statement("""
+        try statement(
+            """
             SELECT \(Self.versionColumns) FROM prescription_version v
             WHERE version = (SELECT max(version) FROM prescription_version WHERE prescription_id = v.prescription_id)
             ORDER BY prescription_id
-            """).forEach { row throws(StoreError) in records.append(try versionRecord(row)) }
+            """
+        ).forEach { row throws(StoreError) in records.append(try versionRecord(row)) }
         return records
     }
 
     public func versions(of id: PrescriptionID) throws(StoreError) -> [PrescriptionVersionRecord] {
         var records: [PrescriptionVersionRecord] = []
-        try statement("SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version")
-            .forEach([.text(id.hex)]) { row throws(StoreError) in records.append(try versionRecord(row)) }
+        try statement(
+            "SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version"
+        )
+        .forEach([.text(id.hex)]) { row throws(StoreError) in records.append(try versionRecord(row)) }
         return records
     }
 
     public func latestVersion(of id: PrescriptionID) throws(StoreError) -> PrescriptionVersionRecord? {
-        try statement("SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version DESC LIMIT 1")
-            .first([.text(id.hex)]) { row throws(StoreError) in try versionRecord(row) }
+        try statement(
+            "SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version DESC LIMIT 1"
+        )
+        .first([.text(id.hex)]) { row throws(StoreError) in try versionRecord(row) }
     }
 
     public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
@@ -45,8 +52,11 @@ extension SQLiteRecordStore {
             try statement("INSERT INTO prescription (id) VALUES (?)").run([.text(record.prescriptionID.hex)])
         }
         try statement("INSERT INTO prescription_version (\(Self.versionColumns)) VALUES (?, ?, ?, ?, ?)")
-            .run([.text(record.prescriptionID.hex), .integer(Int64(record.version)), .blob(record.wrappedKey), .blob(record.content),
-                  .blob(record.mac)])
+            .run([
+                .text(record.prescriptionID.hex), .integer(Int64(record.version)), .blob(record.wrappedKey),
+                .blob(record.content),
+                .blob(record.mac)
+            ])
     }
 
     public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {
@@ -65,10 +75,14 @@ extension SQLiteRecordStore {
 
     public func allPrescriptionIDs() throws(StoreError) -> [PrescriptionID] {
         var ids: [PrescriptionID] = []
-        try statement("""
+        try statement(
+            """
             SELECT id FROM prescription UNION SELECT prescription_id FROM prescription_version
             UNION SELECT prescription_id FROM attachment\(try schemaVersion() >= 3 ? "" : " UNION SELECT prescription_id FROM access_grant") ORDER BY 1
-            """).forEach { row throws(StoreError) in ids.append(try row.row(of: "prescription, prescription_version or attachment").id(0)) }
+            """
+        ).forEach { row throws(StoreError) in
+            ids.append(try row.row(of: "prescription, prescription_version or attachment").id(0))
+        }
         return ids
     }
 }

@@ -12,7 +12,9 @@ extension SQLiteRecordStore {
         try database.execute("PRAGMA user_version = 2")
     }
 
-    public func upgradeToFormat3(wrappedRootKey: [UInt8], clients: [ClientRecord], grants: [GrantRecord]) throws(StoreError) {
+    public func upgradeToFormat3(wrappedRootKey: [UInt8], clients: [ClientRecord], grants: [GrantRecord])
+        throws(StoreError)
+    {
         guard try schemaVersion() == 2 else { throw StoreError.corrupt("the schema to upgrade is not version 2") }
         try database.execute(Schema.version3)
         try database.execute("PRAGMA user_version = 3")

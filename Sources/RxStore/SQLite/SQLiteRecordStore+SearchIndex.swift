@@ -10,14 +10,17 @@ extension SQLiteRecordStore {
     }
 
     public func indexBucket(_ bucket: Int) throws(StoreError) -> [UInt8]? {
-        try statement("SELECT bucket, content FROM search_index WHERE bucket = ?").first([.integer(Int64(bucket))]) { row throws(StoreError) in
+        try statement("SELECT bucket, content FROM search_index WHERE bucket = ?").first([.integer(Int64(bucket))]) {
+            row throws(StoreError) in
             try row.row(of: "search_index").blob(1)
         }
     }
 
     public func setIndexBucket(_ bucket: Int, to sealed: [UInt8]) throws(StoreError) {
-        try statement("INSERT INTO search_index (bucket, content) VALUES (?, ?) ON CONFLICT (bucket) DO UPDATE SET content = excluded.content")
-            .run([.integer(Int64(bucket)), .blob(sealed)])
+        try statement(
+            "INSERT INTO search_index (bucket, content) VALUES (?, ?) ON CONFLICT (bucket) DO UPDATE SET content = excluded.content"
+        )
+        .run([.integer(Int64(bucket)), .blob(sealed)])
     }
 
     public func clearIndex() throws(StoreError) {

@@ -65,7 +65,11 @@ public final class Statement {
             case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, rx_sqlite_transient())
             case .blob(let v):
                 // 64-bit length: a blob past 2 GiB is refused by SQLite (SQLITE_TOOBIG), not a trap here.
-                rc = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), rx_sqlite_transient()) }
+                rc = v.withUnsafeBytes {
+                    sqlite3_bind_blob64(
+                        handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count),
+                        rx_sqlite_transient())
+                }
             case .null: rc = sqlite3_bind_null(handle, index)
             }
             guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }

@@ -45,7 +45,9 @@ public struct StoredRow {
     public func hexDigits(_ column: Int32) throws(StoreError) -> String {
         try expect(column, SQLITE_TEXT, "text")
         let utf8 = bytes(column)
-        guard utf8.count == RecordID.length, utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+        guard utf8.count == RecordID.length,
+            utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else {
             throw bad(column, "is not an id (32 lower-case hex digits)")
         }
         return String(decoding: utf8, as: UTF8.self)
@@ -111,7 +113,9 @@ public struct StoredRow {
         case SQLITE_FLOAT: return String(sqlite3_column_double(handle, column))
         case SQLITE_TEXT:
             let utf8 = bytes(column)
-            let shown = utf8.prefix(8).map { (0x21...0x7e).contains($0) && $0 != 0x27 ? Character(Unicode.Scalar($0)) : "?" }
+            let shown = utf8.prefix(8).map {
+                (0x21...0x7e).contains($0) && $0 != 0x27 ? Character(Unicode.Scalar($0)) : "?"
+            }
             return "'" + String(shown) + (utf8.count > 8 ? "…'" : "'")
         case SQLITE_BLOB: return "a blob of \(sqlite3_column_bytes(handle, column)) bytes"
         default: return "NULL"

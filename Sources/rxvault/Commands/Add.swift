@@ -6,27 +6,28 @@ extension RxVaultCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a glasses or contacts prescription.",
-            discussion: flowing("""
-            Give each eye in the notation on the paper (--od, --os) or field by field
-            (--od-sphere, --od-cyl, --od-axis, --od-add, --od-prism, --od-vertex, --od-bc, --od-dia,
-            --od-brand and the same with --os-). Either eye may be left out, not both.
-            Prints the new prescription's id.
+            discussion: flowing(
+                """
+                Give each eye in the notation on the paper (--od, --os) or field by field
+                (--od-sphere, --od-cyl, --od-axis, --od-add, --od-prism, --od-vertex, --od-bc, --od-dia,
+                --od-brand and the same with --os-). Either eye may be left out, not both.
+                Prints the new prescription's id.
 
-            Examples:
-              rxvault add glasses --patient "Sam Doe" --prescriber "Dr A. Lee" \\
-                  --issued 2026-03-01 --expires 2028-03-01 --pd 63 \\
-                  --od "-2.25 -0.75 x180 add +2.00" --os "-2.00 -0.50 x170 add +2.00"
-              rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" \\
-                  --issued 2026-03-01 --expires 2027-03-01 --brand "Acuvue Oasys" \\
-                  --od "-3.00 bc 8.6 dia 14.2" --os "-2.75 bc 8.6 dia 14.2"
-              rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" \\
-                  --issued 2026-03-01 --expires 2027-03-01 --lens-type rgp \\
-                  --brand "Boston XO" --od "-4.50 bc 7.45 dia 9.6" \\
-                  --os "-4.25 bc 7.5 dia 9.6"
+                Examples:
+                  rxvault add glasses --patient "Sam Doe" --prescriber "Dr A. Lee" \\
+                      --issued 2026-03-01 --expires 2028-03-01 --pd 63 \\
+                      --od "-2.25 -0.75 x180 add +2.00" --os "-2.00 -0.50 x170 add +2.00"
+                  rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" \\
+                      --issued 2026-03-01 --expires 2027-03-01 --brand "Acuvue Oasys" \\
+                      --od "-3.00 bc 8.6 dia 14.2" --os "-2.75 bc 8.6 dia 14.2"
+                  rxvault add contacts --patient "Sam Doe" --prescriber "Dr A. Lee" \\
+                      --issued 2026-03-01 --expires 2027-03-01 --lens-type rgp \\
+                      --brand "Boston XO" --od "-4.50 bc 7.45 dia 9.6" \\
+                      --os "-4.25 bc 7.5 dia 9.6"
 
-            Multifocal contacts: "add +1.50 D", "add HIGH N" (LOW/MED/HIGH, D/N as written).
-            A balance lens for one eye of glasses: --os BAL.
-            """))
+                Multifocal contacts: "add +1.50 D", "add HIGH N" (LOW/MED/HIGH, D/N as written).
+                A balance lens for one eye of glasses: --os BAL.
+                """))
 
         @Argument(help: "glasses or contacts.") var kind: PrescriptionKind
         @OptionGroup var fields: PrescriptionOptions
@@ -35,14 +36,18 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run {
                 try options.requireOwner("add")
-                let missing = [("--patient", fields.patient), ("--prescriber", fields.prescriber), ("--issued", fields.issued)]
-                    .filter { $0.1 == nil }.map(\.0)
+                let missing = [
+                    ("--patient", fields.patient), ("--prescriber", fields.prescriber), ("--issued", fields.issued)
+                ]
+                .filter { $0.1 == nil }.map(\.0)
                 guard missing.isEmpty else {
-                    throw CLIError(.usage, "missing \(missing.joined(separator: ", "))", hint: "see 'rxvault add --help'")
+                    throw CLIError(
+                        .usage, "missing \(missing.joined(separator: ", "))", hint: "see 'rxvault add --help'")
                 }
                 // Build (and so read every value) before asking for the passphrase.
-                var rx = Prescription(kind: kind, patient: Patient(name: ""), prescriber: Prescriber(name: ""),
-                                      issued: CalendarDate(year: 2000, month: 1, day: 1)!)
+                var rx = Prescription(
+                    kind: kind, patient: Patient(name: ""), prescriber: Prescriber(name: ""),
+                    issued: CalendarDate(year: 2000, month: 1, day: 1)!)
                 try PrescriptionBuilder(options: fields).apply(to: &rx)
                 let vault = try options.openVault(command: "add")
                 try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput)

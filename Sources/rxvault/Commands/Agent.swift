@@ -16,8 +16,10 @@ extension RxVaultCommand {
 
         func run() throws {
             guard vaultFile.hasPrefix("/"), idleSeconds > 0, lifetimeSeconds > 0 else { throw ExitCode(64) }
-            let status = AgentProcess.main(AgentProcess.Settings(vaultPath: vaultFile, socketPath: socket,
-                                                                 idleTimeout: idleSeconds, maxLifetime: lifetimeSeconds))
+            let status = AgentProcess.main(
+                AgentProcess.Settings(
+                    vaultPath: vaultFile, socketPath: socket,
+                    idleTimeout: idleSeconds, maxLifetime: lifetimeSeconds))
             throw ExitCode(status)
         }
     }

@@ -3,10 +3,11 @@ import Foundation
 import RxModel
 import RxValidate
 import RxVault
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension RxVaultCommand {
@@ -15,10 +16,10 @@ extension RxVaultCommand {
             abstract: "List a prescription's attachments.",
             discussion: "SHA-256 is of the original file, as sha256sum prints it.")
 
-        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var prescription: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs))
+        var prescription: String
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
-
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -28,24 +29,34 @@ extension RxVaultCommand {
                 warnIfNotLogged(vault)
                 switch format {
                 case .json:
-                    Terminal.out(String(decoding: try AttachmentJSON.encoder().encode(
-                        AttachmentListJSON(prescription: prescriptionID.hex, attachments: attachments.map(AttachmentJSON.init))), as: UTF8.self))
+                    Terminal.out(
+                        String(
+                            decoding: try AttachmentJSON.encoder().encode(
+                                AttachmentListJSON(
+                                    prescription: prescriptionID.hex, attachments: attachments.map(AttachmentJSON.init))
+                            ), as: UTF8.self))
                 default:
                     guard !attachments.isEmpty else {
                         // A client may not be granted the attachments: it learns nothing of them,
                         // and is never told to run an owner command.
-                        Terminal.err(options.identity == nil
-                            ? "rxvault: prescription \(prescriptionID.short) has no attachments; add one with 'rxvault attach'"
-                            : "rxvault: no attachments of prescription \(prescriptionID.short) are shared with this identity")
+                        Terminal.err(
+                            options.identity == nil
+                                ? "rxvault: prescription \(prescriptionID.short) has no attachments; add one with 'rxvault attach'"
+                                : "rxvault: no attachments of prescription \(prescriptionID.short) are shared with this identity"
+                        )
                         return
                     }
                     let short = RecordID.shortForms(attachments.map(\.id))
-                    Terminal.out(Table.render(
-                        headers: ["ID", "NAME", "TYPE", "SIZE", "DETAILS", "SHA-256", "ADDED"],
-                        rows: attachments.map { a in
-                            let m = a.metadata
-                            return [short[a.id]!, m.name, m.type.rawValue, ByteCount(m.size).description, m.dimensions, m.sha256, m.added]
-                        }))
+                    Terminal.out(
+                        Table.render(
+                            headers: ["ID", "NAME", "TYPE", "SIZE", "DETAILS", "SHA-256", "ADDED"],
+                            rows: attachments.map { a in
+                                let m = a.metadata
+                                return [
+                                    short[a.id]!, m.name, m.type.rawValue, ByteCount(m.size).description, m.dimensions,
+                                    m.sha256, m.added
+                                ]
+                            }))
                 }
             }
         }

@@ -4,37 +4,44 @@ import RxCrypto
 import RxVault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension RxVaultCommand {
     struct BackupCreate: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create", abstract: "Write a backup (the default: rxvault backup DEST).",
-            discussion: flowing("""
-            DEST is a folder (the backup gets a dated name in it: rxvault-<vault>-<UTC time>.age,
-            e.g. rxvault-3f9a2c1e-20261122T221530Z.age; names sort by time and never replace
-            one another), a file, or - for standard output (to pipe it: rxvault backup - |
-            rclone rcat remote:rx.age).
+            discussion: flowing(
+                """
+                DEST is a folder (the backup gets a dated name in it: rxvault-<vault>-<UTC time>.age,
+                e.g. rxvault-3f9a2c1e-20261122T221530Z.age; names sort by time and never replace
+                one another), a file, or - for standard output (to pipe it: rxvault backup - |
+                rclone rcat remote:rx.age).
 
-            Without recipients the age layer uses the vault's passphrase as it is today: after
-            'rxvault passwd' that backup still needs the old passphrase. With --recipient or
-            --recipients-file (age1... keys, ssh-ed25519 public keys) no secret is needed to
-            encrypt: if the vault's passphrase is given or can be asked for, the backup is also
-            recorded in the audit log; with none (a timer, cron, --no-input) the vault is backed
-            up without opening it and without an audit entry.
-            """))
+                Without recipients the age layer uses the vault's passphrase as it is today: after
+                'rxvault passwd' that backup still needs the old passphrase. With --recipient or
+                --recipients-file (age1... keys, ssh-ed25519 public keys) no secret is needed to
+                encrypt: if the vault's passphrase is given or can be asked for, the backup is also
+                recorded in the audit log; with none (a timer, cron, --no-input) the vault is backed
+                up without opening it and without an audit entry.
+                """))
 
-        @Argument(help: ArgumentHelp("A folder (a dated name inside), a file (mode 0600; never replaced without --force), or - for standard output.",
-                                     valueName: "dest")) var destination: String
+        @Argument(
+            help: ArgumentHelp(
+                "A folder (a dated name inside), a file (mode 0600; never replaced without --force), or - for standard output.",
+                valueName: "dest")) var destination: String
         @OptionGroup var recipients: RecipientOptions
-        @Option(help: ArgumentHelp("Encrypt with the passphrase in this file instead of the vault's.", valueName: "file")) var agePassphraseFile: String?
+        @Option(
+            help: ArgumentHelp("Encrypt with the passphrase in this file instead of the vault's.", valueName: "file"))
+        var agePassphraseFile: String?
         @Flag(help: "Write the age file in ASCII armor (as age -a).") var armor = false
         @Flag(help: "Replace the destination file if it exists (never needed for a folder).") var force = false
         @OptionGroup var options: VaultOptions
 
         func validate() throws {
-            if !recipients.isEmpty && agePassphraseFile != nil { throw ValidationError("give recipients or a passphrase file, not both") }
+            if !recipients.isEmpty && agePassphraseFile != nil {
+                throw ValidationError("give recipients or a passphrase file, not both")
+            }
         }
 
         /// Where the backup goes.
@@ -96,24 +103,36 @@ extension RxVaultCommand {
             try options.requireOwner("backup")
             let destination = try Self.destination(self.destination)
             if case .file(let path) = destination, !force, FileManager.default.fileExists(atPath: path) {
-                throw CLIError(.alreadyExists, "\(path) already exists", hint: "pass --force to replace it, or give a folder for a dated name")
+                throw CLIError(
+                    .alreadyExists, "\(path) already exists",
+                    hint: "pass --force to replace it, or give a folder for a dated name")
             }
             if case .standardOutput = destination, !armor, isatty(STDOUT_FILENO) == 1 {
-                throw CLIError(.usage, "refusing to write an encrypted binary file to the terminal", hint: "redirect the output, or add --armor")
+                throw CLIError(
+                    .usage, "refusing to write an encrypted binary file to the terminal",
+                    hint: "redirect the output, or add --armor")
             }
             let header = try VaultHeader.read(at: options.vaultPath)
             let time = BackupTime(iso: try Environment.clock().timestamp()) ?? BackupTime(Date())
-            let key = try options.ownerKey(header: header, agent: !keys.isEmpty || agePassphraseFile != nil,
-                                           passphrase: keys.isEmpty ? .required : .ifAvailable)
-            let source: BackupSource = try key.map { .vault(try options.openVault(with: $0, anchored: false)) }
+            let key = try options.ownerKey(
+                header: header, agent: !keys.isEmpty || agePassphraseFile != nil,
+                passphrase: keys.isEmpty ? .required : .ifAvailable)
+            let source: BackupSource =
+                try key.map { .vault(try options.openVault(with: $0, anchored: false)) }
                 ?? .file(path: options.vaultPath, busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
             guard keys.isEmpty else {
-                return Plan(destination: destination, source: source, recipients: keys, opener: .recipients, time: time, vaultIDHex: header.vaultIDHex)
+                return Plan(
+                    destination: destination, source: source, recipients: keys, opener: .recipients, time: time,
+                    vaultIDHex: header.vaultIDHex)
             }
-            let passphrase = try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
+            let passphrase =
+                try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
                 ?? key?.passphrase ?? PassphraseSource.existing(options)
-            return Plan(destination: destination, source: source, recipients: [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)],
-                        opener: agePassphraseFile == nil ? .vaultPassphrase : .agePassphraseFile, time: time, vaultIDHex: header.vaultIDHex)
+            return Plan(
+                destination: destination, source: source,
+                recipients: [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)],
+                opener: agePassphraseFile == nil ? .vaultPassphrase : .agePassphraseFile, time: time,
+                vaultIDHex: header.vaultIDHex)
         }
 
         /// Writes the backup (`BackupFile.write`) to its destination, armored if asked. A folder's
@@ -121,14 +140,17 @@ extension RxVaultCommand {
         func write(_ plan: Plan) throws -> Written {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            let progress = Progress("backing up", amount: ByteCountText)
+            let progress = Progress("backing up", amount: byteCountText)
             defer { progress.finish() }
             var writeFailure: (any Error)?
             var written = 0
             /// Runs the backup into `sink` (armored if asked), keeping the sink's own error.
             func produce(_ sink: @escaping ([UInt8]) throws -> Void) throws {
                 let raw: ([UInt8]) throws(CryptoError) -> Void = { bytes throws(CryptoError) in
-                    do { try sink(bytes); written += bytes.count } catch {
+                    do {
+                        try sink(bytes)
+                        written += bytes.count
+                    } catch {
                         writeFailure = error
                         throw CryptoError.malformed("cannot write the backup")
                     }
@@ -137,8 +159,9 @@ extension RxVaultCommand {
                 let output: ([UInt8]) throws(CryptoError) -> Void = { bytes throws(CryptoError) in
                     if let armorWriter { try armorWriter.write(bytes) } else { try raw(bytes) }
                 }
-                _ = try BackupFile.write(plan.source, to: plan.recipients, time: plan.time, scratch: scratch.path, output: output,
-                                         progress: progress.update)
+                _ = try BackupFile.write(
+                    plan.source, to: plan.recipients, time: plan.time, scratch: scratch.path, output: output,
+                    progress: progress.update)
                 try armorWriter?.finish()
             }
             let shownPath: String
@@ -154,10 +177,16 @@ extension RxVaultCommand {
                     shownPath = file
                 case .folder(let folder):
                     let first = PathText.join(folder, BackupName(vaultID: plan.vaultIDHex, time: plan.time).description)
-                    let writer = try SafeFileWriter(target: first, replace: true)   // no check here: commitToFreeName never replaces
-                    do { try produce(writer.write) } catch { writer.discard(); throw error }
+                    // No check here: commitToFreeName never replaces.
+                    let writer = try SafeFileWriter(target: first, replace: true)
+                    do { try produce(writer.write) } catch {
+                        writer.discard()
+                        throw error
+                    }
                     shownPath = try writer.commitToFreeName { sequence in
-                        PathText.join(folder, BackupName(vaultID: plan.vaultIDHex, time: plan.time, sequence: sequence).description)
+                        PathText.join(
+                            folder,
+                            BackupName(vaultID: plan.vaultIDHex, time: plan.time, sequence: sequence).description)
                     }
                 }
             } catch {
@@ -167,17 +196,26 @@ extension RxVaultCommand {
             }
             var checked = false
             if case .vault = plan.source { checked = true }
-            return Written(destination: plan.destination, shownPath: shownPath, bytes: written, opener: plan.opener, checked: checked)
+            return Written(
+                destination: plan.destination, shownPath: shownPath, bytes: written, opener: plan.opener,
+                checked: checked)
         }
 
         /// "wrote PATH (SIZE, what opens it)", on stderr when the backup went to standard output.
         /// Without the vault's key the vault was not opened, so not checked either: said on the
         /// line a script or a log keeps, not only in the note.
         static func render(_ written: Written) {
-            let line = "wrote \(written.shownPath) (\(ByteCountText(written.bytes)), \(written.opener.text)\(written.checked ? "" : "; not checked"))"
-            if case .standardOutput = written.destination { Terminal.err("rxvault: \(line)") } else { Terminal.out(line) }
+            let line =
+                "wrote \(written.shownPath) (\(byteCountText(written.bytes)), \(written.opener.text)\(written.checked ? "" : "; not checked"))"
+            if case .standardOutput = written.destination {
+                Terminal.err("rxvault: \(line)")
+            } else {
+                Terminal.out(line)
+            }
             if !written.checked {
-                Terminal.err("rxvault: note: no passphrase was given, so the vault was not opened: this backup was not checked and is not in its audit log ('rxvault backup verify' with the identity and the passphrase tells whether it restores)")
+                Terminal.err(
+                    "rxvault: note: no passphrase was given, so the vault was not opened: this backup was not checked and is not in its audit log ('rxvault backup verify' with the identity and the passphrase tells whether it restores)"
+                )
             }
         }
 
@@ -195,7 +233,10 @@ extension RxVaultCommand {
             while offset < bytes.count {
                 let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
                 if n < 0 && errno == EINTR { continue }
-                if n <= 0 { throw CLIError(.cannotWrite, "cannot write the backup to standard output: \(String(cString: strerror(errno)))") }
+                if n <= 0 {
+                    throw CLIError(
+                        .cannotWrite, "cannot write the backup to standard output: \(String(cString: strerror(errno)))")
+                }
                 offset += n
             }
         }

@@ -2,29 +2,32 @@ import ArgumentParser
 import Foundation
 import RxCrypto
 import RxVault
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension RxVaultCommand {
     struct BackupList: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
-            abstract: "List the backups in a folder: time, vault, size, key; with --verify whether each opens and checks.",
-            discussion: flowing("""
-            Lists the files named as 'rxvault backup DIR' names them, oldest first. Without any
-            key, the time and vault come from the file name (a claim: anyone can rename a file);
-            a backup to recipients also carries them in a label in its age header, and a name
-            that disagrees with it is reported. With --verify each backup is opened and checked
-            as 'backup verify' does, and its name is checked against what is inside. Exits 76 if
-            any backup fails, 77 if one does not open with the keys given (or none was given for it).
+            abstract:
+                "List the backups in a folder: time, vault, size, key; with --verify whether each opens and checks.",
+            discussion: flowing(
+                """
+                Lists the files named as 'rxvault backup DIR' names them, oldest first. Without any
+                key, the time and vault come from the file name (a claim: anyone can rename a file);
+                a backup to recipients also carries them in a label in its age header, and a name
+                that disagrees with it is reported. With --verify each backup is opened and checked
+                as 'backup verify' does, and its name is checked against what is inside. Exits 76 if
+                any backup fails, 77 if one does not open with the keys given (or none was given for it).
 
-            Examples:
-              rxvault backup list ~/backups/rxvault
-              rxvault backup list ~/backups/rxvault --verify --age-identity ~/backup.key
-              rxvault backup list ~/backups --verify --age-identity id.key --recovery
-              rxvault backup list ~/backups/rxvault --format json
-            """))
+                Examples:
+                  rxvault backup list ~/backups/rxvault
+                  rxvault backup list ~/backups/rxvault --verify --age-identity ~/backup.key
+                  rxvault backup list ~/backups --verify --age-identity id.key --recovery
+                  rxvault backup list ~/backups/rxvault --format json
+                """))
 
         @Argument(help: "The folder.") var folder: String
         @OptionGroup var keys: BackupKeyOptions
@@ -41,11 +44,15 @@ extension RxVaultCommand {
                 }
                 if format == .json {
                     let items: [[String: Any]] = zip(entries, outcomes).map { entry, outcome in
-                        var item: [String: Any] = ["file": entry.fileName, "time": entry.name.time.iso, "vault": entry.name.vault,
-                                                   "size": entry.size, "armored": entry.armored, "labelled": entry.label != nil]
+                        var item: [String: Any] = [
+                            "file": entry.fileName, "time": entry.name.time.iso, "vault": entry.name.vault,
+                            "size": entry.size, "armored": entry.armored, "labelled": entry.label != nil
+                        ]
                         switch entry.kind {
                         case .passphrase?: item["key"] = "passphrase"
-                        case .recipients(let n)?: item["key"] = "recipients"; item["recipients"] = n
+                        case .recipients(let n)?:
+                            item["key"] = "recipients"
+                            item["recipients"] = n
                         case nil: break
                         }
                         if let id = entry.label?.vaultID { item["vaultID"] = id }
@@ -59,23 +66,46 @@ extension RxVaultCommand {
                     }
                     Terminal.out(try jsonText(["schema": "rxvault/backups/v1", "folder": folder, "backups": items]))
                 } else if entries.isEmpty {
-                    Terminal.err("rxvault: no backups in \(folder) (files named rxvault-<vault>-<time>.age, as 'rxvault backup \(folder)' writes them)")
+                    Terminal.err(
+                        "rxvault: no backups in \(folder) (files named rxvault-<vault>-<time>.age, as 'rxvault backup \(folder)' writes them)"
+                    )
                 } else {
-                    let headers = ["TIME", "VAULT", "SIZE", "KEY", "FILE"] + (keys.verify ? ["VERIFIED"] : entries.contains { $0.problem != nil } ? ["NOTE"] : [])
-                    Terminal.out(Table.render(headers: headers, rows: zip(entries, outcomes).map { entry, outcome in
-                        var row = [entry.name.time.iso, entry.name.vault, ByteCountText(entry.size), Self.describe(entry.kind, armored: entry.armored), entry.fileName]
-                        if let outcome { row.append(outcome.text) } else if headers.count == 6 { row.append(entry.problem ?? "") }
-                        return row
-                    }))
+                    let headers =
+                        ["TIME", "VAULT", "SIZE", "KEY", "FILE"]
+                        + (keys.verify ? ["VERIFIED"] : entries.contains { $0.problem != nil } ? ["NOTE"] : [])
+                    Terminal.out(
+                        Table.render(
+                            headers: headers,
+                            rows: zip(entries, outcomes).map { entry, outcome in
+                                var row = [
+                                    entry.name.time.iso, entry.name.vault, byteCountText(entry.size),
+                                    Self.describe(entry.kind, armored: entry.armored), entry.fileName
+                                ]
+                                if let outcome {
+                                    row.append(outcome.text)
+                                } else if headers.count == 6 {
+                                    row.append(entry.problem ?? "")
+                                }
+                                return row
+                            }))
                 }
                 if outcomes.contains(where: { if case .failed? = $0 { return true } else { return false } }) {
                     throw CLIError(.integrity, "some backups do not verify (listed above)")
                 }
-                if outcomes.contains(where: { if case .wrongKey? = $0 { return true } else if case .notChecked? = $0 { return true } else { return false } }) {
-                    throw CLIError(.wrongPassphrase, "some backups were not opened with the keys given (listed above)",
-                                   hint: "a backup made with the vault's passphrase needs the passphrase of the day it was made"
-                                       + (keys.recovery.isGiven ? " (a recovery code never opens its age layer)" : "")
-                                       + "; backups to recipients need --age-identity")
+                if outcomes.contains(where: {
+                    if case .wrongKey? = $0 {
+                        return true
+                    } else if case .notChecked? = $0 {
+                        return true
+                    } else {
+                        return false
+                    }
+                }) {
+                    throw CLIError(
+                        .wrongPassphrase, "some backups were not opened with the keys given (listed above)",
+                        hint: "a backup made with the vault's passphrase needs the passphrase of the day it was made"
+                            + (keys.recovery.isGiven ? " (a recovery code never opens its age layer)" : "")
+                            + "; backups to recipients need --age-identity")
                 }
             }
         }

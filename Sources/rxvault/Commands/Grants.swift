@@ -3,19 +3,23 @@ import Foundation
 import RxCrypto
 import RxModel
 import RxVault
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension RxVaultCommand {
     struct Grants: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show who can read what, since when, until when, and when they last read it.")
-        @Option(help: "Only this client (name or id prefix).", completion: .custom(Completion.clientNames)) var client: String?
-        @Option(help: "Only this prescription (id prefix).", completion: .custom(Completion.prescriptionIDs)) var rx: String?
+        static let configuration = CommandConfiguration(
+            abstract: "Show who can read what, since when, until when, and when they last read it.")
+        @Option(help: "Only this client (name or id prefix).", completion: .custom(Completion.clientNames)) var client:
+            String?
+        @Option(help: "Only this prescription (id prefix).", completion: .custom(Completion.prescriptionIDs)) var rx:
+            String?
         @Option(help: "Output format.") var format: DocumentFormat = .table
-        @Flag(help: "Show every cell whole, however wide the terminal (client names are otherwise cut with … to fit).") var wide = false
+        @Flag(help: "Show every cell whole, however wide the terminal (client names are otherwise cut with … to fit).")
+        var wide = false
         @OptionGroup var options: VaultOptions
-
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -26,8 +30,10 @@ extension RxVaultCommand {
                 let today = try Environment.clock().today()
                 if format == .json {
                     let items: [[String: Any]] = grants.map { g in
-                        var item: [String: Any] = ["client": g.client.name, "clientID": g.client.id.hex, "prescription": g.prescriptionID.hex,
-                                                   "granted": g.granted, "attachments": g.includesAttachments, "active": g.isActive(on: today)]
+                        var item: [String: Any] = [
+                            "client": g.client.name, "clientID": g.client.id.hex, "prescription": g.prescriptionID.hex,
+                            "granted": g.granted, "attachments": g.includesAttachments, "active": g.isActive(on: today)
+                        ]
                         if let e = g.expires { item["expires"] = e.description }
                         if let r = g.lastRead { item["lastRead"] = r }
                         return item

@@ -7,15 +7,16 @@ extension RxVaultCommand {
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List every version of a prescription, oldest first.",
-            discussion: flowing("""
-            CHANGE names what each version changed since the one before, with old and new
-            values ("OS sphere -2.00 → -2.25; note"); --format json gives them as "changes".
-            """))
+            discussion: flowing(
+                """
+                CHANGE names what each version changed since the one before, with old and new
+                values ("OS sphere -2.00 → -2.25; note"); --format json gives them as "changes".
+                """))
 
-        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs)) var id: String
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs))
+        var id: String
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
-
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -31,13 +32,16 @@ extension RxVaultCommand {
                 case .json:
                     Terminal.out(PrescriptionListJSON(history: views, changes: changes).text())
                 default:
-                    Terminal.out(Table.render(
-                        headers: ["VERSION", "RECORDED", "ISSUED", "EXPIRES", "OD", "OS", "CHANGE"],
-                        rows: zip(views, changes).map { v, changes in
-                            [String(v.record.version), v.record.recorded, v.prescription.issued.description,
-                             v.prescription.expires?.description ?? "-", v.notation(.right), v.notation(.left),
-                             Self.changeText(v.record, changes)]
-                        }))
+                    Terminal.out(
+                        Table.render(
+                            headers: ["VERSION", "RECORDED", "ISSUED", "EXPIRES", "OD", "OS", "CHANGE"],
+                            rows: zip(views, changes).map { v, changes in
+                                [
+                                    String(v.record.version), v.record.recorded, v.prescription.issued.description,
+                                    v.prescription.expires?.description ?? "-", v.notation(.right), v.notation(.left),
+                                    Self.changeText(v.record, changes)
+                                ]
+                            }))
                 }
             }
         }

@@ -7,23 +7,27 @@ extension RxVaultCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the prescriptions, newest issue date first.",
-            discussion: flowing("""
-            STATUS is valid, expiring (within 60 days) or expired, as of today.
-            --format json prints {"schema": "rxvault/prescriptions/v1", "prescriptions": [...]};
-            --format csv prints one row per prescription and eye (docs/format.md).
-            """))
+            discussion: flowing(
+                """
+                STATUS is valid, expiring (within 60 days) or expired, as of today.
+                --format json prints {"schema": "rxvault/prescriptions/v1", "prescriptions": [...]};
+                --format csv prints one row per prescription and eye (docs/format.md).
+                """))
 
         @Option(help: "Output format (ndjson: one JSON object per line).") var format: OutputFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
-        @Flag(help: "Show every cell whole, however wide the terminal (names are otherwise cut with … to fit).") var wide = false
+        @Flag(help: "Show every cell whole, however wide the terminal (names are otherwise cut with … to fit).")
+        var wide = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
             try CommandRunner.run(json: format == .json || format == .ndjson) {
                 let vault = try options.openReader()
-                try PrescriptionOutput.print(try vault.list(), format: format, cyl: cyl, wide: wide, emptyMessage: options.identity == nil
-                    ? "rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'"
-                    : "rxvault: no prescriptions are shared with this identity")
+                try PrescriptionOutput.print(
+                    try vault.list(), format: format, cyl: cyl, wide: wide,
+                    emptyMessage: options.identity == nil
+                        ? "rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'"
+                        : "rxvault: no prescriptions are shared with this identity")
                 warnIfNotLogged(vault)
             }
         }

@@ -8,14 +8,15 @@ extension RxVaultCommand {
     struct Lock: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Lock an unlocked vault: its agent wipes the key and exits.",
-            discussion: flowing("""
-            Owner commands then ask for the passphrase again. Locking a vault that is not
-            unlocked is not an error.
+            discussion: flowing(
+                """
+                Owner commands then ask for the passphrase again. Locking a vault that is not
+                unlocked is not an error.
 
-            Examples:
-              rxvault lock
-              rxvault lock --all
-            """))
+                Examples:
+                  rxvault lock
+                  rxvault lock --all
+                """))
 
         @Flag(help: "Lock every vault this user has unlocked.") var all = false
         @OptionGroup var options: VaultOptions

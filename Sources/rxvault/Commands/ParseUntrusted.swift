@@ -3,10 +3,11 @@ import Foundation
 import RxModel
 import RxValidate
 import RxVault
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension RxVaultCommand {
@@ -22,17 +23,27 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run {
-                guard let mode = ParserChild.Mode(rawValue: mode) else { throw CLIError(.usage, "_parse-untrusted: --mode '\(mode)' is not one of \(ParserChild.Mode.allCases.map(\.rawValue).joined(separator: ", "))") }
+                guard let mode = ParserChild.Mode(rawValue: mode) else {
+                    throw CLIError(
+                        .usage,
+                        "_parse-untrusted: --mode '\(mode)' is not one of \(ParserChild.Mode.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                }
                 guard let limits = try? JSONDecoder().decode(ValidationLimits.self, from: Data(limits.utf8)) else {
                     throw CLIError(.usage, "_parse-untrusted: --limits is not the limits' JSON")
                 }
                 // Never a trap: a negative or absurd limit is refused before it is applied.
-                if let problem = ParserChild.argumentProblem(limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
-                                                             memoryBytes: memoryBytes) {
-                    throw CLIError(.usage, "_parse-untrusted: \(problem)", hint: "this command is run by rxvault itself, not by people")
+                if let problem = ParserChild.argumentProblem(
+                    limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
+                    memoryBytes: memoryBytes)
+                {
+                    throw CLIError(
+                        .usage, "_parse-untrusted: \(problem)",
+                        hint: "this command is run by rxvault itself, not by people")
                 }
-                ParserChild.run(mode: mode, limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
-                                memoryBytes: memoryBytes, faultForTests: Environment.values["RXVAULT_PARSER_FAULT"])
+                ParserChild.run(
+                    mode: mode, limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
+                    memoryBytes: memoryBytes, faultForTests: Environment.values["RXVAULT_PARSER_FAULT"])
             }
         }
     }

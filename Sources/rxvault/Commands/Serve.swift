@@ -10,46 +10,57 @@ extension RxVaultCommand {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve a read-only FHIR R4 API to client apps (what each was granted, nothing else).",
-            discussion: flowing("""
-            Asks for the passphrase once and serves until SIGTERM or Ctrl-C (requests in flight
-            finish; the reads served are written to the audit log). Clients prove they hold their
-            age identity, get a 15-minute token, and read what the owner granted them as it is
-            now: a revoke, a removal or an expiry counts at the next request. docs/api.md has the
-            protocol, curl examples and a reference client (examples/rxvault_client.py).
+            discussion: flowing(
+                """
+                Asks for the passphrase once and serves until SIGTERM or Ctrl-C (requests in flight
+                finish; the reads served are written to the audit log). Clients prove they hold their
+                age identity, get a 15-minute token, and read what the owner granted them as it is
+                now: a revoke, a removal or an expiry counts at the next request. docs/api.md has the
+                protocol, curl examples and a reference client (examples/rxvault_client.py).
 
-            By default it listens on a Unix socket only the owner can reach
-            ($XDG_RUNTIME_DIR/rxvault/serve.sock). --listen 127.0.0.1:8080 serves TCP on loopback;
-            any other address needs --tls-cert and --tls-key.
+                By default it listens on a Unix socket only the owner can reach
+                ($XDG_RUNTIME_DIR/rxvault/serve.sock). --listen 127.0.0.1:8080 serves TCP on loopback;
+                any other address needs --tls-cert and --tls-key.
 
-            Examples:
-              rxvault serve
-              rxvault serve --socket /run/user/1000/rxvault.sock
-              rxvault serve --listen 127.0.0.1:8443 --tls-cert cert.pem --tls-key key.pem
-            """))
+                Examples:
+                  rxvault serve
+                  rxvault serve --socket /run/user/1000/rxvault.sock
+                  rxvault serve --listen 127.0.0.1:8443 --tls-cert cert.pem --tls-key key.pem
+                """))
 
         @Option(help: ArgumentHelp("Listen on this Unix socket (mode 0600).", valueName: "path")) var socket: String?
-        @Option(help: ArgumentHelp("Listen on TCP instead, e.g. 127.0.0.1:8080 or [::1]:8080.", valueName: "host:port")) var listen: String?
+        @Option(help: ArgumentHelp("Listen on TCP instead, e.g. 127.0.0.1:8080 or [::1]:8080.", valueName: "host:port"))
+        var listen: String?
         @Option(help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file")) var tlsCert: String?
         @Option(help: ArgumentHelp("PEM private key for TLS.", valueName: "file")) var tlsKey: String?
-        @Option(help: ArgumentHelp("How much to log on stderr: info (a line per request), notice, error.", valueName: "level"))
+        @Option(
+            help: ArgumentHelp(
+                "How much to log on stderr: info (a line per request), notice, error.", valueName: "level"))
         var logLevel: String = "info"
         @OptionGroup var options: VaultOptions
 
         func validate() throws {
             if socket != nil && listen != nil { throw ValidationError("give --socket or --listen, not both") }
             if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-            if tlsCert != nil && listen == nil { throw ValidationError("TLS is for --listen (a Unix socket needs none)") }
-            if let listen, Self.parseListen(listen) == nil {
-                throw ValidationError("--listen '\(listen)': give HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:8080")
+            if tlsCert != nil && listen == nil {
+                throw ValidationError("TLS is for --listen (a Unix socket needs none)")
             }
-            if !["info", "notice", "error", "debug"].contains(logLevel) { throw ValidationError("--log-level: info, notice, error or debug") }
+            if let listen, Self.parseListen(listen) == nil {
+                throw ValidationError(
+                    "--listen '\(listen)': give HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:8080")
+            }
+            if !["info", "notice", "error", "debug"].contains(logLevel) {
+                throw ValidationError("--log-level: info, notice, error or debug")
+            }
         }
 
         static func parseListen(_ text: String) -> (String, Int)? {
             guard let colon = text.lastIndex(of: ":") else { return nil }
             var host = String(text[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+            guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+                return nil
+            }
             return (host, port)
         }
 
@@ -65,8 +76,9 @@ extension RxVaultCommand {
             settings.busyTimeoutMilliseconds = try Environment.busyTimeoutMilliseconds()
             settings.tlsKey = tlsKey
             if settings.needsTLS && tlsCert == nil {
-                throw CLIError(.usage, "serving on \(listen ?? "") without TLS would send tokens and prescriptions in the clear",
-                               hint: "give --tls-cert and --tls-key, or listen on 127.0.0.1 / ::1")
+                throw CLIError(
+                    .usage, "serving on \(listen ?? "") without TLS would send tokens and prescriptions in the clear",
+                    hint: "give --tls-cert and --tls-key, or listen on 127.0.0.1 / ::1")
             }
             return settings
         }
@@ -80,7 +92,9 @@ extension RxVaultCommand {
                 throw CLIError(.cannotWrite, "cannot create \(folder): \(String(cString: strerror(errno)))")
             }
             var info = stat()
-            guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
+            guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(),
+                info.st_mode & 0o077 == 0
+            else {
                 throw CLIError(.cannotWrite, "\(folder) is not a folder of yours with mode 0700; give --socket PATH")
             }
             return folder + "/serve.sock"
@@ -97,10 +111,14 @@ extension RxVaultCommand {
                 }
                 let (vault, agentKey) = try Self.openVault(options)
                 let vaultID = vault.header.vaultIDHex
-                let agent = agentKey.flatMap { Self.startAgent(vaultPath: options.vaultPath, vaultIDHex: vaultID, rootKey: $0) }
+                let agent = agentKey.flatMap {
+                    Self.startAgent(vaultPath: options.vaultPath, vaultIDHex: vaultID, rootKey: $0)
+                }
                 do {
-                    try await RxServer.run(vault: vault, settings: settings, logger: Logger(label: "rxvault.serve")) { address in
-                        Terminal.err("rxvault: serving vault \(vaultID.prefix(8)) at \(address) (Ctrl-C or SIGTERM to stop)")
+                    try await RxServer.run(vault: vault, settings: settings, logger: Logger(label: "rxvault.serve")) {
+                        address in
+                        Terminal.err(
+                            "rxvault: serving vault \(vaultID.prefix(8)) at \(address) (Ctrl-C or SIGTERM to stop)")
                     }
                 } catch let error as ServeStartError {
                     await agent?.stop()
@@ -141,10 +159,13 @@ extension RxVaultCommand.Serve {
         }
         // No agent holds it: the passphrase unwraps the root key, which the server's own agent holds too.
         let rootKey = try header.unwrapRootKey(passphrase: try PassphraseSource.existing(options)).lockedCopy()
-        let vault = try Vault.open(at: path, with: .rootKey(rootKey), clock: Environment.clock(),
-                                   busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: Environment.rollbackAnchor)
+        let vault = try Vault.open(
+            at: path, with: .rootKey(rootKey), clock: Environment.clock(),
+            busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: Environment.rollbackAnchor)
         if let rollback = vault.rollback {
-            Terminal.warning("this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): changes, and the reads served, are refused until you run 'rxvault check --accept-rollback'")
+            Terminal.warning(
+                "this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): changes, and the reads served, are refused until you run 'rxvault check --accept-rollback'"
+            )
         }
         return (vault, rootKey.lockedCopy())
     }
@@ -154,12 +175,16 @@ extension RxVaultCommand.Serve {
     static func startAgent(vaultPath: String, vaultIDHex: String, rootKey: SecretBytes) -> HostedAgent? {
         do {
             // A day without use, or the server's whole life (a year), whichever comes first.
-            let agent = try HostedAgent.start(directory: AgentAccess.directory, vaultPath: RxVaultCommand.Unlock.absolute(vaultPath),
-                                              vaultIDHex: vaultIDHex, rootKey: rootKey, idleTimeout: 24 * 3600, maxLifetime: 365 * 24 * 3600) { why in
+            let agent = try HostedAgent.start(
+                directory: AgentAccess.directory, vaultPath: RxVaultCommand.Unlock.absolute(vaultPath),
+                vaultIDHex: vaultIDHex, rootKey: rootKey, idleTimeout: 24 * 3600, maxLifetime: 365 * 24 * 3600
+            ) { why in
                 // The vault file replaced or removed, `rxvault lock`, the idle limit.
                 Terminal.err("rxvault: the vault is locked for owner commands (\(why)); the server goes on serving")
             }
-            Terminal.err("rxvault: the vault is unlocked while the server runs (owner commands need no passphrase; 'rxvault lock' ends it)")
+            Terminal.err(
+                "rxvault: the vault is unlocked while the server runs (owner commands need no passphrase; 'rxvault lock' ends it)"
+            )
             return agent
         } catch {
             Terminal.warning("serving without unlocking the vault for owner commands: \(error)")

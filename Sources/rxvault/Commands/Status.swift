@@ -9,12 +9,13 @@ extension RxVaultCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Tell whether a file is a vault, its format and key-derivation settings.",
-            discussion: flowing("""
-            Needs no passphrase. With one (--passphrase-file, --passphrase-fd or
-            RXVAULT_PASSPHRASE_FILE), it also checks the passphrase and shows how many
-            prescriptions the vault holds. It never prompts. It also says whether the vault is
-            unlocked ('rxvault unlock') and until when, without using or extending the unlock.
-            """))
+            discussion: flowing(
+                """
+                Needs no passphrase. With one (--passphrase-file, --passphrase-fd or
+                RXVAULT_PASSPHRASE_FILE), it also checks the passphrase and shows how many
+                prescriptions the vault holds. It never prompts. It also says whether the vault is
+                unlocked ('rxvault unlock') and until when, without using or extending the unlock.
+                """))
 
         @OptionGroup var options: VaultOptions
 
@@ -60,8 +61,9 @@ extension RxVaultCommand {
             } catch {
                 checker = "cannot start: \((error as? AttachmentRefusal)?.message ?? String(describing: error))"
             }
-            return StatusReport(path: path, header: header, counts: counts, granted: granted, agent: agent,
-                                checker: checker, sandboxed: sandboxed)
+            return StatusReport(
+                path: path, header: header, counts: counts, granted: granted, agent: agent,
+                checker: checker, sandboxed: sandboxed)
         }
 
         /// Whether an agent holds this file: asked of the agent (never its key).
@@ -72,10 +74,11 @@ extension RxVaultCommand {
                         let note = "another file of this vault is unlocked: \(status.path)"
                         return StatusReport.Agent(unlocked: false, note: note, text: "locked (\(note))")
                     }
-                    return StatusReport.Agent(unlocked: true, until: AgentAccess.isoTime(status.until),
-                                              lifetimeUntil: AgentAccess.isoTime(status.lifetimeUntil),
-                                              idleTimeoutSeconds: Int(status.idleTimeoutSeconds), pid: Int(status.pid),
-                                              memoryLocked: status.memoryLocked, text: AgentAccess.describe(status))
+                    return StatusReport.Agent(
+                        unlocked: true, until: AgentAccess.isoTime(status.until),
+                        lifetimeUntil: AgentAccess.isoTime(status.lifetimeUntil),
+                        idleTimeoutSeconds: Int(status.idleTimeoutSeconds), pid: Int(status.pid),
+                        memoryLocked: status.memoryLocked, text: AgentAccess.describe(status))
                 }
                 return StatusReport.Agent(unlocked: false, text: "locked")
             } catch {

@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
 import RxCrypto
+import RxModel
 import RxPrint
 import RxVault
-import RxModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension RxVaultCommand {

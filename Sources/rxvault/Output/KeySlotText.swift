@@ -12,8 +12,12 @@ enum KeySlotText {
 
     /// The same as JSON (`key list` and `status`, docs/format.md).
     static func costJSON(_ kdf: PasswordKDF?) -> [String: Any] {
-        guard let kdf else { return ["algorithm": RecoveryKDF.algorithmName, "codeBits": RecoveryCode.secretLength * 8] }
-        return ["algorithm": PasswordKDF.algorithmName, "preset": kdf.preset?.rawValue ?? "custom",
-                "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit]
+        guard let kdf else {
+            return ["algorithm": RecoveryKDF.algorithmName, "codeBits": RecoveryCode.secretLength * 8]
+        }
+        return [
+            "algorithm": PasswordKDF.algorithmName, "preset": kdf.preset?.rawValue ?? "custom",
+            "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit
+        ]
     }
 }

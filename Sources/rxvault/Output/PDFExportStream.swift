@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
 import RxCrypto
+import RxModel
 import RxPrint
 import RxVault
-import RxModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension RxVaultCommand {
@@ -27,7 +28,9 @@ extension RxVaultCommand {
 
         func finish() throws {
             let short = PrescriptionID.shortForms(items.map(\.record.id))
-            let pages = items.map { PrescriptionPrint.page($0, shortID: short[$0.record.id] ?? $0.record.id.short, today: today) }
+            let pages = items.map {
+                PrescriptionPrint.page($0, shortID: short[$0.record.id] ?? $0.record.id.short, today: today)
+            }
             do { try output.write(try PDFPrinter.pdf(pages, title: "Prescriptions", created: created)) } catch {
                 throw CLIError(.failure, "cannot write the PDF: \(error)")
             }

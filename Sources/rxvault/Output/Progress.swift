@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import RxCrypto
 import RxVault
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Progress on stderr for long work, only when stderr is a terminal: a bar, the percentage and
@@ -27,7 +28,10 @@ final class Progress {
         let percent = min(100, done * 100 / total)
         if percent != last {
             last = percent
-            FileHandle.standardError.write(Data("\r\(Self.line(verb, done: amount(min(done, total)), total: amount(total), percent: percent))".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "\r\(Self.line(verb, done: amount(min(done, total)), total: amount(total), percent: percent))".utf8)
+            )
         }
     }
 

@@ -47,7 +47,9 @@ struct StatusReport: Encodable {
         /// The text line ("unlocked until 14:05 (agent pid 4242)", "locked (...)").
         let text: String
 
-        enum CodingKeys: String, CodingKey { case unlocked, until, lifetimeUntil, idleTimeoutSeconds, pid, memoryLocked, note }
+        enum CodingKeys: String, CodingKey {
+            case unlocked, until, lifetimeUntil, idleTimeoutSeconds, pid, memoryLocked, note
+        }
     }
 
     let path: String
@@ -72,12 +74,15 @@ struct StatusReport: Encodable {
     let firstSlotIsInit: Bool
 
     enum CodingKeys: String, CodingKey {
-        case path, vault, formatVersion, vaultID, kdf, unlocked, maxAttachmentBytes, attachmentChecker, attachmentSandbox
+        case path, vault, formatVersion, vaultID, kdf, unlocked, maxAttachmentBytes, attachmentChecker,
+            attachmentSandbox
         case keySlots, granted, agent, prescriptions, versions, attachments
     }
 
-    init(path: String, header: VaultHeader, counts: Vault.Counts?, granted: Int?, agent: Agent?,
-         checker: String, sandboxed: Bool) {
+    init(
+        path: String, header: VaultHeader, counts: Vault.Counts?, granted: Int?, agent: Agent?,
+        checker: String, sandboxed: Bool
+    ) {
         self.path = path
         formatVersion = header.formatVersion
         vaultID = header.vaultIDHex
@@ -93,8 +98,10 @@ struct StatusReport: Encodable {
         versions = counts?.versions
         attachments = counts?.attachments
         firstSlotIsInit = header.slots.first?.id == 1
-        kdfText = "\(header.kdfAlgorithm), \(kdf.preset ?? "custom") (ops \(header.kdf.opsLimit), memory \(header.kdf.memLimit / (1 << 20)) MiB)"
-        slotsText = header.slots.map { "\($0.id) \($0.kind.rawValue): \(KeySlotText.cost($0.kdf))" }.joined(separator: "; ")
+        kdfText =
+            "\(header.kdfAlgorithm), \(kdf.preset ?? "custom") (ops \(header.kdf.opsLimit), memory \(header.kdf.memLimit / (1 << 20)) MiB)"
+        slotsText = header.slots.map { "\($0.id) \($0.kind.rawValue): \(KeySlotText.cost($0.kdf))" }.joined(
+            separator: "; ")
     }
 
     private let kdfText: String
@@ -114,7 +121,7 @@ struct StatusReport: Encodable {
             ("kdf", firstSlotIsInit ? kdfText : "slot 1 removed; see the key slots"),
             ("key slots", slotsText),
             ("attachments", "PNG or PDF, up to \(ByteCount(maxAttachmentBytes)) each"),
-            ("file checker", attachmentChecker),
+            ("file checker", attachmentChecker)
         ]
         if let agent { lines.append(("agent", agent.text)) }
         if let prescriptions, let versions, let attachments {

@@ -30,12 +30,15 @@ enum AgentAccess {
     /// Why it was not used is a warning, unless `quiet` (shell completion says nothing).
     static func rootKey(path: String, header: VaultHeader, quiet: Bool = false) -> SecretBytes? {
         guard header.formatVersion == VaultHeader.currentFormatVersion,
-              let client = client(vaultIDHex: header.vaultIDHex, quiet: quiet) else { return nil }
+            let client = client(vaultIDHex: header.vaultIDHex, quiet: quiet)
+        else { return nil }
         do {
             let file = try VaultFileIdentity(path: path, header: header)
             return try client.rootKey(for: file)
         } catch .refused(_, let message, let locked) {
-            if !quiet { Terminal.warning(locked ? "\(message); the passphrase is needed" : "not using the agent: \(message)") }
+            if !quiet {
+                Terminal.warning(locked ? "\(message); the passphrase is needed" : "not using the agent: \(message)")
+            }
             return nil
         } catch {
             if !quiet { Terminal.warning("not using the agent: \(error)") }
@@ -92,9 +95,13 @@ struct AgentDuration: ExpressibleByArgument, Sendable {
     init(seconds: Double) { self.seconds = seconds }
 
     init?(argument: String) {
-        var total = 0.0, number = ""
+        var total = 0.0
+        var number = ""
         for character in argument {
-            if character.isASCII && character.isNumber { number.append(character); continue }
+            if character.isASCII && character.isNumber {
+                number.append(character)
+                continue
+            }
             guard let value = Double(number) else { return nil }
             switch character {
             case "s": total += value

@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import RxCrypto
 import RxVault
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Opening one backup of a folder with the keys given, and checking it as `backup verify` does,
@@ -73,19 +74,24 @@ struct BackupCheck {
         }
         let verification: BackupFile.Verification
         do { verification = try BackupFile.verify(path: inner, with: vaultKey) } catch .wrongPassphrase {
-            return .wrongKey("the passphrase does not open the vault inside: it may be older than the last passphrase change")
+            return .wrongKey(
+                "the passphrase does not open the vault inside: it may be older than the last passphrase change")
         } catch .wrongRecoveryCode {
             return .wrongKey("the recovery code does not open the vault inside: it may be older than the recovery code")
         } catch {
             return .failed(error.description)
         }
-        guard verification.report.isClean else { return .failed(verification.report.stages.flatMap(\.errors).first ?? "integrity errors") }
+        guard verification.report.isClean else {
+            return .failed(verification.report.stages.flatMap(\.errors).first ?? "integrity errors")
+        }
         guard entry.name.names(vaultID: verification.vaultID) else {
             return .failed("holds vault \(verification.vaultID.prefix(8)), not \(entry.name.vault) as its name says")
         }
         if let label = entry.label {
             // Opened: the label is now authenticated by the header MAC.
-            guard label.vaultID == verification.vaultID else { return .failed("its label names another vault than the one inside") }
+            guard label.vaultID == verification.vaultID else {
+                return .failed("its label names another vault than the one inside")
+            }
         } else if let made = verification.backedUp.flatMap(BackupTime.init(iso:)), made != entry.name.time {
             return .failed("its name says \(entry.name.time), the backup inside was made at \(made)")
         }

@@ -34,10 +34,15 @@ enum Completion {
     /// key its agent holds; nil when there is no agent for it (or `--no-agent`, RXVAULT_NO_AGENT).
     static func unlockedVault(_ words: [String]) -> Vault? {
         if words.contains("--no-agent") || words.contains(where: { $0.hasPrefix("--passphrase") })
-            || Environment.values["RXVAULT_NO_AGENT"] == "1" { return nil }
+            || Environment.values["RXVAULT_NO_AGENT"] == "1"
+        {
+            return nil
+        }
         let path = vaultPath(in: words)
-        guard let header = try? VaultHeader.read(at: path), let key = AgentAccess.rootKey(path: path, header: header, quiet: true),
-              let clock = try? Environment.clock() else { return nil }
+        guard let header = try? VaultHeader.read(at: path),
+            let key = AgentAccess.rootKey(path: path, header: header, quiet: true),
+            let clock = try? Environment.clock()
+        else { return nil }
         return try? Vault.open(at: path, with: .rootKey(key), clock: clock, busyTimeoutMilliseconds: 1000, anchor: nil)
     }
 

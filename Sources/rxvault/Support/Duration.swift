@@ -3,8 +3,9 @@ import Foundation
 import RxCrypto
 import RxModel
 import RxVault
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Durations people type: "60d", "8w", "2m" (months of 30 days), "1y"; a bare number is days.

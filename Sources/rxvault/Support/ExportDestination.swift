@@ -3,7 +3,7 @@ import RxCrypto
 import RxVault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where an export goes and how it is sealed: a file (mode 0600) or standard output, in the
@@ -21,8 +21,10 @@ struct ExportDestination {
 
     /// Checks the target and reads the recipients before any passphrase or work: a path that can
     /// never be written costs nothing.
-    init(out: String, replace: Bool, recipients given: RecipientOptions, passphraseFile: String?, armor: Bool,
-         forClient: Bool) throws {
+    init(
+        out: String, replace: Bool, recipients given: RecipientOptions, passphraseFile: String?, armor: Bool,
+        forClient: Bool
+    ) throws {
         if out != "-" { _ = try WriteTarget.file(for: out, replace: replace) }
         self.out = out
         self.replace = replace
@@ -30,7 +32,9 @@ struct ExportDestination {
         passphrase = try passphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
         self.armor = armor
         if out == "-" && (encrypted || forClient) && !armor && isatty(STDOUT_FILENO) == 1 {
-            throw CLIError(.usage, "refusing to write an encrypted binary file to the terminal", hint: "redirect the output, or add --armor")
+            throw CLIError(
+                .usage, "refusing to write an encrypted binary file to the terminal",
+                hint: "redirect the output, or add --armor")
         }
     }
 
@@ -42,8 +46,10 @@ struct ExportDestination {
 
     /// How the audit entry names the recipients ("for lens-shop to 2 recipient(s)"), nil if none.
     func recipientsText(grantee: ClientSummary?) -> String? {
-        let text = [grantee.map { "for \($0.name)" }, recipients.isEmpty ? nil : "to \(recipients.count) recipient(s)",
-                    passphrase == nil ? nil : "with a passphrase"].compactMap { $0 }.joined(separator: " ")
+        let text = [
+            grantee.map { "for \($0.name)" }, recipients.isEmpty ? nil : "to \(recipients.count) recipient(s)",
+            passphrase == nil ? nil : "with a passphrase"
+        ].compactMap { $0 }.joined(separator: " ")
         return text.isEmpty ? nil : text
     }
 

@@ -25,7 +25,9 @@ extension VaultOptions {
     /// `RXVAULT_NO_AGENT=1`, or when a passphrase is given on this command line
     /// (`--passphrase-file`, `--passphrase-fd`): what the user names explicitly is what is used.
     func ownerKey(header: VaultHeader, agent: Bool = true, passphrase: PassphraseNeed = .required) throws -> VaultKey? {
-        if agent, mayUseAgent, let rootKey = AgentAccess.rootKey(path: vaultPath, header: header) { return .rootKey(rootKey) }
+        if agent, mayUseAgent, let rootKey = AgentAccess.rootKey(path: vaultPath, header: header) {
+            return .rootKey(rootKey)
+        }
         switch passphrase {
         case .never:
             return nil

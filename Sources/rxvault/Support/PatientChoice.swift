@@ -12,7 +12,9 @@ enum PatientChoice {
         guard vault.header.formatVersion >= 4 else { return }
         let matches = try vault.matchingPatients(rx.patient)
         if matches.isEmpty {
-            if let byID = try? vault.resolvePatient(rx.patient.name), PatientName.key(byID.name) != PatientName.key(rx.patient.name) {
+            if let byID = try? vault.resolvePatient(rx.patient.name),
+                PatientName.key(byID.name) != PatientName.key(rx.patient.name)
+            {
                 rx.patient = byID.patient
             }
             return
@@ -22,12 +24,15 @@ enum PatientChoice {
         guard !noInput, Terminal.canAsk else {
             throw VaultError.ambiguousPatient("patient '\(rx.patient.name)'", candidates: listing)
         }
-        Terminal.err("rxvault: '\(rx.patient.name)' matches \(matches.count) patients:\n  " + listing.joined(separator: "\n  "))
+        Terminal.err(
+            "rxvault: '\(rx.patient.name)' matches \(matches.count) patients:\n  " + listing.joined(separator: "\n  "))
         guard let answer = Terminal.ask("Which one? Its id (empty to cancel): "), !answer.isEmpty else {
             throw CLIError(.cancelled, "no patient chosen: nothing was written")
         }
         let picked = matches.filter { $0.id.hex.hasPrefix(answer.lowercased()) }
-        guard picked.count == 1 else { throw CLIError(.usage, "'\(answer)' is not one of the ids listed", hint: "nothing was written") }
+        guard picked.count == 1 else {
+            throw CLIError(.usage, "'\(answer)' is not one of the ids listed", hint: "nothing was written")
+        }
         rx.patient = picked[0].patient
     }
 

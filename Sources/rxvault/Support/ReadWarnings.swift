@@ -6,7 +6,9 @@ import RxVault
 /// Tells the owner when deleted content could not yet be purged from the write-ahead log.
 func warnIfNotPurged(_ vault: Vault) {
     if vault.purgeFailed {
-        Terminal.warning("another rxvault process was reading: the deleted content stays in the write-ahead log until the next write (run 'rxvault check' when the others are done)")
+        Terminal.warning(
+            "another rxvault process was reading: the deleted content stays in the write-ahead log until the next write (run 'rxvault check' when the others are done)"
+        )
     }
 }
 

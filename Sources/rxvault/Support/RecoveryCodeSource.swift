@@ -19,10 +19,14 @@ enum RecoveryCodeSource {
             typed = text
         } else {
             if options.noInput {
-                throw CLIError(.usage, "a recovery code is needed and --no-input forbids asking for one", hint: "give --recovery-key-file FILE")
+                throw CLIError(
+                    .usage, "a recovery code is needed and --no-input forbids asking for one",
+                    hint: "give --recovery-key-file FILE")
             }
             guard Terminal.canAsk else {
-                throw CLIError(.usage, "a recovery code is needed and there is no terminal to ask on", hint: "give --recovery-key-file FILE")
+                throw CLIError(
+                    .usage, "a recovery code is needed and there is no terminal to ask on",
+                    hint: "give --recovery-key-file FILE")
             }
             guard let line = Terminal.readSecretLine(prompt: "Recovery code for \(label): "), line.count > 0 else {
                 throw CLIError(.usage, "no recovery code entered")
@@ -30,8 +34,11 @@ enum RecoveryCodeSource {
             typed = line
         }
         do { return try RecoveryCode.parse(typed) } catch {
-            throw CLIError(.invalidInput, error.description,
-                           hint: "type the code as 'rxvault key add --recovery' printed it (dashes, spaces and case do not matter); nothing was changed")
+            throw CLIError(
+                .invalidInput, error.description,
+                hint:
+                    "type the code as 'rxvault key add --recovery' printed it (dashes, spaces and case do not matter); nothing was changed"
+            )
         }
     }
 }

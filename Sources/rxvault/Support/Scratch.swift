@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import RxCrypto
 import RxVault
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A private scratch directory (mode 0700), removed with everything in it. Its name carries the
@@ -24,7 +25,9 @@ struct Scratch {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasPrefix(prefix) {
             let rest = name.dropFirst(prefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else {
+                continue
+            }
             if kill(pid, 0) != 0 && errno == ESRCH {
                 try? FileManager.default.removeItem(atPath: PathText.join(directory, name))
             }

@@ -5,27 +5,40 @@ import RxVault
 
 /// Options every command takes, before or after the subcommand name.
 struct VaultOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The vault file.",
-        discussion: "Default: $RXVAULT_PATH, else $XDG_DATA_HOME/rxvault/vault.rxv, else ~/.local/share/rxvault/vault.rxv.",
-        valueName: "path"), completion: .file())
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The vault file.",
+            discussion:
+                "Default: $RXVAULT_PATH, else $XDG_DATA_HOME/rxvault/vault.rxv, else ~/.local/share/rxvault/vault.rxv.",
+            valueName: "path"), completion: .file())
     var vault: String?
 
-    @Option(name: .long, help: ArgumentHelp("Read the passphrase from the first line of this file (or set RXVAULT_PASSPHRASE_FILE).", valueName: "file"),
-            completion: .file())
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read the passphrase from the first line of this file (or set RXVAULT_PASSPHRASE_FILE).", valueName: "file"),
+        completion: .file())
     var passphraseFile: String?
 
-    @Option(name: .long, help: ArgumentHelp("Read the passphrase from this open file descriptor (e.g. 3, with 3<file).", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Read the passphrase from this open file descriptor (e.g. 3, with 3<file).", valueName: "n"))
     var passphraseFd: Int32?
 
     @Flag(name: .long, help: "Never prompt: fail if a passphrase is needed and no file gives it.")
     var noInput = false
 
-    @Option(name: .long, help: ArgumentHelp("Read as a client app with this age identity file instead of the passphrase.", valueName: "file"),
-            completion: .file())
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read as a client app with this age identity file instead of the passphrase.", valueName: "file"),
+        completion: .file())
     var identity: String?
 
-    @Flag(name: .long, help: "Do not use an unlocked agent ('rxvault unlock'): ask for the passphrase (or set RXVAULT_NO_AGENT=1).")
+    @Flag(
+        name: .long,
+        help: "Do not use an unlocked agent ('rxvault unlock'): ask for the passphrase (or set RXVAULT_NO_AGENT=1).")
     var noAgent = false
 
     var vaultPath: String { vault ?? Environment.defaultVaultPath }
@@ -49,18 +62,23 @@ struct VaultOptions: ParsableArguments {
         try requireOwner(command)
         // Say "no vault" before asking for a passphrase that could not open anything.
         let header = try VaultHeader.read(at: vaultPath)
-        guard let key = try ownerKey(header: header, agent: agent) else { throw CLIError(.usage, "a passphrase is needed") }
+        guard let key = try ownerKey(header: header, agent: agent) else {
+            throw CLIError(.usage, "a passphrase is needed")
+        }
         return try openVault(with: key, anchored: anchored)
     }
 
     /// Opens the vault as the owner with `key` (from `ownerKey`, or a recovery code), warning
     /// when it is older than a copy of it this computer has seen.
     func openVault(with key: VaultKey, anchored: Bool = true) throws -> Vault {
-        let vault = try Vault.open(at: vaultPath, with: key, clock: Environment.clock(),
-                                   busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(),
-                                   anchor: anchored ? Environment.rollbackAnchor : nil)
+        let vault = try Vault.open(
+            at: vaultPath, with: key, clock: Environment.clock(),
+            busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(),
+            anchor: anchored ? Environment.rollbackAnchor : nil)
         if let rollback = vault.rollback {
-            Terminal.warning("this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): it may have been replaced by an older copy; changes are refused until you run 'rxvault check --accept-rollback' (if you restored it on purpose)")
+            Terminal.warning(
+                "this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): it may have been replaced by an older copy; changes are refused until you run 'rxvault check --accept-rollback' (if you restored it on purpose)"
+            )
         }
         return vault
     }
@@ -68,10 +86,13 @@ struct VaultOptions: ParsableArguments {
     /// Opens the vault for reading: as a client when `--identity` is given, else as the owner.
     func openReader() throws -> any VaultReader {
         guard let identity else { return try openVault() }
-        guard let first = try KeyFile.identities(identity).first else { throw CLIError(.usage, "\(identity) holds no identity") }
+        guard let first = try KeyFile.identities(identity).first else {
+            throw CLIError(.usage, "\(identity) holds no identity")
+        }
         _ = try VaultHeader.read(at: vaultPath)
-        return try ClientVault.open(at: vaultPath, identity: first, clock: Environment.clock(),
-                                    busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
+        return try ClientVault.open(
+            at: vaultPath, identity: first, clock: Environment.clock(),
+            busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
     }
 }
 
