@@ -38,7 +38,11 @@ actor ClientAuthenticator {
 
     init(settings: ServeSettings) {
         self.settings = settings
+        now = settings.now
     }
+
+    /// The clock challenges, tokens and failures are judged by (`ServeSettings.now`).
+    nonisolated let now: @Sendable () -> Date
 
     enum Refusal: Error {
         case malformedRecipient
@@ -53,7 +57,7 @@ actor ClientAuthenticator {
         guard let recipient = AgeRecipient(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw Refusal.malformedRecipient
         }
-        let now = Date()
+        let now = settings.now()
         prune(now)
         if issued.count >= settings.maxChallengesPerMinute || challenges.count >= maxOutstanding {
             throw Refusal.throttled(retryAfter: 60)
@@ -75,7 +79,7 @@ actor ClientAuthenticator {
 
     /// Redeems a challenge: the token, and when it expires. Any attempt uses the challenge up.
     func token(challenge id: String, response: String) throws -> (String, ClientID, Date) {
-        let now = Date()
+        let now = settings.now()
         prune(now)
         guard let challenge = challenges.removeValue(forKey: id) else {
             recordFailure([], now)
@@ -101,7 +105,7 @@ actor ClientAuthenticator {
 
     /// The client a bearer token stands for; nil when unknown or expired.
     nonisolated func client(bearer token: String) -> ClientID? {
-        let now = Date()
+        let now = settings.now()
         let key = SHA256.hash(Array(token.utf8))
         return tokens.withLockedValue { table -> ClientID? in
             guard let entry = table[key] else { return nil }

@@ -116,7 +116,14 @@ final class ServedVault: @unchecked Sendable {
         return try await app.test(.router) { client in try await body(APIClient(client: client, api: api, vault: self)) }
     }
 
-    static let settings = ServeSettings(address: .unixSocket(path: "/nonexistent/api.sock"))
+    /// The authenticator's clock stands still: "five failures in a minute" and a challenge's
+    /// minute must not depend on how loaded the machine running the tests is.
+    static let settings: ServeSettings = {
+        var settings = ServeSettings(address: .unixSocket(path: "/nonexistent/api.sock"))
+        let instant = Date(timeIntervalSince1970: 1_800_000_000)
+        settings.now = { instant }
+        return settings
+    }()
     static let quiet = Logger(label: "rxserve-test", factory: { _ in SwiftLogNoOpLogHandler() })
 }
 

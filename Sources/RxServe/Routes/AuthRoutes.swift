@@ -46,7 +46,8 @@ struct AuthRoutes {
             return FHIRResponse.json(
                 .fields([
                     "access_token": .string(token), "client": .string(clientID.hex),
-                    "expires_in": .int(Int(expires.timeIntervalSinceNow.rounded())), "token_type": .string("Bearer")
+                    "expires_in": .int(Int(expires.timeIntervalSince(authenticator.now()).rounded())),
+                    "token_type": .string("Bearer")
                 ]))
         } catch let refusal as ClientAuthenticator.Refusal {
             context.logger.notice("authentication failed")
