@@ -15,8 +15,9 @@ final class AgentHarness: @unchecked Sendable {
     init() throws {
         cli = try CLIHarness()
         runtime = "/tmp/rxa-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         cli.environment["XDG_RUNTIME_DIR"] = runtime
         try cli.initVault()
     }
@@ -31,16 +32,19 @@ final class AgentHarness: @unchecked Sendable {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { name -> pid_t? in
             guard let pid = pid_t(name), isRunning(pid),
-                  let raw = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { return nil }
+                let raw = FileManager.default.contents(atPath: "/proc/\(name)/cmdline")
+            else { return nil }
             let arguments = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            return arguments.contains("_agent") && arguments.contains(where: { $0.hasPrefix(agentFolder + "/") }) ? pid : nil
+            return arguments.contains("_agent") && arguments.contains(where: { $0.hasPrefix(agentFolder + "/") })
+                ? pid : nil
         }
     }
 
     /// Alive and not a zombie (an agent whose parent exited is reparented; its reaper may be slow).
     func isRunning(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(close, offsetBy: 2)]
         return state != "Z" && state != "X"
     }
@@ -88,7 +92,9 @@ final class AgentHarness: @unchecked Sendable {
 @Suite(.serialized) struct AgentTests {
     /// The value of `status`'s "agent" line.
     func agentLine(_ result: CLIHarness.Result) -> String {
-        result.stdout.split(separator: "\n").first { $0.hasPrefix("agent ") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) } ?? ""
+        result.stdout.split(separator: "\n").first { $0.hasPrefix("agent ") }.map {
+            $0.dropFirst(5).trimmingCharacters(in: .whitespaces)
+        } ?? ""
     }
 
     @Test func unlockedCommandsNeedNoPassphraseUntilLocked() throws {
@@ -116,12 +122,17 @@ final class AgentHarness: @unchecked Sendable {
         #expect(try h.runWithoutPassphrase(["check"]).status == 0)
         let status = try h.cli.run(["status", "--format", "json"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         let agent = try #require(try h.cli.json(status.stdout)["agent"] as? [String: Any])
-        #expect(agent["unlocked"] as? Bool == true && agent["pid"] as? Int == Int(pid) && agent["memoryLocked"] as? Bool == true)
+        #expect(
+            agent["unlocked"] as? Bool == true && agent["pid"] as? Int == Int(pid)
+                && agent["memoryLocked"] as? Bool == true)
         #expect(try agentLine(h.cli.run(["status"])).hasPrefix("unlocked until "))
 
         // The agent is not used when told not to, nor for passwd (it must prove the passphrase).
         #expect(try h.runWithoutPassphrase(["list", "--no-agent"]).status == 64)
-        #expect(try h.cli.run(["list", "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil, "RXVAULT_NO_AGENT": "1"]).status == 64)
+        #expect(
+            try h.cli.run(
+                ["list", "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil, "RXVAULT_NO_AGENT": "1"]
+            ).status == 64)
         let passwd = try h.runWithoutPassphrase(["passwd", "--new-passphrase-file", h.cli.passphraseFile])
         #expect(passwd.status == 64, "\(passwd)")
         // An explicit passphrase still works (and a wrong one is still wrong).
@@ -186,7 +197,9 @@ final class AgentHarness: @unchecked Sendable {
         // No passphrase needed to learn it is unlocked; the same agent stays.
         let again = try h.runWithoutPassphrase(["unlock"])
         #expect(again.status == 0, "\(again)")
-        #expect(again.stdout.hasPrefix("\(h.cli.vaultPath) is already unlocked until ") && again.stdout.contains("agent pid \(pid)"))
+        #expect(
+            again.stdout.hasPrefix("\(h.cli.vaultPath) is already unlocked until ")
+                && again.stdout.contains("agent pid \(pid)"))
         #expect(h.agents() == [pid])
         // --restart asks for the passphrase again and starts a new agent.
         #expect(try h.runWithoutPassphrase(["unlock", "--restart"]).status == 64)
@@ -209,7 +222,8 @@ final class AgentHarness: @unchecked Sendable {
         try FileManager.default.copyItem(atPath: h.cli.vaultPath, toPath: h.cli.path("copy.rxv"))
         let pid = try h.unlock()
         let copy = try h.runWithoutPassphrase(["list", "--vault", h.cli.path("copy.rxv")])
-        #expect(copy.status == 64 && copy.stderr.contains("the agent holds \(h.cli.vaultPath), not this file"), "\(copy)")
+        #expect(
+            copy.status == 64 && copy.stderr.contains("the agent holds \(h.cli.vaultPath), not this file"), "\(copy)")
         #expect(h.isRunning(pid), "the agent stays unlocked for its own file")
         let status = try h.cli.run(["status", "--vault", h.cli.path("copy.rxv")])
         #expect(agentLine(status) == "locked (another file of this vault is unlocked: \(h.cli.vaultPath))", "\(status)")
@@ -245,7 +259,10 @@ final class AgentHarness: @unchecked Sendable {
         let pid = try h.unlock()
         try FileManager.default.copyItem(atPath: h.cli.vaultPath, toPath: h.cli.path("copy.rxv"))
         #expect(rename(h.cli.path("copy.rxv"), h.cli.vaultPath) == 0)
-        for arguments in [["status", "--passphrase-file", h.cli.passphraseFile], ["list"], ["status", "--passphrase-file", h.cli.passphraseFile]] {
+        for arguments in [
+            ["status", "--passphrase-file", h.cli.passphraseFile], ["list"],
+            ["status", "--passphrase-file", h.cli.passphraseFile]
+        ] {
             let start = Date()
             let result = try h.cli.run(arguments)
             #expect(result.status == 0, "\(result)")
@@ -269,7 +286,9 @@ final class AgentHarness: @unchecked Sendable {
         h.cli.environment["RXVAULT_PASSPHRASE_FILE"] = newPassphrase
         let second = try h.unlock()
         try FileManager.default.copyItem(atPath: h.cli.vaultPath, toPath: h.cli.path("elsewhere.rxv"))
-        let changed = try h.cli.run(["passwd", "--vault", h.cli.path("elsewhere.rxv"), "--new-passphrase-file", h.cli.passphraseFile])
+        let changed = try h.cli.run([
+            "passwd", "--vault", h.cli.path("elsewhere.rxv"), "--new-passphrase-file", h.cli.passphraseFile
+        ])
         #expect(changed.status == 0, "\(changed)")
         #expect(h.isRunning(second), "the copy has another inode: its passwd does not lock this vault's agent")
         // Put back over the original in place (same inode, another header).
@@ -303,8 +322,9 @@ final class AgentHarness: @unchecked Sendable {
 
     @Test func anUnsafeFolderIsRefused() throws {
         let h = try AgentHarness()
-        try FileManager.default.createDirectory(atPath: h.agentFolder, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: h.agentFolder, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o755])
         let unlock = try h.cli.run(["unlock"])
         #expect(unlock.status == 77 && unlock.stderr.contains("chmod 700"), "\(unlock)")
         #expect(h.agents().isEmpty)
@@ -319,31 +339,34 @@ final class AgentHarness: @unchecked Sendable {
     @Test func anotherUserIsRefused() throws {
         let setpriv = "/usr/bin/setpriv"
         guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+        else {
             print("AgentTests.anotherUserIsRefused: skipped (needs root, setpriv and python3 to act as another user)")
             return
         }
         let h = try AgentHarness()
         try h.unlock()
         let socket = h.agentFolder + "/" + (try #require(h.socketFiles().first))
-        let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
-                        "--inh-caps=+dac_override", "--ambient-caps=+dac_override"]
+        let asNobody = [
+            setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+            "--inh-caps=+dac_override", "--ambient-caps=+dac_override"
+        ]
         // A client of the protocol that asks for the key, then reports all it received.
         let client = """
-        import json, socket, struct, sys, os
-        print("uid", os.getuid())
-        s = socket.socket(socket.AF_UNIX)
-        s.connect(sys.argv[1])
-        body = json.dumps({"v": 1, "op": "root-key", "file": {"vaultID": "00", "device": 0, "inode": 0, "keyWrapping": "00"}}).encode()
-        s.sendall(bytes([1]) + struct.pack(">I", len(body)) + body)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk: break
-            data += chunk
-        print("received", len(data))
-        print(data[5:5 + struct.unpack(">I", data[1:5])[0]].decode())
-        """
+            import json, socket, struct, sys, os
+            print("uid", os.getuid())
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sys.argv[1])
+            body = json.dumps({"v": 1, "op": "root-key", "file": {"vaultID": "00", "device": 0, "inode": 0, "keyWrapping": "00"}}).encode()
+            s.sendall(bytes([1]) + struct.pack(">I", len(body)) + body)
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk: break
+                data += chunk
+            print("received", len(data))
+            print(data[5:5 + struct.unpack(">I", data[1:5])[0]].decode())
+            """
         let canSwitch = Process()
         canSwitch.executableURL = URL(fileURLWithPath: asNobody[0])
         canSwitch.arguments = Array(asNobody.dropFirst()) + ["/usr/bin/head", "-c", "1", h.cli.vaultPath]
@@ -358,7 +381,8 @@ final class AgentHarness: @unchecked Sendable {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: asNobody[0])
         probe.arguments = Array(asNobody.dropFirst()) + ["/usr/bin/python3", "-c", client, socket]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         probe.standardOutput = out
         probe.standardError = err
         try probe.run()

@@ -22,7 +22,8 @@ import Testing
         try FileManager.default.copyItem(atPath: AttachmentTests.photo, toPath: cli.path("\u{FFFD}.png"))
         let r = try cli.run(bytes: [bytes("attach"), bytes(id), Self.invalid + bytes(".png")])
         Self.expectRefused(r, "attach \\xff.png")
-        #expect(r.stderr.contains("argument 3") && r.stderr.contains("\\xFF.png"), "the message names the argument: \(r)")
+        #expect(
+            r.stderr.contains("argument 3") && r.stderr.contains("\\xFF.png"), "the message names the argument: \(r)")
         #expect(r.stderr.contains("rxvault: hint: "), "\(r)")
         let listed = try cli.json(try cli.run(["attachments", id, "--format", "json"]).stdout)
         #expect((listed["attachments"] as? [Any])?.isEmpty == true, "an attachment was stored: \(listed)")
@@ -31,13 +32,20 @@ import Testing
     /// A vault path or a name with a bad byte creates and stores nothing under a mangled name.
     @Test func nothingIsCreatedOrStoredUnderAMangledName() throws {
         let cli = try CLIHarness()
-        let created = try cli.run(bytes: [bytes("init"), bytes("--kdf"), bytes("interactive"), bytes("--vault"), bytes("v") + Self.invalid + bytes(".rxv")])
+        let created = try cli.run(bytes: [
+            bytes("init"), bytes("--kdf"), bytes("interactive"), bytes("--vault"),
+            bytes("v") + Self.invalid + bytes(".rxv")
+        ])
         Self.expectRefused(created, "init --vault v\\xff.rxv")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.path("")).filter { $0.hasPrefix("v") }.isEmpty, "a vault was created")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: cli.path("")).filter { $0.hasPrefix("v") }.isEmpty,
+            "a vault was created")
 
         try cli.initVault()
         let recipient = try cli.ageKeygen("shop.key")
-        let client = try cli.run(bytes: [bytes("client"), bytes("add"), bytes("shop") + Self.invalid, bytes("--recipient"), bytes(recipient)])
+        let client = try cli.run(bytes: [
+            bytes("client"), bytes("add"), bytes("shop") + Self.invalid, bytes("--recipient"), bytes(recipient)
+        ])
         Self.expectRefused(client, "client add shop\\xff")
         #expect(!(try cli.run(["client", "list"]).stdout.contains("shop")), "a client was stored")
 
@@ -45,17 +53,22 @@ import Testing
         let json = try cli.run(bytes: [bytes("list"), bytes("--format"), bytes("json"), bytes("--vault"), Self.invalid])
         #expect(json.status == 64, "\(json)")
         let error = try #require(try cli.json(json.stderr)["error"] as? [String: Any], "\(json)")
-        #expect(error["code"] as? String == "usage" && (error["message"] as? String)?.contains("not UTF-8") == true, "\(json)")
+        #expect(
+            error["code"] as? String == "usage" && (error["message"] as? String)?.contains("not UTF-8") == true,
+            "\(json)")
     }
 
     /// The environment values rxvault reads: RXVAULT_PATH with a bad byte creates nothing.
     @Test func environmentValuesAreCheckedToo() throws {
         let cli = try CLIHarness()
-        let r = try cli.run(bytes: [bytes("init"), bytes("--kdf"), bytes("interactive")],
-                            environment: ["RXVAULT_PATH": bytes(cli.path("e")) + Self.invalid])
+        let r = try cli.run(
+            bytes: [bytes("init"), bytes("--kdf"), bytes("interactive")],
+            environment: ["RXVAULT_PATH": bytes(cli.path("e")) + Self.invalid])
         Self.expectRefused(r, "RXVAULT_PATH=e\\xff")
         #expect(r.stderr.contains("RXVAULT_PATH"), "\(r)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.path("")).filter { $0.hasPrefix("e") }.isEmpty, "a vault was created")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: cli.path("")).filter { $0.hasPrefix("e") }.isEmpty,
+            "a vault was created")
     }
 
     /// UTF-8 beyond ASCII is text like any other: accepted as given, through the same route.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Attachments end to end through the binary: attach, list, extract, detach, preview, refusals,
 /// the isolated parser surviving crashes and hangs, and tampering with stored chunks.
@@ -49,7 +49,8 @@ import RxStore
         let items = try #require(json["attachments"] as? [[String: Any]])
         #expect(items.count == 2)
         #expect(items[0]["mimeType"] as? String == "image/png")
-        #expect(items[0]["size"] as? Int == (try FileManager.default.attributesOfItem(atPath: Self.photo)[.size] as? Int))
+        #expect(
+            items[0]["size"] as? Int == (try FileManager.default.attributesOfItem(atPath: Self.photo)[.size] as? Int))
         #expect(items[1]["pages"] as? Int == 3)
 
         // Extract by id prefix and by name: byte-identical, same hash.
@@ -62,7 +63,9 @@ import RxStore
         #expect(mode == 0o600)
         let byName = try cli.run(["extract", rx, "paper prescription.pdf"])
         #expect(byName.status == 0, "\(byName)")
-        #expect(FileManager.default.contents(atPath: cli.path("paper prescription.pdf")) == FileManager.default.contents(atPath: Self.pdf))
+        #expect(
+            FileManager.default.contents(atPath: cli.path("paper prescription.pdf"))
+                == FileManager.default.contents(atPath: Self.pdf))
         // Never overwrite without --force.
         let again = try cli.run(["extract", rx, photoID, "--out", out])
         #expect(again.status == 73)
@@ -75,7 +78,10 @@ import RxStore
         let detached = try cli.run(["detach", rx, photoID, "--yes"])
         #expect(detached.status == 0)
         #expect(try cli.run(["extract", rx, photoID, "--out", cli.path("gone.png")]).status == 67)
-        #expect(try cli.json(try cli.run(["attachments", rx, "--format", "json"]).stdout)["attachments"].map { ($0 as? [Any])?.count } == 1)
+        #expect(
+            try cli.json(try cli.run(["attachments", rx, "--format", "json"]).stdout)["attachments"].map {
+                ($0 as? [Any])?.count
+            } == 1)
         // Removing the prescription removes its attachments.
         #expect(try cli.run(["remove", rx, "--yes"]).status == 0)
         #expect(try cli.run(["status"]).stdout.contains("0 attachments"))
@@ -99,7 +105,7 @@ import RxStore
             ("invalid/pdf-javascript-openaction.pdf", "PDF contains JavaScript"),
             ("invalid/pdf-launch-link.pdf", "PDF contains a launch action"),
             ("invalid/pdf-bad-startxref.pdf", "PDF is damaged"),
-            ("invalid/png-really-text.png", "not a PNG or PDF (looks like a text file)"),
+            ("invalid/png-really-text.png", "not a PNG or PDF (looks like a text file)")
         ]
         let before = try cli.run(["status"]).stdout
         for (file, message) in cases {
@@ -122,10 +128,14 @@ import RxStore
         let firstID = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let again = try cli.run(["attach", rx, "-", "--name", "copy.png"], stdinFile: Self.photo)
         #expect(again.status == 73, "\(again)")
-        #expect(again.stderr.contains("already attached as \(firstID) (png-prescription-photo-1200x1600.png)"), "\(again.stderr)")
+        #expect(
+            again.stderr.contains("already attached as \(firstID) (png-prescription-photo-1200x1600.png)"),
+            "\(again.stderr)")
         #expect(again.stderr.contains("--allow-duplicate"))
-        #expect(try cli.run(["attachments", rx, "--format", "json"]).stdout.components(separatedBy: "\"sha256\"").count == 2,
-                "a refused duplicate was stored")
+        #expect(
+            try cli.run(["attachments", rx, "--format", "json"]).stdout.components(separatedBy: "\"sha256\"").count
+                == 2,
+            "a refused duplicate was stored")
         // Another prescription may hold the same file.
         let other = try cli.add(CLIHarness.contactsArguments)
         #expect(try cli.run(["attach", other, Self.photo]).status == 0)
@@ -139,7 +149,9 @@ import RxStore
             if command == "detach" { arguments += ["--yes"] }
             let ambiguous = try cli.run(arguments)
             #expect(ambiguous.status == 64, "\(command): \(ambiguous)")
-            #expect(ambiguous.stderr.contains(firstID) && ambiguous.stderr.contains(secondID), "\(command): \(ambiguous.stderr)")
+            #expect(
+                ambiguous.stderr.contains(firstID) && ambiguous.stderr.contains(secondID),
+                "\(command): \(ambiguous.stderr)")
             #expect(ambiguous.stderr.contains("added 20"), "\(command): \(ambiguous.stderr)")
         }
         #expect(try cli.run(["extract", rx, secondID, "--out", cli.path("second.png")]).status == 0)
@@ -166,7 +178,8 @@ import RxStore
         #expect(crash.status == 65, "\(crash)")
         #expect(crash.stderr.contains("the file checker crashed on this file"))
         let started = Date()
-        let hang = try cli.run(["attach", rx, Self.photo], environment: ["RXVAULT_PARSER_FAULT": "hang", "RXVAULT_PARSER_TIMEOUT": "2"])
+        let hang = try cli.run(
+            ["attach", rx, Self.photo], environment: ["RXVAULT_PARSER_FAULT": "hang", "RXVAULT_PARSER_TIMEOUT": "2"])
         #expect(hang.status == 65, "\(hang)")
         #expect(hang.stderr.contains("the file checker"), "\(hang.stderr)")
         #expect(Date().timeIntervalSince(started) < 20)
@@ -188,7 +201,9 @@ import RxStore
             #expect(r.status == 76, "\(what): \(r)")
             #expect(r.stderr.contains("integrity check failed"), "\(what)")
             #expect(!FileManager.default.fileExists(atPath: out), "\(what): a file was written")
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).filter { $0.contains(".rxvault-") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).filter {
+                $0.contains(".rxvault-")
+            }
             #expect(leftovers.isEmpty, "\(what): temporary file left behind")
             let piped = try cli.run(["extract", rx, id, "--out", "-"])
             #expect(piped.status == 76 && piped.stdout.isEmpty, "\(what): stdout got data")
@@ -231,7 +246,8 @@ import RxStore
 
         // Moved to another prescription.
         let other = try cli.add(CLIHarness.contactsArguments)
-        try db.execute("UPDATE attachment SET prescription_id = (SELECT id FROM prescription WHERE id LIKE '\(other)%')")
+        try db.execute(
+            "UPDATE attachment SET prescription_id = (SELECT id FROM prescription WHERE id LIKE '\(other)%')")
         #expect(try cli.run(["attachments", other]).status == 76)
         try db.execute("UPDATE attachment SET prescription_id = (SELECT id FROM prescription WHERE id LIKE '\(rx)%')")
         #expect(try cli.run(["extract", rx, id, "--out", out]).status == 0)
@@ -242,7 +258,10 @@ import RxStore
         let (cli, rx) = try setUp()
         #expect(try cli.run(["attach", rx, Self.photo]).status == 0)
         #expect(try cli.run(["attach", rx, Self.pdf]).status == 0)
-        for (name, out) in [("png-prescription-photo-1200x1600.png", "photo-preview.png"), ("pdf-1.4-three-pages.pdf", "pdf-preview.png")] {
+        for (name, out) in [
+            ("png-prescription-photo-1200x1600.png", "photo-preview.png"),
+            ("pdf-1.4-three-pages.pdf", "pdf-preview.png")
+        ] {
             let r = try cli.run(["preview", rx, name, "--out", cli.path(out), "--width", "240"])
             #expect(r.status == 0, "\(r)")
             let data = try #require(FileManager.default.contents(atPath: cli.path(out)))
@@ -253,8 +272,13 @@ import RxStore
             // And it is itself a valid PNG: attach it.
             #expect(try cli.run(["attach", rx, cli.path(out)]).status == 0)
         }
-        #expect(try cli.run(["preview", rx, "png-prescription-photo-1200x1600.png", "--out", cli.path("photo-preview.png")]).status == 73)
-        #expect(try cli.run(["preview", rx, "png-prescription-photo-1200x1600.png", "--out", cli.path("x.png"), "--width", "5"]).status == 64)
+        #expect(
+            try cli.run(["preview", rx, "png-prescription-photo-1200x1600.png", "--out", cli.path("photo-preview.png")])
+                .status == 73)
+        #expect(
+            try cli.run([
+                "preview", rx, "png-prescription-photo-1200x1600.png", "--out", cli.path("x.png"), "--width", "5"
+            ]).status == 64)
     }
 
     @Test func attachmentNamesAndContentAreNotInThePlainFile() throws {

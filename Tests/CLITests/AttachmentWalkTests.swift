@@ -17,21 +17,42 @@ import Testing
         let (cli, rx) = try setUp()
         let cases: [(String, String)] = [
             ("invalid/pdf-xfa-javascript.pdf", "PDF contains JavaScript (a <script> element in the XFA form"),
-            ("invalid/pdf-launch-page-aa-object-stream.pdf", "PDF contains a launch action that could start a program (a /Launch action in object"),
-            ("invalid/pdf-launch-annotation-aa-object-stream.pdf", "PDF contains a launch action that could start a program (a /Launch action in object"),
+            (
+                "invalid/pdf-launch-page-aa-object-stream.pdf",
+                "PDF contains a launch action that could start a program (a /Launch action in object"
+            ),
+            (
+                "invalid/pdf-launch-annotation-aa-object-stream.pdf",
+                "PDF contains a launch action that could start a program (a /Launch action in object"
+            ),
             ("invalid/pdf-launch-in-earlier-revision.pdf", "PDF contains a launch action that could start a program"),
-            ("invalid/pdf-importdata.pdf", "PDF contains an action that reads another file into its form (an /ImportData action"),
-            ("invalid/pdf-submitform.pdf", "PDF contains an action that sends form data to a server (a /SubmitForm action"),
+            (
+                "invalid/pdf-importdata.pdf",
+                "PDF contains an action that reads another file into its form (an /ImportData action"
+            ),
+            (
+                "invalid/pdf-submitform.pdf",
+                "PDF contains an action that sends form data to a server (a /SubmitForm action"
+            ),
             ("invalid/pdf-gotor.pdf", "PDF contains an action that opens another PDF file (a /GoToR action"),
             ("invalid/pdf-gotoe.pdf", "PDF contains an action that opens an embedded PDF file (a /GoToE action"),
             ("invalid/pdf-richmedia.pdf", "PDF contains rich media (Flash or video) (a /RichMedia annotation"),
             ("invalid/pdf-embedded-files.pdf", "PDF has embedded files (an /EmbeddedFiles name tree"),
-            ("invalid/pdf-file-attachment-annotation.pdf", "PDF has a file attached to it (a /FileAttachment annotation"),
-            ("invalid/pdf-uri-openaction.pdf", "PDF opens a web address by itself, without a click (a /URI action in /OpenAction"),
+            (
+                "invalid/pdf-file-attachment-annotation.pdf",
+                "PDF has a file attached to it (a /FileAttachment annotation"
+            ),
+            (
+                "invalid/pdf-uri-openaction.pdf",
+                "PDF opens a web address by itself, without a click (a /URI action in /OpenAction"
+            ),
             ("invalid/pdf-html-polyglot.pdf", "file is a PDF and an HTML page at once (it has <html> markup)"),
             ("invalid/pdf-zip-after-eof.pdf", "PDF is damaged: data after the final %%EOF"),
-            ("invalid/png-zip-after-iend.png", "PNG has 167 bytes after its end (IEND) that look like a ZIP archive: a PNG that is also another file is refused"),
-            ("invalid/pdf-page-tree-loop.pdf", "PDF is damaged"),
+            (
+                "invalid/png-zip-after-iend.png",
+                "PNG has 167 bytes after its end (IEND) that look like a ZIP archive: a PNG that is also another file is refused"
+            ),
+            ("invalid/pdf-page-tree-loop.pdf", "PDF is damaged")
         ]
         for (file, message) in cases {
             let r = try cli.run(["attach", rx, Self.fixture(file)])
@@ -45,15 +66,20 @@ import Testing
         let (cli, rx) = try setUp()
         let damaged = try cli.run(["attach", rx, Self.fixture("invalid/pdf-bad-xref-offsets.pdf")])
         #expect(damaged.status == 65)
-        #expect(damaged.stderr.contains("rxvault: hint: to repair it, print it to a new PDF, or run `qpdf in.pdf out.pdf`"), "\(damaged.stderr)")
+        #expect(
+            damaged.stderr.contains("rxvault: hint: to repair it, print it to a new PDF, or run `qpdf in.pdf out.pdf`"),
+            "\(damaged.stderr)")
         let active = try cli.run(["attach", rx, Self.fixture("invalid/pdf-embedded-files.pdf")])
-        #expect(active.stderr.contains("rxvault: hint: to keep only the pages, print it to a new PDF"), "\(active.stderr)")
+        #expect(
+            active.stderr.contains("rxvault: hint: to keep only the pages, print it to a new PDF"), "\(active.stderr)")
     }
 
     @Test func linksObjectStreamsAndUpdatesStillPass() throws {
         let (cli, rx) = try setUp()
-        for file in ["valid/pdf-uri-link.pdf", "valid/pdf-goto-link.pdf", "valid/pdf-1.5-object-streams-incremental.pdf",
-                     "valid/pdf-1.7-object-streams.pdf", "valid/pdf-1.4-incremental-update.pdf"] {
+        for file in [
+            "valid/pdf-uri-link.pdf", "valid/pdf-goto-link.pdf", "valid/pdf-1.5-object-streams-incremental.pdf",
+            "valid/pdf-1.7-object-streams.pdf", "valid/pdf-1.4-incremental-update.pdf"
+        ] {
             let r = try cli.run(["attach", rx, Self.fixture(file)])
             #expect(r.status == 0, "\(file): \(r)")
             #expect(!r.stderr.contains("warning"), "\(file): \(r.stderr)")
@@ -63,8 +89,11 @@ import Testing
     @Test func statusSaysWhichSandboxTheCheckerRunsIn() throws {
         let (cli, _) = try setUp()
         let text = try cli.run(["status"])
-        #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("file checker ") && $0.hasSuffix(" seccomp sandbox and resource limits") },
-                "\(text.stdout)")
+        #expect(
+            text.stdout.split(separator: "\n").contains {
+                $0.hasPrefix("file checker ") && $0.hasSuffix(" seccomp sandbox and resource limits")
+            },
+            "\(text.stdout)")
         let json = try cli.json(try cli.run(["status", "--format", "json"]).stdout)
         #expect(json["attachmentSandbox"] as? String == "seccomp")
     }
@@ -74,7 +103,8 @@ import Testing
     @Test func theSandboxStopsTheChildFromCreatingFilesOrSockets() throws {
         let (cli, rx) = try setUp()
         let target = cli.path("escaped-by-the-parser")
-        let create = try cli.run(["attach", rx, AttachmentTests.photo], environment: ["RXVAULT_PARSER_FAULT": "create-file:\(target)"])
+        let create = try cli.run(
+            ["attach", rx, AttachmentTests.photo], environment: ["RXVAULT_PARSER_FAULT": "create-file:\(target)"])
         #expect(create.status == 65, "\(create)")
         #expect(create.stderr.contains("fault test: could not create"), "\(create.stderr)")
         #expect(create.stderr.contains("Operation not permitted"), "\(create.stderr)")
@@ -82,20 +112,26 @@ import Testing
 
         let socket = try cli.run(["attach", rx, AttachmentTests.photo], environment: ["RXVAULT_PARSER_FAULT": "socket"])
         #expect(socket.status == 65, "\(socket)")
-        #expect(socket.stderr.contains("fault test: could not open a socket: Operation not permitted"), "\(socket.stderr)")
+        #expect(
+            socket.stderr.contains("fault test: could not open a socket: Operation not permitted"), "\(socket.stderr)")
     }
 
     /// Where the kernel refuses the filter the checker still runs, under its resource limits, and
     /// both `attach` and `status` say so.
     @Test func withoutTheSandboxTheCheckerWarns() throws {
         let (cli, rx) = try setUp()
-        let attach = try cli.run(["attach", rx, AttachmentTests.photo], environment: ["RXVAULT_PARSER_FAULT": "no-sandbox"])
+        let attach = try cli.run(
+            ["attach", rx, AttachmentTests.photo], environment: ["RXVAULT_PARSER_FAULT": "no-sandbox"])
         #expect(attach.status == 0, "\(attach)")
-        #expect(attach.stderr.contains("rxvault: warning: the file checker ran with resource limits only (no sandbox: turned off by RXVAULT_PARSER_FAULT for a test)"),
-                "\(attach.stderr)")
+        #expect(
+            attach.stderr.contains(
+                "rxvault: warning: the file checker ran with resource limits only (no sandbox: turned off by RXVAULT_PARSER_FAULT for a test)"
+            ),
+            "\(attach.stderr)")
         let status = try cli.run(["status"], environment: ["RXVAULT_PARSER_FAULT": "no-sandbox"])
         #expect(status.stdout.contains("resource limits only (no sandbox: turned off"), "\(status.stdout)")
-        let json = try cli.json(try cli.run(["status", "--format", "json"], environment: ["RXVAULT_PARSER_FAULT": "no-sandbox"]).stdout)
+        let json = try cli.json(
+            try cli.run(["status", "--format", "json"], environment: ["RXVAULT_PARSER_FAULT": "no-sandbox"]).stdout)
         #expect(json["attachmentSandbox"] as? String == "rlimits-only")
     }
 

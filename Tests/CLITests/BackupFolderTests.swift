@@ -12,7 +12,9 @@ import Testing
     }
 
     /// Runs a shell command line in the harness's directory with its environment (and extra).
-    func shell(_ cli: CLIHarness, _ line: String, environment extra: [String: String?] = [:]) throws -> CLIHarness.Result {
+    func shell(_ cli: CLIHarness, _ line: String, environment extra: [String: String?] = [:]) throws
+        -> CLIHarness.Result
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", line]
@@ -21,7 +23,8 @@ import Testing
         for (key, value) in extra { env[key] = value }
         process.environment = env
         process.currentDirectoryURL = cli.directory
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -29,8 +32,9 @@ import Testing
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return CLIHarness.Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                 stderr: String(decoding: errData, as: UTF8.self))
+        return CLIHarness.Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     func files(_ folder: String) throws -> [String] {
@@ -71,7 +75,10 @@ import Testing
         #expect(try cli.run(["backup", folder], environment: now).status == 0)
         try FileManager.default.createSymbolicLink(atPath: cli.path("link"), withDestinationPath: folder)
         #expect(try cli.run(["backup", cli.path("link"), "--force"], environment: now).status == 0)
-        #expect(try files(folder) == [name, "rxvault-\(id.prefix(8))-20261122T221530Z_2.age", "rxvault-\(id.prefix(8))-20261122T221530Z_3.age"])
+        #expect(
+            try files(folder) == [
+                name, "rxvault-\(id.prefix(8))-20261122T221530Z_2.age", "rxvault-\(id.prefix(8))-20261122T221530Z_3.age"
+            ])
         #expect(FileManager.default.contents(atPath: folder + "/" + name) == before)
         let mode = try FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -104,18 +111,24 @@ import Testing
         // Armored, to stdout: text.
         let armored = try cli.run(["backup", "-", "--armor"])
         #expect(armored.status == 0)
-        #expect(armored.stdout.hasPrefix("-----BEGIN AGE ENCRYPTED FILE-----\n") && armored.stdout.hasSuffix("-----END AGE ENCRYPTED FILE-----\n"))
+        #expect(
+            armored.stdout.hasPrefix("-----BEGIN AGE ENCRYPTED FILE-----\n")
+                && armored.stdout.hasSuffix("-----END AGE ENCRYPTED FILE-----\n"))
         #expect(armored.stdout.split(separator: "\n").allSatisfy { $0.count <= 64 })
         let armoredFile = try cli.write(armored.stdout, to: "armored.age")
         let folder = cli.path("f")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(try cli.run(["backup", folder, "--armor"]).status == 0)
         let inFolder = try #require(try files(folder).first)
-        #expect(String(decoding: FileManager.default.contents(atPath: folder + "/" + inFolder)!.prefix(10), as: UTF8.self) == "-----BEGIN")
+        #expect(
+            String(decoding: FileManager.default.contents(atPath: folder + "/" + inFolder)!.prefix(10), as: UTF8.self)
+                == "-----BEGIN")
 
-        let kinds: [(String, [String], String?)] = [("piped, from stdin", ["restore", "-"], cli.path("piped.age")),
-                                                    ("armored", ["restore", armoredFile], nil),
-                                                    ("armored, in a folder", ["restore", folder + "/" + inFolder], nil)]
+        let kinds: [(String, [String], String?)] = [
+            ("piped, from stdin", ["restore", "-"], cli.path("piped.age")),
+            ("armored", ["restore", armoredFile], nil),
+            ("armored, in a folder", ["restore", folder + "/" + inFolder], nil)
+        ]
         for (label, arguments, stdinFile) in kinds {
             let machine = try freshMachine()
             let r = try machine.run(arguments, stdinFile: stdinFile)
@@ -149,7 +162,9 @@ import Testing
         for key in ["backup.key", "id_ed25519"] {
             let opened = try shell(cli, "age -d -i \(key) -o inner-\(key).rxv '\(backup)'")
             #expect(opened.status == 0, "age -d -i \(key): \(opened)")
-            #expect(try cli.run(["status", "--vault", cli.path("inner-\(key).rxv")]).stdout.contains("rxvault vault, format version 4"))
+            #expect(
+                try cli.run(["status", "--vault", cli.path("inner-\(key).rxv")]).stdout.contains(
+                    "rxvault vault, format version 4"))
         }
         // Restores on machines with no vault: with the age identity, and from the SSH key through age.
         let byIdentity = try freshMachine()
@@ -168,17 +183,25 @@ import Testing
         #expect(wrong.status == 77 && wrong.stderr.contains("--age-identity"), "\(wrong)")
 
         // One --recipient given as an SSH public key line; exports take them too.
-        #expect(try cli.run(["backup", cli.path("one.age"), "--recipient", ssh.trimmingCharacters(in: .whitespacesAndNewlines)]).status == 0)
+        #expect(
+            try cli.run([
+                "backup", cli.path("one.age"), "--recipient", ssh.trimmingCharacters(in: .whitespacesAndNewlines)
+            ]).status == 0)
         #expect(try shell(cli, "age -d -i id_ed25519 one.age > one.rxv").status == 0)
-        #expect(try cli.run(["export", "--format", "json", "--recipients-file", list, "--armor", "--out", cli.path("e.age")]).status == 0)
+        #expect(
+            try cli.run(["export", "--format", "json", "--recipients-file", list, "--armor", "--out", cli.path("e.age")]
+            ).status == 0)
         let exported = try shell(cli, "age -d -i id_ed25519 e.age")
         #expect(exported.status == 0 && exported.stdout.contains("Quintessa Marlowe"), "\(exported)")
 
         // Malformed lists: named by line, never quoted; unsupported key types refused.
         let bad = try cli.write("# ok\n\(recipient)\nAGE-SECRET-KEY-1QQQQ\n", to: "bad")
         let refused = try cli.run(["backup", cli.path("x.age"), "--recipients-file", bad])
-        #expect(refused.status == 65 && refused.stderr.contains("line 3") && !refused.stderr.contains("QQQQ"), "\(refused)")
-        let rsa = try cli.run(["backup", cli.path("x.age"), "--recipient", "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ host"])
+        #expect(
+            refused.status == 65 && refused.stderr.contains("line 3") && !refused.stderr.contains("QQQQ"), "\(refused)")
+        let rsa = try cli.run([
+            "backup", cli.path("x.age"), "--recipient", "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ host"
+        ])
         #expect(rsa.status == 65 && rsa.stderr.contains("ssh-ed25519 keys only"), "\(rsa)")
         let empty = try cli.write("# nobody\n", to: "empty")
         #expect(try cli.run(["backup", cli.path("x.age"), "--recipients-file", empty]).status == 64)
@@ -192,7 +215,11 @@ import Testing
         let folder = cli.path("b")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(try cli.run(["backup", folder], environment: ["RXVAULT_NOW": "2026-03-01T08:00:00Z"]).status == 0)
-        #expect(try cli.run(["backup", folder, "--recipient", recipient, "--armor"], environment: ["RXVAULT_NOW": "2026-03-02T08:00:00Z"]).status == 0)
+        #expect(
+            try cli.run(
+                ["backup", folder, "--recipient", recipient, "--armor"],
+                environment: ["RXVAULT_NOW": "2026-03-02T08:00:00Z"]
+            ).status == 0)
         // Another vault's backup in the same folder, and files that are not backups.
         let other = try CLIHarness(passphrase: "another vault's passphrase")
         try other.initVault()
@@ -205,9 +232,12 @@ import Testing
         #expect(table.status == 0, "\(table)")
         let lines = table.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4, "\(table.stdout)")
-        #expect(lines[0].hasPrefix("TIME") && lines[0].contains("VAULT") && lines[0].contains("SIZE") && lines[0].contains("KEY"))
+        #expect(
+            lines[0].hasPrefix("TIME") && lines[0].contains("VAULT") && lines[0].contains("SIZE")
+                && lines[0].contains("KEY"))
         #expect(lines[1].hasPrefix("2026-03-01T08:00:00Z  \(id.prefix(8))") && lines[1].contains("passphrase"))
-        #expect(lines[2].hasPrefix("2026-03-02T08:00:00Z  \(id.prefix(8))") && lines[2].contains("1 recipient, armored"))
+        #expect(
+            lines[2].hasPrefix("2026-03-02T08:00:00Z  \(id.prefix(8))") && lines[2].contains("1 recipient, armored"))
         #expect(lines[3].contains(String(otherID.prefix(8))))
 
         let json = try cli.json(try cli.run(["backup", "list", folder, "--format", "json"]).stdout)
@@ -219,7 +249,9 @@ import Testing
         #expect((items[1]["size"] as? Int ?? 0) > 0 && items[1]["armored"] as? Bool == true)
 
         // --verify opens each with the keys: both keys given, all verify.
-        let verified = try cli.run(["backup", "list", folder, "--verify", "--age-identity", cli.path("backup.key"), "--format", "json"])
+        let verified = try cli.run([
+            "backup", "list", folder, "--verify", "--age-identity", cli.path("backup.key"), "--format", "json"
+        ])
         #expect(verified.status == 77, "the other vault's backup does not open with this passphrase: \(verified)")
         let outcomes = try #require(try cli.json(verified.stdout)["backups"] as? [[String: Any]])
         #expect(outcomes[0]["verified"] as? Bool == true && outcomes[1]["verified"] as? Bool == true)
@@ -236,7 +268,9 @@ import Testing
 
         // A backup renamed to another time: its label says otherwise, and list says so.
         let labelled = try #require(try files(folder).first { $0.contains("20260302") })
-        try FileManager.default.moveItem(atPath: folder + "/" + labelled, toPath: folder + "/" + labelled.replacingOccurrences(of: "20260302", with: "20260309"))
+        try FileManager.default.moveItem(
+            atPath: folder + "/" + labelled,
+            toPath: folder + "/" + labelled.replacingOccurrences(of: "20260302", with: "20260309"))
         let renamed = try cli.run(["backup", "list", folder])
         #expect(renamed.stdout.contains("was renamed"), "\(renamed)")
         #expect(try cli.run(["backup", "list", cli.path("nowhere")]).status == 66)
@@ -253,18 +287,23 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let times = ["2026-02-04T09:00:00Z", "2026-02-04T12:00:00Z", "2026-02-04T18:00:00Z"]
         for time in times {
-            let r = try cli.run(["backup", folder, "--recipient", recipient, "--no-input"], environment: ["RXVAULT_NOW": time, "RXVAULT_PASSPHRASE_FILE": nil])
+            let r = try cli.run(
+                ["backup", folder, "--recipient", recipient, "--no-input"],
+                environment: ["RXVAULT_NOW": time, "RXVAULT_PASSPHRASE_FILE": nil])
             #expect(r.status == 0, "\(r)")
         }
         func name(_ time: String) -> String {
-            "rxvault-\(id)-" + time.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "") + ".age"
+            "rxvault-\(id)-" + time.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+                + ".age"
         }
         for time in times.dropFirst() {
             let path = folder + "/" + name(time)
             let whole = try #require(FileManager.default.contents(atPath: path))
             try whole.prefix(whole.count - 7).write(to: URL(fileURLWithPath: path))
         }
-        let pruned = try cli.run(["backup", "prune", folder, "--keep-daily", "1", "--verify", "--age-identity", cli.path("backup.key")])
+        let pruned = try cli.run([
+            "backup", "prune", folder, "--keep-daily", "1", "--verify", "--age-identity", cli.path("backup.key")
+        ])
         #expect(pruned.status == 0, "\(pruned)")
         #expect(try files(folder) == times.map(name).sorted(), "\(pruned)")
         #expect(pruned.stdout.contains("keep    \(name(times[1]))  newer than the newest that verifies"), "\(pruned)")
@@ -278,34 +317,47 @@ import Testing
         let folder = cli.path("b")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         // A calendar of backups to a recipient (no passphrase: as a timer makes them).
-        let times = ["2026-01-05T09:00:00Z", "2026-01-06T09:00:00Z", "2026-01-12T09:00:00Z", "2026-01-31T09:00:00Z",
-                     "2026-02-02T09:00:00Z", "2026-02-03T09:00:00Z", "2026-02-03T18:00:00Z", "2026-02-04T09:00:00Z"]
+        let times = [
+            "2026-01-05T09:00:00Z", "2026-01-06T09:00:00Z", "2026-01-12T09:00:00Z", "2026-01-31T09:00:00Z",
+            "2026-02-02T09:00:00Z", "2026-02-03T09:00:00Z", "2026-02-03T18:00:00Z", "2026-02-04T09:00:00Z"
+        ]
         for time in times {
-            let r = try cli.run(["backup", folder, "--recipient", recipient, "--no-input"], environment: ["RXVAULT_NOW": time, "RXVAULT_PASSPHRASE_FILE": nil])
+            let r = try cli.run(
+                ["backup", folder, "--recipient", recipient, "--no-input"],
+                environment: ["RXVAULT_NOW": time, "RXVAULT_PASSPHRASE_FILE": nil])
             #expect(r.status == 0, "\(r)")
         }
         func name(_ time: String) -> String {
-            "rxvault-\(id)-" + time.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "") + ".age"
+            "rxvault-\(id)-" + time.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+                + ".age"
         }
         // Not this vault's, or not a backup: never touched.
         let other = try CLIHarness()
         try other.initVault()
-        #expect(try other.run(["backup", folder, "--recipient", recipient], environment: ["RXVAULT_NOW": "2026-01-01T00:00:00Z"]).status == 0)
+        #expect(
+            try other.run(
+                ["backup", folder, "--recipient", recipient], environment: ["RXVAULT_NOW": "2026-01-01T00:00:00Z"]
+            ).status == 0)
         _ = try cli.write("mine", to: "b/notes.txt")
         let otherBackup = try #require(try files(folder).first { !$0.contains(id) && $0.hasPrefix("rxvault-") })
         // Another vault's backup renamed to this vault's pattern: its label says whose it is.
-        try FileManager.default.copyItem(atPath: folder + "/" + otherBackup, toPath: folder + "/" + name("2025-12-01T00:00:00Z"))
+        try FileManager.default.copyItem(
+            atPath: folder + "/" + otherBackup, toPath: folder + "/" + name("2025-12-01T00:00:00Z"))
         let untouched = [otherBackup, "notes.txt", name("2025-12-01T00:00:00Z")]
 
         #expect(try cli.run(["backup", "prune", folder]).status == 64, "no --keep-* refuses")
         #expect(try cli.run(["backup", "prune", folder, "--keep-daily", "0"]).status == 64)
         let everything = try files(folder)
-        let dry = try cli.run(["backup", "prune", folder, "--keep-daily", "2", "--keep-weekly", "2", "--keep-monthly", "2", "--dry-run"])
+        let dry = try cli.run([
+            "backup", "prune", folder, "--keep-daily", "2", "--keep-weekly", "2", "--keep-monthly", "2", "--dry-run"
+        ])
         #expect(dry.status == 0, "\(dry)")
         #expect(try files(folder) == everything, "a dry run removes nothing")
         #expect(dry.stdout.contains("would remove  \(name("2026-01-05T09:00:00Z"))"))
 
-        let pruned = try cli.run(["backup", "prune", folder, "--keep-daily", "2", "--keep-weekly", "2", "--keep-monthly", "2"])
+        let pruned = try cli.run([
+            "backup", "prune", folder, "--keep-daily", "2", "--keep-weekly", "2", "--keep-monthly", "2"
+        ])
         #expect(pruned.status == 0, "\(pruned)")
         // Newest first: 4 Feb stands for its day, ISO week 6 and February; 3 Feb 18:00 for its day;
         // 31 Jan (a Saturday) for week 5 and January. Counts are then used up: the rest go.
@@ -321,18 +373,29 @@ import Testing
         try whole.prefix(whole.count - 7).write(to: URL(fileURLWithPath: newest))
         let guarded = try cli.run(["backup", "prune", folder, "--keep-daily", "1"])
         #expect(guarded.status == 0, "\(guarded)")
-        #expect(guarded.stdout.contains("keep    \(name("2026-02-03T18:00:00Z"))  the newest that looks whole"), "\(guarded)")
-        #expect(try files(folder) == ([name("2026-02-03T18:00:00Z"), name("2026-02-04T09:00:00Z")] + untouched).sorted())
+        #expect(
+            guarded.stdout.contains("keep    \(name("2026-02-03T18:00:00Z"))  the newest that looks whole"),
+            "\(guarded)")
+        #expect(
+            try files(folder) == ([name("2026-02-03T18:00:00Z"), name("2026-02-04T09:00:00Z")] + untouched).sorted())
         // With --verify the backups are opened: the damaged newest does not count, the next does.
-        let opened = try cli.run(["backup", "prune", folder, "--keep-daily", "1", "--verify", "--age-identity", cli.path("backup.key"), "--dry-run"])
+        let opened = try cli.run([
+            "backup", "prune", folder, "--keep-daily", "1", "--verify", "--age-identity", cli.path("backup.key"),
+            "--dry-run"
+        ])
         #expect(opened.status == 0, "\(opened)")
-        #expect(opened.stdout.contains("keep    \(name("2026-02-03T18:00:00Z"))  the newest that verifies"), "\(opened)")
-        #expect(opened.stdout.contains("keep    \(name("2026-02-04T09:00:00Z"))  daily (FAILED: is damaged"), "\(opened)")
+        #expect(
+            opened.stdout.contains("keep    \(name("2026-02-03T18:00:00Z"))  the newest that verifies"), "\(opened)")
+        #expect(
+            opened.stdout.contains("keep    \(name("2026-02-04T09:00:00Z"))  daily (FAILED: is damaged"), "\(opened)")
         // With a key that opens nothing, nothing verifies and nothing is removed.
         _ = try cli.ageKeygen("stranger.key")
-        let stranger = try cli.run(["backup", "prune", folder, "--keep-daily", "1", "--verify", "--age-identity", cli.path("stranger.key")])
+        let stranger = try cli.run([
+            "backup", "prune", folder, "--keep-daily", "1", "--verify", "--age-identity", cli.path("stranger.key")
+        ])
         #expect(stranger.status == 76, "\(stranger)")
-        #expect(try files(folder) == ([name("2026-02-03T18:00:00Z"), name("2026-02-04T09:00:00Z")] + untouched).sorted())
+        #expect(
+            try files(folder) == ([name("2026-02-03T18:00:00Z"), name("2026-02-04T09:00:00Z")] + untouched).sorted())
     }
 
     @Test func afterPasswdOlderBackupsNeedTheOldPassphraseAndSaySo() throws {
@@ -348,44 +411,66 @@ import Testing
         #expect(try cli.run(["backup", "verify", cli.path("old.age")]).status == 0, "the old passphrase still opens it")
         // A recipient backup's age layer opens with the identity; the vault inside still wants the old passphrase.
         let recipient = try cli.ageKeygen("k")
-        #expect(try cli.run(["backup", cli.path("r.age"), "--recipient", recipient, "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil]).status == 0)
+        #expect(
+            try cli.run(
+                ["backup", cli.path("r.age"), "--recipient", recipient, "--no-input"],
+                environment: ["RXVAULT_PASSPHRASE_FILE": nil]
+            ).status == 0)
         let inner = try cli.run(["backup", "verify", cli.path("r.age"), "--age-identity", cli.path("k")])
         #expect(inner.status == 77 && inner.stderr.contains("as it was that day"), "\(inner)")
-        #expect(try cli.run(["backup", "verify", cli.path("r.age"), "--age-identity", cli.path("k"), "--passphrase-file", newPassphrase]).status == 0)
+        #expect(
+            try cli.run([
+                "backup", "verify", cli.path("r.age"), "--age-identity", cli.path("k"), "--passphrase-file",
+                newPassphrase
+            ]).status == 0)
     }
 
     /// The documented systemd units and cron line: systemd accepts them, and what they run
     /// works, with no passphrase anywhere.
     @Test func theScheduledBackupExamplesAreSaneAndRun() throws {
         let (cli, id) = try setUp()
-        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("examples")
-        let service = try String(contentsOf: examples.appendingPathComponent("systemd/rxvault-backup.service"), encoding: .utf8)
+        let service = try String(
+            contentsOf: examples.appendingPathComponent("systemd/rxvault-backup.service"), encoding: .utf8)
         let home = cli.directory.path
         // The layout the units expect: rxvault in ~/.local/bin, the recipients file, the folder.
         try FileManager.default.createDirectory(atPath: home + "/.local/bin", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: home + "/.local/bin/rxvault", withDestinationPath: CLIHarness.binary)
+        try FileManager.default.createSymbolicLink(
+            atPath: home + "/.local/bin/rxvault", withDestinationPath: CLIHarness.binary)
         try FileManager.default.createDirectory(atPath: home + "/.config/rxvault", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: home + "/backups/rxvault", withIntermediateDirectories: true)
         let recipient = try cli.ageKeygen("restore.key")
-        try "# who may restore\n\(recipient)\n".write(toFile: home + "/.config/rxvault/backup-recipients", atomically: true, encoding: .utf8)
+        try "# who may restore\n\(recipient)\n".write(
+            toFile: home + "/.config/rxvault/backup-recipients", atomically: true, encoding: .utf8)
 
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
             let runtime = cli.path("runtime")
-            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-            let verify = try shell(cli, "systemd-analyze --user verify '\(examples.path)/systemd/rxvault-backup.service' '\(examples.path)/systemd/rxvault-backup.timer'",
-                                   environment: ["XDG_RUNTIME_DIR": runtime])
+            try FileManager.default.createDirectory(
+                atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            let verify = try shell(
+                cli,
+                "systemd-analyze --user verify '\(examples.path)/systemd/rxvault-backup.service' '\(examples.path)/systemd/rxvault-backup.timer'",
+                environment: ["XDG_RUNTIME_DIR": runtime])
             #expect(verify.status == 0, "systemd-analyze verify: \(verify)")
         } else {
-            print("BackupFolderTests: systemd-analyze is not installed: the units' syntax was not checked by systemd (their commands still run below)")
+            print(
+                "BackupFolderTests: systemd-analyze is not installed: the units' syntax was not checked by systemd (their commands still run below)"
+            )
         }
 
         // Run the service's commands as systemd would: %h is the home, ${VAR} from Environment=.
         let lines = service.split(separator: "\n").map(String.init)
-        let environment = lines.filter { $0.hasPrefix("Environment=") }.map { $0.dropFirst("Environment=".count).split(separator: "=", maxSplits: 1) }
+        let environment = lines.filter { $0.hasPrefix("Environment=") }.map {
+            $0.dropFirst("Environment=".count).split(separator: "=", maxSplits: 1)
+        }
         let commands = lines.filter { $0.hasPrefix("ExecStart=") }.map { line -> [String] in
             var text = String(line.dropFirst("ExecStart=".count)).replacingOccurrences(of: "%h", with: home)
-            for pair in environment { text = text.replacingOccurrences(of: "${\(pair[0])}", with: String(pair[1]).replacingOccurrences(of: "%h", with: home)) }
+            for pair in environment {
+                text = text.replacingOccurrences(
+                    of: "${\(pair[0])}", with: String(pair[1]).replacingOccurrences(of: "%h", with: home))
+            }
             return text.split(separator: " ").map(String.init)
         }
         #expect(commands.count == 2)
@@ -398,7 +483,10 @@ import Testing
         let made = try files(home + "/backups/rxvault")
         #expect(made.count == 1 && made[0].hasPrefix("rxvault-"))
         let restored = try freshMachine()
-        #expect(try restored.run(["restore", home + "/backups/rxvault/" + made[0], "--age-identity", cli.path("restore.key")]).status == 0)
+        #expect(
+            try restored.run([
+                "restore", home + "/backups/rxvault/" + made[0], "--age-identity", cli.path("restore.key")
+            ]).status == 0)
         #expect(try restored.run(["show", id]).stdout.contains("Quintessa Marlowe"))
 
         // The cron line, as cron runs it (sh -c, HOME set, a minimal PATH), on another day.
@@ -406,8 +494,12 @@ import Testing
         let entry = try #require(cron.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.isEmpty })
         let fields = entry.split(separator: " ", maxSplits: 5)
         #expect(fields.count == 6 && fields[0...4] == ["30", "2", "*", "*", "*"])
-        let ran = try shell(cli, String(fields[5]), environment: ["RXVAULT_PASSPHRASE_FILE": nil, "PATH": "/usr/bin:/bin", "HOME": home,
-                                                                   "RXVAULT_NOW": "2030-01-01T02:30:00Z"])
+        let ran = try shell(
+            cli, String(fields[5]),
+            environment: [
+                "RXVAULT_PASSPHRASE_FILE": nil, "PATH": "/usr/bin:/bin", "HOME": home,
+                "RXVAULT_NOW": "2030-01-01T02:30:00Z"
+            ])
         #expect(ran.status == 0, "\(ran)")
         #expect(try files(home + "/backups/rxvault").count == 2)
     }
@@ -416,10 +508,13 @@ import Testing
     /// vault in place), then its new-machine example on a home with no vault.
     @Test func theReadmeExamplesRunVerbatim() throws {
         let (cli, id) = try setUp()
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/guide.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("docs/guide.md"), encoding: .utf8)
         let section = try #require(readme.range(of: "\n## Backups\n")).upperBound
-        let blocks = readme[section...].components(separatedBy: "```sh\n").dropFirst().prefix(2).map { $0.components(separatedBy: "```")[0] }
+        let blocks = readme[section...].components(separatedBy: "```sh\n").dropFirst().prefix(2).map {
+            $0.components(separatedBy: "```")[0]
+        }
         try #require(blocks.count == 2)
         let bin = cli.path("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)

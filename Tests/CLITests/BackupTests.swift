@@ -30,8 +30,13 @@ import Testing
         #expect(try cli.run(["restore", cli.path("b.age"), "--to", restored]).status == 0)
         let show = try cli.run(["show", id, "--vault", restored])
         #expect(show.stdout.contains("Quintessa Marlowe"))
-        #expect(try cli.run(["extract", id, "png-prescription-photo-1200x1600.png", "--vault", restored, "--out", cli.path("p.png")]).status == 0)
-        #expect(FileManager.default.contents(atPath: cli.path("p.png")) == FileManager.default.contents(atPath: AttachmentTests.photo))
+        #expect(
+            try cli.run([
+                "extract", id, "png-prescription-photo-1200x1600.png", "--vault", restored, "--out", cli.path("p.png")
+            ]).status == 0)
+        #expect(
+            FileManager.default.contents(atPath: cli.path("p.png"))
+                == FileManager.default.contents(atPath: AttachmentTests.photo))
         #expect(try cli.run(["check", "--read-data", "--vault", restored]).status == 0)
         // The restored vault works for writes (WAL mode) and logs the backup.
         #expect(try cli.run(["edit", id, "--note", "after restore", "--vault", restored]).status == 0)
@@ -44,10 +49,14 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: restored + ".bak"))
         #expect(try cli.run(["show", id, "--vault", restored + ".bak"]).stdout.contains("after restore"))
         #expect(try cli.run(["show", id, "--vault", restored]).stdout.contains("Quintessa Marlowe"))
-        #expect(try cli.run(["check", "--read-data", "--vault", restored + ".bak"]).status == 0, "the old vault, WAL folded in, is whole")
+        #expect(
+            try cli.run(["check", "--read-data", "--vault", restored + ".bak"]).status == 0,
+            "the old vault, WAL folded in, is whole")
         // A second replace never overwrites the first .bak.
         #expect(try cli.run(["restore", cli.path("b.age"), "--to", restored, "--force"]).status == 0)
-        #expect(try cli.run(["show", id, "--vault", restored + ".bak"]).stdout.contains("after restore"), "the first .bak survives")
+        #expect(
+            try cli.run(["show", id, "--vault", restored + ".bak"]).stdout.contains("after restore"),
+            "the first .bak survives")
         #expect(FileManager.default.fileExists(atPath: restored + ".bak.1"))
     }
 
@@ -57,12 +66,20 @@ import Testing
         // Another process holds the target vault open: replacing it would lose that process's writes.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = ["-c", "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1]); c.execute('select count(*) from sqlite_master').fetchall(); print('open', flush=True); sys.stdin.read()", cli.vaultPath]
-        let ready = Pipe(), release = Pipe()
+        holder.arguments = [
+            "-c",
+            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1]); c.execute('select count(*) from sqlite_master').fetchall(); print('open', flush=True); sys.stdin.read()",
+            cli.vaultPath
+        ]
+        let ready = Pipe()
+        let release = Pipe()
         holder.standardOutput = ready
         holder.standardInput = release
         try holder.run()
-        defer { try? release.fileHandleForWriting.close(); holder.waitUntilExit() }
+        defer {
+            try? release.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
         _ = ready.fileHandleForReading.availableData
         let busy = try cli.run(["restore", cli.path("b.age"), "--to", cli.vaultPath, "--force"])
         #expect(busy.status == 75, "\(busy)")
@@ -90,7 +107,10 @@ import Testing
         let restore = try cli.run(["restore", cli.path("bad.age"), "--to", cli.path("r.rxv")])
         #expect(restore.status == 76)
         #expect(!FileManager.default.fileExists(atPath: cli.path("r.rxv")))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).allSatisfy { !$0.contains(".restore-") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).allSatisfy {
+                !$0.contains(".restore-")
+            })
         let truncated = try cli.write("", to: "empty.age")
         #expect(try cli.run(["backup", "verify", truncated]).status == 65)
         let wrong = try cli.write("not the passphrase\n", to: "wrong")
@@ -101,8 +121,11 @@ import Testing
         let (cli, _) = try setUp()
         let recipient = try cli.ageKeygen("backup.key")
         #expect(try cli.run(["backup", cli.path("r.age"), "--recipient", String(recipient)]).status == 0)
-        #expect(try cli.run(["backup", "verify", cli.path("r.age")]).status == 77, "the passphrase does not open a recipient backup")
-        #expect(try cli.run(["backup", "verify", cli.path("r.age"), "--age-identity", cli.path("backup.key")]).status == 0)
+        #expect(
+            try cli.run(["backup", "verify", cli.path("r.age")]).status == 77,
+            "the passphrase does not open a recipient backup")
+        #expect(
+            try cli.run(["backup", "verify", cli.path("r.age"), "--age-identity", cli.path("backup.key")]).status == 0)
         // Debian's age opens it and finds an rxvault vault inside.
         let age = Process()
         age.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -110,7 +133,9 @@ import Testing
         try age.run()
         age.waitUntilExit()
         #expect(age.terminationStatus == 0)
-        #expect(try cli.run(["status", "--vault", cli.path("inner.rxv")]).stdout.contains("rxvault vault, format version 4"))
+        #expect(
+            try cli.run(["status", "--vault", cli.path("inner.rxv")]).stdout.contains("rxvault vault, format version 4")
+        )
         // Re-encrypted by age in ASCII armor (as someone keeping backups in text might): still restores.
         let armor = Process()
         armor.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -118,9 +143,14 @@ import Testing
         try armor.run()
         armor.waitUntilExit()
         #expect(armor.terminationStatus == 0)
-        let verify = try cli.run(["backup", "verify", cli.path("armored.age"), "--age-identity", cli.path("backup.key")])
+        let verify = try cli.run(["backup", "verify", cli.path("armored.age"), "--age-identity", cli.path("backup.key")]
+        )
         #expect(verify.status == 0, "\(verify)")
-        #expect(try cli.run(["restore", cli.path("armored.age"), "--age-identity", cli.path("backup.key"), "--to", cli.path("from-armor.rxv")]).status == 0)
+        #expect(
+            try cli.run([
+                "restore", cli.path("armored.age"), "--age-identity", cli.path("backup.key"), "--to",
+                cli.path("from-armor.rxv")
+            ]).status == 0)
     }
 
     /// Files rxvault encrypts with a passphrase (age scrypt) open with Debian's age, which asks for
@@ -128,29 +158,32 @@ import Testing
     @Test func passphraseFilesOpenWithDebiansAge() throws {
         let (cli, _) = try setUp()
         let pass = try cli.write("an export passphrase 42\n", to: "export-pass")
-        #expect(try cli.run(["export", "--format", "json", "--age-passphrase-file", pass, "--out", cli.path("e.age")]).status == 0)
-        let driver = try cli.write(#"""
-import os, pty, sys, time
-pid, fd = pty.fork()
-if pid == 0:
-    os.execvp("age", ["age", "-d", "-o", sys.argv[1], sys.argv[2]])
-out = b""
-deadline = time.time() + 60
-answered = False
-while time.time() < deadline:
-    try:
-        chunk = os.read(fd, 1024)
-    except OSError:
-        break
-    if not chunk:
-        break
-    out += chunk
-    if not answered and b"passphrase" in out.lower():
-        os.write(fd, sys.argv[3].encode() + b"\n")
-        answered = True
-_, status = os.waitpid(pid, 0)
-sys.exit(os.WEXITSTATUS(status))
-"""#, to: "drive-age.py")
+        #expect(
+            try cli.run(["export", "--format", "json", "--age-passphrase-file", pass, "--out", cli.path("e.age")])
+                .status == 0)
+        let driver = try cli.write(
+            #"""
+            import os, pty, sys, time
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execvp("age", ["age", "-d", "-o", sys.argv[1], sys.argv[2]])
+            out = b""
+            deadline = time.time() + 60
+            answered = False
+            while time.time() < deadline:
+                try:
+                    chunk = os.read(fd, 1024)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+                if not answered and b"passphrase" in out.lower():
+                    os.write(fd, sys.argv[3].encode() + b"\n")
+                    answered = True
+            _, status = os.waitpid(pid, 0)
+            sys.exit(os.WEXITSTATUS(status))
+            """#, to: "drive-age.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", driver, cli.path("e.json"), cli.path("e.age"), "an export passphrase 42"]
@@ -159,7 +192,9 @@ sys.exit(os.WEXITSTATUS(status))
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "age -d refused rxvault's scrypt file")
-        let document = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: cli.path("e.json")))) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: cli.path("e.json"))))
+                as? [String: Any])
         #expect(document["schema"] as? String == "rxvault/export/v1")
     }
 }

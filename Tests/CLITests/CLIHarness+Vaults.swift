@@ -14,7 +14,8 @@ extension CLIHarness {
     /// Makes the vault file (mode 0600) from one of `Fixtures/vaults/*.sql`, as
     /// FormatUpgradeCLITests does: the fixtures are text so that no vault file is tracked.
     func loadVault(sql file: String) throws {
-        guard FileManager.default.createFile(atPath: vaultPath, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: vaultPath, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
             throw CocoaError(.fileWriteUnknown)
         }
         try Database(path: vaultPath).execute(try String(contentsOfFile: file, encoding: .utf8))

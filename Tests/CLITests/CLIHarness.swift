@@ -31,7 +31,9 @@ final class CLIHarness: @unchecked Sendable {
         let stderr: String
         /// Killed by a signal (a trap, an abort): `status` is then the signal's number.
         var signalled = false
-        var description: String { "\(signalled ? "killed by signal" : "exit") \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
+        var description: String {
+            "\(signalled ? "killed by signal" : "exit") \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)"
+        }
     }
 
     init(passphrase: String = "correct horse battery staple", today: String? = "2026-06-15") throws {
@@ -42,8 +44,10 @@ final class CLIHarness: @unchecked Sendable {
         try (passphrase + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
         // Secrets kept as a careful user keeps them: rxvault warns about files others can read.
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passphraseFile)
-        environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "RXVAULT_PATH": vaultPath,
-                       "RXVAULT_PASSPHRASE_FILE": passphraseFile, "LANG": "C.UTF-8"]
+        environment = [
+            "PATH": "/usr/bin:/bin", "HOME": directory.path, "RXVAULT_PATH": vaultPath,
+            "RXVAULT_PASSPHRASE_FILE": passphraseFile, "LANG": "C.UTF-8"
+        ]
         if let today { environment["RXVAULT_TODAY"] = today }
     }
 
@@ -59,15 +63,20 @@ final class CLIHarness: @unchecked Sendable {
     }
 
     @discardableResult
-    func run(_ arguments: [String], stdin: String? = nil, stdinFile: String? = nil,
-             environment extra: [String: String?] = [:], timeout: Double = CLIHarness.commandTimeout) throws -> Result {
+    func run(
+        _ arguments: [String], stdin: String? = nil, stdinFile: String? = nil,
+        environment extra: [String: String?] = [:], timeout: Double = CLIHarness.commandTimeout
+    ) throws -> Result {
         var env = environment
         for (key, value) in extra { env[key] = value }
         // A session of its own, without a controlling terminal (as in CI): rxvault asks on
         // /dev/tty, and a prompt must never wait on the terminal the suite was started from.
-        let command = FileManager.default.isExecutableFile(atPath: Self.setsid) ? [Self.setsid, "--wait", Self.binary] : [Self.binary]
-        return try Self.spawn(command + arguments, environment: env, directory: directory, stdin: stdin, stdinFile: stdinFile,
-                              timeout: timeout)
+        let command =
+            FileManager.default.isExecutableFile(atPath: Self.setsid)
+            ? [Self.setsid, "--wait", Self.binary] : [Self.binary]
+        return try Self.spawn(
+            command + arguments, environment: env, directory: directory, stdin: stdin, stdinFile: stdinFile,
+            timeout: timeout)
     }
 
     /// Runs the binary with arguments and environment values given as raw bytes, which a Swift
@@ -83,23 +92,26 @@ final class CLIHarness: @unchecked Sendable {
             if let value { rawEnv.append("\(key)=\(hex(value))") }
         }
         let exec = """
-        import os, sys
-        binary, raw_env, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-        env = {k.encode(): v.encode() for k, v in os.environ.items()}
-        for item in filter(None, raw_env.split(",")):
-            k, v = item.split("=")
-            env[k.encode()] = bytes.fromhex(v)
-        os.execve(binary, [binary.encode()] + [bytes.fromhex(a) for a in args], env)
-        """
-        let python = ["/usr/bin/env", "python3", "-c", exec, Self.binary, rawEnv.joined(separator: ",")] + arguments.map(hex)
-        let command = FileManager.default.isExecutableFile(atPath: Self.setsid) ? [Self.setsid, "--wait"] + python : python
+            import os, sys
+            binary, raw_env, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+            env = {k.encode(): v.encode() for k, v in os.environ.items()}
+            for item in filter(None, raw_env.split(",")):
+                k, v = item.split("=")
+                env[k.encode()] = bytes.fromhex(v)
+            os.execve(binary, [binary.encode()] + [bytes.fromhex(a) for a in args], env)
+            """
+        let python =
+            ["/usr/bin/env", "python3", "-c", exec, Self.binary, rawEnv.joined(separator: ",")] + arguments.map(hex)
+        let command =
+            FileManager.default.isExecutableFile(atPath: Self.setsid) ? [Self.setsid, "--wait"] + python : python
         return try Self.spawn(command, environment: env, directory: directory)
     }
 
     /// Longest one spawned command may take: past it the test fails with `Timeout` and the
     /// command and everything it started are killed, so a hang fails the suite instead of
     /// stalling CI. `RXVAULT_TEST_COMMAND_TIMEOUT` (seconds) changes it for slow machines.
-    static let commandTimeout: Double = ProcessInfo.processInfo.environment["RXVAULT_TEST_COMMAND_TIMEOUT"].flatMap(Double.init) ?? 180
+    static let commandTimeout: Double =
+        ProcessInfo.processInfo.environment["RXVAULT_TEST_COMMAND_TIMEOUT"].flatMap(Double.init) ?? 180
 
     /// A command that did not finish in time: it was killed; what it printed until then.
     struct Timeout: Error, CustomStringConvertible {
@@ -115,8 +127,10 @@ final class CLIHarness: @unchecked Sendable {
 
     /// Runs `command` (the executable's path first) and collects what it prints, within `timeout`
     /// seconds. stdin is `stdin`'s text, `stdinFile`, or empty.
-    static func spawn(_ command: [String], environment: [String: String], directory: URL, stdin: String? = nil,
-                      stdinFile: String? = nil, timeout: Double = CLIHarness.commandTimeout) throws -> Result {
+    static func spawn(
+        _ command: [String], environment: [String: String], directory: URL, stdin: String? = nil,
+        stdinFile: String? = nil, timeout: Double = CLIHarness.commandTimeout
+    ) throws -> Result {
         // A child that exits without reading its stdin must fail the write, not kill the suite.
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
@@ -124,7 +138,9 @@ final class CLIHarness: @unchecked Sendable {
         process.arguments = Array(command.dropFirst())
         process.environment = environment
         process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         if let stdinFile {
@@ -139,7 +155,9 @@ final class CLIHarness: @unchecked Sendable {
         let collected = Collected()
         let pipes = DispatchGroup()
         for (index, pipe) in [out, err].enumerated() {
-            DispatchQueue.global().async(group: pipes) { collected.set(index, pipe.fileHandleForReading.readDataToEndOfFile()) }
+            DispatchQueue.global().async(group: pipes) {
+                collected.set(index, pipe.fileHandleForReading.readDataToEndOfFile())
+            }
         }
         let writer = input.fileHandleForWriting
         let text = stdin
@@ -149,19 +167,25 @@ final class CLIHarness: @unchecked Sendable {
         }
         var finished = pipes.wait(timeout: deadline) == .success
         while finished && process.isRunning {
-            if DispatchTime.now() >= deadline { finished = false; break }
+            if DispatchTime.now() >= deadline {
+                finished = false
+                break
+            }
             usleep(2_000)
         }
         if !finished {
             killTree(process.processIdentifier)
             _ = pipes.wait(timeout: .now() + 10)
             process.waitUntilExit()
-            throw Timeout(command: command, seconds: timeout, stdout: String(decoding: collected.get(0), as: UTF8.self),
-                          stderr: String(decoding: collected.get(1), as: UTF8.self))
+            throw Timeout(
+                command: command, seconds: timeout, stdout: String(decoding: collected.get(0), as: UTF8.self),
+                stderr: String(decoding: collected.get(1), as: UTF8.self))
         }
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: collected.get(0), as: UTF8.self),
-                      stderr: String(decoding: collected.get(1), as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: collected.get(0), as: UTF8.self),
+            stderr: String(decoding: collected.get(1), as: UTF8.self),
+            signalled: process.terminationReason == .uncaughtSignal)
     }
 
     /// Kills `pid` and every process it started (found through the parent ids in /proc): the
@@ -169,8 +193,10 @@ final class CLIHarness: @unchecked Sendable {
     static func killTree(_ pid: Int32) {
         var children: [Int32: [Int32]] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let child = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+            guard let child = Int32(name),
+                let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             // Fields after "pid (comm) ": state, ppid, ...
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 1, let parent = Int32(fields[1]) { children[parent, default: []].append(child) }
@@ -188,8 +214,16 @@ final class CLIHarness: @unchecked Sendable {
     final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var data = [Data(), Data()]
-        func set(_ index: Int, _ value: Data) { lock.lock(); data[index] = value; lock.unlock() }
-        func get(_ index: Int) -> Data { lock.lock(); defer { lock.unlock() }; return data[index] }
+        func set(_ index: Int, _ value: Data) {
+            lock.lock()
+            data[index] = value
+            lock.unlock()
+        }
+        func get(_ index: Int) -> Data {
+            lock.lock()
+            defer { lock.unlock() }
+            return data[index]
+        }
     }
 
     /// `rxvault init --kdf interactive` (the fast preset keeps the suite quick).
@@ -198,15 +232,19 @@ final class CLIHarness: @unchecked Sendable {
         #expect(r.status == 0, "\(r)")
     }
 
-    static let glassesArguments = ["add", "glasses", "--patient", "Quintessa Marlowe", "--dob", "1980-04-02",
-                                   "--prescriber", "Dr Ignatius Fairweather", "--prescriber-licence", "OPT-77123",
-                                   "--issued", "2026-03-01", "--expires", "2028-03-01",
-                                   "--od", "-2.25 -0.75 x180 add +2.00", "--os", "-1.75 -0.50 x170 add +2.00 prism 1.5 BI",
-                                   "--pd", "63.5", "--near-pd", "60.5", "--vertex", "12", "--note", "Varifocal lenses preferred"]
-    static let contactsArguments = ["add", "contacts", "--patient", "Quintessa Marlowe", "--prescriber", "Dr Ignatius Fairweather",
-                                    "--issued", "2026-03-01", "--expires", "2026-07-01",
-                                    "--od", "-3.25 bc 8.6 dia 14.2", "--os", "-2.75 -1.25 x170 bc 8.7 dia 14.5",
-                                    "--brand", "Zylofocus Aquaclear"]
+    static let glassesArguments = [
+        "add", "glasses", "--patient", "Quintessa Marlowe", "--dob", "1980-04-02",
+        "--prescriber", "Dr Ignatius Fairweather", "--prescriber-licence", "OPT-77123",
+        "--issued", "2026-03-01", "--expires", "2028-03-01",
+        "--od", "-2.25 -0.75 x180 add +2.00", "--os", "-1.75 -0.50 x170 add +2.00 prism 1.5 BI",
+        "--pd", "63.5", "--near-pd", "60.5", "--vertex", "12", "--note", "Varifocal lenses preferred"
+    ]
+    static let contactsArguments = [
+        "add", "contacts", "--patient", "Quintessa Marlowe", "--prescriber", "Dr Ignatius Fairweather",
+        "--issued", "2026-03-01", "--expires", "2026-07-01",
+        "--od", "-3.25 bc 8.6 dia 14.2", "--os", "-2.75 -1.25 x170 bc 8.7 dia 14.5",
+        "--brand", "Zylofocus Aquaclear"
+    ]
 
     /// Adds a prescription and returns its short id.
     func add(_ arguments: [String]) throws -> String {

@@ -12,11 +12,16 @@ import Testing
         let now = ["RXVAULT_NOW": "2030-01-01T02:30:00Z"]
         let json = try cli.run(["export", id, "--format", "json", "--out", "-"], environment: now)
         #expect(json.status == 0, "\(json)")
-        #expect(try cli.json(json.stdout)["exported"] as? String == "2030-01-01T02:30:00Z", "\(json.stdout.prefix(300))")
+        #expect(
+            try cli.json(json.stdout)["exported"] as? String == "2030-01-01T02:30:00Z", "\(json.stdout.prefix(300))")
         let fhir = try cli.run(["export", id, "--format", "fhir", "--out", "-"], environment: now)
-        #expect(try cli.json(fhir.stdout)["timestamp"] as? String == "2030-01-01T02:30:00Z", "\(fhir.stdout.prefix(300))")
-        let added = try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")], environment: now)
+        #expect(
+            try cli.json(fhir.stdout)["timestamp"] as? String == "2030-01-01T02:30:00Z", "\(fhir.stdout.prefix(300))")
+        let added = try cli.run(
+            ["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")], environment: now)
         #expect(added.status == 0, "\(added)")
-        #expect(try String(contentsOfFile: cli.path("shop.key"), encoding: .utf8).hasPrefix("# created: 2030-01-01T02:30:00Z\n"))
+        #expect(
+            try String(contentsOfFile: cli.path("shop.key"), encoding: .utf8).hasPrefix(
+                "# created: 2030-01-01T02:30:00Z\n"))
     }
 }

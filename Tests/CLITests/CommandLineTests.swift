@@ -31,7 +31,9 @@ import Testing
 
     @Test func everyCommandIsFound() throws {
         let paths = try Self.commandPaths().map { $0.joined(separator: " ") }
-        for expected in ["init", "list", "show", "client add", "client list", "backup verify", "restore", "grant", "log"] {
+        for expected in [
+            "init", "list", "show", "client add", "client list", "backup verify", "restore", "grant", "log"
+        ] {
             #expect(paths.contains(expected), "\(expected) missing from \(paths)")
         }
     }
@@ -42,7 +44,7 @@ import Testing
     @Test(arguments: [
         ["show"], ["list", "--bogus"], ["list", "--format", "xml"], ["grant"], ["client", "add", "shop"],
         ["log", "--format", "csv"], ["export", "--out", "-"], ["preview", "abcd", "x.png", "--width", "3"],
-        ["query", "--limit", "many"], ["init", "--kdf", "instant"],
+        ["query", "--limit", "many"], ["init", "--kdf", "instant"]
     ])
     func argumentErrorsTakeTheDocumentedForm(arguments: [String]) throws {
         let cli = try CLIHarness()
@@ -54,8 +56,10 @@ import Testing
         #expect(r.stdout.isEmpty)
     }
 
-    @Test(arguments: [["show", "--format", "json"], ["list", "--format", "json", "--bogus"],
-                      ["grants", "--format=json", "--limit", "3"], ["query", "--format", "ndjson", "--sort", "colour"]])
+    @Test(arguments: [
+        ["show", "--format", "json"], ["list", "--format", "json", "--bogus"],
+        ["grants", "--format=json", "--limit", "3"], ["query", "--format", "ndjson", "--sort", "colour"]
+    ])
     func argumentErrorsAreJSONWhenJSONWasAskedFor(arguments: [String]) throws {
         let cli = try CLIHarness()
         let r = try cli.run(arguments)
@@ -73,21 +77,24 @@ import Testing
         let cli = try CLIHarness()
         // The positional arguments each command needs to get past parsing.
         let positionals: [String: [String]] = [
-            "show": ["abcd"], "patient show": ["abcd"], "history": ["abcd"], "attachments": ["abcd"], "export": [], "backup verify": ["none.age"], "backup list": ["no-such-folder"],
+            "show": ["abcd"], "patient show": ["abcd"], "history": ["abcd"], "attachments": ["abcd"], "export": [],
+            "backup verify": ["none.age"], "backup list": ["no-such-folder"]
         ]
         var checked = 0
         for path in try Self.commandPaths() {
             let help = try cli.run(path + ["--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
                 .replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
             guard let option = help.range(of: " --format <format> "),
-                  let values = help.range(of: "(values: ", range: option.upperBound..<help.endIndex),
-                  // The values belong to --format only if no other option starts in between.
-                  !help[option.upperBound..<values.lowerBound].contains(" --") else { continue }
+                let values = help.range(of: "(values: ", range: option.upperBound..<help.endIndex),
+                // The values belong to --format only if no other option starts in between.
+                !help[option.upperBound..<values.lowerBound].contains(" --")
+            else { continue }
             let listed = help[values.upperBound...].prefix { $0 != ";" && $0 != ")" }.split(separator: ",")
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             let name = path.joined(separator: " ")
             for value in listed {
-                var arguments = path + (positionals[name] ?? []) + ["--format", value, "--vault", cli.path("absent.rxv")]
+                var arguments =
+                    path + (positionals[name] ?? []) + ["--format", value, "--vault", cli.path("absent.rxv")]
                 if name == "export" { arguments += ["--out", "-"] }
                 let r = try cli.run(arguments)
                 #expect(r.status != 64, "\(name) --help offers --format \(value) but refuses it: \(r)")
@@ -101,24 +108,34 @@ import Testing
     /// although the next line's first word would have fitted is a hard wrap wrapped again.
     @Test func helpTextFlows() throws {
         let cli = try CLIHarness()
-        let width = 80   // argument-parser wraps to 79 columns of 80 when stdout is not a terminal
+        let width = 80 // argument-parser wraps to 79 columns of 80 when stdout is not a terminal
         for path in [[]] + (try Self.commandPaths()) {
             let help = try cli.run(path + ["--help"]).stdout
             let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             // The overview and discussion: unindented lines before USAGE (options and subcommands
             // are single strings that argument-parser wraps itself).
             let prose = lines.prefix { !$0.hasPrefix("USAGE:") }
-            for line in lines { #expect(line.count <= width || line.hasPrefix("USAGE:"), "rxvault \(path.joined(separator: " ")) --help: line over \(width) columns: \(line)") }
+            for line in lines {
+                #expect(
+                    line.count <= width || line.hasPrefix("USAGE:"),
+                    "rxvault \(path.joined(separator: " ")) --help: line over \(width) columns: \(line)")
+            }
             for (line, next) in zip(prose, prose.dropFirst()) {
                 // An example (indented) too long for the width comes back as an unindented fragment.
                 if line.hasPrefix("  "), let first = next.first, first != " " {
-                    #expect(first.isUppercase, "rxvault \(path.joined(separator: " ")) --help: an example is too wide and was wrapped:\n\(line)\n\(next)")
+                    #expect(
+                        first.isUppercase,
+                        "rxvault \(path.joined(separator: " ")) --help: an example is too wide and was wrapped:\n\(line)\n\(next)"
+                    )
                 }
                 guard !line.isEmpty, !next.isEmpty, !line.hasPrefix(" "), !next.hasPrefix(" "), !line.hasSuffix(":"),
-                      !next.hasPrefix("- ") else { continue }
-                let firstWord = next.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
-                #expect(line.count + 1 + firstWord.count >= width,
-                        "rxvault \(path.joined(separator: " ")) --help breaks a line early:\n\(line)\n\(next)")
+                    !next.hasPrefix("- ")
+                else { continue }
+                let firstWord =
+                    next.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
+                #expect(
+                    line.count + 1 + firstWord.count >= width,
+                    "rxvault \(path.joined(separator: " ")) --help breaks a line early:\n\(line)\n\(next)")
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Every command through the binary: stdout, stderr, exit codes, and the vault afterwards.
 @Suite struct CommandTests {
@@ -88,8 +88,10 @@ import RxStore
         let cli = try CLIHarness()
         try cli.initVault()
         let before = cli.vaultFileBytes()
-        let r = try cli.run(["add", "glasses", "--patient", "Zebedee Quorn", "--prescriber", "Dr X", "--issued", "2026-03-01",
-                             "--od", "-31.00 -0.75", "--os", "+1.13 add 4.25", "--pd", "95"])
+        let r = try cli.run([
+            "add", "glasses", "--patient", "Zebedee Quorn", "--prescriber", "Dr X", "--issued", "2026-03-01",
+            "--od", "-31.00 -0.75", "--os", "+1.13 add 4.25", "--pd", "95"
+        ])
         #expect(r.status == 65)
         #expect(r.stderr.contains("OD sphere -31.00: accepted -30.00 to +30.00 in 0.25 steps"))
         #expect(r.stderr.contains("OD axis: required with a cylinder"))
@@ -100,15 +102,21 @@ import RxStore
         #expect(r.stdout.isEmpty)
         #expect(cli.vaultFileBytes() == before)
 
-        let future = try cli.run(["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-06-16", "--od", "plano"])
+        let future = try cli.run([
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-06-16", "--od", "plano"
+        ])
         #expect(future.status == 65)
         #expect(future.stderr.contains("issue date 2026-06-16: must not be in the future"))
 
-        let badDate = try cli.run(["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-02-30", "--od", "plano"])
+        let badDate = try cli.run([
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-02-30", "--od", "plano"
+        ])
         #expect(badDate.status == 65)
         #expect(badDate.stderr.contains("issue date '2026-02-30': not a date in the form YYYY-MM-DD"))
 
-        let notation = try cli.run(["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-2.00 x"])
+        let notation = try cli.run([
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-2.00 x"
+        ])
         #expect(notation.status == 65)
         #expect(notation.stderr.contains("OD notation: expected an axis"))
 
@@ -121,9 +129,11 @@ import RxStore
     @Test func perFieldFlagsMatchTheNotation() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        let byFields = try cli.add(["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01",
-                                    "--od-sphere", "-2.25", "--od-cyl", "-0.75", "--od-axis", "180", "--od-add", "+2.00",
-                                    "--os-sphere", "plano", "--os-prism", "1 BU 2 BO", "--pd-od", "32", "--pd-os", "31.5"])
+        let byFields = try cli.add([
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01",
+            "--od-sphere", "-2.25", "--od-cyl", "-0.75", "--od-axis", "180", "--od-add", "+2.00",
+            "--os-sphere", "plano", "--os-prism", "1 BU 2 BO", "--pd-od", "32", "--pd-os", "31.5"
+        ])
         let json = try cli.json(try cli.run(["show", byFields, "--format", "json"]).stdout)
         let right = try #require(json["right"] as? [String: Any])
         #expect(right["notation"] as? String == "-2.25 -0.75 x180 add +2.00")
@@ -131,8 +141,10 @@ import RxStore
         let left = try #require(json["left"] as? [String: Any])
         #expect(left["notation"] as? String == "plano prism 1 BU 2 BO")
         #expect(json["pupillaryDistance"] == nil)
-        let warnings = try cli.run(["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01",
-                                    "--od", "-1.00 -0.50 x0 add +1.00", "--os", "-1.00 add +1.50"])
+        let warnings = try cli.run([
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01",
+            "--od", "-1.00 -0.50 x0 add +1.00", "--os", "-1.00 add +1.50"
+        ])
         #expect(warnings.status == 0)
         #expect(warnings.stderr.contains("rxvault: warning: OD axis 0 read as 180"))
         #expect(warnings.stderr.contains("add +1.00 and OS add +1.50 differ"))
@@ -154,7 +166,8 @@ import RxStore
         let history = try cli.run(["history", id])
         #expect(history.stdout.split(separator: "\n").count == 3)
         #expect(history.stdout.contains("-2.75 -1.25 x170 bc 8.7 dia 14.5"))
-        #expect(history.stdout.contains("-3.00 -1.25 x170 bc 8.7 dia 14.5"), "bc and dia kept when the notation omits them")
+        #expect(
+            history.stdout.contains("-3.00 -1.25 x170 bc 8.7 dia 14.5"), "bc and dia kept when the notation omits them")
         let v1 = try cli.json(try cli.run(["show", id, "--version", "1", "--format", "json"]).stdout)
         #expect((v1["left"] as? [String: Any])?["brand"] as? String == "Zylofocus Aquaclear")
         let dropEye = try cli.run(["edit", id, "--no-od"])

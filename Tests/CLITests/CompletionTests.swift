@@ -7,10 +7,13 @@ import Testing
 /// when the vault is locked.
 @Suite(.serialized) struct CompletionTests {
     /// Completes `words.last` as `argument` (positional@N or --option) of `subcommand`.
-    static func complete(_ h: AgentHarness, _ subcommand: [String], _ argument: String, _ words: [String]) throws -> CLIHarness.Result {
+    static func complete(_ h: AgentHarness, _ subcommand: [String], _ argument: String, _ words: [String]) throws
+        -> CLIHarness.Result
+    {
         let prefix = words.last ?? ""
-        return try h.cli.run(["---completion"] + subcommand + ["--", argument, String(words.count - 1), String(prefix.count)] + words,
-                             environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        return try h.cli.run(
+            ["---completion"] + subcommand + ["--", argument, String(words.count - 1), String(prefix.count)] + words,
+            environment: ["RXVAULT_PASSPHRASE_FILE": nil])
     }
 
     static func lines(_ r: CLIHarness.Result) -> [String] { r.stdout.split(separator: "\n").map(String.init) }
@@ -18,10 +21,16 @@ import Testing
     @Test func offersIdsClientsAndPatientsWhileUnlockedAndNothingWhenLocked() throws {
         let h = try AgentHarness()
         let first = try h.cli.add(CLIHarness.glassesArguments)
-        let second = try h.cli.add(["add", "glasses", "--patient", "Sam Doe", "--prescriber", "Dr Lee", "--issued", "2026-01-01",
-                                    "--od", "-1.00", "--os", "-1.00"])
-        #expect(try h.cli.run(["client", "add", "lens-shop", "--generate", "--identity-out", h.cli.path("shop.key")]).status == 0)
-        #expect(try h.cli.run(["client", "add", "clinic", "--generate", "--identity-out", h.cli.path("clinic.key")]).status == 0)
+        let second = try h.cli.add([
+            "add", "glasses", "--patient", "Sam Doe", "--prescriber", "Dr Lee", "--issued", "2026-01-01",
+            "--od", "-1.00", "--os", "-1.00"
+        ])
+        #expect(
+            try h.cli.run(["client", "add", "lens-shop", "--generate", "--identity-out", h.cli.path("shop.key")]).status
+                == 0)
+        #expect(
+            try h.cli.run(["client", "add", "clinic", "--generate", "--identity-out", h.cli.path("clinic.key")]).status
+                == 0)
 
         // Locked: nothing is offered, nothing is asked, nothing is said.
         let locked = try Self.complete(h, ["show"], "positional@0", ["rxvault", "show", ""])
@@ -32,7 +41,9 @@ import Testing
         #expect(ids.status == 0 && ids.stderr.isEmpty, "\(ids)")
         #expect(Set(Self.lines(ids)) == [first, second], "\(ids)")
         let prefixed = try Self.complete(h, ["show"], "positional@0", ["rxvault", "show", String(first.prefix(3))])
-        #expect(Self.lines(prefixed).contains(first) && Self.lines(prefixed).allSatisfy { $0.hasPrefix(first.prefix(3)) }, "\(prefixed)")
+        #expect(
+            Self.lines(prefixed).contains(first) && Self.lines(prefixed).allSatisfy { $0.hasPrefix(first.prefix(3)) },
+            "\(prefixed)")
 
         let clients = try Self.complete(h, ["grant"], "positional@0", ["rxvault", "grant", ""])
         #expect(Self.lines(clients) == ["clinic", "lens-shop"], "\(clients)")

@@ -17,7 +17,8 @@ import Testing
 
     @Test func attachFromStandardInputAsksOnTheTerminal() throws {
         let (cli, id, secret) = try setUp()
-        let attached = try prompt.drive(cli, ["attach", id, "-", "--name", "scan.png"], answers: [secret], stdinFile: AttachmentTests.photo)
+        let attached = try prompt.drive(
+            cli, ["attach", id, "-", "--name", "scan.png"], answers: [secret], stdinFile: AttachmentTests.photo)
         #expect(attached.status == 0, "\(attached)")
         #expect(attached.stdout.contains("Passphrase for \(cli.vaultPath):"), "\(attached)")
         #expect(!attached.stdout.contains(secret), "the passphrase was echoed")
@@ -37,7 +38,8 @@ import Testing
     /// --no-input means never prompt, a confirmation included, even on a terminal.
     @Test func noInputNeverAsksEvenOnATerminal() throws {
         let (cli, id, _) = try setUp()
-        let refused = try prompt.drive(cli, ["remove", id, "--no-input", "--passphrase-file", cli.passphraseFile], answers: ["yes"])
+        let refused = try prompt.drive(
+            cli, ["remove", id, "--no-input", "--passphrase-file", cli.passphraseFile], answers: ["yes"])
         #expect(refused.status == 64, "\(refused)")
         #expect(!refused.stdout.contains("[y/N]"), "\(refused)")
         #expect(refused.stdout.contains("--yes"), "\(refused)")

@@ -24,7 +24,8 @@ import Testing
         }
         for expires in ["10000-01-01", "0000-12-31", "-2026-01-01"] {
             let r = try cli.run(["grant", "shop", id, "--expires=\(expires)"])
-            #expect(r.status == 65 && r.stderr.contains("outside 0001-01-01 to 9999-12-31"), "--expires \(expires): \(r)")
+            #expect(
+                r.status == 65 && r.stderr.contains("outside 0001-01-01 to 9999-12-31"), "--expires \(expires): \(r)")
         }
         let tooLong = try cli.run(["grant", "shop", id, "--expires", "9000y"])
         #expect(tooLong.status == 65 && tooLong.stderr.contains("at most 36500 days"), "\(tooLong)")
@@ -41,9 +42,16 @@ import Testing
     /// Every other date a command takes says the same about a year past either end.
     @Test(arguments: [
         ["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "0000-12-31", "--od", "-1.00"],
-        ["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--expires", "10000-01-01", "--od", "-1.00"],
-        ["add", "glasses", "--patient", "P", "--dob", "0000-01-01", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-1.00"],
-        ["query", "--valid-on", "10000-01-01"], ["query", "--issued-after", "0000-06-01"], ["log", "--since", "10000-01-01"],
+        [
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--expires",
+            "10000-01-01", "--od", "-1.00"
+        ],
+        [
+            "add", "glasses", "--patient", "P", "--dob", "0000-01-01", "--prescriber", "D", "--issued", "2026-01-01",
+            "--od", "-1.00"
+        ],
+        ["query", "--valid-on", "10000-01-01"], ["query", "--issued-after", "0000-06-01"],
+        ["log", "--since", "10000-01-01"]
     ])
     func otherDatesOutsideTheRange(arguments: [String]) throws {
         let cli = try CLIHarness()
@@ -56,8 +64,11 @@ import Testing
     @Test func expiringWithinReachesTheLastDay() throws {
         let cli = try CLIHarness(today: "9999-11-01")
         try cli.initVault()
-        let id = try cli.add(["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "9999-10-01", "--expires", "9999-12-31",
-                              "--od", "-1.00"])
+        let id = try cli.add([
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "9999-10-01", "--expires",
+            "9999-12-31",
+            "--od", "-1.00"
+        ])
         let r = try cli.run(["query", "--expiring-within", "100y"])
         #expect(r.status == 0 && r.stdout.contains(id), "\(r)")
     }
@@ -67,7 +78,10 @@ import Testing
         let (cli, id) = try setUp()
         let exported = try cli.run(["export", id, "--format", "json", "--out", "-"])
         #expect(exported.status == 0, "\(exported)")
-        for (from, to) in [("\"expires\" : \"2028-03-01\"", "\"expires\" : \"10000-01-01\""), ("\"issued\" : \"2026-03-01\"", "\"issued\" : \"0000-03-01\"")] {
+        for (from, to) in [
+            ("\"expires\" : \"2028-03-01\"", "\"expires\" : \"10000-01-01\""),
+            ("\"issued\" : \"2026-03-01\"", "\"issued\" : \"0000-03-01\"")
+        ] {
             let changed = exported.stdout.replacingOccurrences(of: from, with: to)
             #expect(changed != exported.stdout, "the export has no \(from)")
             let file = try cli.write(changed, to: "changed.json")
@@ -78,8 +92,10 @@ import Testing
         // FHIR the same way.
         let fhir = try cli.run(["export", id, "--format", "fhir", "--out", "-"])
         #expect(fhir.status == 0, "\(fhir)")
-        for (from, to) in [("\"valueDate\" : \"2028-03-01\"", "\"valueDate\" : \"10000-01-01\""),
-                           ("\"dateWritten\" : \"2026-03-01\"", "\"dateWritten\" : \"10000-03-01\"")] {
+        for (from, to) in [
+            ("\"valueDate\" : \"2028-03-01\"", "\"valueDate\" : \"10000-01-01\""),
+            ("\"dateWritten\" : \"2026-03-01\"", "\"dateWritten\" : \"10000-03-01\"")
+        ] {
             let changed = fhir.stdout.replacingOccurrences(of: from, with: to)
             #expect(changed != fhir.stdout, "the FHIR export has no \(from)")
             let r = try cli.run(["import", try cli.write(changed, to: "changed-fhir.json")])

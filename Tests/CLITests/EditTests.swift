@@ -6,11 +6,13 @@ import Testing
 /// nothing stored.
 @Suite struct EditTests {
     /// The README's add example (OS has prism 1.5 BI), then its edit example.
-    static let readmeAdd = ["add", "glasses", "--patient", "Sam Rivera", "--dob", "1984-05-12",
-                            "--prescriber", "Dr Ana Lee", "--prescriber-licence", "OD-20417",
-                            "--issued", "2026-03-01", "--expires", "2028-03-01",
-                            "--od", "-2.25 -0.75 x180 add +2.00", "--os", "-2.00 -0.50 x170 add +2.00 prism 1.5 BI",
-                            "--pd", "63", "--near-pd", "60", "--vertex", "12"]
+    static let readmeAdd = [
+        "add", "glasses", "--patient", "Sam Rivera", "--dob", "1984-05-12",
+        "--prescriber", "Dr Ana Lee", "--prescriber-licence", "OD-20417",
+        "--issued", "2026-03-01", "--expires", "2028-03-01",
+        "--od", "-2.25 -0.75 x180 add +2.00", "--os", "-2.00 -0.50 x170 add +2.00 prism 1.5 BI",
+        "--pd", "63", "--near-pd", "60", "--vertex", "12"
+    ]
 
     func setUp() throws -> (CLIHarness, String) {
         let cli = try CLIHarness()
@@ -116,16 +118,23 @@ import Testing
 
     @Test func aDecimalCommaIsRefusedNotGuessed() throws {
         let (cli, id) = try setUp()
-        for (flag, value, dot) in [("--od", "-1,5 x 90", "-1.5"), ("--os", "-2.00 -0,75 x170", "-0.75"),
-                                   ("--od-sphere", "-1,25", "-1.25"), ("--pd", "63,5", "63.5"), ("--os-prism", "1,5 BI", "1.5")] {
+        for (flag, value, dot) in [
+            ("--od", "-1,5 x 90", "-1.5"), ("--os", "-2.00 -0,75 x170", "-0.75"),
+            ("--od-sphere", "-1,25", "-1.25"), ("--pd", "63,5", "63.5"), ("--os-prism", "1,5 BI", "1.5")
+        ] {
             let r = try cli.run(["edit", id, flag, value])
             #expect(r.status == 65, "\(flag) \(value): \(r)")
             #expect(r.stderr.contains("write a dot") && r.stderr.contains(dot), "\(flag) \(value): \(r)")
         }
         #expect(try versions(cli, id) == 1, "nothing stored")
-        let add = try cli.run(["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-03-01", "--od", "-1,5 x 90"])
+        let add = try cli.run([
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-03-01", "--od", "-1,5 x 90"
+        ])
         #expect(add.status == 65, "\(add)")
-        #expect(try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"].map { ($0 as? [Any])?.count } == 1)
+        #expect(
+            try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"].map {
+                ($0 as? [Any])?.count
+            } == 1)
         // A comma between fields (followed by a space or a sign) is still a separator.
         #expect(try cli.run(["edit", id, "--od", "-2.00, -0.75, x180"]).status == 0)
         #expect(try lens(cli, id, "right")["notation"] as? String == "-2.00 -0.75 x180 add +2.00")
@@ -134,8 +143,11 @@ import Testing
     @Test func namesOfCombiningMarksAndInvisibleCharactersAreRefused() throws {
         let (cli, id) = try setUp()
         let zalgo = "A" + String(repeating: "\u{0301}", count: 60_000)
-        for (flag, value) in [("--patient", zalgo), ("--prescriber", "Dr \u{2067}Lee"), ("--patient", "Sam\u{200B}Rivera"),
-                              ("--patient", "Sam\u{2028}Rivera"), ("--prescriber-contact", "x" + String(repeating: "\u{0300}", count: 900))] {
+        for (flag, value) in [
+            ("--patient", zalgo), ("--prescriber", "Dr \u{2067}Lee"), ("--patient", "Sam\u{200B}Rivera"),
+            ("--patient", "Sam\u{2028}Rivera"),
+            ("--prescriber-contact", "x" + String(repeating: "\u{0300}", count: 900))
+        ] {
             let r = try cli.run(["edit", id, flag, value])
             #expect(r.status == 65, "\(flag): \(r.status) \(r.stderr.prefix(300))")
         }
@@ -147,8 +159,10 @@ import Testing
     @Test func attachmentNamesThatWouldNotPrintSafelyAreRefused() throws {
         let (cli, id) = try setUp()
         let pdf = AttachmentTests.pdf
-        for name in ["scan\u{202E}fdp.exe", "a\u{200B}b.pdf", "..", "-rf.pdf", ".hidden.pdf", "a/b.pdf",
-                     "x" + String(repeating: "\u{0301}", count: 5000) + ".pdf"] {
+        for name in [
+            "scan\u{202E}fdp.exe", "a\u{200B}b.pdf", "..", "-rf.pdf", ".hidden.pdf", "a/b.pdf",
+            "x" + String(repeating: "\u{0301}", count: 5000) + ".pdf"
+        ] {
             let r = try cli.run(["attach", id, pdf, "--name=" + name])
             #expect(r.status == 65, "\(name.debugDescription): \(r.status) \(r.stderr.prefix(300))")
         }
@@ -177,11 +191,15 @@ import Testing
 
     @Test func clientNamesFollowTheSameRule() throws {
         let (cli, _) = try setUp()
-        for (i, name) in ["shop\u{202E}pohs", "shop\u{200B}", "s" + String(repeating: "\u{0301}", count: 1000)].enumerated() {
+        for (i, name) in ["shop\u{202E}pohs", "shop\u{200B}", "s" + String(repeating: "\u{0301}", count: 1000)]
+            .enumerated()
+        {
             let r = try cli.run(["client", "add", name, "--generate", "--identity-out", cli.path("c\(i).key")])
             #expect(r.status == 65, "\(name.debugDescription): \(r)")
             #expect(!r.stderr.contains(name), "the refused name is not echoed")
         }
-        #expect(try cli.run(["client", "add", "Zoë's phone", "--generate", "--identity-out", cli.path("z.key")]).status == 0)
+        #expect(
+            try cli.run(["client", "add", "Zoë's phone", "--generate", "--identity-out", cli.path("z.key")]).status == 0
+        )
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Exports and imports through the binary: round trips, a real FHIR client, age interop.
 @Suite struct ExchangeTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     func setUp() throws -> (CLIHarness, String, String) {
         let cli = try CLIHarness()
@@ -41,51 +42,67 @@ import RxStore
         let (cli, glasses, contacts) = try setUp()
         let export = try cli.run(["export", "--format", format, "--out", cli.path("export.\(format)")])
         #expect(export.status == 0, "\(export)")
-        let mode = try FileManager.default.attributesOfItem(atPath: cli.path("export.\(format)"))[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: cli.path("export.\(format)"))[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let env = try secondVault(cli)
         let dry = try cli.run(["import", cli.path("export.\(format)"), "--dry-run"], environment: env)
         #expect(dry.stdout.contains("would import: 2 new"), "\(dry)")
         let imported = try cli.run(["import", cli.path("export.\(format)")], environment: env)
-        #expect(imported.stdout.contains("imported: 2 new, 0 updated (new version), 0 unchanged, 2 attachment(s)"), "\(imported)")
+        #expect(
+            imported.stdout.contains("imported: 2 new, 0 updated (new version), 0 unchanged, 2 attachment(s)"),
+            "\(imported)")
         for id in [glasses, contacts] {
-            let a = try normalizedJSON(cli, [:], id), b = try normalizedJSON(cli, env, id)
+            let a = try normalizedJSON(cli, [:], id)
+            let b = try normalizedJSON(cli, env, id)
             #expect(NSDictionary(dictionary: a).isEqual(to: b), "\(id) differs after the \(format) round trip")
         }
         for (id, file) in [(glasses, AttachmentTests.photo), (contacts, AttachmentTests.pdf)] {
             let name = (file as NSString).lastPathComponent
             #expect(try cli.run(["extract", id, name, "--out", cli.path("rt-\(name)")], environment: env).status == 0)
-            #expect(FileManager.default.contents(atPath: cli.path("rt-\(name)")) == FileManager.default.contents(atPath: file))
+            #expect(
+                FileManager.default.contents(atPath: cli.path("rt-\(name)"))
+                    == FileManager.default.contents(atPath: file))
         }
         let again = try cli.run(["import", cli.path("export.\(format)")], environment: env)
-        #expect(again.stdout.contains("0 new, 0 updated (new version), 2 unchanged, 0 attachment(s)"), "re-import creates no duplicates")
+        #expect(
+            again.stdout.contains("0 new, 0 updated (new version), 2 unchanged, 0 attachment(s)"),
+            "re-import creates no duplicates")
         let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)["entries"] as? [[String: Any]]
-        #expect(log?.contains { $0["action"] as? String == "export" && ($0["detail"] as? String)?.hasPrefix(format) == true } == true)
+        #expect(
+            log?.contains {
+                $0["action"] as? String == "export" && ($0["detail"] as? String)?.hasPrefix(format) == true
+            } == true)
     }
 
     /// A real FHIR client parses every resource: Python fhir.resources (R4B), installed by scripts/setup.
     @Test func fhirExportParsesWithFhirResources() throws {
         let (cli, _, _) = try setUp()
         #expect(try cli.run(["export", "--format", "fhir", "--out", cli.path("bundle.json")]).status == 0)
-        let python = ProcessInfo.processInfo.environment["RXVAULT_FHIR_PYTHON"] ?? Self.root.appendingPathComponent(".build/python/bin/python3").path
-        try #require(FileManager.default.isExecutableFile(atPath: python), "no Python with fhir.resources at \(python): run scripts/setup")
+        let python =
+            ProcessInfo.processInfo.environment["RXVAULT_FHIR_PYTHON"]
+            ?? Self.root.appendingPathComponent(".build/python/bin/python3").path
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python),
+            "no Python with fhir.resources at \(python): run scripts/setup")
         let script = """
-        import json, sys
-        from fhir.resources.R4B import get_fhir_model_class
-        from fhir.resources.R4B.bundle import Bundle
-        data = json.load(open(sys.argv[1]))
-        Bundle.model_validate(data)
-        kinds = []
-        for entry in data["entry"]:
-            resource = entry["resource"]
-            get_fhir_model_class(resource["resourceType"]).model_validate(resource)
-            kinds.append(resource["resourceType"])
-        print(",".join(sorted(kinds)))
-        """
+            import json, sys
+            from fhir.resources.R4B import get_fhir_model_class
+            from fhir.resources.R4B.bundle import Bundle
+            data = json.load(open(sys.argv[1]))
+            Bundle.model_validate(data)
+            kinds = []
+            for entry in data["entry"]:
+                resource = entry["resource"]
+                get_fhir_model_class(resource["resourceType"]).model_validate(resource)
+                kinds.append(resource["resourceType"])
+            print(",".join(sorted(kinds)))
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", script, cli.path("bundle.json")]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -93,8 +110,10 @@ import RxStore
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "fhir.resources refused the bundle: \(stderr)")
-        #expect(stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "DocumentReference,DocumentReference,Patient,VisionPrescription,VisionPrescription",
-                "one patient record, so one Patient (the contacts prescription was added without a date of birth)")
+        #expect(
+            stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "DocumentReference,DocumentReference,Patient,VisionPrescription,VisionPrescription",
+            "one patient record, so one Patient (the contacts prescription was added without a date of birth)")
     }
 
     func age(_ arguments: [String], in cli: CLIHarness) throws -> (Int32, Data) {
@@ -129,19 +148,29 @@ import RxStore
         let document = try #require(try JSONSerialization.jsonObject(with: plain) as? [String: Any])
         let ids = (document["prescriptions"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
         #expect(ids.count == 1 && ids[0].hasPrefix(contacts), "only the granted prescription")
-        #expect((document["prescriptions"] as? [[String: Any]])?.first?["attachments"] == nil, "the grant excludes attachments")
+        #expect(
+            (document["prescriptions"] as? [[String: Any]])?.first?["attachments"] == nil,
+            "the grant excludes attachments")
         #expect(!FileManager.default.contents(atPath: cli.path("for-shop.age"))!.contains("Quintessa"))
-        #expect(try cli.run(["export", glasses, "--format", "json", "--for", "shop", "--out", cli.path("x.age")]).status == 65)
+        #expect(
+            try cli.run(["export", glasses, "--format", "json", "--for", "shop", "--out", cli.path("x.age")]).status
+                == 65)
 
         // A passphrase (age scrypt) opens with age -d too, and imports back with --age-passphrase-file.
         let pass = try cli.write("export passphrase 123\n", to: "export-pass")
-        #expect(try cli.run(["export", "--format", "fhir", "--age-passphrase-file", pass, "--armor", "--out", cli.path("all.age")]).status == 0)
-        #expect(String(decoding: FileManager.default.contents(atPath: cli.path("all.age"))!, as: UTF8.self).hasPrefix("-----BEGIN AGE ENCRYPTED FILE-----"))
+        #expect(
+            try cli.run([
+                "export", "--format", "fhir", "--age-passphrase-file", pass, "--armor", "--out", cli.path("all.age")
+            ]).status == 0)
+        #expect(
+            String(decoding: FileManager.default.contents(atPath: cli.path("all.age"))!, as: UTF8.self).hasPrefix(
+                "-----BEGIN AGE ENCRYPTED FILE-----"))
         let env = try secondVault(cli)
         let noKey = try cli.run(["import", cli.path("all.age")], environment: env)
         #expect(noKey.status == 64 && noKey.stderr.contains("age-encrypted"))
         let wrong = try cli.write("not it\n", to: "wrong-pass")
-        #expect(try cli.run(["import", cli.path("all.age"), "--age-passphrase-file", wrong], environment: env).status == 77)
+        #expect(
+            try cli.run(["import", cli.path("all.age"), "--age-passphrase-file", wrong], environment: env).status == 77)
         let imported = try cli.run(["import", cli.path("all.age"), "--age-passphrase-file", pass], environment: env)
         #expect(imported.stdout.contains("2 new"), "\(imported)")
 
@@ -151,7 +180,8 @@ import RxStore
         #expect(agedStatus == 0)
         let third: [String: String?] = ["RXVAULT_PATH": cli.path("third.rxv")]
         #expect(try cli.run(["init", "--kdf", "interactive"], environment: third).status == 0)
-        let fromAge = try cli.run(["import", cli.path("by-age.age"), "--age-identity", cli.path("shop.key")], environment: third)
+        let fromAge = try cli.run(
+            ["import", cli.path("by-age.age"), "--age-identity", cli.path("shop.key")], environment: third)
         #expect(fromAge.stdout.contains("2 new"), "\(fromAge)")
     }
 
@@ -202,7 +232,8 @@ import RxStore
         // Combining marks no longer stretch a note beyond that (one more byte is refused).
         let note = String(repeating: "\u{1F453}", count: 2000)
         var over = CLIHarness.glassesArguments
-        over[over.firstIndex(of: "--note")! + 1] = "a\u{0301}\u{0301}\u{0301}" + String(repeating: "\u{1F453}", count: 1999)
+        over[over.firstIndex(of: "--note")! + 1] =
+            "a\u{0301}\u{0301}\u{0301}" + String(repeating: "\u{1F453}", count: 1999)
         #expect(try cli.run(over).status == 65)
         var arguments = CLIHarness.glassesArguments
         arguments[arguments.firstIndex(of: "--note")! + 1] = note
@@ -219,14 +250,28 @@ import RxStore
         let cli = try CLIHarness()
         try cli.initVault()
         let id = String(repeating: "ab", count: 16)
-        let document: [String: Any] = ["schema": "rxvault/export/v1", "exported": "x", "prescriptions": [[
-            "id": id, "version": 2, "recorded": "2026-01-02T00:00:00Z",
-            "prescription": ["kind": "glasses", "patient": ["name": "Ada"], "prescriber": ["name": "Dr"], "issued": "2026-01-01",
-                             "right": ["sphere": -2]],
-            "history": [["version": 1, "recorded": "\u{1B}[31mRED",
-                         "prescription": ["kind": "glasses", "patient": ["name": "  Ada  "], "prescriber": ["name": "Dr"],
-                                          "issued": "2026-01-01", "right": ["sphere": -1, "cylinder": 0]]]],
-        ]]]
+        let document: [String: Any] = [
+            "schema": "rxvault/export/v1", "exported": "x",
+            "prescriptions": [
+                [
+                    "id": id, "version": 2, "recorded": "2026-01-02T00:00:00Z",
+                    "prescription": [
+                        "kind": "glasses", "patient": ["name": "Ada"], "prescriber": ["name": "Dr"],
+                        "issued": "2026-01-01",
+                        "right": ["sphere": -2]
+                    ],
+                    "history": [
+                        [
+                            "version": 1, "recorded": "\u{1B}[31mRED",
+                            "prescription": [
+                                "kind": "glasses", "patient": ["name": "  Ada  "], "prescriber": ["name": "Dr"],
+                                "issued": "2026-01-01", "right": ["sphere": -1, "cylinder": 0]
+                            ]
+                        ]
+                    ]
+                ]
+            ]
+        ]
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: cli.path("h.json")))
         #expect(try cli.run(["import", cli.path("h.json")]).status == 0)
         let v1 = try cli.json(try cli.run(["show", String(id.prefix(8)), "--version", "1", "--format", "json"]).stdout)
@@ -234,7 +279,9 @@ import RxStore
         #expect((v1["right"] as? [String: Any])?["cylinder"] == nil)
         #expect((v1["recorded"] as? String)?.contains("\u{1B}") == false)
 
-        let hostile = try cli.write(#"{"resourceType":"VisionPrescription","dateWritten":"2026-01-01","patient":{"reference":"\u001b]0;PWNED\u0007"},"lensSpecification":[{"product":{"coding":[{"code":"lens"}]},"eye":"right","sphere":-1}]}"#, to: "f.json")
+        let hostile = try cli.write(
+            #"{"resourceType":"VisionPrescription","dateWritten":"2026-01-01","patient":{"reference":"\u001b]0;PWNED\u0007"},"lensSpecification":[{"product":{"coding":[{"code":"lens"}]},"eye":"right","sphere":-1}]}"#,
+            to: "f.json")
         let r = try cli.run(["import", hostile])
         #expect(r.status == 65)
         #expect(!r.stderr.contains("\u{1B}"), "control characters reached the terminal")
@@ -255,7 +302,8 @@ import RxStore
                  "issued": "2025-03-01", "expires": "\(expires)", "right": {"sphere": -1.25}, "left": {"sphere": -1.5}}}
                 """
         }
-        return "{\"schema\": \"rxvault/export/v1\", \"exported\": \"2026-01-01T00:00:00Z\", \"prescriptions\": [\(entries.joined(separator: ","))]}"
+        return
+            "{\"schema\": \"rxvault/export/v1\", \"exported\": \"2026-01-01T00:00:00Z\", \"prescriptions\": [\(entries.joined(separator: ","))]}"
     }
 
     @Test func aFailedImportLeavesTheVaultAsItWas() throws {

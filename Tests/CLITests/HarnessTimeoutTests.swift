@@ -14,7 +14,8 @@ import Testing
             try CLIHarness.spawn(command, environment: cli.environment, directory: cli.directory, timeout: 2)
         }
         #expect(Date().timeIntervalSince(started) < 60, "the timeout did not end the wait")
-        let pid = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         // Killed: gone, or a zombie until init reaps it.
         var alive = true
         for _ in 0..<250 {
@@ -30,8 +31,11 @@ import Testing
         let cli = try CLIHarness()
         let r = try cli.run(["--version"], timeout: 60)
         #expect(r.status == 0 && !r.stdout.isEmpty, "\(r)")
-        let big = try CLIHarness.spawn(["/bin/sh", "-c", "head -c 1000000 /dev/zero; echo done >&2"], environment: cli.environment,
-                                       directory: cli.directory, timeout: 60)
-        #expect(big.stdout.utf8.count == 1_000_000 && big.stderr == "done\n", "output larger than a pipe's buffer is read whole")
+        let big = try CLIHarness.spawn(
+            ["/bin/sh", "-c", "head -c 1000000 /dev/zero; echo done >&2"], environment: cli.environment,
+            directory: cli.directory, timeout: 60)
+        #expect(
+            big.stdout.utf8.count == 1_000_000 && big.stderr == "done\n",
+            "output larger than a pipe's buffer is read whole")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Every command, with paths and values a user (or a script with a bug) can get wrong: rxvault
 /// answers with a documented exit code and a message, never dies by a signal (a Swift trap is
@@ -14,7 +14,7 @@ import RxStore
         "attach": ["abcd", "scan.png"], "attachments": ["abcd"], "extract": ["abcd", "scan.png"],
         "detach": ["abcd", "scan.png"], "preview": ["abcd", "scan.png"], "client add": ["shop"],
         "client show": ["shop"], "client remove": ["shop"], "grant": ["shop", "abcd"], "revoke": ["shop", "abcd"],
-        "import": ["in.json"], "backup": ["out.age"], "backup verify": ["in.age"], "restore": ["in.age"],
+        "import": ["in.json"], "backup": ["out.age"], "backup verify": ["in.age"], "restore": ["in.age"]
     ]
 
     static func arguments(_ path: [String]) -> [String] {
@@ -40,10 +40,14 @@ import RxStore
         try FileManager.default.createSymbolicLink(atPath: cli.path("loop"), withDestinationPath: cli.path("loop"))
         // One odd path per kind; every command meets each of them over the run, so the sweep
         // stays quick while no command escapes any kind.
-        let paths = ["V", ".", "", "-", "dir/", "file/vault.rxv", "loop", "/dev/null",
-                     String(repeating: "x", count: 5000), "\u{1b}[31mred"]
+        let paths = [
+            "V", ".", "", "-", "dir/", "file/vault.rxv", "loop", "/dev/null",
+            String(repeating: "x", count: 5000), "\u{1b}[31mred"
+        ]
         for (index, path) in try CommandLineTests.commandPaths().enumerated() where path != ["init"] {
-            for vault in [paths[index % paths.count], paths[(index + 3) % paths.count], paths[(index + 7) % paths.count], "V"] {
+            for vault in [
+                paths[index % paths.count], paths[(index + 3) % paths.count], paths[(index + 7) % paths.count], "V"
+            ] {
                 let r = try cli.run(Self.arguments(path) + ["--vault", vault])
                 Self.expectDocumented(r, "rxvault \(path.joined(separator: " ")) --vault '\(vault.prefix(40))'")
             }
@@ -59,7 +63,8 @@ import RxStore
         #expect(created.status == 0 && !created.signalled, "\(created)")
         #expect(FileManager.default.fileExists(atPath: cli.path("V")))
         #expect(try cli.run(["--vault", "V", "list"]).status == 0)
-        for vault in ["V", ".", "/", "", "..", "file", "file/vault.rxv", "/proc/x/vault.rxv", "new/dir/v.rxv", "v.rxv/"] {
+        for vault in ["V", ".", "/", "", "..", "file", "file/vault.rxv", "/proc/x/vault.rxv", "new/dir/v.rxv", "v.rxv/"]
+        {
             let r = try cli.run(["--vault", vault, "init", "--kdf", "interactive"])
             Self.expectDocumented(r, "init --vault '\(vault)'")
         }
@@ -77,27 +82,45 @@ import RxStore
         ["init", "--max-attachment-size", "9223372036854775807"], ["init", "--max-attachment-size", "1e309"],
         ["init", "--max-attachment-size", "-1"], ["init", "--max-attachment-size", "1099511627777"],
         ["log", "--since", "0000-00-00"], ["log", "--limit", "-3"],
-        ["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-99999999999999999999.00"],
-        ["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-1.00 -0.50 x99999999999999999999"],
-        ["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "+1.00 prism 99999999999999999999 @ 99999999999999999999"],
-        ["add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-1", "--pd", "1e309"],
-        ["add", "contacts", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--expires", "2026-02-30", "--od", "-1 bc 9999999999999999 dia -0"],
+        [
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od",
+            "-99999999999999999999.00"
+        ],
+        [
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od",
+            "-1.00 -0.50 x99999999999999999999"
+        ],
+        [
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od",
+            "+1.00 prism 99999999999999999999 @ 99999999999999999999"
+        ],
+        [
+            "add", "glasses", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--od", "-1", "--pd",
+            "1e309"
+        ],
+        [
+            "add", "contacts", "--patient", "P", "--prescriber", "D", "--issued", "2026-01-01", "--expires",
+            "2026-02-30", "--od", "-1 bc 9999999999999999 dia -0"
+        ]
     ])
     func hostileValues(arguments: [String]) throws {
         let cli = try CLIHarness()
         if arguments.first != "init" { try cli.initVault() }
         let r = try cli.run(arguments)
         Self.expectDocumented(r, arguments.joined(separator: " "))
-        #expect(r.status != 0 || arguments.first == "log" || arguments.first == "query", "\(arguments) was accepted: \(r)")
+        #expect(
+            r.status != 0 || arguments.first == "log" || arguments.first == "query", "\(arguments) was accepted: \(r)")
     }
 
     /// Environment values rxvault reads as numbers.
     @Test func hostileEnvironmentValues() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        for (name, value) in [("RXVAULT_BUSY_TIMEOUT", "99999999999999999999"), ("RXVAULT_BUSY_TIMEOUT", "-1"),
-                              ("RXVAULT_BUSY_TIMEOUT", "nan"), ("RXVAULT_PARSER_TIMEOUT", "9223372036854775807"),
-                              ("RXVAULT_PARSER_TIMEOUT", "-1"), ("RXVAULT_TODAY", "99999-12-31"), ("RXVAULT_TODAY", "0000-01-01")] {
+        for (name, value) in [
+            ("RXVAULT_BUSY_TIMEOUT", "99999999999999999999"), ("RXVAULT_BUSY_TIMEOUT", "-1"),
+            ("RXVAULT_BUSY_TIMEOUT", "nan"), ("RXVAULT_PARSER_TIMEOUT", "9223372036854775807"),
+            ("RXVAULT_PARSER_TIMEOUT", "-1"), ("RXVAULT_TODAY", "99999-12-31"), ("RXVAULT_TODAY", "0000-01-01")
+        ] {
             let r = try cli.run(["list"], environment: [name: value])
             Self.expectDocumented(r, "\(name)=\(value) list")
         }
@@ -107,11 +130,12 @@ import RxStore
     /// access: `status`, `list` and `check` refuse with a documented code (76 or 66), never trap,
     /// allocate gigabytes or spin. `max_attachment_bytes = Int64.max` made `status` die with SIGILL.
     @Test(arguments: [
-        ("max_attachment_bytes", "9223372036854775807"), ("max_attachment_bytes", "-1"), ("max_attachment_bytes", "1099511627777"),
+        ("max_attachment_bytes", "9223372036854775807"), ("max_attachment_bytes", "-1"),
+        ("max_attachment_bytes", "1099511627777"),
         ("kdf_ops_limit", "4294967295"), ("kdf_ops_limit", "9223372036854775807"), ("kdf_ops_limit", "0"),
         ("kdf_mem_limit", "4398046511104"), ("kdf_mem_limit", "-9223372036854775808"), ("kdf_mem_limit", "1"),
         ("format_version", "9223372036854775807"), ("format_version", "-1"), ("format_version", "0"),
-        ("kdf_algorithm", "'scrypt'"), ("kdf_salt", "x''"), ("wrapped_root_key", "zeroblob(100000)"),
+        ("kdf_algorithm", "'scrypt'"), ("kdf_salt", "x''"), ("wrapped_root_key", "zeroblob(100000)")
     ])
     func extremeHeaderValues(column: String, value: String) throws {
         let cli = try CLIHarness()
@@ -123,7 +147,9 @@ import RxStore
         for command in [["status"], ["status", "--passphrase-file", cli.passphraseFile], ["list"], ["check"]] {
             let r = try cli.run(command)
             Self.expectDocumented(r, "\(column) = \(value): \(command.joined(separator: " "))")
-            #expect(r.status == 76 || r.status == 66 || (command == ["status"] && r.status == 0), "\(column) = \(value): \(command): \(r)")
+            #expect(
+                r.status == 76 || r.status == 66 || (command == ["status"] && r.status == 0),
+                "\(column) = \(value): \(command): \(r)")
         }
     }
 }

@@ -18,12 +18,14 @@ import Testing
     /// Each command that reads a file, with `FILE` where the file goes; `data` when the file is
     /// data (a missing one is 67), not a passphrase or identity (a missing one is a setting: 64).
     static func readers(_ cli: CLIHarness, _ id: String) -> [(arguments: [String], data: Bool)] {
-        [(["import", "FILE"], true), (["import", "FILE", "--dry-run"], true), (["attach", id, "FILE"], true),
-         (["restore", "FILE", "--to", cli.path("restored.rxv")], true), (["backup", "verify", "FILE"], true),
-         (["list", "--passphrase-file", "FILE"], false), (["--identity", "FILE", "list"], false),
-         (["export", "--format", "json", "--out", cli.path("e.age"), "--age-passphrase-file", "FILE"], false),
-         (["backup", "verify", cli.path("b.age"), "--age-identity", "FILE"], false),
-         (["passwd", "--new-passphrase-file", "FILE"], false)]
+        [
+            (["import", "FILE"], true), (["import", "FILE", "--dry-run"], true), (["attach", id, "FILE"], true),
+            (["restore", "FILE", "--to", cli.path("restored.rxv")], true), (["backup", "verify", "FILE"], true),
+            (["list", "--passphrase-file", "FILE"], false), (["--identity", "FILE", "list"], false),
+            (["export", "--format", "json", "--out", cli.path("e.age"), "--age-passphrase-file", "FILE"], false),
+            (["backup", "verify", cli.path("b.age"), "--age-identity", "FILE"], false),
+            (["passwd", "--new-passphrase-file", "FILE"], false)
+        ]
     }
 
     static func with(_ arguments: [String], _ file: String) -> [String] { arguments.map { $0 == "FILE" ? file : $0 } }
@@ -70,9 +72,11 @@ import Testing
     @Test func devNullIsAnEmptyFile() throws {
         let (cli, id) = try setUp()
         let expected: [String: (Int32, String)] = [
-            "import": (65, "neither JSON nor an age file"), "attach": (65, "refused"), "restore": (65, "is neither an age file nor a vault"),
-            "backup": (65, "is neither an age file nor a vault"), "list": (64, "is empty"), "--identity": (64, "is not an age identity file"),
-            "export": (64, "is empty"), "passwd": (64, "is empty"),
+            "import": (65, "neither JSON nor an age file"), "attach": (65, "refused"),
+            "restore": (65, "is neither an age file nor a vault"),
+            "backup": (65, "is neither an age file nor a vault"), "list": (64, "is empty"),
+            "--identity": (64, "is not an age identity file"),
+            "export": (64, "is empty"), "passwd": (64, "is empty")
         ]
         for (arguments, _) in Self.readers(cli, id) {
             let r = try cli.run(Self.with(arguments, "/dev/null"))
@@ -88,8 +92,10 @@ import Testing
         let (cli, id) = try setUp()
         let exported = try cli.run(["export", id, "--format", "json", "--out", cli.path("rx.json")])
         #expect(exported.status == 0, "\(exported)")
-        for (source, arguments) in [(cli.path("rx.json"), ["import", "FILE", "--dry-run"]),
-                                    (cli.passphraseFile, ["list", "--passphrase-file", "FILE"])] {
+        for (source, arguments) in [
+            (cli.path("rx.json"), ["import", "FILE", "--dry-run"]),
+            (cli.passphraseFile, ["list", "--passphrase-file", "FILE"])
+        ] {
             let fifo = cli.path("fifo")
             unlink(fifo)
             #expect(mkfifo(fifo, 0o600) == 0)
@@ -114,7 +120,9 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: locked)
         // import, restore and backup verify open their file before the vault, so nobody (who
         // cannot read the vault either) meets this refusal first.
-        let commands = [["import", locked], ["restore", locked, "--to", cli.path("r.rxv")], ["backup", "verify", locked]]
+        let commands = [
+            ["import", locked], ["restore", locked, "--to", cli.path("r.rxv")], ["backup", "verify", locked]
+        ]
         for arguments in commands {
             let r: CLIHarness.Result
             if getuid() == 0 {
@@ -123,8 +131,9 @@ import Testing
                     Issue.record("setpriv is needed to test unreadable files as root (apt-get install util-linux)")
                     return
                 }
-                r = try CLIHarness.spawn([setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", CLIHarness.binary] + arguments,
-                                         environment: cli.environment, directory: URL(fileURLWithPath: "/"))
+                r = try CLIHarness.spawn(
+                    [setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", CLIHarness.binary] + arguments,
+                    environment: cli.environment, directory: URL(fileURLWithPath: "/"))
             } else {
                 r = try cli.run(arguments)
             }

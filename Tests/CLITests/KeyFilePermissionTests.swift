@@ -8,9 +8,12 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
     }
 
-    static func expectWarning(_ r: CLIHarness.Result, about path: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(r.stderr.contains("rxvault: warning: \(path) is readable by others; chmod 600 \(path)"), "\(r)",
-                sourceLocation: sourceLocation)
+    static func expectWarning(
+        _ r: CLIHarness.Result, about path: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            r.stderr.contains("rxvault: warning: \(path) is readable by others; chmod 600 \(path)"), "\(r)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func passphraseFilesReadableByOthersWarnButWork() throws {
@@ -25,7 +28,8 @@ import Testing
         #expect(viaEnvironment.status == 0, "\(viaEnvironment)")
         Self.expectWarning(viaEnvironment, about: cli.passphraseFile)
 
-        let viaFlag = try cli.run(["list", "--passphrase-file", cli.passphraseFile], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        let viaFlag = try cli.run(
+            ["list", "--passphrase-file", cli.passphraseFile], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         #expect(viaFlag.status == 0, "\(viaFlag)")
         Self.expectWarning(viaFlag, about: cli.passphraseFile)
 
@@ -46,7 +50,8 @@ import Testing
         let cli = try CLIHarness()
         try cli.initVault()
         let id = try cli.add(CLIHarness.glassesArguments)
-        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(
+            try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
         #expect(try cli.run(["grant", "shop", id]).status == 0)
         let privateRead = try cli.run(["--identity", cli.path("shop.key"), "list"])
         #expect(privateRead.status == 0 && !privateRead.stderr.contains("warning"), "\(privateRead)")
@@ -59,7 +64,9 @@ import Testing
         // --age-identity and --age-passphrase-file of export, import, backup and restore.
         let recipient = try cli.ageKeygen("age.key")
         try Self.makeReadableByOthers(cli.path("age.key"))
-        #expect(try cli.run(["export", "--format", "json", "--recipient", recipient, "--out", cli.path("x.age")]).status == 0)
+        #expect(
+            try cli.run(["export", "--format", "json", "--recipient", recipient, "--out", cli.path("x.age")]).status
+                == 0)
         let importing = try cli.run(["import", cli.path("x.age"), "--age-identity", cli.path("age.key"), "--dry-run"])
         #expect(importing.status == 0, "\(importing)")
         Self.expectWarning(importing, about: cli.path("age.key"))
@@ -74,7 +81,9 @@ import Testing
         Self.expectWarning(verify, about: agePassphrase)
 
         #expect(try cli.run(["backup", cli.path("r.age"), "--recipient", recipient]).status == 0)
-        let restore = try cli.run(["restore", cli.path("r.age"), "--age-identity", cli.path("age.key"), "--to", cli.path("restored.rxv")])
+        let restore = try cli.run([
+            "restore", cli.path("r.age"), "--age-identity", cli.path("age.key"), "--to", cli.path("restored.rxv")
+        ])
         #expect(restore.status == 0, "\(restore)")
         Self.expectWarning(restore, about: cli.path("age.key"))
     }

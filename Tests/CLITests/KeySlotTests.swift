@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Issue 13, keys, through the binary: more passphrases (key slots), a recovery code, the
 /// key-derivation cost, the attachment size setting, and what someone who can write the file
@@ -12,9 +12,12 @@ import RxStore
         try cli.initVault()
         _ = try cli.add(CLIHarness.glassesArguments)
         let partner = try cli.write("partner's own passphrase 2026\n", to: "partner")
-        let added = try cli.run(["key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", partner])
+        let added = try cli.run([
+            "key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", partner
+        ])
         #expect(added.status == 0, "\(added)")
-        #expect(added.stdout == "added passphrase slot 2 (partner) with the interactive key-derivation cost\n", "\(added)")
+        #expect(
+            added.stdout == "added passphrase slot 2 (partner) with the interactive key-derivation cost\n", "\(added)")
         return (cli, partner)
     }
 
@@ -26,11 +29,14 @@ import RxStore
     func slotRowHex(_ cli: CLIHarness, _ id: Int) throws -> String {
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", """
+        python.arguments = [
+            "python3", "-c",
+            """
             import sqlite3, sys
             row = sqlite3.connect(sys.argv[1]).execute("SELECT id, kind, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, hex(kdf_salt), hex(wrapped_root_key), hex(info) FROM key_slot WHERE id = ?", (int(sys.argv[2]),)).fetchone()
             print("INSERT INTO key_slot VALUES (%d, '%s', '%s', %d, %d, X'%s', X'%s', X'%s')" % row)
-            """, cli.vaultPath, String(id)]
+            """, cli.vaultPath, String(id)
+        ]
         let out = Pipe()
         python.standardOutput = out
         try python.run()
@@ -63,22 +69,34 @@ import RxStore
         #expect(try cli.run(["key", "remove", "2", "--yes"]).status == 67)
         // The last passphrase is never removed (65), whatever else is left.
         let last = try cli.run(["key", "remove", "1", "--yes"])
-        #expect(last.status == 65 && last.stderr.contains("slot 1 is the vault's last passphrase: removing it would leave no way into the vault"), "\(last)")
+        #expect(
+            last.status == 65
+                && last.stderr.contains(
+                    "slot 1 is the vault's last passphrase: removing it would leave no way into the vault"),
+            "\(last)")
         #expect(try cli.run(["key", "add", "--recovery"]).status == 0)
         let stillLast = try cli.run(["key", "remove", "1", "--yes"])
-        #expect(stillLast.status == 65 && stillLast.stderr.contains("would leave only the recovery code"), "\(stillLast)")
+        #expect(
+            stillLast.status == 65 && stillLast.stderr.contains("would leave only the recovery code"), "\(stillLast)")
         // Slot 1 can go once another passphrase is there (slot 3: the recovery code took the
         // free slot 2); the other then opens everything.
         #expect(try cli.run(["key", "add", "--kdf", "interactive", "--new-passphrase-file", partner]).status == 0)
         #expect(try cli.run(["key", "remove", "1", "--yes"]).status == 0)
         #expect(try cli.run(["list"]).status == 77, "slot 1's passphrase is gone")
         let status = try cli.run(["status", "--passphrase-file", partner])
-        #expect(status.stdout.contains("slot 1 removed") && status.stdout.contains("key slots      2 recovery: recovery code (160 bits, BLAKE2b); 3 passphrase"), "\(status)")
+        #expect(
+            status.stdout.contains("slot 1 removed")
+                && status.stdout.contains("key slots      2 recovery: recovery code (160 bits, BLAKE2b); 3 passphrase"),
+            "\(status)")
         // A confirmation is required without --yes (no terminal here: usage, nothing changed).
         #expect(try cli.run(["key", "remove", "3", "--passphrase-file", partner]).status == 64)
         let log = try cli.run(["log", "--passphrase-file", partner])
-        for text in ["key-added    -                      slot 2 passphrase (interactive) \"partner\"", "key-removed  -                      slot 2 passphrase (interactive) \"partner\"", "key-added    -                      slot 2 recovery",
-                     "key-removed  -                      slot 1 passphrase (interactive)"] {
+        for text in [
+            "key-added    -                      slot 2 passphrase (interactive) \"partner\"",
+            "key-removed  -                      slot 2 passphrase (interactive) \"partner\"",
+            "key-added    -                      slot 2 recovery",
+            "key-removed  -                      slot 1 passphrase (interactive)"
+        ] {
             #expect(log.stdout.contains(text), "\(text)\n\(log)")
         }
         #expect(try cli.run(["check", "--passphrase-file", partner]).status == 0)
@@ -91,7 +109,9 @@ import RxStore
         let added = try cli.run(["key", "add", "--recovery", "--label", "paper in the safe"])
         #expect(added.status == 0, "\(added)")
         let code = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(code.range(of: "^([0-9A-HJKMNP-TV-Z]{5}-){7}[0-9A-HJKMNP-TV-Z]{5}$", options: .regularExpression) != nil, "\(code)")
+        #expect(
+            code.range(of: "^([0-9A-HJKMNP-TV-Z]{5}-){7}[0-9A-HJKMNP-TV-Z]{5}$", options: .regularExpression) != nil,
+            "\(code)")
         #expect(added.stderr.contains("shown this once"), "\(added)")
         // A backup made with the passphrase of the day, before it is forgotten.
         #expect(try cli.run(["backup", cli.path("before.age")]).status == 0)
@@ -109,10 +129,13 @@ import RxStore
         groups[2] = String(third[0]) + String(wrongCharacter) + String(third[2...])
         let typo = try cli.write(groups.joined(separator: "-") + "\n", to: "typo")
         let mistyped = try cli.run(["passwd", "--recovery-key-file", typo, "--new-passphrase-file", newPassphrase])
-        #expect(mistyped.status == 65 && mistyped.stderr.contains("group 3 of the recovery code is mistyped"), "\(mistyped)")
+        #expect(
+            mistyped.status == 65 && mistyped.stderr.contains("group 3 of the recovery code is mistyped"), "\(mistyped)"
+        )
         let short = try cli.write(String(code.dropLast(5)) + "\n", to: "short")
         let cut = try cli.run(["passwd", "--recovery-key-file", short, "--new-passphrase-file", newPassphrase])
-        #expect(cut.status == 65 && cut.stderr.contains("8 groups of 5 characters (40 in all); this one has 35"), "\(cut)")
+        #expect(
+            cut.status == 65 && cut.stderr.contains("8 groups of 5 characters (40 in all); this one has 35"), "\(cut)")
         // Another vault's code is well formed but opens nothing here.
         let other = try CLIHarness()
         try other.initVault()
@@ -122,7 +145,8 @@ import RxStore
         #expect(wrong.status == 77 && wrong.stderr.contains("the recovery code does not open this vault"), "\(wrong)")
         // Typed in lower case, in groups on two lines, with spaces: it still reads.
         let sloppy = code.lowercased().split(separator: "-")
-        let retyped = try cli.write(sloppy[0..<4].joined(separator: " ") + "\n" + sloppy[4...].joined(separator: " ") + "\n", to: "retyped")
+        let retyped = try cli.write(
+            sloppy[0..<4].joined(separator: " ") + "\n" + sloppy[4...].joined(separator: " ") + "\n", to: "retyped")
         let recovered = try cli.run(["passwd", "--recovery-key-file", retyped, "--new-passphrase-file", newPassphrase])
         #expect(recovered.status == 0, "\(recovered)")
         #expect(recovered.stdout.contains("passphrase changed (key slot 1"), "\(recovered)")
@@ -130,12 +154,16 @@ import RxStore
         let listed = try cli.run(["list", "--passphrase-file", newPassphrase])
         #expect(listed.status == 0 && listed.stdout.contains("Quintessa Marlowe"), "\(listed)")
         // The backup from before still wants the passphrase of its day, and restore says why.
-        let restore = try cli.run(["restore", cli.path("before.age"), "--to", cli.path("restored.rxv"), "--passphrase-file", newPassphrase])
+        let restore = try cli.run([
+            "restore", cli.path("before.age"), "--to", cli.path("restored.rxv"), "--passphrase-file", newPassphrase
+        ])
         #expect(restore.status == 77 && restore.stderr.contains("older than the last passphrase change"), "\(restore)")
         #expect(!FileManager.default.fileExists(atPath: cli.path("restored.rxv")))
         // The code still works later (it stays until its slot is removed), and the change is logged.
         let log = try cli.run(["log", "--passphrase-file", newPassphrase])
-        #expect(log.stdout.contains("passphrase-changed") && log.stdout.contains("with the recovery code of slot 2"), "\(log)")
+        #expect(
+            log.stdout.contains("passphrase-changed") && log.stdout.contains("with the recovery code of slot 2"),
+            "\(log)")
         #expect(try cli.run(["check", "--passphrase-file", newPassphrase]).status == 0)
         // With no recovery slot, the error says so.
         let none = try other.run(["key", "remove", "2", "--yes"])
@@ -147,7 +175,9 @@ import RxStore
     @Test func passwdChangesTheCostOfTheSlotItOpensAndStatusShowsIt() throws {
         let (cli, partner) = try withPartner()
         let moderate = try cli.run(["passwd", "--kdf", "moderate", "--new-passphrase-file", cli.passphraseFile])
-        #expect(moderate.status == 0 && moderate.stdout == "passphrase changed (key slot 1, moderate key-derivation cost)\n", "\(moderate)")
+        #expect(
+            moderate.status == 0
+                && moderate.stdout == "passphrase changed (key slot 1, moderate key-derivation cost)\n", "\(moderate)")
         let status = try cli.json(try cli.run(["status", "--format", "json"]).stdout)
         let slots = try #require(status["keySlots"] as? [[String: Any]])
         #expect(slots.compactMap { ($0["kdf"] as? [String: Any])?["preset"] as? String } == ["moderate", "interactive"])
@@ -160,7 +190,10 @@ import RxStore
         #expect(try cli.run(["list", "--passphrase-file", newPartner]).status == 0)
         #expect(try cli.run(["list"]).status == 0)
         let text = try cli.run(["status"])
-        #expect(text.stdout.contains("key slots      1 passphrase: moderate (ops 3, 256 MiB); 2 passphrase: interactive (ops 2, 64 MiB)"), "\(text)")
+        #expect(
+            text.stdout.contains(
+                "key slots      1 passphrase: moderate (ops 3, 256 MiB); 2 passphrase: interactive (ops 2, 64 MiB)"),
+            "\(text)")
     }
 
     /// What someone who can write the file but holds no key can do with slots: nothing that
@@ -192,7 +225,11 @@ import RxStore
         // A slot taken from another vault (the writer's own, whose passphrase they know) opens nothing here.
         let other = try CLIHarness(passphrase: "the writer's own vault")
         try other.initVault()
-        #expect(try other.run(["key", "add", "--kdf", "interactive", "--new-passphrase-file", try other.write("writer's slot\n", to: "w")]).status == 0)
+        #expect(
+            try other.run([
+                "key", "add", "--kdf", "interactive", "--new-passphrase-file",
+                try other.write("writer's slot\n", to: "w")
+            ]).status == 0)
         try sql(cli, try slotRowHex(other, 2))
         let writer = try cli.run(["list", "--passphrase-file", other.path("w")])
         #expect(writer.status == 77, "\(writer)")
@@ -228,14 +265,20 @@ import RxStore
         // Raised in the file by someone without the key: every owner command refuses, check names it.
         try sql(cli, "UPDATE vault_header SET max_attachment_bytes = 1099511627776")
         let edited = try cli.run(["list"])
-        #expect(edited.status == 76 && edited.stderr.contains("the header's attachment size limit (1099511627776 bytes) is not the one the owner set (102400 bytes)"), "\(edited)")
+        #expect(
+            edited.status == 76
+                && edited.stderr.contains(
+                    "the header's attachment size limit (1099511627776 bytes) is not the one the owner set (102400 bytes)"
+                ), "\(edited)")
         #expect(try cli.run(["check"]).status == 76)
         #expect(try cli.run(["config", "show"]).status == 76)
     }
 
     @Test func aFormatThreeVaultKeepsItsPassphraseAsSlotOne() throws {
         let cli = try CLIHarness(passphrase: "format three fixture", today: "2026-06-20")
-        #expect(FileManager.default.createFile(atPath: cli.vaultPath, contents: nil, attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(atPath: cli.vaultPath, contents: nil, attributes: [.posixPermissions: 0o600])
+        )
         let database = try Database(path: cli.vaultPath)
         try database.execute(try String(contentsOfFile: FormatUpgradeCLITests.fixture("format3.sql"), encoding: .utf8))
         // Reading needs no upgrade: slot 1 is the header's passphrase.
@@ -247,19 +290,24 @@ import RxStore
         try other.initVault()
         let code = try cli.write(try other.run(["key", "add", "--recovery"]).stdout, to: "code")
         let recovery = try cli.run(["passwd", "--recovery-key-file", code, "--new-passphrase-file", cli.passphraseFile])
-        #expect(recovery.status == 77 && recovery.stderr.contains("this vault has no recovery key (it is in format 3"), "\(recovery)")
+        #expect(
+            recovery.status == 77 && recovery.stderr.contains("this vault has no recovery key (it is in format 3"),
+            "\(recovery)")
         // Adding a slot upgrades the vault to format 4 in the same write.
         let partner = try cli.write("partner of a format 3 vault\n", to: "partner")
         #expect(try cli.run(["key", "add", "--kdf", "interactive", "--new-passphrase-file", partner]).status == 0)
         #expect(try cli.run(["status"]).stdout.contains("format version 4"))
         for passphrase in [cli.passphraseFile, partner] {
             let listed = try cli.run(["list", "--passphrase-file", passphrase])
-            #expect(listed.status == 0 && listed.stdout.contains("Ada Lovelace") && listed.stdout.contains("Ben Okri"), "\(listed)")
+            #expect(
+                listed.status == 0 && listed.stdout.contains("Ada Lovelace") && listed.stdout.contains("Ben Okri"),
+                "\(listed)")
         }
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
         // The old rows still open for the clients.
-        try FileManager.default.copyItem(atPath: FormatUpgradeCLITests.fixture("format3-lens-shop.age"), toPath: cli.path("lens-shop.key"))
+        try FileManager.default.copyItem(
+            atPath: FormatUpgradeCLITests.fixture("format3-lens-shop.age"), toPath: cli.path("lens-shop.key"))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: cli.path("lens-shop.key"))
         let client = try cli.run(["list", "--identity", cli.path("lens-shop.key")])
         #expect(client.status == 0 && client.stdout.contains("Ada Lovelace"), "\(client)")
@@ -275,7 +323,9 @@ import RxStore
         #expect(unlocked.status == 0, "\(unlocked)")
         #expect(try cli.run(["list", "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil]).status == 0)
         // Adding a recovery code needs a passphrase, not the agent, and locks the agent.
-        #expect(try cli.run(["key", "add", "--recovery", "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil]).status == 64)
+        #expect(
+            try cli.run(["key", "add", "--recovery", "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+                .status == 64)
         let added = try cli.run(["key", "add", "--recovery"])
         #expect(added.status == 0 && added.stderr.contains("is locked now"), "\(added)")
         #expect(agent.eventually(5) { agent.agents().isEmpty })

@@ -13,7 +13,7 @@ import Testing
         var rng = Generator(state: seed)
         let cli = try CLIHarness()
         try cli.initVault()
-        var added: [String: WrittenPrescription] = [:]    // by short id
+        var added: [String: WrittenPrescription] = [:] // by short id
         for index in 0..<Self.prescriptionsPerSeed {
             let rx = WrittenPrescription.random(index: index, using: &rng)
             let r = try cli.run(rx.arguments)
@@ -22,26 +22,36 @@ import Testing
         }
         // The seeds are chosen so that each covers every case: say so if the generator changes.
         let lenses = added.values.flatMap { $0.eyes.values }
-        for (name, covered) in [("plus cylinder", lenses.contains { ($0.cylinder ?? 0) > 0 }),
-                                ("minus cylinder", lenses.contains { ($0.cylinder ?? 0) < 0 }),
-                                ("no cylinder", lenses.contains { $0.cylinder == nil }),
-                                ("prism by base directions", lenses.contains { if case .rectangular? = $0.prism { true } else { false } }),
-                                ("prism by base angle", lenses.contains { if case .polar? = $0.prism { true } else { false } }),
-                                ("add", lenses.contains { $0.add != nil }), ("vertex", lenses.contains { $0.vertex != nil }),
-                                ("monocular PD", lenses.contains { $0.farPD != nil }), ("contacts", added.values.contains { !$0.glasses }),
-                                ("per-field flags", lenses.contains(where: \.byFields)), ("axis written 0", lenses.contains { $0.axis == 0 }),
-                                ("one eye only", added.values.contains { $0.eyes.count == 1 }),
-                                ("binocular PD", added.values.contains { $0.binocularPD != nil })] {
+        for (name, covered) in [
+            ("plus cylinder", lenses.contains { ($0.cylinder ?? 0) > 0 }),
+            ("minus cylinder", lenses.contains { ($0.cylinder ?? 0) < 0 }),
+            ("no cylinder", lenses.contains { $0.cylinder == nil }),
+            ("prism by base directions", lenses.contains { if case .rectangular? = $0.prism { true } else { false } }),
+            ("prism by base angle", lenses.contains { if case .polar? = $0.prism { true } else { false } }),
+            ("add", lenses.contains { $0.add != nil }), ("vertex", lenses.contains { $0.vertex != nil }),
+            ("monocular PD", lenses.contains { $0.farPD != nil }), ("contacts", added.values.contains { !$0.glasses }),
+            ("per-field flags", lenses.contains(where: \.byFields)),
+            ("axis written 0", lenses.contains { $0.axis == 0 }),
+            ("one eye only", added.values.contains { $0.eyes.count == 1 }),
+            ("binocular PD", added.values.contains { $0.binocularPD != nil })
+        ] {
             #expect(covered, "seed \(seed) generates no \(name)")
         }
-        func expect(_ read: [String: [String: Lens]], _ source: String, form: Form, notationOnly: Bool = false,
-                    sourceLocation: SourceLocation = #_sourceLocation) {
-            #expect(read.count == added.count, "\(source): \(read.count) prescriptions read, \(added.count) added", sourceLocation: sourceLocation)
+        func expect(
+            _ read: [String: [String: Lens]], _ source: String, form: Form, notationOnly: Bool = false,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            #expect(
+                read.count == added.count, "\(source): \(read.count) prescriptions read, \(added.count) added",
+                sourceLocation: sourceLocation)
             for (id, eyes) in read {
                 guard let rx = added.first(where: { id.hasPrefix($0.key) })?.value else {
-                    Issue.record("\(source): unknown prescription \(id)", sourceLocation: sourceLocation); continue
+                    Issue.record("\(source): unknown prescription \(id)", sourceLocation: sourceLocation)
+                    continue
                 }
-                compare(eyes, rx, source: "\(source) \(id.prefix(8))", form: form, notationOnly: notationOnly, sourceLocation: sourceLocation)
+                compare(
+                    eyes, rx, source: "\(source) \(id.prefix(8))", form: form, notationOnly: notationOnly,
+                    sourceLocation: sourceLocation)
             }
         }
 
@@ -52,7 +62,8 @@ import Testing
                 compare(try Parse.showTable(table.stdout), rx, source: "show \(id) \(form)", form: form)
                 let json = try cli.run(["show", id, "--format", "json"] + form.arguments)
                 try #require(json.status == 0, "\(json)")
-                compare(try Parse.lenses(of: try cli.json(json.stdout)), rx, source: "show json \(id) \(form)", form: form)
+                compare(
+                    try Parse.lenses(of: try cli.json(json.stdout)), rx, source: "show json \(id) \(form)", form: form)
             }
             let history = try cli.run(["history", id, "--format", "json"])
             try #require(history.status == 0, "\(history)")
@@ -61,7 +72,10 @@ import Testing
             for lenses in versions.values { compare(lenses, rx, source: "history json \(id)", form: .asWritten) }
         }
         // The query's filters match every prescription added (cylinders compared in minus-cyl form).
-        let queryFilters = ["--issued-before", "2026-06-15", "--cyl-min", "-10", "--cyl-max", "0", "--sphere-min", "-40", "--sphere-max", "40"]
+        let queryFilters = [
+            "--issued-before", "2026-06-15", "--cyl-min", "-10", "--cyl-max", "0", "--sphere-min", "-40",
+            "--sphere-max", "40"
+        ]
         for command in [["list"], ["query"] + queryFilters] {
             for form in Form.allCases {
                 let name = "\(command[0]) \(form)"
@@ -86,11 +100,13 @@ import Testing
             switch format {
             case "json":
                 let items = try #require(try cli.json(export.stdout)["prescriptions"] as? [[String: Any]])
-                expect(try Parse.prescriptions(items.map { item in
-                    var rx = item["prescription"] as? [String: Any] ?? [:]
-                    rx["id"] = item["id"]
-                    return rx
-                }), "export json", form: .asWritten)
+                expect(
+                    try Parse.prescriptions(
+                        items.map { item in
+                            var rx = item["prescription"] as? [String: Any] ?? [:]
+                            rx["id"] = item["id"]
+                            return rx
+                        }), "export json", form: .asWritten)
             case "csv": expect(try Parse.csv(export.stdout), "export csv", form: .asWritten)
             default: expect(try Parse.fhir(try cli.json(export.stdout)), "export fhir", form: .asWritten)
             }
@@ -99,13 +115,16 @@ import Testing
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
         // A client reads the records themselves, not the owner's index: the same lenses.
-        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(
+            try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
         #expect(try cli.run(["grant", "shop"] + Array(added.keys)).status == 0)
         let asClient = ["--identity", cli.path("shop.key")]
         for form in Form.allCases {
             let json = try cli.run(asClient + ["list", "--format", "json"] + form.arguments)
             try #require(json.status == 0, "\(json)")
-            expect(try Parse.prescriptions(try cli.json(json.stdout)["prescriptions"]), "client list json \(form)", form: form)
+            expect(
+                try Parse.prescriptions(try cli.json(json.stdout)["prescriptions"]), "client list json \(form)",
+                form: form)
         }
         let clientExport = try cli.run(asClient + ["export", "--format", "fhir", "--out", "-"])
         try #require(clientExport.status == 0, "\(clientExport)")
@@ -115,21 +134,31 @@ import Testing
     /// The same lens as was added, in the form asked for: as written, exactly what was written;
     /// transposed, the same lens in canonical form with every cylinder of the sign asked for.
     /// `notationOnly`: the output (the list table) gives no vertex distance or PD.
-    func compare(_ read: [String: Lens], _ rx: WrittenPrescription, source: String, form: Form, notationOnly: Bool = false,
-                 sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(Set(read.keys) == Set(rx.eyes.keys), "\(source): eyes \(read.keys.sorted())", sourceLocation: sourceLocation)
+    func compare(
+        _ read: [String: Lens], _ rx: WrittenPrescription, source: String, form: Form, notationOnly: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            Set(read.keys) == Set(rx.eyes.keys), "\(source): eyes \(read.keys.sorted())", sourceLocation: sourceLocation
+        )
         for (eye, written) in rx.eyes {
             guard var lens = read[eye] else { continue }
             let expected = written.stored
-            if notationOnly { (lens.vertex, lens.farPD, lens.nearPD) = (expected.vertex, expected.farPD, expected.nearPD) }
+            if notationOnly {
+                (lens.vertex, lens.farPD, lens.nearPD) = (expected.vertex, expected.farPD, expected.nearPD)
+            }
             let what = "\(source) \(eye): read \(lens), added \(expected) (\(written.notation))"
             switch form {
             case .asWritten:
                 #expect(lens == expected, "\(what)", sourceLocation: sourceLocation)
             case .minus:
-                #expect(lens.canonical == expected.canonical && lens.cylinder <= 0, "\(what), asked in minus-cyl form", sourceLocation: sourceLocation)
+                #expect(
+                    lens.canonical == expected.canonical && lens.cylinder <= 0, "\(what), asked in minus-cyl form",
+                    sourceLocation: sourceLocation)
             case .plus:
-                #expect(lens.canonical == expected.canonical && lens.cylinder >= 0, "\(what), asked in plus-cyl form", sourceLocation: sourceLocation)
+                #expect(
+                    lens.canonical == expected.canonical && lens.cylinder >= 0, "\(what), asked in plus-cyl form",
+                    sourceLocation: sourceLocation)
             }
         }
     }
@@ -203,14 +232,19 @@ import Testing
             return z ^ (z >> 31)
         }
         mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
-        mutating func int(_ range: ClosedRange<Int>, step: Int = 1) -> Int { Int.random(in: (range.lowerBound / step)...(range.upperBound / step), using: &self) * step }
+        mutating func int(_ range: ClosedRange<Int>, step: Int = 1) -> Int {
+            Int.random(in: (range.lowerBound / step)...(range.upperBound / step), using: &self) * step
+        }
         mutating func nonZero(_ range: ClosedRange<Int>, step: Int = 1) -> Int {
-            while true { let v = int(range, step: step); if v != 0 { return v } }
+            while true {
+                let v = int(range, step: step)
+                if v != 0 { return v }
+            }
         }
     }
 
     enum WrittenPrism {
-        case rectangular(up: Int?, in: Int?)      // signed: down and out negative
+        case rectangular(up: Int?, in: Int?) // signed: down and out negative
         case polar(amount: Int, angle: Int)
     }
 
@@ -231,11 +265,15 @@ import Testing
 
         /// What the vault stores: an axis written 0 is 180.
         var stored: Lens {
-            var lens = Lens(sphere: sphere, cylinder: cylinder ?? 0, axis: axis.map { $0 == 0 ? 180 : $0 } ?? 0, add: add,
-                            vertex: vertex, farPD: farPD, nearPD: nearPD, baseCurve: baseCurve, diameter: diameter)
+            var lens = Lens(
+                sphere: sphere, cylinder: cylinder ?? 0, axis: axis.map { $0 == 0 ? 180 : $0 } ?? 0, add: add,
+                vertex: vertex, farPD: farPD, nearPD: nearPD, baseCurve: baseCurve, diameter: diameter)
             switch prism {
-            case let .rectangular(up, inward)?: lens.prismUp = up ?? 0; lens.prismIn = inward ?? 0
-            case let .polar(amount, angle)?: (lens.prismUp, lens.prismIn) = Lens.prismParts(amount: amount, angle: angle, eye: eye)
+            case .rectangular(let up, let inward)?:
+                lens.prismUp = up ?? 0
+                lens.prismIn = inward ?? 0
+            case .polar(let amount, let angle)?:
+                (lens.prismUp, lens.prismIn) = Lens.prismParts(amount: amount, angle: angle, eye: eye)
             case nil: break
             }
             return lens
@@ -243,10 +281,13 @@ import Testing
 
         var prismText: String? {
             switch prism {
-            case let .rectangular(up, inward)?:
-                return [up.map { "\(plain(abs($0))) \($0 > 0 ? "BU" : "BD")" }, inward.map { "\(plain(abs($0))) \($0 > 0 ? "BI" : "BO")" }]
-                    .compactMap { $0 }.joined(separator: " ")
-            case let .polar(amount, angle)?: return "\(plain(amount)) @ \(angle)"
+            case .rectangular(let up, let inward)?:
+                return [
+                    up.map { "\(plain(abs($0))) \($0 > 0 ? "BU" : "BD")" },
+                    inward.map { "\(plain(abs($0))) \($0 > 0 ? "BI" : "BO")" }
+                ]
+                .compactMap { $0 }.joined(separator: " ")
+            case .polar(let amount, let angle)?: return "\(plain(amount)) @ \(angle)"
             case nil: return nil
             }
         }
@@ -254,7 +295,9 @@ import Testing
         /// The notation as a person would copy it from the paper (axis as x30 or x 030).
         var notation: String {
             var parts = [sphere == 0 ? "plano" : signed(sphere)]
-            if let cylinder, let axis { parts += [signed(cylinder), axis % 2 == 0 ? "x\(axis)" : "x " + String(format: "%03d", axis)] }
+            if let cylinder, let axis {
+                parts += [signed(cylinder), axis % 2 == 0 ? "x\(axis)" : "x " + String(format: "%03d", axis)]
+            }
             if let add { parts += ["add", signed(add)] }
             if let prismText { parts += ["prism", prismText] }
             if let baseCurve { parts += ["bc", plain(baseCurve)] }
@@ -285,9 +328,10 @@ import Testing
 
         static func random(index: Int, using rng: inout Generator) -> WrittenPrescription {
             let glasses = rng.chance(65)
-            var rx = WrittenPrescription(glasses: glasses, patient: "Patient \(index)", issued: "2026-0\(rng.int(1...6))-1\(rng.int(0...4))",
-                                         expires: glasses && rng.chance(30) ? nil : "2027-0\(rng.int(1...9))-2\(rng.int(0...8))")
-            let which = rng.int(0...4)      // mostly both eyes
+            var rx = WrittenPrescription(
+                glasses: glasses, patient: "Patient \(index)", issued: "2026-0\(rng.int(1...6))-1\(rng.int(0...4))",
+                expires: glasses && rng.chance(30) ? nil : "2027-0\(rng.int(1...9))-2\(rng.int(0...8))")
+            let which = rng.int(0...4) // mostly both eyes
             for eye in ["right", "left"] where which > 1 || (eye == "right") == (which == 0) {
                 var lens = WrittenEye(eye: eye)
                 lens.sphere = rng.int(-3000...3000, step: 25)
@@ -333,7 +377,10 @@ import Testing
         }
 
         var arguments: [String] {
-            var arguments = ["add", glasses ? "glasses" : "contacts", "--patient", patient, "--prescriber", "Dr Lens", "--issued", issued]
+            var arguments = [
+                "add", glasses ? "glasses" : "contacts", "--patient", patient, "--prescriber", "Dr Lens", "--issued",
+                issued
+            ]
             if let expires { arguments += ["--expires", expires] }
             for (eye, lens) in eyes.sorted(by: { $0.key > $1.key }) {
                 arguments += lens.byFields ? lens.fieldFlags : [eye == "right" ? "--od" : "--os", lens.notation]
@@ -354,244 +401,7 @@ import Testing
     static func plainText(_ hundredths: Int) -> String {
         String(format: "%@%d.%02d", hundredths < 0 ? "-" : "", abs(hundredths) / 100, abs(hundredths) % 100)
     }
-
-    // MARK: - Reading the outputs
-
-    struct Unreadable: Error, CustomStringConvertible { let description: String }
-
-    enum Parse {
-        /// "-2.25", "+1.00", "plano", "12.5" in hundredths.
-        static func hundredths(_ text: some StringProtocol) throws -> Int {
-            let t = text.trimmingCharacters(in: .whitespaces)
-            if t == "plano" { return 0 }
-            guard let value = Double(t.hasPrefix("+") ? String(t.dropFirst()) : t) else { throw Unreadable(description: "not a number: '\(t)'") }
-            return Int((value * 100).rounded())
-        }
-
-        static func hundredths(_ value: Any?) throws -> Int? {
-            guard let value else { return nil }
-            guard let number = value as? Double else { throw Unreadable(description: "not a number: \(value)") }
-            return Int((number * 100).rounded())
-        }
-
-        static func optional(_ text: some StringProtocol) throws -> Int? {
-            text.isEmpty || text == "-" ? nil : try hundredths(text)
-        }
-
-        /// The notation rxvault prints ("+1.00 -2.00 x030 add +1.50 prism 1 BU 2 BI", "plano DS", "-3.00 bc 8.6 dia 14.2").
-        static func notation(_ text: String, eye: String) throws -> Lens {
-            var words = text.split(separator: " ").map(String.init)[...]
-            var lens = Lens()
-            guard let sphere = words.popFirst() else { throw Unreadable(description: "empty notation") }
-            lens.sphere = try hundredths(sphere)
-            if words.first == "DS" { words.removeFirst() }
-            if let next = words.first, next.hasPrefix("+") || next.hasPrefix("-") {
-                lens.cylinder = try hundredths(words.removeFirst())
-                guard let axis = words.popFirst(), axis.hasPrefix("x"), let degrees = Int(axis.dropFirst()) else {
-                    throw Unreadable(description: "no axis in '\(text)'")
-                }
-                lens.axis = degrees
-            }
-            while let word = words.popFirst() {
-                switch word {
-                case "add": lens.add = try hundredths(words.popFirst() ?? "")
-                case "bc": lens.baseCurve = try hundredths(words.popFirst() ?? "")
-                case "dia": lens.diameter = try hundredths(words.popFirst() ?? "")
-                case "prism":
-                    while let amount = words.first, Double(amount) != nil {
-                        words.removeFirst()
-                        let value = try hundredths(amount)
-                        switch words.popFirst() {
-                        case "BU": lens.prismUp = value
-                        case "BD": lens.prismUp = -value
-                        case "BI": lens.prismIn = value
-                        case "BO": lens.prismIn = -value
-                        case "@":
-                            guard let angle = words.popFirst().flatMap({ Int($0) }) else { throw Unreadable(description: "no angle in '\(text)'") }
-                            (lens.prismUp, lens.prismIn) = Lens.prismParts(amount: value, angle: angle, eye: eye)
-                        default: throw Unreadable(description: "no prism base in '\(text)'")
-                        }
-                    }
-                default: throw Unreadable(description: "unexpected '\(word)' in '\(text)'")
-                }
-            }
-            return lens
-        }
-
-        /// Table cells: columns are at least two spaces apart, cells hold single spaces at most.
-        static func cells(_ line: some StringProtocol) -> [String] {
-            line.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-
-        /// `list` / `query` table: the OD and OS columns, by short id.
-        static func listTable(_ text: String) throws -> [String: [String: Lens]] {
-            var result: [String: [String: Lens]] = [:]
-            let lines = text.split(separator: "\n")
-            guard let header = lines.first, cells(header) == ["ID", "KIND", "PATIENT", "ISSUED", "EXPIRES", "STATUS", "OD", "OS"] else {
-                throw Unreadable(description: "unexpected list header in\n\(text)")
-            }
-            for line in lines.dropFirst() {
-                let row = cells(line)
-                guard row.count == 8 else { throw Unreadable(description: "unexpected list row '\(line)'") }
-                var eyes: [String: Lens] = [:]
-                if row[6] != "-" { eyes["right"] = try notation(row[6], eye: "right") }
-                if row[7] != "-" { eyes["left"] = try notation(row[7], eye: "left") }
-                result[row[0]] = eyes
-            }
-            return result
-        }
-
-        /// `show` table: one row per eye under the EYE header.
-        static func showTable(_ text: String) throws -> [String: Lens] {
-            let lines = text.split(separator: "\n")
-            guard let headerIndex = lines.firstIndex(where: { $0.hasPrefix("EYE") }) else { throw Unreadable(description: "no eye table in\n\(text)") }
-            let header = cells(lines[headerIndex])
-            var result: [String: Lens] = [:]
-            for line in lines[(headerIndex + 1)...] {
-                let row = cells(line)
-                guard row.count == header.count else { throw Unreadable(description: "unexpected show row '\(line)' for \(header)") }
-                let eye = row[0] == "OD" ? "right" : "left"
-                func cell(_ name: String) -> String? { header.firstIndex(of: name).map { row[$0] } }
-                var lens = Lens(sphere: try hundredths(row[1]), cylinder: try optional(row[2]) ?? 0, axis: Int(row[3]) ?? 0, add: try optional(row[4]))
-                if let prism = cell("PRISM"), prism != "-" {
-                    let parsed = try notation("plano prism \(prism)", eye: eye)
-                    (lens.prismUp, lens.prismIn) = (parsed.prismUp, parsed.prismIn)
-                }
-                lens.vertex = try cell("VERTEX").flatMap(optional)
-                lens.farPD = try cell("PD").flatMap(optional)
-                lens.nearPD = try cell("NEAR PD").flatMap(optional)
-                lens.baseCurve = try cell("BC").flatMap(optional)
-                lens.diameter = try cell("DIA").flatMap(optional)
-                result[eye] = lens
-            }
-            return result
-        }
-
-        /// Prescription JSON v1: the `right` and `left` objects.
-        static func lenses(of rx: [String: Any]) throws -> [String: Lens] {
-            var result: [String: Lens] = [:]
-            for eye in ["right", "left"] {
-                guard let object = rx[eye] as? [String: Any] else { continue }
-                var lens = Lens(sphere: try hundredths(object["sphere"]) ?? 0, cylinder: try hundredths(object["cylinder"]) ?? 0,
-                                axis: object["axis"] as? Int ?? 0, add: try hundredths(object["add"]))
-                if let prism = object["prism"] as? [String: Any] {
-                    if let amount = try hundredths(prism["amount"]) {
-                        (lens.prismUp, lens.prismIn) = Lens.prismParts(amount: amount, angle: prism["angle"] as? Int ?? -1, eye: eye)
-                    }
-                    if let v = prism["vertical"] as? [String: Any] {
-                        lens.prismUp = (try hundredths(v["amount"]) ?? 0) * (v["base"] as? String == "down" ? -1 : 1)
-                    }
-                    if let h = prism["horizontal"] as? [String: Any] {
-                        lens.prismIn = (try hundredths(h["amount"]) ?? 0) * (h["base"] as? String == "out" ? -1 : 1)
-                    }
-                }
-                lens.vertex = try hundredths(object["vertexDistance"])
-                let pd = object["pupillaryDistance"] as? [String: Any]
-                lens.farPD = try hundredths(pd?["far"])
-                lens.nearPD = try hundredths(pd?["near"])
-                lens.baseCurve = try hundredths(object["baseCurve"])
-                lens.diameter = try hundredths(object["diameter"])
-                result[eye] = lens
-            }
-            return result
-        }
-
-        static func prescriptions(_ list: Any?) throws -> [String: [String: Lens]] {
-            guard let list = list as? [[String: Any]] else { throw Unreadable(description: "no prescriptions array") }
-            var result: [String: [String: Lens]] = [:]
-            for rx in list {
-                guard let id = rx["id"] as? String else { throw Unreadable(description: "a prescription without id") }
-                result[id] = try lenses(of: rx)
-            }
-            return result
-        }
-
-        /// RFC 4180 lines (quoted cells may hold commas and doubled quotes).
-        static func csvRows(_ text: String) -> [[String]] {
-            var rows: [[String]] = [], row: [String] = [], cell = "", quoted = false
-            var chars = Array(text)[...]
-            while let c = chars.popFirst() {
-                if quoted {
-                    if c == "\"" { if chars.first == "\"" { cell.append("\""); chars.removeFirst() } else { quoted = false } } else { cell.append(c) }
-                } else if c == "\"" { quoted = true
-                } else if c == "," { row.append(cell); cell = ""
-                } else if c == "\n" { row.append(cell); rows.append(row); row = []; cell = ""
-                } else { cell.append(c) }
-            }
-            if !cell.isEmpty || !row.isEmpty { row.append(cell); rows.append(row) }
-            return rows
-        }
-
-        static func csv(_ text: String) throws -> [String: [String: Lens]] {
-            let rows = csvRows(text)
-            guard let header = rows.first else { throw Unreadable(description: "empty CSV") }
-            var result: [String: [String: Lens]] = [:]
-            for row in rows.dropFirst() {
-                guard row.count == header.count else { throw Unreadable(description: "CSV row of \(row.count) cells: \(row)") }
-                func cell(_ name: String) throws -> String {
-                    guard let i = header.firstIndex(of: name) else { throw Unreadable(description: "no CSV column \(name)") }
-                    return row[i]
-                }
-                let eye = try cell("eye")
-                let prism = try cell("prism")
-                var lens = try notation(prism.isEmpty ? "plano" : "plano prism " + prism, eye: eye)
-                lens.sphere = try hundredths(try cell("sphere"))
-                lens.cylinder = try optional(try cell("cylinder")) ?? 0
-                lens.axis = Int(try cell("axis")) ?? 0
-                lens.add = try optional(try cell("add"))
-                lens.vertex = try optional(try cell("vertex_mm"))
-                lens.farPD = try optional(try cell("pd_mm"))
-                lens.nearPD = try optional(try cell("near_pd_mm"))
-                lens.baseCurve = try optional(try cell("base_curve_mm"))
-                lens.diameter = try optional(try cell("diameter_mm"))
-                result[try cell("id"), default: [:]][eye] = lens
-            }
-            return result
-        }
-
-        /// A FHIR Bundle's VisionPrescriptions, by their rxvault identifier.
-        static func fhir(_ bundle: [String: Any]) throws -> [String: [String: Lens]] {
-            var result: [String: [String: Lens]] = [:]
-            for entry in bundle["entry"] as? [[String: Any]] ?? [] {
-                guard let resource = entry["resource"] as? [String: Any], resource["resourceType"] as? String == "VisionPrescription" else { continue }
-                guard let id = (resource["identifier"] as? [[String: Any]])?.first?["value"] as? String else {
-                    throw Unreadable(description: "a VisionPrescription without identifier")
-                }
-                var eyes: [String: Lens] = [:]
-                for spec in resource["lensSpecification"] as? [[String: Any]] ?? [] {
-                    let eye = spec["eye"] as? String ?? "?"
-                    var lens = Lens(sphere: try hundredths(spec["sphere"]) ?? 0, cylinder: try hundredths(spec["cylinder"]) ?? 0,
-                                    axis: spec["axis"] as? Int ?? 0, add: try hundredths(spec["add"]))
-                    for part in spec["prism"] as? [[String: Any]] ?? [] {
-                        let amount = try hundredths(part["amount"]) ?? 0
-                        switch part["base"] as? String {
-                        case "up": lens.prismUp = amount
-                        case "down": lens.prismUp = -amount
-                        case "in": lens.prismIn = amount
-                        case "out": lens.prismIn = -amount
-                        default: throw Unreadable(description: "prism base \(part["base"] ?? "none")")
-                        }
-                    }
-                    for ext in spec["extension"] as? [[String: Any]] ?? [] {
-                        let value = try hundredths((ext["valueQuantity"] as? [String: Any])?["value"])
-                        switch (ext["url"] as? String)?.split(separator: "/").last {
-                        case "vertex-distance": lens.vertex = value
-                        case "far-pupillary-distance": lens.farPD = value
-                        case "near-pupillary-distance": lens.nearPD = value
-                        default: break
-                        }
-                    }
-                    lens.baseCurve = try hundredths(spec["backCurve"])
-                    lens.diameter = try hundredths(spec["diameter"])
-                    eyes[eye] = lens
-                }
-                result[id] = eyes
-            }
-            return result
-        }
-    }
 }
 
 private func plain(_ hundredths: Int) -> String { LensConsistencyTests.plainText(hundredths) }
 private func signed(_ hundredths: Int) -> String { (hundredths > 0 ? "+" : "") + plain(hundredths) }
-

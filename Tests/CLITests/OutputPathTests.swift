@@ -21,25 +21,33 @@ import Testing
 
     /// Each command that writes a file, with `OUT` where its path goes.
     static func writers(_ cli: CLIHarness, _ id: String) -> [[String]] {
-        [["export", "--format", "json", "--out", "OUT"], ["extract", id, "photo.png", "--out", "OUT"],
-         ["preview", id, "photo.png", "--out", "OUT"], ["backup", "OUT"], ["restore", cli.path("b.age"), "--to", "OUT"],
-         ["client", "add", "shop", "--generate", "--identity-out", "OUT"]]
+        [
+            ["export", "--format", "json", "--out", "OUT"], ["extract", id, "photo.png", "--out", "OUT"],
+            ["preview", id, "photo.png", "--out", "OUT"], ["backup", "OUT"],
+            ["restore", cli.path("b.age"), "--to", "OUT"],
+            ["client", "add", "shop", "--generate", "--identity-out", "OUT"]
+        ]
     }
 
     /// The path and a part of the message that says what is wrong with it. (A folder is a
     /// destination for `backup`: it writes a dated file inside; see `backupTakesAFolder`.)
     static func impossible(_ cli: CLIHarness, for command: String = "") -> [(String, String)] {
         if command == "backup" {
-            return [(cli.path("plain/out"), "\(cli.path("plain")) is not a directory"), (cli.path("new") + "/", "ends in '/'"),
-                    (cli.path("fifo"), "is not a regular file")]
+            return [
+                (cli.path("plain/out"), "\(cli.path("plain")) is not a directory"),
+                (cli.path("new") + "/", "ends in '/'"),
+                (cli.path("fifo"), "is not a regular file")
+            ]
         }
         return impossibleForAFile(cli)
     }
 
     static func impossibleForAFile(_ cli: CLIHarness) -> [(String, String)] {
-        [(cli.path("folder"), "is a directory"), (cli.path("folder") + "/", "is a directory"),
-         (cli.path("plain/out"), "\(cli.path("plain")) is not a directory"), (cli.path("new") + "/", "ends in '/'"),
-         (cli.path("fifo"), "is not a regular file")]
+        [
+            (cli.path("folder"), "is a directory"), (cli.path("folder") + "/", "is a directory"),
+            (cli.path("plain/out"), "\(cli.path("plain")) is not a directory"), (cli.path("new") + "/", "ends in '/'"),
+            (cli.path("fifo"), "is not a regular file")
+        ]
     }
 
     static func with(_ arguments: [String], _ out: String) -> [String] { arguments.map { $0 == "OUT" ? out : $0 } }
@@ -50,21 +58,28 @@ import Testing
         for arguments in Self.writers(cli, id) {
             var cases = Self.impossible(cli, for: arguments[0])
             // restore creates missing folders (as init does); the others do not.
-            if arguments[0] != "restore" { cases.append((cli.path("missing/out"), "the directory \(cli.path("missing")) does not exist")) }
+            if arguments[0] != "restore" {
+                cases.append((cli.path("missing/out"), "the directory \(cli.path("missing")) does not exist"))
+            }
             for (out, problem) in cases {
                 // No passphrase source and no terminal: had rxvault got as far as the passphrase,
                 // it would say that one is needed (64).
                 let r = try cli.run(Self.with(arguments, out), environment: ["RXVAULT_PASSPHRASE_FILE": nil])
                 #expect(r.status == 73 && !r.signalled, "\(arguments) \(out): \(r)")
-                #expect(r.stderr.hasPrefix("rxvault: error: ") && r.stderr.contains(problem), "\(arguments) \(out): \(r)")
+                #expect(
+                    r.stderr.hasPrefix("rxvault: error: ") && r.stderr.contains(problem), "\(arguments) \(out): \(r)")
             }
             // An existing file, without --force.
             let r = try cli.run(Self.with(arguments, cli.path("plain")), environment: ["RXVAULT_PASSPHRASE_FILE": nil])
-            #expect(r.status == 73 && r.stderr.contains("already exists") && r.stderr.contains("--force"), "\(arguments): \(r)")
+            #expect(
+                r.status == 73 && r.stderr.contains("already exists") && r.stderr.contains("--force"),
+                "\(arguments): \(r)")
         }
         #expect(cli.vaultFileBytes() == before, "the vault changed")
         #expect(try FileManager.default.contentsOfDirectory(atPath: cli.path("folder")).isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: cli.path("new")) && !FileManager.default.fileExists(atPath: cli.path("missing")))
+        #expect(
+            !FileManager.default.fileExists(atPath: cli.path("new"))
+                && !FileManager.default.fileExists(atPath: cli.path("missing")))
     }
 
     /// --force replaces a file, never a directory or a FIFO (a rename would put a file in the
@@ -80,7 +95,9 @@ import Testing
         var info = stat()
         #expect(lstat(cli.path("fifo"), &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO was replaced")
         #expect(try FileManager.default.contentsOfDirectory(atPath: cli.path("folder")).isEmpty)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).filter { $0.contains(".rxvault-") || $0.contains(".restore-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).filter {
+            $0.contains(".rxvault-") || $0.contains(".restore-")
+        }
         #expect(leftovers.isEmpty, "temporary files were left: \(leftovers)")
         // A regular file is replaced, as before.
         let forced = try cli.run(["export", "--format", "json", "--out", cli.path("plain"), "--force"])
@@ -92,9 +109,12 @@ import Testing
     @Test func initRefusesImpossiblePathsBeforeThePassphrase() throws {
         let cli = try CLIHarness()
         _ = try cli.write("a file\n", to: "plain")
-        for (vault, status, problem) in [(cli.path("plain/v.rxv"), 73, "\(cli.path("plain")) is not a directory"),
-                                         (cli.path("new") + "/", 73, "ends in '/'"), ("", 64, "is empty")] {
-            let r = try cli.run(["init", "--kdf", "interactive", "--vault", vault], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        for (vault, status, problem) in [
+            (cli.path("plain/v.rxv"), 73, "\(cli.path("plain")) is not a directory"),
+            (cli.path("new") + "/", 73, "ends in '/'"), ("", 64, "is empty")
+        ] {
+            let r = try cli.run(
+                ["init", "--kdf", "interactive", "--vault", vault], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
             #expect(r.status == Int32(status) && r.stderr.contains(problem), "init --vault '\(vault)': \(r)")
         }
         #expect(!FileManager.default.fileExists(atPath: cli.path("new")))

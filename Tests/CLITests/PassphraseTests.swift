@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Passphrase sources, wrong passphrases, `passwd`, `status` and the busy vault.
 @Suite struct PassphraseTests {
@@ -24,7 +24,10 @@ import RxStore
         try cli.initVault()
         // --passphrase-file beats RXVAULT_PASSPHRASE_FILE.
         let wrong = try cli.write("nope\n", to: "wrong")
-        #expect(try cli.run(["list", "--passphrase-file", cli.passphraseFile], environment: ["RXVAULT_PASSPHRASE_FILE": wrong]).status == 0)
+        #expect(
+            try cli.run(
+                ["list", "--passphrase-file", cli.passphraseFile], environment: ["RXVAULT_PASSPHRASE_FILE": wrong]
+            ).status == 0)
         #expect(try cli.run(["list"], environment: ["RXVAULT_PASSPHRASE_FILE": wrong]).status == 77)
         // No source and no terminal to ask on: fail fast with a hint, never hang.
         let none = try cli.run(["list"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
@@ -44,8 +47,12 @@ import RxStore
         try cli.initVault()
         var env = cli.environment
         env["RXVAULT_PASSPHRASE_FILE"] = nil
-        let r = try CLIHarness.spawn(["/bin/sh", "-c", "exec 3<\"$2\"; exec \"$1\" list --passphrase-fd 3", "sh", CLIHarness.binary, cli.passphraseFile],
-                                     environment: env, directory: cli.directory)
+        let r = try CLIHarness.spawn(
+            [
+                "/bin/sh", "-c", "exec 3<\"$2\"; exec \"$1\" list --passphrase-fd 3", "sh", CLIHarness.binary,
+                cli.passphraseFile
+            ],
+            environment: env, directory: cli.directory)
         #expect(r.status == 0, "\(r)")
     }
 
@@ -125,9 +132,15 @@ import RxStore
     @Test func initPrefersTheDescriptorOverTheEnvironment() throws {
         let cli = try CLIHarness()
         let fdFile = try cli.write("from the descriptor\n", to: "fd-pass")
-        let r = try CLIHarness.spawn(["/bin/sh", "-c", "exec 3<\"$2\"; exec \"$1\" init --kdf interactive --passphrase-fd 3", "sh", CLIHarness.binary, fdFile],
-                                     environment: cli.environment, directory: cli.directory)
+        let r = try CLIHarness.spawn(
+            [
+                "/bin/sh", "-c", "exec 3<\"$2\"; exec \"$1\" init --kdf interactive --passphrase-fd 3", "sh",
+                CLIHarness.binary, fdFile
+            ],
+            environment: cli.environment, directory: cli.directory)
         #expect(r.status == 0, "\(r)")
-        #expect(try cli.run(["list", "--passphrase-file", fdFile]).status == 0, "the vault uses the descriptor's passphrase")
+        #expect(
+            try cli.run(["list", "--passphrase-file", fdFile]).status == 0, "the vault uses the descriptor's passphrase"
+        )
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Issue 12, "Patients as records", through the binary: `add --patient` finds the patient's record
 /// (or asks, refuses, creates), `patients`, `patient show|rename|merge`, the FHIR export's one
@@ -24,16 +24,20 @@ import RxStore
     @Test func readmeExamplesMakeOnePatientAndOneFHIRPatient() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        let first = try cli.run(["add", "glasses", "--patient", "Sam Rivera", "--dob", "1984-05-12",
-                                 "--prescriber", "Dr Ana Lee", "--prescriber-licence", "OD-20417",
-                                 "--issued", "2026-03-01", "--expires", "2028-03-01",
-                                 "--od", "-2.25 -0.75 x180 add +2.00", "--os", "-2.00 -0.50 x170 add +2.00 prism 1.5 BI",
-                                 "--pd", "63", "--near-pd", "60", "--vertex", "12"])
+        let first = try cli.run([
+            "add", "glasses", "--patient", "Sam Rivera", "--dob", "1984-05-12",
+            "--prescriber", "Dr Ana Lee", "--prescriber-licence", "OD-20417",
+            "--issued", "2026-03-01", "--expires", "2028-03-01",
+            "--od", "-2.25 -0.75 x180 add +2.00", "--os", "-2.00 -0.50 x170 add +2.00 prism 1.5 BI",
+            "--pd", "63", "--near-pd", "60", "--vertex", "12"
+        ])
         #expect(first.status == 0, "\(first)")
         #expect(first.stderr.contains("rxvault: new patient ") && first.stderr.contains("Sam Rivera (born 1984-05-12)"))
-        let second = try cli.run(["add", "contacts", "--patient", "Sam Rivera", "--prescriber", "Dr Ana Lee",
-                                  "--issued", "2026-03-01", "--expires", "2027-03-01",
-                                  "--od", "-3.00 bc 8.6 dia 14.2", "--os", "-2.75 -1.25 x170 bc 8.7 dia 14.5", "--brand", "Acuvue Oasys"])
+        let second = try cli.run([
+            "add", "contacts", "--patient", "Sam Rivera", "--prescriber", "Dr Ana Lee",
+            "--issued", "2026-03-01", "--expires", "2027-03-01",
+            "--od", "-3.00 bc 8.6 dia 14.2", "--os", "-2.75 -1.25 x170 bc 8.7 dia 14.5", "--brand", "Acuvue Oasys"
+        ])
         #expect(second.status == 0, "\(second)")
         #expect(!second.stderr.contains("new patient"), "the existing record is used: \(second.stderr)")
 
@@ -44,7 +48,9 @@ import RxStore
         let patientID = try #require(all.first?["id"] as? String)
 
         // The contacts prescription shows the record's birth date, and names the record.
-        let show = try cli.run(["show", second.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--format", "json"])
+        let show = try cli.run([
+            "show", second.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--format", "json"
+        ])
         let shown = try #require(try cli.json(show.stdout)["patient"] as? [String: Any])
         #expect(shown["birthDate"] as? String == "1984-05-12" && shown["id"] as? String == patientID)
 
@@ -54,7 +60,9 @@ import RxStore
         let resources = entries.compactMap { $0["resource"] as? [String: Any] }
         let fhirPatients = resources.filter { $0["resourceType"] as? String == "Patient" }
         #expect(fhirPatients.count == 1)
-        let fullURL = try #require(entries.first { ($0["resource"] as? [String: Any])?["resourceType"] as? String == "Patient" }?["fullUrl"] as? String)
+        let fullURL = try #require(
+            entries.first { ($0["resource"] as? [String: Any])?["resourceType"] as? String == "Patient" }?["fullUrl"]
+                as? String)
         let references = resources.filter { $0["resourceType"] as? String == "VisionPrescription" }
             .compactMap { ($0["patient"] as? [String: Any])?["reference"] as? String }
         #expect(references == [fullURL, fullURL])
@@ -82,7 +90,8 @@ import RxStore
 
         let refused = try cli.run(["add", "glasses", "--patient", "Ana Lima"] + base)
         #expect(refused.status == 64, "\(refused)")
-        #expect(refused.stderr.contains("matches 2 patients") && refused.stderr.contains("(born 1980-04-02)")
+        #expect(
+            refused.stderr.contains("matches 2 patients") && refused.stderr.contains("(born 1980-04-02)")
                 && refused.stderr.contains("(born 1990-01-01)"))
         #expect(try patients(cli).flatMap(Self.prescriptionIDs).count == 2, "nothing was written")
 
@@ -110,22 +119,29 @@ import RxStore
         let base = ["--prescriber", "Dr B", "--issued", "2026-03-01", "--od", "-1.00", "--os", "-1.00"]
         _ = try cli.add(["add", "glasses", "--patient", "Ana Lima", "--dob", "1980-04-02"] + base)
         _ = try cli.add(["add", "glasses", "--patient", "Ana Lima", "--dob", "1990-01-01"] + base)
-        let younger = try #require(try patients(cli).first { $0["birthDate"] as? String == "1990-01-01" }?["id"] as? String)
+        let younger = try #require(
+            try patients(cli).first { $0["birthDate"] as? String == "1990-01-01" }?["id"] as? String)
         let secret = try String(contentsOfFile: cli.passphraseFile, encoding: .utf8).trimmingCharacters(in: .newlines)
         let prompts = PromptTests()
 
-        let asked = try prompts.drive(cli, ["add", "glasses", "--patient", "ana lima"] + base, answers: [secret, String(younger.prefix(8))])
+        let asked = try prompts.drive(
+            cli, ["add", "glasses", "--patient", "ana lima"] + base, answers: [secret, String(younger.prefix(8))])
         #expect(asked.status == 0, "\(asked)")
         #expect(asked.stdout.contains("matches 2 patients") && asked.stdout.contains("Which one?"), "\(asked)")
-        #expect(Self.prescriptionIDs(try #require(try patients(cli).first { $0["id"] as? String == younger })).count == 2)
-        let cancelled = try prompts.drive(cli, ["add", "glasses", "--patient", "ana lima"] + base, answers: [secret, ""])
+        #expect(
+            Self.prescriptionIDs(try #require(try patients(cli).first { $0["id"] as? String == younger })).count == 2)
+        let cancelled = try prompts.drive(
+            cli, ["add", "glasses", "--patient", "ana lima"] + base, answers: [secret, ""])
         #expect(cancelled.status == 2, "\(cancelled)")
         #expect(try patients(cli).flatMap(Self.prescriptionIDs).count == 3)
 
-        let declined = try prompts.drive(cli, ["patient", "merge", String(younger.prefix(8)), "ana lima 1980"] , answers: [secret, "n"])
+        let declined = try prompts.drive(
+            cli, ["patient", "merge", String(younger.prefix(8)), "ana lima 1980"], answers: [secret, "n"])
         #expect(declined.status == 67, "an unknown patient is reported before anything is asked: \(declined)")
-        let older = try #require(try patients(cli).first { $0["birthDate"] as? String == "1980-04-02" }?["id"] as? String)
-        let no = try prompts.drive(cli, ["patient", "merge", String(younger.prefix(8)), String(older.prefix(8))], answers: [secret, "n"])
+        let older = try #require(
+            try patients(cli).first { $0["birthDate"] as? String == "1980-04-02" }?["id"] as? String)
+        let no = try prompts.drive(
+            cli, ["patient", "merge", String(younger.prefix(8)), String(older.prefix(8))], answers: [secret, "n"])
         #expect(no.status == 2 && no.stdout.contains("[y/N]"), "\(no)")
         #expect(try patients(cli).count == 2)
     }
@@ -136,9 +152,11 @@ import RxStore
         let cli = try CLIHarness()
         try cli.initVault()
         let glasses = try cli.add(CLIHarness.glassesArguments)
-        let typo = try cli.add(["add", "contacts", "--patient", "Quintesa Marlowe", "--prescriber", "Dr I. F.",
-                                "--issued", "2026-03-01", "--expires", "2026-12-01", "--od", "-3.25 bc 8.6 dia 14.2",
-                                "--os", "-2.75 bc 8.6 dia 14.2", "--brand", "Zylofocus"])
+        let typo = try cli.add([
+            "add", "contacts", "--patient", "Quintesa Marlowe", "--prescriber", "Dr I. F.",
+            "--issued", "2026-03-01", "--expires", "2026-12-01", "--od", "-3.25 bc 8.6 dia 14.2",
+            "--os", "-2.75 bc 8.6 dia 14.2", "--brand", "Zylofocus"
+        ])
         let recipient = try cli.ageKeygen("shop.key")
         #expect(try cli.run(["client", "add", "lens-shop", "--recipient", recipient]).status == 0)
         #expect(try cli.run(["grant", "lens-shop", typo]).status == 0)
@@ -169,12 +187,16 @@ import RxStore
         let afterMerge = try cli.run(asClient + ["show", typo], environment: Self.noPassphrase)
         #expect(afterMerge.stdout.contains("Quintessa Marlowe (born 1980-04-02)"), "\(afterMerge)")
         let clientList = try cli.run(asClient + ["list", "--format", "json"], environment: Self.noPassphrase)
-        let clientIDs = (try cli.json(clientList.stdout)["prescriptions"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+        let clientIDs =
+            (try cli.json(clientList.stdout)["prescriptions"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            ?? []
         #expect(clientIDs.count == 1 && clientIDs[0].hasPrefix(typo))
         #expect(try cli.run(asClient + ["patients"], environment: Self.noPassphrase).status == 64)
         #expect(try cli.run(["check"]).status == 0)
 
-        let same = try cli.run(["patient", "merge", "quintessa marlowe", String(try #require(all[0]["id"] as? String).prefix(8)), "--yes"])
+        let same = try cli.run([
+            "patient", "merge", "quintessa marlowe", String(try #require(all[0]["id"] as? String).prefix(8)), "--yes"
+        ])
         #expect(same.status == 64, "\(same)")
     }
 
@@ -187,8 +209,10 @@ import RxStore
 
         let cli = try CLIHarness()
         try cli.initVault()
-        _ = try cli.add(["add", "glasses", "--patient", "quintessa  marlowe", "--prescriber", "Dr B",
-                         "--issued", "2026-01-01", "--od", "-1.00", "--os", "-1.00"])
+        _ = try cli.add([
+            "add", "glasses", "--patient", "quintessa  marlowe", "--prescriber", "Dr B",
+            "--issued", "2026-01-01", "--od", "-1.00", "--os", "-1.00"
+        ])
         let imported = try cli.run(["import", source.path("out.json")])
         #expect(imported.status == 0, "\(imported)")
         let all = try patients(cli)
@@ -201,9 +225,12 @@ import RxStore
 
     func fixtureVault(_ format: Int, passphrase: String) throws -> CLIHarness {
         let cli = try CLIHarness(passphrase: passphrase, today: "2026-06-20")
-        #expect(FileManager.default.createFile(atPath: cli.vaultPath, contents: nil, attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(atPath: cli.vaultPath, contents: nil, attributes: [.posixPermissions: 0o600])
+        )
         let database = try Database(path: cli.vaultPath)
-        try database.execute(try String(contentsOfFile: FormatUpgradeCLITests.fixture("format\(format).sql"), encoding: .utf8))
+        try database.execute(
+            try String(contentsOfFile: FormatUpgradeCLITests.fixture("format\(format).sql"), encoding: .utf8))
         return cli
     }
 
@@ -215,7 +242,10 @@ import RxStore
         let before = try cli.run(["list", "--format", "json"])
         #expect(before.status == 0, "\(before)")
         let listed = try #require(try cli.json(before.stdout)["prescriptions"] as? [[String: Any]])
-        let names = Dictionary(uniqueKeysWithValues: listed.map { ($0["id"] as! String, ($0["patient"] as! [String: Any])["name"] as! String) })
+        let names = Dictionary(
+            uniqueKeysWithValues: listed.map {
+                ($0["id"] as! String, ($0["patient"] as! [String: Any])["name"] as! String)
+            })
         let versions = Dictionary(uniqueKeysWithValues: listed.map { ($0["id"] as! String, $0["version"] as! Int) })
         let notYet = try cli.run(["patients"])
         #expect(notYet.status == 65 && notYet.stderr.contains("rxvault upgrade"), "\(notYet)")
@@ -229,7 +259,8 @@ import RxStore
             for id in Self.prescriptionIDs(patient) { #expect(names[id] == patient["name"] as? String) }
         }
         #expect(Set(all.flatMap(Self.prescriptionIDs)) == Set(names.keys))
-        let after = try #require(try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]])
+        let after = try #require(
+            try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]])
         for record in after {
             let id = record["id"] as! String
             #expect(record["version"] as? Int == versions[id]! + 1, "one version naming the record")
@@ -245,7 +276,8 @@ import RxStore
         for name in identities {
             try FileManager.default.copyItem(atPath: FormatUpgradeCLITests.fixture(name), toPath: cli.path(name))
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: cli.path(name))
-            let read = try cli.run(["--identity", cli.path(name), "list", "--format", "json"], environment: Self.noPassphrase)
+            let read = try cli.run(
+                ["--identity", cli.path(name), "list", "--format", "json"], environment: Self.noPassphrase)
             #expect(read.status == 0, "\(read)")
             let seen = try #require(try cli.json(read.stdout)["prescriptions"] as? [[String: Any]])
             #expect(seen.count == 1)

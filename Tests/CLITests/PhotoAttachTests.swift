@@ -37,7 +37,9 @@ import Testing
         #expect(id.count == 8, "only the id on stdout: \(r)")
 
         let item = try attachment(cli, rx)
-        #expect(item["name"] as? String == name.replacingOccurrences(of: name.hasSuffix(".heic") ? ".heic" : ".jpg", with: ".png"))
+        #expect(
+            item["name"] as? String
+                == name.replacingOccurrences(of: name.hasSuffix(".heic") ? ".heic" : ".jpg", with: ".png"))
         #expect(item["mimeType"] as? String == "image/png")
         #expect(item["width"] as? Int == 640 && item["height"] as? Int == 480)
 
@@ -47,10 +49,14 @@ import Testing
         #expect(extracted.status == 0, "\(extracted)")
         let stored = try #require(FileManager.default.contents(atPath: out))
         #expect(stored.starts(with: [0x89, 0x50, 0x4E, 0x47]))
-        for trace in ["Exif", "eXIf", "tEXt", "iTXt", "zTXt", "GPS", "WGS-84", "RxvaultTestCam", "Phone 12 Fixture", "2026:03:01"] {
+        for trace in [
+            "Exif", "eXIf", "tEXt", "iTXt", "zTXt", "GPS", "WGS-84", "RxvaultTestCam", "Phone 12 Fixture", "2026:03:01"
+        ] {
             #expect(!Self.contains(stored, Array(trace.utf8)), "found \(trace) in the stored file")
         }
-        #expect(!Self.contains(stored, [0, 0, 0x0A, 0x38, 0, 0, 0, 100]), "found the GPS latitude's rational in the stored file")
+        #expect(
+            !Self.contains(stored, [0, 0, 0x0A, 0x38, 0, 0, 0, 100]),
+            "found the GPS latitude's rational in the stored file")
         // Nor anywhere in the vault file: the original was never stored, not even encrypted.
         #expect(try cli.run(["check"]).status == 0)
     }
@@ -76,7 +82,9 @@ import Testing
         let (cli, rx) = try setUp()
         let r = try cli.run(["attach", rx, "-", "--name", "upright.png"], stdinFile: Self.photo("orientation-6.jpg"))
         #expect(r.status == 0, "\(r)")
-        #expect(r.stderr.contains("converted from JPEG (64x32) to a 32x64 PNG, turned upright (EXIF orientation 6)"), "\(r)")
+        #expect(
+            r.stderr.contains("converted from JPEG (64x32) to a 32x64 PNG, turned upright (EXIF orientation 6)"), "\(r)"
+        )
         let item = try attachment(cli, rx)
         #expect(item["name"] as? String == "upright.png" && item["width"] as? Int == 32 && item["height"] as? Int == 64)
     }
@@ -85,8 +93,11 @@ import Testing
         let (cli, rx) = try setUp()
         let cases: [(String, String)] = [
             ("truncated.jpg", "rxvault: error: refused: JPEG photo: JPEG data is corrupt: Premature end of JPEG file"),
-            ("huge-declared.jpg", "rxvault: error: refused: JPEG photo: JPEG image is 60000x60000: over the 16384-pixel side limit"),
-            ("truncated.heic", "rxvault: error: refused: HEIC photo: HEIC data is corrupt: "),
+            (
+                "huge-declared.jpg",
+                "rxvault: error: refused: JPEG photo: JPEG image is 60000x60000: over the 16384-pixel side limit"
+            ),
+            ("truncated.heic", "rxvault: error: refused: HEIC photo: HEIC data is corrupt: ")
         ]
         for (name, message) in cases {
             let r = try cli.run(["attach", rx, Self.photo(name)])
@@ -97,7 +108,8 @@ import Testing
         // Nothing was stored, and the refusal asked for no passphrase (none was needed yet).
         let none = try cli.run(["attachments", rx])
         #expect(none.stderr.contains("has no attachments"), "\(none)")
-        let noPassphrase = try cli.run(["attach", rx, Self.photo("truncated.jpg"), "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        let noPassphrase = try cli.run(
+            ["attach", rx, Self.photo("truncated.jpg"), "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         #expect(noPassphrase.status == 65, "\(noPassphrase)")
     }
 

@@ -5,52 +5,55 @@ import Testing
 /// prompt, the confirmation and the echo being off are tested as a person would meet them.
 @Suite struct PromptTests {
     static let driver = #"""
-import os, pty, select, signal, sys, time
-binary, vault = sys.argv[1], sys.argv[2]
-args = sys.argv[3:]
-answers = [a.encode() + b"\n" for a in os.environ["ANSWERS"].split("|")]
-pid, fd = pty.fork()
-if pid == 0:
-    # The pty is the controlling terminal; stdin may carry data instead (STDIN_FILE).
-    if os.environ.get("STDIN_FILE"):
-        os.dup2(os.open(os.environ["STDIN_FILE"], os.O_RDONLY), 0)
-    os.execv(binary, [binary] + args)
-out = b""
-since_answer = 0   # answer only a prompt printed after the previous answer
-deadline = time.time() + 30
-while True:
-    if time.time() > deadline:
-        os.kill(pid, signal.SIGKILL)
-        out += b"\n[driver: timed out]"
-        break
-    ready, _, _ = select.select([fd], [], [], 0.2)
-    if not ready:
-        continue
-    try:
-        chunk = os.read(fd, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    out += chunk
-    fresh = out[since_answer:].rstrip()
-    if answers and (fresh.endswith(b":") or fresh.endswith(b"]")):
-        os.write(fd, answers.pop(0))
-        since_answer = len(out)
-_, status = os.waitpid(pid, 0)
-sys.stdout.write(out.decode(errors="replace"))
-sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
-"""#
+        import os, pty, select, signal, sys, time
+        binary, vault = sys.argv[1], sys.argv[2]
+        args = sys.argv[3:]
+        answers = [a.encode() + b"\n" for a in os.environ["ANSWERS"].split("|")]
+        pid, fd = pty.fork()
+        if pid == 0:
+            # The pty is the controlling terminal; stdin may carry data instead (STDIN_FILE).
+            if os.environ.get("STDIN_FILE"):
+                os.dup2(os.open(os.environ["STDIN_FILE"], os.O_RDONLY), 0)
+            os.execv(binary, [binary] + args)
+        out = b""
+        since_answer = 0   # answer only a prompt printed after the previous answer
+        deadline = time.time() + 30
+        while True:
+            if time.time() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                out += b"\n[driver: timed out]"
+                break
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+            fresh = out[since_answer:].rstrip()
+            if answers and (fresh.endswith(b":") or fresh.endswith(b"]")):
+                os.write(fd, answers.pop(0))
+                since_answer = len(out)
+        _, status = os.waitpid(pid, 0)
+        sys.stdout.write(out.decode(errors="replace"))
+        sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
+        """#
 
-    func drive(_ cli: CLIHarness, _ arguments: [String], answers: [String], stdinFile: String? = nil) throws -> CLIHarness.Result {
+    func drive(_ cli: CLIHarness, _ arguments: [String], answers: [String], stdinFile: String? = nil) throws
+        -> CLIHarness.Result
+    {
         let script = try cli.write(Self.driver, to: "drive.py")
         var env = cli.environment
         env["RXVAULT_PASSPHRASE_FILE"] = nil
         env["ANSWERS"] = answers.joined(separator: "|")
         env["STDIN_FILE"] = stdinFile
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return try CLIHarness.spawn(["/usr/bin/env", "python3", script, CLIHarness.binary, cli.vaultPath] + arguments,
-                                    environment: env, directory: cli.directory)
+        return try CLIHarness.spawn(
+            ["/usr/bin/env", "python3", script, CLIHarness.binary, cli.vaultPath] + arguments,
+            environment: env, directory: cli.directory)
     }
 
     @Test func promptsWithoutEchoAndConfirms() throws {
@@ -92,14 +95,18 @@ sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
         try cli.initVault()
         let id = try cli.add(CLIHarness.glassesArguments)
         #expect(try cli.run(["attach", id, AttachmentTests.photo]).status == 0)
-        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(
+            try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
         #expect(try cli.run(["grant", "shop", id]).status == 0)
         let secret = try String(contentsOfFile: cli.passphraseFile, encoding: .utf8).trimmingCharacters(in: .newlines)
-        for command in [["remove", id], ["detach", id, "png-prescription-photo-1200x1600.png"], ["client", "remove", "shop"]] {
+        for command in [
+            ["remove", id], ["detach", id, "png-prescription-photo-1200x1600.png"], ["client", "remove", "shop"]
+        ] {
             let declined = try drive(cli, command, answers: [secret, "n"])
             #expect(declined.stdout.contains("[y/N]"), "\(command): \(declined)")
             #expect(declined.status == 2, "\(command): \(declined)")
-            #expect(declined.stdout.contains("rxvault: error: not confirmed: nothing changed"), "\(command): \(declined)")
+            #expect(
+                declined.stdout.contains("rxvault: error: not confirmed: nothing changed"), "\(command): \(declined)")
             // No answer (end of input: Ctrl-D) is a no.
             let unanswered = try drive(cli, command, answers: [secret, "\u{04}"])
             #expect(unanswered.status == 2, "\(command): \(unanswered)")
@@ -125,7 +132,10 @@ sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 99)
         #expect(backup.status == 0, "\(backup)")
         // A bar, the percentage and the amounts (bytes as KiB or MiB).
         #expect(backup.stdout.contains("rxvault: backing up [\(String(repeating: "#", count: 20))] 100% "), "\(backup)")
-        #expect(backup.stdout.range(of: #"100% [0-9.]+ (KiB|MiB|bytes)/[0-9.]+ (KiB|MiB|bytes)"#, options: .regularExpression) != nil, "\(backup)")
+        #expect(
+            backup.stdout.range(
+                of: #"100% [0-9.]+ (KiB|MiB|bytes)/[0-9.]+ (KiB|MiB|bytes)"#, options: .regularExpression) != nil,
+            "\(backup)")
         let verify = try drive(cli, ["backup", "verify", cli.path("tty.age")], answers: [secret])
         #expect(verify.status == 0, "\(verify)")
         #expect(verify.stdout.contains("rxvault: verifying [\(String(repeating: "#", count: 20))] 100% "), "\(verify)")

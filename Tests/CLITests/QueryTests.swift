@@ -7,12 +7,16 @@ import Testing
         try cli.initVault()
         let glasses = try cli.add(CLIHarness.glassesArguments)
         let contacts = try cli.add(CLIHarness.contactsArguments)
-        let other = try cli.add(["add", "glasses", "--patient", "Kim Park", "--prescriber", "Dr Alvarez", "--issued", "2024-01-01",
-                                 "--expires", "2026-01-01", "--od", "+1.50", "--os", "+1.25"])
+        let other = try cli.add([
+            "add", "glasses", "--patient", "Kim Park", "--prescriber", "Dr Alvarez", "--issued", "2024-01-01",
+            "--expires", "2026-01-01", "--od", "+1.50", "--os", "+1.25"
+        ])
         func ids(_ arguments: [String]) throws -> [String] {
             let r = try cli.run(["query"] + arguments + ["--format", "json"])
             #expect(r.status == 0, "\(r)")
-            return (try cli.json(r.stdout)["prescriptions"] as? [[String: Any]])?.compactMap { ($0["id"] as? String).map { String($0.prefix(8)) } } ?? []
+            return (try cli.json(r.stdout)["prescriptions"] as? [[String: Any]])?.compactMap {
+                ($0["id"] as? String).map { String($0.prefix(8)) }
+            } ?? []
         }
         #expect(try ids(["--expiring-within", "60d"]) == [contacts])
         #expect(try ids(["--expired"]) == [other])
@@ -35,7 +39,8 @@ import Testing
         #expect(try cli.run(["show", glasses, "--format", "csv"]).status == 64)
 
         // A client's queries cover its grants only.
-        #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(
+            try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
         #expect(try cli.run(["grant", "shop", contacts]).status == 0)
         let asClient = try cli.run(["--identity", cli.path("shop.key"), "query", "--format", "json"])
         #expect((try cli.json(asClient.stdout)["prescriptions"] as? [Any])?.count == 1)

@@ -38,27 +38,36 @@ import Testing
 
         let key = ["--age-identity", cli.path("backup.key"), "--recovery-key-file", code]
         let verified = try cli.run(["backup", "verify", backup] + key)
-        #expect(verified.status == 0 && verified.stdout.contains("the backup verifies: it restores vault"), "\(verified)")
+        #expect(
+            verified.status == 0 && verified.stdout.contains("the backup verifies: it restores vault"), "\(verified)")
         let listed = try cli.run(["backup", "list", folder, "--verify"] + key)
         #expect(listed.status == 0 && listed.stdout.contains("ok"), "\(listed)")
 
         let target = cli.path("restored/vault.rxv")
         let restored = try cli.run(["restore", backup, "--to", target] + key)
         #expect(restored.status == 0, "\(restored)")
-        #expect(restored.stderr.contains("the recovery code opened it; set a new passphrase with 'rxvault passwd --recovery --vault \(target)'"), "\(restored)")
+        #expect(
+            restored.stderr.contains(
+                "the recovery code opened it; set a new passphrase with 'rxvault passwd --recovery --vault \(target)'"),
+            "\(restored)")
         // The restored vault is the one backed up: the code sets its new passphrase, and it reads.
         let fresh = try cli.write("a passphrase I will remember\n", to: "new")
-        #expect(try cli.run(["passwd", "--vault", target, "--recovery-key-file", code, "--new-passphrase-file", fresh]).status == 0)
+        #expect(
+            try cli.run(["passwd", "--vault", target, "--recovery-key-file", code, "--new-passphrase-file", fresh])
+                .status == 0)
         let shown = try cli.run(["show", id, "--vault", target, "--passphrase-file", fresh])
         #expect(shown.status == 0 && shown.stdout.contains("Quintessa Marlowe"), "\(shown)")
 
         // Without the identity, the age layer is named, and so is what opens it.
         let noIdentity = try cli.run(["restore", backup, "--to", cli.path("x.rxv"), "--recovery-key-file", code])
-        #expect(noIdentity.status == 77 && noIdentity.stderr.contains("encrypted to age recipients")
-                && noIdentity.stderr.contains("--age-identity FILE (the identity kept with the recovery code)"), "\(noIdentity)")
+        #expect(
+            noIdentity.status == 77 && noIdentity.stderr.contains("encrypted to age recipients")
+                && noIdentity.stderr.contains("--age-identity FILE (the identity kept with the recovery code)"),
+            "\(noIdentity)")
         // A backup from before the code: its vault has no recovery slot.
         let older = try cli.run(["backup", "verify", cli.path("before-code.age")] + key)
-        #expect(older.status == 77 && older.stderr.contains("the recovery code does not open the vault inside")
+        #expect(
+            older.status == 77 && older.stderr.contains("the recovery code does not open the vault inside")
                 && older.stderr.contains("made before 'rxvault key add --recovery'"), "\(older)")
         #expect(!FileManager.default.fileExists(atPath: cli.path("x.rxv")))
     }
@@ -76,7 +85,9 @@ import Testing
         for command in [["restore", backup, "--to", cli.path("r.rxv")], ["backup", "verify", backup]] {
             let refused = try cli.run(command + ["--recovery-key-file", code])
             #expect(refused.status == 77, "\(refused)")
-            #expect(refused.stderr.contains("was made with a passphrase") && refused.stderr.contains("never with a recovery code"), "\(refused)")
+            #expect(
+                refused.stderr.contains("was made with a passphrase")
+                    && refused.stderr.contains("never with a recovery code"), "\(refused)")
             #expect(refused.stderr.contains("hint:") && refused.stderr.contains("--recipient"), "\(refused)")
         }
         // Refused before the code is asked for: no terminal here, yet the answer is the refusal.
@@ -84,9 +95,12 @@ import Testing
         #expect(asked.status == 77 && asked.stderr.contains("never with a recovery code"), "\(asked)")
         #expect(!FileManager.default.fileExists(atPath: cli.path("r.rxv")))
         let listed = try cli.run(["backup", "list", folder, "--verify", "--recovery-key-file", code])
-        #expect(listed.status == 77 && listed.stdout.contains("a recovery code does not open its age layer"), "\(listed)")
+        #expect(
+            listed.status == 77 && listed.stdout.contains("a recovery code does not open its age layer"), "\(listed)")
         // The code and a passphrase on the same command line: which one is meant is not guessed.
-        let both = try cli.run(["backup", "verify", backup, "--recovery-key-file", code, "--passphrase-file", cli.passphraseFile])
+        let both = try cli.run([
+            "backup", "verify", backup, "--recovery-key-file", code, "--passphrase-file", cli.passphraseFile
+        ])
         #expect(both.status == 64 && both.stderr.contains("not both"), "\(both)")
     }
 
@@ -98,7 +112,9 @@ import Testing
         #expect(without.status == 77 && !without.stderr.contains("--recovery"), "\(without)")
         #expect(try cli.run(["key", "add", "--recovery"]).status == 0)
         let with = try cli.run(["list", "--passphrase-file", wrong])
-        #expect(with.status == 77 && with.stderr.contains("hint:") && with.stderr.contains("'rxvault passwd --recovery'"), "\(with)")
+        #expect(
+            with.status == 77 && with.stderr.contains("hint:") && with.stderr.contains("'rxvault passwd --recovery'"),
+            "\(with)")
     }
 
     @Test func initSuggestsARecoveryCodeInOneLine() throws {

@@ -156,7 +156,8 @@ import Testing
         try cli.initVault()
         _ = try cli.add(CLIHarness.glassesArguments)
         #expect(try cli.run(["backup", cli.path("b.age")]).status == 0)
-        let vaultID = try #require(try cli.json(try cli.run(["status", "--format", "json"]).stdout)["vaultID"] as? String)
+        let vaultID = try #require(
+            try cli.json(try cli.run(["status", "--format", "json"]).stdout)["vaultID"] as? String)
         let verify = try cli.run(["backup", "verify", cli.path("b.age")])
         #expect(verify.status == 0, "\(verify)")
         #expect(!verify.stdout.contains("shown above"), "\(verify)")
@@ -180,7 +181,9 @@ import Testing
         #expect(!damaged.stderr.contains("restored"), "\(damaged)")
 
         let wrong = try cli.write("not the vault's passphrase\n", to: "wrong")
-        let r = try cli.run(["backup", "verify", cli.path("b.age"), "--age-passphrase-file", agePass, "--passphrase-file", wrong])
+        let r = try cli.run([
+            "backup", "verify", cli.path("b.age"), "--age-passphrase-file", agePass, "--passphrase-file", wrong
+        ])
         #expect(r.status == 77, "\(r)")
         #expect(r.stderr.contains("the vault inside \(cli.path("b.age"))"), "\(r)")
     }

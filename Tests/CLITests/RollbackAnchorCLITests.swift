@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Issue 22: a rollback anchor belongs to the vault file it was taken from (vault id and path),
 /// not to every file holding that vault, so a side restore does not hold the main vault back;
@@ -34,7 +34,8 @@ import RxStore
         let side = cli.path("side/vault.rxv")
         let sideRestore = try cli.run(["restore", cli.path("b2.age"), "--to", side], environment: fresh)
         #expect(sideRestore.status == 0, "\(sideRestore)")
-        #expect(try cli.run(["edit", id, "--vault", side, "--note", "on the side copy"], environment: fresh).status == 0)
+        #expect(
+            try cli.run(["edit", id, "--vault", side, "--note", "on the side copy"], environment: fresh).status == 0)
 
         let write = try cli.run(["edit", id, "--note", "on the main vault again"], environment: fresh)
         #expect(write.status == 0 && !write.stderr.contains("older than"), "\(write)")
@@ -42,7 +43,8 @@ import RxStore
         #expect(shown.status == 0 && !shown.stderr.contains("warning"), "\(shown)")
         // One anchor per file, in the new machine's state folder.
         let anchors = try FileManager.default.contentsOfDirectory(atPath: home + "/.local/state/rxvault").sorted()
-        #expect(anchors.count == 2 && anchors.allSatisfy { $0.count == 65 && $0.dropFirst(32).first == "-" }, "\(anchors)")
+        #expect(
+            anchors.count == 2 && anchors.allSatisfy { $0.count == 65 && $0.dropFirst(32).first == "-" }, "\(anchors)")
     }
 
     /// The same path keeps its anchor whatever replaces the file: an older copy put there by a
@@ -58,7 +60,8 @@ import RxStore
         for suffix in ["-wal", "-shm"] { unlink(cli.vaultPath + suffix) }
         #expect(rename(moved, cli.vaultPath) == 0)
         let shown = try cli.run(["show", id])
-        #expect(shown.status == 0 && shown.stderr.contains("older than a copy of it this computer has seen"), "\(shown)")
+        #expect(
+            shown.status == 0 && shown.stderr.contains("older than a copy of it this computer has seen"), "\(shown)")
         #expect(try cli.run(["edit", id, "--note", "on the old copy"]).status == 76)
     }
 
@@ -77,17 +80,21 @@ import RxStore
         let status = try cli.json(try cli.run(["status", "--format", "json"]).stdout)
         let vaultID = try #require(status["vaultID"] as? String)
         let folder = state + "/rxvault"
-        let anchor = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix(vaultID) })
+        let anchor = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix(vaultID) })
         let text = try String(contentsOfFile: folder + "/" + anchor, encoding: .utf8)
         let counter = try #require(text.split(separator: "\n").first.flatMap { Int($0) })
 
         // The state folder as the old layout left it: one file per vault id, the counter alone.
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder) { try FileManager.default.removeItem(atPath: folder + "/" + name) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            try FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
         try "\(counter)\n".write(toFile: folder + "/" + vaultID, atomically: true, encoding: .utf8)
 
         try putInPlace(old, cli)
         let shown = try cli.run(["show", id])
-        #expect(shown.status == 0 && shown.stderr.contains("older than a copy of it this computer has seen"), "\(shown)")
+        #expect(
+            shown.status == 0 && shown.stderr.contains("older than a copy of it this computer has seen"), "\(shown)")
         #expect(try cli.run(["edit", id, "--note", "on the old copy"]).status == 76)
         #expect(FileManager.default.fileExists(atPath: folder + "/" + vaultID))
 
@@ -115,11 +122,15 @@ import RxStore
         // No HOME, no XDG_STATE_HOME: a write opens and commits, and warns once.
         let noHome = try cli.run(["edit", id, "--note", "no home"], environment: ["HOME": nil, "XDG_STATE_HOME": nil])
         #expect(noHome.status == 0 && occurrences(noHome.stderr) == 1, "\(noHome)")
-        #expect(noHome.stderr.contains("(HOME is not set and neither is XDG_STATE_HOME)") && noHome.stderr.contains("set XDG_STATE_HOME"), "\(noHome)")
+        #expect(
+            noHome.stderr.contains("(HOME is not set and neither is XDG_STATE_HOME)")
+                && noHome.stderr.contains("set XDG_STATE_HOME"), "\(noHome)")
         // A relative HOME is no place either (a relative XDG_STATE_HOME is ignored, as the spec says).
         let relative = try cli.run(["list"], environment: ["HOME": "relative/home", "XDG_STATE_HOME": "relative/state"])
         #expect(relative.status == 0 && occurrences(relative.stderr) == 1, "\(relative)")
-        #expect(relative.stderr.contains("HOME (relative/home) is not an absolute path (XDG_STATE_HOME is not an absolute path)"), "\(relative)")
+        #expect(
+            relative.stderr.contains(
+                "HOME (relative/home) is not an absolute path (XDG_STATE_HOME is not an absolute path)"), "\(relative)")
         #expect(!FileManager.default.fileExists(atPath: cli.path("relative")))
         // A state folder that cannot be written (a file where the folder should be, which even
         // root cannot write into): the reason is named.
@@ -133,7 +144,9 @@ import RxStore
             chmod(locked + "/rxvault", 0o500)
             defer { chmod(locked + "/rxvault", 0o700) }
             let refused = try cli.run(["list"], environment: ["XDG_STATE_HOME": locked])
-            #expect(refused.status == 0 && occurrences(refused.stderr) == 1 && refused.stderr.contains("Permission denied"), "\(refused)")
+            #expect(
+                refused.status == 0 && occurrences(refused.stderr) == 1 && refused.stderr.contains("Permission denied"),
+                "\(refused)")
         }
         // Where it can be kept, nothing is said.
         let kept = try cli.run(["list"])

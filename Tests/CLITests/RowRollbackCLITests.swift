@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Issue 10 through the binary: rows deleted or put back from an older copy of the vault, and
 /// the whole file replaced by an older copy. `check` exits 76 naming what is wrong, the reading
@@ -27,7 +27,8 @@ import RxStore
 
         // The client puts back its grant row, the version rows it was sealed for and the old bucket.
         let db = try attacker(cli, old: old)
-        try db.execute("DELETE FROM main.prescription_version WHERE version > (SELECT max(version) FROM old.prescription_version)")
+        try db.execute(
+            "DELETE FROM main.prescription_version WHERE version > (SELECT max(version) FROM old.prescription_version)")
         try db.execute("INSERT INTO main.access_grant SELECT * FROM old.access_grant")
         try db.execute("DELETE FROM main.search_index")
         try db.execute("INSERT INTO main.search_index SELECT * FROM old.search_index")
@@ -40,10 +41,13 @@ import RxStore
         let edit = try cli.run(["edit", rx, "--note", "written after the revoke"])
         #expect(edit.status == 76, "\(edit)")
         // Nothing was sealed to the client: with its identity it sees no newer version.
-        let asClient = try cli.run(["--identity", cli.path("shop.key"), "show", rx, "--format", "json"],
-                                   environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        let asClient = try cli.run(
+            ["--identity", cli.path("shop.key"), "show", rx, "--format", "json"],
+            environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         #expect(!asClient.stdout.contains("written after the revoke"))
-        #expect(try db.integer("SELECT max(version) FROM main.prescription_version") == db.integer("SELECT max(version) FROM old.prescription_version"))
+        #expect(
+            try db.integer("SELECT max(version) FROM main.prescription_version")
+                == db.integer("SELECT max(version) FROM old.prescription_version"))
     }
 
     @Test func attachmentRowsDeletedOrPutBackAreRefused() throws {
@@ -58,8 +62,11 @@ import RxStore
 
         // A detached attachment put back (with its chunks) is not listed, and would not be re-sealed.
         let db = try attacker(cli, old: old)
-        try db.execute("INSERT INTO main.attachment SELECT * FROM old.attachment WHERE id NOT IN (SELECT id FROM main.attachment)")
-        try db.execute("INSERT INTO main.attachment_chunk SELECT * FROM old.attachment_chunk WHERE attachment_id NOT IN (SELECT attachment_id FROM main.attachment_chunk)")
+        try db.execute(
+            "INSERT INTO main.attachment SELECT * FROM old.attachment WHERE id NOT IN (SELECT id FROM main.attachment)")
+        try db.execute(
+            "INSERT INTO main.attachment_chunk SELECT * FROM old.attachment_chunk WHERE attachment_id NOT IN (SELECT attachment_id FROM main.attachment_chunk)"
+        )
         var check = try cli.run(["check", "--read-data"])
         #expect(check.status == 76 && check.stdout.contains("detached attachment put back"), "\(check)")
         var list = try cli.run(["attachments", rx])
@@ -90,7 +97,10 @@ import RxStore
         for suffix in ["", "-wal", "-shm"] { unlink(cli.vaultPath + suffix) }
         try FileManager.default.copyItem(atPath: old, toPath: cli.vaultPath)
         let show = try cli.run(["show", rx])
-        #expect(show.status == 0 && show.stderr.contains("warning: this vault is older than a copy of it this computer has seen"), "\(show)")
+        #expect(
+            show.status == 0
+                && show.stderr.contains("warning: this vault is older than a copy of it this computer has seen"),
+            "\(show)")
         let write = try cli.run(["edit", rx, "--note", "on the old copy"])
         #expect(write.status == 76 && write.stderr.contains("--accept-rollback"), "\(write)")
         let accept = try cli.run(["check", "--accept-rollback"])

@@ -57,18 +57,25 @@ import Testing
         #expect(rename(copy, cli.vaultPath) == 0)
 
         // The shop's next read is refused (as if never granted); the family still reads.
-        #expect(try eventually(3) { try server.curl("GET", "/VisionPrescription/\(glassesResource)", token: shopToken).status == 404 },
-                "\(server.stderr)")
+        #expect(
+            try eventually(3) {
+                try server.curl("GET", "/VisionPrescription/\(glassesResource)", token: shopToken).status == 404
+            },
+            "\(server.stderr)")
         #expect(try server.curl("GET", "/VisionPrescription", token: shopToken).json["total"] as? Int == 0)
         let read = try server.curl("GET", "/VisionPrescription/\(contactsResource)", token: familyToken)
         #expect(read.status == 200, "\(read.body)")
-        #expect(server.stderr.contains("the vault file at \(cli.vaultPath) was replaced or removed"), "\(server.stderr)")
+        #expect(
+            server.stderr.contains("the vault file at \(cli.vaultPath) was replaced or removed"), "\(server.stderr)")
         #expect(server.stderr.contains("serving the vault file now at \(cli.vaultPath)"), "\(server.stderr)")
 
         // The read served after the switch is in the new file's log (the one the revoke is in).
-        #expect(try eventually(5) {
-            try apiReads(cli).contains { $0["client"] as? String == "family" && $0["detail"] as? String == "api read VisionPrescription" }
-        }, "\((try? apiReads(cli)) ?? [])")
+        #expect(
+            try eventually(5) {
+                try apiReads(cli).contains {
+                    $0["client"] as? String == "family" && $0["detail"] as? String == "api read VisionPrescription"
+                }
+            }, "\((try? apiReads(cli)) ?? [])")
         let log = try cli.run(["log", "--format", "json"]).stdout
         #expect(log.contains("\"revoke\""), "the log read is the new file's: it has the revoke made in the copy")
 
@@ -77,8 +84,10 @@ import Testing
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
         let server2 = try ServerProcess(cli, environment: ["XDG_RUNTIME_DIR": runtime])
-        #expect(try server2.curl("GET", "/VisionPrescription/\(glassesResource)", token: try server2.token(identity: shop)).status == 404,
-                "the revoke is still in the file")
+        #expect(
+            try server2.curl("GET", "/VisionPrescription/\(glassesResource)", token: try server2.token(identity: shop))
+                .status == 404,
+            "the revoke is still in the file")
         server2.stop()
     }
 
@@ -99,7 +108,9 @@ import Testing
         let refused = try server.curl("GET", "/VisionPrescription/\(contactsResource)", token: token)
         #expect(refused.status == 503, "\(refused.body)")
         let issue = (refused.json["issue"] as? [[String: Any]])?.first
-        #expect(refused.json["resourceType"] as? String == "OperationOutcome" && issue?["code"] as? String == "transient", "\(refused.body)")
+        #expect(
+            refused.json["resourceType"] as? String == "OperationOutcome" && issue?["code"] as? String == "transient",
+            "\(refused.body)")
         #expect((issue?["diagnostics"] as? String)?.contains("was replaced") == true, "\(refused.body)")
         #expect(refused.headers.lowercased().contains("retry-after:"), "\(refused.headers)")
         #expect(server.stderr.contains("holds another vault now"), "\(server.stderr)")
@@ -109,8 +120,11 @@ import Testing
 
         // The vault back in place: served again, and the read logged in it.
         #expect(rename(cli.path("kept.rxv"), cli.vaultPath) == 0)
-        #expect(try eventually(4) { try server.curl("GET", "/VisionPrescription/\(contactsResource)", token: token).status == 200 },
-                "\(server.stderr)")
+        #expect(
+            try eventually(4) {
+                try server.curl("GET", "/VisionPrescription/\(contactsResource)", token: token).status == 200
+            },
+            "\(server.stderr)")
         #expect(try eventually(5) { try apiReads(cli).contains { $0["client"] as? String == "family" } })
         #expect(server.stop() == 0)
         #expect(try cli.run(["check"]).status == 0)
@@ -132,8 +146,11 @@ import Testing
         let token = try server.token(identity: family)
         #expect(try server.curl("GET", "/VisionPrescription/\(contactsResource)", token: token).status == 404)
         #expect(rename(old, cli.vaultPath) == 0)
-        #expect(try eventually(4) { try server.curl("GET", "/VisionPrescription/\(contactsResource)", token: token).status == 503 },
-                "\(server.stderr)")
+        #expect(
+            try eventually(4) {
+                try server.curl("GET", "/VisionPrescription/\(contactsResource)", token: token).status == 503
+            },
+            "\(server.stderr)")
         #expect(server.stderr.contains("older (write"), "\(server.stderr)")
         #expect(server.stop() == 0)
     }
@@ -150,17 +167,24 @@ import Testing
         let server = try ServerProcess(cli, environment: ["XDG_RUNTIME_DIR": runtime])
         let token = try server.token(identity: shop)
         let agentFolder = runtime + "/rxvault"
-        let sockets = { ((try? FileManager.default.contentsOfDirectory(atPath: agentFolder)) ?? []).filter { $0.hasSuffix(".sock") } }
+        let sockets = {
+            ((try? FileManager.default.contentsOfDirectory(atPath: agentFolder)) ?? []).filter { $0.hasSuffix(".sock") }
+        }
         #expect(sockets().count == 1)
 
         try FileManager.default.copyItem(atPath: cli.vaultPath, toPath: cli.path("copy.rxv"))
         #expect(rename(cli.path("copy.rxv"), cli.vaultPath) == 0)
         // Each command asks the agent first; each must finish promptly with the passphrase.
-        for arguments in [["status", "--passphrase-file", cli.passphraseFile], ["show", glasses], ["status", "--passphrase-file", cli.passphraseFile]] {
+        for arguments in [
+            ["status", "--passphrase-file", cli.passphraseFile], ["show", glasses],
+            ["status", "--passphrase-file", cli.passphraseFile]
+        ] {
             let start = Date()
             let result = try cli.run(arguments, environment: ["XDG_RUNTIME_DIR": runtime])
             #expect(result.status == 0, "\(result)")
-            #expect(Date().timeIntervalSince(start) < 5, "\(arguments) took \(Date().timeIntervalSince(start)) s: \(result)")
+            #expect(
+                Date().timeIntervalSince(start) < 5, "\(arguments) took \(Date().timeIntervalSince(start)) s: \(result)"
+            )
         }
         #expect(eventually(4) { sockets().isEmpty }, "the agent's socket is gone: \(sockets())")
         #expect(eventually(4) { server.stderr.contains("the vault is locked for owner commands") }, "\(server.stderr)")

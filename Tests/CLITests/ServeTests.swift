@@ -8,7 +8,9 @@ import Testing
 @Suite(.serialized) struct ServeTests {
     /// A vault with two prescriptions (Quintessa's glasses with a photo; a contacts one), and two
     /// clients: the shop granted the glasses with attachments, the family the contacts without.
-    func household(today: String = "2026-06-15") throws -> (CLIHarness, glasses: String, contacts: String, shop: String, family: String) {
+    func household(today: String = "2026-06-15") throws -> (
+        CLIHarness, glasses: String, contacts: String, shop: String, family: String
+    ) {
         let cli = try CLIHarness(today: today)
         try cli.initVault()
         let glasses = try cli.add(CLIHarness.glassesArguments)
@@ -53,14 +55,19 @@ import Testing
         let patient = try server.curl("GET", "/\(patientRef)", token: shopToken)
         #expect(patient.status == 200 && patient.body.contains("Quintessa Marlowe"))
         #expect(try ServerProcess.validateFHIR(patient.body, in: cli.directory).types == "Patient")
-        let documents = try server.curl("GET", "/DocumentReference?related=VisionPrescription/\(resourceID)", token: shopToken)
+        let documents = try server.curl(
+            "GET", "/DocumentReference?related=VisionPrescription/\(resourceID)", token: shopToken)
         #expect(try ServerProcess.validateFHIR(documents.body, in: cli.directory).types == "Bundle,DocumentReference")
         let document = try #require((documents.json["entry"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
-        let url = try #require(((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
-        let binary = try server.curl("GET", String(url.dropFirst("http://localhost".count)), token: shopToken, output: cli.path("downloaded.png"))
+        let url = try #require(
+            ((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
+        let binary = try server.curl(
+            "GET", String(url.dropFirst("http://localhost".count)), token: shopToken, output: cli.path("downloaded.png")
+        )
         #expect(binary.status == 200 && binary.headers.lowercased().contains("content-type: image/png"))
         #expect(FileManager.default.contentsEqual(atPath: cli.path("downloaded.png"), andPath: AttachmentTests.photo))
-        let missing = try server.curl("GET", "/VisionPrescription/00000000-0000-5000-8000-000000000000", token: shopToken)
+        let missing = try server.curl(
+            "GET", "/VisionPrescription/00000000-0000-5000-8000-000000000000", token: shopToken)
         #expect(missing.status == 404)
         #expect(try ServerProcess.validateFHIR(missing.body, in: cli.directory).types == "OperationOutcome")
         let familyToken = try server.token(identity: family)
@@ -76,7 +83,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: server.socket), "the socket is removed")
         let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)["entries"] as? [[String: Any]] ?? []
         let apiReads = log.filter { ($0["detail"] as? String)?.hasPrefix("api ") == true }
-        #expect(apiReads.contains { $0["detail"] as? String == "api read Binary scan.png" && ($0["client"] as? String) == "shop" }, "\(apiReads)")
+        #expect(
+            apiReads.contains {
+                $0["detail"] as? String == "api read Binary scan.png" && ($0["client"] as? String) == "shop"
+            }, "\(apiReads)")
         #expect(apiReads.contains { ($0["client"] as? String) == "family" })
         #expect(try cli.run(["check"]).status == 0)
     }
@@ -88,22 +98,23 @@ import Testing
         let token = try server.token(identity: shop)
         let documents = try server.curl("GET", "/DocumentReference", token: token)
         let document = try #require((documents.json["entry"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
-        let url = try #require(((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
+        let url = try #require(
+            ((document["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?["url"] as? String)
         // A reader that takes 4 KiB every 50 ms: 240 KiB keeps it in flight for about three
         // seconds, so the signal comes well before the end even on a loaded machine. (curl's
         // --limit-rate cannot do this: 7.88 fetches a body this small at full speed.)
         let reader = """
-        import socket, sys, time
-        path, target, token, out = sys.argv[1:5]
-        s = socket.socket(socket.AF_UNIX); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096); s.connect(path)
-        s.sendall(f"GET {target} HTTP/1.1\\r\\nHost: localhost\\r\\nAuthorization: Bearer {token}\\r\\nConnection: close\\r\\n\\r\\n".encode())
-        data = b""
-        while chunk := s.recv(4096):
-            data += chunk; time.sleep(0.05)
-        head, _, body = data.partition(b"\\r\\n\\r\\n")
-        open(out, "wb").write(body)
-        print(head.split()[1].decode(), end="")
-        """
+            import socket, sys, time
+            path, target, token, out = sys.argv[1:5]
+            s = socket.socket(socket.AF_UNIX); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096); s.connect(path)
+            s.sendall(f"GET {target} HTTP/1.1\\r\\nHost: localhost\\r\\nAuthorization: Bearer {token}\\r\\nConnection: close\\r\\n\\r\\n".encode())
+            data = b""
+            while chunk := s.recv(4096):
+                data += chunk; time.sleep(0.05)
+            head, _, body = data.partition(b"\\r\\n\\r\\n")
+            open(out, "wb").write(body)
+            print(head.split()[1].decode(), end="")
+            """
         let target = try #require(URLComponents(string: url)).path
         let download = Process()
         download.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -116,8 +127,10 @@ import Testing
         server.process.terminate()
         download.waitUntilExit()
         #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
-        #expect(FileManager.default.contentsEqual(atPath: cli.path("slow.png"), andPath: AttachmentTests.photo),
-                "\((try? FileManager.default.attributesOfItem(atPath: cli.path("slow.png"))[.size]) ?? "no file") bytes arrived")
+        #expect(
+            FileManager.default.contentsEqual(atPath: cli.path("slow.png"), andPath: AttachmentTests.photo),
+            "\((try? FileManager.default.attributesOfItem(atPath: cli.path("slow.png"))[.size]) ?? "no file") bytes arrived"
+        )
         #expect(server.stop() == 0)
         let log = try cli.run(["log", "--format", "json"]).stdout
         #expect(log.contains("api read Binary scan.png"), "the read was logged at shutdown")
@@ -128,7 +141,8 @@ import Testing
         let (cli, glasses, _, _, _) = try household()
         // A short folder: a socket's path must fit in 108 bytes.
         var template = Array("/tmp/rxsrv-XXXXXX".utf8CString)
-        let runtime = String(cString: try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }))
+        let runtime = String(
+            cString: try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }))
         defer { try? FileManager.default.removeItem(atPath: runtime) }
         let server = try ServerProcess(cli, environment: ["XDG_RUNTIME_DIR": runtime])
         #expect(server.stderr.contains("unlocked while the server runs"), "\(server.stderr)")
@@ -137,7 +151,9 @@ import Testing
         #expect(show.status == 0 && show.stdout.contains("Quintessa Marlowe"), "\(show)")
         #expect(try cli.run(["status"], environment: noPassphrase).stdout.contains("unlocked until"))
         #expect(server.stop() == 0)
-        #expect(try cli.run(["show", glasses, "--no-input"], environment: noPassphrase).status == 64, "locked again once the server stopped")
+        #expect(
+            try cli.run(["show", glasses, "--no-input"], environment: noPassphrase).status == 64,
+            "locked again once the server stopped")
         #expect(try FileManager.default.contentsOfDirectory(atPath: runtime + "/rxvault").isEmpty, "no socket is left")
     }
 
@@ -152,18 +168,22 @@ import Testing
         let (_, docsOut, _) = try server.client(identity: shop, ["attachments", id])
         let docs = try #require(try JSONSerialization.jsonObject(with: Data(docsOut.utf8)) as? [[String: Any]])
         let binaryID = try #require(docs.first?["id"] as? String)
-        let (downloaded, _, downloadErr) = try server.client(identity: shop, ["download", binaryID, "--out", cli.path("scan.png")])
+        let (downloaded, _, downloadErr) = try server.client(
+            identity: shop, ["download", binaryID, "--out", cli.path("scan.png")])
         #expect(downloaded == 0, "\(downloadErr)")
         #expect(FileManager.default.contentsEqual(atPath: cli.path("scan.png"), andPath: AttachmentTests.photo))
 
         // Asking for access: pending, listed for the owner, approved with one prescription.
-        let (asked, askedOut, askedErr) = try server.client(identity: shop, ["request", "--reason", "ordering contact lenses", "--kind", "contacts"])
+        let (asked, askedOut, askedErr) = try server.client(
+            identity: shop, ["request", "--reason", "ordering contact lenses", "--kind", "contacts"])
         #expect(asked == 0, "\(askedErr)")
         let request = try #require(try JSONSerialization.jsonObject(with: Data(askedOut.utf8)) as? [String: Any])
         let requestID = try #require(request["id"] as? String)
         #expect(request["status"] as? String == "pending")
         let pending = try cli.run(["requests"])
-        #expect(pending.stdout.contains(String(requestID.prefix(8))) && pending.stdout.contains("ordering contact lenses"), "\(pending)")
+        #expect(
+            pending.stdout.contains(String(requestID.prefix(8))) && pending.stdout.contains("ordering contact lenses"),
+            "\(pending)")
         let approved = try cli.run(["requests", "approve", String(requestID.prefix(8)), contacts, "--expires", "30d"])
         #expect(approved.status == 0 && approved.stdout.contains("new grant until 2026-07-15"), "\(approved)")
         let (_, statusOut, _) = try server.client(identity: shop, ["request-status", requestID])
@@ -175,7 +195,9 @@ import Testing
         // The log's table says what was asked and answered in words; its JSON keeps the record.
         let logTable = try cli.run(["log"]).stdout
         let shortID = String(requestID.prefix(8))
-        #expect(logTable.contains("request \(shortID): contacts, \"ordering contact lenses\"") && logTable.contains("request \(shortID) approved"), "\(logTable)")
+        #expect(
+            logTable.contains("request \(shortID): contacts, \"ordering contact lenses\"")
+                && logTable.contains("request \(shortID) approved"), "\(logTable)")
         #expect(try cli.run(["log", "--format", "json"]).stdout.contains("\\\"outcome\\\":\\\"approved\\\""))
 
         // A denied request says only "answered"; an unknown one is 404; approving twice is refused.
@@ -223,25 +245,43 @@ import Testing
         #expect(try tcp.curl("GET", "/metadata", url: "http://127.0.0.1:\(port)").status == 200)
         // The address taken: refused (73), the first server unharmed.
         let taken = try cli.run(["serve", "--listen", "127.0.0.1:\(port)"])
-        #expect(taken.status == 73 && taken.stderr.contains("127.0.0.1:\(port) is already in use by another program"), "\(taken)")
+        #expect(
+            taken.status == 73 && taken.stderr.contains("127.0.0.1:\(port) is already in use by another program"),
+            "\(taken)")
         #expect(try tcp.curl("GET", "/metadata", url: "http://127.0.0.1:\(port)").status == 200)
         tcp.stop()
-        let (made, _, madeErr) = try ServerProcess.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-            "-keyout", cli.path("key.pem"), "-out", cli.path("cert.pem")], in: cli.directory)
+        let (made, _, madeErr) = try ServerProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                "-keyout", cli.path("key.pem"), "-out", cli.path("cert.pem")
+            ], in: cli.directory)
         #expect(made == 0, "\(madeErr)")
-        let tls = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port + 1)", "--tls-cert", cli.path("cert.pem"), "--tls-key", cli.path("key.pem")])
-        let secure = try tls.curl("GET", "/metadata", url: "https://127.0.0.1:\(port + 1)", extra: ["--cacert", cli.path("cert.pem")])
+        let tls = try ServerProcess(
+            cli,
+            arguments: [
+                "--listen", "127.0.0.1:\(port + 1)", "--tls-cert", cli.path("cert.pem"), "--tls-key",
+                cli.path("key.pem")
+            ])
+        let secure = try tls.curl(
+            "GET", "/metadata", url: "https://127.0.0.1:\(port + 1)", extra: ["--cacert", cli.path("cert.pem")])
         #expect(secure.status == 200)
         let token = try { () throws -> String in
             let recipient = try ServerProcess.recipient(of: shop)
-            let challenge = try tls.curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#, url: "https://127.0.0.1:\(port + 1)",
-                                         extra: ["--cacert", cli.path("cert.pem")]).json
+            let challenge = try tls.curl(
+                "POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#,
+                url: "https://127.0.0.1:\(port + 1)",
+                extra: ["--cacert", cli.path("cert.pem")]
+            ).json
             return try #require(challenge["challenge"] as? String)
         }()
         #expect(!token.isEmpty)
         #expect(tls.stop() == 0)
-        #expect(try cli.run(["serve", "--listen", "127.0.0.1:\(port + 2)", "--tls-cert", cli.path("cert.pem"), "--tls-key", cli.path("cert.pem")]).status == 65)
+        #expect(
+            try cli.run([
+                "serve", "--listen", "127.0.0.1:\(port + 2)", "--tls-cert", cli.path("cert.pem"), "--tls-key",
+                cli.path("cert.pem")
+            ]).status == 65)
     }
 }

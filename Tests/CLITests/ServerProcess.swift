@@ -59,7 +59,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     struct HTTPResult {
@@ -70,10 +73,15 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// One HTTP request with curl over the server's socket (or to `url` for TCP).
-    func curl(_ method: String, _ path: String, token: String? = nil, body: String? = nil, url: String? = nil,
-              extra: [String] = [], output: String? = nil) throws -> HTTPResult {
-        var arguments = ["-s", "-S", "-X", method, "-D", cli.path("curl-headers"), "-o", output ?? cli.path("curl-body"), "-w", "%{http_code}",
-                         "--max-time", "30"]
+    func curl(
+        _ method: String, _ path: String, token: String? = nil, body: String? = nil, url: String? = nil,
+        extra: [String] = [], output: String? = nil
+    ) throws -> HTTPResult {
+        var arguments = [
+            "-s", "-S", "-X", method, "-D", cli.path("curl-headers"), "-o", output ?? cli.path("curl-body"), "-w",
+            "%{http_code}",
+            "--max-time", "30"
+        ]
         if url == nil { arguments += ["--unix-socket", socket] }
         if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
         if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
@@ -81,9 +89,11 @@ final class ServerProcess: @unchecked Sendable {
         arguments.append((url ?? "http://localhost") + path)
         let (status, out, err) = try Self.run("/usr/bin/curl", arguments, in: cli.directory)
         #expect(status == 0, "curl failed: \(err)")
-        let bodyText = output == nil ? ((try? String(contentsOfFile: cli.path("curl-body"), encoding: .utf8)) ?? "") : ""
-        return HTTPResult(status: Int(out) ?? 0, body: bodyText,
-                          headers: (try? String(contentsOfFile: cli.path("curl-headers"), encoding: .utf8)) ?? "")
+        let bodyText =
+            output == nil ? ((try? String(contentsOfFile: cli.path("curl-body"), encoding: .utf8)) ?? "") : ""
+        return HTTPResult(
+            status: Int(out) ?? 0, body: bodyText,
+            headers: (try? String(contentsOfFile: cli.path("curl-headers"), encoding: .utf8)) ?? "")
     }
 
     /// A bearer token for the client whose identity file is `identity` (as docs/api.md shows
@@ -93,10 +103,13 @@ final class ServerProcess: @unchecked Sendable {
         let challenge = try curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#).json
         let armored = try #require(challenge["age"] as? String)
         try armored.write(toFile: cli.path("challenge.age"), atomically: true, encoding: .utf8)
-        let (status, secret, _) = try Self.run("/usr/bin/env", ["age", "-d", "-i", identity, cli.path("challenge.age")], in: cli.directory)
+        let (status, secret, _) = try Self.run(
+            "/usr/bin/env", ["age", "-d", "-i", identity, cli.path("challenge.age")], in: cli.directory)
         #expect(status == 0)
         let id = try #require(challenge["challenge"] as? String)
-        let answer = try curl("POST", "/auth/token", body: #"{"challenge": "\#(id)", "response": "\#(secret.trimmingCharacters(in: .whitespacesAndNewlines))"}"#)
+        let answer = try curl(
+            "POST", "/auth/token",
+            body: #"{"challenge": "\#(id)", "response": "\#(secret.trimmingCharacters(in: .whitespacesAndNewlines))"}"#)
         #expect(answer.status == 200, "\(answer.body)")
         return try #require(answer.json["access_token"] as? String)
     }
@@ -109,8 +122,12 @@ final class ServerProcess: @unchecked Sendable {
 
     /// The reference client (examples/rxvault_client.py) with the project's Python.
     func client(identity: String, _ arguments: [String]) throws -> (Int32, String, String) {
-        try Self.run(Self.python, [Self.root.appendingPathComponent("examples/rxvault_client.py").path, "--socket", socket,
-                                   "--identity", identity] + arguments, in: cli.directory)
+        try Self.run(
+            Self.python,
+            [
+                Self.root.appendingPathComponent("examples/rxvault_client.py").path, "--socket", socket,
+                "--identity", identity
+            ] + arguments, in: cli.directory)
     }
 
     /// Every resource in `json` (a resource, or a Bundle and its entries) parsed by Python
@@ -119,26 +136,28 @@ final class ServerProcess: @unchecked Sendable {
         let file = directory.appendingPathComponent("fhir-\(UUID().uuidString).json").path
         try json.write(toFile: file, atomically: true, encoding: .utf8)
         let script = """
-        import json, sys
-        from fhir.resources.R4B import get_fhir_model_class
-        data = json.load(open(sys.argv[1]))
-        kinds = []
-        def check(resource):
-            get_fhir_model_class(resource["resourceType"]).model_validate(resource)
-            kinds.append(resource["resourceType"])
-        check(data)
-        for entry in data.get("entry", []):
-            check(entry["resource"])
-        print(",".join(sorted(kinds)))
-        """
+            import json, sys
+            from fhir.resources.R4B import get_fhir_model_class
+            data = json.load(open(sys.argv[1]))
+            kinds = []
+            def check(resource):
+                get_fhir_model_class(resource["resourceType"]).model_validate(resource)
+                kinds.append(resource["resourceType"])
+            check(data)
+            for entry in data.get("entry", []):
+                check(entry["resource"])
+            print(",".join(sorted(kinds)))
+            """
         let (status, out, err) = try run(python, ["-c", script, file], in: directory)
         return (status == 0, status == 0 ? out.trimmingCharacters(in: .whitespacesAndNewlines) : err)
     }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     static var python: String {
-        ProcessInfo.processInfo.environment["RXVAULT_FHIR_PYTHON"] ?? root.appendingPathComponent(".build/python/bin/python3").path
+        ProcessInfo.processInfo.environment["RXVAULT_FHIR_PYTHON"]
+            ?? root.appendingPathComponent(".build/python/bin/python3").path
     }
 
     static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> (Int32, String, String) {
@@ -147,7 +166,8 @@ final class ServerProcess: @unchecked Sendable {
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "LANG": "C.UTF-8"]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -155,7 +175,10 @@ final class ServerProcess: @unchecked Sendable {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
+        )
     }
 }
 
@@ -184,7 +207,9 @@ enum RawHTTP {
         let bytes = Array(socketPath.utf8)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else { throw Failure(description: "connect \(socketPath): errno \(errno)") }
         var request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
@@ -206,12 +231,15 @@ enum RawHTTP {
             response += buffer[0..<n]
             if statusOnly, let line = response.firstIndex(of: 10) {
                 let words = String(decoding: response[..<line], as: UTF8.self).split(separator: " ")
-                guard words.count >= 2, let status = Int(words[1]) else { throw Failure(description: "bad status line") }
+                guard words.count >= 2, let status = Int(words[1]) else {
+                    throw Failure(description: "bad status line")
+                }
                 return Answer(status: status, body: "")
             }
         }
         let separator: [UInt8] = [13, 10, 13, 10]
-        guard let end = (0..<max(0, response.count - 3)).first(where: { Array(response[$0..<$0 + 4]) == separator }) else {
+        guard let end = (0..<max(0, response.count - 3)).first(where: { Array(response[$0..<$0 + 4]) == separator })
+        else {
             throw Failure(description: "no complete response to \(path)")
         }
         let head = String(decoding: response[0..<end], as: UTF8.self)
@@ -228,7 +256,9 @@ enum RawHTTP {
         var at = 0
         while true {
             guard let lineEnd = (at..<max(at, data.count - 1)).first(where: { data[$0] == 13 && data[$0 + 1] == 10 }),
-                  let size = Int(String(decoding: data[at..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16) else {
+                let size = Int(
+                    String(decoding: data[at..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16)
+            else {
                 throw Failure(description: "bad chunked body")
             }
             if size == 0 { return out }

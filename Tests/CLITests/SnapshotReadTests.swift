@@ -36,7 +36,12 @@ import Testing
         private var isStopped: Bool { lock.withLock { stopped } }
 
         func stop() {
-            guard lock.withLock({ () -> Bool in defer { stopped = true }; return !stopped }) else { return }
+            guard
+                lock.withLock({ () -> Bool in
+                    defer { stopped = true }
+                    return !stopped
+                })
+            else { return }
             done.wait()
         }
     }
@@ -60,12 +65,15 @@ import Testing
         defer { reads.stop() }
         let before = try serverWrites(cli)
 
-        let query = try cli.run(["query", "--valid-on", "2026-06-15", "--format", "json"], environment: ["RXVAULT_TEST_READ_PAUSE_MS": Self.pause])
+        let query = try cli.run(
+            ["query", "--valid-on", "2026-06-15", "--format", "json"],
+            environment: ["RXVAULT_TEST_READ_PAUSE_MS": Self.pause])
         #expect(query.status == 0, "\(query)")
         #expect(query.stderr.contains(Self.pausing), "the read paused after the root: \(query.stderr)")
         #expect(query.stdout.contains("Quintessa Marlowe"), "\(query.stdout)")
         // `show` reads the prescription's patient after its row (format 4), checked against the root.
-        let show = try cli.run(["show", glasses, "--format", "json"], environment: ["RXVAULT_TEST_READ_PAUSE_MS": Self.pause])
+        let show = try cli.run(
+            ["show", glasses, "--format", "json"], environment: ["RXVAULT_TEST_READ_PAUSE_MS": Self.pause])
         #expect(show.status == 0, "\(show)")
         #expect(show.stdout.contains("Quintessa Marlowe"), "\(show.stdout)")
 
@@ -87,8 +95,10 @@ import Testing
         let harness = Harness(cli: cli)
         let writes = Repeating(pause: 0) {
             // Prescriptions no client is granted: what the shop reads stays the same.
-            let add = try harness.cli.run(["add", "glasses", "--patient", "Another Patient", "--prescriber", "Dr Other",
-                                             "--issued", "2026-03-01", "--expires", "2028-03-01", "--od", "-1.00", "--os", "-1.25"])
+            let add = try harness.cli.run([
+                "add", "glasses", "--patient", "Another Patient", "--prescriber", "Dr Other",
+                "--issued", "2026-03-01", "--expires", "2028-03-01", "--od", "-1.00", "--os", "-1.25"
+            ])
             return add.status == 0 ? nil : "add: \(add)"
         }
         defer { writes.stop() }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// Issue 22, "no stored value makes rxvault trap": a real vault made by the binary has one column
 /// of one row changed at a time, on a fresh copy, to a value rxvault never writes (an integer out
@@ -24,12 +24,17 @@ import RxStore
     }
 
     /// Integers rxvault never writes anywhere near, each type it does not expect, and NULL.
-    static let integerValues = ["-1", "0", "9223372036854775807", "(-9223372036854775807 - 1)", "2147483648",
-                                "'x'", "1.5", "x'01'", "NULL"]
+    static let integerValues = [
+        "-1", "0", "9223372036854775807", "(-9223372036854775807 - 1)", "2147483648",
+        "'x'", "1.5", "x'01'", "NULL"
+    ]
     /// Ids are 32 lower-case hex digits: empty, cut, the same length in other characters, the
     /// same bytes as a blob, and the other types.
-    static let textValues = ["''", "substr(COL, 1, length(COL) / 2)", "substr(replace(hex(zeroblob(length(COL))), '0', '!'), 1, length(COL))",
-                             "CAST(COL AS BLOB)", "1", "1.5", "NULL"]
+    static let textValues = [
+        "''", "substr(COL, 1, length(COL) / 2)",
+        "substr(replace(hex(zeroblob(length(COL))), '0', '!'), 1, length(COL))",
+        "CAST(COL AS BLOB)", "1", "1.5", "NULL"
+    ]
     static let blobValues = ["x''", "substr(COL, 1, length(COL) / 2)", "x'00'", "'x'", "1", "1.5", "NULL"]
 
     /// The two traps of issue 22 (a conversion of a negative number, a sum that overflowed),
@@ -50,20 +55,27 @@ import RxStore
             glasses = try cli.add(CLIHarness.glassesArguments)
             _ = try cli.add(CLIHarness.contactsArguments)
             #expect(try cli.run(["edit", glasses, "--note", "a second version"]).status == 0)
-            let attached = try cli.run(["attach", glasses, AttachmentTests.fixture("valid/png-rgb8.png"), "--name", "scan.png"])
+            let attached = try cli.run([
+                "attach", glasses, AttachmentTests.fixture("valid/png-rgb8.png"), "--name", "scan.png"
+            ])
             #expect(attached.status == 0, "\(attached)")
             let recipient = try cli.ageKeygen("shop.key")
             client = cli.path("shop.key")
             #expect(try cli.run(["client", "add", "shop", "--recipient", recipient]).status == 0)
             #expect(try cli.run(["grant", "shop", glasses]).status == 0)
             let partner = try cli.write("partner's passphrase 2026\n", to: "partner")
-            #expect(try cli.run(["key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", partner]).status == 0)
+            #expect(
+                try cli.run([
+                    "key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", partner
+                ]).status == 0)
             #expect(try cli.run(["key", "add", "--recovery"]).status == 0)
             // A client read logged and countersigned by the owner's next write, then one left pending.
-            let read = try cli.run(["--identity", client, "show", glasses], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+            let read = try cli.run(
+                ["--identity", client, "show", glasses], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
             #expect(read.status == 0, "\(read)")
             #expect(try cli.run(["edit", glasses, "--note", "a third version"]).status == 0)
-            #expect(try cli.run(["--identity", client, "list"], environment: ["RXVAULT_PASSPHRASE_FILE": nil]).status == 0)
+            #expect(
+                try cli.run(["--identity", client, "list"], environment: ["RXVAULT_PASSPHRASE_FILE": nil]).status == 0)
             let check = try cli.run(["check", "--read-data"])
             #expect(check.status == 0, "\(check)")
             try Database(path: cli.vaultPath).execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -72,23 +84,35 @@ import RxStore
         /// The commands that read, in an order where the ones that write (export and the client's
         /// read each log an entry) come last; `check` reads the attachment's chunks too.
         var commands: [(arguments: [String], asClient: Bool)] {
-            [(["status"], false), (["list"], false), (["show", glasses], false), (["check", "--read-data"], false), (["grants"], false),
-             (["log"], false), (["key", "list"], false), (["attachments", glasses], false),
-             (["export", "--format", "json", "--out", "-"], false), (["--identity", client, "show", glasses, "--format", "json"], true)]
+            [
+                (["status"], false), (["list"], false), (["show", glasses], false), (["check", "--read-data"], false),
+                (["grants"], false),
+                (["log"], false), (["key", "list"], false), (["attachments", glasses], false),
+                (["export", "--format", "json", "--out", "-"], false),
+                (["--identity", client, "show", glasses, "--format", "json"], true)
+            ]
         }
 
         /// Every mutation of every column of every table the vault has.
         func mutations() throws -> [Mutation] {
             let db = try Database(path: cli.vaultPath)
             var tables: [String] = []
-            try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").forEach { tables.append($0.text(0) ?? "") }
+            try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").forEach {
+                tables.append($0.text(0) ?? "")
+            }
             var all: [Mutation] = []
             for table in tables {
-                try db.prepare("SELECT name, type FROM pragma_table_info(?) ORDER BY cid").forEach([.text(table)]) { row in
-                    let column = row.text(0) ?? "", type = row.text(1) ?? ""
-                    let values = type == "INTEGER" ? StoredValueMutationTests.integerValues
+                try db.prepare("SELECT name, type FROM pragma_table_info(?) ORDER BY cid").forEach([.text(table)]) {
+                    row in
+                    let column = row.text(0) ?? ""
+                    let type = row.text(1) ?? ""
+                    let values =
+                        type == "INTEGER"
+                        ? StoredValueMutationTests.integerValues
                         : type == "TEXT" ? StoredValueMutationTests.textValues : StoredValueMutationTests.blobValues
-                    all += values.map { Mutation(table: table, column: column, value: $0.replacingOccurrences(of: "COL", with: column)) }
+                    all += values.map {
+                        Mutation(table: table, column: column, value: $0.replacingOccurrences(of: "COL", with: column))
+                    }
                 }
             }
             return all
@@ -99,12 +123,16 @@ import RxStore
     /// table (so a sample as large as the number of tables has one of each), the known traps first.
     static func sample(_ all: [Mutation], seed: UInt64, size: Int?) -> [Mutation] {
         var rng = LensConsistencyTests.Generator(state: seed)
-        var byTable = Dictionary(grouping: all, by: \.table).sorted { $0.key < $1.key }.map { $0.value.shuffled(using: &rng) }
+        var byTable = Dictionary(grouping: all, by: \.table).sorted { $0.key < $1.key }.map {
+            $0.value.shuffled(using: &rng)
+        }
         var picked = all.filter { knownTraps.contains($0.description) }
         byTable = byTable.map { $0.filter { !knownTraps.contains($0.description) } }
         var round = 0
         while picked.count < min(size ?? .max, all.count), byTable.contains(where: { round < $0.count }) {
-            for mutations in byTable where round < mutations.count && picked.count < (size ?? .max) { picked.append(mutations[round]) }
+            for mutations in byTable where round < mutations.count && picked.count < (size ?? .max) {
+                picked.append(mutations[round])
+            }
             round += 1
         }
         return picked
@@ -118,11 +146,17 @@ import RxStore
         let key: String
         do {
             let db = try Database(path: path)
-            let withoutRowID = try db.integer("SELECT count(*) FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'", [.text(mutation.table)]) == 1
+            let withoutRowID =
+                try db.integer(
+                    "SELECT count(*) FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'",
+                    [.text(mutation.table)]) == 1
             if withoutRowID {
                 var columns: [String] = []
-                try db.prepare("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk").forEach([.text(mutation.table)]) { columns.append($0.text(0) ?? "") }
-                key = "(\(columns.joined(separator: ", "))) = (SELECT \(columns.joined(separator: ", ")) FROM \(mutation.table) ORDER BY \(columns.joined(separator: ", ")) LIMIT 1)"
+                try db.prepare("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk").forEach([
+                    .text(mutation.table)
+                ]) { columns.append($0.text(0) ?? "") }
+                key =
+                    "(\(columns.joined(separator: ", "))) = (SELECT \(columns.joined(separator: ", ")) FROM \(mutation.table) ORDER BY \(columns.joined(separator: ", ")) LIMIT 1)"
             } else {
                 key = "rowid = (SELECT min(rowid) FROM \(mutation.table))"
             }
@@ -134,19 +168,27 @@ import RxStore
             try db.execute(update)
             #expect(db.changes == 1, "\(mutation): \(db.changes) rows changed")
         }
-        do { try run(); return true } catch {}
+        do {
+            try run()
+            return true
+        } catch {}
         do {
             let db = try Database(path: path)
             // Declared types go (no affinity: a value is stored as given), except a rowid alias's.
             try db.execute("PRAGMA writable_schema = ON")
-            try db.prepare("""
+            try db.prepare(
+                """
                 UPDATE sqlite_master SET sql = replace(replace(replace(replace(replace(replace(replace(replace(sql,
                     'INTEGER PRIMARY KEY', '@ROWID@'), ' INTEGER', ''), ' TEXT', ''), ' BLOB', ''), 'NOT NULL', ''),
                     ') STRICT, WITHOUT ROWID', ') WITHOUT ROWID'), ') STRICT', ')'), '@ROWID@', 'INTEGER PRIMARY KEY')
                 WHERE type = 'table' AND name = ?
-                """).run([.text(mutation.table)])
+                """
+            ).run([.text(mutation.table)])
         }
-        do { try run(); return true } catch { return false }
+        do {
+            try run()
+            return true
+        } catch { return false }
     }
 
     /// The two values of issue 22, one at a time: the owner's commands exit 76 naming the table,
@@ -164,7 +206,8 @@ import RxStore
         try FileManager.default.copyItem(atPath: cli.vaultPath, toPath: original)
         let asClient = ["--identity", cli.path("shop.key"), "show", rx]
 
-        try Database(path: cli.vaultPath).execute("PRAGMA ignore_check_constraints = ON; UPDATE vault_state SET write_counter = -1")
+        try Database(path: cli.vaultPath).execute(
+            "PRAGMA ignore_check_constraints = ON; UPDATE vault_state SET write_counter = -1")
         let counter = "vault_state (its one row): write_counter is -1, outside 0...9007199254740991"
         // (`status` counts rows without verifying the state root, as it always has: it exits 0.)
         #expect(try cli.run(["status"]).status == 0)
@@ -173,21 +216,31 @@ import RxStore
             #expect(r.status == 76 && r.stderr.contains("integrity check failed: \(counter)"), "\(command): \(r)")
         }
         let check = try cli.run(["check"])
-        #expect(check.status == 76 && check.stdout.contains("FAIL state root and manifest") && check.stdout.contains(counter), "\(check)")
+        #expect(
+            check.status == 76 && check.stdout.contains("FAIL state root and manifest")
+                && check.stdout.contains(counter), "\(check)")
         #expect(check.stdout.contains("ok   clients and grants"), "\(check)")
 
         for suffix in ["", "-wal", "-shm"] { unlink(cli.vaultPath + suffix) }
         try FileManager.default.copyItem(atPath: original, toPath: cli.vaultPath)
-        try Database(path: cli.vaultPath).execute("PRAGMA ignore_check_constraints = ON; UPDATE audit_entry SET seq = 9223372036854775807 WHERE seq = 1")
-        let sequence = "audit_entry row (seq 9223372036854775807): seq is 9223372036854775807, outside 1...9007199254740991"
+        try Database(path: cli.vaultPath).execute(
+            "PRAGMA ignore_check_constraints = ON; UPDATE audit_entry SET seq = 9223372036854775807 WHERE seq = 1")
+        let sequence =
+            "audit_entry row (seq 9223372036854775807): seq is 9223372036854775807, outside 1...9007199254740991"
         let read = try cli.run(asClient, environment: ["RXVAULT_PASSPHRASE_FILE": nil])
-        #expect(read.status == 0 && read.stderr.contains("could not be recorded in the vault's audit log: integrity check failed: \(sequence)"), "\(read)")
+        #expect(
+            read.status == 0
+                && read.stderr.contains(
+                    "could not be recorded in the vault's audit log: integrity check failed: \(sequence)"),
+            "\(read)")
         let log = try cli.run(["log"])
         #expect(log.status == 76 && log.stderr.contains(sequence), "\(log)")
         let audit = try cli.run(["check", "--format", "json"])
         let stages = try #require(try cli.json(audit.stdout)["stages"] as? [[String: Any]])
         let chain = try #require(stages.first { $0["stage"] as? String == "audit log chain" })
-        #expect(audit.status == 76 && (chain["errors"] as? [String])?.contains { $0.contains(sequence) } == true, "\(audit)")
+        #expect(
+            audit.status == 76 && (chain["errors"] as? [String])?.contains { $0.contains(sequence) } == true, "\(audit)"
+        )
     }
 
     @Test func noStoredValueMakesACommandDieByASignal() throws {
@@ -197,7 +250,9 @@ import RxStore
         let seed = environment["RXVAULT_MUTATION_SEED"].flatMap { UInt64($0) } ?? 0x22
         let size = environment["RXVAULT_MUTATION_SAMPLE"].map { $0 == "all" ? nil : Int($0) ?? 32 } ?? 32
         let mutations = Self.sample(all, seed: seed, size: size)
-        #expect(all.count > 400 && Set(all.map(\.table)).count >= 16, "\(all.count) mutations of \(Set(all.map(\.table)).count) tables")
+        #expect(
+            all.count > 400 && Set(all.map(\.table)).count >= 16,
+            "\(all.count) mutations of \(Set(all.map(\.table)).count) tables")
         var applied = 0
         var deaths: [String] = []
         var internalErrors: [String] = []
@@ -212,23 +267,35 @@ import RxStore
             // Each copy its own rollback anchor (what one mutation makes rxvault record must not
             // change how the next copy reads); no backtracer (a trap still dies, without seconds
             // of symbolication).
-            let env: [String: String?] = ["RXVAULT_PATH": vault, "XDG_STATE_HOME": directory + "/state", "SWIFT_BACKTRACE": "enable=no"]
+            let env: [String: String?] = [
+                "RXVAULT_PATH": vault, "XDG_STATE_HOME": directory + "/state", "SWIFT_BACKTRACE": "enable=no"
+            ]
             for command in base.commands {
-                let r = try base.cli.run(command.arguments, environment: command.asClient ? env.merging(["RXVAULT_PASSPHRASE_FILE": nil]) { $1 } : env)
+                let r = try base.cli.run(
+                    command.arguments,
+                    environment: command.asClient ? env.merging(["RXVAULT_PASSPHRASE_FILE": nil]) { $1 } : env)
                 // Through `setsid --wait` a death by a signal is an exit with the signal's number
                 // (SIGILL: 4; `signalled` stays false), so any code but a documented one (or 1,
                 // counted below) is a death.
-                if r.signalled || !(HostileInputTests.documented.contains(r.status) || r.status == 1) || r.stderr.contains("Fatal error") {
-                    let why = r.stderr.split(separator: "\n").first { $0.contains("Fatal error") } ?? r.stderr.prefix(300)
-                    deaths.append("\(mutation): rxvault \(command.arguments.joined(separator: " ")) \(r.signalled ? "was killed by signal" : "exited") \(r.status): \(why)")
+                if r.signalled || !(HostileInputTests.documented.contains(r.status) || r.status == 1)
+                    || r.stderr.contains("Fatal error")
+                {
+                    let why =
+                        r.stderr.split(separator: "\n").first { $0.contains("Fatal error") } ?? r.stderr.prefix(300)
+                    deaths.append(
+                        "\(mutation): rxvault \(command.arguments.joined(separator: " ")) \(r.signalled ? "was killed by signal" : "exited") \(r.status): \(why)"
+                    )
                 } else if r.status == 1 {
-                    internalErrors.append("\(mutation): rxvault \(command.arguments.joined(separator: " ")): \(r.stderr.prefix(300))")
+                    internalErrors.append(
+                        "\(mutation): rxvault \(command.arguments.joined(separator: " ")): \(r.stderr.prefix(300))")
                 }
             }
         }
         #expect(applied * 10 >= mutations.count * 8, "only \(applied) of \(mutations.count) mutations could be stored")
         #expect(deaths.isEmpty, "seed \(seed), \(mutations.count) mutations:\n\(deaths.joined(separator: "\n"))")
         // A value rxvault never writes is damage (76), not an internal error (1).
-        #expect(internalErrors.isEmpty, "seed \(seed), \(mutations.count) mutations:\n\(internalErrors.joined(separator: "\n"))")
+        #expect(
+            internalErrors.isEmpty,
+            "seed \(seed), \(mutations.count) mutations:\n\(internalErrors.joined(separator: "\n"))")
     }
 }

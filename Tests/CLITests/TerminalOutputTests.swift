@@ -11,37 +11,40 @@ import Testing
 
     /// Runs rxvault with stdout on a new pseudo-terminal `columns` wide (stderr stays a pipe).
     /// What the terminal showed comes back as stdout, with the terminal's CRLF made LF.
-    static func runOnTerminal(_ cli: CLIHarness, _ arguments: [String], columns: Int, environment extra: [String: String?] = [:]) throws -> CLIHarness.Result {
+    static func runOnTerminal(
+        _ cli: CLIHarness, _ arguments: [String], columns: Int, environment extra: [String: String?] = [:]
+    ) throws -> CLIHarness.Result {
         let script = """
-        import fcntl, os, struct, sys, termios
-        columns, argv = int(sys.argv[1]), sys.argv[2:]
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-        pid = os.fork()
-        if pid == 0:
-            os.setsid()
-            null = os.open("/dev/null", os.O_RDONLY)
-            os.dup2(null, 0); os.dup2(slave, 1)
-            os.close(master); os.close(slave)
-            os.execv(argv[0], argv)
-        os.close(slave)
-        out = b""
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-        _, status = os.waitpid(pid, 0)
-        sys.stdout.buffer.write(out.replace(b"\\r\\n", b"\\n"))
-        sys.exit(os.waitstatus_to_exitcode(status))
-        """
+            import fcntl, os, struct, sys, termios
+            columns, argv = int(sys.argv[1]), sys.argv[2:]
+            master, slave = os.openpty()
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+            pid = os.fork()
+            if pid == 0:
+                os.setsid()
+                null = os.open("/dev/null", os.O_RDONLY)
+                os.dup2(null, 0); os.dup2(slave, 1)
+                os.close(master); os.close(slave)
+                os.execv(argv[0], argv)
+            os.close(slave)
+            out = b""
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.buffer.write(out.replace(b"\\r\\n", b"\\n"))
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """
         var env = cli.environment
         for (key, value) in extra { env[key] = value }
-        return try CLIHarness.spawn(["/usr/bin/env", "python3", "-c", script, String(columns), CLIHarness.binary] + arguments,
-                                    environment: env, directory: cli.directory)
+        return try CLIHarness.spawn(
+            ["/usr/bin/env", "python3", "-c", script, String(columns), CLIHarness.binary] + arguments,
+            environment: env, directory: cli.directory)
     }
 
     /// A vault with a valid, an expiring (16 days) and an expired prescription, one long name.
@@ -50,8 +53,10 @@ import Testing
         try cli.initVault()
         _ = try cli.add(CLIHarness.glassesArguments)
         _ = try cli.add(CLIHarness.contactsArguments)
-        _ = try cli.add(["add", "glasses", "--patient", Self.longName, "--prescriber", "Dr Lee",
-                         "--issued", "2024-01-01", "--expires", "2025-01-01", "--od", "-1.00", "--os", "-1.25"])
+        _ = try cli.add([
+            "add", "glasses", "--patient", Self.longName, "--prescriber", "Dr Lee",
+            "--issued", "2024-01-01", "--expires", "2025-01-01", "--od", "-1.00", "--os", "-1.25"
+        ])
         return cli
     }
 
@@ -73,11 +78,14 @@ import Testing
             #expect(!valid.contains("\u{1B}"), "a valid row is plain: \(valid)")
 
             let noColour = try Self.runOnTerminal(cli, command, columns: 250, environment: ["NO_COLOR": "1"])
-            #expect(noColour.status == 0 && !noColour.stdout.contains("\u{1B}") && noColour.stdout.contains("expired"), "\(noColour)")
+            #expect(
+                noColour.status == 0 && !noColour.stdout.contains("\u{1B}") && noColour.stdout.contains("expired"),
+                "\(noColour)")
             let dumb = try Self.runOnTerminal(cli, command, columns: 250, environment: ["TERM": "dumb"])
             #expect(!dumb.stdout.contains("\u{1B}"), "\(dumb)")
             let piped = try cli.run(command)
-            #expect(piped.status == 0 && !piped.stdout.contains("\u{1B}") && piped.stdout.contains("expired"), "\(piped)")
+            #expect(
+                piped.status == 0 && !piped.stdout.contains("\u{1B}") && piped.stdout.contains("expired"), "\(piped)")
         }
     }
 
@@ -111,7 +119,9 @@ import Testing
         let rx = try cli.add(CLIHarness.glassesArguments)
         let long = "the-lens-shop-on-the-corner-of-high-street-and-mill-lane"
         #expect(try cli.run(["client", "add", long, "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
-        #expect(try cli.run(["client", "add", "clinic", "--generate", "--identity-out", cli.path("clinic.key")]).status == 0)
+        #expect(
+            try cli.run(["client", "add", "clinic", "--generate", "--identity-out", cli.path("clinic.key")]).status == 0
+        )
         #expect(try cli.run(["grant", long, rx, "--expires", "2026-07-01"]).status == 0)
         #expect(try cli.run(["grant", "clinic", rx, "--expires", "2026-06-20"]).status == 0)
 
@@ -119,14 +129,18 @@ import Testing
         #expect(soon.stdout.contains(Self.yellow + "2026-07-01" + Self.reset), "\(soon)")
         #expect(soon.stdout.contains(Self.yellow + "active" + Self.reset), "\(soon)")
         // Later, the clinic's grant has ended (red); the shop's still runs out soon (yellow).
-        let later = try Self.runOnTerminal(cli, ["grants", "--wide"], columns: 250, environment: ["RXVAULT_TODAY": "2026-06-25"])
+        let later = try Self.runOnTerminal(
+            cli, ["grants", "--wide"], columns: 250, environment: ["RXVAULT_TODAY": "2026-06-25"])
         #expect(later.stdout.contains(Self.red + "expired" + Self.reset), "\(later)")
         #expect(later.stdout.contains(Self.yellow + "2026-07-01" + Self.reset), "\(later)")
         #expect(!(try cli.run(["grants"])).stdout.contains("\u{1B}"))
 
-        let full = try cli.run(["grants"]).stdout.split(separator: "\n").map { (line: Substring) in line.count }.max() ?? 0
+        let full =
+            try cli.run(["grants"]).stdout.split(separator: "\n").map { (line: Substring) in line.count }.max() ?? 0
         let fitted = try Self.runOnTerminal(cli, ["grants"], columns: full - 15, environment: ["NO_COLOR": "1"])
         for line in fitted.stdout.split(separator: "\n") { #expect(line.count <= full - 15, "\(line)") }
-        #expect(fitted.stdout.contains("the-lens-shop") && fitted.stdout.contains("…") && !fitted.stdout.contains(long), "\(fitted)")
+        #expect(
+            fitted.stdout.contains("the-lens-shop") && fitted.stdout.contains("…") && !fitted.stdout.contains(long),
+            "\(fitted)")
     }
 }

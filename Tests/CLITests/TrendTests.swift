@@ -10,11 +10,11 @@ import Testing
     /// The dates are 366 (2020 has a 29 February), 365, 365 and 365 days apart: 1461 days in all,
     /// t = 0, 1.002053, 2.001369, 3.000684 and 4 years of 365.25 days.
     static let child: [(issued: String, od: String, os: String)] = [
-        ("2019-09-01", "-0.50", "-0.25"),                 // SE OD -0.50, OS -0.25
-        ("2020-09-01", "-0.75 -0.50 x180", "-0.50"),      // SE OD -0.75 - 0.25 = -1.00, OS -0.50
-        ("2021-09-01", "-1.25 -0.50 x180", "-1.00 -0.25 x170"),  // OD -1.50, OS -1.00 - 0.125 = -1.125
-        ("2022-09-01", "-1.50 -0.50 x180", "-1.25"),      // OD -1.75, OS -1.25
-        ("2023-09-01", "-1.75 -0.50 x180", "-1.50 -0.25 x170"),  // OD -2.00, OS -1.625
+        ("2019-09-01", "-0.50", "-0.25"), // SE OD -0.50, OS -0.25
+        ("2020-09-01", "-0.75 -0.50 x180", "-0.50"), // SE OD -0.75 - 0.25 = -1.00, OS -0.50
+        ("2021-09-01", "-1.25 -0.50 x180", "-1.00 -0.25 x170"), // OD -1.50, OS -1.00 - 0.125 = -1.125
+        ("2022-09-01", "-1.50 -0.50 x180", "-1.25"), // OD -1.75, OS -1.25
+        ("2023-09-01", "-1.75 -0.50 x180", "-1.50 -0.25 x170") // OD -2.00, OS -1.625
     ]
 
     /// A vault holding the child's five glasses prescriptions; returns their ids, oldest first.
@@ -24,15 +24,20 @@ import Testing
         var ids: [String] = []
         for rx in child {
             let expires = String(Int(rx.issued.prefix(4))! + 2) + rx.issued.dropFirst(4)
-            ids.append(try cli.add(["add", "glasses", "--patient", "Mia Chen", "--dob", "2012-05-01", "--prescriber", "Dr Ana Lee",
-                                    "--issued", rx.issued, "--expires", expires, "--od", rx.od, "--os", rx.os]))
+            ids.append(
+                try cli.add([
+                    "add", "glasses", "--patient", "Mia Chen", "--dob", "2012-05-01", "--prescriber", "Dr Ana Lee",
+                    "--issued", rx.issued, "--expires", expires, "--od", rx.od, "--os", rx.os
+                ]))
         }
         return (cli, ids)
     }
 
     /// The table row of `eye` issued on `day`.
     static func row(_ table: String, _ eye: String, _ day: String) -> [String] {
-        table.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }.first { $0.first == eye && $0.dropFirst().first == day } ?? []
+        table.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }.first {
+            $0.first == eye && $0.dropFirst().first == day
+        } ?? []
     }
 
     @Test func aChildsMyopiaHasTheHandComputedValuesAndRates() throws {
@@ -41,23 +46,43 @@ import Testing
         #expect(table.status == 0, "\(table)")
         let text = table.stdout
         // EYE ISSUED KIND SE CYL CHANGE RATE/YR PRESCRIPTION
-        #expect(Self.row(text, "OD", "2019-09-01") == ["OD", "2019-09-01", "glasses", "-0.50", "0.00", "-", "-", ids[0]], "\(text)")
+        #expect(
+            Self.row(text, "OD", "2019-09-01") == ["OD", "2019-09-01", "glasses", "-0.50", "0.00", "-", "-", ids[0]],
+            "\(text)")
         // -0.50 over 366 days: -0.50 x 365.25 / 366 = -0.49898 D/yr.
-        #expect(Self.row(text, "OD", "2020-09-01") == ["OD", "2020-09-01", "glasses", "-1.00", "-0.50", "-0.50", "-0.499", ids[1]], "\(text)")
+        #expect(
+            Self.row(text, "OD", "2020-09-01") == [
+                "OD", "2020-09-01", "glasses", "-1.00", "-0.50", "-0.50", "-0.499", ids[1]
+            ], "\(text)")
         // -0.50 over 365 days: -0.50034, printed -0.50.
-        #expect(Self.row(text, "OD", "2021-09-01") == ["OD", "2021-09-01", "glasses", "-1.50", "-0.50", "-0.50", "-0.50", ids[2]], "\(text)")
+        #expect(
+            Self.row(text, "OD", "2021-09-01") == [
+                "OD", "2021-09-01", "glasses", "-1.50", "-0.50", "-0.50", "-0.50", ids[2]
+            ], "\(text)")
         // -0.25 over 365 days: -0.25017.
-        #expect(Self.row(text, "OD", "2023-09-01") == ["OD", "2023-09-01", "glasses", "-2.00", "-0.50", "-0.25", "-0.25", ids[4]], "\(text)")
+        #expect(
+            Self.row(text, "OD", "2023-09-01") == [
+                "OD", "2023-09-01", "glasses", "-2.00", "-0.50", "-0.25", "-0.25", ids[4]
+            ], "\(text)")
         // OS -1.00 -0.25 x170: SE -1.125; from -0.50 over 365 days: -0.625 x 365.25 / 365 = -0.62543.
-        #expect(Self.row(text, "OS", "2021-09-01") == ["OS", "2021-09-01", "glasses", "-1.125", "-0.25", "-0.625", "-0.625", ids[2]], "\(text)")
+        #expect(
+            Self.row(text, "OS", "2021-09-01") == [
+                "OS", "2021-09-01", "glasses", "-1.125", "-0.25", "-0.625", "-0.625", ids[2]
+            ], "\(text)")
         // OS -0.25 over 366 days: -0.24949.
         #expect(Self.row(text, "OS", "2020-09-01")[6] == "-0.249", "\(text)")
         // Least squares, OD: mean t 2.000821, mean SE -1.35, sum (t - mean)(SE - mean) = -3.749760,
         // sum (t - mean)^2 = 9.997265: slope -0.375079 D/yr. OS: mean SE -0.95, sum of products
         // -3.499521: slope -0.350048 D/yr.
-        #expect(text.contains("OD: -0.375 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)"), "\(text)")
-        #expect(text.contains("OS: -0.35 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)"), "\(text)")
-        #expect(text.split(separator: "\n").first?.contains("Mia Chen (born 2012-05-01): spherical equivalent") == true, "\(text)")
+        #expect(
+            text.contains("OD: -0.375 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)"),
+            "\(text)")
+        #expect(
+            text.contains("OS: -0.35 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)"),
+            "\(text)")
+        #expect(
+            text.split(separator: "\n").first?.contains("Mia Chen (born 2012-05-01): spherical equivalent") == true,
+            "\(text)")
 
         // The same numbers as JSON.
         let json = try cli.run(["trend", "Mia Chen", "--format", "json"])
@@ -76,7 +101,9 @@ import Testing
 
         // --eye left: only OS.
         let left = try cli.run(["trend", "Mia Chen", "--eye", "os", "--format", "json"])
-        #expect(try (cli.json(left.stdout)["eyes"] as? [[String: Any]])?.map { $0["eye"] as? String } == ["left"], "\(left)")
+        #expect(
+            try (cli.json(left.stdout)["eyes"] as? [[String: Any]])?.map { $0["eye"] as? String } == ["left"], "\(left)"
+        )
 
         // An owner read, like show: no audit entry.
         let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)
@@ -86,22 +113,33 @@ import Testing
     @Test func contactsAreComparedAtTheSpectaclePlane() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        _ = try cli.add(["add", "contacts", "--patient", "Noor Haddad", "--prescriber", "Dr Ana Lee", "--issued", "2025-01-10",
-                         "--expires", "2026-01-10", "--od", "-5.00 -1.00 x180 bc 8.6 dia 14.2", "--os", "-4.00 bc 8.6 dia 14.2",
-                         "--brand", "Daily Clear"])
+        _ = try cli.add([
+            "add", "contacts", "--patient", "Noor Haddad", "--prescriber", "Dr Ana Lee", "--issued", "2025-01-10",
+            "--expires", "2026-01-10", "--od", "-5.00 -1.00 x180 bc 8.6 dia 14.2", "--os", "-4.00 bc 8.6 dia 14.2",
+            "--brand", "Daily Clear"
+        ])
         let trend = try cli.run(["trend", "Noor Haddad"])
         #expect(trend.status == 0, "\(trend)")
         // No glasses give a vertex distance: 12 mm. F = Fc / (1 + 0.012 Fc) per meridian:
         // OD -5.00 / 0.940 = -5.319149 and -6.00 / 0.928 = -6.465517: SE -5.892333, cylinder -1.146368.
         // OS -4.00 / 0.952 = -4.201681.
-        #expect(Self.row(trend.stdout, "OD", "2025-01-10").prefix(7) == ["OD", "2025-01-10", "contacts", "-5.892", "-1.146", "-", "-"], "\(trend)")
-        #expect(Self.row(trend.stdout, "OS", "2025-01-10").prefix(5) == ["OS", "2025-01-10", "contacts", "-4.202", "0.00"], "\(trend)")
-        #expect(trend.stdout.contains("12 mm (assumed)") && trend.stdout.contains("one prescription: no rate yet"), "\(trend)")
+        #expect(
+            Self.row(trend.stdout, "OD", "2025-01-10").prefix(7) == [
+                "OD", "2025-01-10", "contacts", "-5.892", "-1.146", "-", "-"
+            ], "\(trend)")
+        #expect(
+            Self.row(trend.stdout, "OS", "2025-01-10").prefix(5) == ["OS", "2025-01-10", "contacts", "-4.202", "0.00"],
+            "\(trend)")
+        #expect(
+            trend.stdout.contains("12 mm (assumed)") && trend.stdout.contains("one prescription: no rate yet"),
+            "\(trend)")
 
         // Glasses a year later at 14 mm: the contacts are converted at 14 mm now.
         // OS -4.00 / (1 - 0.014 x 4) = -4.00 / 0.944 = -4.237288; then glasses -4.25: change -0.012712.
-        _ = try cli.add(["add", "glasses", "--patient", "Noor Haddad", "--prescriber", "Dr Ana Lee", "--issued", "2026-01-10",
-                         "--expires", "2028-01-10", "--od", "-5.50", "--os", "-4.25", "--vertex", "14"])
+        _ = try cli.add([
+            "add", "glasses", "--patient", "Noor Haddad", "--prescriber", "Dr Ana Lee", "--issued", "2026-01-10",
+            "--expires", "2028-01-10", "--od", "-5.50", "--os", "-4.25", "--vertex", "14"
+        ])
         let json = try cli.json(try cli.run(["trend", "Noor Haddad", "--eye", "left", "--format", "json"]).stdout)
         let points = try #require((json["eyes"] as? [[String: Any]])?.first?["points"] as? [[String: Any]])
         #expect(points.map { $0["kind"] as? String } == ["contacts", "glasses"])
@@ -114,46 +152,47 @@ import Testing
     /// by a small zlib-based reader (CRCs checked, every filter type undone).
     static func decodePNG(_ cli: CLIHarness, _ path: String) throws -> [String: Int] {
         let script = """
-        import sys, zlib, struct, json
-        data = open(sys.argv[1], 'rb').read()
-        assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n', 'not a PNG'
-        pos, idat, ihdr = 8, b'', None
-        while pos < len(data):
-            n, = struct.unpack('>I', data[pos:pos + 4]); kind = data[pos + 4:pos + 8]; body = data[pos + 8:pos + 8 + n]
-            assert zlib.crc32(kind + body) == struct.unpack('>I', data[pos + 8 + n:pos + 12 + n])[0], 'bad CRC'
-            if kind == b'IHDR': ihdr = struct.unpack('>IIBBBBB', body)
-            elif kind == b'IDAT': idat += body
-            pos += 12 + n
-            if kind == b'IEND': break
-        w, h, depth, ctype = ihdr[:4]
-        assert depth == 8 and ctype in (2, 6), ihdr
-        bpp = 3 if ctype == 2 else 4
-        raw = zlib.decompress(idat); stride = w * bpp
-        assert len(raw) == h * (stride + 1), 'short image data'
-        prev = bytearray(stride); i = 0; inked = blue = orange = 0
-        for y in range(h):
-            f = raw[i]; line = bytearray(raw[i + 1:i + 1 + stride]); i += 1 + stride
-            if f == 1:
-                for x in range(bpp, stride): line[x] = (line[x] + line[x - bpp]) & 255
-            elif f == 2:
-                for x in range(stride): line[x] = (line[x] + prev[x]) & 255
-            elif f == 3:
-                for x in range(stride): line[x] = (line[x] + ((line[x - bpp] if x >= bpp else 0) + prev[x]) // 2) & 255
-            elif f == 4:
-                for x in range(stride):
-                    a = line[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
-                    p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                    line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-            else: assert f == 0, f
-            for x in range(0, stride, bpp):
-                r, g, b = line[x], line[x + 1], line[x + 2]
-                if r < 250 or g < 250 or b < 250: inked += 1
-                if b > r + 80 and b > 120: blue += 1
-                if r > b + 120 and r > 150: orange += 1
-            prev = line
-        print(json.dumps({'width': w, 'height': h, 'inked': inked, 'blue': blue, 'orange': orange}))
-        """
-        let decoded = try CLIHarness.spawn(["/usr/bin/env", "python3", "-c", script, path], environment: cli.environment, directory: cli.directory)
+            import sys, zlib, struct, json
+            data = open(sys.argv[1], 'rb').read()
+            assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n', 'not a PNG'
+            pos, idat, ihdr = 8, b'', None
+            while pos < len(data):
+                n, = struct.unpack('>I', data[pos:pos + 4]); kind = data[pos + 4:pos + 8]; body = data[pos + 8:pos + 8 + n]
+                assert zlib.crc32(kind + body) == struct.unpack('>I', data[pos + 8 + n:pos + 12 + n])[0], 'bad CRC'
+                if kind == b'IHDR': ihdr = struct.unpack('>IIBBBBB', body)
+                elif kind == b'IDAT': idat += body
+                pos += 12 + n
+                if kind == b'IEND': break
+            w, h, depth, ctype = ihdr[:4]
+            assert depth == 8 and ctype in (2, 6), ihdr
+            bpp = 3 if ctype == 2 else 4
+            raw = zlib.decompress(idat); stride = w * bpp
+            assert len(raw) == h * (stride + 1), 'short image data'
+            prev = bytearray(stride); i = 0; inked = blue = orange = 0
+            for y in range(h):
+                f = raw[i]; line = bytearray(raw[i + 1:i + 1 + stride]); i += 1 + stride
+                if f == 1:
+                    for x in range(bpp, stride): line[x] = (line[x] + line[x - bpp]) & 255
+                elif f == 2:
+                    for x in range(stride): line[x] = (line[x] + prev[x]) & 255
+                elif f == 3:
+                    for x in range(stride): line[x] = (line[x] + ((line[x - bpp] if x >= bpp else 0) + prev[x]) // 2) & 255
+                elif f == 4:
+                    for x in range(stride):
+                        a = line[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
+                        p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                        line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+                else: assert f == 0, f
+                for x in range(0, stride, bpp):
+                    r, g, b = line[x], line[x + 1], line[x + 2]
+                    if r < 250 or g < 250 or b < 250: inked += 1
+                    if b > r + 80 and b > 120: blue += 1
+                    if r > b + 120 and r > 150: orange += 1
+                prev = line
+            print(json.dumps({'width': w, 'height': h, 'inked': inked, 'blue': blue, 'orange': orange}))
+            """
+        let decoded = try CLIHarness.spawn(
+            ["/usr/bin/env", "python3", "-c", script, path], environment: cli.environment, directory: cli.directory)
         #expect(decoded.status == 0, "\(decoded)")
         return try #require(try JSONSerialization.jsonObject(with: Data(decoded.stdout.utf8)) as? [String: Int])
     }
@@ -182,14 +221,18 @@ import Testing
         #expect(try cli.run(["trend", "Mia Chen", "--out", pdf]).status == 0)
         let text = try PrintTests.poppler(cli, ["pdftotext", "-layout", pdf, "-"])
         #expect(text.status == 0, "\(text)")
-        for value in ["Mia Chen: spherical equivalent", "2019-09-01 to 2023-09-01",
-                      "-0.375 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)",
-                      "-0.35 D/yr (least-squares fit over 5 prescriptions", "OD (right eye)", "OS (left eye)",
-                      "-1.125", "-1.625", "-1.75", "contacts at spectacle plane", "2020", "2023"] {
+        for value in [
+            "Mia Chen: spherical equivalent", "2019-09-01 to 2023-09-01",
+            "-0.375 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)",
+            "-0.35 D/yr (least-squares fit over 5 prescriptions", "OD (right eye)", "OS (left eye)",
+            "-1.125", "-1.625", "-1.75", "contacts at spectacle plane", "2020", "2023"
+        ] {
             #expect(text.stdout.contains(value), "the PDF shows \(value):\n\(text.stdout)")
         }
         let info = try PrintTests.poppler(cli, ["pdfinfo", pdf])
-        let fields = info.stdout.split(separator: "\n").map { $0.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) } }
+        let fields = info.stdout.split(separator: "\n").map {
+            $0.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
         #expect(fields.contains(["Page size", "720 x 480 pts"]) && fields.contains(["Pages", "1"]), "\(info)")
         // rxvault's own checker accepts it as an attachment.
         let attached = try cli.run(["attach", ids[4], pdf])
@@ -198,12 +241,16 @@ import Testing
         // SVG: well-formed XML, 1200 x 800 px, with drawing in it.
         let svg = cli.path("trend.SVG")
         #expect(try cli.run(["trend", "Mia Chen", "--out", svg]).status == 0)
-        let parsed = try CLIHarness.spawn(["/usr/bin/env", "python3", "-c", """
-            import sys, json, xml.etree.ElementTree as ET
-            root = ET.parse(sys.argv[1]).getroot()
-            print(json.dumps({'tag': root.tag, 'width': root.get('width'), 'height': root.get('height'),
-                              'paths': sum(1 for e in root.iter() if e.tag.endswith('}path'))}))
-            """, svg], environment: cli.environment, directory: cli.directory)
+        let parsed = try CLIHarness.spawn(
+            [
+                "/usr/bin/env", "python3", "-c",
+                """
+                import sys, json, xml.etree.ElementTree as ET
+                root = ET.parse(sys.argv[1]).getroot()
+                print(json.dumps({'tag': root.tag, 'width': root.get('width'), 'height': root.get('height'),
+                                  'paths': sum(1 for e in root.iter() if e.tag.endswith('}path'))}))
+                """, svg
+            ], environment: cli.environment, directory: cli.directory)
         #expect(parsed.status == 0, "\(parsed)")
         let svgInfo = try cli.json(parsed.stdout)
         #expect(svgInfo["tag"] as? String == "{http://www.w3.org/2000/svg}svg", "\(svgInfo)")
@@ -213,7 +260,10 @@ import Testing
         // Each chart is in the audit log as an export of the prescriptions drawn.
         let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)
         let exports = (log["entries"] as? [[String: Any]] ?? []).filter { $0["action"] as? String == "export" }
-        #expect(exports.compactMap { $0["detail"] as? String } == ["trend chart (png)", "trend chart (png)", "trend chart (pdf)", "trend chart (svg)"], "\(exports)")
+        #expect(
+            exports.compactMap { $0["detail"] as? String } == [
+                "trend chart (png)", "trend chart (png)", "trend chart (pdf)", "trend chart (svg)"
+            ], "\(exports)")
         #expect((exports.first?["prescriptions"] as? [String])?.count == 5, "\(exports)")
     }
 
@@ -232,15 +282,20 @@ import Testing
         #expect(unknown.status == 67 && unknown.stderr.contains("Nobody Known"), "\(unknown)")
 
         // Two patients whose names differ only by date of birth: ambiguous, listed.
-        _ = try cli.add(["add", "glasses", "--patient", "Mia Chen", "--dob", "1950-01-01", "--prescriber", "Dr Ana Lee",
-                         "--issued", "2024-01-01", "--expires", "2026-01-01", "--od", "-1.00"])
+        _ = try cli.add([
+            "add", "glasses", "--patient", "Mia Chen", "--dob", "1950-01-01", "--prescriber", "Dr Ana Lee",
+            "--issued", "2024-01-01", "--expires", "2026-01-01", "--od", "-1.00"
+        ])
         let ambiguous = try cli.run(["trend", "Mia Chen"])
         #expect(ambiguous.status == 64 && ambiguous.stderr.contains("born 1950-01-01"), "\(ambiguous)")
 
         // A patient whose only prescription was removed: no trend (exit 67), and no chart file.
-        _ = try cli.add(["add", "glasses", "--patient", "Ravi Patel", "--prescriber", "Dr Ana Lee", "--issued", "2024-01-01",
-                         "--expires", "2026-01-01", "--od", "-1.00"])
-        let patients = try #require(try cli.json(try cli.run(["patients", "--format", "json"]).stdout)["patients"] as? [[String: Any]])
+        _ = try cli.add([
+            "add", "glasses", "--patient", "Ravi Patel", "--prescriber", "Dr Ana Lee", "--issued", "2024-01-01",
+            "--expires", "2026-01-01", "--od", "-1.00"
+        ])
+        let patients = try #require(
+            try cli.json(try cli.run(["patients", "--format", "json"]).stdout)["patients"] as? [[String: Any]])
         let ravi = try #require(patients.first { $0["name"] as? String == "Ravi Patel" })
         let raviRx = try #require((ravi["prescriptions"] as? [[String: Any]])?.first?["id"] as? String)
         #expect(try cli.run(["remove", raviRx, "--yes"]).status == 0)
@@ -252,7 +307,8 @@ import Testing
         let key = cli.path("shop.key")
         #expect(try cli.run(["client", "add", "shop", "--generate", "--identity-out", key]).status == 0)
         #expect(try cli.run(["grant", "shop", ids[0]]).status == 0)
-        let client = try cli.run(["--identity", key, "trend", "Mia Chen"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        let client = try cli.run(
+            ["--identity", key, "trend", "Mia Chen"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         #expect(client.status == 64 && client.stderr.contains("trend needs the owner's passphrase"), "\(client)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxStore
+import Testing
 
 /// What is on disk: file mode, no plaintext anywhere, removal really removes.
 @Suite struct VaultFileTests {
@@ -45,13 +45,17 @@ import RxStore
         #expect(FileManager.default.fileExists(atPath: cli.vaultPath + "-wal"))
         let bytes = cli.vaultFileBytes()
         #expect(bytes.count > 30_000, "the search must cover written data")
-        let secrets = ["Quintessa", "Marlowe", "Fairweather", "Ignatius", "OPT-77123", "Zylofocus", "Aquaclear",
-                       "Varifocal", "Anti-glare", "2026-03-01", "2028-03-01", "2026-07-01", "1980-04-02",
-                       "-2.25", "-0.75", "-1.75", "-3.25", "-2.75", "-1.25", "+2.00", "63.5", "60.5", "14.2", "14.5", "baseCurve",
-                       "x180", "glasses", "contacts", "correct horse", "sphere", "patient"]
+        let secrets = [
+            "Quintessa", "Marlowe", "Fairweather", "Ignatius", "OPT-77123", "Zylofocus", "Aquaclear",
+            "Varifocal", "Anti-glare", "2026-03-01", "2028-03-01", "2026-07-01", "1980-04-02",
+            "-2.25", "-0.75", "-1.75", "-3.25", "-2.75", "-1.25", "+2.00", "63.5", "60.5", "14.2", "14.5", "baseCurve",
+            "x180", "glasses", "contacts", "correct horse", "sphere", "patient"
+        ]
         for secret in secrets {
             #expect(!bytes.contains(secret), "'\(secret)' found in the vault files")
-            #expect(!bytes.contains(Array(secret.utf16).flatMap { [UInt8($0 & 0xff), UInt8($0 >> 8)] }), "'\(secret)' found as UTF-16")
+            #expect(
+                !bytes.contains(Array(secret.utf16).flatMap { [UInt8($0 & 0xff), UInt8($0 >> 8)] }),
+                "'\(secret)' found as UTF-16")
         }
     }
 
@@ -101,6 +105,14 @@ import RxStore
 final class LockedArray: @unchecked Sendable {
     private var storage: [Int32] = []
     private let lock = NSLock()
-    func append(_ value: Int32) { lock.lock(); storage.append(value); lock.unlock() }
-    var values: [Int32] { lock.lock(); defer { lock.unlock() }; return storage }
+    func append(_ value: Int32) {
+        lock.lock()
+        storage.append(value)
+        lock.unlock()
+    }
+    var values: [Int32] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
 }

@@ -27,16 +27,19 @@ import Testing
         // A fixed seed by default, so CI runs the same lives every time (a failure there is the
         // code's, never the draw's); `RXVAULT_WHOLE_LIFE_SEED=random` explores, and prints its seed.
         let given = Self.environment["RXVAULT_WHOLE_LIFE_SEED"]
-        let seed = given == "random" ? UInt64.random(in: 1...UInt64(UInt32.max)) : given.flatMap(UInt64.init) ?? 0x0022_5EED
+        let seed =
+            given == "random" ? UInt64.random(in: 1...UInt64(UInt32.max)) : given.flatMap(UInt64.init) ?? 0x0022_5EED
         print("whole-life: seed \(seed) (RXVAULT_WHOLE_LIFE_SEED=\(seed) replays it), budget \(Int(Self.budget)) s")
         var rng = LensConsistencyTests.Generator(state: seed)
         let start = Date()
-        var lives = 0, steps = 0
+        var lives = 0
+        var steps = 0
         repeat {
             let plan = Plan.random(using: &rng, steps: Self.stepsPerLife)
             if let failure = Life.outcome(of: plan) {
                 let (shrunk, last) = Self.shrink(plan, failure)
-                Issue.record("""
+                Issue.record(
+                    """
                     whole-life: seed \(seed), life \(lives + 1) fails (shrunk from \(plan.steps.count) to \(shrunk.steps.count) steps; \
                     replay with RXVAULT_WHOLE_LIFE_SEED=\(seed)):
                     origin: \(shrunk.origin)
@@ -56,12 +59,14 @@ import Testing
     /// fails, within the shrink budget. Returns the smallest failing plan and its failure.
     static func shrink(_ plan: Plan, _ failure: Life.Failure) -> (Plan, Life.Failure) {
         let deadline = Date().addingTimeInterval(shrinkBudget)
-        var best = plan, last = failure
+        var best = plan
+        var last = failure
         // Steps after the failing one never ran: they go first.
         best.steps = Array(best.steps.prefix(failure.step))
         var chunk = max(1, best.steps.count / 2)
         while chunk >= 1 && Date() < deadline {
-            var index = 0, removedAny = false
+            var index = 0
+            var removedAny = false
             while index < best.steps.count && Date() < deadline {
                 var candidate = best
                 candidate.steps.removeSubrange(index..<min(index + chunk, candidate.steps.count))
@@ -82,150 +87,6 @@ import Testing
 
 // MARK: - Plans
 
-/// Where a life starts, and the steps it takes. Steps name what they act on by position among
-/// what exists when they run (modulo the count), so a plan with steps taken away still runs.
-struct Plan: CustomStringConvertible {
-    enum Origin: CustomStringConvertible {
-        case fresh
-        /// A `Fixtures/vaults/formatN.sql` vault, upgraded before the first step.
-        case format(Int)
-        var description: String { if case .format(let n) = self { return "format \(n) fixture, upgraded" } else { return "new vault" } }
-    }
-
-    enum Step: CustomStringConvertible {
-        case add(contacts: Bool, variant: Int)
-        case editNote(pick: Int, text: Int)
-        case editExpiry(pick: Int, day: Int)
-        case editStatus(pick: Int, status: Int)
-        case remove(pick: Int)
-        case importJSON(status: Int, variant: Int)
-        case importFHIR(statuses: [String], tag: Int)
-        case attach(pick: Int)
-        case detach(pick: Int)
-        case clientAdd(name: Int)
-        case clientRemove(pick: Int)
-        case grant(client: Int, pick: Int)
-        case revoke(client: Int, pick: Int)
-        case patientRename(pick: Int, name: Int)
-        case patientMerge(pick: Int, other: Int)
-        case keyAdd
-        case keyRemove
-        case passwd(n: Int)
-        case configSet(size: Int)
-        case replaceFile
-
-        var description: String {
-            switch self {
-            case .add(let contacts, let v): return "add \(contacts ? "contacts" : "glasses") #\(v)"
-            case .editNote(let p, let t): return "edit #\(p) --note 'note \(t)'"
-            case .editExpiry(let p, let d): return "edit #\(p) --expires \(Model.expiryChoices[d % Model.expiryChoices.count])"
-            case .editStatus(let p, let s): return "edit #\(p) --status \(Model.statusCodes[s % 4])"
-            case .remove(let p): return "remove #\(p) --yes"
-            case .importJSON(let s, let v): return "import rxvault JSON (status \(Model.statusCodes[s % 4]), #\(v))"
-            case .importFHIR(let statuses, let tag): return "import clinic bundle (tag \(tag)) --status \(statuses.joined(separator: ","))"
-            case .attach(let p): return "attach #\(p) png"
-            case .detach(let p): return "detach #\(p)"
-            case .clientAdd(let n): return "client add app\(n) --generate"
-            case .clientRemove(let p): return "client remove #\(p) --yes"
-            case .grant(let c, let p): return "grant client #\(c) #\(p)"
-            case .revoke(let c, let p): return "revoke client #\(c) #\(p)"
-            case .patientRename(let p, let n): return "patient rename (patient of #\(p)) 'Renamed \(n)'"
-            case .patientMerge(let p, let o): return "patient merge (patients of #\(p), #\(o)) --yes"
-            case .keyAdd: return "key add --label partner"
-            case .keyRemove: return "key remove (partner) --yes"
-            case .passwd(let n): return "passwd (passphrase \(n))"
-            case .configSet(let s): return "config set max-attachment-size \(Model.sizes[s % Model.sizes.count])"
-            case .replaceFile: return "replace the vault file by rename (a sync tool)"
-            }
-        }
-    }
-
-    var origin: Origin
-    var steps: [Step]
-    var description: String { "\(origin): " + steps.map(\.description).joined(separator: "; ") }
-
-    static func random(using rng: inout LensConsistencyTests.Generator, steps count: Int) -> Plan {
-        let origin: Origin = rng.chance(70) ? .fresh : .format(rng.int(1...3))
-        var steps: [Step] = []
-        // Something to act on first, then anything.
-        steps.append(.add(contacts: rng.chance(50), variant: rng.int(0...999)))
-        steps.append(.clientAdd(name: rng.int(0...999)))
-        while steps.count < count {
-            let n = rng.int(0...999), m = rng.int(0...999)
-            switch rng.int(0...99) {
-            case 0..<10: steps.append(.add(contacts: rng.chance(50), variant: n))
-            case 10..<16: steps.append(.editNote(pick: n, text: m))
-            case 16..<21: steps.append(.editExpiry(pick: n, day: m))
-            case 21..<30: steps.append(.editStatus(pick: n, status: m))
-            case 30..<34: steps.append(.remove(pick: n))
-            case 34..<39: steps.append(.importJSON(status: m, variant: n))
-            case 39..<44:
-                let chosen = Model.statusCodes.filter { _ in rng.chance(60) }
-                steps.append(.importFHIR(statuses: chosen.isEmpty ? ["active"] : chosen, tag: n))
-            case 44..<49: steps.append(.attach(pick: n))
-            case 49..<52: steps.append(.detach(pick: n))
-            case 52..<56: steps.append(.clientAdd(name: n))
-            case 56..<58: steps.append(.clientRemove(pick: n))
-            case 58..<70: steps.append(.grant(client: n, pick: m))
-            case 70..<76: steps.append(.revoke(client: n, pick: m))
-            case 76..<79: steps.append(.patientRename(pick: n, name: m))
-            case 79..<82: steps.append(.patientMerge(pick: n, other: m))
-            case 82..<85: steps.append(.keyAdd)
-            case 85..<87: steps.append(.keyRemove)
-            case 87..<90: steps.append(.passwd(n: n))
-            case 90..<93: steps.append(.configSet(size: n))
-            default: steps.append(.replaceFile)
-            }
-        }
-        return Plan(origin: origin, steps: steps)
-    }
-}
-
-// MARK: - The model
-
-/// What the vault should hold, kept by the test from what it asked for (and, for what the test
-/// cannot know before (ids of foreign FHIR imports, fixture contents), from what it was told
-/// once, checked for its counts).
-final class Model {
-    static let today = "2026-06-15"
-    static let statusCodes = ["active", "cancelled", "draft", "entered-in-error"]
-    /// Expired, expiring within 60 days, valid.
-    static let expiryChoices = ["2026-04-01", "2026-07-01", "2027-06-01"]
-    static let sizes = ["16MiB", "32MiB", "64MiB"]
-
-    struct Prescription {
-        var status: String
-        var issued: String
-        var expires: String?
-        var attachment: String?
-        var validToday: Bool {
-            status == "active" && issued <= Model.today && (expires.map { $0 >= Model.today } ?? true)
-        }
-        var expired: Bool { expires.map { $0 < Model.today } ?? false }
-    }
-
-    /// By the first 8 hex digits of the id (what commands print).
-    var prescriptions: [String: Prescription] = [:]
-    /// Client name -> identity file.
-    var clients: [String: String] = [:]
-    /// Client name -> the prescriptions it is granted (no end: a grant lives until revoked).
-    var grants: [String: Set<String>] = [:]
-    var tokens: [String: String] = [:]
-    var removedTokens: [String: String] = [:]
-    var passphrase: String
-    var partnerSlot = false
-
-    init(passphrase: String) { self.passphrase = passphrase }
-
-    var ids: [String] { prescriptions.keys.sorted() }
-    func pick(_ n: Int) -> String? { ids.isEmpty ? nil : ids[n % ids.count] }
-    var clientNames: [String] { clients.keys.sorted() }
-    func client(_ n: Int) -> String? { clientNames.isEmpty ? nil : clientNames[n % clientNames.count] }
-    func granted(_ client: String) -> Set<String> { (grants[client] ?? []).intersection(prescriptions.keys) }
-}
-
-// MARK: - A life
-
 /// One vault's life: its harness, its model and, when the origin allows, a running server.
 final class Life {
     struct Failure: Error, CustomStringConvertible {
@@ -237,7 +98,8 @@ final class Life {
 
     struct Mismatch: Error { let message: String }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static func fixture(_ name: String) -> String { root.appendingPathComponent("Fixtures/\(name)").path }
     static let png = fixture("attachments/valid/png-1x1.png")
     static let clinic = (try? String(contentsOfFile: fixture("fhir/clinic-bundle.json"), encoding: .utf8)) ?? ""
@@ -297,7 +159,10 @@ final class Life {
                 model.prescriptions[String(item.id.prefix(8))] = Model.Prescription(
                     status: "active", issued: item.issued, expires: item.expires, attachment: nil)
             }
-            let identities = n == 1 ? ["lens-shop": "format1-client.age"] : ["lens-shop": "format\(n)-lens-shop.age", "family": "format\(n)-family.age"]
+            let identities =
+                n == 1
+                ? ["lens-shop": "format1-client.age"]
+                : ["lens-shop": "format\(n)-lens-shop.age", "family": "format\(n)-family.age"]
             for (name, file) in identities {
                 let copy = cli.path("\(name).key")
                 try FileManager.default.copyItem(atPath: Life.fixture("vaults/\(file)"), toPath: copy)
@@ -324,12 +189,14 @@ final class Life {
         switch step {
         case .add(let contacts, let variant):
             var arguments = contacts ? CLIHarness.contactsArguments : CLIHarness.glassesArguments
-            arguments[arguments.firstIndex(of: "--patient")! + 1] = ["Quintessa Marlowe", "Bartholomew Oyelaran", "Ingrid Vasquez-Thorne"][variant % 3]
+            arguments[arguments.firstIndex(of: "--patient")! + 1] =
+                ["Quintessa Marlowe", "Bartholomew Oyelaran", "Ingrid Vasquez-Thorne"][variant % 3]
             arguments[arguments.firstIndex(of: "--expires")! + 1] = Model.expiryChoices[variant % 3]
             let r = try cli.run(arguments)
             try Life.expect(r, 0, "add")
             let short = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            model.prescriptions[short] = Model.Prescription(status: "active", issued: "2026-03-01", expires: Model.expiryChoices[variant % 3])
+            model.prescriptions[short] = Model.Prescription(
+                status: "active", issued: "2026-03-01", expires: Model.expiryChoices[variant % 3])
         case .editNote(let pick, let text):
             guard let id = model.pick(pick) else { return }
             try Life.expect(try cli.run(["edit", id, "--note", "note \(text) at step \(stepNumber)"]), 0, "edit --note")
@@ -354,28 +221,37 @@ final class Life {
             let code = Model.statusCodes[status % 4]
             let expires = Model.expiryChoices[variant % 3]
             let fhir = code == "active" ? "" : #", "fhir": {"resource": {"status": "\#(code)"}}"#
-            let file = try cli.write("""
+            let file = try cli.write(
+                """
                 {"schema": "rxvault/export/v1", "prescriptions": [{"id": "\(id)", "version": 1, "recorded": "2026-02-01T10:00:00Z",
                  "prescription": {"kind": "glasses", "issued": "2026-02-01", "expires": "\(expires)",
                   "patient": {"name": "Imported Person \(variant % 4)"}, "prescriber": {"name": "Dr Elsewhere"},
                   "right": {"sphere": -1.5, "cylinder": -0.5, "axis": 90}, "left": {"sphere": -1.25}\(fhir)}}]}
                 """, to: "import-\(stepNumber).json")
             try Life.expect(try cli.run(["import", file]), 0, "import rxvault JSON")
-            model.prescriptions[String(id.prefix(8))] = Model.Prescription(status: code, issued: "2026-02-01", expires: expires)
+            model.prescriptions[String(id.prefix(8))] = Model.Prescription(
+                status: code, issued: "2026-02-01", expires: expires)
         case .importFHIR(let statuses, let tag):
             let bundle = Life.clinic.replacingOccurrences(of: "RX-100", with: "RX-T\(tag)-\(stepNumber)-")
                 .replacingOccurrences(of: "rx-100", with: "rx-t\(tag)-\(stepNumber)-")
             let file = try cli.write(bundle, to: "clinic-\(stepNumber).json")
-            try Life.expect(try cli.run(["import", file, "--assume-expiry", "1y", "--status", statuses.joined(separator: ",")]), 0, "import FHIR")
+            try Life.expect(
+                try cli.run(["import", file, "--assume-expiry", "1y", "--status", statuses.joined(separator: ",")]), 0,
+                "import FHIR")
             // Ids are derived by rxvault: the new ones are learned, their statuses counted.
-            let expected = ["active": 2, "cancelled": 1, "entered-in-error": 1, "draft": 1].filter { statuses.contains($0.key) }
+            let expected = ["active": 2, "cancelled": 1, "entered-in-error": 1, "draft": 1].filter {
+                statuses.contains($0.key)
+            }
             var found: [String: Int] = [:]
             for item in try listed(["list"]) where model.prescriptions[String(item.id.prefix(8))] == nil {
                 let status = ["cancelled", "draft", "entered-in-error"].contains(item.status) ? item.status : "active"
                 found[status, default: 0] += 1
-                model.prescriptions[String(item.id.prefix(8))] = Model.Prescription(status: status, issued: item.issued, expires: item.expires)
+                model.prescriptions[String(item.id.prefix(8))] = Model.Prescription(
+                    status: status, issued: item.issued, expires: item.expires)
             }
-            guard found == expected else { throw Mismatch(message: "the import added \(found) by status, expected \(expected)") }
+            guard found == expected else {
+                throw Mismatch(message: "the import added \(found) by status, expected \(expected)")
+            }
         case .attach(let pick):
             guard let id = model.pick(pick), model.prescriptions[id]?.attachment == nil else { return }
             let r = try cli.run(["attach", id, Life.png])
@@ -389,7 +265,8 @@ final class Life {
             let name = "app\(n)"
             guard model.clients[name] == nil, model.removedTokens[name] == nil else { return }
             let identity = cli.path("\(name).key")
-            try Life.expect(try cli.run(["client", "add", name, "--generate", "--identity-out", identity]), 0, "client add")
+            try Life.expect(
+                try cli.run(["client", "add", name, "--generate", "--identity-out", identity]), 0, "client add")
             model.clients[name] = identity
             model.tokens[name] = try server?.token(identity: identity)
         case .clientRemove(let pick):
@@ -412,17 +289,23 @@ final class Life {
             model.grants[name]?.remove(id)
         case .patientRename(let pick, let n):
             guard let id = model.pick(pick), let patient = try patient(of: id) else { return }
-            try Life.expect(try cli.run(["patient", "rename", patient.id, "Renamed \(n) \(stepNumber)"]), 0, "patient rename")
+            try Life.expect(
+                try cli.run(["patient", "rename", patient.id, "Renamed \(n) \(stepNumber)"]), 0, "patient rename")
         case .patientMerge(let pick, let other):
-            guard let a = model.pick(pick), let b = model.pick(other), let into = try patient(of: a), let from = try patient(of: b),
-                  into.id != from.id else { return }
+            guard let a = model.pick(pick), let b = model.pick(other), let into = try patient(of: a),
+                let from = try patient(of: b),
+                into.id != from.id
+            else { return }
             // Two birth dates that differ are two people: merge refuses (65) until one is changed.
             let differ = into.birthDate != nil && from.birthDate != nil && into.birthDate != from.birthDate
-            try Life.expect(try cli.run(["patient", "merge", into.id, from.id, "--yes"]), differ ? 65 : 0, "patient merge")
+            try Life.expect(
+                try cli.run(["patient", "merge", into.id, from.id, "--yes"]), differ ? 65 : 0, "patient merge")
         case .keyAdd:
             guard !model.partnerSlot else { return }
             let file = try cli.write("partner passphrase \(stepNumber)\n", to: "partner-\(stepNumber)")
-            try Life.expect(try cli.run(["key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", file]), 0, "key add")
+            try Life.expect(
+                try cli.run(["key", "add", "--label", "partner", "--kdf", "interactive", "--new-passphrase-file", file]
+                ), 0, "key add")
             model.partnerSlot = true
         case .keyRemove:
             guard model.partnerSlot else { return }
@@ -439,16 +322,22 @@ final class Life {
             _ = try cli.write(passphrase + "\n", to: "passphrase")
             model.passphrase = passphrase
         case .configSet(let size):
-            try Life.expect(try cli.run(["config", "set", "max-attachment-size", Model.sizes[size % Model.sizes.count]]), 0, "config set")
+            try Life.expect(
+                try cli.run(["config", "set", "max-attachment-size", Model.sizes[size % Model.sizes.count]]), 0,
+                "config set")
         case .replaceFile:
             // As a sync tool delivers a file: a whole copy written beside it, renamed over it.
-            let copied = try CLIHarness.spawn(["/usr/bin/env", "python3", "-c", """
-                import os, sqlite3, sys
-                source, target = sys.argv[1], sys.argv[1] + ".sync-tmp"
-                src = sqlite3.connect(source); dst = sqlite3.connect(target)
-                src.backup(dst); dst.close(); src.close()
-                os.chmod(target, 0o600); os.rename(target, source)
-                """, cli.vaultPath], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
+            let copied = try CLIHarness.spawn(
+                [
+                    "/usr/bin/env", "python3", "-c",
+                    """
+                    import os, sqlite3, sys
+                    source, target = sys.argv[1], sys.argv[1] + ".sync-tmp"
+                    src = sqlite3.connect(source); dst = sqlite3.connect(target)
+                    src.backup(dst); dst.close(); src.close()
+                    os.chmod(target, 0o600); os.rename(target, source)
+                    """, cli.vaultPath
+                ], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
             try Life.expect(copied, 0, "replacing the file")
             // The server looks at the path on every request that reaches the vault (and once a
             // second without one): wait until it has let go of the old file (and of its
@@ -459,7 +348,11 @@ final class Life {
                 let deadline = Date().addingTimeInterval(10)
                 while server.stderr.components(separatedBy: "serving the vault file now at").count == switches {
                     if let token { _ = try RawHTTP.get(server.socket, "/VisionPrescription?_count=1", token: token) }
-                    guard Date() < deadline else { throw Mismatch(message: "the server did not switch to the new file within 10 s: \(server.stderr.suffix(600))") }
+                    guard Date() < deadline else {
+                        throw Mismatch(
+                            message:
+                                "the server did not switch to the new file within 10 s: \(server.stderr.suffix(600))")
+                    }
                     usleep(50_000)
                 }
             }
@@ -479,28 +372,41 @@ final class Life {
             try expectStatus(item.status, rx, "list: \(item.id.prefix(8))")
         }
         let valid = try listed(["query", "--valid-on", Model.today])
-        try Life.same(Set(valid.map { String($0.id.prefix(8)) }), Set(model.ids.filter { model.prescriptions[$0]!.validToday }),
-                      "query --valid-on \(Model.today)")
+        try Life.same(
+            Set(valid.map { String($0.id.prefix(8)) }), Set(model.ids.filter { model.prescriptions[$0]!.validToday }),
+            "query --valid-on \(Model.today)")
         // Every client, through the CLI with its identity and through the API.
         for name in model.clientNames {
             let identity = model.clients[name]!
             let read = try listed(["--identity", identity, "list"])
-            try Life.same(Set(read.map { String($0.id.prefix(8)) }), model.granted(name), "\(name)'s reads with its identity")
-            for item in read { try expectStatus(item.status, model.prescriptions[String(item.id.prefix(8))]!, "\(name) reads \(item.id.prefix(8))") }
+            try Life.same(
+                Set(read.map { String($0.id.prefix(8)) }), model.granted(name), "\(name)'s reads with its identity")
+            for item in read {
+                try expectStatus(
+                    item.status, model.prescriptions[String(item.id.prefix(8))]!, "\(name) reads \(item.id.prefix(8))")
+            }
             if let server, let token = model.tokens[name] {
                 let answer = try RawHTTP.get(server.socket, "/VisionPrescription?_count=200", token: token)
-                guard answer.status == 200 else { throw Mismatch(message: "API search by \(name): \(answer.status) \(answer.body.prefix(300))") }
-                let resources = (answer.json["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }
+                guard answer.status == 200 else {
+                    throw Mismatch(message: "API search by \(name): \(answer.status) \(answer.body.prefix(300))")
+                }
+                let resources = (answer.json["entry"] as? [[String: Any]] ?? []).compactMap {
+                    $0["resource"] as? [String: Any]
+                }
                 var served: Set<String> = []
                 for resource in resources {
                     let ids = (resource["identifier"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }
                         .filter { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }
                     guard let id = ids.first.map({ String($0.prefix(8)) }), let rx = model.prescriptions[id] else {
-                        throw Mismatch(message: "API: \(name) was served a prescription the model does not have: \(ids)")
+                        throw Mismatch(
+                            message: "API: \(name) was served a prescription the model does not have: \(ids)")
                     }
                     served.insert(id)
                     guard resource["status"] as? String == rx.status else {
-                        throw Mismatch(message: "API: \(name) reads \(id) with status \(resource["status"] ?? "none"), the model says \(rx.status)")
+                        throw Mismatch(
+                            message:
+                                "API: \(name) reads \(id) with status \(resource["status"] ?? "none"), the model says \(rx.status)"
+                        )
                     }
                 }
                 try Life.same(served, model.granted(name), "\(name)'s reads over the API")
@@ -509,7 +415,9 @@ final class Life {
         if let server {
             for (name, token) in model.removedTokens {
                 let answer = try RawHTTP.get(server.socket, "/VisionPrescription", token: token)
-                guard answer.status == 401 else { throw Mismatch(message: "API: removed client \(name) answered \(answer.status)") }
+                guard answer.status == 401 else {
+                    throw Mismatch(message: "API: removed client \(name) answered \(answer.status)")
+                }
             }
         }
         if deep { try roundTrips() }
@@ -518,8 +426,11 @@ final class Life {
     /// Withdrawn: its code; else expired by its date, or valid/expiring. Never valid when the
     /// model says withdrawn or expired.
     func expectStatus(_ shown: String, _ rx: Model.Prescription, _ context: String) throws {
-        let expected: Set<String> = rx.status != "active" ? [rx.status] : rx.expired ? ["expired"] : ["valid", "expiring"]
-        guard expected.contains(shown) else { throw Mismatch(message: "\(context): shown as \(shown), the model says \(expected.sorted())") }
+        let expected: Set<String> =
+            rx.status != "active" ? [rx.status] : rx.expired ? ["expired"] : ["valid", "expiring"]
+        guard expected.contains(shown) else {
+            throw Mismatch(message: "\(context): shown as \(shown), the model says \(expected.sorted())")
+        }
     }
 
     /// Export, import into a new vault, export again: the same prescriptions. Backup, verify and
@@ -537,7 +448,8 @@ final class Life {
         try Life.expect(try other.run(["check"]), 0, "check after import into a new vault")
         let again = other.path("again.json")
         try Life.expect(try other.run(["export", "--format", "json", "--out", again]), 0, "export json (round trip)")
-        guard try prescriptions(in: again, vaultLocal: true) == (try prescriptions(in: exported, vaultLocal: true)) else {
+        guard try prescriptions(in: again, vaultLocal: true) == (try prescriptions(in: exported, vaultLocal: true))
+        else {
             throw Mismatch(message: "export, import into a new vault, export again: the prescriptions differ")
         }
 
@@ -550,7 +462,9 @@ final class Life {
         try Life.expect(try cli.run(["restore", backup], environment: fresh), 0, "restore on a fresh HOME")
         try Life.expect(try cli.run(["check"], environment: fresh), 0, "check of the restored vault")
         let restored = cli.path("restored-\(stepNumber).json")
-        try Life.expect(try cli.run(["export", "--format", "json", "--out", restored], environment: fresh), 0, "export of the restored vault")
+        try Life.expect(
+            try cli.run(["export", "--format", "json", "--out", restored], environment: fresh), 0,
+            "export of the restored vault")
         guard try prescriptions(in: restored) == original else {
             throw Mismatch(message: "backup then restore: the export differs")
         }
@@ -558,21 +472,31 @@ final class Life {
 
     // MARK: Reading outputs
 
-    struct Listed { let id: String; let status: String; let issued: String; let expires: String? }
+    struct Listed {
+        let id: String
+        let status: String
+        let issued: String
+        let expires: String?
+    }
 
     func json(_ arguments: [String]) throws -> [String: Any] {
         let r = try cli.run(arguments)
         try Life.expect(r, 0, arguments.joined(separator: " "))
         guard let object = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else {
-            throw Mismatch(message: "\(arguments.joined(separator: " ")) printed no JSON object: \(r.stdout.prefix(300))")
+            throw Mismatch(
+                message: "\(arguments.joined(separator: " ")) printed no JSON object: \(r.stdout.prefix(300))")
         }
         return object
     }
 
     func listed(_ arguments: [String]) throws -> [Listed] {
         let items = try json(arguments + ["--format", "json"])["prescriptions"] as? [[String: Any]] ?? []
-        return items.map { Listed(id: $0["id"] as? String ?? "", status: $0["status"] as? String ?? "", issued: $0["issued"] as? String ?? "",
-                                  expires: $0["expires"] as? String) }
+        return items.map {
+            Listed(
+                id: $0["id"] as? String ?? "", status: $0["status"] as? String ?? "",
+                issued: $0["issued"] as? String ?? "",
+                expires: $0["expires"] as? String)
+        }
     }
 
     /// The patient record a prescription names: its id (a prefix) and birth date.
@@ -587,7 +511,9 @@ final class Life {
     /// `vaultLocal` (an import into a new vault starts at version 1 and gives patients and
     /// attachments ids of that vault): prescription ids, content and attachments stay.
     func prescriptions(in file: String, vaultLocal: Bool = false) throws -> String {
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any] ?? [:]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+            ?? [:]
         var items = object["prescriptions"] as? [[String: Any]] ?? []
         if vaultLocal {
             items = items.map { item in
@@ -598,25 +524,37 @@ final class Life {
                     rx["patient"] = patient
                     item["prescription"] = rx
                 }
-                let attachments = (item["attachments"] as? [[String: Any]] ?? []).map { a in var a = a; a["id"] = nil; return a }
-                item["attachments"] = attachments.sorted { ($0["sha256"] as? String ?? "") < ($1["sha256"] as? String ?? "") }
+                let attachments = (item["attachments"] as? [[String: Any]] ?? []).map { a in
+                    var a = a
+                    a["id"] = nil
+                    return a
+                }
+                item["attachments"] = attachments.sorted {
+                    ($0["sha256"] as? String ?? "") < ($1["sha256"] as? String ?? "")
+                }
                 return item
             }
         }
         let sorted = items.sorted { ($0["id"] as? String ?? "") < ($1["id"] as? String ?? "") }
-        return String(decoding: try JSONSerialization.data(withJSONObject: sorted, options: [.sortedKeys]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: sorted, options: [.sortedKeys]), as: UTF8.self)
     }
 
     static func expect(_ result: CLIHarness.Result, _ status: Int32, _ what: String) throws {
         guard !result.signalled, result.status == status else {
-            throw Mismatch(message: "\(what): \(result.signalled ? "killed by signal" : "exit") \(result.status), expected \(status)\n"
-                           + "stdout: \(result.stdout.suffix(800))\nstderr: \(result.stderr.suffix(800))")
+            throw Mismatch(
+                message:
+                    "\(what): \(result.signalled ? "killed by signal" : "exit") \(result.status), expected \(status)\n"
+                    + "stdout: \(result.stdout.suffix(800))\nstderr: \(result.stderr.suffix(800))")
         }
     }
 
     static func same(_ found: Set<String>, _ expected: Set<String>, _ what: String) throws {
         guard found == expected else {
-            throw Mismatch(message: "\(what): extra \(found.subtracting(expected).sorted()), missing \(expected.subtracting(found).sorted())")
+            throw Mismatch(
+                message:
+                    "\(what): extra \(found.subtracting(expected).sorted()), missing \(expected.subtracting(found).sorted())"
+            )
         }
     }
 }

@@ -18,7 +18,9 @@ import Testing
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
         // An edit keeps the kept elements; the vault still checks.
-        let id = try #require((try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]])?.first?["id"] as? String)
+        let id = try #require(
+            (try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]])?
+                .first?["id"] as? String)
         #expect(try cli.run(["edit", String(id.prefix(8)), "--note", "checked by phone"]).status == 0)
         #expect(try cli.run(["check"]).status == 0)
 
@@ -46,7 +48,8 @@ import Testing
     static func prescriptions(_ cli: CLIHarness, _ json: String) throws -> String {
         let object = try cli.json(json)
         let items = object["prescriptions"] ?? object
-        return String(decoding: try JSONSerialization.data(withJSONObject: items, options: [.sortedKeys]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: items, options: [.sortedKeys]), as: UTF8.self)
     }
 
     /// Imported with every status, the cancelled, draft and entered-in-error prescriptions say
@@ -54,19 +57,31 @@ import Testing
     @Test func withdrawnImportsAreNeverValid() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        #expect(try cli.run(["import", Self.clinic, "--assume-expiry", "1y", "--status", "active,cancelled,draft,entered-in-error"]).status == 0)
-        let list = try #require(try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]])
+        #expect(
+            try cli.run([
+                "import", Self.clinic, "--assume-expiry", "1y", "--status", "active,cancelled,draft,entered-in-error"
+            ]).status == 0)
+        let list = try #require(
+            try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]])
         let statuses = Dictionary(grouping: list, by: { $0["status"] as? String ?? "?" }).mapValues(\.count)
-        #expect(statuses["cancelled"] == 1 && statuses["draft"] == 1 && statuses["entered-in-error"] == 1, "\(statuses)")
-        let withdrawn = list.filter { ["cancelled", "draft", "entered-in-error"].contains($0["status"] as? String) }.compactMap { $0["id"] as? String }
+        #expect(
+            statuses["cancelled"] == 1 && statuses["draft"] == 1 && statuses["entered-in-error"] == 1, "\(statuses)")
+        let withdrawn = list.filter { ["cancelled", "draft", "entered-in-error"].contains($0["status"] as? String) }
+            .compactMap { $0["id"] as? String }
         #expect(withdrawn.count == 3)
 
-        let valid = try cli.json(try cli.run(["query", "--valid-on", "2026-06-15", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]] ?? []
+        let valid =
+            try cli.json(try cli.run(["query", "--valid-on", "2026-06-15", "--format", "json"]).stdout)["prescriptions"]
+            as? [[String: Any]] ?? []
         #expect(!valid.isEmpty)
         #expect(valid.allSatisfy { !withdrawn.contains($0["id"] as? String ?? "") }, "\(valid)")
-        let expiring = try cli.json(try cli.run(["query", "--expiring-within", "3000d", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]] ?? []
+        let expiring =
+            try cli.json(try cli.run(["query", "--expiring-within", "3000d", "--format", "json"]).stdout)[
+                "prescriptions"] as? [[String: Any]] ?? []
         #expect(expiring.allSatisfy { !withdrawn.contains($0["id"] as? String ?? "") })
-        let cancelledOnly = try cli.json(try cli.run(["query", "--status", "cancelled", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]] ?? []
+        let cancelledOnly =
+            try cli.json(try cli.run(["query", "--status", "cancelled", "--format", "json"]).stdout)["prescriptions"]
+            as? [[String: Any]] ?? []
         #expect(cancelledOnly.count == 1 && cancelledOnly.first?["status"] as? String == "cancelled")
         #expect(try cli.run(["query", "--status", "revoked"]).status == 65)
 
@@ -102,7 +117,9 @@ import Testing
         let other = try CLIHarness()
         try other.initVault()
         #expect(try other.run(["import", cli.path("out.json")]).status == 0)
-        let reimported = try other.json(try other.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]] ?? []
+        let reimported =
+            try other.json(try other.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]]
+            ?? []
         #expect(reimported.first?["status"] as? String == "cancelled", "\(reimported)")
 
         #expect(try cli.run(["edit", id, "--status", "active"]).status == 0)
@@ -121,8 +138,9 @@ import Testing
         let pdf = cli.path("rx.pdf")
         let printed = try cli.run(["export", id, "--format", "pdf", "--out", pdf])
         #expect(printed.status == 0, "\(printed)")
-        let text = try CLIHarness.spawn(["/usr/bin/pdftotext", "-layout", pdf, "-"], environment: ["PATH": "/usr/bin:/bin"],
-                                        directory: cli.directory)
+        let text = try CLIHarness.spawn(
+            ["/usr/bin/pdftotext", "-layout", pdf, "-"], environment: ["PATH": "/usr/bin:/bin"],
+            directory: cli.directory)
         #expect(text.stdout.contains("NOT VALID"), "\(text.stdout)")
         #expect(!text.stdout.contains("valid on"), "\(text.stdout)")
     }
@@ -135,13 +153,17 @@ import Testing
         _ = try cli.add(CLIHarness.glassesArguments)
         // Damage that the vault still opens with but check finds: a search index bucket's
         // ciphertext changed (sqlite3's blob literal flips its bytes).
-        let damaged = try CLIHarness.spawn(["/usr/bin/env", "python3", "-c", """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            (bucket, blob) = db.execute("select bucket, content from search_index limit 1").fetchone()
-            db.execute("update search_index set content=? where bucket=?", (bytes([blob[0] ^ 1]) + blob[1:], bucket))
-            db.commit()
-            """, cli.vaultPath], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
+        let damaged = try CLIHarness.spawn(
+            [
+                "/usr/bin/env", "python3", "-c",
+                """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                (bucket, blob) = db.execute("select bucket, content from search_index limit 1").fetchone()
+                db.execute("update search_index set content=? where bucket=?", (bytes([blob[0] ^ 1]) + blob[1:], bucket))
+                db.commit()
+                """, cli.vaultPath
+            ], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
         try #require(damaged.status == 0, "\(damaged)")
         try #require(try cli.run(["check"]).status == 76)
         let folder = cli.path("backups")
@@ -166,14 +188,18 @@ import Testing
         func statuses(_ arguments: [String]) throws -> [String] {
             let r = try cli.run(arguments + ["--format", "json"])
             #expect(r.status == 0, "\(r)")
-            return (try cli.json(r.stdout)["prescriptions"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }.sorted()
+            return (try cli.json(r.stdout)["prescriptions"] as? [[String: Any]] ?? []).compactMap {
+                $0["status"] as? String
+            }.sorted()
         }
         #expect(try statuses(["list"]) == ["cancelled", "draft", "entered-in-error", "valid", "valid"])
         #expect(try statuses(["query", "--valid-on", "2026-06-15"]) == ["valid", "valid"])
         #expect(try statuses(["query", "--expiring-within", "3000d"]).allSatisfy { $0 == "valid" || $0 == "expiring" })
         let trend = try cli.run(["trend", "Maria Lopez", "--format", "json"])
         #expect(trend.status == 0, "\(trend)")
-        #expect(trend.stdout.contains("entered-in-error"), "the entered-in-error one is left out, and said so: \(trend.stdout)")
+        #expect(
+            trend.stdout.contains("entered-in-error"),
+            "the entered-in-error one is left out, and said so: \(trend.stdout)")
 
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
@@ -192,18 +218,21 @@ import Testing
     @Test func addingABirthDateToAPatientKeepsTheVaultCheckable() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        let first = try cli.add(CLIHarness.contactsArguments)   // the patient, no birth date
+        let first = try cli.add(CLIHarness.contactsArguments) // the patient, no birth date
         let added = try cli.run(CLIHarness.glassesArguments)
         #expect(added.status == 0 && added.stderr.contains("birth date set to 1980-04-02"), "\(added)")
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
-        let listed = try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]] ?? []
+        let listed =
+            try cli.json(try cli.run(["list", "--format", "json"]).stdout)["prescriptions"] as? [[String: Any]] ?? []
         let patient = listed.first { ($0["id"] as? String)?.hasPrefix(first) == true }?["patient"] as? [String: Any]
         #expect(patient?["birthDate"] as? String == "1980-04-02", "\(listed)")
         #expect(try cli.run(["backup", cli.path("b.age")]).status == 0)
     }
 
     static func identifier(_ resource: [String: Any]) -> String {
-        (resource["identifier"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }.first { $0.count == 32 } ?? ""
+        (resource["identifier"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }.first {
+            $0.count == 32
+        } ?? ""
     }
 }

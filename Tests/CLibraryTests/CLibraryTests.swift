@@ -1,6 +1,6 @@
-import Testing
 import CPNG
 import CPoppler
+import Testing
 
 /// The attachment validators build on libpng and poppler-glib. These checks prove both libraries
 /// link and run on this machine (the module maps, pkg-config flags and the extra gio link that
@@ -33,7 +33,7 @@ import CPoppler
         let objects = [
             "<< /Type /Catalog /Pages 2 0 R >>",
             "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>"
         ]
         var text = "%PDF-1.4\n"
         var offsets: [Int] = []
@@ -43,7 +43,9 @@ import CPoppler
         }
         let xref = text.utf8.count
         text += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for offset in offsets { text += String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n" }
+        for offset in offsets {
+            text += String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n"
+        }
         text += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
         return Array(text.utf8)
     }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import RxAgent
 import RxCrypto
+import Testing
+
+@testable import RxAgent
 
 @Suite struct AgentFrameTests {
     func pair() throws -> (Int32, Int32) {
@@ -12,7 +13,10 @@ import RxCrypto
 
     @Test func messagesAndKeysRoundTrip() throws {
         let (a, b) = try pair()
-        defer { close(a); close(b) }
+        defer {
+            close(a)
+            close(b)
+        }
         let file = VaultFileIdentity(vaultID: "00ff", device: 1, inode: 2, keyWrapping: "ab")
         try AgentFrame.send(AgentRequest(.rootKey, file: file), to: a)
         let request = try AgentFrame.receive(AgentRequest.self, from: b)
@@ -25,17 +29,26 @@ import RxCrypto
 
     @Test func framesOfTheWrongKindOrSizeAreRefused() throws {
         let (a, b) = try pair()
-        defer { close(a); close(b) }
+        defer {
+            close(a)
+            close(b)
+        }
         // A key where a message is expected, and a message where a key is.
         try AgentFrame.send(key: SecretBytes(randomCount: 32), to: a)
         #expect(throws: AgentError.self) { try AgentFrame.receive(AgentRequest.self, from: b) }
         let (c, d) = try pair()
-        defer { close(c); close(d) }
+        defer {
+            close(c)
+            close(d)
+        }
         try AgentFrame.send(AgentRequest(.status), to: c)
         #expect(throws: AgentError.self) { try AgentFrame.receiveKey(from: d) }
         // A length over the limit is refused before anything is allocated.
         let (e, f) = try pair()
-        defer { close(e); close(f) }
+        defer {
+            close(e)
+            close(f)
+        }
         let huge: [UInt8] = [1, 0x7F, 0xFF, 0xFF, 0xFF]
         _ = huge.withUnsafeBytes { write(e, $0.baseAddress, $0.count) }
         #expect(throws: AgentError.self) { try AgentFrame.receive(AgentRequest.self, from: f) }

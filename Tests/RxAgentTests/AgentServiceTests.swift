@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import RxAgent
 import RxCrypto
 import RxVault
+import Testing
 
 /// A vault in a fresh folder, its passphrase and its root key (unwrapped the way `unlock` does).
 final class UnlockedVault: @unchecked Sendable {
@@ -29,7 +29,10 @@ final class UnlockedVault: @unchecked Sendable {
     func ownPeer() throws -> AgentPeer {
         var pair: [Int32] = [-1, -1]
         try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
-        defer { close(pair[0]); close(pair[1]) }
+        defer {
+            close(pair[0])
+            close(pair[1])
+        }
         return try AgentPeer.of(socket: pair[0])
     }
 }
@@ -37,8 +40,9 @@ final class UnlockedVault: @unchecked Sendable {
 @Suite struct AgentServiceTests {
     @Test func handsTheRootKeyOnlyForTheFileItUnlockedAndUntilItLocks() throws {
         let v = try UnlockedVault()
-        let service = try AgentService(vaultPath: v.path, rootKey: SecretBytes(copying: v.rootKey.withUnsafeBytes { $0 }),
-                                       idleTimeout: 60, maxLifetime: 600, now: 1000)
+        let service = try AgentService(
+            vaultPath: v.path, rootKey: SecretBytes(copying: v.rootKey.withUnsafeBytes { $0 }),
+            idleTimeout: 60, maxLifetime: 600, now: 1000)
         let peer = try v.ownPeer()
         #expect(peer.isSameUser && peer.pid == getpid())
 
@@ -52,7 +56,8 @@ final class UnlockedVault: @unchecked Sendable {
         // A copy of the same vault (same id, another inode): refused, the agent stays unlocked.
         let copy = v.directory + "/copy.rxv"
         try FileManager.default.copyItem(atPath: v.path, toPath: copy)
-        let other = service.answer(AgentRequest(.rootKey, file: try VaultFileIdentity.read(at: copy)), from: peer, now: 1011)
+        let other = service.answer(
+            AgentRequest(.rootKey, file: try VaultFileIdentity.read(at: copy)), from: peer, now: 1011)
         #expect(!other.reply.ok && other.reply.code == "other-file" && other.key == nil)
         #expect(!service.isLocked)
 
@@ -70,8 +75,9 @@ final class UnlockedVault: @unchecked Sendable {
 
     @Test func theMaximumLifetimeEndsItWhateverTheUse() throws {
         let v = try UnlockedVault()
-        let service = try AgentService(vaultPath: v.path, rootKey: SecretBytes(copying: v.rootKey.withUnsafeBytes { $0 }),
-                                       idleTimeout: 60, maxLifetime: 100, now: 0)
+        let service = try AgentService(
+            vaultPath: v.path, rootKey: SecretBytes(copying: v.rootKey.withUnsafeBytes { $0 }),
+            idleTimeout: 60, maxLifetime: 100, now: 0)
         let peer = try v.ownPeer()
         for t in stride(from: 10.0, to: 100, by: 30) {
             #expect(service.answer(AgentRequest(.rootKey, file: try v.identity()), from: peer, now: t).reply.ok)
@@ -84,8 +90,9 @@ final class UnlockedVault: @unchecked Sendable {
     @Test func aChangedPassphraseOrAReplacedFileLocksIt() throws {
         let v = try UnlockedVault()
         let peer = try v.ownPeer()
-        let service = try AgentService(vaultPath: v.path, rootKey: SecretBytes(copying: v.rootKey.withUnsafeBytes { $0 }),
-                                       idleTimeout: 60, maxLifetime: 600, now: 0)
+        let service = try AgentService(
+            vaultPath: v.path, rootKey: SecretBytes(copying: v.rootKey.withUnsafeBytes { $0 }),
+            idleTimeout: 60, maxLifetime: 600, now: 0)
         let before = try v.identity()
         var text = Array("a new passphrase".utf8)
         try Vault.open(at: v.path, with: .passphrase(v.passphrase)).changePassphrase(to: SecretBytes(consuming: &text))
@@ -96,8 +103,9 @@ final class UnlockedVault: @unchecked Sendable {
 
         // Another file moved into place: the cheap check (what the loop runs) sees it.
         let w = try UnlockedVault()
-        let second = try AgentService(vaultPath: w.path, rootKey: SecretBytes(copying: w.rootKey.withUnsafeBytes { $0 }),
-                                      idleTimeout: 60, maxLifetime: 600, now: 0)
+        let second = try AgentService(
+            vaultPath: w.path, rootKey: SecretBytes(copying: w.rootKey.withUnsafeBytes { $0 }),
+            idleTimeout: 60, maxLifetime: 600, now: 0)
         let copy = w.directory + "/copy.rxv"
         try FileManager.default.copyItem(atPath: w.path, toPath: copy)
         #expect(rename(copy, w.path) == 0)
@@ -147,11 +155,18 @@ final class UnlockedVault: @unchecked Sendable {
     }
 
     @Test func theStandardPlacesAndTheSocketPathLimit() throws {
-        #expect(AgentDirectory.standard(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]).path == "/run/user/1000/rxvault")
-        #expect(AgentDirectory.standard(environment: ["XDG_RUNTIME_DIR": "relative"]).path == "/tmp/rxvault-\(geteuid())")
+        #expect(
+            AgentDirectory.standard(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]).path == "/run/user/1000/rxvault"
+        )
+        #expect(
+            AgentDirectory.standard(environment: ["XDG_RUNTIME_DIR": "relative"]).path == "/tmp/rxvault-\(geteuid())")
         #expect(AgentDirectory.standard(environment: [:]).path == "/tmp/rxvault-\(geteuid())")
         let id = String(repeating: "ab", count: 16)
-        #expect(try AgentDirectory(path: "/run/user/1000/rxvault").socketPath(vaultIDHex: id) == "/run/user/1000/rxvault/agent-\(id).sock")
-        #expect(throws: AgentError.self) { try AgentDirectory(path: "/tmp/" + String(repeating: "x", count: 80)).socketPath(vaultIDHex: id) }
+        #expect(
+            try AgentDirectory(path: "/run/user/1000/rxvault").socketPath(vaultIDHex: id)
+                == "/run/user/1000/rxvault/agent-\(id).sock")
+        #expect(throws: AgentError.self) {
+            try AgentDirectory(path: "/tmp/" + String(repeating: "x", count: 80)).socketPath(vaultIDHex: id)
+        }
     }
 }

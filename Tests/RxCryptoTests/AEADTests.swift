@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxCrypto
+import Testing
 
 @Suite struct AEADTests {
     let key = SecretBytes(randomCount: AEAD.keyLength)
@@ -33,13 +33,21 @@ import RxCrypto
     @Test func otherAssociatedDataOrKeyFails() throws {
         let box = try AEAD.seal(message, key: key, associatedData: aad)
         #expect(throws: CryptoError.authenticationFailed) { try AEAD.open(box, key: key, associatedData: aad + [0]) }
-        #expect(throws: CryptoError.authenticationFailed) { try AEAD.open(box, key: SecretBytes(randomCount: 32), associatedData: aad) }
-        #expect(throws: CryptoError.authenticationFailed) { try AEAD.open(Array(box.prefix(10)), key: key, associatedData: aad) }
-        #expect(throws: CryptoError.authenticationFailed) { try AEAD.open(Array(box.dropLast()), key: key, associatedData: aad) }
+        #expect(throws: CryptoError.authenticationFailed) {
+            try AEAD.open(box, key: SecretBytes(randomCount: 32), associatedData: aad)
+        }
+        #expect(throws: CryptoError.authenticationFailed) {
+            try AEAD.open(Array(box.prefix(10)), key: key, associatedData: aad)
+        }
+        #expect(throws: CryptoError.authenticationFailed) {
+            try AEAD.open(Array(box.dropLast()), key: key, associatedData: aad)
+        }
     }
 
     @Test func wrongKeyLengthIsRefused() {
-        #expect(throws: CryptoError.malformed("key length")) { try AEAD.seal(message, key: SecretBytes(randomCount: 16), associatedData: aad) }
+        #expect(throws: CryptoError.malformed("key length")) {
+            try AEAD.seal(message, key: SecretBytes(randomCount: 16), associatedData: aad)
+        }
     }
 }
 
@@ -56,7 +64,8 @@ import RxCrypto
         let a = try kdf.deriveKey(passphrase: secret("correct horse"), salt: salt)
         let b = try kdf.deriveKey(passphrase: secret("correct horse"), salt: salt)
         let c = try kdf.deriveKey(passphrase: secret("correct horsf"), salt: salt)
-        let d = try kdf.deriveKey(passphrase: secret("correct horse"), salt: [UInt8](repeating: 8, count: PasswordKDF.saltLength))
+        let d = try kdf.deriveKey(
+            passphrase: secret("correct horse"), salt: [UInt8](repeating: 8, count: PasswordKDF.saltLength))
         #expect(a == b)
         #expect(a != c)
         #expect(a != d)

@@ -1,13 +1,14 @@
 import Foundation
-import Testing
 import RxCrypto
+import Testing
 
 /// Recipients as age users write them (age1..., ssh-ed25519 keys, recipients files), the
 /// ssh-ed25519 stanza against Debian's age and ssh-keygen, label stanzas, streaming armor and
 /// reading a header without a key.
 @Suite struct AgeRecipientTests {
     func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rxvault-agerecip-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rxvault-agerecip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }
@@ -17,7 +18,8 @@ import RxCrypto
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [tool] + arguments
         process.currentDirectoryURL = directory
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
@@ -31,7 +33,8 @@ import RxCrypto
 
     /// An ed25519 key made by OpenSSH's ssh-keygen (no passphrase); returns its .pub line.
     func sshKeygen(_ name: String, in directory: URL) throws -> String {
-        let (status, _) = try run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "test key", "-f", name], in: directory)
+        let (status, _) = try run(
+            "ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "test key", "-f", name], in: directory)
         try #require(status == 0, "ssh-keygen is needed (apt-get install openssh-client)")
         return try String(contentsOf: directory.appendingPathComponent(name + ".pub"), encoding: .utf8)
     }
@@ -40,20 +43,27 @@ import RxCrypto
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let pub = try sshKeygen("id_ed25519", in: directory)
-        guard case .sshEd25519(let recipient) = try AgeRecipientText.parse(pub) else { Issue.record("not parsed as ssh-ed25519"); return }
-        #expect(pub.hasPrefix(recipient.description + " "), "the key prints as authorized_keys does, without the comment")
+        guard case .sshEd25519(let recipient) = try AgeRecipientText.parse(pub) else {
+            Issue.record("not parsed as ssh-ed25519")
+            return
+        }
+        #expect(
+            pub.hasPrefix(recipient.description + " "), "the key prints as authorized_keys does, without the comment")
         let other = try sshKeygen("other", in: directory)
         for size in [0, 1, 65536, 150_000] {
             let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13) }
             // Both SSH keys and an age key: each opens it on its own.
             let identity = try AgeIdentity.generate()
-            let file = try AgeFile.encrypt(plaintext, to: [.sshEd25519(recipient), try AgeRecipientText.parse(other), .x25519(identity.recipient)])
+            let file = try AgeFile.encrypt(
+                plaintext, to: [.sshEd25519(recipient), try AgeRecipientText.parse(other), .x25519(identity.recipient)])
             let (status, opened) = try run("age", ["-d", "-i", "id_ed25519"], input: file, in: directory)
             try #require(status == 0, "age -d -i id_ed25519 refused rxvault's ssh-ed25519 stanza (size \(size))")
             #expect(opened == plaintext)
             let (otherStatus, otherOpened) = try run("age", ["-d", "-i", "other"], input: file, in: directory)
             #expect(otherStatus == 0 && otherOpened == plaintext)
-            #expect(try AgeFile.decrypt(file, with: .identities([identity])) == plaintext, "our reader skips ssh stanzas it has no key for")
+            #expect(
+                try AgeFile.decrypt(file, with: .identities([identity])) == plaintext,
+                "our reader skips ssh stanzas it has no key for")
         }
         // A key made by someone else does not open it.
         let third = try sshKeygen("third", in: directory)
@@ -79,10 +89,17 @@ import RxCrypto
 
     @Test func recipientTextIsReadAsAgeReadsIt() throws {
         let identity = try AgeIdentity.generate()
-        guard case .x25519(let parsed) = try AgeRecipientText.parse("  \(identity.recipient)\n") else { Issue.record("age1 not parsed"); return }
+        guard case .x25519(let parsed) = try AgeRecipientText.parse("  \(identity.recipient)\n") else {
+            Issue.record("age1 not parsed")
+            return
+        }
         #expect(parsed == identity.recipient)
-        #expect(throws: AgeRecipientText.Refusal.secretKey) { try AgeRecipientText.parse(identity.fileText(created: "x").split(separator: "\n")[2].description) }
-        #expect(throws: AgeRecipientText.Refusal.plugin) { try AgeRecipientText.parse("age1yubikey1qwertyuiopasdfghjklzxcvbnm") }
+        #expect(throws: AgeRecipientText.Refusal.secretKey) {
+            try AgeRecipientText.parse(identity.fileText(created: "x").split(separator: "\n")[2].description)
+        }
+        #expect(throws: AgeRecipientText.Refusal.plugin) {
+            try AgeRecipientText.parse("age1yubikey1qwertyuiopasdfghjklzxcvbnm")
+        }
         #expect(throws: AgeRecipientText.Refusal.malformed) { try AgeRecipientText.parse("age1notbech32") }
         #expect(throws: AgeRecipientText.Refusal.malformed) { try AgeRecipientText.parse("hello") }
         #expect(throws: AgeRecipientText.Refusal.malformed) { try AgeRecipientText.parse("ssh-ed25519 AAAAnotakey") }
@@ -93,7 +110,9 @@ import RxCrypto
         let file = "# backup keys\n\n\(identity.recipient)\r\n# the laptop\n\(second.recipient)\n"
         let list = try AgeRecipientText.parseFile(file)
         #expect(list.count == 2)
-        #expect(throws: AgeRecipientText.LineRefusal(line: 3, refusal: .malformed)) { try AgeRecipientText.parseFile("# a\n\(identity.recipient)\n  oops\n") }
+        #expect(throws: AgeRecipientText.LineRefusal(line: 3, refusal: .malformed)) {
+            try AgeRecipientText.parseFile("# a\n\(identity.recipient)\n  oops\n")
+        }
         #expect(try AgeRecipientText.parseFile("# only comments\n\n").isEmpty)
     }
 
@@ -101,7 +120,8 @@ import RxCrypto
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let identity = try AgeIdentity.generate()
-        try identity.fileText(created: "test").write(to: directory.appendingPathComponent("key.txt"), atomically: true, encoding: .utf8)
+        try identity.fileText(created: "test").write(
+            to: directory.appendingPathComponent("key.txt"), atomically: true, encoding: .utf8)
         let label = AgeFile.Recipient.label(type: "rxvault-backup", arguments: ["v1", "00ff", "20260101T000000Z"])
         let file = try AgeFile.encrypt(Array("payload".utf8), to: [label, .x25519(identity.recipient)])
         let (status, opened) = try run("age", ["-d", "-i", "key.txt"], input: file, in: directory)
@@ -114,7 +134,9 @@ import RxCrypto
             offset += n
             return n
         }
-        #expect(stanzas.first == AgeFile.StanzaSummary(type: "rxvault-backup", arguments: ["v1", "00ff", "20260101T000000Z"]))
+        #expect(
+            stanzas.first
+                == AgeFile.StanzaSummary(type: "rxvault-backup", arguments: ["v1", "00ff", "20260101T000000Z"]))
         #expect(stanzas.count == 2 && stanzas[1].type == "X25519")
         // The label is covered by the header MAC: changed, the file no longer opens.
         var altered = file
@@ -126,13 +148,16 @@ import RxCrypto
             try AgeFile.encrypt([1], to: [label, .scrypt(passphrase: SecretBytes(randomCount: 8), logN: 10)])
         }
         #expect(throws: CryptoError.self) { try AgeFile.encrypt([1], to: [label]) }
-        #expect(throws: CryptoError.self) { try AgeFile.encrypt([1], to: [.label(type: "bad type", arguments: []), .x25519(identity.recipient)]) }
+        #expect(throws: CryptoError.self) {
+            try AgeFile.encrypt([1], to: [.label(type: "bad type", arguments: []), .x25519(identity.recipient)])
+        }
     }
 
     @Test func streamingArmorWritesWhatWholeFileArmorWrites() throws {
         let identity = try AgeIdentity.generate()
         for size in [0, 1, 47, 48, 49, 65536, 100_003] {
-            let file = try AgeFile.encrypt((0..<size).map { UInt8(truncatingIfNeeded: $0) }, to: [.x25519(identity.recipient)])
+            let file = try AgeFile.encrypt(
+                (0..<size).map { UInt8(truncatingIfNeeded: $0) }, to: [.x25519(identity.recipient)])
             var armored: [UInt8] = []
             let writer = try AgeArmorWriter { armored += $0 }
             // Uneven pieces: line breaks must not depend on how the bytes arrive.

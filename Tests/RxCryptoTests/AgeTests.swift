@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxCrypto
+import Testing
 
 /// age v1: the C2SP CCTV test kit (Fixtures/conformance/age-testkit) and interop with Debian's
 /// `age` CLI in both directions.
@@ -15,12 +15,16 @@ import RxCrypto
     }
 
     struct KitMissing: Error, CustomStringConvertible {
-        var description: String { "age test kit not found at \(AgeTests.kit.path): the repository must hold Fixtures/conformance/age-testkit" }
+        var description: String {
+            "age test kit not found at \(AgeTests.kit.path): the repository must hold Fixtures/conformance/age-testkit"
+        }
     }
 
     /// Every vector's name; a missing or emptied kit fails the test rather than skipping it.
     static func vectorNames() throws -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: kit.path), names.count >= 100 else { throw KitMissing() }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: kit.path), names.count >= 100 else {
+            throw KitMissing()
+        }
         return names.sorted()
     }
 
@@ -34,7 +38,8 @@ import RxCrypto
             position = end + 1
             if line.isEmpty { break }
             if let colon = line.firstIndex(of: ":") {
-                headers[String(line[..<colon]), default: ""] += (headers[String(line[..<colon])] == nil ? "" : "\n")
+                headers[String(line[..<colon]), default: ""] +=
+                    (headers[String(line[..<colon])] == nil ? "" : "\n")
                     + line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
         }
@@ -47,8 +52,11 @@ import RxCrypto
     static func inflate(_ bytes: [UInt8]) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))"]
-        let input = Pipe(), output = Pipe()
+        process.arguments = [
+            "python3", "-c", "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))"
+        ]
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -67,7 +75,8 @@ import RxCrypto
     /// The key a vector states: its passphrase, or its identities.
     static func key(_ vector: Vector) -> AgeFile.Key {
         vector.headers["passphrase"].map { .passphrase(secret($0), maxLogN: 22) }
-            ?? .identities((vector.headers["identity"] ?? "").split(separator: "\n").compactMap { AgeIdentity(line: String($0)) })
+            ?? .identities(
+                (vector.headers["identity"] ?? "").split(separator: "\n").compactMap { AgeIdentity(line: String($0)) })
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
@@ -86,7 +95,9 @@ import RxCrypto
             do {
                 let plaintext = try AgeFile.decrypt(vector.body, with: key, armored: vector.headers["armored"] == "yes")
                 #expect(expect == "success", "\(name): decrypted, expected \(expect)")
-                if let payload = vector.headers["payload"] { #expect(Self.hex(SHA256.hash(plaintext)) == payload, "\(name): wrong plaintext") }
+                if let payload = vector.headers["payload"] {
+                    #expect(Self.hex(SHA256.hash(plaintext)) == payload, "\(name): wrong plaintext")
+                }
             } catch {
                 let got: String
                 switch error {
@@ -109,12 +120,16 @@ import RxCrypto
             let file = try AgeFile.encrypt(plaintext, to: [.x25519(identity.recipient)])
             #expect(try AgeFile.decrypt(file, with: .identities([identity])) == plaintext, "size \(size)")
             #expect(try AgeFile.decrypt(Array(AgeFile.armor(file).utf8), with: .identities([identity])) == plaintext)
-            #expect(throws: AgeError.self) { try AgeFile.decrypt(Array(file.dropLast()), with: .identities([identity])) }
+            #expect(throws: AgeError.self) {
+                try AgeFile.decrypt(Array(file.dropLast()), with: .identities([identity]))
+            }
         }
         let passphrase = Self.secret("correct horse battery staple")
         let locked = try AgeFile.encrypt(Array("hello".utf8), to: [.scrypt(passphrase: passphrase, logN: 10)])
         #expect(try AgeFile.decrypt(locked, with: .passphrase(passphrase, maxLogN: 22)) == Array("hello".utf8))
-        #expect(throws: AgeError.noMatch) { try AgeFile.decrypt(locked, with: .passphrase(Self.secret("wrong"), maxLogN: 22)) }
+        #expect(throws: AgeError.noMatch) {
+            try AgeFile.decrypt(locked, with: .passphrase(Self.secret("wrong"), maxLogN: 22))
+        }
         #expect(throws: AgeError.self) { try AgeFile.decrypt(locked, with: .passphrase(passphrase, maxLogN: 9)) }
     }
 
@@ -123,7 +138,8 @@ import RxCrypto
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["age"] + arguments
         process.currentDirectoryURL = directory
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
@@ -136,11 +152,13 @@ import RxCrypto
     }
 
     @Test func interoperatesWithTheAgeCLI() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rxvault-age-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rxvault-age-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let identity = try AgeIdentity.generate()
-        try identity.fileText(created: "test").write(to: directory.appendingPathComponent("key.txt"), atomically: true, encoding: .utf8)
+        try identity.fileText(created: "test").write(
+            to: directory.appendingPathComponent("key.txt"), atomically: true, encoding: .utf8)
         let plaintext = (0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
 
         // rxvault writes, age reads.
@@ -151,7 +169,8 @@ import RxCrypto
 
         // age writes (binary and armored), rxvault reads.
         for extra in [[], ["-a"]] {
-            let (status, file) = try age(["-r", identity.recipient.description] + extra, input: plaintext, in: directory)
+            let (status, file) = try age(
+                ["-r", identity.recipient.description] + extra, input: plaintext, in: directory)
             #expect(status == 0)
             #expect(try AgeFile.decrypt(file, with: .identities([identity])) == plaintext)
         }
@@ -162,13 +181,14 @@ import RxCrypto
     func streamDecrypt(_ file: [UInt8], _ key: AgeFile.Key) throws -> [UInt8] {
         var offset = 0
         var out: [UInt8] = []
-        try AgeFile.decrypt(read: { buffer in
-            // Small, uneven reads exercise every boundary.
-            let n = min(777, buffer.count, file.count - offset)
-            for i in 0..<n { buffer[i] = file[offset + i] }
-            offset += n
-            return n
-        }, key: key) { out += $0 }
+        try AgeFile.decrypt(
+            read: { buffer in
+                // Small, uneven reads exercise every boundary.
+                let n = min(777, buffer.count, file.count - offset)
+                for i in 0..<n { buffer[i] = file[offset + i] }
+                offset += n
+                return n
+            }, key: key, write: { out += $0 })
         return out
     }
 
@@ -185,7 +205,10 @@ import RxCrypto
     @Test func streamingDecryptAgreesWithTheTestKit() throws {
         for name in try AgeTests.vectorNames() {
             let vector = try AgeTests.load(name)
-            if vector.headers["armored"] == "yes" || vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") == true { continue }
+            if vector.headers["armored"] == "yes" || vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") == true
+            {
+                continue
+            }
             let key = AgeTests.key(vector)
             let whole = try? AgeFile.decrypt(vector.body, with: key, armored: false)
             let streamed = try? streamDecrypt(vector.body, key)
@@ -204,7 +227,7 @@ import RxCrypto
             return n
         }
         var out: [UInt8] = []
-        try AgeFile.decrypt(read: { try armor.read(&$0) }, key: key) { out += $0 }
+        try AgeFile.decrypt(read: { try armor.read(&$0) }, key: key, write: { out += $0 })
         return out
     }
 
@@ -212,7 +235,9 @@ import RxCrypto
         var armored = 0
         for name in try AgeTests.vectorNames() {
             let vector = try AgeTests.load(name)
-            guard vector.headers["armored"] == "yes", vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") != true else { continue }
+            guard vector.headers["armored"] == "yes",
+                vector.headers["identity"]?.hasPrefix("AGE-SECRET-KEY-PQ-") != true
+            else { continue }
             armored += 1
             let key = AgeTests.key(vector)
             let whole = try? AgeFile.decrypt(vector.body, with: key, armored: true)
@@ -236,7 +261,9 @@ import RxCrypto
             var trailing = text
             trailing += Array("garbage".utf8)
             #expect(throws: AgeError.self) { try armoredStreamDecrypt(trailing, .identities([identity]), step: 1000) }
-            #expect(throws: AgeError.self) { try armoredStreamDecrypt(Array(text.dropLast(40)), .identities([identity]), step: 1000) }
+            #expect(throws: AgeError.self) {
+                try armoredStreamDecrypt(Array(text.dropLast(40)), .identities([identity]), step: 1000)
+            }
         }
     }
 }

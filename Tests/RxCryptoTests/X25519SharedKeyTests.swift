@@ -1,5 +1,5 @@
-import Testing
 import RxCrypto
+import Testing
 
 /// The key a client and the owner both derive to authenticate the client's audit entries.
 @Suite struct X25519SharedKeyTests {
@@ -11,13 +11,18 @@ import RxCrypto
         let fromAlice = try X25519.sharedKey(secretKey: alice, publicKey: bobPublic, context: context)
         #expect(fromAlice == (try X25519.sharedKey(secretKey: bob, publicKey: alicePublic, context: context)))
         #expect(fromAlice != (try X25519.sharedKey(secretKey: mallory, publicKey: bobPublic, context: context)))
-        #expect(fromAlice != (try X25519.sharedKey(secretKey: alice, publicKey: bobPublic, context: Array("other".utf8))))
+        #expect(
+            fromAlice != (try X25519.sharedKey(secretKey: alice, publicKey: bobPublic, context: Array("other".utf8))))
     }
 
     /// A low-order public key gives an all-zero shared point that anyone knows: refused.
     @Test func aLowOrderPublicKeyIsRefused() throws {
         let (_, secret) = try X25519.generate()
-        #expect(throws: CryptoError.self) { _ = try X25519.sharedKey(secretKey: secret, publicKey: [UInt8](repeating: 0, count: 32), context: []) }
-        #expect(throws: CryptoError.self) { _ = try X25519.sharedKey(secretKey: secret, publicKey: [1, 2, 3], context: []) }
+        #expect(throws: CryptoError.self) {
+            _ = try X25519.sharedKey(secretKey: secret, publicKey: [UInt8](repeating: 0, count: 32), context: [])
+        }
+        #expect(throws: CryptoError.self) {
+            _ = try X25519.sharedKey(secretKey: secret, publicKey: [1, 2, 3], context: [])
+        }
     }
 }

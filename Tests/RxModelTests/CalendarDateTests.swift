@@ -1,11 +1,12 @@
-import Testing
 import RxModel
+import Testing
 
 @Suite struct CalendarDateTests {
     @Test(arguments: [
-        ("2026-03-14", 2026, 3, 14), ("2024-02-29", 2024, 2, 29), ("2000-02-29", 2000, 2, 29), ("1600-02-29", 1600, 2, 29),
+        ("2026-03-14", 2026, 3, 14), ("2024-02-29", 2024, 2, 29), ("2000-02-29", 2000, 2, 29),
+        ("1600-02-29", 1600, 2, 29),
         ("2023-02-28", 2023, 2, 28), ("2026-12-31", 2026, 12, 31), ("2026-04-30", 2026, 4, 30), ("0001-01-01", 1, 1, 1),
-        ("9999-12-31", 9999, 12, 31), ("0099-07-04", 99, 7, 4),
+        ("9999-12-31", 9999, 12, 31), ("0099-07-04", 99, 7, 4)
     ])
     func parsesStrictISO(text: String, year: Int, month: Int, day: Int) throws {
         let parsed = try #require(CalendarDate(iso: text))
@@ -19,7 +20,7 @@ import RxModel
         "2026-01-32", "2026-13-01", "2026-00-10", "2026-01-00", "0000-01-01", "2026-1-01", "2026-01-1", "26-01-01",
         "2026/01/01", "2026.01.01", "20260101", "2026-01-01T00:00", "2026-01-01Z", " 2026-01-01", "2026-01-01 ", "",
         "+026-01-01", "-026-01-01", "2026-+1-01", "2026--1-01", "2026-0a-01", "２０２６-01-01", "2026-01-0\u{0661}",
-        "10000-01-01",
+        "10000-01-01"
     ])
     func refusesEverythingElse(text: String) {
         #expect(CalendarDate(iso: text) == nil)
@@ -38,7 +39,7 @@ import RxModel
 
     @Test(arguments: [
         ("1970-01-01", 0), ("1969-12-31", -1), ("1970-01-02", 1), ("2000-03-01", 11_017), ("2026-03-14", 20_526),
-        ("0001-01-01", -719_162), ("9999-12-31", 2_932_896), ("1600-02-29", -135_081),
+        ("0001-01-01", -719_162), ("9999-12-31", 2_932_896), ("1600-02-29", -135_081)
     ])
     func dayNumberKnownValues(text: String, number: Int) {
         #expect(date(text).dayNumber == number)
@@ -111,9 +112,10 @@ import RxModel
 
     @Test(arguments: [
         ("10000-01-01", "outside 0001-01-01 to 9999-12-31"), ("0000-12-31", "outside 0001-01-01 to 9999-12-31"),
-        ("-2026-01-01", "outside 0001-01-01 to 9999-12-31"), ("99999999999999999999-01-01", "outside 0001-01-01 to 9999-12-31"),
+        ("-2026-01-01", "outside 0001-01-01 to 9999-12-31"),
+        ("99999999999999999999-01-01", "outside 0001-01-01 to 9999-12-31"),
         ("2026-02-30", "not a date in the form YYYY-MM-DD"), ("2026-13-01", "not a date in the form YYYY-MM-DD"),
-        ("soon", "not a date in the form YYYY-MM-DD"), ("", "not a date in the form YYYY-MM-DD"),
+        ("soon", "not a date in the form YYYY-MM-DD"), ("", "not a date in the form YYYY-MM-DD")
     ])
     func problemSaysWhy(text: String, problem: String) {
         #expect(CalendarDate.problem(iso: text) == problem)
@@ -124,7 +126,8 @@ import RxModel
     }
 
     @Test func ordering() {
-        let sorted = ["2025-12-31", "2026-01-01", "2026-01-31", "2026-02-01", "2026-02-28", "2026-03-14", "2027-01-01"].map { date($0) }
+        let sorted = ["2025-12-31", "2026-01-01", "2026-01-31", "2026-02-01", "2026-02-28", "2026-03-14", "2027-01-01"]
+            .map { date($0) }
         for (a, b) in zip(sorted, sorted.dropFirst()) {
             #expect(a < b)
             #expect(!(b < a))

@@ -1,5 +1,5 @@
-import Testing
 import RxModel
+import Testing
 
 /// `Hundredths` and `CalendarDate` text is written without Foundation-style padding helpers (exports
 /// write millions); these compare it with the way it was made before, on every value in range.
@@ -19,8 +19,9 @@ import RxModel
         for raw in Array(-200_000...200_000) + [99_999_999, -99_999_999, 123_456_789_01] {
             let value = Hundredths(raw: raw)
             guard value.signedPower == Self.reference(raw, minimumDecimals: 2, signed: true),
-                  value.plain == Self.reference(raw, minimumDecimals: 1, signed: false),
-                  value.short == Self.reference(raw, minimumDecimals: 0, signed: false) else {
+                value.plain == Self.reference(raw, minimumDecimals: 1, signed: false),
+                value.short == Self.reference(raw, minimumDecimals: 0, signed: false)
+            else {
                 Issue.record("raw \(raw): \(value.signedPower) \(value.plain) \(value.short)")
                 return
             }
@@ -31,9 +32,14 @@ import RxModel
         var day = CalendarDate.earliest
         var checked = 0
         while day <= .latest {
-            let pad = { (value: Int, width: Int) in String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
+            let pad = { (value: Int, width: Int) in
+                String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
+            }
             let expected = "\(pad(day.year, 4))-\(pad(day.month, 2))-\(pad(day.day, 2))"
-            guard day.description == expected else { Issue.record("\(expected) written \(day.description)"); return }
+            guard day.description == expected else {
+                Issue.record("\(expected) written \(day.description)")
+                return
+            }
             day = CalendarDate(dayNumber: day.dayNumber + 97)
             checked += 1
         }

@@ -1,11 +1,11 @@
-import Testing
 import RxModel
+import Testing
 
 @Suite struct HundredthsTests {
     @Test(arguments: [
         ("-2.25", -225), ("+2", 200), ("2", 200), (".5", 50), ("-.5", -50), ("14.20", 1420), ("14.2", 1420),
         ("2.250", 225), ("2.2500", 225), ("-0.25", -25), ("+0.25", 25), ("0", 0), ("-0", 0), ("0.07", 7),
-        ("\u{2212}1.25", -125), ("30.00", 3000), ("000001.5", 150), ("999999.99", 99_999_999),
+        ("\u{2212}1.25", -125), ("30.00", 3000), ("000001.5", 150), ("999999.99", 99_999_999)
     ])
     func parsesAcceptedForms(text: String, raw: Int) {
         #expect(Hundredths(parsing: text)?.raw == raw)
@@ -13,7 +13,7 @@ import RxModel
 
     @Test(arguments: [
         "1.234", "1.205", "0.001", "1,5", "2,25", "", "+", "-", "\u{2212}", ".", "+.", "1e3", "1E3", "1.2.3",
-        " 1", "1 ", "++1", "+-1", "--1", "abc", "1a", "0x10", "1234567", "99999999999999999999999", "1/2", "½", "١",
+        " 1", "1 ", "++1", "+-1", "--1", "abc", "1a", "0x10", "1234567", "99999999999999999999999", "1/2", "½", "١"
     ])
     func refusesMalformedText(text: String) {
         #expect(Hundredths(parsing: text) == nil)
@@ -26,21 +26,22 @@ import RxModel
     }
 
     @Test(arguments: [
-        (200, "+2.00"), (-75, "-0.75"), (0, "0.00"), (5, "+0.05"), (-3000, "-30.00"), (1234, "+12.34"), (10, "+0.10"),
+        (200, "+2.00"), (-75, "-0.75"), (0, "0.00"), (5, "+0.05"), (-3000, "-30.00"), (1234, "+12.34"), (10, "+0.10")
     ])
     func signedPower(raw: Int, text: String) {
         #expect(Hundredths(raw: raw).signedPower == text)
     }
 
     @Test(arguments: [
-        (1420, "14.2"), (865, "8.65"), (6300, "63.0"), (0, "0.0"), (5, "0.05"), (1650, "16.5"), (-150, "-1.5"), (700, "7.0"),
+        (1420, "14.2"), (865, "8.65"), (6300, "63.0"), (0, "0.0"), (5, "0.05"), (1650, "16.5"), (-150, "-1.5"),
+        (700, "7.0")
     ])
     func plain(raw: Int, text: String) {
         #expect(Hundredths(raw: raw).plain == text)
     }
 
     @Test(arguments: [
-        (150, "1.5"), (200, "2"), (25, "0.25"), (0, "0"), (-150, "-1.5"), (2000, "20"), (5, "0.05"), (1950, "19.5"),
+        (150, "1.5"), (200, "2"), (25, "0.25"), (0, "0"), (-150, "-1.5"), (2000, "20"), (5, "0.05"), (1950, "19.5")
     ])
     func short(raw: Int, text: String) {
         #expect(Hundredths(raw: raw).short == text)
@@ -57,13 +58,14 @@ import RxModel
 
     @Test(arguments: [
         (2.25, 225), (14.2, 1420), (0.29, 29), (-0.07, -7), (8.65, 865), (0, 0), (-0.0, 0), (-30, -3000),
-        (0.1, 10), (0.3, 30), (999_999.99, 99_999_999),
+        (0.1, 10), (0.3, 30), (999_999.99, 99_999_999)
     ])
     func exactlyAcceptsWholeHundredths(value: Double, raw: Int) {
         #expect(Hundredths(exactly: value)?.raw == raw)
     }
 
-    @Test(arguments: [1.234, 0.005, 0.001, -2.251, 1.0000001, Double.nan, .infinity, -.infinity, 1e7, -1e300, 1_000_000])
+    @Test(arguments: [1.234, 0.005, 0.001, -2.251, 1.0000001, Double.nan, .infinity, -.infinity, 1e7, -1e300, 1_000_000]
+    )
     func exactlyRefusesOtherDoubles(value: Double) {
         #expect(Hundredths(exactly: value) == nil)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxModel
+import Testing
 
 // Differential tests: `Prescription(json:)` over `JSONTree` (the fast path every export and import
 // uses) against Foundation's `JSONDecoder` with the `Codable` definitions (the reference). What
@@ -50,7 +50,8 @@ func fastPrescription(_ json: String) -> Outcome {
     Outcome.of {
         let tree: JSONTree
         do { tree = try JSONTree(parsing: Array(json.utf8)) } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
         }
         return try Prescription(json: JSONValueReader(tree))
     }
@@ -59,8 +60,10 @@ func fastPrescription(_ json: String) -> Outcome {
 /// Random prescriptions exercising every field the JSON can carry (not all valid by the rules:
 /// decoding does not check them).
 enum Generated {
-    static let awkward = ["Zoë \"Zee\" O'Brien", "back\\slash", "tab\there", "line\nbreak", "bell\u{07}nul\u{0}",
-                          "emoji 👓 and ✓", "中文 名字", "", "slash/ok", "\u{1F}\u{7F}", "combining e\u{301}", "\u{2028}sep"]
+    static let awkward = [
+        "Zoë \"Zee\" O'Brien", "back\\slash", "tab\there", "line\nbreak", "bell\u{07}nul\u{0}",
+        "emoji 👓 and ✓", "中文 名字", "", "slash/ok", "\u{1F}\u{7F}", "combining e\u{301}", "\u{2028}sep"
+    ]
 
     static func text(_ rng: inout SeededGenerator) -> String {
         rng.next() % 3 == 0 ? awkward.randomElement(using: &rng)! : "Name \(rng.next() % 10_000)"
@@ -75,25 +78,37 @@ enum Generated {
     }
 
     static func date(_ rng: inout SeededGenerator) -> CalendarDate {
-        CalendarDate(year: Int.random(in: 1...9999, using: &rng), month: Int.random(in: 1...12, using: &rng),
-                     day: Int.random(in: 1...28, using: &rng))!
+        CalendarDate(
+            year: Int.random(in: 1...9999, using: &rng), month: Int.random(in: 1...12, using: &rng),
+            day: Int.random(in: 1...28, using: &rng))!
     }
 
     static func prism(_ rng: inout SeededGenerator) -> Prism {
-        if Bool.random(using: &rng) { return .polar(amount: hundredths(&rng, 0...1000), angle: Int.random(in: 0...360, using: &rng)) }
-        let vertical = maybe(&rng) { Prism.Part(amount: hundredths(&$0, 0...1000), base: Prism.VerticalBase.allCases.randomElement(using: &$0)!) }
-        let horizontal = maybe(&rng) { Prism.Part(amount: hundredths(&$0, 0...1000), base: Prism.HorizontalBase.allCases.randomElement(using: &$0)!) }
-        return .rectangular(vertical: vertical, horizontal: vertical == nil && horizontal == nil
-                            ? Prism.Part(amount: Hundredths(raw: 150), base: .in) : horizontal)
+        if Bool.random(using: &rng) {
+            return .polar(amount: hundredths(&rng, 0...1000), angle: Int.random(in: 0...360, using: &rng))
+        }
+        let vertical = maybe(&rng) {
+            Prism.Part(amount: hundredths(&$0, 0...1000), base: Prism.VerticalBase.allCases.randomElement(using: &$0)!)
+        }
+        let horizontal = maybe(&rng) {
+            Prism.Part(
+                amount: hundredths(&$0, 0...1000), base: Prism.HorizontalBase.allCases.randomElement(using: &$0)!)
+        }
+        return .rectangular(
+            vertical: vertical,
+            horizontal: vertical == nil && horizontal == nil
+                ? Prism.Part(amount: Hundredths(raw: 150), base: .in) : horizontal)
     }
 
     static func lens(_ rng: inout SeededGenerator) -> LensSpecification {
-        var lens = LensSpecification(sphere: hundredths(&rng, -3000...3000), cylinder: maybe(&rng) { hundredths(&$0, -1000...1000) },
-                                     axis: maybe(&rng) { Int.random(in: 0...180, using: &$0) }, add: maybe(&rng) { hundredths(&$0, 0...400) },
-                                     prism: maybe(&rng, prism), vertexDistance: maybe(&rng) { hundredths(&$0, 0...2500) },
-                                     farPD: maybe(&rng) { hundredths(&$0, 2000...4000) }, nearPD: maybe(&rng) { hundredths(&$0, 2000...4000) },
-                                     baseCurve: maybe(&rng) { hundredths(&$0, 500...1000) }, diameter: maybe(&rng) { hundredths(&$0, 800...2400) },
-                                     brand: maybe(&rng, text))
+        var lens = LensSpecification(
+            sphere: hundredths(&rng, -3000...3000), cylinder: maybe(&rng) { hundredths(&$0, -1000...1000) },
+            axis: maybe(&rng) { Int.random(in: 0...180, using: &$0) }, add: maybe(&rng) { hundredths(&$0, 0...400) },
+            prism: maybe(&rng, prism), vertexDistance: maybe(&rng) { hundredths(&$0, 0...2500) },
+            farPD: maybe(&rng) { hundredths(&$0, 2000...4000) }, nearPD: maybe(&rng) { hundredths(&$0, 2000...4000) },
+            baseCurve: maybe(&rng) { hundredths(&$0, 500...1000) },
+            diameter: maybe(&rng) { hundredths(&$0, 800...2400) },
+            brand: maybe(&rng, text))
         lens.addDesignation = maybe(&rng) { AddDesignation.allCases.randomElement(using: &$0)! }
         lens.dominance = maybe(&rng) { LensDominance.allCases.randomElement(using: &$0)! }
         lens.balance = rng.next() % 5 == 0
@@ -120,19 +135,28 @@ enum Generated {
 
     static func prescription(_ rng: inout SeededGenerator) -> Prescription {
         let kind = PrescriptionKind.allCases.randomElement(using: &rng)!
-        let patient: Patient = rng.next() % 4 == 0
-            ? Patient(name: Bool.random(using: &rng) ? "" : text(&rng), birthDate: maybe(&rng, date), id: String(format: "%032x", rng.next()))
+        let patient: Patient =
+            rng.next() % 4 == 0
+            ? Patient(
+                name: Bool.random(using: &rng) ? "" : text(&rng), birthDate: maybe(&rng, date),
+                id: String(format: "%032x", rng.next()))
             : Patient(name: text(&rng), birthDate: maybe(&rng, date))
-        var rx = Prescription(kind: kind, patient: patient,
-                              prescriber: Prescriber(name: text(&rng), licence: maybe(&rng, text), contact: maybe(&rng, text)),
-                              issued: date(&rng), expires: maybe(&rng, date), note: maybe(&rng, text),
-                              right: maybe(&rng, lens), left: maybe(&rng, lens),
-                              pupillaryDistance: maybe(&rng) { PupillaryDistance(far: hundredths(&$0, 4000...8000), near: maybe(&$0) { hundredths(&$0, 4000...8000) }) })
+        var rx = Prescription(
+            kind: kind, patient: patient,
+            prescriber: Prescriber(name: text(&rng), licence: maybe(&rng, text), contact: maybe(&rng, text)),
+            issued: date(&rng), expires: maybe(&rng, date), note: maybe(&rng, text),
+            right: maybe(&rng, lens), left: maybe(&rng, lens),
+            pupillaryDistance: maybe(&rng) {
+                PupillaryDistance(far: hundredths(&$0, 4000...8000), near: maybe(&$0) { hundredths(&$0, 4000...8000) })
+            })
         if rng.next() % 3 == 0 {
-            rx.fhir = KeptFHIR(resource: members(&rng), right: maybe(&rng) { members(&$0) }, left: maybe(&rng) { members(&$0) },
-                               prescriber: maybe(&rng) { members(&$0) }, practitioner: maybe(&rng) { members(&$0) })
+            rx.fhir = KeptFHIR(
+                resource: members(&rng), right: maybe(&rng) { members(&$0) }, left: maybe(&rng) { members(&$0) },
+                prescriber: maybe(&rng) { members(&$0) }, practitioner: maybe(&rng) { members(&$0) })
         }
-        if kind == .contacts { rx.contactLensType = maybe(&rng) { ContactLensType.allCases.randomElement(using: &$0)! } }
+        if kind == .contacts {
+            rx.contactLensType = maybe(&rng) { ContactLensType.allCases.randomElement(using: &$0)! }
+        }
         return rx
     }
 }
@@ -158,7 +182,7 @@ enum Generated {
     /// Hand-made documents at every edge of the shape: each must be accepted or refused alike.
     static let edges: [String] = [
         base + "}",
-        base + #","right":{"sphere":-2.25,"axis":90.0}}"#,              // 90.0 reads as the Int 90
+        base + #","right":{"sphere":-2.25,"axis":90.0}}"#, // 90.0 reads as the Int 90
         base + #","right":{"sphere":-2.25,"axis":9e1}}"#,
         base + #","right":{"sphere":-2.25,"axis":90.5}}"#,
         base + #","right":{"sphere":-2.25,"axis":"90"}}"#,
@@ -213,8 +237,8 @@ enum Generated {
         base + #","note":"\x"}"#,
         base + #","note":"\u12"}"#,
         base + "," + #""note":"raw"# + "\u{01}" + #"control"}"#,
-        base + #","note":"a","note":"b"}"#,                             // a repeated key: the first wins
-        base + #","note":"a",}"#,                                       // one trailing comma is accepted
+        base + #","note":"a","note":"b"}"#, // a repeated key: the first wins
+        base + #","note":"a",}"#, // one trailing comma is accepted
         base + #","right":{"sphere":1,"prism":{"amount":1,"angle":45,},},}"#,
         base + #",,"note":"a"}"#,
         base + #","note":"a",,}"#,
@@ -242,7 +266,7 @@ enum Generated {
         base + #","right":{"sphere":NaN}}"#,
         base + #","right":{"sphere":tru}}"#,
         "[]", "null", "1", "\"x\"", "", " ", "{", "{}",
-        " \n\t" + base + "} \r\n",
+        " \n\t" + base + "} \r\n"
     ]
 
     @Test(arguments: JSONReadingTests.edges)
@@ -262,15 +286,20 @@ enum Generated {
     }
 
     /// Any JSON value, read as `FHIRValue` both ways (how kept FHIR elements are stored).
-    @Test(arguments: ["1", "1.0", "-0.0", "1e2", "2.5", "1e-400", "1e400", "12345678901234567890", "-9223372036854775808",
-                      "9223372036854775807", "9223372036854775808", "0.1", "123456789012345678.5", "-123456789012345678.9e1", "1234567890123456789.5e-1", "1.5e17", "[1,[2,[3,{}]]]", "[1,]", "[,]", "[1,,]", "{\"a\":1,}",
-                      #"{"a":{"b":[null,false,"\u0000"]}}"#, "\"\"", "true", "null", "[1,]", "{\"a\"}", "[1 2]"])
+    @Test(arguments: [
+        "1", "1.0", "-0.0", "1e2", "2.5", "1e-400", "1e400", "12345678901234567890", "-9223372036854775808",
+        "9223372036854775807", "9223372036854775808", "0.1", "123456789012345678.5", "-123456789012345678.9e1",
+        "1234567890123456789.5e-1", "1.5e17", "[1,[2,[3,{}]]]", "[1,]", "[,]", "[1,,]", "{\"a\":1,}",
+        #"{"a":{"b":[null,false,"\u0000"]}}"#, "\"\"", "true", "null", "[1,]", "{\"a\"}", "[1 2]"
+    ])
     func anyValueReadsTheSameAsFHIRValue(json: String) {
         let reference = Outcome.of { try JSONDecoder().decode(FHIRValue.self, from: Data(json.utf8)) }
         let fast = Outcome.of { () throws -> FHIRValue in
             let tree: JSONTree
             do { tree = try JSONTree(parsing: Array(json.utf8)) } catch {
-                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
             }
             return try JSONValueReader(tree).fhirValue()
         }

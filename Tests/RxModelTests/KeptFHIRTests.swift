@@ -1,11 +1,12 @@
 import Foundation
-import Testing
 import RxModel
+import Testing
 
 /// Kept FHIR elements in the Prescription JSON: optional (records written before read as
 /// before), exact (numbers keep their kind), and following edits by their rule.
 @Suite struct KeptFHIRTests {
-    static let before = #"{"issued":"2026-03-01","kind":"glasses","patient":{"name":"Ada"},"prescriber":{"name":"Dr Lee"},"right":{"sphere":-2.25}}"#
+    static let before =
+        #"{"issued":"2026-03-01","kind":"glasses","patient":{"name":"Ada"},"prescriber":{"name":"Dr Lee"},"right":{"sphere":-2.25}}"#
 
     @Test func aPrescriptionWrittenBeforeHasNoneAndIsWrittenAsBefore() throws {
         let rx = try JSONDecoder().decode(Prescription.self, from: Data(Self.before.utf8))
@@ -16,7 +17,8 @@ import RxModel
     }
 
     @Test func keptValuesComeBackExactly() throws {
-        let json = #"{"issued":"2026-03-01","kind":"glasses","patient":{"name":"Ada"},"prescriber":{"name":"Dr Lee"},"right":{"sphere":-2.25},"#
+        let json =
+            #"{"issued":"2026-03-01","kind":"glasses","patient":{"name":"Ada"},"prescriber":{"name":"Dr Lee"},"right":{"sphere":-2.25},"#
             + #""fhir":{"resource":{"id":"33124","active":true,"nothing":null,"meta":{"versionId":"2"}},"#
             + #""right":{"color":"green","duration":{"value":1,"unit":"month"},"weight":14.5}}}"#
         let rx = try JSONDecoder().decode(Prescription.self, from: Data(json.utf8))
@@ -31,9 +33,10 @@ import RxModel
     @Test func anEditKeepsWhatStillHolds() throws {
         var rx = try JSONDecoder().decode(Prescription.self, from: Data(Self.before.utf8))
         rx.left = LensSpecification(sphere: Hundredths(raw: -100))
-        rx.fhir = KeptFHIR(resource: ["text": .string("<div>OD -2.25</div>"), "encounter": .string("Encounter/1")],
-                           right: ["color": .string("green")], left: ["color": .string("blue")],
-                           practitioner: ["resourceType": .string("Practitioner")])
+        rx.fhir = KeptFHIR(
+            resource: ["text": .string("<div>OD -2.25</div>"), "encounter": .string("Encounter/1")],
+            right: ["color": .string("green")], left: ["color": .string("blue")],
+            practitioner: ["resourceType": .string("Practitioner")])
         var same = rx
         same.fhir = nil
         #expect(rx.keptFHIR(after: rx) == rx.fhir, "no change: everything stays")
@@ -45,6 +48,9 @@ import RxModel
         edited.left = nil
         let kept = rx.keptFHIR(after: edited)
         #expect(kept?.practitioner == nil && kept?.left == nil && kept?.right == ["color": .string("green")])
-        #expect(rx.changes(since: same).map(\.field) == ["FHIR encounter", "FHIR text", "FHIR OD color", "FHIR OS color", "FHIR practitioner"])
+        #expect(
+            rx.changes(since: same).map(\.field) == [
+                "FHIR encounter", "FHIR text", "FHIR OD color", "FHIR OS color", "FHIR practitioner"
+            ])
     }
 }

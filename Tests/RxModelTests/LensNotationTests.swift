@@ -1,11 +1,14 @@
-import Testing
 import RxModel
+import Testing
 
-private func lens(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = nil, add: String? = nil, prism: Prism? = nil,
-                  bc: String? = nil, dia: String? = nil, vertex: String? = nil, pd: String? = nil, npd: String? = nil) -> LensSpecification {
-    LensSpecification(sphere: h(sphere), cylinder: cylinder.map { h($0) }, axis: axis, add: add.map { h($0) }, prism: prism,
-                      vertexDistance: vertex.map { h($0) }, farPD: pd.map { h($0) }, nearPD: npd.map { h($0) },
-                      baseCurve: bc.map { h($0) }, diameter: dia.map { h($0) })
+private func lens(
+    _ sphere: String, _ cylinder: String? = nil, x axis: Int? = nil, add: String? = nil, prism: Prism? = nil,
+    bc: String? = nil, dia: String? = nil, vertex: String? = nil, pd: String? = nil, npd: String? = nil
+) -> LensSpecification {
+    LensSpecification(
+        sphere: h(sphere), cylinder: cylinder.map { h($0) }, axis: axis, add: add.map { h($0) }, prism: prism,
+        vertexDistance: vertex.map { h($0) }, farPD: pd.map { h($0) }, nearPD: npd.map { h($0) },
+        baseCurve: bc.map { h($0) }, diameter: dia.map { h($0) })
 }
 
 private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism {
@@ -25,8 +28,14 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
         ("-1.00 -0.50 x 090 prism 1.5 BI", lens("-1", "-0.5", x: 90, prism: horizontal("1.5", .in))),
         ("-3.00 bc 8.6 dia 14.2", lens("-3", bc: "8.6", dia: "14.2")),
         ("-2.75 -1.25 x 170 bc 8.7 dia 14.5", lens("-2.75", "-1.25", x: 170, bc: "8.7", dia: "14.5")),
-        ("0.50 DS prism 1 BU 2 BO", lens("0.5", prism: .rectangular(vertical: .init(amount: h("1"), base: .up),
-                                                                     horizontal: .init(amount: h("2"), base: .out)))),
+        (
+            "0.50 DS prism 1 BU 2 BO",
+            lens(
+                "0.5",
+                prism: .rectangular(
+                    vertical: .init(amount: h("1"), base: .up),
+                    horizontal: .init(amount: h("2"), base: .out)))
+        ),
         ("+1.00 prism 2 @ 45", lens("1", prism: .polar(amount: h("2"), angle: 45))),
         // Case, touching words, unicode minus and ×.
         ("PLANO", lens("0")),
@@ -45,16 +54,25 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
         ("+0.25 D", lens("0.25")),
         ("-3.00 b.c. 8.6 diam 14.2", lens("-3", bc: "8.6", dia: "14.2")),
         ("-1.00 prism 1.5 base in", lens("-1", prism: horizontal("1.5", .in))),
-        ("-1.00 prism 1 BD 0.5 BO", lens("-1", prism: .rectangular(vertical: .init(amount: h("1"), base: .down),
-                                                                   horizontal: .init(amount: h("0.5"), base: .out)))),
+        (
+            "-1.00 prism 1 BD 0.5 BO",
+            lens(
+                "-1",
+                prism: .rectangular(
+                    vertical: .init(amount: h("1"), base: .down),
+                    horizontal: .init(amount: h("0.5"), base: .out)))
+        ),
         ("-1.00 prism 2 base 270", lens("-1", prism: .polar(amount: h("2"), angle: 270))),
         ("-1.00 prism 2 at 0", lens("-1", prism: .polar(amount: h("2"), angle: 0))),
         ("-4.00 DS vertex 12 pd 32 npd 30", lens("-4", vertex: "12", pd: "32", npd: "30")),
         ("  +1.50   DS  ", lens("1.5")),
         (".75 DS", lens("0.75")),
-        ("-2.00 add +1.00 prism 1 BI bc 8.6 dia 14", lens("-2", add: "1", prism: horizontal("1", .in), bc: "8.6", dia: "14")),
+        (
+            "-2.00 add +1.00 prism 1 BI bc 8.6 dia 14",
+            lens("-2", add: "1", prism: horizontal("1", .in), bc: "8.6", dia: "14")
+        ),
         // Order of the trailing words does not matter.
-        ("-2.00 dia 14 bc 8.6 add +1.00", lens("-2", add: "1", bc: "8.6", dia: "14")),
+        ("-2.00 dia 14 bc 8.6 add +1.00", lens("-2", add: "1", bc: "8.6", dia: "14"))
     ])
     func parses(text: String, expected: LensSpecification) throws {
         #expect(try LensNotation.parse(text) == expected)
@@ -66,7 +84,7 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
         "-1.00 prism 1 BU 2 BD", "-1.00 prism 1 BI 2 BO", "-1.00 prism 1.5", "-1.00 prism BI", "-1.00 prism 1.5 BX",
         "-1.00 prism 1 BU 2 @ 90", "-1.00 prism 2 @", "-1.00 prism 2 @ 4.5", "-1.00 prism 1 BI prism 1 BU",
         "-2 -1 x 90 180", "-2 -1 x 90.5", "-2 -1 x -90", "-2 -1 x 1800", "-2 -1 x ninety", "-2 add", "-2 bc",
-        "-2 # 3", "-2.00 DS x", "-2.00 *", "-2,25 -0,75 x 180", "-", "+", "1e3", "\u{2212}",
+        "-2 # 3", "-2.00 DS x", "-2.00 *", "-2,25 -0,75 x 180", "-", "+", "1e3", "\u{2212}"
     ])
     func refusesGarbage(text: String) {
         #expect(throws: LensNotation.Unreadable.self) { try LensNotation.parse(text) }
@@ -74,7 +92,10 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
 
     @Test func errorsSayWhatWasWrong() {
         func problem(_ text: String) -> String {
-            do { _ = try LensNotation.parse(text); return "" } catch { return error.description }
+            do {
+                _ = try LensNotation.parse(text)
+                return ""
+            } catch { return error.description }
         }
         #expect(problem("").contains("sphere"))
         #expect(problem("foo").contains("'foo'"))
@@ -87,33 +108,47 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
     }
 
     @Test(arguments: [
-        ("prism 1 BU 2 BO", Prism.rectangular(vertical: .init(amount: Hundredths(1), base: .up),
-                                              horizontal: .init(amount: Hundredths(2), base: .out))),
-        ("1 BU 2 BO", .rectangular(vertical: .init(amount: Hundredths(1), base: .up), horizontal: .init(amount: Hundredths(2), base: .out))),
+        (
+            "prism 1 BU 2 BO",
+            Prism.rectangular(
+                vertical: .init(amount: Hundredths(1), base: .up),
+                horizontal: .init(amount: Hundredths(2), base: .out))
+        ),
+        (
+            "1 BU 2 BO",
+            .rectangular(
+                vertical: .init(amount: Hundredths(1), base: .up), horizontal: .init(amount: Hundredths(2), base: .out))
+        ),
         ("prism 2 @ 45", .polar(amount: Hundredths(2), angle: 45)),
         ("2 @ 45", .polar(amount: Hundredths(2), angle: 45)),
         ("1.5 BI", .rectangular(vertical: nil, horizontal: .init(amount: Hundredths(raw: 150), base: .in))),
         ("0.75 base down", .rectangular(vertical: .init(amount: Hundredths(raw: 75), base: .down), horizontal: nil)),
         ("3 BO", .rectangular(vertical: nil, horizontal: .init(amount: Hundredths(3), base: .out))),
-        ("2 base 135", .polar(amount: Hundredths(2), angle: 135)),
+        ("2 base 135", .polar(amount: Hundredths(2), angle: 135))
     ])
     func parsesAPrismOnItsOwn(text: String, expected: Prism) throws {
         #expect(try Prism.parse(text) == expected)
         #expect(try Prism.parse(expected.notation) == expected)
     }
 
-    @Test(arguments: ["", "prism", "1.5", "BI", "1.5 BI extra", "1 BU 2 BD", "1 BI 1 BO", "2 @", "2 @ 45 1 BI", "1.5 BX", "1.234 BI"])
+    @Test(arguments: [
+        "", "prism", "1.5", "BI", "1.5 BI extra", "1 BU 2 BD", "1 BI 1 BO", "2 @", "2 @ 45 1 BI", "1.5 BX", "1.234 BI"
+    ])
     func refusesABadPrism(text: String) {
         #expect(throws: LensNotation.Unreadable.self) { try Prism.parse(text) }
     }
 
     @Test func prismNotation() {
-        #expect(Prism.rectangular(vertical: .init(amount: h("1"), base: .up), horizontal: .init(amount: h("2"), base: .out)).notation == "1 BU 2 BO")
+        #expect(
+            Prism.rectangular(vertical: .init(amount: h("1"), base: .up), horizontal: .init(amount: h("2"), base: .out))
+                .notation == "1 BU 2 BO")
         #expect(Prism.rectangular(vertical: .init(amount: h("0.5"), base: .down), horizontal: nil).notation == "0.5 BD")
         #expect(horizontal("1.5", .in).notation == "1.5 BI")
         #expect(Prism.polar(amount: h("2"), angle: 45).notation == "2 @ 45")
         #expect(Prism.polar(amount: h("2"), angle: 45).amounts == [h("2")])
-        #expect(Prism.rectangular(vertical: .init(amount: h("1"), base: .up), horizontal: .init(amount: h("2"), base: .out)).amounts == [h("1"), h("2")])
+        #expect(
+            Prism.rectangular(vertical: .init(amount: h("1"), base: .up), horizontal: .init(amount: h("2"), base: .out))
+                .amounts == [h("1"), h("2")])
     }
 }
 
@@ -136,7 +171,9 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
     @Test func deltaAfterThePrismAmount() throws {
         #expect(try Prism.parse("\u{0394}1.5 BI") == horizontal("1.5", .in))
         #expect((try? Prism.parse("1.5\u{0394} BI")) == horizontal("1.5", .in))
-        #expect((try? LensNotation.parse("-1.00 -0.50 x 090 prism 1.5\u{0394} BI")) == lens("-1", "-0.5", x: 90, prism: horizontal("1.5", .in)))
+        #expect(
+            (try? LensNotation.parse("-1.00 -0.50 x 090 prism 1.5\u{0394} BI"))
+                == lens("-1", "-0.5", x: 90, prism: horizontal("1.5", .in)))
     }
 }
 
@@ -155,14 +192,15 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
         (lens("-3", bc: "8.6", dia: "14.2"), "-3.00 bc 8.6 dia 14.2"),
         (lens("-2.75", "-1.25", x: 170, bc: "8.7", dia: "14.5"), "-2.75 -1.25 x170 bc 8.7 dia 14.5"),
         (lens("1", prism: .polar(amount: h("2"), angle: 45)), "+1.00 prism 2 @ 45"),
-        (lens("1", vertex: "12", pd: "32", npd: "30"), "+1.00 DS"),
+        (lens("1", vertex: "12", pd: "32", npd: "30"), "+1.00 DS")
     ])
     func formatsCanonically(lens: LensSpecification, text: String) {
         #expect(LensNotation.format(lens) == text)
     }
 
     @Test func formattingLeavesOutBrandPDAndVertex() {
-        var spec = LensSpecification(sphere: h("-2.00"), vertexDistance: h("12"), farPD: h("32"), nearPD: h("30"), brand: "Acuvue")
+        var spec = LensSpecification(
+            sphere: h("-2.00"), vertexDistance: h("12"), farPD: h("32"), nearPD: h("30"), brand: "Acuvue")
         #expect(LensNotation.format(spec) == "-2.00 DS")
         spec.brand = nil
         #expect(LensNotation.format(spec) == "-2.00 DS")
@@ -176,8 +214,9 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
             var spec = generator.validLens(for: kind)
             if index % 50 == 0 { spec.sphere = .zero }
             // The generator must produce what the rules accept, or the property would prove little.
-            let rx = Prescription(kind: kind, patient: Fixture.patient, prescriber: Fixture.prescriber, issued: Fixture.issued,
-                                  expires: date("2027-03-01"), right: spec)
+            let rx = Prescription(
+                kind: kind, patient: Fixture.patient, prescriber: Fixture.prescriber, issued: Fixture.issued,
+                expires: date("2027-03-01"), right: spec)
             let problems = violations(of: rx)
             guard problems.isEmpty else {
                 Issue.record("generator made an invalid lens \(spec): \(problems)")
@@ -205,7 +244,9 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
             if spec.sphere.isZero { seen.plano += 1 }
         }
         // The generator really exercised every field.
-        #expect(seen.cylinder > 1000 && seen.add > 500 && seen.prism > 400 && seen.polar > 100 && seen.bc > 500 && seen.plano > 50)
+        #expect(
+            seen.cylinder > 1000 && seen.add > 500 && seen.prism > 400 && seen.polar > 100 && seen.bc > 500
+                && seen.plano > 50)
     }
 
     @Test func roundTripSurvivesCaseAndUnicodeRewrites() throws {
@@ -222,8 +263,8 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
     }
 }
 
-private extension String {
-    func replacingAll(_ target: String, with replacement: String) -> String {
+extension String {
+    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
         split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -1,11 +1,12 @@
-import Testing
 import RxModel
+import Testing
 
 /// `LensNotation.Reading.applied(to:)`: an eye written again replaces only what it writes.
 @Suite struct NotationEditTests {
-    static let stored = LensSpecification(sphere: h("-2.00"), cylinder: h("-0.50"), axis: 170, add: h("2.00"),
-                                          prism: .rectangular(vertical: nil, horizontal: .init(amount: h("1.5"), base: .in)),
-                                          vertexDistance: h("12"), farPD: h("31"), nearPD: h("29"))
+    static let stored = LensSpecification(
+        sphere: h("-2.00"), cylinder: h("-0.50"), axis: 170, add: h("2.00"),
+        prism: .rectangular(vertical: nil, horizontal: .init(amount: h("1.5"), base: .in)),
+        vertexDistance: h("12"), farPD: h("31"), nearPD: h("29"))
 
     func apply(_ text: String, to lens: LensSpecification? = stored) throws -> LensSpecification {
         try LensNotation.read(text).applied(to: lens)
@@ -17,7 +18,9 @@ import RxModel
         expected.sphere = h("-2.25")
         #expect(edited == expected)
         #expect(try apply("-2.25 -0.75 x180").add == h("2.00"))
-        #expect(try apply("-2.25 -0.75 x180 prism 1 BU").prism == .rectangular(vertical: .init(amount: h("1"), base: .up), horizontal: nil))
+        #expect(
+            try apply("-2.25 -0.75 x180 prism 1 BU").prism
+                == .rectangular(vertical: .init(amount: h("1"), base: .up), horizontal: nil))
         #expect(try apply("-2.25 -0.75 x180 vertex 14").vertexDistance == h("14"))
         #expect(try apply("-2.25 -0.75 x180").farPD == h("31"))
     }

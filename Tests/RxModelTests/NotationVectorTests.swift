@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxModel
+import Testing
 
 /// Fixtures/notation/vectors.tsv: every way of writing a lens rxvault must read, with the
 /// canonical form it prints back (which must itself read back the same), or the refusal it gives.
@@ -26,7 +26,9 @@ import RxModel
                 let needle = String(expected.dropFirst("error: ".count))
                 do {
                     let lens = try LensNotation.parse(input)
-                    Issue.record("'\(input)' was read as '\(LensNotation.format(lens))', expected an error containing '\(needle)'")
+                    Issue.record(
+                        "'\(input)' was read as '\(LensNotation.format(lens))', expected an error containing '\(needle)'"
+                    )
                 } catch {
                     #expect(error.description.contains(needle), "'\(input)': got '\(error.description)'")
                 }
@@ -37,7 +39,10 @@ import RxModel
                 // A zero cylinder written with an axis is read as written, for the rules to store
                 // the lens as spherical (with a warning); the canonical form is that spherical lens.
                 var stored = lens
-                if stored.cylinder?.isZero == true { stored.cylinder = nil; stored.axis = nil }
+                if stored.cylinder?.isZero == true {
+                    stored.cylinder = nil
+                    stored.axis = nil
+                }
                 #expect(try LensNotation.parse(canonical) == stored, "canonical form of '\(input)' reads back the same")
             }
         }

@@ -1,5 +1,5 @@
-import Testing
 import RxModel
+import Testing
 
 private func spec(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = nil) -> LensSpecification {
     LensSpecification(sphere: h(sphere), cylinder: cylinder.map { h($0) }, axis: axis)
@@ -14,7 +14,7 @@ private func spec(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = ni
     }
 
     @Test(arguments: [
-        (90, 180), (180, 90), (45, 135), (135, 45), (1, 91), (91, 1), (89, 179), (179, 89), (170, 80), (10, 100),
+        (90, 180), (180, 90), (45, 135), (135, 45), (1, 91), (91, 1), (89, 179), (179, 89), (170, 80), (10, 100)
     ])
     func axisStaysIn1To180(axis: Int, transposedAxis: Int) {
         let lens = spec("+1.25", "-0.50", x: axis)
@@ -46,7 +46,9 @@ private func spec(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = ni
         lens.vertexDistance = h("12")
         lens.farPD = h("32")
         let plus = lens.transposed(to: .plus)
-        #expect(plus.add == lens.add && plus.prism == lens.prism && plus.vertexDistance == lens.vertexDistance && plus.farPD == lens.farPD)
+        #expect(
+            plus.add == lens.add && plus.prism == lens.prism && plus.vertexDistance == lens.vertexDistance
+                && plus.farPD == lens.farPD)
         #expect(plus.sphere == h("-3.00") && plus.cylinder == h("+1.00") && plus.axis == 120)
     }
 
@@ -80,21 +82,22 @@ private func spec(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = ni
 }
 
 @Suite struct SphericalEquivalentTests {
-    @Test(arguments: [
-        ("-2.25", "-0.75", -2.625, "-2.625"),
-        ("-2.00", "-0.50", -2.25, "-2.25"),
-        ("0", nil, 0, "0.00"),
-        ("-1.50", nil, -1.5, "-1.50"),
-        ("+1.00", "+0.50", 1.25, "+1.25"),
-        ("+0.25", "-0.75", -0.125, "-0.125"),
-        ("+0.25", "-0.50", 0, "0.00"),
-        ("-0.25", "-0.50", -0.5, "-0.50"),
-        ("+3.00", "-1.25", 2.375, "+2.375"),
-        ("-30.00", "-10.00", -35, "-35.00"),
-        ("+30.00", "+10.00", 35, "+35.00"),
-        ("-2.00", "0", -2, "-2.00"),
-        ("0", "-0.25", -0.125, "-0.125"),
-    ] as [(String, String?, Double, String)])
+    @Test(
+        arguments: [
+            ("-2.25", "-0.75", -2.625, "-2.625"),
+            ("-2.00", "-0.50", -2.25, "-2.25"),
+            ("0", nil, 0, "0.00"),
+            ("-1.50", nil, -1.5, "-1.50"),
+            ("+1.00", "+0.50", 1.25, "+1.25"),
+            ("+0.25", "-0.75", -0.125, "-0.125"),
+            ("+0.25", "-0.50", 0, "0.00"),
+            ("-0.25", "-0.50", -0.5, "-0.50"),
+            ("+3.00", "-1.25", 2.375, "+2.375"),
+            ("-30.00", "-10.00", -35, "-35.00"),
+            ("+30.00", "+10.00", 35, "+35.00"),
+            ("-2.00", "0", -2, "-2.00"),
+            ("0", "-0.25", -0.125, "-0.125")
+        ] as [(String, String?, Double, String)])
     func values(sphere: String, cylinder: String?, se: Double, text: String) {
         let lens = spec(sphere, cylinder, x: cylinder == nil ? nil : 90)
         #expect(lens.sphericalEquivalent == se)
@@ -104,7 +107,8 @@ private func spec(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = ni
     @Test func textAgreesWithTheValueForEveryQuarterStep() {
         for sphere in stride(from: -3000, through: 3000, by: 25) {
             for cylinder in stride(from: -1000, through: 1000, by: 125) {
-                let lens = LensSpecification(sphere: Hundredths(raw: sphere), cylinder: Hundredths(raw: cylinder), axis: 90)
+                let lens = LensSpecification(
+                    sphere: Hundredths(raw: sphere), cylinder: Hundredths(raw: cylinder), axis: 90)
                 let text = lens.sphericalEquivalentText
                 let expected = (Double(sphere) + Double(cylinder) / 2) / 100
                 #expect(lens.sphericalEquivalent == expected)
@@ -126,7 +130,7 @@ private func spec(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = ni
         (6.0, 12.0, 6.465_517),
         (-8.0, 14.0, -7.194_245),
         (0.0, 12.0, 0.0),
-        (-2.0, 0.0, -2.0),
+        (-2.0, 0.0, -2.0)
     ])
     func powerAtCornea(power: Double, distance: Double, expected: Double) {
         #expect(abs(VertexConversion.powerAtCornea(power, vertexDistance: distance) - expected) < 1e-5)
@@ -135,9 +139,13 @@ private func spec(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = ni
 
     @Test func effectGrowsWithPowerAndDistance() {
         // Minus lenses need less power at the cornea, plus lenses more; a longer vertex exaggerates both.
-        #expect(VertexConversion.powerAtCornea(-6, vertexDistance: 14) > VertexConversion.powerAtCornea(-6, vertexDistance: 10))
+        #expect(
+            VertexConversion.powerAtCornea(-6, vertexDistance: 14)
+                > VertexConversion.powerAtCornea(-6, vertexDistance: 10))
         #expect(VertexConversion.powerAtCornea(-6, vertexDistance: 10) > -6)
-        #expect(VertexConversion.powerAtCornea(6, vertexDistance: 14) > VertexConversion.powerAtCornea(6, vertexDistance: 10))
+        #expect(
+            VertexConversion.powerAtCornea(6, vertexDistance: 14)
+                > VertexConversion.powerAtCornea(6, vertexDistance: 10))
         #expect(VertexConversion.powerAtCornea(6, vertexDistance: 10) > 6)
     }
 

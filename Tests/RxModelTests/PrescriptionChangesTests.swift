@@ -1,5 +1,5 @@
-import Testing
 import RxModel
+import Testing
 
 /// `Prescription.changes(since:)`: what `history` says each version changed.
 @Suite struct PrescriptionChangesTests {
@@ -12,8 +12,11 @@ import RxModel
         after.note = "new frames"
         after.patient.name = "Ada King"
         let changes = after.changes(since: before)
-        #expect(changes.map(\.description) == ["patient name", "expiry date 2028-03-01 → none", "OD sphere -2.25 → -2.50",
-                                               "OS prism none → 1 BU", "note"])
+        #expect(
+            changes.map(\.description) == [
+                "patient name", "expiry date 2028-03-01 → none", "OD sphere -2.25 → -2.50",
+                "OS prism none → 1 BU", "note"
+            ])
         #expect(changes.last == FieldChange(field: "note", before: nil, after: "new frames", isText: true))
     }
 

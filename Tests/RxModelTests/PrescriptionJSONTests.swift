@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxModel
+import Testing
 
 private func encode<T: Encodable>(_ value: T) throws -> String {
     let encoder = JSONEncoder()
@@ -21,13 +21,16 @@ private func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
         issued: CalendarDate(year: 2026, month: 3, day: 1)!,
         expires: CalendarDate(year: 2028, month: 3, day: 1),
         note: "Progressives; \"anti-glare\" ✓\nsecond line",
-        right: LensSpecification(sphere: Hundredths(raw: -225), cylinder: Hundredths(raw: -75), axis: 180, add: Hundredths(raw: 200),
-                                 prism: .rectangular(vertical: .init(amount: Hundredths(raw: 100), base: .up),
-                                                     horizontal: .init(amount: Hundredths(raw: 150), base: .in)),
-                                 vertexDistance: Hundredths(raw: 1200), farPD: Hundredths(raw: 3150), nearPD: Hundredths(raw: 2950)),
-        left: LensSpecification(sphere: Hundredths(raw: 1025), cylinder: Hundredths(raw: 125), axis: 5, add: Hundredths(raw: 225),
-                                prism: .polar(amount: Hundredths(raw: 225), angle: 315),
-                                vertexDistance: Hundredths(raw: 1350), farPD: Hundredths(raw: 3200), nearPD: Hundredths(raw: 3010)),
+        right: LensSpecification(
+            sphere: Hundredths(raw: -225), cylinder: Hundredths(raw: -75), axis: 180, add: Hundredths(raw: 200),
+            prism: .rectangular(
+                vertical: .init(amount: Hundredths(raw: 100), base: .up),
+                horizontal: .init(amount: Hundredths(raw: 150), base: .in)),
+            vertexDistance: Hundredths(raw: 1200), farPD: Hundredths(raw: 3150), nearPD: Hundredths(raw: 2950)),
+        left: LensSpecification(
+            sphere: Hundredths(raw: 1025), cylinder: Hundredths(raw: 125), axis: 5, add: Hundredths(raw: 225),
+            prism: .polar(amount: Hundredths(raw: 225), angle: 315),
+            vertexDistance: Hundredths(raw: 1350), farPD: Hundredths(raw: 3200), nearPD: Hundredths(raw: 3010)),
         pupillaryDistance: PupillaryDistance(far: Hundredths(raw: 6350), near: Hundredths(raw: 6010)))
 
     /// A contact-lens prescription with every contacts field set.
@@ -38,13 +41,18 @@ private func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
         issued: CalendarDate(year: 2026, month: 1, day: 15)!,
         expires: CalendarDate(year: 2027, month: 1, day: 15),
         note: "Daily wear",
-        right: LensSpecification(sphere: Hundredths(raw: -300), add: Hundredths(raw: 150), baseCurve: Hundredths(raw: 860),
-                                 diameter: Hundredths(raw: 1420), brand: "Acuvue Oasys"),
-        left: LensSpecification(sphere: Hundredths(raw: -275), cylinder: Hundredths(raw: -125), axis: 170, add: Hundredths(raw: 150),
-                                baseCurve: Hundredths(raw: 865), diameter: Hundredths(raw: 1450), brand: "Biofinity Toric"))
+        right: LensSpecification(
+            sphere: Hundredths(raw: -300), add: Hundredths(raw: 150), baseCurve: Hundredths(raw: 860),
+            diameter: Hundredths(raw: 1420), brand: "Acuvue Oasys"),
+        left: LensSpecification(
+            sphere: Hundredths(raw: -275), cylinder: Hundredths(raw: -125), axis: 170, add: Hundredths(raw: 150),
+            baseCurve: Hundredths(raw: 865), diameter: Hundredths(raw: 1450), brand: "Biofinity Toric"))
 
-    @Test(arguments: [PrescriptionJSONTests.fullGlasses, PrescriptionJSONTests.fullContacts, Fixture.glasses(), Fixture.contacts(left: nil),
-                      Fixture.glasses(right: nil, expires: nil)])
+    @Test(arguments: [
+        PrescriptionJSONTests.fullGlasses, PrescriptionJSONTests.fullContacts, Fixture.glasses(),
+        Fixture.contacts(left: nil),
+        Fixture.glasses(right: nil, expires: nil)
+    ])
     func encodeThenDecodeIsTheIdentity(rx: Prescription) throws {
         let json = try encode(rx)
         let decoded = try decode(Prescription.self, json)
@@ -56,7 +64,7 @@ private func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
     @Test func fixturesUsedHereAreValidPrescriptions() throws {
         #expect(violations(of: Self.fullContacts).isEmpty)
         var glasses = Self.fullGlasses
-        glasses.pupillaryDistance = nil  // both PD forms at once is refused, but the JSON carries both
+        glasses.pupillaryDistance = nil // both PD forms at once is refused, but the JSON carries both
         #expect(violations(of: glasses).isEmpty)
     }
 
@@ -77,19 +85,20 @@ private func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
         let full = try encode(Self.fullGlasses)
         #expect(full.contains(#""vertexDistance":12"#))
         #expect(full.contains(#""pupillaryDistance":{"far":31.5,"near":29.5}"#))
-        #expect(full.contains(#""prism":{"horizontal":{"amount":1.5,"base":"in"},"vertical":{"amount":1,"base":"up"}}"#))
+        #expect(
+            full.contains(#""prism":{"horizontal":{"amount":1.5,"base":"in"},"vertical":{"amount":1,"base":"up"}}"#))
         #expect(full.contains(#""prism":{"amount":2.25,"angle":315}"#))
         #expect(full.contains(#""pupillaryDistance":{"far":63.5,"near":60.1}"#))
     }
 
     @Test func decodesAHandWrittenDocument() throws {
         let json = """
-        {"kind":"contacts","patient":{"name":"Grace Hopper"},"prescriber":{"name":"Dr. Omar Reyes"},
-         "issued":"2026-01-15","expires":"2027-01-15",
-         "right":{"sphere":-3,"baseCurve":8.6,"diameter":14.2,"brand":"Acuvue Oasys"},
-         "left":{"sphere":-2.75,"cylinder":-1.25,"axis":170,"baseCurve":8.7,"diameter":14.5,"brand":"Acuvue Oasys",
-                 "pupillaryDistance":{"near":30}}}
-        """
+            {"kind":"contacts","patient":{"name":"Grace Hopper"},"prescriber":{"name":"Dr. Omar Reyes"},
+             "issued":"2026-01-15","expires":"2027-01-15",
+             "right":{"sphere":-3,"baseCurve":8.6,"diameter":14.2,"brand":"Acuvue Oasys"},
+             "left":{"sphere":-2.75,"cylinder":-1.25,"axis":170,"baseCurve":8.7,"diameter":14.5,"brand":"Acuvue Oasys",
+                     "pupillaryDistance":{"near":30}}}
+            """
         let rx = try decode(Prescription.self, json)
         #expect(rx.kind == .contacts)
         #expect(rx.patient == Patient(name: "Grace Hopper"))
@@ -102,9 +111,12 @@ private func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
 
     @Test(arguments: [
         #"{"sphere":1.234}"#, #"{"sphere":-2.251}"#, #"{"sphere":-2.25,"cylinder":0.001}"#, #"{"sphere":1e300}"#,
-        #"{"sphere":"-2.25"}"#, #"{"cylinder":-0.75}"#, #"{"sphere":-2,"axis":90.5}"#, #"{"sphere":-2,"baseCurve":8.655}"#,
-        #"{"sphere":-2,"prism":{}}"#, #"{"sphere":-2,"prism":{"amount":1.5}}"#, #"{"sphere":-2,"prism":{"amount":1.005,"angle":90}}"#,
-        #"{"sphere":-2,"prism":{"vertical":{"amount":1,"base":"left"}}}"#, #"{"sphere":-2,"pupillaryDistance":{"far":31.555}}"#,
+        #"{"sphere":"-2.25"}"#, #"{"cylinder":-0.75}"#, #"{"sphere":-2,"axis":90.5}"#,
+        #"{"sphere":-2,"baseCurve":8.655}"#,
+        #"{"sphere":-2,"prism":{}}"#, #"{"sphere":-2,"prism":{"amount":1.5}}"#,
+        #"{"sphere":-2,"prism":{"amount":1.005,"angle":90}}"#,
+        #"{"sphere":-2,"prism":{"vertical":{"amount":1,"base":"left"}}}"#,
+        #"{"sphere":-2,"pupillaryDistance":{"far":31.555}}"#
     ])
     func refusesBadLensJSON(json: String) {
         #expect(throws: DecodingError.self) { try decode(LensSpecification.self, json) }
@@ -124,7 +136,8 @@ private func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
     }
 
     @Test func refusesAnUnknownKind() throws {
-        let json = try encode(Fixture.glasses()).replacingOccurrences(of: #""kind":"glasses""#, with: #""kind":"monocle""#)
+        let json = try encode(Fixture.glasses()).replacingOccurrences(
+            of: #""kind":"glasses""#, with: #""kind":"monocle""#)
         #expect(throws: DecodingError.self) { try decode(Prescription.self, json) }
     }
 

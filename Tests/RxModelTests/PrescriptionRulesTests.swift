@@ -1,18 +1,21 @@
-import Testing
 import RxModel
+import Testing
 
 /// Checks that setting one lens field to each of `good` is accepted and to each of `bad` is refused
 /// with exactly one violation naming `eye`, `field`, the value as `valueText` prints it and `accepted`.
-private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: String, accepted expectedAccepted: String,
-                         good: [String], bad: [String], valueText: (Hundredths) -> String = \.signedPower,
-                         set: (inout LensSpecification, Hundredths) -> Void,
-                         sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectEdges(
+    kind: PrescriptionKind = .glasses, eye: Eye, field: String, accepted expectedAccepted: String,
+    good: [String], bad: [String], valueText: (Hundredths) -> String = \.signedPower,
+    set: (inout LensSpecification, Hundredths) -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let base = kind == .glasses ? Fixture.glasses() : Fixture.contacts()
     for text in good {
         var rx = base
         set(&rx[eye]!, h(text))
         let found = violations(of: rx)
-        #expect(found.isEmpty, "\(eye.label) \(field) \(text) should be accepted: \(found)", sourceLocation: sourceLocation)
+        #expect(
+            found.isEmpty, "\(eye.label) \(field) \(text) should be accepted: \(found)", sourceLocation: sourceLocation)
     }
     for text in bad {
         var rx = base
@@ -23,7 +26,8 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
         #expect(found == [expected], "\(eye.label) \(field) \(text)", sourceLocation: sourceLocation)
         // The message names the eye, the field, the value and the accepted range.
         let message = found.first?.description ?? ""
-        #expect(message == "\(eye.label) \(field) \(valueText(value)): \(expectedAccepted)", sourceLocation: sourceLocation)
+        #expect(
+            message == "\(eye.label) \(field) \(valueText(value)): \(expectedAccepted)", sourceLocation: sourceLocation)
     }
 }
 
@@ -39,36 +43,44 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
 
     @Test(arguments: Eye.allCases)
     func sphere(eye: Eye) {
-        expectEdges(eye: eye, field: "sphere", accepted: "accepted -30.00 to +30.00 in 0.25 steps",
-                    good: ["-30.00", "+30.00", "0", "-0.25", "+0.25", "-29.75", "+29.75"],
-                    bad: ["-30.25", "+30.25", "-30.01", "+30.01", "-2.10", "+0.01", "-0.13", "+1.12"],
-                    set: { $0.sphere = $1 })
+        expectEdges(
+            eye: eye, field: "sphere", accepted: "accepted -30.00 to +30.00 in 0.25 steps",
+            good: ["-30.00", "+30.00", "0", "-0.25", "+0.25", "-29.75", "+29.75"],
+            bad: ["-30.25", "+30.25", "-30.01", "+30.01", "-2.10", "+0.01", "-0.13", "+1.12"],
+            set: { $0.sphere = $1 })
     }
 
     @Test(arguments: Eye.allCases)
     func sphereOnContacts(eye: Eye) {
-        expectEdges(kind: .contacts, eye: eye, field: "sphere", accepted: "accepted -30.00 to +30.00 in 0.25 steps",
-                    good: ["-30.00", "+30.00"], bad: ["-30.25", "+30.25", "-3.05"], set: { $0.sphere = $1 })
+        expectEdges(
+            kind: .contacts, eye: eye, field: "sphere", accepted: "accepted -30.00 to +30.00 in 0.25 steps",
+            good: ["-30.00", "+30.00"], bad: ["-30.25", "+30.25", "-3.05"], set: { $0.sphere = $1 })
     }
 
     @Test(arguments: Eye.allCases)
     func cylinder(eye: Eye) {
-        expectEdges(eye: eye, field: "cylinder", accepted: "accepted -10.00 to +10.00 in 0.25 steps",
-                    good: ["-10.00", "+10.00", "-0.25", "+0.25", "-9.75"],
-                    bad: ["-10.25", "+10.25", "-10.01", "+10.01", "-0.80", "+0.10", "-0.01"],
-                    set: { $0.cylinder = $1; $0.axis = 90 })
+        expectEdges(
+            eye: eye, field: "cylinder", accepted: "accepted -10.00 to +10.00 in 0.25 steps",
+            good: ["-10.00", "+10.00", "-0.25", "+0.25", "-9.75"],
+            bad: ["-10.25", "+10.25", "-10.01", "+10.01", "-0.80", "+0.10", "-0.01"],
+            set: {
+                $0.cylinder = $1
+                $0.axis = 90
+            })
     }
 
     @Test(arguments: Eye.allCases)
     func add(eye: Eye) {
-        expectEdges(eye: eye, field: "add", accepted: "accepted +0.25 to +4.00 in 0.25 steps",
-                    good: ["+0.25", "+4.00", "+2.00"],
-                    bad: ["+4.25", "+4.01", "+0.10", "+2.10", "+0.24"],
-                    set: { $0.add = $1 })
+        expectEdges(
+            eye: eye, field: "add", accepted: "accepted +0.25 to +4.00 in 0.25 steps",
+            good: ["+0.25", "+4.00", "+2.00"],
+            bad: ["+4.25", "+4.01", "+0.10", "+2.10", "+0.24"],
+            set: { $0.add = $1 })
         // Zero and negative adds get the same range plus the reason.
-        expectEdges(eye: eye, field: "add", accepted: "accepted +0.25 to +4.00 in 0.25 steps (an add is always positive)",
-                    good: [], bad: ["0", "-0.25", "-1.00", "-2.10"],
-                    set: { $0.add = $1 })
+        expectEdges(
+            eye: eye, field: "add", accepted: "accepted +0.25 to +4.00 in 0.25 steps (an add is always positive)",
+            good: [], bad: ["0", "-0.25", "-1.00", "-2.10"],
+            set: { $0.add = $1 })
     }
 
     @Test func addOnContactsIsAccepted() {
@@ -77,8 +89,12 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
         rx.left!.add = h("+1.50")
         #expect(violations(of: rx).isEmpty)
         rx.right!.add = h("+4.25")
-        #expect(violations(of: rx) == [RuleViolation(eye: .right, field: "add", value: "+4.25",
-                                                     accepted: "accepted +0.25 to +4.00 in 0.25 steps")])
+        #expect(
+            violations(of: rx) == [
+                RuleViolation(
+                    eye: .right, field: "add", value: "+4.25",
+                    accepted: "accepted +0.25 to +4.00 in 0.25 steps")
+            ])
     }
 
     @Test(arguments: Eye.allCases)
@@ -93,7 +109,8 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
         for axis in [181, 270, 360, -1, -180] {
             var rx = Fixture.glasses()
             rx[eye] = LensSpecification(sphere: h("-1.00"), cylinder: h("-0.50"), axis: axis)
-            let expected = RuleViolation(eye: eye, field: "axis", value: String(axis), accepted: "accepted whole degrees 1 to 180")
+            let expected = RuleViolation(
+                eye: eye, field: "axis", value: String(axis), accepted: "accepted whole degrees 1 to 180")
             #expect(violations(of: rx) == [expected])
             #expect(expected.description == "\(eye.label) axis \(axis): accepted whole degrees 1 to 180")
         }
@@ -112,18 +129,24 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
     func axisIsRequiredWithACylinder(eye: Eye) {
         var rx = Fixture.glasses()
         rx[eye] = LensSpecification(sphere: h("-1.00"), cylinder: h("-0.50"))
-        let expected = RuleViolation(eye: eye, field: "axis", value: nil,
-                                     accepted: "required with a cylinder (whole degrees 1 to 180, e.g. x180)")
+        let expected = RuleViolation(
+            eye: eye, field: "axis", value: nil,
+            accepted: "required with a cylinder (whole degrees 1 to 180, e.g. x180)")
         #expect(violations(of: rx) == [expected])
-        #expect(expected.description == "\(eye.label) axis: required with a cylinder (whole degrees 1 to 180, e.g. x180)")
+        #expect(
+            expected.description == "\(eye.label) axis: required with a cylinder (whole degrees 1 to 180, e.g. x180)")
     }
 
     @Test(arguments: Eye.allCases)
     func axisIsForbiddenWithoutACylinder(eye: Eye) {
         var rx = Fixture.glasses()
         rx[eye] = LensSpecification(sphere: h("-1.00"), axis: 90)
-        #expect(violations(of: rx) == [RuleViolation(eye: eye, field: "axis", value: "90",
-                                                     accepted: "only allowed with a non-zero cylinder")])
+        #expect(
+            violations(of: rx) == [
+                RuleViolation(
+                    eye: eye, field: "axis", value: "90",
+                    accepted: "only allowed with a non-zero cylinder")
+            ])
         // A zero cylinder written with the axis is a spherical lens: stored as one, with a
         // warning (issue 12; LensKindRulesTests).
         rx[eye] = LensSpecification(sphere: h("-1.00"), cylinder: .zero, axis: 90)
@@ -143,31 +166,47 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
     @Test(arguments: Eye.allCases)
     func prismAmount(eye: Eye) {
         let accepted = "accepted 0.25 to 20 prism dioptres in 0.25 steps"
-        expectEdges(eye: eye, field: "prism", accepted: accepted, good: ["0.25", "20", "1.5", "0.75"], bad: ["0.24", "20.01", "0", "-1", "1.37", "0.33"],
-                    valueText: \.short, set: { $0.prism = .rectangular(vertical: nil, horizontal: .init(amount: $1, base: .in)) })
-        expectEdges(eye: eye, field: "prism", accepted: accepted, good: ["0.25", "20"], bad: ["0.24", "20.01", "0.33"],
-                    valueText: \.short, set: { $0.prism = .rectangular(vertical: .init(amount: $1, base: .down), horizontal: nil) })
+        expectEdges(
+            eye: eye, field: "prism", accepted: accepted, good: ["0.25", "20", "1.5", "0.75"],
+            bad: ["0.24", "20.01", "0", "-1", "1.37", "0.33"],
+            valueText: \.short,
+            set: { $0.prism = .rectangular(vertical: nil, horizontal: .init(amount: $1, base: .in)) })
+        expectEdges(
+            eye: eye, field: "prism", accepted: accepted, good: ["0.25", "20"], bad: ["0.24", "20.01", "0.33"],
+            valueText: \.short,
+            set: { $0.prism = .rectangular(vertical: .init(amount: $1, base: .down), horizontal: nil) })
         // A polar amount is written, so stepped; the parts derived from it (2 @ 45 is 1.41 BU
         // 1.41 BI) are never stored, so never checked.
-        expectEdges(eye: eye, field: "prism", accepted: accepted, good: ["0.25", "20", "2"], bad: ["0.24", "20.01", "1.33"],
-                    valueText: \.short, set: { $0.prism = .polar(amount: $1, angle: 45) })
+        expectEdges(
+            eye: eye, field: "prism", accepted: accepted, good: ["0.25", "20", "2"], bad: ["0.24", "20.01", "1.33"],
+            valueText: \.short, set: { $0.prism = .polar(amount: $1, angle: 45) })
     }
 
     @Test func bothPrismPartsAreChecked() {
         var rx = Fixture.glasses()
-        rx.left!.prism = .rectangular(vertical: .init(amount: h("20.5"), base: .up), horizontal: .init(amount: h("0.1"), base: .out))
-        #expect(violations(of: rx) == [
-            RuleViolation(eye: .left, field: "prism", value: "20.5", accepted: "accepted 0.25 to 20 prism dioptres in 0.25 steps"),
-            RuleViolation(eye: .left, field: "prism", value: "0.1", accepted: "accepted 0.25 to 20 prism dioptres in 0.25 steps"),
-        ])
-        rx.left!.prism = .rectangular(vertical: .init(amount: h("20"), base: .up), horizontal: .init(amount: h("0.25"), base: .out))
+        rx.left!.prism = .rectangular(
+            vertical: .init(amount: h("20.5"), base: .up), horizontal: .init(amount: h("0.1"), base: .out))
+        #expect(
+            violations(of: rx) == [
+                RuleViolation(
+                    eye: .left, field: "prism", value: "20.5",
+                    accepted: "accepted 0.25 to 20 prism dioptres in 0.25 steps"),
+                RuleViolation(
+                    eye: .left, field: "prism", value: "0.1",
+                    accepted: "accepted 0.25 to 20 prism dioptres in 0.25 steps")
+            ])
+        rx.left!.prism = .rectangular(
+            vertical: .init(amount: h("20"), base: .up), horizontal: .init(amount: h("0.25"), base: .out))
         #expect(violations(of: rx).isEmpty)
     }
 
     @Test func prismWithoutAnyPartIsRefused() {
         var rx = Fixture.glasses()
         rx.right!.prism = .rectangular(vertical: nil, horizontal: nil)
-        #expect(violations(of: rx) == [RuleViolation(eye: .right, field: "prism", value: nil, accepted: "give an amount and a base")])
+        #expect(
+            violations(of: rx) == [
+                RuleViolation(eye: .right, field: "prism", value: nil, accepted: "give an amount and a base")
+            ])
     }
 
     @Test(arguments: Eye.allCases)
@@ -180,7 +219,8 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
         for angle in [361, -1, 720] {
             var rx = Fixture.glasses()
             rx[eye]!.prism = .polar(amount: h("2"), angle: angle)
-            let expected = RuleViolation(eye: eye, field: "prism base angle", value: String(angle), accepted: "accepted whole degrees 0 to 360")
+            let expected = RuleViolation(
+                eye: eye, field: "prism base angle", value: String(angle), accepted: "accepted whole degrees 0 to 360")
             #expect(violations(of: rx) == [expected])
             #expect(expected.description == "\(eye.label) prism base angle \(angle): accepted whole degrees 0 to 360")
         }
@@ -188,28 +228,36 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
 
     @Test(arguments: Eye.allCases)
     func vertexDistance(eye: Eye) {
-        expectEdges(eye: eye, field: "vertex distance", accepted: "accepted 5 to 25 mm",
-                    good: ["5", "25", "12", "13.5"], bad: ["4.99", "4.5", "25.01", "25.5", "0"],
-                    valueText: \.short, set: { $0.vertexDistance = $1 })
+        expectEdges(
+            eye: eye, field: "vertex distance", accepted: "accepted 5 to 25 mm",
+            good: ["5", "25", "12", "13.5"], bad: ["4.99", "4.5", "25.01", "25.5", "0"],
+            valueText: \.short, set: { $0.vertexDistance = $1 })
     }
 
     @Test(arguments: Eye.allCases)
     func monocularFarPD(eye: Eye) {
-        expectEdges(eye: eye, field: "PD", accepted: "accepted 15 to 45 mm",
-                    good: ["15", "45", "32", "31.5"], bad: ["14.99", "14.5", "45.01", "45.5"],
-                    valueText: \.short, set: { $0.farPD = $1 })
+        expectEdges(
+            eye: eye, field: "PD", accepted: "accepted 15 to 45 mm",
+            good: ["15", "45", "32", "31.5"], bad: ["14.99", "14.5", "45.01", "45.5"],
+            valueText: \.short, set: { $0.farPD = $1 })
     }
 
     @Test(arguments: Eye.allCases)
     func monocularNearPD(eye: Eye) {
         // Without a far PD only the range applies.
-        expectEdges(eye: eye, field: "near PD", accepted: "accepted 15 to 45 mm",
-                    good: ["15", "45"], bad: ["14.5", "45.5"],
-                    valueText: \.short, set: { $0.nearPD = $1 })
+        expectEdges(
+            eye: eye, field: "near PD", accepted: "accepted 15 to 45 mm",
+            good: ["15", "45"], bad: ["14.5", "45.5"],
+            valueText: \.short, set: { $0.nearPD = $1 })
         // With far 40: near 20 and 39.5 are fine.
-        expectEdges(eye: eye, field: "near PD", accepted: "must be less than the far PD 40 mm",
-                    good: ["20", "39.5", "39.99"], bad: ["40"],
-                    valueText: \.short, set: { $0.farPD = h("40"); $0.nearPD = $1 })
+        expectEdges(
+            eye: eye, field: "near PD", accepted: "must be less than the far PD 40 mm",
+            good: ["20", "39.5", "39.99"], bad: ["40"],
+            valueText: \.short,
+            set: {
+                $0.farPD = h("40")
+                $0.nearPD = $1
+            })
     }
 
     @Test(arguments: Eye.allCases)
@@ -218,7 +266,8 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
             var rx = Fixture.glasses()
             rx[eye]!.farPD = h("32")
             rx[eye]!.nearPD = h(near)
-            let expected = RuleViolation(eye: eye, field: "near PD", value: near, accepted: "must be less than the far PD 32 mm")
+            let expected = RuleViolation(
+                eye: eye, field: "near PD", value: near, accepted: "must be less than the far PD 32 mm")
             #expect(violations(of: rx) == [expected])
             #expect(expected.description == "\(eye.label) near PD \(near): must be less than the far PD 32 mm")
         }
@@ -229,7 +278,10 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
     }
 
     @Test func binocularPD() {
-        for (far, near) in [("30", nil), ("38", nil), ("85", nil), ("63", "60"), ("80", "40"), ("63", "62.99"), ("41", "40"), ("31", "30")] as [(String, String?)] {
+        for (far, near) in [
+            ("30", nil), ("38", nil), ("85", nil), ("63", "60"), ("80", "40"), ("63", "62.99"), ("41", "40"),
+            ("31", "30")
+        ] as [(String, String?)] {
             let rx = Fixture.glasses(pd: PupillaryDistance(far: h(far), near: near.map { h($0) }))
             #expect(violations(of: rx).isEmpty, "PD \(far)/\(near ?? "-")")
         }
@@ -246,29 +298,39 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
         }
         for near in ["63", "64"] {
             let rx = Fixture.glasses(pd: PupillaryDistance(far: h("63"), near: h(near)))
-            #expect(violations(of: rx) == [RuleViolation(eye: nil, field: "near PD", value: near, accepted: "must be less than the far PD 63 mm")])
+            #expect(
+                violations(of: rx) == [
+                    RuleViolation(
+                        eye: nil, field: "near PD", value: near, accepted: "must be less than the far PD 63 mm")
+                ])
         }
     }
 
     @Test func binocularAndMonocularPDTogetherAreRefused() {
         var rx = Fixture.glasses(pd: PupillaryDistance(far: h("63")))
         rx.left!.farPD = h("31.5")
-        #expect(violations(of: rx) == [RuleViolation(eye: nil, field: "PD", value: nil,
-            accepted: "give either one binocular PD (--pd) or one per eye (--pd-od/--pd-os), not both")])
+        #expect(
+            violations(of: rx) == [
+                RuleViolation(
+                    eye: nil, field: "PD", value: nil,
+                    accepted: "give either one binocular PD (--pd) or one per eye (--pd-od/--pd-os), not both")
+            ])
     }
 
     @Test(arguments: Eye.allCases)
     func baseCurve(eye: Eye) {
-        expectEdges(kind: .contacts, eye: eye, field: "base curve", accepted: "accepted 5.0 to 10.5 mm",
-                    good: ["5.00", "10.50", "8.6", "8.65", "6.5"], bad: ["4.99", "4.9", "10.51", "10.6", "0"],
-                    valueText: \.short, set: { $0.baseCurve = $1 })
+        expectEdges(
+            kind: .contacts, eye: eye, field: "base curve", accepted: "accepted 5.0 to 10.5 mm",
+            good: ["5.00", "10.50", "8.6", "8.65", "6.5"], bad: ["4.99", "4.9", "10.51", "10.6", "0"],
+            valueText: \.short, set: { $0.baseCurve = $1 })
     }
 
     @Test(arguments: Eye.allCases)
     func diameter(eye: Eye) {
-        expectEdges(kind: .contacts, eye: eye, field: "diameter", accepted: "accepted 7.0 to 25.0 mm",
-                    good: ["7.0", "25.0", "14.2", "18"], bad: ["6.99", "6.9", "25.01", "25.1"],
-                    valueText: \.short, set: { $0.diameter = $1 })
+        expectEdges(
+            kind: .contacts, eye: eye, field: "diameter", accepted: "accepted 7.0 to 25.0 mm",
+            good: ["7.0", "25.0", "14.2", "18"], bad: ["6.99", "6.9", "25.01", "25.1"],
+            valueText: \.short, set: { $0.diameter = $1 })
     }
 
     @Test func contactsMayOmitBaseCurveAndDiameter() {
@@ -282,7 +344,8 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
 @Suite struct PrescriptionRulesStructureTests {
     @Test func atLeastOneEye() {
         let rx = Fixture.glasses(right: nil, left: nil)
-        let expected = RuleViolation(eye: nil, field: "lens", value: nil, accepted: "give at least one eye (--od and/or --os)")
+        let expected = RuleViolation(
+            eye: nil, field: "lens", value: nil, accepted: "give at least one eye (--od and/or --os)")
         #expect(violations(of: rx) == [expected])
         #expect(expected.description == "lens: give at least one eye (--od and/or --os)")
         #expect(violations(of: Fixture.contacts(right: nil, left: nil)) == [expected])
@@ -321,14 +384,25 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
         rx.left!.diameter = h("26")
         let found = violations(of: rx)
         let expected = [
-            RuleViolation(eye: nil, field: "issue date", value: "2026-03-20", accepted: "must not be in the future (today is 2026-03-14)"),
-            RuleViolation(eye: nil, field: "expiry date", value: "2026-03-20", accepted: "must be after the issue date 2026-03-20"),
-            RuleViolation(eye: .right, field: "sphere", value: "-31.00", accepted: "accepted -30.00 to +30.00 in 0.25 steps"),
-            RuleViolation(eye: .right, field: "axis", value: nil, accepted: "required with a cylinder (whole degrees 1 to 180, e.g. x180)"),
+            RuleViolation(
+                eye: nil, field: "issue date", value: "2026-03-20",
+                accepted: "must not be in the future (today is 2026-03-14)"),
+            RuleViolation(
+                eye: nil, field: "expiry date", value: "2026-03-20", accepted: "must be after the issue date 2026-03-20"
+            ),
+            RuleViolation(
+                eye: .right, field: "sphere", value: "-31.00", accepted: "accepted -30.00 to +30.00 in 0.25 steps"),
+            RuleViolation(
+                eye: .right, field: "axis", value: nil,
+                accepted: "required with a cylinder (whole degrees 1 to 180, e.g. x180)"),
             RuleViolation(eye: .right, field: "prism", value: nil, accepted: "applies to glasses only"),
-            RuleViolation(eye: .left, field: "axis", value: nil, accepted: "required with a cylinder (whole degrees 1 to 180, e.g. x180)"),
+            RuleViolation(
+                eye: .left, field: "axis", value: nil,
+                accepted: "required with a cylinder (whole degrees 1 to 180, e.g. x180)"),
             RuleViolation(eye: .left, field: "diameter", value: "26", accepted: "accepted 7.0 to 25.0 mm"),
-            RuleViolation(eye: .left, field: "brand", value: nil, accepted: "required for contact lenses (--brand, or --os-brand)"),
+            RuleViolation(
+                eye: .left, field: "brand", value: nil, accepted: "required for contact lenses (--brand, or --os-brand)"
+            )
         ]
         #expect(Set(found) == Set(expected))
         #expect(found.count == expected.count)
@@ -352,9 +426,12 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
         rx[eye]!.baseCurve = h("8.6")
         rx[eye]!.diameter = h("14.2")
         rx[eye]!.brand = "Acuvue"
-        #expect(Set(violations(of: rx)) == Set(["base curve", "diameter", "brand"].map {
-            RuleViolation(eye: eye, field: $0, value: nil, accepted: "applies to contact lenses only")
-        }))
+        #expect(
+            Set(violations(of: rx))
+                == Set(
+                    ["base curve", "diameter", "brand"].map {
+                        RuleViolation(eye: eye, field: $0, value: nil, accepted: "applies to contact lenses only")
+                    }))
         for field in ["base curve", "diameter", "brand"] {
             var single = Fixture.glasses()
             switch field {
@@ -362,7 +439,10 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
             case "diameter": single[eye]!.diameter = h("14.2")
             default: single[eye]!.brand = "Acuvue"
             }
-            #expect(violations(of: single) == [RuleViolation(eye: eye, field: field, value: nil, accepted: "applies to contact lenses only")])
+            #expect(
+                violations(of: single) == [
+                    RuleViolation(eye: eye, field: field, value: nil, accepted: "applies to contact lenses only")
+                ])
         }
     }
 
@@ -380,13 +460,16 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
             ("prism", { $0.prism = .polar(amount: h("1"), angle: 90) }),
             ("vertex distance", { $0.vertexDistance = h("12") }),
             ("PD", { $0.farPD = h("32") }),
-            ("PD", { $0.nearPD = h("30") }),
+            ("PD", { $0.nearPD = h("30") })
         ]
         for (field, set) in cases {
             var rx = Fixture.contacts()
             set(&rx[eye]!)
-            #expect(violations(of: rx) == [RuleViolation(eye: eye, field: field, value: nil, accepted: "applies to glasses only")],
-                    "\(field)")
+            #expect(
+                violations(of: rx) == [
+                    RuleViolation(eye: eye, field: field, value: nil, accepted: "applies to glasses only")
+                ],
+                "\(field)")
         }
     }
 
@@ -404,7 +487,8 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
             var rx = Fixture.contacts()
             rx[eye]!.brand = brand
             let flag = eye == .right ? "--od-brand" : "--os-brand"
-            let expected = RuleViolation(eye: eye, field: "brand", value: nil, accepted: "required for contact lenses (--brand, or \(flag))")
+            let expected = RuleViolation(
+                eye: eye, field: "brand", value: nil, accepted: "required for contact lenses (--brand, or \(flag))")
             #expect(violations(of: rx) == [expected])
             #expect(expected.description.hasPrefix("\(eye.label) brand: required"))
         }
@@ -424,138 +508,9 @@ private func expectEdges(kind: PrescriptionKind = .glasses, eye: Eye, field: Str
         rx.left!.brand = String(repeating: "b", count: PrescriptionRules.maxTextLength)
         #expect(violations(of: rx).isEmpty)
         rx.left!.brand = String(repeating: "b", count: PrescriptionRules.maxTextLength + 1)
-        #expect(violations(of: rx) == [RuleViolation(eye: .left, field: "brand", value: nil, accepted: "at most 200 characters")])
-    }
-}
-
-@Suite struct PrescriptionRulesDateTests {
-    @Test func issueDateMayBeTodayButNotTomorrow() {
-        #expect(violations(of: Fixture.glasses(issued: today)).isEmpty)
-        #expect(violations(of: Fixture.glasses(issued: today, expires: nil), on: today).isEmpty)
-        let rx = Fixture.glasses(issued: today.adding(days: 1)!)
-        let expected = RuleViolation(eye: nil, field: "issue date", value: "2026-03-15",
-                                     accepted: "must not be in the future (today is 2026-03-14)")
-        #expect(violations(of: rx) == [expected])
-        #expect(expected.description == "issue date 2026-03-15: must not be in the future (today is 2026-03-14)")
-    }
-
-    @Test func expiryMustBeStrictlyAfterIssue() {
-        for kind in PrescriptionKind.allCases {
-            func rx(expires: CalendarDate) -> Prescription {
-                kind == .glasses ? Fixture.glasses(expires: expires) : Fixture.contacts(expires: expires)
-            }
-            #expect(violations(of: rx(expires: Fixture.issued.adding(days: 1)!)).isEmpty)
-            for expires in [Fixture.issued, Fixture.issued.adding(days: -1)!, date("2020-01-01")] {
-                #expect(violations(of: rx(expires: expires)) == [RuleViolation(eye: nil, field: "expiry date", value: expires.description,
-                                                                               accepted: "must be after the issue date 2026-03-01")])
-            }
-        }
-    }
-
-    @Test func anAlreadyExpiredPrescriptionCanBeRecorded() {
-        // Old prescriptions are history worth keeping: only the order of the dates matters.
-        #expect(violations(of: Fixture.glasses(issued: date("2020-01-10"), expires: date("2022-01-10"))).isEmpty)
-    }
-
-    @Test func contactsRequireAnExpiry() {
-        let expected = RuleViolation(eye: nil, field: "expiry date", value: nil, accepted: "required for contact lenses (--expires YYYY-MM-DD)")
-        #expect(violations(of: Fixture.contacts(expires: nil)) == [expected])
-        #expect(expected.description == "expiry date: required for contact lenses (--expires YYYY-MM-DD)")
-    }
-
-    @Test func glassesWithoutExpiryGetAnAdvisory() throws {
-        let checked = try #require(accepted(Fixture.glasses(expires: nil)))
-        #expect(checked.advisories == ["no expiry date: most glasses prescriptions are valid for 1-2 years"])
-        #expect(checked.prescription.expires == nil)
-    }
-
-    @Test func dateOfBirth() {
-        func rx(born: String?) -> Prescription {
-            var rx = Fixture.glasses()
-            rx.patient.birthDate = born.map { date($0) }
-            return rx
-        }
-        #expect(violations(of: rx(born: nil)).isEmpty)
-        #expect(violations(of: rx(born: "1930-01-01")).isEmpty)
-        #expect(violations(of: rx(born: "2026-03-01")).isEmpty)  // born on the issue date
-        #expect(violations(of: rx(born: "2026-03-02")) == [RuleViolation(eye: nil, field: "date of birth", value: "2026-03-02",
-                                                                        accepted: "must be on or before the issue date")])
-        #expect(violations(of: rx(born: "2026-03-14")) == [RuleViolation(eye: nil, field: "date of birth", value: "2026-03-14",
-                                                                        accepted: "must be on or before the issue date")])
-        #expect(violations(of: rx(born: "2026-03-15")) == [RuleViolation(eye: nil, field: "date of birth", value: "2026-03-15",
-                                                                        accepted: "must not be in the future")])
-    }
-}
-
-@Suite struct PrescriptionRulesTextTests {
-    @Test func textIsTrimmedAndBlankOptionalsDropped() throws {
-        var rx = Fixture.glasses()
-        rx.patient.name = "  Ada Lovelace\n"
-        rx.prescriber.name = "\tDr. Iris Hale "
-        rx.prescriber.licence = "   "
-        rx.prescriber.contact = ""
-        rx.note = " \n "
-        let checked = try #require(accepted(rx))
-        #expect(checked.prescription.patient.name == "Ada Lovelace")
-        #expect(checked.prescription.prescriber.name == "Dr. Iris Hale")
-        #expect(checked.prescription.prescriber.licence == nil)
-        #expect(checked.prescription.prescriber.contact == nil)
-        #expect(checked.prescription.note == nil)
-    }
-
-    @Test func namesAreRequired() {
-        var rx = Fixture.glasses()
-        rx.patient.name = "   "
-        rx.prescriber.name = ""
-        #expect(violations(of: rx) == [
-            RuleViolation(eye: nil, field: "patient name", value: nil, accepted: "required"),
-            RuleViolation(eye: nil, field: "prescriber name", value: nil, accepted: "required"),
-        ])
-    }
-
-    @Test func textLengthLimits() {
-        var rx = Fixture.glasses()
-        rx.patient.name = String(repeating: "a", count: 200)
-        rx.note = String(repeating: "n", count: 2000)
-        #expect(violations(of: rx).isEmpty)
-        rx.patient.name = String(repeating: "a", count: 201)
-        rx.note = String(repeating: "n", count: 2001)
-        #expect(violations(of: rx) == [
-            RuleViolation(eye: nil, field: "patient name", value: nil, accepted: "at most 200 characters"),
-            RuleViolation(eye: nil, field: "note", value: nil, accepted: "at most 2000 characters"),
-        ])
-    }
-
-    @Test func controlCharactersAreRefusedButNewlinesInTheNoteAreFine() {
-        var rx = Fixture.glasses()
-        rx.note = "line one\nline two"
-        #expect(violations(of: rx).isEmpty)
-        rx.prescriber.licence = "OPT\u{0007}1234"
-        #expect(violations(of: rx) == [RuleViolation(eye: nil, field: "prescriber licence", value: nil,
-                                                     accepted: "line breaks, control characters and invisible formatting characters (bidirectional or zero-width) are not accepted")])
-        rx.prescriber.licence = nil
-        rx.patient.name = "Ada\nLovelace"
-        #expect(violations(of: rx) == [RuleViolation(eye: nil, field: "patient name", value: nil,
-                                                     accepted: "line breaks, control characters and invisible formatting characters (bidirectional or zero-width) are not accepted")])
-    }
-}
-
-@Suite struct TextAndPDRegressionTests {
-    @Test func controlAndFormatCharactersAreRefusedInEveryTextField() {
-        var rx = Prescription(kind: .contacts, patient: Patient(name: "Ada"), prescriber: Prescriber(name: "Dr"),
-                              issued: CalendarDate(iso: "2026-01-01")!, expires: CalendarDate(iso: "2027-01-01")!,
-                              right: LensSpecification(sphere: Hundredths(raw: -200), brand: "Acu\u{1B}[31mRED"))
-        #expect(throws: PrescriptionInvalid.self) { try PrescriptionRules.check(rx, today: CalendarDate(iso: "2026-06-01")!) }
-        rx.right?.brand = "Acuvue"
-        rx.patient.name = "Ada \u{202E}evil"
-        #expect(throws: PrescriptionInvalid.self) { try PrescriptionRules.check(rx, today: CalendarDate(iso: "2026-06-01")!) }
-    }
-
-    @Test func binocularAndMonocularNearPDTogetherAreRefused() {
-        let rx = Prescription(kind: .glasses, patient: Patient(name: "Ada"), prescriber: Prescriber(name: "Dr"),
-                              issued: CalendarDate(iso: "2026-01-01")!, expires: CalendarDate(iso: "2027-01-01")!,
-                              right: LensSpecification(sphere: .zero, nearPD: Hundredths(30)), left: LensSpecification(sphere: .zero),
-                              pupillaryDistance: PupillaryDistance(far: Hundredths(63)))
-        #expect(throws: PrescriptionInvalid.self) { try PrescriptionRules.check(rx, today: CalendarDate(iso: "2026-06-01")!) }
+        #expect(
+            violations(of: rx) == [
+                RuleViolation(eye: .left, field: "brand", value: nil, accepted: "at most 200 characters")
+            ])
     }
 }

@@ -1,10 +1,11 @@
-import Testing
 import RxModel
+import Testing
 
 @Suite struct PrescriptionStatusTests {
     @Test(arguments: [
-        (-365, PrescriptionStatus.expired), (-1, .expired), (0, .expiring), (1, .expiring), (59, .expiring), (60, .expiring),
-        (61, .valid), (62, .valid), (3650, .valid),
+        (-365, PrescriptionStatus.expired), (-1, .expired), (0, .expiring), (1, .expiring), (59, .expiring),
+        (60, .expiring),
+        (61, .valid), (62, .valid), (3650, .valid)
     ])
     func edgesWithTheDefaultWindow(daysUntilExpiry: Int, expected: PrescriptionStatus) {
         let expires = today.adding(days: daysUntilExpiry)
@@ -18,8 +19,8 @@ import RxModel
         let expires = date("2026-12-31")
         #expect(PrescriptionStatus(expires: expires, today: date("2026-12-31")) == .expiring)
         #expect(PrescriptionStatus(expires: expires, today: date("2027-01-01")) == .expired)
-        #expect(PrescriptionStatus(expires: expires, today: date("2026-11-01")) == .expiring)  // 60 days
-        #expect(PrescriptionStatus(expires: expires, today: date("2026-10-31")) == .valid)     // 61 days
+        #expect(PrescriptionStatus(expires: expires, today: date("2026-11-01")) == .expiring) // 60 days
+        #expect(PrescriptionStatus(expires: expires, today: date("2026-10-31")) == .valid) // 61 days
     }
 
     @Test func noExpiryIsAlwaysValid() {

@@ -1,5 +1,5 @@
-import Testing
 import RxModel
+import Testing
 
 // Shared helpers for the RxModel tests. Literals passed here are written by the tests themselves;
 // a typo is a test bug, so the helpers record an issue and fall back to a value that makes the
@@ -32,29 +32,38 @@ enum Fixture {
     static let issued = CalendarDate(year: 2026, month: 3, day: 1)!
 
     /// OD -2.25 -0.75 x180, OS -2.00 DS.
-    static let glassesRight = LensSpecification(sphere: Hundredths(raw: -225), cylinder: Hundredths(raw: -75), axis: 180)
+    static let glassesRight = LensSpecification(
+        sphere: Hundredths(raw: -225), cylinder: Hundredths(raw: -75), axis: 180)
     static let glassesLeft = LensSpecification(sphere: Hundredths(raw: -200))
 
     /// OD -3.00 bc 8.6 dia 14.2, OS -2.75 -1.25 x170 bc 8.7 dia 14.5.
-    static let contactsRight = LensSpecification(sphere: Hundredths(raw: -300), baseCurve: Hundredths(raw: 860),
-                                                 diameter: Hundredths(raw: 1420), brand: "Acuvue Oasys")
-    static let contactsLeft = LensSpecification(sphere: Hundredths(raw: -275), cylinder: Hundredths(raw: -125), axis: 170,
-                                                baseCurve: Hundredths(raw: 870), diameter: Hundredths(raw: 1450),
-                                                brand: "Acuvue Oasys for Astigmatism")
+    static let contactsRight = LensSpecification(
+        sphere: Hundredths(raw: -300), baseCurve: Hundredths(raw: 860),
+        diameter: Hundredths(raw: 1420), brand: "Acuvue Oasys")
+    static let contactsLeft = LensSpecification(
+        sphere: Hundredths(raw: -275), cylinder: Hundredths(raw: -125), axis: 170,
+        baseCurve: Hundredths(raw: 870), diameter: Hundredths(raw: 1450),
+        brand: "Acuvue Oasys for Astigmatism")
 
     /// A valid glasses prescription (issued 2026-03-01, expires 2028-03-01).
-    static func glasses(right: LensSpecification? = glassesRight, left: LensSpecification? = glassesLeft,
-                        issued: CalendarDate = issued, expires: CalendarDate? = CalendarDate(year: 2028, month: 3, day: 1),
-                        pd: PupillaryDistance? = nil) -> Prescription {
-        Prescription(kind: .glasses, patient: patient, prescriber: prescriber, issued: issued, expires: expires,
-                     right: right, left: left, pupillaryDistance: pd)
+    static func glasses(
+        right: LensSpecification? = glassesRight, left: LensSpecification? = glassesLeft,
+        issued: CalendarDate = issued, expires: CalendarDate? = CalendarDate(year: 2028, month: 3, day: 1),
+        pd: PupillaryDistance? = nil
+    ) -> Prescription {
+        Prescription(
+            kind: .glasses, patient: patient, prescriber: prescriber, issued: issued, expires: expires,
+            right: right, left: left, pupillaryDistance: pd)
     }
 
     /// A valid contact-lens prescription (issued 2026-03-01, expires 2027-03-01).
-    static func contacts(right: LensSpecification? = contactsRight, left: LensSpecification? = contactsLeft,
-                         issued: CalendarDate = issued, expires: CalendarDate? = CalendarDate(year: 2027, month: 3, day: 1)) -> Prescription {
-        Prescription(kind: .contacts, patient: patient, prescriber: prescriber, issued: issued, expires: expires,
-                     right: right, left: left)
+    static func contacts(
+        right: LensSpecification? = contactsRight, left: LensSpecification? = contactsLeft,
+        issued: CalendarDate = issued, expires: CalendarDate? = CalendarDate(year: 2027, month: 3, day: 1)
+    ) -> Prescription {
+        Prescription(
+            kind: .contacts, patient: patient, prescriber: prescriber, issued: issued, expires: expires,
+            right: right, left: left)
     }
 }
 
@@ -69,8 +78,10 @@ func violations(of rx: Prescription, on day: CalendarDate = today) -> [RuleViola
 }
 
 /// Checks `rx`, recording an issue (with every violation) when it is refused.
-func accepted(_ rx: Prescription, on day: CalendarDate = today,
-              sourceLocation: SourceLocation = #_sourceLocation) -> CheckedPrescription? {
+func accepted(
+    _ rx: Prescription, on day: CalendarDate = today,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> CheckedPrescription? {
     do {
         return try PrescriptionRules.check(rx, today: day)
     } catch {
@@ -117,28 +128,36 @@ extension SeededGenerator {
             if chance(40) {
                 switch Int.random(in: 0..<4, using: &self) {
                 case 0:
-                    lens.prism = .rectangular(vertical: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .up : .down),
-                                              horizontal: nil)
+                    lens.prism = .rectangular(
+                        vertical: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .up : .down),
+                        horizontal: nil)
                 case 1:
-                    lens.prism = .rectangular(vertical: nil,
-                                              horizontal: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .in : .out))
+                    lens.prism = .rectangular(
+                        vertical: nil,
+                        horizontal: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .in : .out))
                 case 2:
-                    lens.prism = .rectangular(vertical: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .up : .down),
-                                              horizontal: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .in : .out))
+                    lens.prism = .rectangular(
+                        vertical: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .up : .down),
+                        horizontal: .init(amount: hundredths(25...2000, step: 25), base: chance(50) ? .in : .out))
                 default:
-                    lens.prism = .polar(amount: hundredths(25...2000, step: 25), angle: Int.random(in: 0...359, using: &self))
+                    lens.prism = .polar(
+                        amount: hundredths(25...2000, step: 25), angle: Int.random(in: 0...359, using: &self))
                 }
             }
             if chance(30) { lens.vertexDistance = hundredths(500...2500, step: 10) }
             if chance(30) {
                 let far = hundredths(2050...4000, step: 50)
                 lens.farPD = far
-                if chance(50) { lens.nearPD = Hundredths(raw: far.raw - 50 * Int.random(in: 1...((far.raw - 2000) / 50), using: &self)) }
+                if chance(50) {
+                    lens.nearPD = Hundredths(
+                        raw: far.raw - 50 * Int.random(in: 1...((far.raw - 2000) / 50), using: &self))
+                }
             }
         case .contacts:
             if chance(80) { lens.baseCurve = hundredths(700...1000) }
             if chance(80) { lens.diameter = hundredths(800...1650, step: 10) }
-            lens.brand = ["Acuvue Oasys", "Biofinity", "Dailies Total1", "Air Optix"][Int.random(in: 0..<4, using: &self)]
+            lens.brand =
+                ["Acuvue Oasys", "Biofinity", "Dailies Total1", "Air Optix"][Int.random(in: 0..<4, using: &self)]
         }
         return lens
     }
@@ -151,7 +170,8 @@ extension Int {
 extension LensSpecification {
     /// Only the fields the notation carries (sphere, cylinder, axis, add, prism, bc, dia).
     var notationFields: LensSpecification {
-        LensSpecification(sphere: sphere, cylinder: cylinder, axis: axis, add: add, prism: prism,
-                          baseCurve: baseCurve, diameter: diameter)
+        LensSpecification(
+            sphere: sphere, cylinder: cylinder, axis: axis, add: add, prism: prism,
+            baseCurve: baseCurve, diameter: diameter)
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import RxModel
+import Testing
 
 /// One rule for stored text: limits that combining marks cannot get past, and no character that
 /// changes how the rest prints (bidirectional controls, zero-width characters, line separators).
@@ -19,9 +19,11 @@ import RxModel
         #expect(violations(of: rx).map(\.field) == ["note"])
     }
 
-    @Test(arguments: ["\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}",
-                      "\u{200E}", "\u{200F}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}", "\u{2028}", "\u{2029}",
-                      "\u{0085}", "\u{001B}", "\u{0000}"])
+    @Test(arguments: [
+        "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}",
+        "\u{200E}", "\u{200F}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}", "\u{2028}", "\u{2029}",
+        "\u{0085}", "\u{001B}", "\u{0000}"
+    ])
     func invisibleAndControlCharactersAreRefusedInEveryName(character: String) {
         let value = "Ada" + character + "Hale"
         var rx = Fixture.contacts()
@@ -30,7 +32,10 @@ import RxModel
         rx.prescriber.licence = value
         rx.prescriber.contact = value
         rx.left!.brand = value
-        #expect(Set(violations(of: rx).map(\.field)) == ["patient name", "prescriber name", "prescriber licence", "prescriber contact", "brand"])
+        #expect(
+            Set(violations(of: rx).map(\.field)) == [
+                "patient name", "prescriber name", "prescriber licence", "prescriber contact", "brand"
+            ])
         #expect(TextField.name.problem(with: value) != nil)
         #expect(TextField.attachmentNameProblem(value + ".pdf") != nil)
     }
@@ -58,8 +63,10 @@ import RxModel
         for good in ["scan.pdf", "scan 2026.pdf", "Brille-Rezept_ä.png", "a.b.c.png"] {
             #expect(TextField.attachmentNameProblem(good) == nil, "\(good)")
         }
-        for bad in ["", " ", ".", "..", ".hidden.pdf", "-rf.pdf", "a/b.pdf", "a\\b.pdf", " scan.pdf", "scan.pdf ",
-                    "scan\u{202E}fdp.exe", "a\u{200B}b.pdf", "a\nb.pdf", "x" + String(repeating: "\u{0301}", count: 5000)] {
+        for bad in [
+            "", " ", ".", "..", ".hidden.pdf", "-rf.pdf", "a/b.pdf", "a\\b.pdf", " scan.pdf", "scan.pdf ",
+            "scan\u{202E}fdp.exe", "a\u{200B}b.pdf", "a\nb.pdf", "x" + String(repeating: "\u{0301}", count: 5000)
+        ] {
             #expect(TextField.attachmentNameProblem(bad) != nil, "\(bad.debugDescription)")
         }
     }

@@ -1,11 +1,14 @@
-import Testing
 import RxModel
+import Testing
 
 /// `Trend`: the numbers `rxvault trend` prints and draws, against values worked out by hand
 /// (the arithmetic is in the comments).
 @Suite struct TrendCalculationTests {
-    static func lens(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = nil, vertex: String? = nil) -> LensSpecification {
-        LensSpecification(sphere: h(sphere), cylinder: cylinder.map { h($0) }, axis: axis, vertexDistance: vertex.map { h($0) })
+    static func lens(_ sphere: String, _ cylinder: String? = nil, x axis: Int? = nil, vertex: String? = nil)
+        -> LensSpecification
+    {
+        LensSpecification(
+            sphere: h(sphere), cylinder: cylinder.map { h($0) }, axis: axis, vertexDistance: vertex.map { h($0) })
     }
 
     static func glasses(_ issued: String, right: LensSpecification?, left: LensSpecification?) -> Prescription {
@@ -16,15 +19,26 @@ import RxModel
         Fixture.contacts(right: right, left: left, issued: date(issued), expires: nil)
     }
 
-    static func close(_ a: Double?, _ b: Double, within: Double = 1e-9) -> Bool { a.map { abs($0 - b) < within } ?? false }
+    static func close(_ a: Double?, _ b: Double, within: Double = 1e-9) -> Bool {
+        a.map { abs($0 - b) < within } ?? false
+    }
 
     @Test func aChildsSeriesHasTheHandComputedValuesRatesAndFit() throws {
         // 2014-03-01, 2018-03-01 and 2022-03-01 are 1461 days apart (4 x 365 + one 29 February):
         // exactly 4.00 years of 365.25 days each.
         let trend = Trend([
-            ("c" + String(repeating: "0", count: 31), Self.glasses("2022-03-01", right: Self.lens("-2.75", "-0.50", x: 180), left: nil)),
-            ("a" + String(repeating: "0", count: 31), Self.glasses("2014-03-01", right: Self.lens("-0.50"), left: Self.lens("-1.00", "+0.50", x: 90))),
-            ("b" + String(repeating: "0", count: 31), Self.glasses("2018-03-01", right: Self.lens("-1.75", "-0.50", x: 180), left: Self.lens("-1.25"))),
+            (
+                "c" + String(repeating: "0", count: 31),
+                Self.glasses("2022-03-01", right: Self.lens("-2.75", "-0.50", x: 180), left: nil)
+            ),
+            (
+                "a" + String(repeating: "0", count: 31),
+                Self.glasses("2014-03-01", right: Self.lens("-0.50"), left: Self.lens("-1.00", "+0.50", x: 90))
+            ),
+            (
+                "b" + String(repeating: "0", count: 31),
+                Self.glasses("2018-03-01", right: Self.lens("-1.75", "-0.50", x: 180), left: Self.lens("-1.25"))
+            )
         ])
         let od = try #require(trend.series(.right))
         // SE = S + C/2: -0.50; -1.75 - 0.25 = -2.00; -2.75 - 0.25 = -3.00.
@@ -55,8 +69,10 @@ import RxModel
 
     @Test func aLeapYearCountsItsExtraDay() throws {
         // 2019-09-01 to 2020-09-01 is 366 days: -0.50 x 365.25 / 366 = -0.49898 D/yr, printed -0.499.
-        let trend = Trend([("1", Self.glasses("2019-09-01", right: Self.lens("-1.00"), left: nil)),
-                           ("2", Self.glasses("2020-09-01", right: Self.lens("-1.50"), left: nil))])
+        let trend = Trend([
+            ("1", Self.glasses("2019-09-01", right: Self.lens("-1.00"), left: nil)),
+            ("2", Self.glasses("2020-09-01", right: Self.lens("-1.50"), left: nil))
+        ])
         let point = try #require(trend.series(.right)?.points.last)
         #expect(point.days == 366)
         #expect(Self.close(point.ratePerYear, -0.5 * 365.25 / 366))
@@ -82,7 +98,7 @@ import RxModel
         let withGlasses = Trend([
             ("1", Self.contacts("2021-01-01", right: Self.lens("-5.00"), left: nil)),
             ("2", Self.glasses("2020-01-01", right: Self.lens("-5.25", vertex: "14"), left: nil)),
-            ("3", Self.glasses("2023-01-01", right: Self.lens("-5.50", vertex: "10"), left: nil)),
+            ("3", Self.glasses("2023-01-01", right: Self.lens("-5.50", vertex: "10"), left: nil))
         ])
         let contact = try #require(withGlasses.series(.right)?.points.first { $0.kind == .contacts })
         #expect(contact.vertexDistance == h("14") && !contact.vertexDistanceAssumed)
@@ -94,8 +110,10 @@ import RxModel
 
     @Test func theSameDayHasAChangeButNoRate() throws {
         // Glasses -3.00 and contacts -3.00 (at 12 mm: -3.00 / 0.964 = -3.112033) issued together.
-        let trend = Trend([("2", Self.contacts("2024-05-02", right: Self.lens("-3.00"), left: nil)),
-                           ("1", Self.glasses("2024-05-02", right: Self.lens("-3.00"), left: nil))])
+        let trend = Trend([
+            ("2", Self.contacts("2024-05-02", right: Self.lens("-3.00"), left: nil)),
+            ("1", Self.glasses("2024-05-02", right: Self.lens("-3.00"), left: nil))
+        ])
         let series = try #require(trend.series(.right))
         #expect(series.points.map(\.kind) == [.glasses, .contacts], "glasses first on the same day")
         #expect(series.points[1].days == 0 && series.points[1].ratePerYear == nil)
@@ -107,25 +125,31 @@ import RxModel
     @Test func oneEyeOnePointBalanceLensesAndEnteredInError() throws {
         var mistaken = Self.glasses("2022-01-01", right: Self.lens("-9.00"), left: Self.lens("-9.00"))
         mistaken.fhir = KeptFHIR(resource: ["status": .string("entered-in-error")])
-        let trend = Trend([("1", Self.glasses("2020-01-01", right: Self.lens("+1.25"), left: .balanceLens)),
-                           ("2", mistaken)])
+        let trend = Trend([
+            ("1", Self.glasses("2020-01-01", right: Self.lens("+1.25"), left: .balanceLens)),
+            ("2", mistaken)
+        ])
         #expect(trend.series.map(\.eye) == [.right], "the left eye has only a balance lens")
         let od = try #require(trend.series(.right))
         #expect(od.points.count == 1 && od.points[0].change == nil && od.points[0].ratePerYear == nil && od.fit == nil)
         #expect(od.rateSummary == "one prescription: no rate yet")
         #expect(trend.skipped.map(\.prescription) == ["1", "2"])
         #expect(trend.skipped.map(\.eye) == [.left, nil])
-        #expect(trend.skipped[0].reason.contains("balance lens") && trend.skipped[1].reason.contains("entered-in-error"))
+        #expect(
+            trend.skipped[0].reason.contains("balance lens") && trend.skipped[1].reason.contains("entered-in-error"))
         #expect(trend.prescriptions == ["1"])
 
         // Asking for one eye leaves the other out entirely.
-        let left = Trend([("1", Self.glasses("2020-01-01", right: Self.lens("-1.00"), left: Self.lens("-2.00")))], eyes: [.left])
+        let left = Trend(
+            [("1", Self.glasses("2020-01-01", right: Self.lens("-1.00"), left: Self.lens("-2.00")))], eyes: [.left])
         #expect(left.series.map(\.eye) == [.left])
         #expect(Trend([]).isEmpty && Trend([]).dateRange == nil)
     }
 
-    @Test(arguments: [(-2.625, "-2.625"), (0.5, "+0.50"), (-0.0004, "0.00"), (0, "0.00"), (-5.3191489, "-5.319"),
-                      (-0.4989754, "-0.499"), (-0.3125, "-0.313"), (1.0, "+1.00"), (-12.1, "-12.10")])
+    @Test(arguments: [
+        (-2.625, "-2.625"), (0.5, "+0.50"), (-0.0004, "0.00"), (0, "0.00"), (-5.3191489, "-5.319"),
+        (-0.4989754, "-0.499"), (-0.3125, "-0.313"), (1.0, "+1.00"), (-12.1, "-12.10")
+    ])
     func valuesPrintToTheThousandth(value: Double, text: String) {
         #expect(Trend.text(value) == text)
     }

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import RxCrypto
 import Testing
+
 @testable import RxServe
 
 /// Requests to the in-process API as a client app makes them.
@@ -23,7 +24,9 @@ struct APIClient: Sendable {
         var contentType: String? { headers[.contentType] }
 
         /// The resources of a Bundle's entries.
-        var resources: [[String: Any]] { (json["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] } }
+        var resources: [[String: Any]] {
+            (json["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }
+        }
         var total: Int? { json["total"] as? Int }
 
         /// An OperationOutcome's issue code (nil when the body is not one).
@@ -33,12 +36,15 @@ struct APIClient: Sendable {
         }
     }
 
-    func request(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, body: String? = nil,
-                 headers extra: HTTPFields = [:]) async throws -> Answer {
+    func request(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, body: String? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> Answer {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
         if body != nil { headers[.contentType] = "application/json" }
-        let response = try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        let response = try await client.execute(
+            uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
         return Answer(status: response.status, headers: response.headers, body: Array(response.body.readableBytesView))
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import RxModel
 import Testing
+
 @testable import RxServe
 @testable import RxVault
 
@@ -31,32 +32,44 @@ import Testing
             let shopSearch = try await api.get("/VisionPrescription", token: shop)
             #expect(shopSearch.total == 1 && shopSearch.resources.first?["id"] as? String == glassesID)
             let familySearch = try await api.get("/VisionPrescription", token: family)
-            #expect(familySearch.total == 1 && familySearch.text.contains(contacts.id.hex) && !familySearch.text.contains(glasses.id.hex))
+            #expect(
+                familySearch.total == 1 && familySearch.text.contains(contacts.id.hex)
+                    && !familySearch.text.contains(glasses.id.hex))
 
             // What was not granted is answered exactly like what does not exist: 404, never 403.
             let ungranted = try await api.get("/VisionPrescription/\(glassesID)", token: family)
             let missing = try await api.get("/VisionPrescription/00000000-0000-5000-8000-000000000000", token: family)
             #expect(ungranted.status == .notFound && ungranted.outcome == "not-found" && ungranted.body == missing.body)
             for path in ["/_history", "/_history/1"] {
-                #expect(try await api.get("/VisionPrescription/\(glassesID)\(path)", token: family).body == missing.body)
+                #expect(
+                    try await api.get("/VisionPrescription/\(glassesID)\(path)", token: family).body == missing.body)
             }
             // Attachments only where the grant includes them.
             let documents = try await api.get("/DocumentReference", token: shop)
-            let binary = try #require((documents.resources.first?["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])["url"] as? String
+            let binary =
+                try #require(
+                    (documents.resources.first?["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])[
+                    "url"] as? String
             let binaryPath = String(try #require(binary).dropFirst("http://localhost".count))
             #expect(try await api.get(binaryPath, token: shop).status == .ok)
             #expect(try await api.get(binaryPath, token: family).status == .notFound)
             #expect(try await api.get("/DocumentReference", token: family).total == 0)
             // Both prescriptions are Quintessa's (one patient record): the family reads the Patient
             // of its own grant, which says nothing of her other prescriptions.
-            let patient = try await api.get("/Patient/\(FHIR.patientResourceID(contacts.prescription.patient))", token: family)
-            #expect(patient.status == .ok && !patient.text.contains("VisionPrescription") && !patient.text.contains(glasses.id.hex))
+            let patient = try await api.get(
+                "/Patient/\(FHIR.patientResourceID(contacts.prescription.patient))", token: family)
+            #expect(
+                patient.status == .ok && !patient.text.contains("VisionPrescription")
+                    && !patient.text.contains(glasses.id.hex))
 
             // Every read is queued for the owner's audit log, and written by the server's audit write.
             try await api.flush()
         }
         let reads = try vault.owner.log().map(\.event).filter { $0.detail?.hasPrefix("api ") == true }
-        #expect(reads.contains { $0.detail == "api read Binary scan.png" && $0.client == (try? vault.client("shop"))?.id.hex })
+        #expect(
+            reads.contains {
+                $0.detail == "api read Binary scan.png" && $0.client == (try? vault.client("shop"))?.id.hex
+            })
         #expect(Set(reads.compactMap(\.client)).count == 2)
     }
 
@@ -84,7 +97,8 @@ import Testing
             }
             // Expiry is judged by the server's clock: the last day still works, the next one not.
             vault.clock.advance(days: 5)
-            #expect(try await api.get("/VisionPrescription", token: family).total == 1, "2026-06-20, the grant's last day")
+            #expect(
+                try await api.get("/VisionPrescription", token: family).total == 1, "2026-06-20, the grant's last day")
             vault.clock.advance(days: 1)
             #expect(try await api.get("/VisionPrescription", token: family).total == 0, "the day after, nothing")
         }
@@ -111,7 +125,9 @@ import Testing
             prescription.patient = Patient(name: patients[n % patients.count])
             let record = try vault.add(prescription)
             var entry = Model.Prescription(id: record.id, note: prescription.note, attachments: [])
-            if n < 2 { entry.attachments.append(FHIR.attachmentResourceID(try vault.attach(Self.pixel, to: record.id).id)) }
+            if n < 2 {
+                entry.attachments.append(FHIR.attachmentResourceID(try vault.attach(Self.pixel, to: record.id).id))
+            }
             model.prescriptions.append(entry)
         }
         for name in ["shop", "family", "clinic"] {
@@ -134,7 +150,9 @@ import Testing
                     // re-grants that keep or change their terms come up), terms restated or not.
                     let held = model.live(client).keys.sorted()
                     let pick = { (rng: inout Generator) -> Int in
-                        held.isEmpty || Bool.random(using: &rng) ? Int.random(in: 0..<model.prescriptions.count, using: &rng) : held.randomElement(using: &rng)!
+                        held.isEmpty || Bool.random(using: &rng)
+                            ? Int.random(in: 0..<model.prescriptions.count, using: &rng)
+                            : held.randomElement(using: &rng)!
                     }
                     let targets = Array(Set((0..<Int.random(in: 1...2, using: &rng)).map { _ in pick(&rng) })).sorted()
                     var end: GrantExpiry?
@@ -144,22 +162,29 @@ import Testing
                     default: end = nil
                     }
                     let attachments: Bool? = [true, false, nil].randomElement(using: &rng)!
-                    try vault.owner.grant(try vault.client(client), targets.map { model.prescriptions[$0].id }, expires: end, attachments: attachments)
+                    try vault.owner.grant(
+                        try vault.client(client), targets.map { model.prescriptions[$0].id }, expires: end,
+                        attachments: attachments)
                     for target in targets {
                         let existing = model.live(client)[target]
-                        let lastDay: CalendarDate? = switch end {
-                        case .until(let day): day
-                        case .never: nil
-                        case nil: existing?.lastDay
-                        }
-                        model.grants[client, default: [:]][target] = Terms(lastDay: lastDay, attachments: attachments ?? existing?.attachments ?? true)
+                        let lastDay: CalendarDate? =
+                            switch end {
+                            case .until(let day): day
+                            case .never: nil
+                            case nil: existing?.lastDay
+                            }
+                        model.grants[client, default: [:]][target] = Terms(
+                            lastDay: lastDay, attachments: attachments ?? existing?.attachments ?? true)
                     }
-                    did = "grant \(client) \(targets) \(String(describing: end)) attachments \(String(describing: attachments))"
+                    did =
+                        "grant \(client) \(targets) \(String(describing: end)) attachments \(String(describing: attachments))"
                 case 42..<60:
                     // Revoke one live grant (or all of them now and then).
                     let live = model.live(client).keys.sorted()
                     if live.isEmpty || Int.random(in: 0..<8, using: &rng) == 0 {
-                        if !(model.grants[client] ?? [:]).isEmpty { try vault.owner.revoke(try vault.client(client), nil) }
+                        if !(model.grants[client] ?? [:]).isEmpty {
+                            try vault.owner.revoke(try vault.client(client), nil)
+                        }
                         model.grants[client] = [:]
                         did = "revoke \(client) --all"
                     } else {
@@ -178,7 +203,8 @@ import Testing
                 case 70..<75:
                     // Another attachment: clients granted attachments of that prescription see it too.
                     let target = Int.random(in: 0..<model.prescriptions.count, using: &rng)
-                    model.prescriptions[target].attachments.append(FHIR.attachmentResourceID(try vault.attach(Self.pixel, to: model.prescriptions[target].id).id))
+                    model.prescriptions[target].attachments.append(
+                        FHIR.attachmentResourceID(try vault.attach(Self.pixel, to: model.prescriptions[target].id).id))
                     did = "attach to \(target)"
                 case 75..<80 where model.clients.count > 2:
                     try vault.owner.removeClient(try vault.client(client))
@@ -211,7 +237,8 @@ import Testing
                     did += ", the server's audit write"
                 }
                 log.append("\(step): \(did)")
-                try await expectModel(api, model, step: "after step \(step) (seed \(seed)):\n" + log.suffix(6).joined(separator: "\n"))
+                try await expectModel(
+                    api, model, step: "after step \(step) (seed \(seed)):\n" + log.suffix(6).joined(separator: "\n"))
             }
             try await api.flush()
         }
@@ -258,21 +285,34 @@ import Testing
             let live = model.live(name)
             let search = try await api.get("/VisionPrescription?_count=200", token: token)
             #expect(search.status == .ok, "\(name) search: \(search.status) \(search.text) \(step)")
-            #expect(search.total == live.count, "\(name) search total \(search.total ?? -1), expected \(live.count) \(step)")
-            #expect(Set(search.resources.compactMap { $0["id"] as? String }) == Set(live.keys.map { model.prescriptions[$0].resourceID }),
-                    "\(name) search ids \(step)")
+            #expect(
+                search.total == live.count, "\(name) search total \(search.total ?? -1), expected \(live.count) \(step)"
+            )
+            #expect(
+                Set(search.resources.compactMap { $0["id"] as? String })
+                    == Set(live.keys.map { model.prescriptions[$0].resourceID }),
+                "\(name) search ids \(step)")
             var documents = 0
             for (index, prescription) in model.prescriptions.enumerated() {
                 let read = try await api.get("/VisionPrescription/\(prescription.resourceID)", token: token)
                 if let terms = live[index] {
-                    #expect(read.status == .ok && read.json["id"] as? String == prescription.resourceID, "\(name) reads granted \(index): \(read.status) \(step)")
+                    #expect(
+                        read.status == .ok && read.json["id"] as? String == prescription.resourceID,
+                        "\(name) reads granted \(index): \(read.status) \(step)")
                     // The newest version, as the history (read from the file on each request) says.
-                    let history = try await api.get("/VisionPrescription/\(prescription.resourceID)/_history", token: token)
-                    let versions = history.resources.compactMap { ($0["meta"] as? [String: Any])?["versionId"] as? String }.compactMap(Int.init)
+                    let history = try await api.get(
+                        "/VisionPrescription/\(prescription.resourceID)/_history", token: token)
+                    let versions = history.resources.compactMap {
+                        ($0["meta"] as? [String: Any])?["versionId"] as? String
+                    }.compactMap(Int.init)
                     let served = ((read.json["meta"] as? [String: Any])?["versionId"] as? String).flatMap(Int.init)
-                    #expect(served != nil && served == versions.max(), "\(name) reads \(index) version \(served ?? 0), newest \(versions.max() ?? 0) \(step)")
+                    #expect(
+                        served != nil && served == versions.max(),
+                        "\(name) reads \(index) version \(served ?? 0), newest \(versions.max() ?? 0) \(step)")
                     if let note = prescription.note {
-                        #expect(read.text.contains(note), "\(name) reads \(index) without its newest note '\(note)' \(step)")
+                        #expect(
+                            read.text.contains(note), "\(name) reads \(index) without its newest note '\(note)' \(step)"
+                        )
                     }
                     if terms.attachments { documents += prescription.attachments.count }
                 } else {
@@ -281,12 +321,18 @@ import Testing
                 for attachment in prescription.attachments {
                     let binary = try await api.get("/Binary/\(attachment)", token: token)
                     let expected: HTTPResponse.Status = live[index]?.attachments == true ? .ok : .notFound
-                    #expect(binary.status == expected, "\(name) Binary of \(index): \(binary.status), expected \(expected) \(step)")
+                    #expect(
+                        binary.status == expected,
+                        "\(name) Binary of \(index): \(binary.status), expected \(expected) \(step)")
                 }
             }
             let documentSearch = try await api.get("/DocumentReference", token: token)
-            #expect(documentSearch.total == documents, "\(name) DocumentReference total \(documentSearch.total ?? -1), expected \(documents) \(step)")
-            #expect(try await api.get("/VisionPrescription/00000000-0000-5000-8000-00000000beef", token: token).status == .notFound)
+            #expect(
+                documentSearch.total == documents,
+                "\(name) DocumentReference total \(documentSearch.total ?? -1), expected \(documents) \(step)")
+            #expect(
+                try await api.get("/VisionPrescription/00000000-0000-5000-8000-00000000beef", token: token).status
+                    == .notFound)
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import RxModel
 import Testing
+
 @testable import RxServe
 @testable import RxVault
 
@@ -31,7 +32,9 @@ import Testing
             #expect(basic.status == .unauthorized && basic.outcome == "login")
             // A path no route has, and a method no route takes: FHIR errors too.
             let nowhere = try await api.get("/Observation")
-            #expect(nowhere.status == .notFound && nowhere.outcome == "not-found" && nowhere.contentType?.hasPrefix("application/fhir+json") == true)
+            #expect(
+                nowhere.status == .notFound && nowhere.outcome == "not-found"
+                    && nowhere.contentType?.hasPrefix("application/fhir+json") == true)
             let deleted = try await api.request(.delete, "/metadata")
             #expect(deleted.status.code >= 400 && deleted.outcome != nil, "\(deleted.status) \(deleted.text)")
             // A body over 16 KiB: 413, before it is read whole.
@@ -55,14 +58,19 @@ import Testing
         try vault.grant("shop", [glasses.id, contacts.id])
         try await vault.serve { api in
             let token = try await api.token("shop")
-            for query in ["foo=bar", "datewritten=yesterday", "_count=100000", "_count=0", "status=revoked", "status=all", "_offset=-1"] {
+            for query in [
+                "foo=bar", "datewritten=yesterday", "_count=100000", "_count=0", "status=revoked", "status=all",
+                "_offset=-1"
+            ] {
                 let answer = try await api.get("/VisionPrescription?\(query)", token: token)
                 #expect(answer.status == .badRequest && answer.outcome == "invalid", "\(query): \(answer.text)")
             }
             func ids(_ query: String) async throws -> [String] {
                 let answer = try await api.get("/VisionPrescription?\(query)", token: token)
                 #expect(answer.status == .ok, "\(query): \(answer.text)")
-                return answer.resources.compactMap { ($0["identifier"] as? [[String: Any]])?.first?["value"] as? String }
+                return answer.resources.compactMap {
+                    ($0["identifier"] as? [[String: Any]])?.first?["value"] as? String
+                }
             }
             #expect(try await ids("datewritten=ge2026-01-01").count == 2)
             #expect(try await ids("datewritten=lt2026-01-01").isEmpty)
@@ -99,7 +107,8 @@ import Testing
         let record = try vault.add(ServedVault.glasses)
         _ = try vault.owner.edit(record.id) { $0.note = "version 2" }
         try vault.addClient("shop")
-        try await Task.sleep(for: .milliseconds(1100))   // the grant is a second after version 2 (timestamps are to the second)
+        // The grant is a second after version 2 (timestamps are to the second).
+        try await Task.sleep(for: .milliseconds(1100))
         try vault.grant("shop", [record.id])
         try await Task.sleep(for: .milliseconds(1100))
         _ = try vault.owner.edit(record.id) { $0.note = "version 3" }
@@ -111,8 +120,11 @@ import Testing
             #expect((read.json["meta"] as? [String: Any])?["versionId"] as? String == "3")
             let history = try await api.get("/VisionPrescription/\(resourceID)/_history", token: token)
             #expect(history.json["type"] as? String == "history")
-            #expect(history.resources.compactMap { ($0["meta"] as? [String: Any])?["versionId"] as? String } == ["3", "2"])
-            #expect(try await api.get("/VisionPrescription/\(resourceID)/_history/2", token: token).text.contains("version 2"))
+            #expect(
+                history.resources.compactMap { ($0["meta"] as? [String: Any])?["versionId"] as? String } == ["3", "2"])
+            #expect(
+                try await api.get("/VisionPrescription/\(resourceID)/_history/2", token: token).text.contains(
+                    "version 2"))
             for version in ["1", "4", "x"] {
                 let answer = try await api.get("/VisionPrescription/\(resourceID)/_history/\(version)", token: token)
                 #expect(answer.status == .notFound && answer.outcome == "not-found", "version \(version)")
@@ -132,24 +144,37 @@ import Testing
             let token = try await api.token("shop")
             let patientID = FHIR.patientResourceID(glasses.prescription.patient)
             let patient = try await api.get("/Patient/\(patientID)", token: token)
-            #expect(patient.status == .ok && patient.json["resourceType"] as? String == "Patient" && patient.text.contains("Quintessa Marlowe"))
-            #expect(try await api.get("/Patient/\(FHIR.patientResourceID(Patient(name: "Someone Else")))", token: token).status == .notFound)
+            #expect(
+                patient.status == .ok && patient.json["resourceType"] as? String == "Patient"
+                    && patient.text.contains("Quintessa Marlowe"))
+            #expect(
+                try await api.get("/Patient/\(FHIR.patientResourceID(Patient(name: "Someone Else")))", token: token)
+                    .status == .notFound)
 
             let documents = try await api.get("/DocumentReference", token: token)
             #expect(documents.total == 1, "only the granted prescription's attachment: \(documents.text)")
-            let related = try await api.get("/DocumentReference?related=VisionPrescription/\(FHIR.prescriptionResourceID(glasses.id))", token: token)
+            let related = try await api.get(
+                "/DocumentReference?related=VisionPrescription/\(FHIR.prescriptionResourceID(glasses.id))", token: token
+            )
             #expect(related.total == 1)
-            #expect(try await api.get("/DocumentReference?related=VisionPrescription/\(FHIR.prescriptionResourceID(contacts.id))", token: token).total == 0)
+            #expect(
+                try await api.get(
+                    "/DocumentReference?related=VisionPrescription/\(FHIR.prescriptionResourceID(contacts.id))",
+                    token: token
+                ).total == 0)
             #expect(try await api.get("/DocumentReference?subject=x", token: token).status == .badRequest)
             let document = try #require(related.resources.first)
-            let attachment = try #require(((document["content"] as? [[String: Any]])?.first)?["attachment"] as? [String: Any])
+            let attachment = try #require(
+                ((document["content"] as? [[String: Any]])?.first)?["attachment"] as? [String: Any])
             #expect(attachment["data"] == nil && attachment["hash"] == nil)
             let url = try #require(attachment["url"] as? String)
             #expect(url == "http://localhost/Binary/\(FHIR.attachmentResourceID(photo.id))")
 
             let binary = try await api.get(String(url.dropFirst("http://localhost".count)), token: token)
             #expect(binary.status == .ok && binary.contentType == "image/png")
-            #expect(binary.body == Array(try Data(contentsOf: URL(fileURLWithPath: ServedVault.photo))), "every chunk, in order")
+            #expect(
+                binary.body == Array(try Data(contentsOf: URL(fileURLWithPath: ServedVault.photo))),
+                "every chunk, in order")
             #expect(binary.headers[.contentLength] == String(photo.metadata.size))
             #expect(try await api.get("/Binary/\(UUID().uuidString.lowercased())", token: token).status == .notFound)
         }
@@ -161,8 +186,12 @@ import Testing
         try vault.addClient("shop")
         try await vault.serve { api in
             let token = try await api.token("shop")
-            let made = try await api.post("/access-requests", token: token, body: #"{"reason": "ordering contact lenses", "kinds": ["contacts"]}"#)
-            #expect(made.status == .accepted && made.contentType == "application/json" && made.headers[.cacheControl] == "no-store")
+            let made = try await api.post(
+                "/access-requests", token: token, body: #"{"reason": "ordering contact lenses", "kinds": ["contacts"]}"#
+            )
+            #expect(
+                made.status == .accepted && made.contentType == "application/json"
+                    && made.headers[.cacheControl] == "no-store")
             let id = try #require(made.json["id"] as? String)
             #expect(made.headers[.location] == "http://localhost/access-requests/\(id)")
             #expect(made.json["status"] as? String == "pending" && (made.json["granted"] as? [String])?.isEmpty == true)
@@ -171,11 +200,17 @@ import Testing
             _ = try vault.owner.approve(request, prescriptions: [contacts.id], expires: .never, attachments: nil)
             let answered = try await api.get("/access-requests/\(id)", token: token)
             #expect(answered.json["status"] as? String == "answered")
-            #expect(answered.json["granted"] as? [String] == ["VisionPrescription/\(FHIR.prescriptionResourceID(contacts.id))"])
-            #expect(try await api.get("/VisionPrescription", token: token).total == 1, "the approval is a grant, at the next request")
+            #expect(
+                answered.json["granted"] as? [String] == [
+                    "VisionPrescription/\(FHIR.prescriptionResourceID(contacts.id))"
+                ])
+            #expect(
+                try await api.get("/VisionPrescription", token: token).total == 1,
+                "the approval is a grant, at the next request")
 
             // A denied request says only "answered"; another client's or an unknown one is 404.
-            let second = try await api.post("/access-requests", token: token, body: #"{"reason": "all of them please"}"#)
+            let second = try await api.post(
+                "/access-requests", token: token, body: #"{"reason": "all of them please"}"#)
             let secondID = try #require(second.json["id"] as? String)
             try vault.owner.deny(try vault.owner.accessRequest(secondID))
             let denied = try await api.get("/access-requests/\(secondID)", token: token)
@@ -184,15 +219,22 @@ import Testing
             let otherToken = try await api.token("other")
             #expect(try await api.get("/access-requests/\(secondID)", token: otherToken).status == .notFound)
             #expect(try await api.get("/access-requests/ffffffffffffffff", token: token).status == .notFound)
-            for body in [#"{"why": "x"}"#, #"{"reason": "x", "kinds": ["sunglasses"]}"#, #"{"reason": "x", "kinds": [1]}"#] {
-                #expect(try await api.post("/access-requests", token: token, body: body).outcome == "invalid", "\(body)")
+            for body in [
+                #"{"why": "x"}"#, #"{"reason": "x", "kinds": ["sunglasses"]}"#, #"{"reason": "x", "kinds": [1]}"#
+            ] {
+                #expect(
+                    try await api.post("/access-requests", token: token, body: body).outcome == "invalid", "\(body)")
             }
             // A client cannot flood the owner: five waiting at most.
             for n in 1...5 {
-                #expect(try await api.post("/access-requests", token: token, body: #"{"reason": "request \#(n)"}"#).status == .accepted)
+                #expect(
+                    try await api.post("/access-requests", token: token, body: #"{"reason": "request \#(n)"}"#).status
+                        == .accepted)
             }
             let flooded = try await api.post("/access-requests", token: token, body: #"{"reason": "one more"}"#)
-            #expect(flooded.status == .tooManyRequests && flooded.outcome == "throttled" && flooded.headers[.retryAfter] != nil)
+            #expect(
+                flooded.status == .tooManyRequests && flooded.outcome == "throttled"
+                    && flooded.headers[.retryAfter] != nil)
         }
     }
 }

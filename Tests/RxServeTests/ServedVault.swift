@@ -8,6 +8,7 @@ import RxCrypto
 import RxModel
 import RxValidate
 import Testing
+
 @testable import RxServe
 @testable import RxVault
 
@@ -42,8 +43,10 @@ final class ServedVault: @unchecked Sendable {
     static let glasses = Prescription(
         kind: .glasses, patient: Patient(name: "Quintessa Marlowe", birthDate: CalendarDate(iso: "1980-04-02")),
         prescriber: Prescriber(name: "Dr Ignatius Fairweather", licence: "OPT-77123"),
-        issued: CalendarDate(iso: "2026-03-01")!, expires: CalendarDate(iso: "2028-03-01"), note: "Varifocal lenses preferred",
-        right: try! LensNotation.parse("-2.25 -0.75 x180 add +2.00"), left: try! LensNotation.parse("-1.75 -0.50 x170 add +2.00 prism 1.5 BI"),
+        issued: CalendarDate(iso: "2026-03-01")!, expires: CalendarDate(iso: "2028-03-01"),
+        note: "Varifocal lenses preferred",
+        right: try! LensNotation.parse("-2.25 -0.75 x180 add +2.00"),
+        left: try! LensNotation.parse("-1.75 -0.50 x170 add +2.00 prism 1.5 BI"),
         pupillaryDistance: PupillaryDistance(far: Hundredths(raw: 6350), near: Hundredths(raw: 6050)))
 
     static let contacts = Prescription(
@@ -77,22 +80,27 @@ final class ServedVault: @unchecked Sendable {
     func identity(_ name: String) throws -> AgeIdentity { try #require(identities[name]) }
 
     func grant(_ name: String, _ ids: [PrescriptionID], until: String? = nil, attachments: Bool = true) throws {
-        try owner.grant(try client(name), ids, expires: until.flatMap(CalendarDate.init(iso:)), includeAttachments: attachments)
+        try owner.grant(
+            try client(name), ids, expires: until.flatMap(CalendarDate.init(iso:)), includeAttachments: attachments)
     }
 
     /// The attachment parser runs in a child: the rxvault binary built beside the tests.
     static var parser: IsolatedParser {
         get throws {
-            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+                .deletingLastPathComponent()
                 .appendingPathComponent("rxvault").path
-            try #require(FileManager.default.isExecutableFile(atPath: binary), "the rxvault binary is built with the tests")
+            try #require(
+                FileManager.default.isExecutableFile(atPath: binary), "the rxvault binary is built with the tests")
             return IsolatedParser(executable: binary, arguments: ["_parse-untrusted"], limits: .init())
         }
     }
 
     /// Attaches `file` (by default a PNG photo) to the prescription.
     @discardableResult
-    func attach(_ file: String = ServedVault.photo, to id: PrescriptionID, name: String = "scan.png") throws -> AttachmentInfo {
+    func attach(_ file: String = ServedVault.photo, to id: PrescriptionID, name: String = "scan.png") throws
+        -> AttachmentInfo
+    {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
         var offset = 0
         return try owner.attach(to: id, name: name, allowDuplicate: true, parser: try Self.parser) { buffer in
@@ -104,16 +112,22 @@ final class ServedVault: @unchecked Sendable {
     }
 
     static let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments/valid/png-prescription-photo-1200x1600.png").path
+        .deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/attachments/valid/png-prescription-photo-1200x1600.png"
+        ).path
 
     // MARK: - The server's side
 
     /// The API on a connection of its own, as `rxvault serve` runs it; `body` talks to it.
-    func serve<Value: Sendable>(_ settings: ServeSettings = ServedVault.settings,
-                                _ body: @Sendable (APIClient) async throws -> Value) async throws -> Value {
-        let api = try ServeAPI(vault: try owner.anotherConnection(busyTimeoutMilliseconds: 5000), settings: settings, logger: Self.quiet)
+    func serve<Value: Sendable>(
+        _ settings: ServeSettings = ServedVault.settings,
+        _ body: @Sendable (APIClient) async throws -> Value
+    ) async throws -> Value {
+        let api = try ServeAPI(
+            vault: try owner.anotherConnection(busyTimeoutMilliseconds: 5000), settings: settings, logger: Self.quiet)
         let app = Application(router: api.router(), logger: Self.quiet)
-        return try await app.test(.router) { client in try await body(APIClient(client: client, api: api, vault: self)) }
+        return try await app.test(.router) { client in try await body(APIClient(client: client, api: api, vault: self))
+        }
     }
 
     /// The authenticator's clock stands still: "five failures in a minute" and a challenge's

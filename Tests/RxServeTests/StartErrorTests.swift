@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RxServe
 
 /// Why the server cannot start, as typed errors the CLI turns into its exit statuses (never
@@ -16,14 +17,18 @@ import Testing
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         try #require(bound)
         let port = Int(UInt16(bigEndian: address.sin_port))
         let settings = ServeSettings(address: .tcp(host: "127.0.0.1", port: port))
         await #expect(throws: ServeStartError.addressInUse("127.0.0.1:\(port)")) {
-            try await RxServer.run(vault: try vault.owner.anotherConnection(busyTimeoutMilliseconds: 1000), settings: settings,
-                                   logger: ServedVault.quiet) { _ in Issue.record("the server started") }
+            try await RxServer.run(
+                vault: try vault.owner.anotherConnection(busyTimeoutMilliseconds: 1000), settings: settings,
+                logger: ServedVault.quiet
+            ) { _ in Issue.record("the server started") }
         }
     }
 
@@ -32,9 +37,13 @@ import Testing
         let vault = try ServedVault()
         let path = vault.directory.appendingPathComponent("api.sock").path
         try Data("not a socket".utf8).write(to: URL(fileURLWithPath: path))
-        await #expect(throws: ServeStartError.socketPathInUse("\(path) exists and is not a socket; choose another --socket path")) {
-            try await RxServer.run(vault: try vault.owner.anotherConnection(busyTimeoutMilliseconds: 1000),
-                                   settings: ServeSettings(address: .unixSocket(path: path)), logger: ServedVault.quiet) { _ in }
+        await #expect(
+            throws: ServeStartError.socketPathInUse("\(path) exists and is not a socket; choose another --socket path")
+        ) {
+            try await RxServer.run(
+                vault: try vault.owner.anotherConnection(busyTimeoutMilliseconds: 1000),
+                settings: ServeSettings(address: .unixSocket(path: path)), logger: ServedVault.quiet
+            ) { _ in }
         }
         #expect(FileManager.default.fileExists(atPath: path))
     }
@@ -47,11 +56,16 @@ import Testing
         settings.tlsCertificate = pem
         settings.tlsKey = pem
         do {
-            try await RxServer.run(vault: try vault.owner.anotherConnection(busyTimeoutMilliseconds: 1000), settings: settings,
-                                   logger: ServedVault.quiet) { _ in }
+            try await RxServer.run(
+                vault: try vault.owner.anotherConnection(busyTimeoutMilliseconds: 1000), settings: settings,
+                logger: ServedVault.quiet
+            ) { _ in }
             Issue.record("the server started")
         } catch let error as ServeStartError {
-            guard case .tls(let why) = error else { Issue.record("\(error)"); return }
+            guard case .tls(let why) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(why.hasPrefix("cannot use the TLS certificate or key"))
         }
     }

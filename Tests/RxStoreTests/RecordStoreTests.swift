@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RxStore
 
 @Suite struct RecordStoreTests {
@@ -10,10 +11,11 @@ import Testing
     }()
 
     var header: VaultHeaderRecord {
-        VaultHeaderRecord(formatVersion: 1, vaultID: Array(repeating: 1, count: 16), kdfAlgorithm: "argon2id13",
-                          kdfOpsLimit: 2, kdfMemLimit: 64 << 20, kdfSalt: Array(repeating: 2, count: 16),
-                          wrappedRootKey: Array(repeating: 3, count: 72), maxAttachmentBytes: 32 << 20,
-                          auditPublicKey: Array(repeating: 4, count: 32))
+        VaultHeaderRecord(
+            formatVersion: 1, vaultID: Array(repeating: 1, count: 16), kdfAlgorithm: "argon2id13",
+            kdfOpsLimit: 2, kdfMemLimit: 64 << 20, kdfSalt: Array(repeating: 2, count: 16),
+            wrappedRootKey: Array(repeating: 3, count: 72), maxAttachmentBytes: 32 << 20,
+            auditPublicKey: Array(repeating: 4, count: 32))
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
@@ -68,8 +70,10 @@ import Testing
         let store = try SQLiteRecordStore(openingAt: p)
         let id = PrescriptionID(hex: String(repeating: "ab", count: 16))!
         try store.write {
-            try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
-            try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 2, wrappedKey: [3], content: [4], mac: []))
+            try store.insert(
+                PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
+            try store.insert(
+                PrescriptionVersionRecord(prescriptionID: id, version: 2, wrappedKey: [3], content: [4], mac: []))
         }
         #expect(try store.latestVersions().map(\.version) == [2])
         #expect(try store.versions(of: id).map(\.content) == [[2], [4]])
@@ -106,12 +110,16 @@ import Testing
         let sqlite = try SQLiteRecordStore(openingAt: p)
         let store: any RecordStore = sqlite
         #expect(try store.read { try store.checkStructure() } == [])
-        try sqlite.database.execute("""
+        try sqlite.database.execute(
+            """
             PRAGMA foreign_keys = OFF;
             INSERT INTO prescription_version (prescription_id, version, wrapped_key, content, mac)
             VALUES ('\(String(repeating: "ef", count: 16))', 1, x'01', x'02', x'03');
             """)
-        #expect(try store.read { try store.checkStructure() } == ["a row of prescription_version points at a missing prescription"])
+        #expect(
+            try store.read { try store.checkStructure() } == [
+                "a row of prescription_version points at a missing prescription"
+            ])
     }
 
     @Test func aFailedWriteLeavesNothing() throws {
@@ -121,8 +129,10 @@ import Testing
         let id = PrescriptionID(hex: String(repeating: "cd", count: 16))!
         #expect(throws: StoreError.self) {
             try store.write {
-                try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
-                try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
+                try store.insert(
+                    PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
+                try store.insert(
+                    PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
             }
         }
         #expect(try store.prescriptionCount() == 0)
@@ -140,7 +150,10 @@ import Testing
             _ = try SQLiteRecordStore(openingAt: newer)
             Issue.record("a newer format was opened")
         } catch {
-            guard case .unsupportedVersion(found: 99, supported: 4) = error else { Issue.record("got \(error)"); return }
+            guard case .unsupportedVersion(found: 99, supported: 4) = error else {
+                Issue.record("got \(error)")
+                return
+            }
         }
     }
 
@@ -151,59 +164,90 @@ import Testing
     /// store's own connection (so its reads see it) and rolled back after.
     @Test func valuesOutOfRangeOfAnotherTypeNullOrCutAreCorruptNamingTheirRow() throws {
         let p = path("v.rxv")
-        try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: [], state: VaultStateRecord(writeCounter: 3, state: [1], mac: [2]))
+        try SQLiteRecordStore.create(
+            at: p, header: header, auditHeadMAC: [], state: VaultStateRecord(writeCounter: 3, state: [1], mac: [2]))
         var store = try SQLiteRecordStore(openingAt: p)
         let id = PrescriptionID(hex: String(repeating: "ab", count: 16))!
         try store.write {
-            try store.insert(PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: [3]))
+            try store.insert(
+                PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: [3]))
             try store.append(AuditEntryRecord(sequence: 1, entry: [4], hash: Array(repeating: 5, count: 32), mac: nil))
         }
         func expectCorrupt(_ message: String, _ sql: String, _ read: () throws -> Void) throws {
-            try store.database.execute("PRAGMA ignore_check_constraints = ON; PRAGMA foreign_keys = OFF; SAVEPOINT mutation; \(sql)")
+            try store.database.execute(
+                "PRAGMA ignore_check_constraints = ON; PRAGMA foreign_keys = OFF; SAVEPOINT mutation; \(sql)")
             defer { try? store.database.execute("ROLLBACK TO mutation; RELEASE mutation") }
             do {
                 try read()
                 Issue.record("\(sql): read without an error")
             } catch let error as StoreError {
-                guard case .corrupt(let why) = error, why == message else { Issue.record("\(sql): \(error)"); return }
+                guard case .corrupt(let why) = error, why == message else {
+                    Issue.record("\(sql): \(error)")
+                    return
+                }
             }
         }
-        try expectCorrupt("vault_state (its one row): write_counter is -1, outside 0...9007199254740991",
-                          "UPDATE vault_state SET write_counter = -1") { _ = try store.vaultState() }
-        try expectCorrupt("vault_state (its one row): write_counter is -1, outside 0...9007199254740991",
-                          "UPDATE vault_state SET write_counter = -1") { _ = try store.vaultStateStamp() }
-        try expectCorrupt("audit_entry row (seq 9223372036854775807): seq is 9223372036854775807, outside 1...9007199254740991",
-                          "UPDATE audit_entry SET seq = 9223372036854775807") { _ = try store.lastAuditEntry() }
-        try expectCorrupt("prescription_version row (prescription_id 'abababab…', version 2147483648): version is 2147483648, outside 1...2147483647",
-                          "UPDATE prescription_version SET version = 2147483648") { _ = try store.versions(of: id) }
-        try expectCorrupt("audit_entry row (seq 1): hash is 16 bytes, not 32",
-                          "UPDATE audit_entry SET hash = substr(hash, 1, 16)") { _ = try store.auditEntries() }
-        try expectCorrupt("prescription row (id '!!!!!!!!…'): id is not an id (32 lower-case hex digits)",
-                          "UPDATE prescription SET id = '\(String(repeating: "!", count: 32))'") {
+        try expectCorrupt(
+            "vault_state (its one row): write_counter is -1, outside 0...9007199254740991",
+            "UPDATE vault_state SET write_counter = -1"
+        ) { _ = try store.vaultState() }
+        try expectCorrupt(
+            "vault_state (its one row): write_counter is -1, outside 0...9007199254740991",
+            "UPDATE vault_state SET write_counter = -1"
+        ) { _ = try store.vaultStateStamp() }
+        try expectCorrupt(
+            "audit_entry row (seq 9223372036854775807): seq is 9223372036854775807, outside 1...9007199254740991",
+            "UPDATE audit_entry SET seq = 9223372036854775807"
+        ) { _ = try store.lastAuditEntry() }
+        try expectCorrupt(
+            "prescription_version row (prescription_id 'abababab…', version 2147483648): version is 2147483648, outside 1...2147483647",
+            "UPDATE prescription_version SET version = 2147483648"
+        ) { _ = try store.versions(of: id) }
+        try expectCorrupt(
+            "audit_entry row (seq 1): hash is 16 bytes, not 32",
+            "UPDATE audit_entry SET hash = substr(hash, 1, 16)"
+        ) { _ = try store.auditEntries() }
+        try expectCorrupt(
+            "prescription row (id '!!!!!!!!…'): id is not an id (32 lower-case hex digits)",
+            "UPDATE prescription SET id = '\(String(repeating: "!", count: 32))'"
+        ) {
             _ = try store.prescriptionIDs(withPrefix: "", limit: 10)
         }
-        try expectCorrupt("vault_header (its one row): kdf_ops_limit is -1, outside 0...9223372036854775807",
-                          "UPDATE vault_header SET kdf_ops_limit = -1") { _ = try store.header() }
+        try expectCorrupt(
+            "vault_header (its one row): kdf_ops_limit is -1, outside 0...9223372036854775807",
+            "UPDATE vault_header SET kdf_ops_limit = -1"
+        ) { _ = try store.header() }
         // Other types and NULL: STRICT and NOT NULL taken out of the schema (the rows stay as they
         // are on disk), read by a new connection.
-        try store.database.execute("""
+        try store.database.execute(
+            """
             PRAGMA writable_schema = ON;
             UPDATE sqlite_master SET sql = replace(replace(replace(sql, ') STRICT, WITHOUT ROWID', ') WITHOUT ROWID'), ') STRICT', ')'), 'NOT NULL', '')
             WHERE type = 'table';
             PRAGMA writable_schema = OFF;
             """)
         store = try SQLiteRecordStore(openingAt: p)
-        try expectCorrupt("prescription_version row (prescription_id 'abababab…', version 1): content is NULL, not a blob",
-                          "UPDATE prescription_version SET content = NULL") { _ = try store.latestVersions() }
-        try expectCorrupt("prescription_version row (prescription_id 'abababab…', version 'x'): version is text, not an integer",
-                          "UPDATE prescription_version SET version = 'x'") { _ = try store.latestVersion(of: id) }
-        try expectCorrupt("vault_state (its one row): write_counter is a real number, not an integer",
-                          "UPDATE vault_state SET write_counter = 1.5") { _ = try store.vaultState() }
-        try expectCorrupt("vault_state (its one row): mac is text, not a blob",
-                          "UPDATE vault_state SET mac = 'x'") { _ = try store.vaultState() }
+        try expectCorrupt(
+            "prescription_version row (prescription_id 'abababab…', version 1): content is NULL, not a blob",
+            "UPDATE prescription_version SET content = NULL"
+        ) { _ = try store.latestVersions() }
+        try expectCorrupt(
+            "prescription_version row (prescription_id 'abababab…', version 'x'): version is text, not an integer",
+            "UPDATE prescription_version SET version = 'x'"
+        ) { _ = try store.latestVersion(of: id) }
+        try expectCorrupt(
+            "vault_state (its one row): write_counter is a real number, not an integer",
+            "UPDATE vault_state SET write_counter = 1.5"
+        ) { _ = try store.vaultState() }
+        try expectCorrupt(
+            "vault_state (its one row): mac is text, not a blob",
+            "UPDATE vault_state SET mac = 'x'"
+        ) { _ = try store.vaultState() }
         // A NULL MAC is an entry awaiting the owner's countersignature; any other type is not.
-        try expectCorrupt("audit_entry row (seq 1): mac is an integer, not a blob",
-                          "UPDATE audit_entry SET mac = 1") { _ = try store.auditEntries() }
+        try expectCorrupt(
+            "audit_entry row (seq 1): mac is an integer, not a blob",
+            "UPDATE audit_entry SET mac = 1"
+        ) { _ = try store.auditEntries() }
         #expect(try store.auditEntries().map(\.mac) == [nil])
     }
 

@@ -1,11 +1,12 @@
 import Foundation
-import Testing
 import RxValidate
+import Testing
 
 /// Runs the validator in-process over every fixture with a known verdict: the project's own
 /// (Fixtures/attachments/EXPECTED.tsv) and PngSuite (Fixtures/conformance/pngsuite/EXPECTED.tsv).
 @Suite struct FixtureVerdictTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     struct Case: CustomStringConvertible {
         let path: String
@@ -20,14 +21,17 @@ import RxValidate
             let cells = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard cells.count >= 2, cells[1] == "ACCEPT" || cells[1] == "REJECT" else { return nil }
             let accept = cells[1] == "ACCEPT"
-            return Case(path: folderFor(cells[0], accept).appendingPathComponent(cells[0]).path, accept: accept,
-                        reason: cells.count > 2 ? cells[2] : "")
+            return Case(
+                path: folderFor(cells[0], accept).appendingPathComponent(cells[0]).path, accept: accept,
+                reason: cells.count > 2 ? cells[2] : "")
         }
     }
 
     func verdict(_ c: Case) throws -> Result<ValidatedAttachment, AttachmentRefusal> {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: c.path)))
-        do { return .success(try AttachmentValidator.validate(bytes, limits: ValidationLimits())) } catch { return .failure(error) }
+        do { return .success(try AttachmentValidator.validate(bytes, limits: ValidationLimits())) } catch {
+            return .failure(error)
+        }
     }
 
     @Test func projectFixtures() throws {
@@ -41,10 +45,15 @@ import RxValidate
             case (true, .failure(let refusal)): Issue.record("\(c) was refused: \(refusal.message)")
             case (false, .success): Issue.record("\(c) (\(c.reason)) was accepted")
             case (true, .success(let found)):
-                #expect(found.type == (try Data(contentsOf: URL(fileURLWithPath: c.path)).starts(with: [0x89]) ? .png : .pdf), "\(c)")
+                #expect(
+                    found.type
+                        == (try Data(contentsOf: URL(fileURLWithPath: c.path)).starts(with: [0x89]) ? .png : .pdf),
+                    "\(c)")
             case (false, .failure(let refusal)):
                 #expect(!refusal.message.isEmpty)
-                #expect(Self.reasonMatches(c.reason, refusal), "\(c) (\(c.reason)) refused as \(refusal.reason): \(refusal.message)")
+                #expect(
+                    Self.reasonMatches(c.reason, refusal),
+                    "\(c) (\(c.reason)) refused as \(refusal.reason): \(refusal.message)")
             }
         }
     }
@@ -53,7 +62,8 @@ import RxValidate
     static func reasonMatches(_ keyword: String, _ refusal: AttachmentRefusal) -> Bool {
         switch keyword {
         case "encrypted": return refusal.reason == .encrypted
-        case "javascript", "launch", "xfa-javascript", "active-action", "rich-media", "auto-uri": return refusal.reason == .activeContent
+        case "javascript", "launch", "xfa-javascript", "active-action", "rich-media", "auto-uri":
+            return refusal.reason == .activeContent
         case "embedded-file": return refusal.reason == .embeddedFile
         case "polyglot": return refusal.reason == .notPNGOrPDF
         case "bomb", "pixels", "chunk-too-large": return refusal.reason == .limit
@@ -85,23 +95,37 @@ import RxValidate
 
     @Test func messagesSayWhatTheFileIs() throws {
         func message(_ bytes: [UInt8]) -> String {
-            do { _ = try AttachmentValidator.validate(bytes, limits: ValidationLimits()); return "accepted" } catch { return error.message }
+            do {
+                _ = try AttachmentValidator.validate(bytes, limits: ValidationLimits())
+                return "accepted"
+            } catch { return error.message }
         }
         #expect(message(Array("PK\u{03}\u{04}rest of a zip".utf8)) == "not a PNG or PDF (looks like a ZIP archive)")
-        #expect(message(Array("<!DOCTYPE html><html></html>".utf8)) == "not a PNG or PDF (looks like an HTML or XML document)")
-        #expect(message(Array("Dear optician, my prescription is...\n".utf8)) == "not a PNG or PDF (looks like a text file)")
+        #expect(
+            message(Array("<!DOCTYPE html><html></html>".utf8))
+                == "not a PNG or PDF (looks like an HTML or XML document)")
+        #expect(
+            message(Array("Dear optician, my prescription is...\n".utf8)) == "not a PNG or PDF (looks like a text file)"
+        )
         #expect(message([]) == "not a PNG or PDF (looks like an empty file)")
         #expect(message([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]) == "not a PNG or PDF (looks like a JPEG image)")
-        let bomb = try Data(contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/invalid/png-bomb-16384x16384.png"))
+        let bomb = try Data(
+            contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/invalid/png-bomb-16384x16384.png"))
         #expect(message(Array(bomb)) == "image is 16384x16384: over the 50 megapixel limit")
-        let crc = try Data(contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/invalid/png-bad-idat-crc.png"))
+        let crc = try Data(
+            contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/invalid/png-bad-idat-crc.png"))
         #expect(message(Array(crc)) == "PNG data is corrupt: CRC error in IDAT")
-        let locked = try Data(contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/invalid/pdf-encrypted-aes256-user-password.pdf"))
+        let locked = try Data(
+            contentsOf: Self.root.appendingPathComponent(
+                "Fixtures/attachments/invalid/pdf-encrypted-aes256-user-password.pdf"))
         #expect(message(Array(locked)) == "PDF is password-protected")
         let big = [UInt8](repeating: 0x41, count: 2048)
         var limits = ValidationLimits()
         limits.maxBytes = 1024
-        do { _ = try AttachmentValidator.validate(big, limits: limits); Issue.record("over the cap accepted") } catch {
+        do {
+            _ = try AttachmentValidator.validate(big, limits: limits)
+            Issue.record("over the cap accepted")
+        } catch {
             #expect(error.reason == .tooLarge)
             #expect(error.message == "file is 2 KiB: over the 1 KiB limit")
         }
@@ -109,19 +133,27 @@ import RxValidate
 
     @Test func everyTruncationOfAValidFileIsRefused() throws {
         // Cut a valid PNG and a valid PDF at every offset (PNG) or many offsets (PDF): never accepted.
-        let png = Array(try Data(contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/valid/png-adam7-rgb8.png")))
+        let png = Array(
+            try Data(contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/valid/png-adam7-rgb8.png")))
         for cut in 0..<png.count {
-            #expect(throws: AttachmentRefusal.self) { try AttachmentValidator.validate(Array(png[0..<cut]), limits: ValidationLimits()) }
+            #expect(throws: AttachmentRefusal.self) {
+                try AttachmentValidator.validate(Array(png[0..<cut]), limits: ValidationLimits())
+            }
         }
-        let pdf = Array(try Data(contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/valid/pdf-1.4-one-page-text.pdf")))
+        let pdf = Array(
+            try Data(
+                contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/valid/pdf-1.4-one-page-text.pdf")))
         for cut in stride(from: 0, to: pdf.count - 8, by: max(1, pdf.count / 60)) {
-            #expect(throws: AttachmentRefusal.self, "cut at \(cut)") { try AttachmentValidator.validate(Array(pdf[0..<cut]), limits: ValidationLimits()) }
+            #expect(throws: AttachmentRefusal.self, "cut at \(cut)") {
+                try AttachmentValidator.validate(Array(pdf[0..<cut]), limits: ValidationLimits())
+            }
         }
     }
 
     @Test func previewsAreValidPNGsOfTheRequestedWidth() throws {
         for name in ["png-prescription-photo-1200x1600.png", "pdf-1.4-one-page-text.pdf", "png-palette4-trns.png"] {
-            let bytes = Array(try Data(contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/valid/\(name)")))
+            let bytes = Array(
+                try Data(contentsOf: Self.root.appendingPathComponent("Fixtures/attachments/valid/\(name)")))
             let preview = try PreviewRenderer.render(bytes, width: 300, limits: ValidationLimits())
             let checked = try AttachmentValidator.validate(preview, limits: ValidationLimits())
             #expect(checked.type == .png, "\(name)")

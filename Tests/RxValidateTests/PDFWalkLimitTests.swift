@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RxValidate
+import Testing
 
 /// The object walk's bounds (ValidationLimits): each one refuses a file that goes over it, with a
 /// message saying which, and the defaults accept every valid fixture (FixtureVerdictTests).
@@ -10,7 +10,10 @@ import RxValidate
     }
 
     func refusal(_ bytes: [UInt8], _ limits: ValidationLimits) -> AttachmentRefusal? {
-        do { _ = try AttachmentValidator.validate(bytes, limits: limits); return nil } catch { return error }
+        do {
+            _ = try AttachmentValidator.validate(bytes, limits: limits)
+            return nil
+        } catch { return error }
     }
 
     @Test func decodingStopsAtTheStreamLimit() throws {
@@ -18,7 +21,9 @@ import RxValidate
         limits.maxPDFStreamBytes = 64
         let found = refusal(try Self.fixture("valid/pdf-1.5-flate-content.pdf"), limits)
         #expect(found?.reason == .limit)
-        #expect(found?.message.hasPrefix("PDF has a stream that decompresses to more than 64 bytes (the stream in object") == true, "\(String(describing: found))")
+        #expect(
+            found?.message.hasPrefix("PDF has a stream that decompresses to more than 64 bytes (the stream in object")
+                == true, "\(String(describing: found))")
     }
 
     @Test func decodingStopsAtTheWholeFileBudget() throws {
@@ -26,7 +31,8 @@ import RxValidate
         limits.maxPDFDecodedBytes = 2000
         let found = refusal(try Self.fixture("valid/pdf-1.4-three-pages.pdf"), limits)
         #expect(found?.reason == .limit)
-        #expect(found?.message == "PDF streams decompress to more than 2000 bytes in all", "\(String(describing: found))")
+        #expect(
+            found?.message == "PDF streams decompress to more than 2000 bytes in all", "\(String(describing: found))")
     }
 
     @Test func objectCountIsBounded() throws {
@@ -50,7 +56,9 @@ import RxValidate
         limits.maxPDFNesting = 2
         let found = refusal(try Self.fixture("valid/pdf-1.4-one-page-text.pdf"), limits)
         #expect(found?.reason == .limit)
-        #expect(found?.message.hasPrefix("PDF nests arrays or dictionaries more than 2 deep") == true, "\(String(describing: found))")
+        #expect(
+            found?.message.hasPrefix("PDF nests arrays or dictionaries more than 2 deep") == true,
+            "\(String(describing: found))")
     }
 
     /// A classic PDF from object bodies (object n is bodies[n - 1]; 1 is the catalog).
@@ -65,7 +73,9 @@ import RxValidate
         }
         let xref = out.count
         out += Array("xref\n0 \(bodies.count + 1)\n0000000000 65535 f \n".utf8)
-        for offset in offsets { out += Array((String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n").utf8) }
+        for offset in offsets {
+            out += Array((String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n").utf8)
+        }
         out += Array("trailer\n<< /Size \(bodies.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
         return out
     }
@@ -75,9 +85,11 @@ import RxValidate
     /// at the end it is refused.
     @Test func sharedActionChainsAreCheckedOnce() throws {
         let levels = 24
-        var bodies = ["<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >>",
-                      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-                      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"]
+        var bodies = [
+            "<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"
+        ]
         for level in 0..<levels {
             let next = 4 + level + 1
             bodies.append("<< /S /GoTo /D [3 0 R /Fit] /Next [\(next) 0 R \(next) 0 R] >>")
@@ -94,19 +106,23 @@ import RxValidate
     /// decoded once, not 4000 times (16 GB of output), and counted in the file's budget.
     @Test func anXFAStreamNamedManyTimesIsDecodedOnce() throws {
         var run = [UInt8]()
-        for _ in 0..<32768 { run += [0x81, 0x20] }   // 128 spaces each
+        for _ in 0..<32768 { run += [0x81, 0x20] } // 128 spaces each
         run.append(0x80)
         let refs = String(repeating: "(template) 4 0 R ", count: 4000)
-        var bodies = ["<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [] /XFA [\(refs)] >> >>",
-                      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-                      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"].map { Array($0.utf8) }
-        bodies.append(Array("<< /Length \(run.count) /Filter /RunLengthDecode >>\nstream\n".utf8) + run + Array("\nendstream".utf8))
+        var bodies = [
+            "<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [] /XFA [\(refs)] >> >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"
+        ].map { Array($0.utf8) }
+        bodies.append(
+            Array("<< /Length \(run.count) /Filter /RunLengthDecode >>\nstream\n".utf8) + run
+                + Array("\nendstream".utf8))
         let started = Date()
         let verdict = refusal(Self.pdf(bytes: bodies), ValidationLimits())
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(verdict == nil, "\(String(describing: verdict))")
         var tight = ValidationLimits()
-        tight.maxPDFDecodedBytes = 6 << 20   // the walk's own decode (4 MiB) and the XFA check's (4 MiB)
+        tight.maxPDFDecodedBytes = 6 << 20 // the walk's own decode (4 MiB) and the XFA check's (4 MiB)
         #expect(refusal(Self.pdf(bytes: bodies), tight)?.message == "PDF streams decompress to more than 6 MiB in all")
     }
 
@@ -114,7 +130,9 @@ import RxValidate
     /// "<script": qpdf's general-purpose decode level leaves RunLength alone, so the walk decodes
     /// at the "specialized" level.
     @Test func anXFAScriptBehindRunLengthIsFound() throws {
-        let xml = Array("<template><subform><event><script contentType=\"application/x-javascript\">app.alert(1)</script></event></subform></template>".utf8)
+        let xml = Array(
+            "<template><subform><event><script contentType=\"application/x-javascript\">app.alert(1)</script></event></subform></template>"
+                .utf8)
         var run = [UInt8]()
         for start in stride(from: 0, to: xml.count, by: 3) {
             let piece = xml[start..<min(start + 3, xml.count)]
@@ -122,12 +140,20 @@ import RxValidate
         }
         run.append(0x80)
         #expect(firstIndex(of: Array("<script".utf8), in: run) == nil)
-        let bodies = ["<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [] /XFA 4 0 R >> >>",
-                      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-                      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"].map { Array($0.utf8) }
-            + [Array("<< /Length \(run.count) /Filter /RunLengthDecode >>\nstream\n".utf8) + run + Array("\nendstream".utf8)]
+        let bodies =
+            [
+                "<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [] /XFA 4 0 R >> >>",
+                "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"
+            ].map { Array($0.utf8) }
+            + [
+                Array("<< /Length \(run.count) /Filter /RunLengthDecode >>\nstream\n".utf8) + run
+                    + Array("\nendstream".utf8)
+            ]
         let found = refusal(Self.pdf(bytes: bodies), ValidationLimits())
-        #expect(found?.message == "PDF contains JavaScript (a <script> element in the XFA form, in object 4)", "\(String(describing: found))")
+        #expect(
+            found?.message == "PDF contains JavaScript (a <script> element in the XFA form, in object 4)",
+            "\(String(describing: found))")
     }
 
     func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {

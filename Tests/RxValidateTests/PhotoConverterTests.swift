@@ -1,7 +1,7 @@
 import CRxValidate
 import Foundation
-import Testing
 import RxValidate
+import Testing
 
 /// The phone-photo converter in-process (the child runs exactly this): orientation, scaling,
 /// metadata dropped, and refusals, on the committed fixtures (Fixtures/photos, made by
@@ -32,7 +32,8 @@ import RxValidate
     /// The RGBA pixel at (x, y), decoded by the validator's own PNG reader.
     static func pixel(_ png: [UInt8], _ x: Int, _ y: Int) throws -> [UInt8] {
         var result = rx_png_result()
-        var limits = rx_png_limits(max_width: 16384, max_height: 16384, max_pixels: 50_000_000, max_chunk_bytes: 8 << 20)
+        var limits = rx_png_limits(
+            max_width: 16384, max_height: 16384, max_pixels: 50_000_000, max_chunk_bytes: 8 << 20)
         var rgba: UnsafeMutablePointer<UInt8>?
         let status = png.withUnsafeBufferPointer { rx_png_check($0.baseAddress, $0.count, &limits, &result, &rgba) }
         #expect(status == 0)
@@ -47,7 +48,8 @@ import RxValidate
         zip(got, want).allSatisfy { abs(Int($0) - Int($1)) < 40 }
     }
 
-    static let red: [UInt8] = [255, 0, 0], green: [UInt8] = [0, 255, 0], blue: [UInt8] = [0, 0, 255], white: [UInt8] = [255, 255, 255]
+    static let red: [UInt8] = [255, 0, 0], green: [UInt8] = [0, 255, 0], blue: [UInt8] = [0, 0, 255],
+        white: [UInt8] = [255, 255, 255]
 
     @Test func orientationSixIsTurnedClockwise() throws {
         // Stored 64x32: red top-left, green top-right, blue bottom-left, white bottom-right.
@@ -84,7 +86,9 @@ import RxValidate
     func metadataIsDropped(_ name: String) throws {
         let original = try Self.bytes(name)
         let traces = PhotoTraces.all
-        #expect(traces.allSatisfy { PhotoTraces.contains(original, $0) }, "the fixture must carry the EXIF it is meant to test")
+        #expect(
+            traces.allSatisfy { PhotoTraces.contains(original, $0) },
+            "the fixture must carry the EXIF it is meant to test")
         let (conversion, png) = try Self.convert(name)
         #expect(conversion.from == (name.hasSuffix(".heic") ? .heic : .jpeg))
         let chunks = Self.chunkTypes(png)
@@ -94,8 +98,10 @@ import RxValidate
 
     @Test func refusals() throws {
         func refused(_ bytes: [UInt8]) -> AttachmentRefusal? {
-            do throws(AttachmentRefusal) { _ = try PhotoConverter.convert(bytes, limits: ValidationLimits(), fullSize: false); return nil }
-            catch { return error }
+            do throws(AttachmentRefusal) {
+                _ = try PhotoConverter.convert(bytes, limits: ValidationLimits(), fullSize: false)
+                return nil
+            } catch { return error }
         }
         func refusal(_ name: String) throws -> AttachmentRefusal? { refused(try Self.bytes(name)) }
         let truncated = try #require(try refusal("truncated.jpg"))
@@ -112,9 +118,13 @@ import RxValidate
 
     @Test func exifOrientationReaderStaysInBounds() {
         // Big-endian TIFF whose IFD0 claims 0xFFFF entries in a 20-byte block: read nothing past it.
-        let app1: [UInt8] = Array("Exif".utf8) + [0, 0] + Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0xFF, 0xFF, 1, 18, 0, 3]
+        let app1: [UInt8] =
+            Array("Exif".utf8) + [0, 0] + Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0xFF, 0xFF, 1, 18, 0, 3]
         #expect(app1.withUnsafeBufferPointer { rx_exif_orientation($0.baseAddress, $0.count) } == 1)
-        let good: [UInt8] = Array("Exif".utf8) + [0, 0] + Array("II".utf8) + [42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 8, 0, 0, 0]
+        let good: [UInt8] =
+            Array("Exif".utf8) + [0, 0] + Array("II".utf8) + [
+                42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 8, 0, 0, 0
+            ]
         #expect(good.withUnsafeBufferPointer { rx_exif_orientation($0.baseAddress, $0.count) } == 8)
     }
 }
@@ -125,7 +135,7 @@ enum PhotoTraces {
         Array("Exif\0\0".utf8), Array("RxvaultTestCam".utf8), Array("Phone 12 Fixture".utf8), Array("WGS-84".utf8),
         Array("GPS-FIXTURE-TRACE".utf8), Array("2026:03:01 10:15:00".utf8),
         // GPSLatitude's seconds, 2616/100, as the big-endian rational the file stores.
-        [0, 0, 0x0A, 0x38, 0, 0, 0, 100],
+        [0, 0, 0x0A, 0x38, 0, 0, 0, 100]
     ]
 
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {

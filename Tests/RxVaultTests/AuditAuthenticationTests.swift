@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 /// Client audit entries must be authenticated to the client they name (issue 10): someone with
@@ -26,17 +27,23 @@ import RxStore
         let owner = try t.open()
         let (glasses, _) = try owner.add(TestVault.glasses(patient: "Ada"))
         let (contacts, _) = try owner.add(TestVault.glasses(patient: "Bea"))
-        let shopIdentity = try AgeIdentity.generate(), familyIdentity = try AgeIdentity.generate()
+        let shopIdentity = try AgeIdentity.generate()
+        let familyIdentity = try AgeIdentity.generate()
         let shop = try owner.addClient(name: "shop", recipient: shopIdentity.recipient)
         let family = try owner.addClient(name: "family", recipient: familyIdentity.recipient)
         try owner.grant(shop, [glasses.id], expires: nil, includeAttachments: true)
         try owner.grant(family, [contacts.id], expires: nil, includeAttachments: true)
-        return Setup(t: t, owner: owner, glasses: glasses, contacts: contacts, shop: shop, shopIdentity: shopIdentity,
-                     family: family, familyIdentity: familyIdentity)
+        return Setup(
+            t: t, owner: owner, glasses: glasses, contacts: contacts, shop: shop, shopIdentity: shopIdentity,
+            family: family, familyIdentity: familyIdentity)
     }
 
-    func read(by client: ClientSummary, of prescription: PrescriptionRecord, time: String = "2026-06-15T12:00:00Z") -> AuditEvent {
-        AuditEvent(time: time, actor: client.id.hex, action: .read, client: client.id.hex, prescriptions: [prescription.id.hex], detail: "show")
+    func read(by client: ClientSummary, of prescription: PrescriptionRecord, time: String = "2026-06-15T12:00:00Z")
+        -> AuditEvent
+    {
+        AuditEvent(
+            time: time, actor: client.id.hex, action: .read, client: client.id.hex,
+            prescriptions: [prescription.id.hex], detail: "show")
     }
 
     func unsigned(_ t: TestVault) throws -> Set<Int> {
@@ -74,25 +81,32 @@ import RxStore
         let s = try setUp()
         let store = try SQLiteRecordStore(openingAt: s.t.path)
         try store.write {
-            try AuditLog.appendClientRead(read(by: s.family, of: s.contacts), store: store, vaultID: s.owner.header.vaultID,
-                                          auditPublicKey: s.owner.header.auditPublicKey, identity: s.shopIdentity)
+            try AuditLog.appendClientRead(
+                read(by: s.family, of: s.contacts), store: store, vaultID: s.owner.header.vaultID,
+                auditPublicKey: s.owner.header.auditPublicKey, identity: s.shopIdentity)
         }
         let forged = try s.t.lastSequence()
         try ownerWrites(s)
         #expect(try unsigned(s.t) == [forged], "the owner countersigned a read the family never made")
         let errors = try auditErrors(s.owner)
-        #expect(errors == ["audit entry \(forged) claims to be a read by client \(s.family.id.hex.prefix(8)) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"],
-                "\(errors)")
+        #expect(
+            errors == [
+                "audit entry \(forged) claims to be a read by client \(s.family.id.hex.prefix(8)) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
+            ],
+            "\(errors)")
         let record = try #require(try s.owner.log().first { $0.sequence == forged })
         #expect(!record.countersigned && !record.isVerified)
-        #expect(try s.owner.grants().first { $0.client.id == s.family.id }?.lastRead == nil, "a forged read is no one's last read")
+        #expect(
+            try s.owner.grants().first { $0.client.id == s.family.id }?.lastRead == nil,
+            "a forged read is no one's last read")
     }
 
     /// What any writer can make: the event sealed to the audit key in the plain form (the form
     /// rxvault's clients wrote before they authenticated their entries), in another's name.
     @Test func anUnauthenticatedReadInAnotherClientsNameIsRefused() throws {
         let s = try setUp()
-        let forged = try s.t.forgeAuditEntry(Array(try JSONEncoderSorted.encode(read(by: s.family, of: s.glasses, time: "2025-01-01T00:00:00Z"))))
+        let forged = try s.t.forgeAuditEntry(
+            Array(try JSONEncoderSorted.encode(read(by: s.family, of: s.glasses, time: "2025-01-01T00:00:00Z"))))
         // A genuine read after it is still countersigned.
         let view = try ClientVault.open(at: s.t.path, identity: s.shopIdentity, clock: .fixed(today: TestVault.today))
         _ = try view.list()
@@ -100,8 +114,12 @@ import RxStore
         try ownerWrites(s)
         #expect(try unsigned(s.t) == [forged])
         let errors = try auditErrors(s.owner)
-        #expect(errors.count == 1 && errors[0].hasPrefix("audit entry \(forged) claims to be a read by client \(s.family.id.hex.prefix(8)) but is not authenticated by any client's key"),
-                "\(errors)")
+        #expect(
+            errors.count == 1
+                && errors[0].hasPrefix(
+                    "audit entry \(forged) claims to be a read by client \(s.family.id.hex.prefix(8)) but is not authenticated by any client's key"
+                ),
+            "\(errors)")
         let log = try s.owner.log()
         #expect(log.filter { !$0.isVerified }.map(\.sequence) == [forged])
         #expect(log.first { $0.sequence == genuine }?.countersigned == true)
@@ -117,7 +135,10 @@ import RxStore
         try ownerWrites(s)
         #expect(try unsigned(s.t) == [late])
         let errors = try auditErrors(s.owner)
-        #expect(errors == ["audit entry \(late) claims to be a read by client \(s.family.id.hex.prefix(8)), which is not a registered client (removed, or never added)"], "\(errors)")
+        #expect(
+            errors == [
+                "audit entry \(late) claims to be a read by client \(s.family.id.hex.prefix(8)), which is not a registered client (removed, or never added)"
+            ], "\(errors)")
     }
 
     /// A client's key authenticates only its own reads of what it was granted, dated now.
@@ -126,8 +147,9 @@ import RxStore
         let store = try SQLiteRecordStore(openingAt: s.t.path)
         func append(_ event: AuditEvent) throws -> Int {
             try store.write {
-                try AuditLog.appendClientRead(event, store: store, vaultID: s.owner.header.vaultID,
-                                              auditPublicKey: s.owner.header.auditPublicKey, identity: s.shopIdentity)
+                try AuditLog.appendClientRead(
+                    event, store: store, vaultID: s.owner.header.vaultID,
+                    auditPublicKey: s.owner.header.auditPublicKey, identity: s.shopIdentity)
             }
             return try s.t.lastSequence()
         }
@@ -138,9 +160,14 @@ import RxStore
         #expect(try unsigned(s.t) == [ungranted, future])
         let errors = try auditErrors(s.owner)
         let shop = s.shop.id.hex.prefix(8)
-        #expect(errors == ["audit entry \(ungranted) is a read by client \(shop) of prescription \(s.contacts.id.short), which was never granted to it",
-                           "audit entry \(future) is a read by client \(shop) dated 2026-06-17T12:00:00Z, in the future"], "\(errors)")
-        #expect(try s.owner.log().first { $0.sequence == skewed }?.countersigned == true, "a clock a few hours ahead is tolerated")
+        #expect(
+            errors == [
+                "audit entry \(ungranted) is a read by client \(shop) of prescription \(s.contacts.id.short), which was never granted to it",
+                "audit entry \(future) is a read by client \(shop) dated 2026-06-17T12:00:00Z, in the future"
+            ], "\(errors)")
+        #expect(
+            try s.owner.log().first { $0.sequence == skewed }?.countersigned == true,
+            "a clock a few hours ahead is tolerated")
     }
 
     /// A pending client entry altered (and the chain recomputed after it) or copied to the end.
@@ -154,14 +181,19 @@ import RxStore
         // Replaced by a re-sealed copy whose authenticator is flipped (the chain recomputed).
         try db.execute("DELETE FROM audit_entry WHERE seq = \(genuine)")
         let json = Array(try JSONEncoderSorted.encode(read(by: s.shop, of: s.glasses)))
-        let altered = try s.t.forgeAuditEntry([AuditPlaintext.clientTag] + [UInt8](repeating: 7, count: MAC.length) + json)
+        let altered = try s.t.forgeAuditEntry(
+            [AuditPlaintext.clientTag] + [UInt8](repeating: 7, count: MAC.length) + json)
         #expect(altered == genuine)
         // And the original sealed bytes appended again after it.
         let replay = try s.t.appendRawAuditEntry(sealed)
         try ownerWrites(s)
         #expect(try unsigned(s.t) == [altered, replay])
         let errors = try auditErrors(s.owner)
-        #expect(errors.count == 2 && errors.allSatisfy { $0.contains("is not authenticated by that client's key at this place in the log") }, "\(errors)")
+        #expect(
+            errors.count == 2
+                && errors.allSatisfy {
+                    $0.contains("is not authenticated by that client's key at this place in the log")
+                }, "\(errors)")
     }
 
     /// An unsigned entry the owner's head covers, whose MAC was deleted: reported, and `log`
@@ -174,7 +206,8 @@ import RxStore
         try ownerWrites(s)
         try s.t.raw().execute("UPDATE audit_entry SET mac = NULL WHERE seq = \(genuine)")
         #expect(try auditErrors(s.owner) == ["audit entry \(genuine) lost its MAC (the owner's head covers it)"])
-        #expect(try s.owner.log().first { $0.sequence == genuine }?.problem == "lost its MAC (the owner's head covers it)")
+        #expect(
+            try s.owner.log().first { $0.sequence == genuine }?.problem == "lost its MAC (the owner's head covers it)")
     }
 }
 
@@ -193,9 +226,15 @@ extension TestVault {
     func appendRawAuditEntry(_ sealed: [UInt8]) throws -> Int {
         let db = try raw()
         let sequence = try lastSequence() + 1
-        let previous = sequence == 1 ? AuditLog.zeroHash : try db.blob("SELECT hash FROM audit_entry WHERE seq = ?", [.integer(Int64(sequence - 1))])
+        let previous =
+            sequence == 1
+            ? AuditLog.zeroHash
+            : try db.blob("SELECT hash FROM audit_entry WHERE seq = ?", [.integer(Int64(sequence - 1))])
         try db.prepare("INSERT INTO audit_entry (seq, entry, hash, mac) VALUES (?, ?, ?, NULL)")
-            .run([.integer(Int64(sequence)), .blob(sealed), .blob(AuditLog.hash(previous: previous, sequence: sequence, sealed: sealed))])
+            .run([
+                .integer(Int64(sequence)), .blob(sealed),
+                .blob(AuditLog.hash(previous: previous, sequence: sequence, sealed: sealed))
+            ])
         return sequence
     }
 }

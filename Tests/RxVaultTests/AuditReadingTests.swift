@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 /// `grants` and `requests` read the audit log newest first and only as far as they need (issue
@@ -28,23 +29,31 @@ import RxStore
         let (glasses, _) = try owner.add(TestVault.glasses(patient: "Ada"))
         let (contacts, _) = try owner.add(TestVault.glasses(patient: "Bea"))
         let (unread, _) = try owner.add(TestVault.glasses(patient: "Cy"))
-        let shopIdentity = try AgeIdentity.generate(), familyIdentity = try AgeIdentity.generate()
+        let shopIdentity = try AgeIdentity.generate()
+        let familyIdentity = try AgeIdentity.generate()
         let shop = try owner.addClient(name: "shop", recipient: shopIdentity.recipient)
         let family = try owner.addClient(name: "family", recipient: familyIdentity.recipient)
         try owner.grant(shop, [glasses.id, contacts.id, unread.id], expires: nil, includeAttachments: true)
         try owner.grant(family, [glasses.id], expires: nil, includeAttachments: true)
-        return Setup(t: t, owner: owner, glasses: glasses, contacts: contacts, unread: unread, shop: shop, shopIdentity: shopIdentity,
-                     family: family, familyIdentity: familyIdentity)
+        return Setup(
+            t: t, owner: owner, glasses: glasses, contacts: contacts, unread: unread, shop: shop,
+            shopIdentity: shopIdentity,
+            family: family, familyIdentity: familyIdentity)
     }
 
     /// A read logged by the client holding `identity`, as its rxvault logs it (pending until the owner's next write).
-    func logRead(_ s: Setup, by client: ClientSummary, identity: AgeIdentity, of prescriptions: [PrescriptionRecord], time: String) throws {
+    func logRead(
+        _ s: Setup, by client: ClientSummary, identity: AgeIdentity, of prescriptions: [PrescriptionRecord],
+        time: String
+    ) throws {
         let store = try SQLiteRecordStore(openingAt: s.t.path)
         try store.write {
-            try AuditLog.appendClientRead(AuditEvent(time: time, actor: client.id.hex, action: .read, client: client.id.hex,
-                                                     prescriptions: prescriptions.map(\.id.hex), detail: "show"),
-                                          store: store, vaultID: s.owner.header.vaultID, auditPublicKey: s.owner.header.auditPublicKey,
-                                          identity: identity)
+            try AuditLog.appendClientRead(
+                AuditEvent(
+                    time: time, actor: client.id.hex, action: .read, client: client.id.hex,
+                    prescriptions: prescriptions.map(\.id.hex), detail: "show"),
+                store: store, vaultID: s.owner.header.vaultID, auditPublicKey: s.owner.header.auditPublicKey,
+                identity: identity)
         }
     }
 
@@ -56,19 +65,28 @@ import RxStore
 
     /// "client-name prescription-short" -> last read ("never" for none), as `grants` shows them.
     func lastReads(_ s: Setup) throws -> [String: String] {
-        Dictionary(uniqueKeysWithValues: try s.owner.grants().map { ("\($0.client.name) \($0.prescriptionID.short)", $0.lastRead ?? "never") })
+        Dictionary(
+            uniqueKeysWithValues: try s.owner.grants().map {
+                ("\($0.client.name) \($0.prescriptionID.short)", $0.lastRead ?? "never")
+            })
     }
 
     /// What the whole review (every entry, oldest first) gives for the same grants.
     func wholeLogLastReads(_ s: Setup) throws -> [String: String] {
         let whole = try s.owner.lastReadTimesFromWholeLog()
-        return Dictionary(uniqueKeysWithValues: try s.owner.grants().map {
-            ("\($0.client.name) \($0.prescriptionID.short)", whole["\($0.client.id.hex) \($0.prescriptionID.hex)"] ?? "never")
-        })
+        return Dictionary(
+            uniqueKeysWithValues: try s.owner.grants().map {
+                (
+                    "\($0.client.name) \($0.prescriptionID.short)",
+                    whole["\($0.client.id.hex) \($0.prescriptionID.hex)"] ?? "never"
+                )
+            })
     }
 
     func integrityError(_ body: () throws -> Void) -> String? {
-        do { try body() } catch VaultError.integrity(let message) { return message } catch { return "not an integrity error: \(error)" }
+        do { try body() } catch VaultError.integrity(let message) { return message } catch {
+            return "not an integrity error: \(error)"
+        }
         return nil
     }
 
@@ -77,9 +95,11 @@ import RxStore
         try logRead(s, by: s.shop, identity: s.shopIdentity, of: [s.glasses, s.contacts], time: "2026-06-01T09:00:00Z")
         try logRead(s, by: s.shop, identity: s.shopIdentity, of: [s.glasses], time: "2026-06-02T09:00:00Z")
         try logRead(s, by: s.family, identity: s.familyIdentity, of: [s.glasses], time: "2026-06-03T09:00:00Z")
-        try logLargeExport(s)   // countersigns the reads, then names 20,000 prescriptions after them
-        var expected = ["shop \(s.glasses.id.short)": "2026-06-02T09:00:00Z", "shop \(s.contacts.id.short)": "2026-06-01T09:00:00Z",
-                        "shop \(s.unread.id.short)": "never", "family \(s.glasses.id.short)": "2026-06-03T09:00:00Z"]
+        try logLargeExport(s) // countersigns the reads, then names 20,000 prescriptions after them
+        var expected = [
+            "shop \(s.glasses.id.short)": "2026-06-02T09:00:00Z", "shop \(s.contacts.id.short)": "2026-06-01T09:00:00Z",
+            "shop \(s.unread.id.short)": "never", "family \(s.glasses.id.short)": "2026-06-03T09:00:00Z"
+        ]
         #expect(try lastReads(s) == expected)
         #expect(try wholeLogLastReads(s) == expected)
         // A read after the head (not countersigned yet) is the newest; another large entry after it.
@@ -115,7 +135,8 @@ import RxStore
         try logLargeExport(s)
         // The shop, with its own key, in the family's name; and the family reading what it does not hold.
         try logRead(s, by: s.family, identity: s.shopIdentity, of: [s.glasses], time: "2026-06-10T09:00:00Z")
-        try logRead(s, by: s.family, identity: s.familyIdentity, of: [s.glasses, s.contacts], time: "2026-06-11T09:00:00Z")
+        try logRead(
+            s, by: s.family, identity: s.familyIdentity, of: [s.glasses, s.contacts], time: "2026-06-11T09:00:00Z")
         try logRead(s, by: s.shop, identity: s.shopIdentity, of: [s.unread], time: "2026-06-12T09:00:00Z")
         let reads = try lastReads(s)
         #expect(reads["family \(s.glasses.id.short)"] == "never")
@@ -133,12 +154,17 @@ import RxStore
         try logLargeExport(s)
         let db = try s.t.raw()
         let read = Int(try #require(try db.integer("SELECT max(seq) FROM audit_entry")) - 1)
-        let forged = AuditEvent(time: "2026-06-14T09:00:00Z", actor: s.shop.id.hex, action: .read, client: s.shop.id.hex,
-                                prescriptions: [s.glasses.id.hex], detail: "show")
+        let forged = AuditEvent(
+            time: "2026-06-14T09:00:00Z", actor: s.shop.id.hex, action: .read, client: s.shop.id.hex,
+            prescriptions: [s.glasses.id.hex], detail: "show")
         let auditKey = try db.blob("SELECT audit_public_key FROM vault_header")
         try db.prepare("UPDATE audit_entry SET entry = ? WHERE seq = ?")
-            .run([.blob(try X25519.seal(Array(try JSONEncoderSorted.encode(forged)), to: auditKey)), .integer(Int64(read))])
-        #expect(integrityError { _ = try s.owner.grants() } == "audit entry \(read) was altered or an entry before it was removed")
+            .run([
+                .blob(try X25519.seal(Array(try JSONEncoderSorted.encode(forged)), to: auditKey)), .integer(Int64(read))
+            ])
+        #expect(
+            integrityError { _ = try s.owner.grants() }
+                == "audit entry \(read) was altered or an entry before it was removed")
         #expect(!(try s.owner.check(readData: false).isClean))
     }
 
@@ -146,10 +172,13 @@ import RxStore
     /// verify: refused, where the whole review used to take any MAC'd entry for the owner's.
     @Test func aMACAddedToARefusedReadIsRefused() throws {
         let s = try setUp()
-        let forged = try s.t.forgeAuditEntry(Array(try JSONEncoderSorted.encode(
-            AuditEvent(time: "2026-06-14T09:00:00Z", actor: s.shop.id.hex, action: .read, client: s.shop.id.hex,
-                       prescriptions: [s.glasses.id.hex], detail: "show"))))
-        try logLargeExport(s)   // refuses it: it stays unsigned under the head
+        let forged = try s.t.forgeAuditEntry(
+            Array(
+                try JSONEncoderSorted.encode(
+                    AuditEvent(
+                        time: "2026-06-14T09:00:00Z", actor: s.shop.id.hex, action: .read, client: s.shop.id.hex,
+                        prescriptions: [s.glasses.id.hex], detail: "show"))))
+        try logLargeExport(s) // refuses it: it stays unsigned under the head
         #expect(try lastReads(s)["shop \(s.glasses.id.short)"] == "never")
         try s.t.raw().prepare("UPDATE audit_entry SET mac = ? WHERE seq = ?")
             .run([.blob([UInt8](repeating: 9, count: MAC.length)), .integer(Int64(forged))])
@@ -162,17 +191,21 @@ import RxStore
     /// first, as `log` does) instead of taking the pasted MAC for the owner's.
     @Test func tamperingIsRefusedWhenAnEntryAfterTheHeadSendsTheReadToTheWholeLog() throws {
         let s = try setUp()
-        let read = Array(try JSONEncoderSorted.encode(
-            AuditEvent(time: "2026-06-14T09:00:00Z", actor: s.shop.id.hex, action: .read, client: s.shop.id.hex,
-                       prescriptions: [s.glasses.id.hex], detail: "show")))
+        let read = Array(
+            try JSONEncoderSorted.encode(
+                AuditEvent(
+                    time: "2026-06-14T09:00:00Z", actor: s.shop.id.hex, action: .read, client: s.shop.id.hex,
+                    prescriptions: [s.glasses.id.hex], detail: "show")))
         let forged = try s.t.forgeAuditEntry(read)
-        try logLargeExport(s)   // refuses it: it stays unsigned under the head
-        _ = try s.t.forgeAuditEntry(read)   // after the head: not a genuine read
+        try logLargeExport(s) // refuses it: it stays unsigned under the head
+        _ = try s.t.forgeAuditEntry(read) // after the head: not a genuine read
         #expect(try lastReads(s)["shop \(s.glasses.id.short)"] == "never")
         #expect(try s.owner.accessRequests().isEmpty)
         try s.t.raw().prepare("UPDATE audit_entry SET mac = ? WHERE seq = ?")
             .run([.blob([UInt8](repeating: 9, count: MAC.length)), .integer(Int64(forged))])
-        for refusal in [integrityError { _ = try s.owner.grants() }, integrityError { _ = try s.owner.accessRequests() }] {
+        for refusal in [
+            integrityError { _ = try s.owner.grants() }, integrityError { _ = try s.owner.accessRequests() }
+        ] {
             #expect(refusal?.contains("audit entry \(forged)") == true, "\(refusal ?? "accepted")")
         }
     }
@@ -194,11 +227,14 @@ import RxStore
     /// lets an entry be skipped without decoding its list of prescriptions.
     @Test func theActionIsReadFromTheStartOfEveryEvent() throws {
         for action in AuditEvent.Action.allCases {
-            let json = try AuditLog.encode(AuditEvent(time: "2026-06-15T12:00:00Z", actor: "owner", action: action, client: "c",
-                                                      prescriptions: ["p"], attachments: ["a"], detail: "d"))
+            let json = try AuditLog.encode(
+                AuditEvent(
+                    time: "2026-06-15T12:00:00Z", actor: "owner", action: action, client: "c",
+                    prescriptions: ["p"], attachments: ["a"], detail: "d"))
             #expect(json.withUnsafeBytes { Vault.leadingAction($0[...]) } == action.rawValue)
         }
-        #expect(Array(#"{"actor":"owner","action":"read"}"#.utf8).withUnsafeBytes { Vault.leadingAction($0[...]) } == nil)
+        #expect(
+            Array(#"{"actor":"owner","action":"read"}"#.utf8).withUnsafeBytes { Vault.leadingAction($0[...]) } == nil)
         #expect(Array(#"{"action":"re\u0061d"}"#.utf8).withUnsafeBytes { Vault.leadingAction($0[...]) } == nil)
     }
 

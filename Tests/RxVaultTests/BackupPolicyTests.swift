@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RxVault
 
 /// The pruning policy (restic's forget semantics) on synthetic calendars, and backup names.
@@ -41,7 +42,8 @@ import Testing
             "2026-03-08T02:00:00Z": [.weekly], "2026-03-01T02:00:00Z": [.weekly], "2026-02-22T02:00:00Z": [.weekly],
             // Five more months: each one's last day.
             "2026-02-28T02:00:00Z": [.monthly], "2026-01-31T02:00:00Z": [.monthly],
-            "2025-12-31T02:00:00Z": [.monthly, .yearly], "2025-11-30T02:00:00Z": [.monthly], "2025-10-31T02:00:00Z": [.monthly],
+            "2025-12-31T02:00:00Z": [.monthly, .yearly], "2025-11-30T02:00:00Z": [.monthly],
+            "2025-10-31T02:00:00Z": [.monthly]
         ]
         #expect(kept(decisions) == expected)
         #expect(decisions.filter { !$0.keep }.count == 440 - 15)
@@ -66,19 +68,23 @@ import Testing
         #expect(Self.t("2025-12-28T23:59:59Z").isoWeek == (2025, 52))
         #expect(Self.t("2027-01-01T00:00:00Z").isoWeek == (2026, 53))
         let times = [Self.t("2025-12-28T09:00:00Z"), Self.t("2025-12-29T09:00:00Z"), Self.t("2026-01-01T09:00:00Z")]
-        #expect(kept(BackupPolicy(weekly: 2).apply(times, time: { $0 }))
+        #expect(
+            kept(BackupPolicy(weekly: 2).apply(times, time: { $0 }))
                 == ["2026-01-01T09:00:00Z": [.weekly], "2025-12-28T09:00:00Z": [.weekly]])
         // Days are UTC days: 23:59:59 and 00:00:00 are two days.
         let midnight = [Self.t("2026-05-01T23:59:59Z"), Self.t("2026-05-02T00:00:00Z"), Self.t("2026-05-02T08:00:00Z")]
-        #expect(kept(BackupPolicy(daily: 2).apply(midnight, time: { $0 }))
+        #expect(
+            kept(BackupPolicy(daily: 2).apply(midnight, time: { $0 }))
                 == ["2026-05-02T08:00:00Z": [.daily], "2026-05-01T23:59:59Z": [.daily]])
     }
 
     @Test func backupsInTheSameSecondAreOrderedByTheirSequence() {
         let time = Self.t("2026-05-02T08:00:00Z")
-        let names = [BackupName(vaultID: "00ff00ff00ff00ff00ff00ff00ff00ff", time: time, sequence: 1),
-                     BackupName(vaultID: "00ff00ff00ff00ff00ff00ff00ff00ff", time: time, sequence: 3),
-                     BackupName(vaultID: "00ff00ff00ff00ff00ff00ff00ff00ff", time: time, sequence: 2)]
+        let names = [
+            BackupName(vaultID: "00ff00ff00ff00ff00ff00ff00ff00ff", time: time, sequence: 1),
+            BackupName(vaultID: "00ff00ff00ff00ff00ff00ff00ff00ff", time: time, sequence: 3),
+            BackupName(vaultID: "00ff00ff00ff00ff00ff00ff00ff00ff", time: time, sequence: 2)
+        ]
         let decisions = BackupPolicy(daily: 1).apply(names, time: \.time, tieBreak: \.sequence)
         #expect(decisions.map(\.item.sequence) == [3, 2, 1])
         #expect(decisions.map(\.keep) == [true, false, false])
@@ -97,10 +103,16 @@ import Testing
         // Byte order of the names is the order they were made in.
         let later = BackupName(vaultID: id, time: Self.t("2026-11-22T22:15:31Z"))
         #expect([later, second, name].map(\.description).sorted() == [name, second, later].map(\.description))
-        for bad in ["rxvault-3F9A2C1E-20261122T221530Z.age", "rxvault-3f9a2c1-20261122T221530Z.age", "rxvault-3f9a2c1e-20261122T2215Z.age",
-                    "rxvault-3f9a2c1e-20261122T221530Z_1.age", "rxvault-3f9a2c1e-20261122T221530Z_02.age", "rxvault-3f9a2c1e-20260230T221530Z.age",
-                    "rxvault-3f9a2c1e-20261122T241530Z.age", "rxvault-3f9a2c1e-20261122T221530Z.age.tmp", "rxvault-3f9a2c1e-20261122T221530Z-2.age",
-                    ".rxvault-3f9a2c1e-20261122T221530Z.age.rxvault-1a2b", "notes.txt", "rxvault-3f9a2c1e-x-20261122T221530Z.age"] {
+        for bad in [
+            "rxvault-3F9A2C1E-20261122T221530Z.age", "rxvault-3f9a2c1-20261122T221530Z.age",
+            "rxvault-3f9a2c1e-20261122T2215Z.age",
+            "rxvault-3f9a2c1e-20261122T221530Z_1.age", "rxvault-3f9a2c1e-20261122T221530Z_02.age",
+            "rxvault-3f9a2c1e-20260230T221530Z.age",
+            "rxvault-3f9a2c1e-20261122T241530Z.age", "rxvault-3f9a2c1e-20261122T221530Z.age.tmp",
+            "rxvault-3f9a2c1e-20261122T221530Z-2.age",
+            ".rxvault-3f9a2c1e-20261122T221530Z.age.rxvault-1a2b", "notes.txt",
+            "rxvault-3f9a2c1e-x-20261122T221530Z.age"
+        ] {
             #expect(BackupName(parsing: bad) == nil, "\(bad)")
         }
         let label = BackupLabel(vaultID: id.prefix(32).description, time: name.time, snapshotBytes: 131_072)
@@ -109,8 +121,12 @@ import Testing
         #expect(label.payloadLength == 16 + 131_072 + 32)
         #expect(BackupLabel(vaultID: id, time: name.time, snapshotBytes: 0).payloadLength == 32)
         #expect(BackupLabel(vaultID: id, time: name.time, snapshotBytes: 65_537).payloadLength == 16 + 65_537 + 32)
-        for bad in [["v2", String(repeating: "0", count: 32), "20261122T221530Z", "1"], ["v1", String(repeating: "0", count: 32), "20261122T221530Z"],
-                    ["v1", String(repeating: "0", count: 32), "20261122T221530Z", "01"], ["v1", String(repeating: "0", count: 31), "20261122T221530Z", "1"]] {
+        for bad in [
+            ["v2", String(repeating: "0", count: 32), "20261122T221530Z", "1"],
+            ["v1", String(repeating: "0", count: 32), "20261122T221530Z"],
+            ["v1", String(repeating: "0", count: 32), "20261122T221530Z", "01"],
+            ["v1", String(repeating: "0", count: 31), "20261122T221530Z", "1"]
+        ] {
             #expect(BackupLabel(type: "rxvault-backup", arguments: bad) == nil, "\(bad)")
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 /// A client holds data keys and (to log its reads) write access: it must still not be able to
@@ -13,7 +14,10 @@ import RxStore
             try body()
             Issue.record("\(what): accepted")
         } catch let error as VaultError {
-            guard case .integrity = error else { Issue.record("\(what): expected an integrity error, got \(error)"); return }
+            guard case .integrity = error else {
+                Issue.record("\(what): expected an integrity error, got \(error)")
+                return
+            }
         } catch {
             Issue.record("\(what): unexpected \(error)")
         }
@@ -34,11 +38,15 @@ import RxStore
         let db = try t.raw()
         // The client opens its sealed keys and re-encrypts the content with the same key and AAD.
         let sealed = try db.blob("SELECT sealed_keys FROM access_grant")
-        let keys = try #require(GrantKeys.decode(try X25519.open(sealed, publicKey: identity.recipient.publicKey, secretKey: identity.secretKey)))
+        let keys = try #require(
+            GrantKeys.decode(
+                try X25519.open(sealed, publicKey: identity.recipient.publicKey, secretKey: identity.secretKey)))
         var forged = record.prescription
         forged.right?.sphere = Hundredths(raw: -2950)
         let content = RecordContent(schema: 1, recorded: record.recorded, prescription: forged, change: nil)
-        let aad = AssociatedData.object(.content, vaultID: owner.header.vaultID, type: "prescription", id: record.id.hex, version: keys.context.version)
+        let aad = AssociatedData.object(
+            .content, vaultID: owner.header.vaultID, type: "prescription", id: record.id.hex,
+            version: keys.context.version)
         let box = try AEAD.seal(Array(try JSONEncoderSorted.encode(content)), key: keys.dataKey, associatedData: aad)
         try db.prepare("UPDATE prescription_version SET content = ? WHERE prescription_id = ? AND version = ?")
             .run([.blob(box), .text(record.id.hex), .integer(Int64(keys.context.version))])
@@ -54,11 +62,15 @@ import RxStore
             // Read the row, then let the statement go (an open statement holds a read snapshot).
             let saved = try db.prepare("SELECT id, client_id, reference, sealed_keys, info, mac FROM access_grant")
             #expect(try saved.step())
-            return [.text(saved.text(0)!), .text(saved.text(1)!), .text(saved.text(2)!), .blob(saved.blob(3)),
-                    .blob(saved.blob(4)), .blob(saved.blob(5))]
+            return [
+                .text(saved.text(0)!), .text(saved.text(1)!), .text(saved.text(2)!), .blob(saved.blob(3)),
+                .blob(saved.blob(4)), .blob(saved.blob(5))
+            ]
         }()
         try owner.revoke(client, [record.id])
-        try db.prepare("INSERT INTO access_grant (id, client_id, reference, sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)").run(row)
+        try db.prepare(
+            "INSERT INTO access_grant (id, client_id, reference, sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)"
+        ).run(row)
         // The next edit must not re-seal the new version to the replayed grant.
         #expect(throws: VaultError.self) { _ = try owner.edit(record.id) { $0.note = "new" } }
         expectIntegrity("grants listing") { _ = try owner.grants() }
@@ -66,7 +78,9 @@ import RxStore
         let view = try ClientVault.open(at: t.path, identity: identity, clock: .fixed(today: TestVault.today))
         if let seen = try? view.list().first {
             // (The owner's own commands now refuse this prescription until the grant is gone; read the rows.)
-            #expect(Int64(seen.version) < (try db.integer("SELECT max(version) FROM prescription_version") ?? 0), "the client reads only what it had before")
+            #expect(
+                Int64(seen.version) < (try db.integer("SELECT max(version) FROM prescription_version") ?? 0),
+                "the client reads only what it had before")
         }
     }
 
@@ -79,7 +93,9 @@ import RxStore
         _ = try owner.add(TestVault.glasses(patient: "trigger"))
         let report = try owner.check(readData: false)
         #expect(report.stages.last!.errors.contains { $0.contains("forged") }, "\(report.stages.last!.errors)")
-        #expect(try db.integer("SELECT count(*) FROM audit_entry WHERE mac IS NULL") == 1, "the forged entry was not countersigned")
+        #expect(
+            try db.integer("SELECT count(*) FROM audit_entry WHERE mac IS NULL") == 1,
+            "the forged entry was not countersigned")
 
         let fresh = try TestVault()
         let vault = try fresh.open()

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import RxModel
+import Testing
+
 @testable import RxVault
 
 /// An import reads each rxvault export entry with `Entry.read` (JSONReading); Foundation's
@@ -11,7 +12,8 @@ import RxModel
     func outcome(_ read: () throws -> RxvaultExport.Entry) -> String {
         do {
             let e = try read()
-            return "id \(e.id) v\(e.version) \(e.recorded) \(e.prescription) history \(String(describing: e.history.map { $0.map { "\($0.version) \($0.recorded) \($0.prescription)" } })) "
+            return
+                "id \(e.id) v\(e.version) \(e.recorded) \(e.prescription) history \(String(describing: e.history.map { $0.map { "\($0.version) \($0.recorded) \($0.prescription)" } })) "
                 + "attachments \(String(describing: e.attachments.map { $0.map { "\($0.id) \($0.name) \($0.type) \($0.size) \($0.sha256) \($0.added) \($0.data)" } }))"
         } catch let error as DecodingError {
             return "refused: " + ImportError.describe(error)
@@ -21,11 +23,14 @@ import RxModel
     }
 
     func bothWays(_ json: String) -> (fast: String, reference: String) {
-        (outcome { try RxvaultExport.Entry.read(ArraySlice(json.utf8)) },
-         outcome { try JSONDecoder().decode(RxvaultExport.Entry.self, from: Data(json.utf8)) })
+        (
+            outcome { try RxvaultExport.Entry.read(ArraySlice(json.utf8)) },
+            outcome { try JSONDecoder().decode(RxvaultExport.Entry.self, from: Data(json.utf8)) }
+        )
     }
 
-    static let rx = #"{"kind":"glasses","patient":{"name":"Zoë \"Z\" \\ O'Brien\n"},"prescriber":{"name":"Dr B"},"issued":"2026-03-01","right":{"sphere":-2.25,"cylinder":-0.5,"axis":90,"prism":{"amount":2,"angle":45}},"left":{"sphere":0,"prism":{"vertical":{"amount":1,"base":"up"},"horizontal":{"amount":1.5,"base":"out"}}}}"#
+    static let rx =
+        #"{"kind":"glasses","patient":{"name":"Zoë \"Z\" \\ O'Brien\n"},"prescriber":{"name":"Dr B"},"issued":"2026-03-01","right":{"sphere":-2.25,"cylinder":-0.5,"axis":90,"prism":{"amount":2,"angle":45}},"left":{"sphere":0,"prism":{"vertical":{"amount":1,"base":"up"},"horizontal":{"amount":1.5,"base":"out"}}}}"#
     static let id = #""id":"0123456789abcdef0123456789abcdef""#
 
     static let entries: [String] = [
@@ -43,13 +48,18 @@ import RxModel
         "{\(id),\"recorded\":\"r\",\"prescription\":\(rx)}",
         "{\(id),\"version\":1,\"recorded\":\"r\"}",
         "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":{\"kind\":\"glasses\"}}",
-        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":" + rx.replacingOccurrences(of: "-2.25", with: "-2.255") + "}",
-        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":" + rx.replacingOccurrences(of: "2026-03-01", with: "2026-02-30") + "}",
-        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":" + rx.replacingOccurrences(of: "\"up\"", with: "\"sideways\"") + "}",
-        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":" + rx.replacingOccurrences(of: "\"axis\":90", with: "\"axis\":null") + "}",
-        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":" + rx.replacingOccurrences(of: "\"sphere\":0", with: "\"sphere\":\"0\"") + "}",
+        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":"
+            + rx.replacingOccurrences(of: "-2.25", with: "-2.255") + "}",
+        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":"
+            + rx.replacingOccurrences(of: "2026-03-01", with: "2026-02-30") + "}",
+        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":"
+            + rx.replacingOccurrences(of: "\"up\"", with: "\"sideways\"") + "}",
+        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":"
+            + rx.replacingOccurrences(of: "\"axis\":90", with: "\"axis\":null") + "}",
+        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":"
+            + rx.replacingOccurrences(of: "\"sphere\":0", with: "\"sphere\":\"0\"") + "}",
         "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":\(rx),}",
-        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":\(rx)} x",
+        "{\(id),\"version\":1,\"recorded\":\"r\",\"prescription\":\(rx)} x"
     ]
 
     @Test(arguments: ExportEntryReadingTests.entries)

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 /// Issue 10, "what the file reveals without a key": in format 3 the file no longer says which
@@ -37,7 +38,9 @@ import RxStore
         #expect(owner.header.formatVersion == 4)
         let bytes = try fileBytes(t)
         for (client, _) in clients {
-            #expect(bytes.range(of: Data(client.recipient.publicKey)) == nil, "client \(client.name)'s public key is in the file")
+            #expect(
+                bytes.range(of: Data(client.recipient.publicKey)) == nil,
+                "client \(client.name)'s public key is in the file")
         }
         let db = try t.raw()
         // No grant row names a prescription, as text or as bytes, and no two rows share a reference.
@@ -75,30 +78,47 @@ import RxStore
     @Test func grantAndClientRowsMovedBetweenPlacesAreRefused() throws {
         let (t, owner, records, clients) = try householdVault()
         let db = try t.raw()
-        let insurerID = clients[0].0.id.hex, shopID = clients[1].0.id.hex
+        let insurerID = clients[0].0.id.hex
+        let shopID = clients[1].0.id.hex
         func refused(_ what: String, _ body: () throws -> Void) {
-            do { try body(); Issue.record("\(what): accepted") } catch let error as VaultError {
-                guard case .integrity = error else { Issue.record("\(what): \(error)"); return }
+            do {
+                try body()
+                Issue.record("\(what): accepted")
+            } catch let error as VaultError {
+                guard case .integrity = error else {
+                    Issue.record("\(what): \(error)")
+                    return
+                }
             } catch { Issue.record("\(what): \(error)") }
         }
         // The shop's grant handed to the insurer (its row moved to the other client).
         try db.execute("PRAGMA foreign_keys = OFF")
-        try db.prepare("UPDATE access_grant SET client_id = ? WHERE client_id = ?").run([.text(insurerID), .text(shopID)])
+        try db.prepare("UPDATE access_grant SET client_id = ? WHERE client_id = ?").run([
+            .text(insurerID), .text(shopID)
+        ])
         refused("grants after a row moved to another client") { _ = try owner.grants() }
         refused("edit after a row moved to another client") { _ = try owner.edit(records[0].id) { $0.note = "x" } }
         #expect(!(try owner.check(readData: false)).isClean)
-        try db.prepare("UPDATE access_grant SET client_id = ? WHERE client_id = ? AND id NOT IN (SELECT id FROM access_grant WHERE client_id = ? LIMIT 2)")
-            .run([.text(shopID), .text(insurerID), .text(insurerID)])
+        try db.prepare(
+            "UPDATE access_grant SET client_id = ? WHERE client_id = ? AND id NOT IN (SELECT id FROM access_grant WHERE client_id = ? LIMIT 2)"
+        )
+        .run([.text(shopID), .text(insurerID), .text(insurerID)])
         #expect(try owner.check(readData: false).isClean, "put back as it was")
         // Two of the insurer's references swapped (its grants on Ada and Ben trade places).
-        let rows = try db.rows("SELECT id, reference FROM access_grant WHERE client_id = ? ORDER BY id", [.text(insurerID)]) { ($0.text(0)!, $0.text(1)!) }
+        let rows = try db.rows(
+            "SELECT id, reference FROM access_grant WHERE client_id = ? ORDER BY id", [.text(insurerID)]
+        ) { ($0.text(0)!, $0.text(1)!) }
         #expect(rows.count == 2)
-        try db.prepare("UPDATE access_grant SET reference = 'x' || substr(reference, 2) WHERE id = ?").run([.text(rows[0].0)])
+        try db.prepare("UPDATE access_grant SET reference = 'x' || substr(reference, 2) WHERE id = ?").run([
+            .text(rows[0].0)
+        ])
         try db.prepare("UPDATE access_grant SET reference = ? WHERE id = ?").run([.text(rows[0].1), .text(rows[1].0)])
         try db.prepare("UPDATE access_grant SET reference = ? WHERE id = ?").run([.text(rows[1].1), .text(rows[0].0)])
         refused("grants after references swapped") { _ = try owner.grants() }
         #expect(!(try owner.check(readData: false)).isClean)
-        try db.prepare("UPDATE access_grant SET reference = 'x' || substr(reference, 2) WHERE id = ?").run([.text(rows[0].0)])
+        try db.prepare("UPDATE access_grant SET reference = 'x' || substr(reference, 2) WHERE id = ?").run([
+            .text(rows[0].0)
+        ])
         try db.prepare("UPDATE access_grant SET reference = ? WHERE id = ?").run([.text(rows[1].1), .text(rows[1].0)])
         try db.prepare("UPDATE access_grant SET reference = ? WHERE id = ?").run([.text(rows[0].1), .text(rows[0].0)])
         #expect(try owner.check(readData: false).isClean, "put back as it was")
@@ -116,14 +136,21 @@ import RxStore
     @Test func aRemovedClientsGrantPutBackWithoutItsClientIsFoundByCheck() throws {
         let (t, owner, _, clients) = try householdVault()
         let db = try t.raw()
-        let saved = try db.rows("SELECT id, client_id, reference, sealed_keys, info, mac FROM access_grant WHERE client_id = ?",
-                                [.text(clients[1].0.id.hex)]) { row -> [Statement.Value] in
-            [.text(row.text(0)!), .text(row.text(1)!), .text(row.text(2)!), .blob(row.blob(3)), .blob(row.blob(4)), .blob(row.blob(5))]
+        let saved = try db.rows(
+            "SELECT id, client_id, reference, sealed_keys, info, mac FROM access_grant WHERE client_id = ?",
+            [.text(clients[1].0.id.hex)]
+        ) { row -> [Statement.Value] in
+            [
+                .text(row.text(0)!), .text(row.text(1)!), .text(row.text(2)!), .blob(row.blob(3)), .blob(row.blob(4)),
+                .blob(row.blob(5))
+            ]
         }
         #expect(saved.count == 1)
         try owner.removeClient(clients[1].0)
         try db.execute("PRAGMA foreign_keys = OFF")
-        try db.prepare("INSERT INTO access_grant (id, client_id, reference, sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)").run(saved[0])
+        try db.prepare(
+            "INSERT INTO access_grant (id, client_id, reference, sealed_keys, info, mac) VALUES (?, ?, ?, ?, ?, ?)"
+        ).run(saved[0])
         let errors = try owner.check(readData: false).stages.flatMap(\.errors)
         #expect(errors.contains { $0.contains("not one the owner holds current") }, "\(errors)")
     }
@@ -136,17 +163,24 @@ import RxStore
         let passphrase = TestVault.secret("format two fixture")
         let today = CalendarDate(year: 2026, month: 6, day: 20)!
         func identity(_ name: String) throws -> AgeIdentity {
-            try #require(AgeIdentity.parseFile(try String(contentsOfFile: RowRollbackTests.fixture("format2-\(name).age"), encoding: .utf8))?.first)
+            try #require(
+                AgeIdentity.parseFile(
+                    try String(contentsOfFile: RowRollbackTests.fixture("format2-\(name).age"), encoding: .utf8))?.first
+            )
         }
-        let shop = try identity("lens-shop"), family = try identity("family")
+        let shop = try identity("lens-shop")
+        let family = try identity("family")
         let vault = try Vault.open(at: path, with: .passphrase(passphrase), clock: .fixed(today: today))
         #expect(vault.header.formatVersion == 2)
         // Every read works on format 2 as it is.
         #expect(try vault.list().count == 2)
-        let before = try vault.grants().map { "\($0.client.name) \($0.prescriptionID.short) \($0.includesAttachments) \($0.expires?.description ?? "-")" }.sorted()
+        let before = try vault.grants().map {
+            "\($0.client.name) \($0.prescriptionID.short) \($0.includesAttachments) \($0.expires?.description ?? "-")"
+        }.sorted()
         #expect(before == ["family 450f2f2a false 2026-12-31", "lens-shop 0b6299e8 true -"])
         #expect(try vault.check(readData: true).isClean)
-        let readsBefore = try ClientVault.open(at: path, identity: shop, clock: .fixed(today: today)).list().map(\.id.short)
+        let readsBefore = try ClientVault.open(at: path, identity: shop, clock: .fixed(today: today)).list().map(
+            \.id.short)
         #expect(readsBefore == ["0b6299e8"])
 
         #expect(try vault.upgrade() == (2, 4))
@@ -156,15 +190,22 @@ import RxStore
         #expect(log.count == 8 && log.allSatisfy { $0.problem == nil && $0.countersigned }, "\(log)")
         let report = try vault.check(readData: true)
         #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
-        let after = try vault.grants().map { "\($0.client.name) \($0.prescriptionID.short) \($0.includesAttachments) \($0.expires?.description ?? "-")" }.sorted()
+        let after = try vault.grants().map {
+            "\($0.client.name) \($0.prescriptionID.short) \($0.includesAttachments) \($0.expires?.description ?? "-")"
+        }.sorted()
         #expect(after == before)
-        #expect(try vault.grants().first { $0.client.name == "lens-shop" }?.lastRead != nil, "reads before the upgrade still count")
+        #expect(
+            try vault.grants().first { $0.client.name == "lens-shop" }?.lastRead != nil,
+            "reads before the upgrade still count")
         // Both clients read what they were granted, found by their lookup tags.
         let shopView = try ClientVault.open(at: path, identity: shop, clock: .fixed(today: today))
         let granted = try shopView.list()
         #expect(granted.map(\.id.short) == ["0b6299e8"])
         #expect(try shopView.attachments(of: granted[0].id).count == 1)
-        #expect(try ClientVault.open(at: path, identity: family, clock: .fixed(today: today)).list().map(\.id.short) == ["450f2f2a"])
+        #expect(
+            try ClientVault.open(at: path, identity: family, clock: .fixed(today: today)).list().map(\.id.short) == [
+                "450f2f2a"
+            ])
         #expect(try vault.upgrade() == (4, 4), "nothing left to do")
         // The file of format 2 cannot be put back over the new tables: the header's format is
         // in the root key's associated data.
@@ -180,8 +221,9 @@ import RxStore
         // the lens shop's grant row is a change the format-2 manifest sees.
         let db = try Database(path: path)
         try db.execute("DELETE FROM access_grant WHERE prescription_id LIKE '0b6299e8%'")
-        let vault = try Vault.open(at: path, with: .passphrase(TestVault.secret("format two fixture")),
-                                   clock: .fixed(today: CalendarDate(year: 2026, month: 6, day: 20)!))
+        let vault = try Vault.open(
+            at: path, with: .passphrase(TestVault.secret("format two fixture")),
+            clock: .fixed(today: CalendarDate(year: 2026, month: 6, day: 20)!))
         var refusal = "accepted: a damaged format-2 vault was upgraded (and its damage made current)"
         do { _ = try vault.upgrade() } catch { refusal = error.description }
         #expect(refusal.contains("deleted"), "\(refusal)")

@@ -1,8 +1,10 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import RxValidate
+import Testing
+
 @testable import RxVault
 
 /// For random vaults, clients and grant sets (including expired and revoked grants), every client
@@ -14,18 +16,21 @@ import RxStore
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
     func clientsSeeExactlyWhatTheyWereGranted(seed: UInt64) throws {
-        var rng = Generator(seed: seed)   // the target's SplitMix64 (JSONWriterDifferentialTests)
+        var rng = Generator(seed: seed) // the target's SplitMix64 (JSONWriterDifferentialTests)
         let t = try TestVault()
         let owner = try Vault.open(at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: Self.day0))
-        let pixel = Array(try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments/valid/png-1x1.png")))
+        let pixel = Array(
+            try Data(
+                contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments/valid/png-1x1.png")))
         let parser = try Self.parser()
 
         // Prescriptions, some with an attachment.
         var prescriptions: [PrescriptionID] = []
         var attachmentsOf: [String: [String]] = [:]
         for i in 0..<Int.random(in: 3...7, using: &rng) {
-            let (record, _) = try owner.add(TestVault.glasses(patient: "Patient \(i)", sphere: -25 * Int.random(in: 1...20, using: &rng)))
+            let (record, _) = try owner.add(
+                TestVault.glasses(patient: "Patient \(i)", sphere: -25 * Int.random(in: 1...20, using: &rng)))
             prescriptions.append(record.id)
             if Bool.random(using: &rng), let parser {
                 var offset = 0
@@ -45,11 +50,15 @@ import RxStore
             clients.append((try owner.addClient(name: "client-\(i)", recipient: identity.recipient), identity))
         }
         // Random grants: some open-ended, some expiring soon, some without attachments.
-        struct Expected { var expires: CalendarDate?; var attachments: Bool }
+        struct Expected {
+            var expires: CalendarDate?
+            var attachments: Bool
+        }
         var expected: [String: [String: Expected]] = [:]
         for (client, _) in clients {
             for p in prescriptions where Int.random(in: 0..<3, using: &rng) > 0 {
-                let expires: CalendarDate? = Bool.random(using: &rng) ? nil : Self.day0.adding(days: Int.random(in: 0...10, using: &rng))!
+                let expires: CalendarDate? =
+                    Bool.random(using: &rng) ? nil : Self.day0.adding(days: Int.random(in: 0...10, using: &rng))!
                 let attachments = Bool.random(using: &rng)
                 try owner.grant(client, [p], expires: expires, includeAttachments: attachments)
                 expected[client.id.hex, default: [:]][p.hex] = Expected(expires: expires, attachments: attachments)
@@ -73,16 +82,19 @@ import RxStore
             for p in prescriptions {
                 if granted[p.hex] != nil {
                     let record = try view.prescription(try view.resolve(p.hex), version: nil)
-                    #expect(record.prescription == (try owner.prescription(p)).prescription, "client reads the current version")
+                    #expect(
+                        record.prescription == (try owner.prescription(p)).prescription,
+                        "client reads the current version")
                     let seen = try view.attachments(of: p).map(\.id.hex)
                     #expect(seen == (granted[p.hex]!.attachments ? attachmentsOf[p.hex] ?? [] : []))
                 } else {
                     #expect(throws: VaultError.self) { _ = try view.resolve(p.hex) }
                 }
             }
-            try Self.handDecryption(path: t.path, identity: identity, clientID: client.id.hex,
-                                    expectGranted: Set(expected[client.id.hex, default: [:]].keys), attachmentsOf: attachmentsOf,
-                                    withAttachments: Set(expected[client.id.hex, default: [:]].filter { $0.value.attachments }.keys))
+            try Self.handDecryption(
+                path: t.path, identity: identity, clientID: client.id.hex,
+                expectGranted: Set(expected[client.id.hex, default: [:]].keys), attachmentsOf: attachmentsOf,
+                withAttachments: Set(expected[client.id.hex, default: [:]].filter { $0.value.attachments }.keys))
         }
 
         // The owner's next write sweeps the expired grants and re-keys their prescriptions.
@@ -91,10 +103,13 @@ import RxStore
         let remaining = try ownerLater.grants()
         #expect(remaining.allSatisfy { $0.isActive(on: later) })
         for (client, identity) in clients {
-            let live = Set(expected[client.id.hex, default: [:]].filter { $0.value.expires.map { later <= $0 } ?? true }.keys)
-            try Self.handDecryption(path: t.path, identity: identity, clientID: client.id.hex, expectGranted: live,
-                                    attachmentsOf: attachmentsOf,
-                                    withAttachments: Set(expected[client.id.hex, default: [:]].filter { $0.value.attachments }.keys).intersection(live))
+            let live = Set(
+                expected[client.id.hex, default: [:]].filter { $0.value.expires.map { later <= $0 } ?? true }.keys)
+            try Self.handDecryption(
+                path: t.path, identity: identity, clientID: client.id.hex, expectGranted: live,
+                attachmentsOf: attachmentsOf,
+                withAttachments: Set(expected[client.id.hex, default: [:]].filter { $0.value.attachments }.keys)
+                    .intersection(live))
         }
         let report = try ownerLater.check(readData: true)
         #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
@@ -102,8 +117,10 @@ import RxStore
 
     /// Straight from the SQLite file: which sealed boxes open with this client's key, and which
     /// stored ciphertexts the keys inside them open.
-    static func handDecryption(path: String, identity: AgeIdentity, clientID: String, expectGranted: Set<String>,
-                               attachmentsOf: [String: [String]], withAttachments: Set<String>) throws {
+    static func handDecryption(
+        path: String, identity: AgeIdentity, clientID: String, expectGranted: Set<String>,
+        attachmentsOf: [String: [String]], withAttachments: Set<String>
+    ) throws {
         let db = try Database(path: path)
         let vaultID = try db.blob("SELECT vault_id FROM vault_header")
         var dataKeys: [SecretBytes] = []
@@ -111,7 +128,10 @@ import RxStore
         var opened: Set<String> = []
         // The file does not say which prescription a grant row is for (format 3): the sealed box does.
         try db.prepare("SELECT client_id, sealed_keys FROM access_grant").forEach { row in
-            guard let plain = try? X25519.open(row.blob(1), publicKey: identity.recipient.publicKey, secretKey: identity.secretKey) else { return }
+            guard
+                let plain = try? X25519.open(
+                    row.blob(1), publicKey: identity.recipient.publicKey, secretKey: identity.secretKey)
+            else { return }
             #expect(row.text(0) == clientID, "a sealed box of another client opened")
             let keys = GrantKeys.decode(plain)!
             opened.insert(keys.context.prescription)
@@ -121,11 +141,13 @@ import RxStore
         // Every content row: which of our keys open it.
         var readable: Set<String> = []
         var latest: [String: Int] = [:]
-        try db.prepare("SELECT prescription_id, max(version) FROM prescription_version GROUP BY prescription_id").forEach { row in
-            latest[row.text(0)!] = Int(row.int(1))
-        }
+        try db.prepare("SELECT prescription_id, max(version) FROM prescription_version GROUP BY prescription_id")
+            .forEach { row in
+                latest[row.text(0)!] = Int(row.int(1))
+            }
         try db.prepare("SELECT prescription_id, version, content FROM prescription_version").forEach { row in
-            let id = row.text(0)!, version = Int(row.int(1))
+            let id = row.text(0)!
+            let version = Int(row.int(1))
             let aad = AssociatedData.object(.content, vaultID: vaultID, type: "prescription", id: id, version: version)
             for key in dataKeys where (try? AEAD.open(row.blob(2), key: key, associatedData: aad)) != nil {
                 #expect(version == latest[id], "a client key opens an old version of \(id.prefix(8))")
@@ -136,10 +158,13 @@ import RxStore
         // Attachment metadata: which open with the attachment keys we hold.
         var readableAttachments: Set<String> = []
         try db.prepare("SELECT id, prescription_id, metadata FROM attachment").forEach { row in
-            let aad = AssociatedData.attachment(.attachmentMetadata, vaultID: vaultID, id: row.text(0)!, prescriptionID: row.text(1)!)
+            let aad = AssociatedData.attachment(
+                .attachmentMetadata, vaultID: vaultID, id: row.text(0)!, prescriptionID: row.text(1)!)
             for key in attachmentKeys {
                 let metadataKey = try! KeyDerivation.derive(from: key, id: 1, context: "rxattach")
-                if (try? AEAD.open(row.blob(2), key: metadataKey, associatedData: aad)) != nil { readableAttachments.insert(row.text(0)!) }
+                if (try? AEAD.open(row.blob(2), key: metadataKey, associatedData: aad)) != nil {
+                    readableAttachments.insert(row.text(0)!)
+                }
             }
         }
         let expectedAttachments = Set(withAttachments.flatMap { attachmentsOf[$0] ?? [] })
@@ -149,11 +174,11 @@ import RxStore
 
     /// The isolated parser needs the rxvault binary; the property test attaches only when it is built.
     static func parser() throws -> IsolatedParserForTests? {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("rxvault").path
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("rxvault").path
         guard FileManager.default.isExecutableFile(atPath: binary) else { return nil }
         return IsolatedParserForTests(executable: binary, arguments: ["_parse-untrusted"], limits: .init())
     }
 }
 
-import RxValidate
 typealias IsolatedParserForTests = IsolatedParser

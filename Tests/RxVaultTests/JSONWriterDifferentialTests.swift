@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import RxModel
+import Testing
+
 @testable import RxVault
 
 /// Exports are written by `JSONWriter` (RxModel) instead of JSONEncoder / JSONSerialization. These
@@ -11,7 +12,9 @@ import RxModel
     /// A JSONEncoder configured as the exports used to be written.
     static func encoder(pretty: Bool, slashes: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty
+            ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
             : slashes ? [.sortedKeys] : [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
@@ -34,7 +37,7 @@ import RxModel
             writer.double(value)
             #expect(writer.bytes == Array(try encoder.encode(value)), "\(value)")
         }
-        for value in [0, 7, -7, 10, 1234567890, Int.max, Int.min] {
+        for value in [0, 7, -7, 10, 1_234_567_890, Int.max, Int.min] {
             var writer = JSONWriter(style: .compact)
             writer.int(value)
             #expect(writer.bytes == Array(try encoder.encode(value)), "\(value)")
@@ -66,7 +69,10 @@ import RxModel
             var writer = JSONWriter(style: .pretty)
             try RxvaultExport.writeEntry(item, to: &writer, attachmentData: true)
             let expected = Array(try pretty.encode(entry))
-            #expect(writer.bytes == expected, "entry \(n): \(String(decoding: writer.bytes, as: UTF8.self))\nvs\n\(String(decoding: expected, as: UTF8.self))")
+            #expect(
+                writer.bytes == expected,
+                "entry \(n): \(String(decoding: writer.bytes, as: UTF8.self))\nvs\n\(String(decoding: expected, as: UTF8.self))"
+            )
             var bound = JSONWriter(style: .compact)
             try RxvaultExport.writeEntry(item, to: &bound, attachmentData: false)
             #expect(bound.bytes == Array(try compact.encode(RxvaultExport.stripped(entry))), "bound entry \(n)")
@@ -80,8 +86,9 @@ import RxModel
         var random = Generator(seed: 15)
         let encoder = Self.encoder(pretty: false, slashes: true)
         for n in 0..<1500 {
-            let content = RecordContent(schema: RecordContent.currentSchema, recorded: "2026-04-20T10:00:0\(n % 10)Z",
-                                        prescription: random.prescription(), change: n % 3 == 0 ? "re-keyed: a/b \"c\"" : nil)
+            let content = RecordContent(
+                schema: RecordContent.currentSchema, recorded: "2026-04-20T10:00:0\(n % 10)Z",
+                prescription: random.prescription(), change: n % 3 == 0 ? "re-keyed: a/b \"c\"" : nil)
             let expected = Array(try encoder.encode(content))
             #expect(try content.sealedJSON() == expected, "content \(n)")
             if try content.sealedJSON() != expected { return }
@@ -105,11 +112,17 @@ import RxModel
         let encoder = Self.encoder(pretty: false)
         for (back, item) in zip(read, items) {
             #expect(try encoder.encode(back.prescription) == encoder.encode(item.record.prescription))
-            #expect(try back.history.map { try encoder.encode($0.prescription) } == item.history.map { try encoder.encode($0.prescription) })
+            #expect(
+                try back.history.map { try encoder.encode($0.prescription) }
+                    == item.history.map { try encoder.encode($0.prescription) })
         }
         let binding = try #require(try file.binding)
         #expect(binding.content == covered)
-        #expect(binding.content == Array(try Self.encoder(pretty: false).encode(items.map { RxvaultExport.stripped(RxvaultExport.entry($0)) })))
+        #expect(
+            binding.content
+                == Array(
+                    try Self.encoder(pretty: false).encode(
+                        items.map { RxvaultExport.stripped(RxvaultExport.entry($0)) })))
     }
 
     /// Each FHIR Bundle entry as the writer writes it and as JSONSerialization wrote the same
@@ -119,12 +132,19 @@ import RxModel
         var patients: Set<String> = []
         var practitioners: Set<String> = []
         for n in 0..<1500 {
-            for entry in FHIR.entries(random.item(n, fhirKeys: true), patients: &patients, practitioners: &practitioners) {
+            for entry in FHIR.entries(
+                random.item(n, fhirKeys: true), patients: &patients, practitioners: &practitioners)
+            {
                 var writer = JSONWriter(style: .pretty)
                 writer.value(entry)
-                let expected = Array(try JSONSerialization.data(withJSONObject: entry.foundation,
-                                                                options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
-                #expect(writer.bytes == expected, "item \(n): \(String(decoding: writer.bytes, as: UTF8.self))\nvs\n\(String(decoding: expected, as: UTF8.self))")
+                let expected = Array(
+                    try JSONSerialization.data(
+                        withJSONObject: entry.foundation,
+                        options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
+                #expect(
+                    writer.bytes == expected,
+                    "item \(n): \(String(decoding: writer.bytes, as: UTF8.self))\nvs\n\(String(decoding: expected, as: UTF8.self))"
+                )
                 if writer.bytes != expected { return }
             }
         }
@@ -132,11 +152,17 @@ import RxModel
 
     /// The Practitioner id is named by JSONEncoder's compact text (slashes escaped): unchanged.
     @Test func practitionerIDsAreNamedAsBefore() throws {
-        let practitioner: [String: FHIRValue] = ["resourceType": .string("Practitioner"), "id": .string("p/1"),
-                                                 "identifier": .array([.object(["system": .string("http://hl7.org/fhir/sid/us-npi"), "value": .string("1234567893")])]),
-                                                 "name": .array([.object(["text": .string("Dr. \"Q\" Ng")])])]
+        let practitioner: [String: FHIRValue] = [
+            "resourceType": .string("Practitioner"), "id": .string("p/1"),
+            "identifier": .array([
+                .object(["system": .string("http://hl7.org/fhir/sid/us-npi"), "value": .string("1234567893")])
+            ]),
+            "name": .array([.object(["text": .string("Dr. \"Q\" Ng")])])
+        ]
         let entry = try #require(FHIR.practitionerEntry(KeptFHIR(practitioner: practitioner)))
-        let canonical = String(decoding: try Self.encoder(pretty: false, slashes: true).encode(FHIRValue.object(practitioner)), as: UTF8.self)
+        let canonical = String(
+            decoding: try Self.encoder(pretty: false, slashes: true).encode(FHIRValue.object(practitioner)),
+            as: UTF8.self)
         #expect(entry.id == FHIR.uuid("practitioner|" + canonical))
         #expect(canonical.contains(#"http:\/\/"#))
     }
@@ -157,22 +183,35 @@ struct Generator: RandomNumberGenerator {
     mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
     mutating func h(_ range: ClosedRange<Int>) -> Hundredths { Hundredths(raw: Int.random(in: range, using: &self)) }
 
-    static let pieces = ["Ada", "Zoë", "O'Brien", "\"Doc\"", "back\\slash", "a/b", "tab\there", "new\nline", "\u{1}\u{1f}\u{7f}",
-                         "名前", "🙂", "e\u{301}", "  ", "Ünïcödé", "\u{2028}", "&<>"]
+    static let pieces = [
+        "Ada", "Zoë", "O'Brien", "\"Doc\"", "back\\slash", "a/b", "tab\there", "new\nline", "\u{1}\u{1f}\u{7f}",
+        "名前", "🙂", "e\u{301}", "  ", "Ünïcödé", "\u{2028}", "&<>"
+    ]
 
     mutating func text() -> String {
-        (0..<Int.random(in: 1...4, using: &self)).map { _ in Self.pieces.randomElement(using: &self)! }.joined(separator: " ")
+        (0..<Int.random(in: 1...4, using: &self)).map { _ in Self.pieces.randomElement(using: &self)! }.joined(
+            separator: " ")
     }
 
     mutating func lens(_ kind: PrescriptionKind) -> LensSpecification {
         var lens = LensSpecification(sphere: h(-3000...3000))
-        if chance(60) { lens.cylinder = h(-1000...1000); lens.axis = Int.random(in: 0...180, using: &self) }
+        if chance(60) {
+            lens.cylinder = h(-1000...1000)
+            lens.axis = Int.random(in: 0...180, using: &self)
+        }
         if chance(40) { lens.add = h(25...400) }
         if chance(40) {
             switch Int.random(in: 0..<4, using: &self) {
-            case 0: lens.prism = .rectangular(vertical: .init(amount: h(1...2000), base: chance(50) ? .up : .down), horizontal: nil)
-            case 1: lens.prism = .rectangular(vertical: nil, horizontal: .init(amount: h(1...2000), base: chance(50) ? .in : .out))
-            case 2: lens.prism = .rectangular(vertical: .init(amount: h(1...2000), base: .down), horizontal: .init(amount: h(1...2000), base: .in))
+            case 0:
+                lens.prism = .rectangular(
+                    vertical: .init(amount: h(1...2000), base: chance(50) ? .up : .down), horizontal: nil)
+            case 1:
+                lens.prism = .rectangular(
+                    vertical: nil, horizontal: .init(amount: h(1...2000), base: chance(50) ? .in : .out))
+            case 2:
+                lens.prism = .rectangular(
+                    vertical: .init(amount: h(1...2000), base: .down), horizontal: .init(amount: h(1...2000), base: .in)
+                )
             default: lens.prism = .polar(amount: h(1...2000), angle: Int.random(in: 0...360, using: &self))
             }
         }
@@ -202,38 +241,56 @@ struct Generator: RandomNumberGenerator {
         }
     }
 
-    static let keys = ["meta", "text", "encounter", "color", "duration", "note", "status", "created", "valueCode", "value", "url",
-                       "code", "display", "system", "coding", "authorReference", "extension", "identifier"]
+    static let keys = [
+        "meta", "text", "encounter", "color", "duration", "note", "status", "created", "valueCode", "value", "url",
+        "code", "display", "system", "coding", "authorReference", "extension", "identifier"
+    ]
 
     mutating func members(depth: Int) -> [String: FHIRValue] {
         var members: [String: FHIRValue] = [:]
-        for _ in 0..<Int.random(in: 0...3, using: &self) { members[Self.keys.randomElement(using: &self)!] = value(depth: depth) }
+        for _ in 0..<Int.random(in: 0...3, using: &self) {
+            members[Self.keys.randomElement(using: &self)!] = value(depth: depth)
+        }
         return members
     }
 
     mutating func kept() -> KeptFHIR {
         var kept = KeptFHIR(resource: members(depth: 1))
         if chance(30) { kept.resource["id"] = .string("src-\(Int.random(in: 0...99, using: &self))") }
-        if chance(30) { kept.resource["identifier"] = .array([.object(["system": .string("urn:x"), "value": .string(text())])]) }
+        if chance(30) {
+            kept.resource["identifier"] = .array([.object(["system": .string("urn:x"), "value": .string(text())])])
+        }
         if chance(30) { kept.resource["dateWritten"] = .string("2026-03-01T10:00:00Z") }
         if chance(30) { kept.right = members(depth: 1) }
         if chance(30) { kept.left = members(depth: 1) }
         if chance(30) { kept.prescriber = ["type": .string("Practitioner")] }
-        if chance(20) { kept.practitioner = ["resourceType": .string("Practitioner"), "name": .array([.object(["text": .string(text())])])] }
+        if chance(20) {
+            kept.practitioner = [
+                "resourceType": .string("Practitioner"), "name": .array([.object(["text": .string(text())])])
+            ]
+        }
         return kept
     }
 
     mutating func prescription() -> Prescription {
         let kind: PrescriptionKind = chance(50) ? .glasses : .contacts
-        let patient = chance(30) ? Patient(name: chance(50) ? "" : text(), birthDate: nil, id: String(repeating: "ab", count: 16))
-            : Patient(name: text(), birthDate: chance(70) ? CalendarDate(year: Int.random(in: 1930...2020, using: &self), month: 5, day: 17) : nil)
-        var rx = Prescription(kind: kind, patient: patient,
-                              prescriber: Prescriber(name: text(), licence: chance(50) ? text() : nil, contact: chance(50) ? text() : nil),
-                              issued: CalendarDate(year: 2025, month: Int.random(in: 1...12, using: &self), day: 3)!,
-                              expires: chance(60) ? CalendarDate(year: 2027, month: 1, day: 31) : nil,
-                              note: chance(40) ? text() : nil,
-                              right: chance(90) ? lens(kind) : nil, left: chance(90) ? lens(kind) : nil,
-                              pupillaryDistance: chance(40) ? PupillaryDistance(far: h(5000...7000), near: chance(50) ? h(5000...7000) : nil) : nil)
+        let patient =
+            chance(30)
+            ? Patient(name: chance(50) ? "" : text(), birthDate: nil, id: String(repeating: "ab", count: 16))
+            : Patient(
+                name: text(),
+                birthDate: chance(70)
+                    ? CalendarDate(year: Int.random(in: 1930...2020, using: &self), month: 5, day: 17) : nil)
+        var rx = Prescription(
+            kind: kind, patient: patient,
+            prescriber: Prescriber(
+                name: text(), licence: chance(50) ? text() : nil, contact: chance(50) ? text() : nil),
+            issued: CalendarDate(year: 2025, month: Int.random(in: 1...12, using: &self), day: 3)!,
+            expires: chance(60) ? CalendarDate(year: 2027, month: 1, day: 31) : nil,
+            note: chance(40) ? text() : nil,
+            right: chance(90) ? lens(kind) : nil, left: chance(90) ? lens(kind) : nil,
+            pupillaryDistance: chance(40)
+                ? PupillaryDistance(far: h(5000...7000), near: chance(50) ? h(5000...7000) : nil) : nil)
         if kind == .contacts && chance(50) { rx.contactLensType = ContactLensType.allCases.randomElement(using: &self) }
         return rx
     }
@@ -243,9 +300,12 @@ struct Generator: RandomNumberGenerator {
         var rx = prescription()
         if fhirKeys && chance(40) { rx.fhir = kept() }
         let versions = Int.random(in: 1...3, using: &self)
-        let history = (1..<versions).map { PrescriptionRecord(id: id, version: $0, recorded: "2026-01-0\($0)T08:00:00Z", prescription: prescription()) }
-        return ExportItem(record: PrescriptionRecord(id: id, version: versions, recorded: "2026-02-01T09:30:00Z", prescription: rx),
-                          history: history, attachments: [])
+        let history = (1..<versions).map {
+            PrescriptionRecord(id: id, version: $0, recorded: "2026-01-0\($0)T08:00:00Z", prescription: prescription())
+        }
+        return ExportItem(
+            record: PrescriptionRecord(id: id, version: versions, recorded: "2026-02-01T09:30:00Z", prescription: rx),
+            history: history, attachments: [])
     }
 }
 
@@ -257,17 +317,23 @@ struct Generator: RandomNumberGenerator {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         for n in 0..<500 {
-            let info = PatientInfo(schema: 1, name: random.text(), birthDate: n % 2 == 0 ? CalendarDate(year: 1950 + n % 70, month: 1 + n % 12, day: 1 + n % 28) : nil,
-                                   merged: n % 3 == 0 ? [random.text(), "0123456789abcdef0123456789abcdef"] : nil)
+            let info = PatientInfo(
+                schema: 1, name: random.text(),
+                birthDate: n % 2 == 0 ? CalendarDate(year: 1950 + n % 70, month: 1 + n % 12, day: 1 + n % 28) : nil,
+                merged: n % 3 == 0 ? [random.text(), "0123456789abcdef0123456789abcdef"] : nil)
             let bytes = Array(try encoder.encode(info))
             // Written directly, the same bytes as the encoder's.
             #expect(info.sealedJSON() == bytes, "patient info \(n)")
             let fast = try bytes.withUnsafeBytes { try PatientInfo(json: $0) }
             let slow = try JSONDecoder().decode(PatientInfo.self, from: Data(bytes))
-            #expect(fast.name == slow.name && fast.birthDate == slow.birthDate && fast.merged == slow.merged && fast.schema == slow.schema)
+            #expect(
+                fast.name == slow.name && fast.birthDate == slow.birthDate && fast.merged == slow.merged
+                    && fast.schema == slow.schema)
         }
-        for bad in [#"{"name":"A"}"#, #"{"schema":1}"#, #"{"schema":1,"name":"A","birthDate":"2026-02-30"}"#,
-                    #"{"schema":1,"name":"A","merged":[1]}"#, #"[1]"#, #"{"schema":1,"name":"A""#] {
+        for bad in [
+            #"{"name":"A"}"#, #"{"schema":1}"#, #"{"schema":1,"name":"A","birthDate":"2026-02-30"}"#,
+            #"{"schema":1,"name":"A","merged":[1]}"#, #"[1]"#, #"{"schema":1,"name":"A""#
+        ] {
             let bytes = Array(bad.utf8)
             #expect(throws: (any Error).self) { try bytes.withUnsafeBytes { try PatientInfo(json: $0) } }
             #expect(throws: (any Error).self) { try JSONDecoder().decode(PatientInfo.self, from: Data(bytes)) }
@@ -282,17 +348,22 @@ struct Generator: RandomNumberGenerator {
         var random = Generator(seed: 33)
         let actions = AuditEvent.Action.allCases
         for n in 0..<500 {
-            let event = AuditEvent(time: "2026-04-20T10:00:\(10 + n % 50)Z", actor: n % 2 == 0 ? AuditEvent.ownerActor : random.text(),
-                                   action: actions[n % actions.count], client: n % 3 == 0 ? nil : random.text(),
-                                   prescriptions: (0..<(n % 7)).map { _ in random.text() },
-                                   attachments: n % 4 == 0 ? [random.text()] : nil, detail: n % 5 == 0 ? nil : random.text())
+            let event = AuditEvent(
+                time: "2026-04-20T10:00:\(10 + n % 50)Z", actor: n % 2 == 0 ? AuditEvent.ownerActor : random.text(),
+                action: actions[n % actions.count], client: n % 3 == 0 ? nil : random.text(),
+                prescriptions: (0..<(n % 7)).map { _ in random.text() },
+                attachments: n % 4 == 0 ? [random.text()] : nil, detail: n % 5 == 0 ? nil : random.text())
             let bytes = Array(try JSONEncoder().encode(event))
             #expect(try AuditEvent(json: bytes) == JSONDecoder().decode(AuditEvent.self, from: Data(bytes)))
             #expect(try AuditEvent(json: bytes) == event)
         }
-        for bad in [#"{"time":"t","actor":"owner","action":"read"}"#, #"{"time":"t","actor":"owner","action":"nope","prescriptions":[]}"#,
-                    #"{"time":1,"actor":"owner","action":"read","prescriptions":[]}"#, #"{"time":"t","actor":"owner","action":"read","prescriptions":[1]}"#,
-                    #"{"time":"t","actor":"owner","action":"read","prescriptions":[]"#] {
+        for bad in [
+            #"{"time":"t","actor":"owner","action":"read"}"#,
+            #"{"time":"t","actor":"owner","action":"nope","prescriptions":[]}"#,
+            #"{"time":1,"actor":"owner","action":"read","prescriptions":[]}"#,
+            #"{"time":"t","actor":"owner","action":"read","prescriptions":[1]}"#,
+            #"{"time":"t","actor":"owner","action":"read","prescriptions":[]"#
+        ] {
             let bytes = Array(bad.utf8)
             #expect(throws: (any Error).self) { try AuditEvent(json: bytes) }
             #expect(throws: (any Error).self) { try JSONDecoder().decode(AuditEvent.self, from: Data(bytes)) }

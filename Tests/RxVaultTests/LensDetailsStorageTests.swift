@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
+import Testing
+
 @testable import RxVault
 
 /// The lens details of issue 12 (contact-lens type, add designation, D/N design, balance lens)
@@ -12,14 +13,18 @@ import RxModel
     static let today = CalendarDate(year: 2026, month: 6, day: 20)!
 
     static func multifocal() -> Prescription {
-        var rx = Prescription(kind: .contacts, patient: Patient(name: "Ada Example"), prescriber: Prescriber(name: "Dr Optic"),
-                              issued: CalendarDate(iso: "2026-01-10")!, expires: CalendarDate(iso: "2027-01-10")!)
+        var rx = Prescription(
+            kind: .contacts, patient: Patient(name: "Ada Example"), prescriber: Prescriber(name: "Dr Optic"),
+            issued: CalendarDate(iso: "2026-01-10")!, expires: CalendarDate(iso: "2027-01-10")!)
         rx.contactLensType = .soft
-        rx.right = LensSpecification(sphere: Hundredths(raw: -125), baseCurve: Hundredths(raw: 860), diameter: Hundredths(raw: 1420), brand: "Air Optix")
+        rx.right = LensSpecification(
+            sphere: Hundredths(raw: -125), baseCurve: Hundredths(raw: 860), diameter: Hundredths(raw: 1420),
+            brand: "Air Optix")
         rx.right!.addDesignation = .high
         rx.right!.dominance = .dominant
-        rx.left = LensSpecification(sphere: Hundredths(raw: -150), add: Hundredths(raw: 150), baseCurve: Hundredths(raw: 860),
-                                    diameter: Hundredths(raw: 1420), brand: "Air Optix")
+        rx.left = LensSpecification(
+            sphere: Hundredths(raw: -150), add: Hundredths(raw: 150), baseCurve: Hundredths(raw: 860),
+            diameter: Hundredths(raw: 1420), brand: "Air Optix")
         rx.left!.dominance = .nonDominant
         return rx
     }
@@ -53,12 +58,16 @@ import RxModel
     /// An index entry written before the trailing fields existed (no bytes after the eyes)
     /// decodes with the details absent; one with a tag this version does not know is skipped.
     @Test func indexEntriesWithoutOrWithUnknownTrailingFieldsDecode() throws {
-        let record = PrescriptionRecord(id: PrescriptionID(hex: String(repeating: "ab", count: 16))!, version: 1,
-                                        recorded: "2026-06-20T10:00:00Z", prescription: Self.multifocal())
+        let record = PrescriptionRecord(
+            id: PrescriptionID(hex: String(repeating: "ab", count: 16))!, version: 1,
+            recorded: "2026-06-20T10:00:00Z", prescription: Self.multifocal())
         func decode(_ bytes: [UInt8]) throws -> Prescription {
             var summary = record.prescription
             summary.contactLensType = nil
-            for eye in Eye.allCases { summary[eye]!.addDesignation = nil; summary[eye]!.dominance = nil }
+            for eye in Eye.allCases {
+                summary[eye]!.addDesignation = nil
+                summary[eye]!.dominance = nil
+            }
             return try bytes.withUnsafeBytes { raw in
                 var reader = RecordCodec.Reader(bytes: raw, p: 0)
                 return try RecordCodec.decode(&reader, id: record.id, version: 1, summary: summary).prescription
@@ -70,7 +79,10 @@ import RxModel
         // The same entry as rxvault 0.3.0 wrote it: everything before the trailing fields.
         var oldRx = record.prescription
         oldRx.contactLensType = nil
-        for eye in Eye.allCases { oldRx[eye]!.addDesignation = nil; oldRx[eye]!.dominance = nil }
+        for eye in Eye.allCases {
+            oldRx[eye]!.addDesignation = nil
+            oldRx[eye]!.dominance = nil
+        }
         let old = PrescriptionRecord(id: record.id, version: 1, recorded: record.recorded, prescription: oldRx)
         var before = RecordCodec.Writer()
         RecordCodec.encode(old, into: &before)
@@ -86,31 +98,39 @@ import RxModel
     @Test func aVaultWrittenBeforeReadsAndTakesTheNewFields() throws {
         let t = try TestVault()
         let path = try RowRollbackTests.fixtureVault("format3", into: t.directory)
-        let vault = try Vault.open(at: path, with: .passphrase(TestVault.secret("format three fixture")), clock: .fixed(today: Self.today))
+        let vault = try Vault.open(
+            at: path, with: .passphrase(TestVault.secret("format three fixture")), clock: .fixed(today: Self.today))
         let listed = try vault.list()
         #expect(listed.count == 2)
         for record in listed {
             let sealed = try vault.prescription(record.id)
             #expect(sealed.prescription == record.prescription)
             #expect(sealed.prescription.contactLensType == nil)
-            #expect(sealed.prescription.eyes.allSatisfy { $0.1.addDesignation == nil && $0.1.dominance == nil && !$0.1.balance })
+            #expect(
+                sealed.prescription.eyes.allSatisfy {
+                    $0.1.addDesignation == nil && $0.1.dominance == nil && !$0.1.balance
+                })
         }
         let contacts = try #require(listed.first { $0.prescription.kind == .contacts })
-        let edited = try #require(try vault.edit(contacts.id) { rx in
-            rx.contactLensType = .rgp
-            for eye in Eye.allCases where rx[eye] != nil { rx[eye]!.addDesignation = .low }
-        })
+        let edited = try #require(
+            try vault.edit(contacts.id) { rx in
+                rx.contactLensType = .rgp
+                for eye in Eye.allCases where rx[eye] != nil { rx[eye]!.addDesignation = .low }
+            })
         #expect(try vault.prescription(contacts.id).prescription.contactLensType == .rgp)
         #expect(try vault.list().first { $0.id == contacts.id }?.prescription == edited.0.prescription)
-        #expect(try vault.history(contacts.id).first?.prescription == contacts.prescription, "the version before still reads")
+        #expect(
+            try vault.history(contacts.id).first?.prescription == contacts.prescription,
+            "the version before still reads")
         let report = try vault.check(readData: true)
         #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
     }
 
     @Test func fhirExportAndImportKeepEveryDetail() throws {
         for rx in [Self.multifocal(), Self.balance()] {
-            let record = PrescriptionRecord(id: PrescriptionID(hex: String(repeating: "cd", count: 16))!, version: 1,
-                                            recorded: "2026-06-20T10:00:00Z", prescription: rx)
+            let record = PrescriptionRecord(
+                id: PrescriptionID(hex: String(repeating: "cd", count: 16))!, version: 1,
+                recorded: "2026-06-20T10:00:00Z", prescription: rx)
             let item = ExportItem(record: record, history: [], attachments: [])
             let bundle = try FHIR.bundle([item], exported: "2026-06-20T10:00:00Z")
             let items = try FHIR.decode(bundle)
@@ -118,7 +138,8 @@ import RxModel
             #expect(items.first?.prescription == rx)
             let text = String(decoding: bundle, as: UTF8.self)
             if rx.kind == .contacts {
-                #expect(text.contains("\"valueCode\" : \"soft\"") && text.contains("\"valueCode\" : \"HIGH\"")
+                #expect(
+                    text.contains("\"valueCode\" : \"soft\"") && text.contains("\"valueCode\" : \"HIGH\"")
                         && text.contains("\"valueCode\" : \"non-dominant\""))
             } else {
                 // The balance lens carries no sphere: it has no prescribed power.
@@ -132,13 +153,18 @@ import RxModel
     }
 
     @Test func anUnknownCodeInAFHIRExtensionIsRefusedNotDropped() throws {
-        let record = PrescriptionRecord(id: PrescriptionID(hex: String(repeating: "ef", count: 16))!, version: 1,
-                                        recorded: "2026-06-20T10:00:00Z", prescription: Self.multifocal())
-        let bundle = String(decoding: try FHIR.bundle([ExportItem(record: record, history: [], attachments: [])], exported: "2026-06-20T10:00:00Z"),
-                            as: UTF8.self)
-        for (good, bad, message) in [("\"valueCode\" : \"soft\"", "\"valueCode\" : \"silicone\"", "contact-lens-type 'silicone'"),
-                                     ("\"valueCode\" : \"HIGH\"", "\"valueCode\" : \"HIGHEST\"", "add-designation 'HIGHEST'"),
-                                     ("\"valueCode\" : \"dominant\"", "\"valueCode\" : \"left\"", "lens-dominance 'left'")] {
+        let record = PrescriptionRecord(
+            id: PrescriptionID(hex: String(repeating: "ef", count: 16))!, version: 1,
+            recorded: "2026-06-20T10:00:00Z", prescription: Self.multifocal())
+        let bundle = String(
+            decoding: try FHIR.bundle(
+                [ExportItem(record: record, history: [], attachments: [])], exported: "2026-06-20T10:00:00Z"),
+            as: UTF8.self)
+        for (good, bad, message) in [
+            ("\"valueCode\" : \"soft\"", "\"valueCode\" : \"silicone\"", "contact-lens-type 'silicone'"),
+            ("\"valueCode\" : \"HIGH\"", "\"valueCode\" : \"HIGHEST\"", "add-designation 'HIGHEST'"),
+            ("\"valueCode\" : \"dominant\"", "\"valueCode\" : \"left\"", "lens-dominance 'left'")
+        ] {
             #expect(bundle.contains(good))
             do {
                 _ = try FHIR.decode(Array(bundle.replacingOccurrences(of: good, with: bad).utf8))

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 /// Issue 15: reading one prescription checks only its patient's bucket of patient rows (the rows
@@ -14,7 +15,9 @@ import RxStore
 /// an earlier set of patients) reads by the whole set and gets them at the next owner write.
 @Suite struct PatientBucketTests {
     func integrityMessage(_ body: () throws -> Void) -> String? {
-        do { try body() } catch VaultError.integrity(let message) { return message } catch { return "unexpected \(error)" }
+        do { try body() } catch VaultError.integrity(let message) { return message } catch {
+            return "unexpected \(error)"
+        }
         return nil
     }
 
@@ -54,7 +57,9 @@ import RxStore
         var out: [PatientID: Result<String, VaultError>] = [:]
         for (patient, id) in f.prescriptions {
             let fresh = try f.t.open()
-            do { out[patient] = .success(try fresh.prescription(id).prescription.patient.name) } catch { out[patient] = .failure(error) }
+            do { out[patient] = .success(try fresh.prescription(id).prescription.patient.name) } catch {
+                out[patient] = .failure(error)
+            }
         }
         return out
     }
@@ -79,7 +84,9 @@ import RxStore
 
     /// Puts `row` (an older copy of the patient's row) back in place of the current one.
     func putBack(_ row: (info: [UInt8], mac: [UInt8]), of id: PatientID, in db: Database) throws {
-        try db.prepare("UPDATE person SET info = ?, mac = ? WHERE id = ?").run([.blob(row.info), .blob(row.mac), .text(id.hex)])
+        try db.prepare("UPDATE person SET info = ?, mac = ? WHERE id = ?").run([
+            .blob(row.info), .blob(row.mac), .text(id.hex)
+        ])
     }
 
     /// Every read failed with an integrity error whose message contains `words`.
@@ -94,7 +101,9 @@ import RxStore
     @Test func anUntouchedVaultReadsEveryPatient() throws {
         let f = try fixture()
         let read = try reads(f)
-        #expect(try read[Self.a1]?.get() == "Ana One" && read[Self.a2]?.get() == "Ana Two" && read[Self.b]?.get() == "Ben Three")
+        #expect(
+            try read[Self.a1]?.get() == "Ana One" && read[Self.a2]?.get() == "Ana Two"
+                && read[Self.b]?.get() == "Ben Three")
     }
 
     /// A rename undone by putting the older row back: refused for both patients of that bucket
@@ -127,7 +136,9 @@ import RxStore
         let db = try f.t.raw()
         let old = try row(db, Self.a2)
         try f.vault.mergePatients(Self.a2, into: Self.a1)
-        try db.prepare("INSERT INTO person (id, info, mac) VALUES (?, ?, ?)").run([.text(Self.a2.hex), .blob(old.info), .blob(old.mac)])
+        try db.prepare("INSERT INTO person (id, info, mac) VALUES (?, ?, ?)").run([
+            .text(Self.a2.hex), .blob(old.info), .blob(old.mac)
+        ])
         let read = try reads(f)
         #expect(refused(read[Self.a1]), "A1's row is current; its bucket is not")
         #expect(try read[Self.b]?.get() == "Ben Three")
@@ -143,7 +154,9 @@ import RxStore
         let read = try reads(f)
         #expect(refused(read[Self.a1]) && refused(read[Self.b]))
         let errors = try checkErrors(f)
-        #expect(errors.contains { $0.contains("patient bucket 170") } && errors.contains { $0.contains("patient bucket 187") })
+        #expect(
+            errors.contains { $0.contains("patient bucket 170") }
+                && errors.contains { $0.contains("patient bucket 187") })
     }
 
     /// Bucket hashes made to match a rolled-back row (keeping the root's patients hash) need the
@@ -174,7 +187,9 @@ import RxStore
         try f.vault.updatePatient(Self.a1, name: "Ana Renamed", birthDate: nil)
         #expect(try bucketsRow(db).content != oldBuckets.content)
         try putBack(oldRow, of: Self.a1, in: db)
-        try db.prepare("UPDATE person_buckets SET content = ?, mac = ?").run([.blob(oldBuckets.content), .blob(oldBuckets.mac)])
+        try db.prepare("UPDATE person_buckets SET content = ?, mac = ?").run([
+            .blob(oldBuckets.content), .blob(oldBuckets.mac)
+        ])
         let read = try reads(f)
         #expect(allRefused(read, mentioning: "patient records are not the ones"))
         #expect(try checkErrors(f).contains { $0.contains("patient records are not the ones") })
@@ -188,16 +203,23 @@ import RxStore
         let db = try f.t.raw()
         let oldBuckets = try bucketsRow(db)
         try f.vault.updatePatient(Self.a1, name: "Ana Renamed", birthDate: nil)
-        try db.prepare("UPDATE person_buckets SET content = ?, mac = ?").run([.blob(oldBuckets.content), .blob(oldBuckets.mac)])
+        try db.prepare("UPDATE person_buckets SET content = ?, mac = ?").run([
+            .blob(oldBuckets.content), .blob(oldBuckets.mac)
+        ])
         let read = try reads(f)
-        #expect(try read[Self.a1]?.get() == "Ana Renamed" && read[Self.a2]?.get() == "Ana Two" && read[Self.b]?.get() == "Ben Three")
+        #expect(
+            try read[Self.a1]?.get() == "Ana Renamed" && read[Self.a2]?.get() == "Ana Two"
+                && read[Self.b]?.get() == "Ben Three")
         let report = try f.t.open().check(readData: true)
         #expect(report.isClean && report.stages.flatMap(\.notes).contains { $0.contains("no patient bucket hashes") })
         let writer = try f.t.open()
         _ = try writer.add(TestVault.glasses(patient: "Ben Three"))
         let renewed = try #require(PatientBuckets.decode(try bucketsRow(db).content))
         #expect(renewed.patientsHash == VaultState.patientsHash(try writer.store.patientMACs()))
-        #expect(!(try f.t.open().check(readData: true).stages.flatMap(\.notes).contains { $0.contains("no patient bucket hashes") }))
+        #expect(
+            !(try f.t.open().check(readData: true).stages.flatMap(\.notes).contains {
+                $0.contains("no patient bucket hashes")
+            }))
     }
 
     /// A vault as rxvault before bucket hashes made it (format 4, state schema 2, no
@@ -216,7 +238,9 @@ import RxStore
         let bRow = try row(db, Self.b)
         try db.prepare("DELETE FROM person WHERE id = ?").run([.text(Self.b.hex)])
         #expect(refused(try reads(f)[Self.a1]))
-        try db.prepare("INSERT INTO person (id, info, mac) VALUES (?, ?, ?)").run([.text(Self.b.hex), .blob(bRow.info), .blob(bRow.mac)])
+        try db.prepare("INSERT INTO person (id, info, mac) VALUES (?, ?, ?)").run([
+            .text(Self.b.hex), .blob(bRow.info), .blob(bRow.mac)
+        ])
         // An owner write that changes no patient.
         _ = try f.t.open().add(TestVault.glasses(patient: "Ana One"))
         #expect(try f.vault.store.patientBuckets() != nil)
@@ -239,7 +263,10 @@ import RxStore
         let all = try f.vault.store.patientMACs()
         let buckets = PatientBuckets(rows: all, patientsHash: VaultState.patientsHash(all))
         for bucket in [0x00, 0xaa, 0xbb, 0xff] {
-            #expect(buckets.hashes[bucket] == PatientBuckets.hash(bucket: bucket, rows: try f.vault.store.patientMACs(withPrefix: PatientBuckets.prefix(bucket))))
+            #expect(
+                buckets.hashes[bucket]
+                    == PatientBuckets.hash(
+                        bucket: bucket, rows: try f.vault.store.patientMACs(withPrefix: PatientBuckets.prefix(bucket))))
         }
     }
 }

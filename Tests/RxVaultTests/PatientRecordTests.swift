@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 /// Issue 12, format 4: patient rows are the owner's, current, and bound to their place. Someone
@@ -10,7 +11,9 @@ import RxStore
 /// moves one's sealed info onto another; the owner's commands and `check` refuse each.
 @Suite struct PatientRecordTests {
     func integrityMessage(_ body: () throws -> Void) -> String? {
-        do { try body() } catch VaultError.integrity(let message) { return message } catch { return "unexpected \(error)" }
+        do { try body() } catch VaultError.integrity(let message) { return message } catch {
+            return "unexpected \(error)"
+        }
         return nil
     }
 
@@ -61,9 +64,12 @@ import RxStore
             return (old.blob(0), old.blob(1))
         }()
         try vault.updatePatient(patients[0].id, name: "Ada Renamed", birthDate: nil)
-        #expect(try vault.prescription(try vault.list().first { $0.prescription.patient.id == patients[0].id.hex }!.id)
-            .prescription.patient.name == "Ada Renamed")
-        try db.prepare("UPDATE person SET info = ?, mac = ? WHERE id = ?").run([.blob(info), .blob(mac), .text(patients[0].id.hex)])
+        #expect(
+            try vault.prescription(try vault.list().first { $0.prescription.patient.id == patients[0].id.hex }!.id)
+                .prescription.patient.name == "Ada Renamed")
+        try db.prepare("UPDATE person SET info = ?, mac = ? WHERE id = ?").run([
+            .blob(info), .blob(mac), .text(patients[0].id.hex)
+        ])
         let reopened = try t.open()
         #expect(integrityMessage { _ = try reopened.patients() } != nil)
         #expect(!(try reopened.check(readData: true).isClean))
@@ -75,7 +81,9 @@ import RxStore
         for record in listed {
             let fresh = try t.open()
             let inBucket = PatientBuckets.bucket(ofRowID: record.prescription.patient.id ?? "") == renamedBucket
-            #expect((integrityMessage { _ = try fresh.prescription(record.id) } != nil) == inBucket, "prescription \(record.id.short)")
+            #expect(
+                (integrityMessage { _ = try fresh.prescription(record.id) } != nil) == inBucket,
+                "prescription \(record.id.short)")
         }
     }
 
@@ -94,7 +102,8 @@ import RxStore
         let (t, _, patients) = try vault()
         let db = try t.raw()
         // Ada's sealed info (and MAC) copied onto Ben's row: bound to Ada's id, it fails there.
-        try db.execute("""
+        try db.execute(
+            """
             UPDATE person SET info = (SELECT info FROM person WHERE id = '\(patients[0].id.hex)'),
                                mac = (SELECT mac FROM person WHERE id = '\(patients[0].id.hex)')
             WHERE id = '\(patients[1].id.hex)'
@@ -112,7 +121,10 @@ import RxStore
         let after = try vault.patients()
         #expect(after.count == 1 && after[0].1.count == 3)
         let history = try vault.history(bens[0].id)
-        #expect(history.allSatisfy { $0.prescription.patient.id == patients[0].id.hex && $0.prescription.patient.name == "Ada Example" })
+        #expect(
+            history.allSatisfy {
+                $0.prescription.patient.id == patients[0].id.hex && $0.prescription.patient.name == "Ada Example"
+            })
         #expect(history.last?.change?.contains("merged") == true)
         #expect(try vault.check(readData: true).isClean)
         #expect(throws: VaultError.self) { try vault.mergePatients(patients[0].id, into: patients[0].id) }

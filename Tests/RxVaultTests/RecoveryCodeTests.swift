@@ -1,5 +1,6 @@
-import Testing
 import RxCrypto
+import Testing
+
 @testable import RxVault
 
 /// The recovery code's text form: what is shown reads back to the same secret, and a typing
@@ -16,11 +17,15 @@ import RxCrypto
         for _ in 0..<200 {
             let code = RecoveryCode.generate()
             let text = code.text
-            #expect(text.count == 47 && text.split(separator: "-").count == 8 && text.split(separator: "-").allSatisfy { $0.count == 5 })
+            #expect(
+                text.count == 47 && text.split(separator: "-").count == 8
+                    && text.split(separator: "-").allSatisfy { $0.count == 5 })
             #expect(secret(try RecoveryCode.parse(typed(text))) == secret(code))
             // Lower case, spaces, no dashes, O for 0 and I or L for 1 read the same.
-            let sloppy = text.lowercased().replacingOccurrences(of: "-", with: " ").replacingOccurrences(of: "0", with: "o")
-                .replacingOccurrences(of: "1", with: "l")
+            let sloppy = text.lowercased().replacingOccurrences(of: "-", with: " ").replacingOccurrences(
+                of: "0", with: "o"
+            )
+            .replacingOccurrences(of: "1", with: "l")
             #expect(secret(try RecoveryCode.parse(typed(sloppy))) == secret(code))
         }
     }
@@ -32,7 +37,11 @@ import RxCrypto
             for replacement in RecoveryCode.alphabet where replacement != text[position] {
                 var wrong = text
                 wrong[position] = replacement
-                #expect(throws: RecoveryCode.Mistake(description: "group \(group) of the recovery code is mistyped (its check character does not match)")) {
+                #expect(
+                    throws: RecoveryCode.Mistake(
+                        description:
+                            "group \(group) of the recovery code is mistyped (its check character does not match)")
+                ) {
                     try RecoveryCode.parse(typed(String(wrong)))
                 }
             }
@@ -45,16 +54,24 @@ import RxCrypto
             for b in 0..<8 where a != b && groups[a] != groups[b] {
                 var swapped = groups
                 swapped.swapAt(a, b)
-                #expect(throws: RecoveryCode.Mistake.self) { try RecoveryCode.parse(typed(swapped.joined(separator: "-"))) }
+                #expect(throws: RecoveryCode.Mistake.self) {
+                    try RecoveryCode.parse(typed(swapped.joined(separator: "-")))
+                }
             }
         }
     }
 
     @Test func lengthAndAlphabetMistakesSayWhatIsWrong() {
-        #expect(throws: RecoveryCode.Mistake(description: "a recovery code is 8 groups of 5 characters (40 in all); this one has 5")) {
+        #expect(
+            throws: RecoveryCode.Mistake(
+                description: "a recovery code is 8 groups of 5 characters (40 in all); this one has 5")
+        ) {
             try RecoveryCode.parse(typed("ABCDE"))
         }
-        #expect(throws: RecoveryCode.Mistake(description: "'U' in group 2 is not a recovery-code character (digits and letters except U)")) {
+        #expect(
+            throws: RecoveryCode.Mistake(
+                description: "'U' in group 2 is not a recovery-code character (digits and letters except U)")
+        ) {
             try RecoveryCode.parse(typed("00000-U"))
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 /// Issue 10: someone who can write the file (a revoked client with an old copy, say) deletes
@@ -15,8 +16,13 @@ import RxStore
             try body()
             Issue.record("\(what): accepted")
         } catch let error as VaultError {
-            guard case .integrity(let message) = error else { Issue.record("\(what): expected an integrity error, got \(error)"); return }
-            for word in words where !message.contains(word) { Issue.record("\(what): '\(message)' does not mention '\(word)'") }
+            guard case .integrity(let message) = error else {
+                Issue.record("\(what): expected an integrity error, got \(error)")
+                return
+            }
+            for word in words where !message.contains(word) {
+                Issue.record("\(what): '\(message)' does not mention '\(word)'")
+            }
         } catch {
             Issue.record("\(what): unexpected \(error)")
         }
@@ -58,9 +64,12 @@ import RxStore
         // The client puts back its grant, the versions that grant was sealed for (deleting the
         // re-keyed one) and the index bucket naming that version.
         let db = try attacker(t, old: old)
-        try db.execute("DELETE FROM main.prescription_version WHERE version > (SELECT max(version) FROM old.prescription_version)")
+        try db.execute(
+            "DELETE FROM main.prescription_version WHERE version > (SELECT max(version) FROM old.prescription_version)")
         try db.execute("INSERT INTO main.access_grant SELECT * FROM old.access_grant")
-        try db.execute("UPDATE main.search_index SET content = (SELECT content FROM old.search_index WHERE bucket = \(bucket)) WHERE bucket = \(bucket)")
+        try db.execute(
+            "UPDATE main.search_index SET content = (SELECT content FROM old.search_index WHERE bucket = \(bucket)) WHERE bucket = \(bucket)"
+        )
 
         let errors = try checkErrors(owner)
         #expect(errors.contains { $0.contains("grant") && $0.contains("revoked grant put back") }, "\(errors)")
@@ -68,7 +77,9 @@ import RxStore
         expectIntegrity("show") { _ = try owner.prescription(record.id) }
         let versionsBefore = try db.integer("SELECT count(*) FROM main.prescription_version") ?? 0
         let grantBefore = try db.blob("SELECT sealed_keys FROM main.access_grant")
-        expectIntegrity("edit", mentioning: ["grant"]) { _ = try owner.edit(record.id) { $0.note = "written after the revoke" } }
+        expectIntegrity("edit", mentioning: ["grant"]) {
+            _ = try owner.edit(record.id) { $0.note = "written after the revoke" }
+        }
         // Nothing was written, nothing re-sealed: the client can read no newer version.
         #expect(try db.integer("SELECT count(*) FROM main.prescription_version") == versionsBefore)
         #expect(try db.blob("SELECT sealed_keys FROM main.access_grant") == grantBefore)
@@ -92,7 +103,9 @@ import RxStore
         try db.execute("INSERT INTO main.client SELECT * FROM old.client WHERE id = '\(removed.id.hex)'")
         #expect(try checkErrors(owner).contains { $0.contains("client list") })
         expectIntegrity("client list", mentioning: ["client"]) { _ = try owner.clients() }
-        expectIntegrity("grant to the removed client") { try owner.grant(removed, [record.id], expires: nil, includeAttachments: true) }
+        expectIntegrity("grant to the removed client") {
+            try owner.grant(removed, [record.id], expires: nil, includeAttachments: true)
+        }
         try db.execute("DELETE FROM main.client WHERE id = '\(removed.id.hex)'")
         #expect(try checkErrors(owner).isEmpty)
 
@@ -116,7 +129,9 @@ import RxStore
         let db = try attacker(t, old: old)
         try db.execute("DELETE FROM main.audit_entry")
         try db.execute("INSERT INTO main.audit_entry SELECT * FROM old.audit_entry")
-        try db.execute("UPDATE main.audit_head SET seq = (SELECT seq FROM old.audit_head), hash = (SELECT hash FROM old.audit_head), mac = (SELECT mac FROM old.audit_head)")
+        try db.execute(
+            "UPDATE main.audit_head SET seq = (SELECT seq FROM old.audit_head), hash = (SELECT hash FROM old.audit_head), mac = (SELECT mac FROM old.audit_head)"
+        )
         #expect(try checkErrors(owner).contains { $0.contains("audit log's head") })
         expectIntegrity("log", mentioning: ["audit"]) { _ = try owner.log() }
         expectIntegrity("a write on a rolled-back log") { _ = try owner.add(TestVault.glasses()) }
@@ -135,7 +150,9 @@ import RxStore
         // An index bucket and a manifest bucket from the older copy, next to newer rows.
         let db = try attacker(t, old: first)
         let bucket = SearchIndex.bucket(of: records[0].id.hex)
-        try db.execute("UPDATE main.search_index SET content = (SELECT content FROM old.search_index WHERE bucket = \(bucket)) WHERE bucket = \(bucket)")
+        try db.execute(
+            "UPDATE main.search_index SET content = (SELECT content FROM old.search_index WHERE bucket = \(bucket)) WHERE bucket = \(bucket)"
+        )
         #expect(try checkErrors(owner).contains { $0.contains("search index bucket \(bucket)") })
         expectIntegrity("list") { _ = try owner.list() }
         try db.execute("DELETE FROM main.search_index")
@@ -148,7 +165,8 @@ import RxStore
         // The whole older state root with them, next to the newer version rows: a mix.
         try db.execute("DELETE FROM main.vault_state")
         try db.execute("INSERT INTO main.vault_state SELECT * FROM old.vault_state")
-        #expect(try checkErrors(owner).contains { $0.contains("newest stored version is 2 but the owner wrote version 1") })
+        #expect(
+            try checkErrors(owner).contains { $0.contains("newest stored version is 2 but the owner wrote version 1") })
         expectIntegrity("edit on a mixed file") { _ = try owner.edit(records[1].id) { $0.note = "third" } }
     }
 
@@ -177,18 +195,24 @@ import RxStore
         let owner = try t.open()
         let (a, _) = try owner.add(TestVault.glasses(patient: "A"))
         let (b, _) = try owner.add(TestVault.glasses(patient: "B"))
-        #expect(try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: true).count == 2)
+        #expect(
+            try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: true)
+                .count == 2)
         let db = try t.raw()
         try db.execute("PRAGMA foreign_keys = OFF")
         try db.execute("DELETE FROM prescription_version WHERE prescription_id = '\(a.id.hex)'")
         expectIntegrity("show", mentioning: [String(a.id.hex.prefix(8))]) { _ = try owner.prescription(a.id) }
         expectIntegrity("attachments", mentioning: [String(a.id.hex.prefix(8))]) { _ = try owner.attachments(of: a.id) }
         expectIntegrity("export", mentioning: [String(a.id.hex.prefix(8))]) {
-            _ = try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
+            _ = try owner.exportItems(
+                ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
         }
         // The other prescription still reads, in and out of a scope.
         #expect(try owner.prescription(b.id).id == b.id)
-        #expect(try owner.exportItems(ids: [b.id], filter: PrescriptionFilter(), for: nil, attachments: true, versions: true).count == 1)
+        #expect(
+            try owner.exportItems(
+                ids: [b.id], filter: PrescriptionFilter(), for: nil, attachments: true, versions: true
+            ).count == 1)
     }
 
     /// An export reads the grant rows and the attachment rows of the whole vault once for its read
@@ -200,8 +224,10 @@ import RxStore
         let (a, _) = try owner.add(TestVault.glasses(patient: "A"))
         let (b, _) = try owner.add(TestVault.glasses(patient: "B"))
         let parser = try #require(try GrantPropertyTests.parser())
-        let pixel = Array(try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments/valid/png-1x1.png")))
+        let pixel = Array(
+            try Data(
+                contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments/valid/png-1x1.png")))
         var offset = 0
         _ = try owner.attach(to: b.id, name: "rx.png", parser: parser) { buffer in
             let n = min(buffer.count, pixel.count - offset)
@@ -213,12 +239,18 @@ import RxStore
         try owner.grant(client, [a.id], expires: nil, includeAttachments: true)
         let old = try copy(t, "granted.rxv")
         try owner.revoke(client, [a.id])
-        let export = { _ = try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false) }
-        #expect(try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
-            .flatMap(\.attachments).count == 1)
+        let export = {
+            _ = try owner.exportItems(
+                ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
+        }
+        #expect(
+            try owner.exportItems(ids: nil, filter: PrescriptionFilter(), for: nil, attachments: true, versions: false)
+                .flatMap(\.attachments).count == 1)
         let db = try attacker(t, old: old)
         try db.execute("INSERT INTO main.access_grant SELECT * FROM old.access_grant")
-        expectIntegrity("export with a revoked grant put back", mentioning: [String(a.id.hex.prefix(8))]) { try export() }
+        expectIntegrity("export with a revoked grant put back", mentioning: [String(a.id.hex.prefix(8))]) {
+            try export()
+        }
         try db.execute("DELETE FROM main.access_grant")
         try export()
         try db.execute("DELETE FROM main.attachment WHERE prescription_id = '\(b.id.hex)'")
@@ -230,7 +262,10 @@ import RxStore
     @Test func anAnchorSeesAWholeFileRollBack() throws {
         let t = try TestVault()
         let anchor = RollbackAnchor(directory: t.directory.appendingPathComponent("state/rxvault").path)
-        func open() throws -> Vault { try Vault.open(at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: TestVault.today), anchor: anchor) }
+        func open() throws -> Vault {
+            try Vault.open(
+                at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: TestVault.today), anchor: anchor)
+        }
         let owner = try open()
         let (record, _) = try owner.add(TestVault.glasses())
         let old = try copy(t, "old.rxv")
@@ -249,7 +284,9 @@ import RxStore
         let rolledBack = try open()
         #expect(rolledBack.rollback == RollbackAnchor.Finding(seen: newest, found: newest - 1))
         #expect(try rolledBack.check(readData: false).isClean)
-        expectIntegrity("a write to a rolled-back vault", mentioning: ["accept-rollback"]) { _ = try rolledBack.add(TestVault.glasses()) }
+        expectIntegrity("a write to a rolled-back vault", mentioning: ["accept-rollback"]) {
+            _ = try rolledBack.add(TestVault.glasses())
+        }
         try rolledBack.acceptCurrentState()
         #expect(anchor.seen(key) == newest - 1)
         #expect(try open().rollback == nil)
@@ -309,12 +346,16 @@ import RxStore
         #expect(log.count == 3)
         #expect(log.allSatisfy { $0.countersigned && $0.problem == nil }, "\(log)")
         // The client still reads what it was granted, finding its row by its lookup tag.
-        let identity = try #require(AgeIdentity.parseFile(try String(contentsOfFile: Self.fixture("format1-client.age"), encoding: .utf8))?.first)
+        let identity = try #require(
+            AgeIdentity.parseFile(try String(contentsOfFile: Self.fixture("format1-client.age"), encoding: .utf8))?
+                .first)
         let reader = try ClientVault.open(at: path, identity: identity, clock: .fixed(today: TestVault.today))
         #expect(try reader.list().map(\.id) == [edited.id])
         // Turning it back into format 1 (to have forged rows re-trusted) breaks the root key.
         let db = try Database(path: path)
-        try db.execute("UPDATE vault_header SET format_version = 1; DROP TABLE vault_state; DROP TABLE manifest; PRAGMA user_version = 1")
+        try db.execute(
+            "UPDATE vault_header SET format_version = 1; DROP TABLE vault_state; DROP TABLE manifest; PRAGMA user_version = 1"
+        )
         expectWrongPassphrase { _ = try Vault.open(at: path, with: .passphrase(passphrase)) }
     }
 }
@@ -325,7 +366,10 @@ extension RowRollbackTests {
             try body()
             Issue.record("a vault turned back into format 1 opened")
         } catch let error as VaultError {
-            guard case .wrongPassphrase = error else { Issue.record("expected wrong passphrase, got \(error)"); return }
+            guard case .wrongPassphrase = error else {
+                Issue.record("expected wrong passphrase, got \(error)")
+                return
+            }
         } catch {
             Issue.record("unexpected \(error)")
         }

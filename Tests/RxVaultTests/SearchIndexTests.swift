@@ -1,7 +1,8 @@
-import Testing
-import RxModel
 import RxCrypto
+import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 /// The search index must give back each prescription exactly as it was written: `list` and
@@ -11,11 +12,13 @@ import RxStore
     /// OD in plus-cyl form (the same lens as +1.00 -2.00 x120), OS in minus-cyl form.
     static func mixedForms(patient: String = "Ada Example") -> Prescription {
         var rx = TestVault.glasses(patient: patient)
-        rx.right = LensSpecification(sphere: Hundredths(raw: -100), cylinder: Hundredths(raw: 200), axis: 30, add: Hundredths(raw: 150),
-                                     prism: .polar(amount: Hundredths(raw: 150), angle: 200), vertexDistance: Hundredths(12),
-                                     farPD: Hundredths(raw: 3150))
-        rx.left = LensSpecification(sphere: Hundredths(raw: 225), cylinder: Hundredths(raw: -125), axis: 170, add: Hundredths(raw: 150),
-                                    farPD: Hundredths(raw: 3200))
+        rx.right = LensSpecification(
+            sphere: Hundredths(raw: -100), cylinder: Hundredths(raw: 200), axis: 30, add: Hundredths(raw: 150),
+            prism: .polar(amount: Hundredths(raw: 150), angle: 200), vertexDistance: Hundredths(12),
+            farPD: Hundredths(raw: 3150))
+        rx.left = LensSpecification(
+            sphere: Hundredths(raw: 225), cylinder: Hundredths(raw: -125), axis: 170, add: Hundredths(raw: 150),
+            farPD: Hundredths(raw: 3200))
         return rx
     }
 
@@ -91,17 +94,21 @@ import RxStore
             right.cylinder = cylinder.negated
             prescription.right = right
         }
-        let damaged = PrescriptionRecord(id: record.id, version: version ?? record.version, recorded: record.recorded, prescription: prescription)
+        let damaged = PrescriptionRecord(
+            id: record.id, version: version ?? record.version, recorded: record.recorded, prescription: prescription)
         let bucket = SearchIndex.bucket(of: record.id.hex)
-        let sealed = try AEAD.seal(SearchIndex.encode([damaged]), key: vault.indexKey, associatedData: vault.indexAAD(bucket))
+        let sealed = try AEAD.seal(
+            SearchIndex.encode([damaged]), key: vault.indexKey, associatedData: vault.indexAAD(bucket))
         // As a format-1 vault damaged by 0.1.0 and then upgraded: the state root commits to the
         // damaged bucket (the upgrade trusts the rows as they are).
         try vault.store.write {
             try vault.store.setIndexBucket(bucket, to: sealed)
             var state = try vault.rootState()
             state.indexHashes[bucket] = VaultState.bucketHash(sealed)
-            try vault.store.setVaultState(VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
-                                                           mac: try MAC.authenticate(state.macMessage(vaultID: vault.header.vaultID), key: vault.stateMACKey)))
+            try vault.store.setVaultState(
+                VaultStateRecord(
+                    writeCounter: state.counter, state: state.encoded(),
+                    mac: try MAC.authenticate(state.macMessage(vaultID: vault.header.vaultID), key: vault.stateMACKey)))
         }
     }
 
@@ -111,8 +118,13 @@ import RxStore
         let (added, _) = try vault.add(SearchIndexTests.mixedForms())
         try Self.damage(vault, added)
         let errors = try vault.check(readData: false).stages.flatMap(\.errors)
-        #expect(errors.contains { $0.contains("differs from its record at the same version") && $0.contains("--repair-index") }, "\(errors)")
-        #expect(try vault.list().first?.prescription.right?.sphere == Hundredths(raw: 100), "the damage is visible before the repair")
+        #expect(
+            errors.contains {
+                $0.contains("differs from its record at the same version") && $0.contains("--repair-index")
+            }, "\(errors)")
+        #expect(
+            try vault.list().first?.prescription.right?.sphere == Hundredths(raw: 100),
+            "the damage is visible before the repair")
 
         #expect(try vault.repairIndex() == [added.id])
         #expect(try vault.check(readData: false).isClean)

@@ -2,6 +2,7 @@ import Foundation
 import RxCrypto
 import RxModel
 import RxStore
+
 @testable import RxVault
 
 /// A throwaway vault in its own temporary directory, made with the fast KDF preset.
@@ -34,10 +35,11 @@ final class TestVault {
     func raw() throws -> Database { try Database(path: path) }
 
     static func glasses(patient: String = "Ada Example", sphere: Int = -225) -> Prescription {
-        Prescription(kind: .glasses, patient: Patient(name: patient), prescriber: Prescriber(name: "Dr Optic"),
-                     issued: CalendarDate(iso: "2026-01-10")!, expires: CalendarDate(iso: "2028-01-10")!,
-                     right: LensSpecification(sphere: Hundredths(raw: sphere), cylinder: Hundredths(raw: -75), axis: 180),
-                     left: LensSpecification(sphere: Hundredths(raw: -200)))
+        Prescription(
+            kind: .glasses, patient: Patient(name: patient), prescriber: Prescriber(name: "Dr Optic"),
+            issued: CalendarDate(iso: "2026-01-10")!, expires: CalendarDate(iso: "2028-01-10")!,
+            right: LensSpecification(sphere: Hundredths(raw: sphere), cylinder: Hundredths(raw: -75), axis: 180),
+            left: LensSpecification(sphere: Hundredths(raw: -200)))
     }
 }
 

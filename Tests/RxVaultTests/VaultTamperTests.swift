@@ -1,7 +1,8 @@
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 /// An attacker with write access to the file must not make the vault show wrong data: every
@@ -12,7 +13,10 @@ import RxStore
             try body()
             Issue.record("tampered data was accepted")
         } catch let error as VaultError {
-            guard case .integrity = error else { Issue.record("expected an integrity error, got \(error)"); return }
+            guard case .integrity = error else {
+                Issue.record("expected an integrity error, got \(error)")
+                return
+            }
         } catch {
             Issue.record("unexpected error \(error)")
         }
@@ -25,7 +29,8 @@ import RxStore
         let id = record.id.hex
         let db = try t.raw()
         for column in ["content", "wrapped_key"] {
-            let original = try db.blob("SELECT \(column) FROM prescription_version WHERE prescription_id = ?", [.text(id)])
+            let original = try db.blob(
+                "SELECT \(column) FROM prescription_version WHERE prescription_id = ?", [.text(id)])
             #expect(original.count > AEAD.overhead)
             for index in original.indices {
                 var tampered = original
@@ -71,7 +76,8 @@ import RxStore
         let (b, _) = try vault.add(TestVault.glasses(patient: "Bob", sphere: -500))
         let db = try t.raw()
         for column in ["content", "wrapped_key"] {
-            let fromA = try db.blob("SELECT \(column) FROM prescription_version WHERE prescription_id = ?", [.text(a.id.hex)])
+            let fromA = try db.blob(
+                "SELECT \(column) FROM prescription_version WHERE prescription_id = ?", [.text(a.id.hex)])
             try db.set(column, of: b.id.hex, version: 1, to: fromA)
         }
         expectIntegrityFailure { _ = try vault.prescription(b.id) }
@@ -85,7 +91,9 @@ import RxStore
         _ = try #require(try vault.edit(record.id) { $0.right?.sphere = Hundredths(raw: -150) })
         let db = try t.raw()
         for column in ["content", "wrapped_key"] {
-            let old = try db.blob("SELECT \(column) FROM prescription_version WHERE prescription_id = ? AND version = 1", [.text(record.id.hex)])
+            let old = try db.blob(
+                "SELECT \(column) FROM prescription_version WHERE prescription_id = ? AND version = 1",
+                [.text(record.id.hex)])
             try db.set(column, of: record.id.hex, version: 2, to: old)
         }
         expectIntegrityFailure { _ = try vault.prescription(record.id) }
@@ -112,9 +120,11 @@ import RxStore
         let t = try TestVault()
         let db = try t.raw()
         // Weaker KDF parameters, another vault id or another salt: the root key no longer unwraps.
-        let edits = ["UPDATE vault_header SET kdf_ops_limit = kdf_ops_limit + 1",
-                     "UPDATE vault_header SET vault_id = randomblob(16)",
-                     "UPDATE vault_header SET kdf_salt = randomblob(16)"]
+        let edits = [
+            "UPDATE vault_header SET kdf_ops_limit = kdf_ops_limit + 1",
+            "UPDATE vault_header SET vault_id = randomblob(16)",
+            "UPDATE vault_header SET kdf_salt = randomblob(16)"
+        ]
         for sql in edits {
             let saved = try db.blob("SELECT vault_id || kdf_salt FROM vault_header")
             let ops = try db.integer("SELECT kdf_ops_limit FROM vault_header")!

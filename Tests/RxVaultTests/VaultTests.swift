@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import RxCrypto
 import RxModel
 import RxStore
+import Testing
+
 @testable import RxVault
 
 @Suite struct VaultTests {
@@ -17,7 +18,8 @@ import RxStore
 
         let edited = try #require(try vault.edit(record.id) { $0.note = "new frames" })
         #expect(edited.0.version == 2)
-        #expect(try vault.edit(record.id) { $0.note = "new frames" } == nil, "an edit that changes nothing adds no version")
+        #expect(
+            try vault.edit(record.id) { $0.note = "new frames" } == nil, "an edit that changes nothing adds no version")
         let history = try vault.history(record.id)
         #expect(history.map(\.version) == [1, 2])
         #expect(history[0].prescription.note == nil)
@@ -48,7 +50,10 @@ import RxStore
             _ = try t.open(TestVault.secret("not the passphrase"))
             Issue.record("opened with a wrong passphrase")
         } catch let error as VaultError {
-            guard case .wrongPassphrase = error else { Issue.record("got \(error)"); return }
+            guard case .wrongPassphrase = error else {
+                Issue.record("got \(error)")
+                return
+            }
         }
     }
 
@@ -59,7 +64,9 @@ import RxStore
         let before = try t.raw().blob("SELECT content || wrapped_key FROM prescription_version")
         let newPassphrase = TestVault.secret("a brand new passphrase")
         try vault.changePassphrase(to: newPassphrase)
-        #expect(try t.raw().blob("SELECT content || wrapped_key FROM prescription_version") == before, "no record rewritten")
+        #expect(
+            try t.raw().blob("SELECT content || wrapped_key FROM prescription_version") == before, "no record rewritten"
+        )
         #expect(throws: VaultError.self) { _ = try t.open() }
         #expect(try t.open(newPassphrase).prescription(record.id).prescription == record.prescription)
     }
@@ -88,7 +95,9 @@ import RxStore
 
     @Test func createRefusesAnExistingFileAndLeavesNoTemporaryFiles() throws {
         let t = try TestVault()
-        #expect(throws: VaultError.self) { try Vault.create(at: t.path, passphrase: t.passphrase, kdf: PasswordKDF(preset: .interactive)) }
+        #expect(throws: VaultError.self) {
+            try Vault.create(at: t.path, passphrase: t.passphrase, kdf: PasswordKDF(preset: .interactive))
+        }
         let files = try FileManager.default.contentsOfDirectory(atPath: t.directory.path)
         #expect(files.allSatisfy { !$0.contains(".tmp-") })
         let mode = try FileManager.default.attributesOfItem(atPath: t.path)[.posixPermissions] as? Int
@@ -98,9 +107,12 @@ import RxStore
     @Test func notAVault() throws {
         let t = try TestVault()
         let text = t.directory.appendingPathComponent("notes.txt").path
-        try Data("hello, this is not a vault at all; it is long enough to look like a header".utf8).write(to: URL(fileURLWithPath: text))
+        try Data("hello, this is not a vault at all; it is long enough to look like a header".utf8).write(
+            to: URL(fileURLWithPath: text))
         #expect(throws: VaultError.self) { _ = try VaultHeader.read(at: text) }
-        #expect(throws: VaultError.self) { _ = try VaultHeader.read(at: t.directory.appendingPathComponent("missing.rxv").path) }
+        #expect(throws: VaultError.self) {
+            _ = try VaultHeader.read(at: t.directory.appendingPathComponent("missing.rxv").path)
+        }
         let other = t.directory.appendingPathComponent("other.db").path
         let db = try SQLiteTestFile(path: other)
         _ = db
@@ -119,9 +131,11 @@ struct SQLiteTestFile {
 
 /// Path splitting follows POSIX dirname/basename and never traps (Foundation's did on "V").
 @Suite struct PathTextTests {
-    @Test(arguments: [("V", ".", "V"), ("a/b", "a", "b"), ("/v.rxv", "/", "v.rxv"), ("/", "/", "/"), ("", ".", ""),
-                      ("a/b/", "a", "b"), ("a//b", "a", "b"), ("//x", "/", "x"), (".", ".", "."), ("..", ".", ".."),
-                      ("dir/", ".", "dir"), ("a/b/c.age", "a/b", "c.age")])
+    @Test(arguments: [
+        ("V", ".", "V"), ("a/b", "a", "b"), ("/v.rxv", "/", "v.rxv"), ("/", "/", "/"), ("", ".", ""),
+        ("a/b/", "a", "b"), ("a//b", "a", "b"), ("//x", "/", "x"), (".", ".", "."), ("..", ".", ".."),
+        ("dir/", ".", "dir"), ("a/b/c.age", "a/b", "c.age")
+    ])
     func splits(path: String, folder: String, name: String) {
         #expect(PathText.folder(of: path) == folder, "folder of '\(path)'")
         #expect(PathText.name(of: path) == name, "name of '\(path)'")
