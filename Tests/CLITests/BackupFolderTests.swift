@@ -276,7 +276,7 @@ import Testing
         #expect(try cli.run(["backup", "list", cli.path("nowhere")]).status == 66)
     }
 
-    /// Issue 22: a backup goes only while a newer one verifies. Two damaged backups newer than
+    /// A backup goes only while a newer one verifies. Two damaged backups newer than
     /// the newest whole one: the policy keeps the newest of the day, and the other, which no
     /// newer backup stands in for, is kept too (it was removed before).
     @Test func pruneNeverRemovesABackupNewerThanTheNewestThatVerifies() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every output describes the same lens (issue 9): random valid prescriptions, added through the
+/// Every output describes the same lens: random valid prescriptions, added through the
 /// binary, read back through `show`, `list`, `query` and `export` in every format and cylinder
 /// form, parsed here (independently of rxvault's own parsers) and compared in one canonical form.
 @Suite struct LensConsistencyTests {
@@ -342,7 +342,7 @@ import Testing
                 if rng.chance(40) { lens.add = rng.int(25...400, step: 25) }
                 if glasses {
                     if rng.chance(50) {
-                        // Prism amounts are 0.25 to 20 prism dioptres, in 0.25 steps (issue 12).
+                        // Prism amounts are 0.25 to 20 prism dioptres, in 0.25 steps.
                         func amount() -> Int { rng.int(25...2000, step: 25) * (rng.chance(50) ? 1 : -1) }
                         switch rng.int(0...3) {
                         case 0: lens.prism = .rectangular(up: amount(), in: nil)

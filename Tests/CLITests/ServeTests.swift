@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 11, `rxvault serve`, end to end over real sockets: curl, the Python reference client,
+/// `rxvault serve`, end to end over real sockets: curl, the Python reference client,
 /// and every response parsed by Python fhir.resources (R4B). What is about the process: start-up
 /// and its refusals, signals, the socket, TLS, the agent it runs, and the CLI's writes from
 /// another process. Routes, errors and authorization are tested in-process (RxServeTests).

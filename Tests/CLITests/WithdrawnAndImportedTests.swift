@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 22, first two sections, through the binary: a foreign FHIR import leaves the vault
+/// Through the binary: a foreign FHIR import leaves the vault
 /// checkable, backed up and restorable; a withdrawn prescription (cancelled, draft,
 /// entered-in-error) is never valid in any output, filter or export; `backup` refuses a vault
 /// that would not restore; `backup prune` keeps every backup newer than the newest that verifies.

@@ -148,7 +148,7 @@ private func expectEdges(
                     accepted: "only allowed with a non-zero cylinder")
             ])
         // A zero cylinder written with the axis is a spherical lens: stored as one, with a
-        // warning (issue 12; LensKindRulesTests).
+        // warning (LensKindRulesTests).
         rx[eye] = LensSpecification(sphere: h("-1.00"), cylinder: .zero, axis: 90)
         #expect(violations(of: rx).isEmpty)
     }

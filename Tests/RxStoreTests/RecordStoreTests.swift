@@ -157,7 +157,7 @@ import Testing
         }
     }
 
-    /// Issue 22: a value rxvault never writes, where a row is read, is `corrupt` naming the
+    /// A value rxvault never writes, where a row is read, is `corrupt` naming the
     /// table, the row (by its key as stored) and the column: never a number passed on to trap in
     /// a conversion or a sum. The CHECK constraints, foreign keys and STRICT types are turned off
     /// first, as anyone who can write the file can. Each change is made in a savepoint on the

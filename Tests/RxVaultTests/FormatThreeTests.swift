@@ -6,7 +6,7 @@ import Testing
 
 @testable import RxVault
 
-/// Issue 10, "what the file reveals without a key": in format 3 the file no longer says which
+/// "what the file reveals without a key": in format 3 the file no longer says which
 /// client may read which prescription, nor any client's public key; rows that would give the
 /// graph away when moved are refused; format-2 vaults open, read and upgrade.
 @Suite struct FormatThreeTests {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import RxVault
 
-/// The lens details of issue 12 (contact-lens type, add designation, D/N design, balance lens)
+/// The lens details of format 4 (contact-lens type, add designation, D/N design, balance lens)
 /// survive every place a prescription is kept or sent: the sealed record, the search index
 /// (`list`, `query`), FHIR export and import (which `rxvault serve` shares); and records written
 /// before they existed still read.

@@ -6,7 +6,7 @@ import Testing
 
 @testable import RxVault
 
-/// Issue 15: reading one prescription checks only its patient's bucket of patient rows (the rows
+/// Reading one prescription checks only its patient's bucket of patient rows (the rows
 /// whose id starts with the same byte) against the owner's bucket hash, and that hash against the
 /// root's patients hash (`PatientBuckets`). Someone who can write the file deletes, adds, puts
 /// back or moves a patient row, or forges, deletes or puts back the bucket hashes; a read of a

@@ -6,7 +6,7 @@ import Testing
 
 @testable import RxVault
 
-/// Issue 10: someone who can write the file (a revoked client with an old copy, say) deletes
+/// Someone who can write the file (a revoked client with an old copy, say) deletes
 /// rows, puts rows back from an older copy of the same vault, or mixes copies. Every row keeps a
 /// valid owner MAC, so only the state root and the manifest can tell: `check` must name what is
 /// wrong, and the owner's commands must refuse before they show, extend or re-seal anything.
