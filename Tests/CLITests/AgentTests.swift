@@ -333,24 +333,45 @@ final class AgentHarness: @unchecked Sendable {
         #expect(list.status == 0 && list.stderr.contains("not using an agent"), "\(list)")
     }
 
+    static let setpriv = "/usr/bin/setpriv"
+    static let asNobody = [
+        setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=+dac_override",
+        "--ambient-caps=+dac_override"
+    ]
+
+    /// Whether this machine lets the test act as another user: root, setpriv and python3, and
+    /// nobody given CAP_DAC_OVERRIDE can read a file of root's with mode 0600 (a declared
+    /// condition, so a machine that cannot shows the test as skipped, never as passed).
+    static let canActAsAnotherUser: Bool = {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+        else { return false }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("rxvault-probe-\(UUID().uuidString)")
+            .path
+        guard
+            FileManager.default.createFile(
+                atPath: file, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
+        else { return false }
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let canSwitch = Process()
+        canSwitch.executableURL = URL(fileURLWithPath: asNobody[0])
+        canSwitch.arguments = Array(asNobody.dropFirst()) + ["/usr/bin/head", "-c", "1", file]
+        canSwitch.standardError = FileHandle.nullDevice
+        canSwitch.standardOutput = FileHandle.nullDevice
+        guard (try? canSwitch.run()) != nil else { return false }
+        canSwitch.waitUntilExit()
+        return canSwitch.terminationStatus == 0
+    }()
+
     /// Another user reaching the socket (here: nobody, given CAP_DAC_OVERRIDE so the folder's
     /// 0700 and the socket's 0600 do not stop it first) is refused by the agent's SO_PEERCRED
     /// check, and learns nothing; and rxvault run as that user refuses root's folder.
-    @Test func anotherUserIsRefused() throws {
-        let setpriv = "/usr/bin/setpriv"
-        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv),
-            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-        else {
-            print("AgentTests.anotherUserIsRefused: skipped (needs root, setpriv and python3 to act as another user)")
-            return
-        }
+    @Test(.enabled(if: canActAsAnotherUser, "needs root, setpriv and python3, and nobody with CAP_DAC_OVERRIDE"))
+    func anotherUserIsRefused() throws {
         let h = try AgentHarness()
         try h.unlock()
         let socket = h.agentFolder + "/" + (try #require(h.socketFiles().first))
-        let asNobody = [
-            setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
-            "--inh-caps=+dac_override", "--ambient-caps=+dac_override"
-        ]
+        let asNobody = Self.asNobody
         // A client of the protocol that asks for the key, then reports all it received.
         let client = """
             import json, socket, struct, sys, os
@@ -367,17 +388,6 @@ final class AgentHarness: @unchecked Sendable {
             print("received", len(data))
             print(data[5:5 + struct.unpack(">I", data[1:5])[0]].decode())
             """
-        let canSwitch = Process()
-        canSwitch.executableURL = URL(fileURLWithPath: asNobody[0])
-        canSwitch.arguments = Array(asNobody.dropFirst()) + ["/usr/bin/head", "-c", "1", h.cli.vaultPath]
-        canSwitch.standardError = FileHandle.nullDevice
-        canSwitch.standardOutput = FileHandle.nullDevice
-        try canSwitch.run()
-        canSwitch.waitUntilExit()
-        guard canSwitch.terminationStatus == 0 else {
-            print("AgentTests.anotherUserIsRefused: skipped (cannot run as nobody with CAP_DAC_OVERRIDE here)")
-            return
-        }
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: asNobody[0])
         probe.arguments = Array(asNobody.dropFirst()) + ["/usr/bin/python3", "-c", client, socket]
