@@ -89,9 +89,15 @@ struct OperationOutcomes: RouterMiddleware {
     {
         do {
             return try await next(request, context)
-        } catch {
+        } catch let error as APIError {
+            throw error
+        } catch let error as VaultError {
+            throw APIError.from(error)
+        } catch let error as any HTTPResponseError {
             throw APIError.from(error)
         }
+        // Anything else (a request the HTTP parser refused mid-body, a connection gone) goes on
+        // as it is: the server closes the connection rather than answer 500 for a client's mistake.
     }
 }
 
