@@ -13,42 +13,49 @@ struct ClientView: Sendable {
     var clientID: ClientID { access.client.id }
 
     /// The granted prescriptions, in one order (by id) for every walk over them.
-    var granted: [PrescriptionID] { access.grants.keys.sorted { $0.hex < $1.hex } }
+    let granted: [PrescriptionID]
+
+    init(access: ClientAccess, prescriptions: [String: PrescriptionID]) {
+        self.access = access
+        self.prescriptions = prescriptions
+        granted = access.grants.keys.sorted { $0.hex < $1.hex }
+    }
 }
 
 /// The context of every request: Hummingbird's, and the client its bearer token stands for
 /// once `ClientAuthentication` has looked (nil: no token, or not a valid one).
 struct ServeRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    var client: ClientView?
+    var clientID: ClientID?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        client = nil
+        clientID = nil
     }
 }
 
 /// The context of the routes that need a client (everything but `/metadata` and `/auth`):
 /// made from `ServeRequestContext` only when a client was authenticated, so a handler cannot
-/// run without one, and holds the client's grants as they were at this request.
+/// run without one. Its grants are read by the route in its own turn of the gateway
+/// (`RouteSupport.view`), or checked inside the read itself (`readNewest`), so the most frequent
+/// request takes one turn, not two.
 struct ClientRequestContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
-    let client: ClientView
+    let clientID: ClientID
 
     init(context: ServeRequestContext) throws {
-        guard let client = context.client else { throw APIError.tokenNeeded }
+        guard let clientID = context.clientID else { throw APIError.tokenNeeded }
         coreContext = context.coreContext
-        self.client = client
+        self.clientID = clientID
     }
 }
 
-/// Puts the client of the request's bearer token, with its grants as they are now (a revoke, a
-/// removal or an expiry counts at the next request), into the context. A request without a
-/// valid token goes on without one (the client routes' context refuses it with 401); a token
-/// of a client removed since is refused here.
+/// Puts the client of the request's bearer token into the context (a check of the token in
+/// memory; the vault is not touched). A request without a valid token goes on without one (the
+/// client routes' context refuses it with 401); a token of a client removed since is refused
+/// where its grants are read (a revoke, a removal or an expiry counts at the next request).
 struct ClientAuthentication: RouterMiddleware {
     typealias Context = ServeRequestContext
-    let gateway: VaultGateway
     let authenticator: ClientAuthenticator
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
@@ -57,9 +64,8 @@ struct ClientAuthentication: RouterMiddleware {
         guard let header = request.headers[.authorization], let token = Self.bearerToken(header),
             let clientID = authenticator.client(bearer: token)
         else { return try await next(request, context) }
-        guard let view = try await gateway.access(clientID: clientID) else { throw APIError.unregistered }
         var context = context
-        context.client = view
+        context.clientID = clientID
         return try await next(request, context)
     }
 

@@ -38,7 +38,7 @@ struct ServeAPI: Sendable {
         router.addRoutes(AuthRoutes(support: support, authenticator: authenticator).collection, atPath: "auth")
 
         let clients = router.group()
-            .add(middleware: ClientAuthentication(gateway: gateway, authenticator: authenticator))
+            .add(middleware: ClientAuthentication(authenticator: authenticator))
             .group(context: ClientRequestContext.self)
         clients.addRoutes(VisionPrescriptionRoutes(support: support).collection, atPath: "VisionPrescription")
         clients.addRoutes(PatientRoutes(support: support).collection, atPath: "Patient")
@@ -94,9 +94,16 @@ struct RouteSupport: Sendable {
         return "\(scheme)://\(safe && !host.isEmpty ? host : "localhost")"
     }
 
+    /// The client's live grants, read now (one turn of the gateway); a client removed since its
+    /// token was issued is refused.
+    func view(_ context: ClientRequestContext) async throws -> ClientView {
+        guard let view = try await gateway.access(clientID: context.clientID) else { throw APIError.unregistered }
+        return view
+    }
+
     /// The granted prescription the path's `id` names; "not found" for anything else.
-    func granted(_ context: ClientRequestContext) throws -> PrescriptionID {
-        guard let id = context.parameters.get("id"), let match = context.client.prescriptions[id] else {
+    func granted(_ context: ClientRequestContext, in view: ClientView) throws -> PrescriptionID {
+        guard let id = context.parameters.get("id"), let match = view.prescriptions[id] else {
             throw APIError.notFound()
         }
         return match

@@ -31,7 +31,7 @@ struct AccessRequestRoutes {
                 kinds.append(kind)
             }
         }
-        let clientID = context.client.clientID
+        let clientID = try await support.view(context).clientID
         do {
             let made = try await support.gateway.requestAccess(
                 clientID: clientID, reason: reason, patient: patient, kinds: kinds)
@@ -50,7 +50,7 @@ struct AccessRequestRoutes {
 
     func read(_ context: ClientRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id"),
-            let found = try await support.gateway.accessRequest(id, clientID: context.client.clientID)
+            let found = try await support.gateway.accessRequest(id, clientID: try await support.view(context).clientID)
         else { throw APIError.notFound() }
         return FHIRResponse.json(Self.resource(found))
     }

@@ -15,7 +15,7 @@ struct DocumentReferenceRoutes {
     }
 
     func search(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
-        let client = context.client
+        let client = try await support.view(context)
         var related: String?
         for (name, value) in request.uri.queryParameters {
             guard name == "related" else {
@@ -63,7 +63,7 @@ struct BinaryRoutes {
     }
 
     func read(_ context: ClientRequestContext) async throws -> Response {
-        let client = context.client
+        let client = try await support.view(context)
         let gateway = support.gateway
         guard let wanted = context.parameters.get("id") else { throw APIError.notFound() }
         for id in client.granted where client.access.allowsAttachments(of: id) {

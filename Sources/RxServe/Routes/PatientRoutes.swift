@@ -15,10 +15,11 @@ struct PatientRoutes {
 
     func read(_ context: ClientRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id") else { throw APIError.notFound() }
-        for prescription in context.client.granted {
+        let client = try await support.view(context)
+        for prescription in client.granted {
             let record = try await support.gateway.prescription(prescription)
             if FHIR.patientResourceID(record.prescription.patient) == id {
-                await support.logRead(context.client, prescriptions: [prescription], detail: "api read Patient")
+                await support.logRead(client, prescriptions: [prescription], detail: "api read Patient")
                 return FHIRResponse.ok(FHIR.patientResource(record.prescription.patient))
             }
         }

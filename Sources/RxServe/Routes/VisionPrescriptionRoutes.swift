@@ -22,7 +22,7 @@ struct VisionPrescriptionRoutes {
     }
 
     func search(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
-        let client = context.client
+        let client = try await support.view(context)
         let search = try VisionPrescriptionSearch(
             request.uri.queryParameters.map { (String($0.key), String($0.value)) })
         var matches: [PrescriptionRecord] = []
@@ -59,7 +59,7 @@ struct VisionPrescriptionRoutes {
     /// again in that turn), the rendering kept per vault state (`ServedCache`) and sent as it is.
     func readNewest(_ context: ClientRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id") else { throw APIError.notFound() }
-        switch try await gateway.readNewest(clientID: context.client.clientID, resourceID: id) {
+        switch try await gateway.readNewest(clientID: context.clientID, resourceID: id) {
         case .unregistered: throw APIError.unregistered
         case .notGranted: throw APIError.notFound()
         case .found(let rendered):
@@ -69,18 +69,20 @@ struct VisionPrescriptionRoutes {
     }
 
     func read(version: Int, _ context: ClientRequestContext) async throws -> Response {
-        let id = try support.granted(context)
-        guard let record = try await coveredHistory(id, context.client).first(where: { $0.version == version }) else {
+        let client = try await support.view(context)
+        let id = try support.granted(context, in: client)
+        guard let record = try await coveredHistory(id, client).first(where: { $0.version == version }) else {
             throw APIError.notFound()
         }
         await support.logRead(
-            context.client, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
+            client, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
         return FHIRResponse.ok(FHIR.visionPrescriptionResource(record, for: .api))
     }
 
     func history(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
-        let id = try support.granted(context)
-        let versions = try await coveredHistory(id, context.client).reversed()
+        let client = try await support.view(context)
+        let id = try support.granted(context, in: client)
+        let versions = try await coveredHistory(id, client).reversed()
         let base = support.baseURL(request)
         let entries: [JSONValue] = versions.map { record in
             let resourceID = FHIR.prescriptionResourceID(record.id)
@@ -94,7 +96,7 @@ struct VisionPrescriptionRoutes {
                 "response": .fields(["status": .string(record.version == 1 ? "201" : "200")])
             ])
         }
-        await support.logRead(context.client, prescriptions: [id], detail: "api history VisionPrescription")
+        await support.logRead(client, prescriptions: [id], detail: "api history VisionPrescription")
         return FHIRResponse.ok(RouteSupport.bundle("history", total: entries.count, entries: entries))
     }
 
