@@ -423,6 +423,9 @@ extension Vault {
 
     /// Newest records of the prescriptions whose index entry names one of `patientIDs` (inside a write).
     func prescriptions(of patientIDs: Set<String>) throws -> [PrescriptionRecord] {
+        // Inside a write, the entries it made so far are pending (an import's earlier items):
+        // into the buckets first, so they are found, and an index still empty is not "missing".
+        if currentWrite != nil { try flushIndex() }
         let snapshot = try indexSnapshot()
         return try snapshot.rows.map { try snapshot.record($0) }.filter {
             $0.prescription.patient.id.map(patientIDs.contains) ?? false
