@@ -59,27 +59,24 @@ struct APIError: HTTPResponseError {
         }
     }
 
-    /// Any other error a route or Hummingbird threw (a path no route has, a body over the limit,
-    /// a vault error no route caught), as what a client is told of it: an OperationOutcome too.
-    static func from(_ error: any Error) -> APIError {
-        switch error {
-        case let error as APIError: return error
-        case let error as VaultError: return .from(error)
-        case let error as any HTTPResponseError:
-            let status = error.status
-            let code =
-                switch status.code {
-                case 400: "invalid"
-                case 401: "login"
-                case 404: "not-found"
-                case 413: "too-costly"
-                case 429: "throttled"
-                case 500...: "exception"
-                default: "processing"
-                }
-            return APIError(status: status, code: code, message: status.reasonPhrase.lowercased())
-        default: return .internalError("the request could not be served")
-        }
+    /// Hummingbird's own errors (a path no route has, a body over the limit) as what a client
+    /// is told of them: an OperationOutcome too. Errors that are
+    /// not HTTP answers at all (the parser refusing a request mid-body) are not mapped: the
+    /// connection closes, as a client's malformed request deserves (`OperationOutcomes`).
+    static func from(_ error: any HTTPResponseError) -> APIError {
+        if let error = error as? APIError { return error }
+        let status = error.status
+        let code =
+            switch status.code {
+            case 400: "invalid"
+            case 401: "login"
+            case 404: "not-found"
+            case 413: "too-costly"
+            case 429: "throttled"
+            case 500...: "exception"
+            default: "processing"
+            }
+        return APIError(status: status, code: code, message: status.reasonPhrase.lowercased())
     }
 
     static func outcome(code: String, message: String, severity: String = "error") -> JSONValue {

@@ -3,8 +3,6 @@
 public protocol VaultHeaderStore: AnyObject {
     /// The header; `StoreError.corrupt` when there is none.
     func header() throws(StoreError) -> VaultHeaderRecord
-    /// Replaces the root key as the header's passphrase slot wraps it (same KDF settings).
-    func replaceWrappedRootKey(_ wrapped: [UInt8]) throws(StoreError)
     /// Replaces the header's passphrase slot (slot 1): its KDF costs, salt and wrapped root key
     /// (an empty `wrapped` leaves slot 1 empty, format 4).
     func replaceHeaderKey(opsLimit: UInt64, memLimit: UInt64, salt: [UInt8], wrapped: [UInt8]) throws(StoreError)

@@ -20,10 +20,6 @@ extension SQLiteRecordStore {
         return header
     }
 
-    public func replaceWrappedRootKey(_ wrapped: [UInt8]) throws(StoreError) {
-        try database.prepare("UPDATE vault_header SET wrapped_root_key = ? WHERE singleton = 1").run([.blob(wrapped)])
-    }
-
     public func replaceHeaderKey(opsLimit: UInt64, memLimit: UInt64, salt: [UInt8], wrapped: [UInt8]) throws(StoreError)
     {
         try database.prepare(

@@ -28,7 +28,7 @@ extension RxVaultCommand {
             try CommandRunner.run(json: format == .json) {
                 let report = try gather()
                 switch format {
-                case .json: Terminal.out(report.json)
+                case .json: Terminal.out(try report.json())
                 case .text:
                     Terminal.out(report.text)
                     if report.saysOnlyTheHeader {

@@ -107,10 +107,9 @@ struct StatusReport: Encodable {
     private let kdfText: String
     private let slotsText: String
 
-    var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    /// Written as the CLI's other Codable documents are (`AttachmentJSON.encoder()`).
+    func json() throws -> String {
+        String(decoding: try AttachmentJSON.encoder().encode(self), as: UTF8.self)
     }
 
     var text: String {
