@@ -33,7 +33,7 @@ public struct CheckedPrescription: Sendable {
     public let advisories: [String]
 }
 
-/// rxvault's clinical rules (DESIGN.md, "Prescription rules"; shared/domain.md section 0).
+/// rxvault's clinical rules (DESIGN.md, "Prescription rules").
 ///
 /// Clinical ranges rather than HealthKit's narrow ones: a vault must accept every real
 /// prescription and refuse only what cannot be one (a typo, a wrong sign of magnitude, a field

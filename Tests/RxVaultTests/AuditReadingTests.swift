@@ -6,8 +6,7 @@ import Testing
 
 @testable import RxVault
 
-/// `grants` and `requests` read the audit log newest first and only as far as they need (issue
-/// 15): a read older than a large entry is still found, a grant never read is "never", the answer
+/// `grants` and `requests` read the audit log newest first and only as far as they need: a read older than a large entry is still found, a grant never read is "never", the answer
 /// is the whole review's, and tampering with what they read is still refused.
 @Suite struct AuditReadingTests {
     struct Setup {
