@@ -8,7 +8,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "rxvault", targets: ["rxvault"]),
-        .library(name: "RxVault", targets: ["RxVault"]),
+        .library(name: "RxVault", targets: ["RxVault"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -18,10 +18,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
         // HTTP request and response parts as NIO channel handlers see them (already under Hummingbird).
-        .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2")
     ],
     targets: [
-        // C libraries from Debian's -dev packages (see ../shared/platform-notes.md for their traps).
+        // C libraries from Debian's -dev packages (their traps: DESIGN.md, "Attachments").
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
@@ -32,11 +32,14 @@ let package = Package(
         // qpdf (the object walk, in C++: pdfwalk.cpp), the child's seccomp sandbox, and the phone
         // photo converter (photo.c: libjpeg-turbo from libjpeg62-turbo-dev, libheif from libheif-dev).
         // poppler-glib.pc omits gio, which the memory-stream loader needs: link it explicitly.
-        .target(name: "CRxValidate", dependencies: ["CPNG", "CPoppler", "CQPDF"],
-                linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("poppler-glib"), .linkedLibrary("gio-2.0"),
-                                 .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("cairo"),
-                                 .linkedLibrary("qpdf"), .linkedLibrary("stdc++"),
-                                 .linkedLibrary("jpeg"), .linkedLibrary("heif")]),
+        .target(
+            name: "CRxValidate", dependencies: ["CPNG", "CPoppler", "CQPDF"],
+            linkerSettings: [
+                .linkedLibrary("png16"), .linkedLibrary("poppler-glib"), .linkedLibrary("gio-2.0"),
+                .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("cairo"),
+                .linkedLibrary("qpdf"), .linkedLibrary("stdc++"),
+                .linkedLibrary("jpeg"), .linkedLibrary("heif")
+            ]),
 
         // The agent's system calls Swift cannot reach (prctl, SO_PEERCRED, signalfd, posix_spawn with setsid).
         .target(name: "CRxAgent"),
@@ -52,41 +55,59 @@ let package = Package(
         // The service: vault, key hierarchy, prescriptions. Enforces everything the CLI offers.
         .target(name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore", "RxValidate"]),
         // `rxvault serve`: the read-only FHIR R4 API, client authentication, access requests.
-        .target(name: "RxServe", dependencies: [
-            "RxVault", "RxModel", "RxCrypto",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "HummingbirdTLS", package: "hummingbird"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "RxServe",
+            dependencies: [
+                "RxVault", "RxModel", "RxCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // Printable copies (`export --format pdf`) and trend charts (`trend --out`): drawn with cairo,
         // linked through poppler-glib.
         .target(name: "RxPrint", dependencies: ["CPoppler", "RxModel"]),
         // The agent that keeps an unlocked vault's root key (`rxvault unlock`): socket, protocol, policy, client.
         .target(name: "RxAgent", dependencies: ["CRxAgent", "RxCrypto", "RxVault"]),
         // Thin executable: arguments, secrets from files/prompts, printing, exit codes.
-        .executableTarget(name: "rxvault", dependencies: [
-            "RxVault", "RxModel", "RxServe", "RxAgent", "RxPrint",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .executableTarget(
+            name: "rxvault",
+            dependencies: [
+                "RxVault", "RxModel", "RxServe", "RxAgent", "RxPrint",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
 
         // What the test targets share (temporary folders, fixtures, running programs with a
         // deadline, seeded randomness, vaults at a fast KDF): a library only the tests use.
-        .target(name: "RxTestSupport", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore"], path: "Tests/RxTestSupport"),
+        .target(
+            name: "RxTestSupport", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore"],
+            path: "Tests/RxTestSupport"),
         .testTarget(name: "RxModelTests", dependencies: ["RxModel", "RxTestSupport"]),
         .testTarget(name: "RxCryptoTests", dependencies: ["RxCrypto", "RxTestSupport"]),
         .testTarget(name: "RxStoreTests", dependencies: ["RxStore", "RxTestSupport"]),
         .testTarget(name: "RxValidateTests", dependencies: ["RxValidate", "CRxValidate", "RxTestSupport"]),
-        .testTarget(name: "RxVaultTests", dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "RxTestSupport"]),
+        .testTarget(
+            name: "RxVaultTests",
+            dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "RxTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["rxvault", "RxVault", "RxStore", "RxCrypto", "RxTestSupport"]),
         .testTarget(name: "RxAgentTests", dependencies: ["RxAgent", "RxVault", "RxCrypto", "RxTestSupport"]),
+        // The API in-process (HummingbirdTesting): routes, errors, authorization, on a vault made
+        // with RxVault; "rxvault" only so the attachment parser's binary is built.
+        .testTarget(
+            name: "RxServeTests",
+            dependencies: [
+                "RxServe", "RxVault", "RxModel", "RxCrypto", "RxValidate", "rxvault", "RxTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
-        .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"]),
+        .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Owner reads through the agent against a client's --identity reads of the same vault.
 
-Issue 11 asks that an owner `list` or `show` through the agent (after `rxvault unlock`) cost at
+The goal is that an owner `list` or `show` through the agent (after `rxvault unlock`) cost at
 most 1.5x a client's `--identity` read of the same vault. The client is granted every
 prescription, so both sides list the same records. Whole processes are timed (median of RUNS
 runs after one warm-up), on vaults of 100 and 1,000 prescriptions. For scale, the owner's read

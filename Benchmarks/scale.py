@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Import, export and query at scale (issue 15): rxvault against SQLCipher on the same rows.
+"""Import, export and query at scale: rxvault against SQLCipher on the same rows.
 
 Usage: scale.py RXVAULT_BINARY WORK_DIR   (through Benchmarks/scale.sh, which builds the release binary)
 Environment: N (default 100000) prescriptions; SMALL (default 2000) for the linearity pair (SMALL and 8 x SMALL);

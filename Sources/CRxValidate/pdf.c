@@ -1,6 +1,6 @@
 // PDF validation with poppler-glib. Documents are loaded through a GMemoryInputStream and
 // poppler_document_new_from_stream: the from_data/from_bytes loaders crash on encrypted files
-// (shared/platform-notes.md). poppler reports problems through the "Poppler" g_log domain, which
+// (DESIGN.md, "Attachments"). poppler reports problems through the "Poppler" g_log domain, which
 // is captured here: any message while loading or rendering refuses the document.
 #include "rx_validate.h"
 

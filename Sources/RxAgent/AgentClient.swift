@@ -1,7 +1,8 @@
 import CRxAgent
 import RxCrypto
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The CLI's side of the agent protocol, for the agent at one socket path.
@@ -65,7 +66,9 @@ public struct AgentClient: Sendable {
         try AgentFrame.send(request, to: fd)
         let reply = try AgentFrame.receive(AgentReply.self, from: fd)
         guard reply.ok else {
-            throw .refused(code: reply.code ?? "refused", message: reply.message ?? "the agent refused", locked: reply.locked ?? false)
+            throw .refused(
+                code: reply.code ?? "refused", message: reply.message ?? "the agent refused",
+                locked: reply.locked ?? false)
         }
         return reply
     }

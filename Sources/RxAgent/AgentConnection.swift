@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One accepted connection to an agent: who is there (SO_PEERCRED), one request, one reply,

@@ -1,6 +1,7 @@
 import CRxAgent
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The folder that holds the agents' sockets: `$XDG_RUNTIME_DIR/rxvault` (the per-login tmpfs
@@ -43,13 +44,18 @@ public struct AgentDirectory: Sendable, Equatable {
             throw .errno("cannot look at \(path)")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw .unsafeDirectory("\(path) is not a folder (a symbolic link or a file): rxvault will not put its agent's socket there")
+            throw .unsafeDirectory(
+                "\(path) is not a folder (a symbolic link or a file): rxvault will not put its agent's socket there")
         }
         guard info.st_uid == geteuid() else {
-            throw .unsafeDirectory("\(path) belongs to uid \(info.st_uid), not to you (uid \(geteuid())): rxvault will not use another user's folder for its agent")
+            throw .unsafeDirectory(
+                "\(path) belongs to uid \(info.st_uid), not to you (uid \(geteuid())): rxvault will not use another user's folder for its agent"
+            )
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw .unsafeDirectory("\(path) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))): run 'chmod 700 \(path)'")
+            throw .unsafeDirectory(
+                "\(path) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))): run 'chmod 700 \(path)'"
+            )
         }
         return true
     }
@@ -59,7 +65,9 @@ public struct AgentDirectory: Sendable, Equatable {
         let socket = "\(path)/agent-\(vaultIDHex).sock"
         let limit = Int(rx_agent_max_socket_path())
         guard socket.utf8.count <= limit else {
-            throw .socketPathTooLong("the agent's socket path \(socket) is longer than a socket address holds (\(limit) bytes): set XDG_RUNTIME_DIR to a shorter folder")
+            throw .socketPathTooLong(
+                "the agent's socket path \(socket) is longer than a socket address holds (\(limit) bytes): set XDG_RUNTIME_DIR to a shorter folder"
+            )
         }
         return socket
     }
@@ -70,7 +78,9 @@ public struct AgentDirectory: Sendable, Equatable {
         defer { closedir(dir) }
         var found: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name.hasPrefix("agent-") && name.hasSuffix(".sock") { found.append("\(path)/\(name)") }
         }
         return found.sorted()

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What can go wrong between the CLI and an agent. Messages name paths and system errors,

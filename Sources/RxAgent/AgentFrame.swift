@@ -1,7 +1,8 @@
 import Foundation
 import RxCrypto
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The agent protocol's framing: a type byte, a 4-byte big-endian length, the payload.
@@ -28,7 +29,9 @@ enum AgentFrame {
 
     static func receive<T: Decodable>(_ type: T.Type, from fd: Int32) throws(AgentError) -> T {
         let (kind, length) = try readHeader(from: fd)
-        guard kind == json, length <= maxJSONBytes else { throw .protocolError("expected a message, got frame type \(kind) of \(length) bytes") }
+        guard kind == json, length <= maxJSONBytes else {
+            throw .protocolError("expected a message, got frame type \(kind) of \(length) bytes")
+        }
         var payload = [UInt8](repeating: 0, count: length)
         try typed { try payload.withUnsafeMutableBytes { try readAll(into: $0, from: fd) } }
         do { return try JSONDecoder().decode(T.self, from: Data(payload)) } catch {
@@ -39,7 +42,9 @@ enum AgentFrame {
     /// Reads a key frame into a new locked secret.
     static func receiveKey(from fd: Int32) throws(AgentError) -> SecretBytes {
         let (kind, length) = try readHeader(from: fd)
-        guard kind == key, length == keyBytes else { throw .protocolError("expected a key, got frame type \(kind) of \(length) bytes") }
+        guard kind == key, length == keyBytes else {
+            throw .protocolError("expected a key, got frame type \(kind) of \(length) bytes")
+        }
         let secret = SecretBytes(lockedCount: length)
         try typed { try secret.withUnsafeMutableBytes { try readAll(into: $0, from: fd) } }
         return secret
@@ -54,7 +59,10 @@ enum AgentFrame {
     }
 
     private static func writeHeader(type: UInt8, length: Int, to fd: Int32) throws(AgentError) {
-        let header: [UInt8] = [type, UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+        let header: [UInt8] = [
+            type, UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
+            UInt8(length & 0xFF)
+        ]
         try typed { try header.withUnsafeBytes { try writeAll($0, to: fd) } }
     }
 
@@ -73,7 +81,9 @@ enum AgentFrame {
             if n < 0 && errno == ENOTSOCK { n = write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
-                throw errno == EAGAIN ? .system("the other side stopped reading (timed out)") : .errno("cannot write to the agent's connection")
+                throw errno == EAGAIN
+                    ? .system("the other side stopped reading (timed out)")
+                    : .errno("cannot write to the agent's connection")
             }
             offset += n
         }
@@ -86,7 +96,9 @@ enum AgentFrame {
             if n < 0 && errno == EINTR { continue }
             if n == 0 { throw .protocolError("the connection closed early") }
             guard n > 0 else {
-                throw errno == EAGAIN ? .system("the other side did not answer in time") : .errno("cannot read from the agent's connection")
+                throw errno == EAGAIN
+                    ? .system("the other side did not answer in time")
+                    : .errno("cannot read from the agent's connection")
             }
             offset += n
         }

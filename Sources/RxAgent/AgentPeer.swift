@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CRxAgent
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The process at the other end of an agent connection, as the kernel recorded it at connect(2)
 /// (SO_PEERCRED): it cannot be claimed in a message. Only `of(socket:)` makes one, so a server

@@ -1,8 +1,9 @@
-import Foundation
 import CRxAgent
+import Foundation
 import RxCrypto
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The agent as a process: `rxvault unlock` starts it (`start`), it runs `main`.
@@ -36,7 +37,10 @@ public enum AgentProcess {
 
         /// The arguments after the hidden subcommand's name.
         public var arguments: [String] {
-            ["--vault-file", vaultPath, "--socket", socketPath, "--idle-seconds", String(idleTimeout), "--lifetime-seconds", String(maxLifetime)]
+            [
+                "--vault-file", vaultPath, "--socket", socketPath, "--idle-seconds", String(idleTimeout),
+                "--lifetime-seconds", String(maxLifetime)
+            ]
         }
     }
 
@@ -45,16 +49,26 @@ public enum AgentProcess {
     /// Starts `executable arguments` (the hidden `_agent` command with `settings.arguments`),
     /// hands it `rootKey` and waits for it to listen. Returns what it holds; throws
     /// `.alreadyRunning` when another agent got there first.
-    public static func start(executable: String, arguments: [String], rootKey: SecretBytes,
-                             timeoutSeconds: Int = 30) throws(AgentError) -> AgentStatus {
-        var keyPipe: [Int32] = [-1, -1], readyPipe: [Int32] = [-1, -1]
+    public static func start(
+        executable: String, arguments: [String], rootKey: SecretBytes,
+        timeoutSeconds: Int = 30
+    ) throws(AgentError) -> AgentStatus {
+        var keyPipe: [Int32] = [-1, -1]
+        var readyPipe: [Int32] = [-1, -1]
         guard pipe(&keyPipe) == 0 else { throw .errno("cannot make a pipe") }
-        guard pipe(&readyPipe) == 0 else { close(keyPipe[0]); close(keyPipe[1]); throw .errno("cannot make a pipe") }
+        guard pipe(&readyPipe) == 0 else {
+            close(keyPipe[0])
+            close(keyPipe[1])
+            throw .errno("cannot make a pipe")
+        }
         // Close-on-exec, so no other child of this process inherits them (the agent gets its
         // ends as 0 and 1 from posix_spawn).
         for fd in keyPipe + readyPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let devNull = open("/dev/null", O_RDWR | O_CLOEXEC)
-        defer { close(devNull); close(readyPipe[0]) }
+        defer {
+            close(devNull)
+            close(readyPipe[0])
+        }
         var pid: pid_t = 0
         // Only what the agent needs: no passphrase file, no vault path variables.
         let environment = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
@@ -66,7 +80,10 @@ public enum AgentProcess {
         }
         close(keyPipe[0])
         close(readyPipe[1])
-        guard status == 0 else { close(keyPipe[1]); throw .errno("cannot start the agent (\(executable))", code: -status) }
+        guard status == 0 else {
+            close(keyPipe[1])
+            throw .errno("cannot start the agent (\(executable))", code: -status)
+        }
         // A failure to hand the key shows as the agent's report (it read too few bytes).
         try? AgentFrame.send(key: rootKey, to: keyPipe[1])
         close(keyPipe[1])
@@ -77,7 +94,8 @@ public enum AgentProcess {
         guard let report = try? JSONDecoder().decode(StartReport.self, from: Data(line)) else {
             var exit: Int32 = 0
             let reaped = waitpid(pid, &exit, WNOHANG) == pid
-            throw .system("the agent did not start" + (reaped ? " (exit status \(exit >> 8 & 0xFF), signal \(exit & 0x7F))" : ""))
+            throw .system(
+                "the agent did not start" + (reaped ? " (exit status \(exit >> 8 & 0xFF), signal \(exit & 0x7F))" : ""))
         }
         if let running = report.running { throw .alreadyRunning(running) }
         guard let ready = report.ready else { throw .system(report.error ?? "the agent did not start") }
@@ -130,8 +148,9 @@ public enum AgentProcess {
         redirectToNull(0)
         let service: AgentService
         do {
-            service = try AgentService(vaultPath: settings.vaultPath, rootKey: key, idleTimeout: settings.idleTimeout,
-                                       maxLifetime: settings.maxLifetime)
+            service = try AgentService(
+                vaultPath: settings.vaultPath, rootKey: key, idleTimeout: settings.idleTimeout,
+                maxLifetime: settings.maxLifetime)
         } catch {
             key.wipe()
             report(StartReport(error: "the agent cannot hold this vault: \(error)"))
@@ -140,7 +159,9 @@ public enum AgentProcess {
         let server: AgentServer
         do { server = try AgentServer(socketPath: settings.socketPath, service: service) } catch {
             service.lock(reason: "it could not listen")
-            if case .alreadyRunning(let status) = error { report(StartReport(running: status)) } else {
+            if case .alreadyRunning(let status) = error {
+                report(StartReport(running: status))
+            } else {
                 report(StartReport(error: error.description))
             }
             return 1
@@ -159,6 +180,9 @@ public enum AgentProcess {
 
     private static func redirectToNull(_ fd: Int32) {
         let null = open("/dev/null", O_RDWR)
-        if null >= 0 { dup2(null, fd); close(null) }
+        if null >= 0 {
+            dup2(null, fd)
+            close(null)
+        }
     }
 }

@@ -1,7 +1,8 @@
-import Foundation
 import CRxAgent
+import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The agent's socket and accept loop: one connection at a time (each is one short request),
@@ -35,7 +36,10 @@ public final class AgentServer {
         let temporary = "\(socketPath).\(getpid()).tmp"
         unlink(temporary)
         let fd = rx_agent_listen(temporary, 64)
-        guard fd >= 0 else { close(signalFD); throw .errno("cannot listen at \(temporary)", code: -fd) }
+        guard fd >= 0 else {
+            close(signalFD)
+            throw .errno("cannot listen at \(temporary)", code: -fd)
+        }
         defer { unlink(temporary) }
         do {
             try Self.publish(temporary, at: socketPath)
@@ -45,7 +49,8 @@ public final class AgentServer {
             throw error
         }
         guard let numbers = Self.socketNumbers(socketPath) else {
-            close(fd); close(signalFD)
+            close(fd)
+            close(signalFD)
             throw .system("the agent's socket \(socketPath) disappeared as it was made")
         }
         listener = fd
@@ -110,10 +115,15 @@ public final class AgentServer {
                 continue
             }
             let wait = max(0, min(service.deadline - now, Self.checkIntervalSeconds))
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: watchingSignals ? signals : -1, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: watchingSignals ? signals : -1, events: Int16(POLLIN), revents: 0)
+            ]
             let ready = poll(&fds, 2, Int32((wait * 1000).rounded(.up)))
-            if ready < 0 && errno != EINTR { service.lock(reason: "poll failed: \(String(cString: strerror(errno)))"); continue }
+            if ready < 0 && errno != EINTR {
+                service.lock(reason: "poll failed: \(String(cString: strerror(errno)))")
+                continue
+            }
             if fds[1].revents != 0 {
                 let number = rx_agent_read_signal(signals)
                 if number != 0 { service.lock(reason: "it received signal \(number)") }

@@ -1,8 +1,9 @@
 import Foundation
 import RxCrypto
 import RxVault
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An unlocked vault's root key and the rules for handing it out: to the same user only, for
@@ -34,12 +35,16 @@ public final class AgentService: @unchecked Sendable {
 
     /// Takes `rootKey` (read into locked memory by the caller) for the vault at `vaultPath` and
     /// proves it is that vault's key by opening the vault with it. The path must be absolute.
-    public init(vaultPath: String, rootKey: SecretBytes, idleTimeout: Double, maxLifetime: Double,
-                now: Double = Date().timeIntervalSince1970) throws {
-        guard vaultPath.hasPrefix("/") else { throw AgentError.system("the agent's vault path must be absolute, not \(vaultPath)") }
+    public init(
+        vaultPath: String, rootKey: SecretBytes, idleTimeout: Double, maxLifetime: Double,
+        now: Double = Date().timeIntervalSince1970
+    ) throws {
+        guard vaultPath.hasPrefix("/") else {
+            throw AgentError.system("the agent's vault path must be absolute, not \(vaultPath)")
+        }
         self.vaultPath = vaultPath
         unlocked = try VaultFileIdentity.read(at: vaultPath)
-        _ = try Vault.open(at: vaultPath, rootKey: rootKey)
+        _ = try Vault.open(at: vaultPath, with: .rootKey(rootKey))
         // The file may have been replaced while it was opened: it must still be the one read.
         guard try VaultFileIdentity.read(at: vaultPath) == unlocked else {
             throw AgentError.system("\(vaultPath) changed while it was being unlocked")
@@ -56,21 +61,30 @@ public final class AgentService: @unchecked Sendable {
     }
 
     private func currentStatus() -> AgentStatus {
-        AgentStatus(vaultID: unlocked.vaultID, path: vaultPath, pid: getpid(), file: unlocked, until: min(idleUntilValue, lifetimeUntil),
-                    idleUntil: idleUntilValue, lifetimeUntil: lifetimeUntil, idleTimeoutSeconds: idleTimeout,
-                    memoryLocked: memoryLocked)
+        AgentStatus(
+            vaultID: unlocked.vaultID, path: vaultPath, pid: getpid(), file: unlocked,
+            until: min(idleUntilValue, lifetimeUntil),
+            idleUntil: idleUntilValue, lifetimeUntil: lifetimeUntil, idleTimeoutSeconds: idleTimeout,
+            memoryLocked: memoryLocked)
     }
 
     /// The reply to `request` from `peer`, and the key to send after it (only for an accepted
     /// `root-key`). Another user is refused before the request is even looked at.
-    public func answer(_ request: AgentRequest, from peer: AgentPeer,
-                       now: Double = Date().timeIntervalSince1970) -> (reply: AgentReply, key: SecretBytes?) {
+    public func answer(
+        _ request: AgentRequest, from peer: AgentPeer,
+        now: Double = Date().timeIntervalSince1970
+    ) -> (reply: AgentReply, key: SecretBytes?) {
         mutex.withLock { unlockedAnswer(request, from: peer, now: now) }
     }
 
-    private func unlockedAnswer(_ request: AgentRequest, from peer: AgentPeer, now: Double) -> (reply: AgentReply, key: SecretBytes?) {
+    private func unlockedAnswer(_ request: AgentRequest, from peer: AgentPeer, now: Double) -> (
+        reply: AgentReply, key: SecretBytes?
+    ) {
         guard peer.isSameUser else {
-            return (.refusal(.permission, "the agent answers only its own user (uid \(geteuid())), not uid \(peer.uid)"), nil)
+            return (
+                .refusal(.permission, "the agent answers only its own user (uid \(geteuid())), not uid \(peer.uid)"),
+                nil
+            )
         }
         guard request.v == AgentRequest.version else {
             return (.refusal(.badRequest, "protocol version \(request.v) is not \(AgentRequest.version)"), nil)
@@ -80,7 +94,9 @@ public final class AgentService: @unchecked Sendable {
         case .status:
             // A status must not say "unlocked" for a file that is no longer the one unlocked.
             if rootKey != nil, let why = fileChange() { wipe(reason: why) }
-            if let lockReasonValue { return (.refusal(.locked, "the agent has locked: \(lockReasonValue)", locked: true), nil) }
+            if let lockReasonValue {
+                return (.refusal(.locked, "the agent has locked: \(lockReasonValue)", locked: true), nil)
+            }
             return (.accepted(currentStatus()), nil)
         case .lock:
             wipe(reason: "it was locked ('rxvault lock')")
@@ -89,7 +105,9 @@ public final class AgentService: @unchecked Sendable {
             guard let key = rootKey else {
                 return (.refusal(.locked, "the agent has locked: \(lockReasonValue ?? "")", locked: true), nil)
             }
-            guard let file = request.file else { return (.refusal(.badRequest, "a root-key request names the file"), nil) }
+            guard let file = request.file else {
+                return (.refusal(.badRequest, "a root-key request names the file"), nil)
+            }
             // The agent's own file first: if it changed, nothing more is handed out, to anyone.
             if let why = fileChange() {
                 wipe(reason: why)
@@ -98,9 +116,13 @@ public final class AgentService: @unchecked Sendable {
             if file != unlocked {
                 // Not the agent's file (a copy of the same vault elsewhere, or a header read while
                 // it changed): refuse it, stay unlocked for the file it holds.
-                return (.refusal(.otherFile, file.device == unlocked.device && file.inode == unlocked.inode
-                                 ? "the vault's header changed while it was read; try again"
-                                 : "the agent holds \(vaultPath), not this file (a copy of the same vault?)"), nil)
+                return (
+                    .refusal(
+                        .otherFile,
+                        file.device == unlocked.device && file.inode == unlocked.inode
+                            ? "the vault's header changed while it was read; try again"
+                            : "the agent holds \(vaultPath), not this file (a copy of the same vault?)"), nil
+                )
             }
             idleUntilValue = min(now + idleTimeout, lifetimeUntil)
             return (.accepted(currentStatus()), key)

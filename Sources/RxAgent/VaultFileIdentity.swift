@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import RxVault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Which file an agent unlocked, and what its header said: the agent hands its key only for
 /// the same file (device and inode) with the same key wrapping (`VaultHeader.keyWrappingDigest`).
@@ -23,8 +24,9 @@ public struct VaultFileIdentity: Codable, Equatable, Sendable {
     /// The identity of the file at `path` whose header was just read (the file is stat'ed).
     public init(path: String, header: VaultHeader) throws(AgentError) {
         guard let (device, inode) = Self.fileNumbers(path) else { throw .errno("cannot look at \(path)") }
-        self.init(vaultID: header.vaultIDHex, device: device, inode: inode,
-                  keyWrapping: header.keyWrappingDigest.map { String($0, radix: 16).leftPadded(2) }.joined())
+        self.init(
+            vaultID: header.vaultIDHex, device: device, inode: inode,
+            keyWrapping: header.keyWrappingDigest.map { String($0, radix: 16).leftPadded(2) }.joined())
     }
 
     /// Reads the header at `path` and returns the file's identity. The file is stat'ed before and
@@ -53,11 +55,15 @@ public struct VaultFileIdentity: Codable, Equatable, Sendable {
         if current.device != device || current.inode != inode {
             return "the file at \(path) was replaced (a restore, or another copy moved into its place)"
         }
-        if current.keyWrapping != keyWrapping { return "the vault's passphrase was changed, or a key slot added or removed (or the vault upgraded)" }
+        if current.keyWrapping != keyWrapping {
+            return "the vault's passphrase was changed, or a key slot added or removed (or the vault upgraded)"
+        }
         return nil
     }
 }
 
 extension String {
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

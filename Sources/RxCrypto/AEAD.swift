@@ -13,7 +13,9 @@ public enum AEAD {
     public static let overhead = nonceLength + tagLength
 
     /// Returns nonce ‖ ciphertext ‖ tag.
-    public static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecretBytes, associatedData: [UInt8])
+        throws(CryptoError) -> [UInt8]
+    {
         try Sodium.ready()
         guard key.count == keyLength else { throw .malformed("key length") }
         var out = [UInt8](repeating: 0, count: nonceLength + plaintext.count + tagLength)
@@ -32,23 +34,33 @@ public enum AEAD {
         return out
     }
 
-    public static func seal(_ plaintext: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public static func seal(_ plaintext: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError)
+        -> [UInt8]
+    {
         let result: Result<[UInt8], CryptoError> = plaintext.withUnsafeBytes { p in
-            do throws(CryptoError) { return .success(try seal(p, key: key, associatedData: associatedData)) } catch { return .failure(error) }
+            do throws(CryptoError) { return .success(try seal(p, key: key, associatedData: associatedData)) } catch {
+                return .failure(error)
+            }
         }
         return try result.get()
     }
 
-    public static func seal(_ secret: SecretBytes, key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public static func seal(_ secret: SecretBytes, key: SecretBytes, associatedData: [UInt8]) throws(CryptoError)
+        -> [UInt8]
+    {
         let result: Result<[UInt8], CryptoError> = secret.withUnsafeBytes { p in
-            do throws(CryptoError) { return .success(try seal(p, key: key, associatedData: associatedData)) } catch { return .failure(error) }
+            do throws(CryptoError) { return .success(try seal(p, key: key, associatedData: associatedData)) } catch {
+                return .failure(error)
+            }
         }
         return try result.get()
     }
 
     /// Opens what `seal` produced into zeroed-on-release memory; fails if any byte of the box, the
     /// key or the associated data differs.
-    public static func open(_ box: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> SecretBytes {
+    public static func open(_ box: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError)
+        -> SecretBytes
+    {
         try Sodium.ready()
         guard key.count == keyLength else { throw .malformed("key length") }
         guard box.count >= overhead else { throw .authenticationFailed }
@@ -59,9 +71,11 @@ public enum AEAD {
                     var written: UInt64 = 0
                     return crypto_aead_xchacha20poly1305_ietf_decrypt(
                         p.baseAddress?.assumingMemoryBound(to: UInt8.self), &written, nil,
-                        b.baseAddress!.advanced(by: nonceLength).assumingMemoryBound(to: UInt8.self), UInt64(box.count - nonceLength),
+                        b.baseAddress!.advanced(by: nonceLength).assumingMemoryBound(to: UInt8.self),
+                        UInt64(box.count - nonceLength),
                         associatedData, UInt64(associatedData.count),
-                        b.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                        b.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        k.baseAddress!.assumingMemoryBound(to: UInt8.self))
                 }
             }
         }

@@ -8,7 +8,8 @@ public struct AgeRecipient: Hashable, Sendable, CustomStringConvertible {
 
     public init?(_ text: String) {
         guard let (hrp, data) = Bech32.decode(text.trimmingSpaces()), hrp == "age", data.count == X25519.keyLength,
-              text.trimmingSpaces().hasPrefix("age1") else { return nil }
+            text.trimmingSpaces().hasPrefix("age1")
+        else { return nil }
         publicKey = data
     }
 
@@ -32,7 +33,8 @@ public struct AgeIdentity: Sendable {
     public init?(line: String) {
         let text = line.trimmingSpaces()
         guard text.hasPrefix("AGE-SECRET-KEY-1"), let (hrp, data) = Bech32.decode(text), hrp == "age-secret-key-",
-              data.count == X25519.keyLength else { return nil }
+            data.count == X25519.keyLength
+        else { return nil }
         var bytes = data
         guard let identity = try? AgeIdentity(secretKey: SecretBytes(consuming: &bytes)) else { return nil }
         self = identity

@@ -17,7 +17,8 @@ public enum Bech32 {
     static func expand(_ hrp: [UInt8]) -> [UInt8] { hrp.map { $0 >> 5 } + [0] + hrp.map { $0 & 31 } }
 
     static func convert(_ data: [UInt8], from: Int, to: Int, pad: Bool) -> [UInt8]? {
-        var accumulator = 0, bits = 0
+        var accumulator = 0
+        var bits = 0
         var out: [UInt8] = []
         let maxValue = (1 << to) - 1
         for value in data {
@@ -43,7 +44,8 @@ public enum Bech32 {
         let values = convert(data, from: 8, to: 5, pad: true)!
         let checksumValue = polymod(expand(hrpBytes) + values + [0, 0, 0, 0, 0, 0]) ^ 1
         let checksum = (0..<6).map { UInt8((checksumValue >> (5 * (5 - UInt32($0)))) & 31) }
-        return String(decoding: hrpBytes + [UInt8(ascii: "1")] + (values + checksum).map { charset[Int($0)] }, as: UTF8.self)
+        return String(
+            decoding: hrpBytes + [UInt8(ascii: "1")] + (values + checksum).map { charset[Int($0)] }, as: UTF8.self)
     }
 
     /// Decodes a Bech32 string (all lower or all upper case). Returns the lower-case hrp and data.
@@ -53,7 +55,8 @@ public enum Bech32 {
         let hasUpper = bytes.contains { (65...90).contains($0) }
         guard !(hasLower && hasUpper), bytes.allSatisfy({ (33...126).contains($0) }) else { return nil }
         let lowered = Array(text.lowercased().utf8)
-        guard let separator = lowered.lastIndex(of: UInt8(ascii: "1")), separator >= 1, lowered.count - separator >= 7 else { return nil }
+        guard let separator = lowered.lastIndex(of: UInt8(ascii: "1")), separator >= 1, lowered.count - separator >= 7
+        else { return nil }
         let hrp = Array(lowered[..<separator])
         var values: [UInt8] = []
         for byte in lowered[(separator + 1)...] {
@@ -61,7 +64,8 @@ public enum Bech32 {
             values.append(UInt8(index))
         }
         guard polymod(expand(hrp) + values) == 1,
-              let data = convert(Array(values.dropLast(6)), from: 5, to: 8, pad: false) else { return nil }
+            let data = convert(Array(values.dropLast(6)), from: 5, to: 8, pad: false)
+        else { return nil }
         return (String(decoding: hrp, as: UTF8.self), data)
     }
 }

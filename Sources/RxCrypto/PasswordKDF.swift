@@ -21,11 +21,15 @@ public struct PasswordKDF: Hashable, Sendable {
     public init(preset: Preset) {
         switch preset {
         case .interactive:
-            self.init(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE))
+            self.init(
+                opsLimit: UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+                memLimit: UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE))
         case .moderate:
-            self.init(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_MODERATE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_MODERATE))
+            self.init(
+                opsLimit: UInt64(crypto_pwhash_OPSLIMIT_MODERATE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_MODERATE))
         case .sensitive:
-            self.init(opsLimit: UInt64(crypto_pwhash_OPSLIMIT_SENSITIVE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_SENSITIVE))
+            self.init(
+                opsLimit: UInt64(crypto_pwhash_OPSLIMIT_SENSITIVE), memLimit: UInt64(crypto_pwhash_MEMLIMIT_SENSITIVE))
         }
     }
 
@@ -38,7 +42,8 @@ public struct PasswordKDF: Hashable, Sendable {
     /// Whether libsodium accepts these limits; checked before use because they come from a file.
     public var isWithinLibraryLimits: Bool {
         opsLimit >= UInt64(crypto_pwhash_opslimit_min()) && opsLimit <= UInt64(crypto_pwhash_opslimit_max())
-            && memLimit >= UInt64(crypto_pwhash_memlimit_min()) && memLimit <= min(UInt64(crypto_pwhash_memlimit_max()), 1 << 32)
+            && memLimit >= UInt64(crypto_pwhash_memlimit_min())
+            && memLimit <= min(UInt64(crypto_pwhash_memlimit_max()), 1 << 32)
     }
 
     /// Derives a 32-byte key from `passphrase` and `salt`.
@@ -49,9 +54,10 @@ public struct PasswordKDF: Hashable, Sendable {
         let key = SecretBytes(zeroedCount: 32)
         let status: Int32 = key.withUnsafeMutableBytes { k in
             passphrase.withUnsafeBytes { p in
-                crypto_pwhash(k.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(k.count),
-                              p.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(p.count),
-                              salt, opsLimit, Int(memLimit), crypto_pwhash_ALG_ARGON2ID13)
+                crypto_pwhash(
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(k.count),
+                    p.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(p.count),
+                    salt, opsLimit, Int(memLimit), crypto_pwhash_ALG_ARGON2ID13)
             }
         }
         guard status == 0 else { throw .keyDerivationFailed }

@@ -23,8 +23,9 @@ public enum RecoveryKDF {
         let key = SecretBytes(zeroedCount: 32)
         let status: Int32 = key.withUnsafeMutableBytes { k in
             secret.withUnsafeBytes { s in
-                crypto_generichash(k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count, context, UInt64(context.count),
-                                   s.baseAddress!.assumingMemoryBound(to: UInt8.self), s.count)
+                crypto_generichash(
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count, context, UInt64(context.count),
+                    s.baseAddress!.assumingMemoryBound(to: UInt8.self), s.count)
             }
         }
         guard status == 0 else { throw .keyDerivationFailed }

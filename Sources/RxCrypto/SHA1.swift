@@ -12,7 +12,8 @@ public enum SHA1 {
         for chunk in stride(from: 0, to: data.count, by: 64) {
             for i in 0..<16 {
                 let j = chunk + i * 4
-                w[i] = UInt32(data[j]) << 24 | UInt32(data[j + 1]) << 16 | UInt32(data[j + 2]) << 8 | UInt32(data[j + 3])
+                w[i] =
+                    UInt32(data[j]) << 24 | UInt32(data[j + 1]) << 16 | UInt32(data[j + 2]) << 8 | UInt32(data[j + 3])
             }
             for i in 16..<80 {
                 let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
@@ -30,7 +31,11 @@ public enum SHA1 {
                 let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
                 (e, d, c, b, a) = (d, c, b << 30 | b >> 2, a, temp)
             }
-            h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e
+            h[0] &+= a
+            h[1] &+= b
+            h[2] &+= c
+            h[3] &+= d
+            h[4] &+= e
         }
         return h.flatMap { v in (0..<4).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
     }

@@ -1,8 +1,9 @@
 import CSodium
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A buffer of secret bytes (a key, a passphrase) that is zeroed when released.
@@ -68,7 +69,11 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
 
     deinit {
         // sodium_munlock zeroes before it unlocks.
-        if isLocked { sodium_munlock(buffer.baseAddress!, buffer.count) } else { sodium_memzero(buffer.baseAddress!, buffer.count) }
+        if isLocked {
+            sodium_munlock(buffer.baseAddress!, buffer.count)
+        } else {
+            sodium_memzero(buffer.baseAddress!, buffer.count)
+        }
         buffer.deallocate()
     }
 
@@ -81,8 +86,18 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
         try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
     }
 
-    public func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    public func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E)
+        -> R
+    {
         try body(UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: count))
+    }
+
+    /// A copy on locked pages of its own (`init(lockedCount:)`): for a second holder of a key
+    /// that wipes its copy when it chooses (an agent beside the server that keeps its own).
+    public func lockedCopy() -> SecretBytes {
+        let copy = SecretBytes(lockedCount: count)
+        copy.withUnsafeMutableBytes { target in withUnsafeBytes { source in target.copyMemory(from: source) } }
+        return copy
     }
 
     /// A new secret holding the first `length` bytes (for trimming a passphrase read into a larger buffer).

@@ -21,7 +21,8 @@ public enum SecretStream {
             guard key.count == SecretStream.keyLength else { throw .malformed("stream key length") }
             var header = [UInt8](repeating: 0, count: SecretStream.headerLength)
             key.withUnsafeBytes { k in
-                _ = crypto_secretstream_xchacha20poly1305_init_push(&state, &header, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                _ = crypto_secretstream_xchacha20poly1305_init_push(
+                    &state, &header, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
             self.header = header
         }
@@ -29,14 +30,17 @@ public enum SecretStream {
         deinit { withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress!, $0.count) } }
 
         /// Encrypts `chunk`; `final` marks the last one (there must be exactly one, at the end).
-        public func push(_ chunk: UnsafeRawBufferPointer, associatedData: [UInt8], final: Bool) throws(CryptoError) -> [UInt8] {
+        public func push(_ chunk: UnsafeRawBufferPointer, associatedData: [UInt8], final: Bool) throws(CryptoError)
+            -> [UInt8]
+        {
             guard !finished else { throw .malformed("stream already finished") }
             var out = [UInt8](repeating: 0, count: chunk.count + SecretStream.chunkOverhead)
             var written: UInt64 = 0
-            _ = crypto_secretstream_xchacha20poly1305_push(&state, &out, &written,
-                                                           chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(chunk.count),
-                                                           associatedData, UInt64(associatedData.count),
-                                                           final ? SecretStream.tagFinal : SecretStream.tagMessage)
+            _ = crypto_secretstream_xchacha20poly1305_push(
+                &state, &out, &written,
+                chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(chunk.count),
+                associatedData, UInt64(associatedData.count),
+                final ? SecretStream.tagFinal : SecretStream.tagMessage)
             finished = final
             return out
         }
@@ -53,7 +57,8 @@ public enum SecretStream {
                 throw .malformed("stream key or header")
             }
             let status = key.withUnsafeBytes { k in
-                crypto_secretstream_xchacha20poly1305_init_pull(&state, header, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                crypto_secretstream_xchacha20poly1305_init_pull(
+                    &state, header, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
             guard status == 0 else { throw .authenticationFailed }
         }
@@ -68,10 +73,15 @@ public enum SecretStream {
             var out = [UInt8](repeating: 0, count: ciphertext.count - SecretStream.chunkOverhead)
             var written: UInt64 = 0
             var tag: UInt8 = 0
-            let status = crypto_secretstream_xchacha20poly1305_pull(&state, &out, &written, &tag, ciphertext, UInt64(ciphertext.count),
-                                                                    associatedData, UInt64(associatedData.count))
+            let status = crypto_secretstream_xchacha20poly1305_pull(
+                &state, &out, &written, &tag, ciphertext, UInt64(ciphertext.count),
+                associatedData, UInt64(associatedData.count))
             guard status == 0 else { throw .authenticationFailed }
-            if tag == SecretStream.tagFinal { sawFinal = true } else if tag != SecretStream.tagMessage { throw .authenticationFailed }
+            if tag == SecretStream.tagFinal {
+                sawFinal = true
+            } else if tag != SecretStream.tagMessage {
+                throw .authenticationFailed
+            }
             return out
         }
     }

@@ -22,5 +22,7 @@ public func randomBytes(_ count: Int) -> [UInt8] {
 public func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     guard a.count == b.count else { return false }
     if a.isEmpty { return true }
-    return a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in sodium_memcmp(pa.baseAddress!, pb.baseAddress!, a.count) == 0 } }
+    return a.withUnsafeBytes { pa in
+        b.withUnsafeBytes { pb in sodium_memcmp(pa.baseAddress!, pb.baseAddress!, a.count) == 0 }
+    }
 }

@@ -42,7 +42,8 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
 /// `crypto_kdf_derive_from_key`: independent 32-byte keys from one master key, by id and an
 /// 8-character context naming the family (so the same id in two families gives two keys).
 public enum KeyDerivation {
-    public static func derive(from master: SecretBytes, id: UInt64, context: String) throws(CryptoError) -> SecretBytes {
+    public static func derive(from master: SecretBytes, id: UInt64, context: String) throws(CryptoError) -> SecretBytes
+    {
         try Sodium.ready()
         guard master.count == Int(crypto_kdf_KEYBYTES) else { throw .malformed("master key length") }
         let contextBytes = Array(context.utf8)
@@ -51,8 +52,9 @@ public enum KeyDerivation {
         let key = SecretBytes(zeroedCount: 32)
         key.withUnsafeMutableBytes { k in
             master.withUnsafeBytes { m in
-                _ = crypto_kdf_derive_from_key(k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32, id,
-                                               cContext, m.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                _ = crypto_kdf_derive_from_key(
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32, id,
+                    cContext, m.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         return key

@@ -19,7 +19,9 @@ public enum X25519 {
         try Sodium.ready()
         guard secret.count == keyLength else { throw .malformed("X25519 secret key length") }
         var out = [UInt8](repeating: 0, count: keyLength)
-        let status = secret.withUnsafeBytes { crypto_scalarmult_base(&out, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        let status = secret.withUnsafeBytes {
+            crypto_scalarmult_base(&out, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
         guard status == 0 else { throw .malformed("X25519 secret key") }
         return out
     }
@@ -45,7 +47,9 @@ public enum X25519 {
     /// else: BLAKE2b-256 (`crypto_generichash`) of the X25519 shared point followed by `context`,
     /// which should name the purpose and both public keys (as `crypto_kx` hashes them in). Fails
     /// on a low-order public key, whose shared point is all zeros and would be known to anyone.
-    public static func sharedKey(secretKey: SecretBytes, publicKey: [UInt8], context: [UInt8]) throws(CryptoError) -> SecretBytes {
+    public static func sharedKey(secretKey: SecretBytes, publicKey: [UInt8], context: [UInt8]) throws(CryptoError)
+        -> SecretBytes
+    {
         try Sodium.ready()
         guard secretKey.count == keyLength else { throw .malformed("X25519 secret key length") }
         guard publicKey.count == keyLength else { throw .malformed("X25519 public key length") }
@@ -54,29 +58,37 @@ public enum X25519 {
         let status = input.withUnsafeMutableBytes { q in
             for (i, byte) in context.enumerated() { q[keyLength + i] = byte }
             return secretKey.withUnsafeBytes { s in
-                crypto_scalarmult(q.baseAddress!.assumingMemoryBound(to: UInt8.self), s.baseAddress!.assumingMemoryBound(to: UInt8.self), publicKey)
+                crypto_scalarmult(
+                    q.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    s.baseAddress!.assumingMemoryBound(to: UInt8.self), publicKey)
             }
         }
         guard status == 0 else { throw .malformed("X25519 public key") }
         let key = SecretBytes(zeroedCount: 32)
         key.withUnsafeMutableBytes { k in
             input.withUnsafeBytes { q in
-                _ = crypto_generichash(k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
-                                       q.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(q.count), nil, 0)
+                _ = crypto_generichash(
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                    q.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(q.count), nil, 0)
             }
         }
         return key
     }
 
     /// Opens a sealed box with the key pair; fails unless it was sealed to this public key, unaltered.
-    public static func open(_ box: [UInt8], publicKey: [UInt8], secretKey: SecretBytes) throws(CryptoError) -> SecretBytes {
+    public static func open(_ box: [UInt8], publicKey: [UInt8], secretKey: SecretBytes) throws(CryptoError)
+        -> SecretBytes
+    {
         try Sodium.ready()
-        guard box.count >= sealOverhead, publicKey.count == keyLength, secretKey.count == keyLength else { throw .authenticationFailed }
+        guard box.count >= sealOverhead, publicKey.count == keyLength, secretKey.count == keyLength else {
+            throw .authenticationFailed
+        }
         let plain = SecretBytes(zeroedCount: box.count - sealOverhead)
         let status = plain.withUnsafeMutableBytes { p in
             secretKey.withUnsafeBytes { s in
-                crypto_box_seal_open(p.baseAddress!.assumingMemoryBound(to: UInt8.self), box, UInt64(box.count), publicKey,
-                                     s.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                crypto_box_seal_open(
+                    p.baseAddress!.assumingMemoryBound(to: UInt8.self), box, UInt64(box.count), publicKey,
+                    s.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         guard status == 0 else { throw .authenticationFailed }
@@ -93,14 +105,17 @@ public enum MAC {
         try Sodium.ready()
         guard key.count == Int(crypto_auth_KEYBYTES) else { throw .malformed("MAC key length") }
         var out = [UInt8](repeating: 0, count: length)
-        key.withUnsafeBytes { k in _ = crypto_auth(&out, message, UInt64(message.count), k.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        key.withUnsafeBytes { k in
+            _ = crypto_auth(&out, message, UInt64(message.count), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
         return out
     }
 
     public static func verify(_ tag: [UInt8], _ message: [UInt8], key: SecretBytes) -> Bool {
         guard tag.count == length, key.count == Int(crypto_auth_KEYBYTES) else { return false }
         return key.withUnsafeBytes { k in
-            crypto_auth_verify(tag, message, UInt64(message.count), k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+            crypto_auth_verify(tag, message, UInt64(message.count), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                == 0
         }
     }
 }

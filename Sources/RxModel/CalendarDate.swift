@@ -21,7 +21,8 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
 
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...CalendarDate.daysIn(month: month, year: year)).contains(day) else { return nil }
+            (1...CalendarDate.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
         self.year = year
         self.month = month
         self.day = day
@@ -48,13 +49,16 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
     /// -2026-01-01), else "not a date in the form YYYY-MM-DD"; nil when it is a date.
     public static func problem(iso text: String) -> String? {
         if CalendarDate(iso: text) != nil { return nil }
-        let digits = { (part: Substring) in !part.isEmpty && part.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+        let digits = { (part: Substring) in
+            !part.isEmpty && part.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        }
         var body = Substring(text)
         let negative = body.hasPrefix("-")
         if negative { body = body.dropFirst() }
         let parts = body.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy(digits), parts[1].count == 2, parts[2].count == 2,
-              let month = Int(parts[1]), let day = Int(parts[2]), (1...12).contains(month), (1...31).contains(day) else {
+            let month = Int(parts[1]), let day = Int(parts[2]), (1...12).contains(month), (1...31).contains(day)
+        else {
             return "not a date in the form YYYY-MM-DD"
         }
         let year = Int(parts[0]) ?? Int.max
@@ -66,8 +70,10 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
         // Every date written (0001-01-01 to 9999-12-31) takes the short way: exports write millions.
         if year >= 0 && year <= 9999 && month >= 0 && month <= 99 && day >= 0 && day <= 99 {
             let digit = { (value: Int) in UInt8(ascii: "0") + UInt8(value) }
-            let bytes: [UInt8] = [digit(year / 1000), digit(year / 100 % 10), digit(year / 10 % 10), digit(year % 10), UInt8(ascii: "-"),
-                                  digit(month / 10), digit(month % 10), UInt8(ascii: "-"), digit(day / 10), digit(day % 10)]
+            let bytes: [UInt8] = [
+                digit(year / 1000), digit(year / 100 % 10), digit(year / 10 % 10), digit(year % 10), UInt8(ascii: "-"),
+                digit(month / 10), digit(month % 10), UInt8(ascii: "-"), digit(day / 10), digit(day % 10)
+            ]
             return String(decoding: bytes, as: UTF8.self)
         }
         return String(year).padding(toLength: 4, leftPadding: true) + "-"

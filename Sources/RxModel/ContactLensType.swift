@@ -1,4 +1,4 @@
-/// The kind of contact lens a prescription is for (shared/domain.md section 0). Optional: most
+/// The kind of contact lens a prescription is for (DESIGN.md, "Prescription rules"). Optional: most
 /// prescriptions do not say, and then only the outer ranges apply. When given it sharpens the
 /// warnings about base curves and diameters unusual for the lens (`PrescriptionRules`): a 6.5 mm
 /// base curve is routine for a rigid lens and odd for a soft one; 18 mm is a scleral diameter.

@@ -36,8 +36,9 @@ public struct Hundredths: Hashable, Comparable, Sendable {
         guard let wholePart = parts.first else { return nil }
         let fractionPart = parts.count == 2 ? parts[1] : ""
         guard !(wholePart.isEmpty && fractionPart.isEmpty),
-              wholePart.allSatisfy(\.isASCIIDigit), fractionPart.allSatisfy(\.isASCIIDigit),
-              wholePart.count <= 6 else { return nil }
+            wholePart.allSatisfy(\.isASCIIDigit), fractionPart.allSatisfy(\.isASCIIDigit),
+            wholePart.count <= 6
+        else { return nil }
         let significant = fractionPart.count > 2 ? fractionPart.prefix(2) : fractionPart
         guard fractionPart.dropFirst(2).allSatisfy({ $0 == "0" }) else { return nil }
         let whole = Int(wholePart) ?? 0

@@ -61,7 +61,9 @@ public struct JSONWriter {
         separate()
         string(key)
         if pretty {
-            bytes.append(0x20); bytes.append(UInt8(ascii: ":")); bytes.append(0x20)
+            bytes.append(0x20)
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(0x20)
         } else {
             bytes.append(UInt8(ascii: ":"))
         }
@@ -124,8 +126,11 @@ public struct JSONWriter {
     }
 
     private mutating func digits(_ value: UInt) {
-        if value < 10 { bytes.append(0x30 + UInt8(value)); return }
-        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: enough for 20 digits
+        if value < 10 {
+            bytes.append(0x30 + UInt8(value))
+            return
+        }
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0) // 24 bytes: enough for 20 digits
         var v = value
         var count = 0
         withUnsafeMutableBytes(of: &scratch) { buffer in
@@ -154,7 +159,10 @@ public struct JSONWriter {
     /// at most two decimals differ by 0.01, far more than a Double's spacing there.
     public mutating func number(_ value: Hundredths) {
         let raw = value.raw
-        guard raw.magnitude < 100_000_000 else { double(value.doubleValue); return }
+        guard raw.magnitude < 100_000_000 else {
+            double(value.doubleValue)
+            return
+        }
         if raw < 0 { bytes.append(UInt8(ascii: "-")) }
         let magnitude = UInt(raw.magnitude)
         digits(magnitude / 100)
@@ -175,7 +183,8 @@ public struct JSONWriter {
         var text = value
         text.withUTF8 { utf8 in
             var mark = 0
-            for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C || (byte == 0x2F && escapeSlashes) {
+            for (i, byte) in utf8.enumerated()
+            where byte < 0x20 || byte == 0x22 || byte == 0x5C || (byte == 0x2F && escapeSlashes) {
                 if mark < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<i])) }
                 mark = i + 1
                 bytes.append(0x5C)
@@ -206,11 +215,17 @@ public struct JSONWriter {
         case .string(let s): string(s)
         case .array(let items):
             beginArray()
-            for item in items { element(); self.value(item) }
+            for item in items {
+                element()
+                self.value(item)
+            }
             endArray()
         case .object(let members):
             beginObject()
-            for (key, item) in JSONValue.sorted(members) { self.key(key); self.value(item) }
+            for (key, item) in JSONValue.sorted(members) {
+                self.key(key)
+                self.value(item)
+            }
             endObject()
         }
     }
@@ -259,7 +274,7 @@ public indirect enum JSONValue: Sendable {
         }
         set {
             guard case .object(var members) = self else { return }
-            self = .null   // members is now the only reference: changed in place
+            self = .null // members is now the only reference: changed in place
             if let index = members.firstIndex(where: { $0.0 == key }) {
                 if let newValue { members[index].1 = newValue } else { members.remove(at: index) }
             } else if let newValue {

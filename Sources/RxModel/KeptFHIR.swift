@@ -14,13 +14,21 @@ public indirect enum FHIRValue: Hashable, Sendable, Codable {
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int.self) { self = .integer(i) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([FHIRValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: FHIRValue].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int.self) {
+            self = .integer(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .number(d)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([FHIRValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: FHIRValue].self))
+        }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -50,8 +58,12 @@ public indirect enum FHIRValue: Hashable, Sendable, Codable {
             // Identifier, Narrative), then everything as key: value.
             if case .number(let v)? = o["value"] ?? nil, let unit = o["unit"]?.summary { return "\(v) \(unit)" }
             if case .integer(let v)? = o["value"] ?? nil, let unit = o["unit"]?.summary { return "\(v) \(unit)" }
-            if let text = o["text"], o.count == 1 || o["author"] == nil && o["time"] == nil && o["status"] == nil { return text.summary }
-            if let reference = o["reference"]?.summary { return reference + (o["display"].map { " (\($0.summary))" } ?? "") }
+            if let text = o["text"], o.count == 1 || o["author"] == nil && o["time"] == nil && o["status"] == nil {
+                return text.summary
+            }
+            if let reference = o["reference"]?.summary {
+                return reference + (o["display"].map { " (\($0.summary))" } ?? "")
+            }
             if let value = o["value"]?.summary { return (o["system"].map { "\($0.summary) " } ?? "") + value }
             return o.keys.sorted().map { "\($0): \(o[$0]!.summary)" }.joined(separator: ", ")
         }
@@ -81,8 +93,10 @@ public struct KeptFHIR: Hashable, Sendable, Codable {
     public var prescriber: [String: FHIRValue]?
     public var practitioner: [String: FHIRValue]?
 
-    public init(resource: [String: FHIRValue] = [:], right: [String: FHIRValue]? = nil, left: [String: FHIRValue]? = nil,
-                prescriber: [String: FHIRValue]? = nil, practitioner: [String: FHIRValue]? = nil) {
+    public init(
+        resource: [String: FHIRValue] = [:], right: [String: FHIRValue]? = nil, left: [String: FHIRValue]? = nil,
+        prescriber: [String: FHIRValue]? = nil, practitioner: [String: FHIRValue]? = nil
+    ) {
         self.resource = resource
         self.right = right
         self.left = left
@@ -96,7 +110,8 @@ public struct KeptFHIR: Hashable, Sendable, Codable {
     }
 
     public var isEmpty: Bool {
-        resource.isEmpty && (right ?? [:]).isEmpty && (left ?? [:]).isEmpty && (prescriber ?? [:]).isEmpty && practitioner == nil
+        resource.isEmpty && (right ?? [:]).isEmpty && (left ?? [:]).isEmpty && (prescriber ?? [:]).isEmpty
+            && practitioner == nil
     }
 
     /// The status the source gave (kept only when it was not `active`).
@@ -108,12 +123,16 @@ public struct KeptFHIR: Hashable, Sendable, Codable {
     /// `show`'s lines: `FHIR id`, `FHIR identifier`, `FHIR OD color`, ... with one-line values.
     public var lines: [(String, String)] {
         // The status is shown as the prescription's own (`show`'s expires line), not as a kept element.
-        var lines: [(String, String)] = resource.keys.sorted().filter { $0 != "status" }.map { ("FHIR \($0)", resource[$0]!.summary) }
+        var lines: [(String, String)] = resource.keys.sorted().filter { $0 != "status" }.map {
+            ("FHIR \($0)", resource[$0]!.summary)
+        }
         for eye in Eye.allCases {
             guard let members = self[eye] else { continue }
             lines += members.keys.sorted().map { ("FHIR \(eye.label) \($0)", members[$0]!.summary) }
         }
-        if let prescriber { lines += prescriber.keys.sorted().map { ("FHIR prescriber \($0)", prescriber[$0]!.summary) } }
+        if let prescriber {
+            lines += prescriber.keys.sorted().map { ("FHIR prescriber \($0)", prescriber[$0]!.summary) }
+        }
         if let practitioner {
             let shown = practitioner.keys.sorted().filter { $0 != "resourceType" }
             lines += shown.map { ("FHIR practitioner \($0)", practitioner[$0]!.summary) }
@@ -129,7 +148,12 @@ extension Prescription {
     public func keptFHIR(after edited: Prescription) -> KeptFHIR? {
         var result = edited
         if var kept = fhir {
-            let changed = { var e = edited; e.fhir = kept; return e != self }() || edited.recordStatus != recordStatus
+            let changed =
+                {
+                    var e = edited
+                    e.fhir = kept
+                    return e != self
+                }() || edited.recordStatus != recordStatus
             if changed { kept.resource["text"] = nil }
             if edited.prescriber != prescriber {
                 kept.prescriber = nil
@@ -151,12 +175,16 @@ extension KeptFHIR {
         guard before != after else { return [] }
         func named(_ prefix: String, _ a: [String: FHIRValue]?, _ b: [String: FHIRValue]?) -> [FieldChange] {
             let keys = Set((a ?? [:]).keys).union((b ?? [:]).keys).sorted()
-            return keys.filter { a?[$0] != b?[$0] }.map { FieldChange(field: "\(prefix)\($0)", before: nil, after: nil, isText: true) }
+            return keys.filter { a?[$0] != b?[$0] }.map {
+                FieldChange(field: "\(prefix)\($0)", before: nil, after: nil, isText: true)
+            }
         }
         var changes = named("FHIR ", before?.resource, after?.resource)
         for eye in Eye.allCases { changes += named("FHIR \(eye.label) ", before?[eye], after?[eye]) }
         changes += named("FHIR prescriber ", before?.prescriber, after?.prescriber)
-        if before?.practitioner != after?.practitioner { changes.append(FieldChange(field: "FHIR practitioner", before: nil, after: nil, isText: true)) }
+        if before?.practitioner != after?.practitioner {
+            changes.append(FieldChange(field: "FHIR practitioner", before: nil, after: nil, isText: true))
+        }
         return changes
     }
 }

@@ -52,10 +52,14 @@ extension LensNotation {
                 keep.cylinder = current.cylinder
                 keep.axis = current.axis
                 let alone = lens.sphere.isZero ? "plano DS" : LensNotation.format(sphere)
-                let cylinder = [current.cylinder!.signedPower, current.axis.map { "x" + String($0).padding(toLength: 3, leftPadding: true) }]
-                    .compactMap { $0 }.joined(separator: " ")
-                throw Unreadable(problem: "gives no cylinder, but the lens has \(cylinder): write \"\(LensNotation.format(keep))\" "
-                                 + "to keep it, or \"\(alone)\" for a sphere alone")
+                let cylinder = [
+                    current.cylinder!.signedPower,
+                    current.axis.map { "x" + String($0).padding(toLength: 3, leftPadding: true) }
+                ]
+                .compactMap { $0 }.joined(separator: " ")
+                throw Unreadable(
+                    problem: "gives no cylinder, but the lens has \(cylinder): write \"\(LensNotation.format(keep))\" "
+                        + "to keep it, or \"\(alone)\" for a sphere alone")
             }
             // An add is one unit: its number, designation (LOW/MED/HIGH) and design (D/N).
             if given.contains(.add) {

@@ -34,15 +34,21 @@ public enum LensNotation {
     /// lens is spherical (`-2.00 0.00 x180` prints as `-2.00 DS`).
     public static func format(_ lens: LensSpecification) -> String {
         var parts: [String] = []
-        if lens.balance { parts.append("BAL") }
-        else if lens.sphere.isZero { parts.append("plano") } else { parts.append(lens.sphere.signedPower) }
+        if lens.balance {
+            parts.append("BAL")
+        } else if lens.sphere.isZero {
+            parts.append("plano")
+        } else {
+            parts.append(lens.sphere.signedPower)
+        }
         if let cylinder = lens.cylinder, !cylinder.isZero {
             parts.append(cylinder.signedPower)
             if let axis = lens.axis { parts.append("x" + String(axis).padding(toLength: 3, leftPadding: true)) }
         }
         if lens.add != nil || lens.addDesignation != nil || lens.dominance != nil {
-            parts.append((["add", lens.add?.signedPower, lens.addDesignation?.rawValue, lens.dominance?.rawValue] as [String?])
-                .compactMap { $0 }.joined(separator: " "))
+            parts.append(
+                (["add", lens.add?.signedPower, lens.addDesignation?.rawValue, lens.dominance?.rawValue] as [String?])
+                    .compactMap { $0 }.joined(separator: " "))
         }
         if let prism = lens.prism { parts.append("prism \(prism.notation)") }
         if let bc = lens.baseCurve { parts.append("bc \(bc.plain)") }
@@ -60,8 +66,10 @@ public enum LensNotation {
     /// `-2.00,-0.50`) has no digit on both sides and stays a separator.
     public static func decimalComma(in text: String) -> Unreadable? {
         let chars = Array(text)
-        for i in chars.indices where chars[i] == "," && i > 0 && i + 1 < chars.count
-            && chars[i - 1].isASCIIDigit && chars[i + 1].isASCIIDigit {
+        for i in chars.indices
+        where chars[i] == "," && i > 0 && i + 1 < chars.count
+            && chars[i - 1].isASCIIDigit && chars[i + 1].isASCIIDigit
+        {
             var start = i - 1
             while start > 0, chars[start - 1].isASCIIDigit || chars[start - 1] == "." { start -= 1 }
             if start > 0, ["+", "-", "\u{2212}"].contains(chars[start - 1]) { start -= 1 }
@@ -69,7 +77,9 @@ public enum LensNotation {
             while end < chars.count, chars[end].isASCIIDigit { end += 1 }
             let written = String(chars[start..<end])
             let dotted = String(written.map { $0 == "," ? "." : $0 == "\u{2212}" ? "-" : $0 })
-            return Unreadable(problem: "'\(written)': a decimal comma is not accepted (a comma separates fields): write a dot (\(dotted))")
+            return Unreadable(
+                problem:
+                    "'\(written)': a decimal comma is not accepted (a comma separates fields): write a dot (\(dotted))")
         }
         return nil
     }
@@ -96,12 +106,16 @@ public enum LensNotation {
                 index = text.index(after: index)
             } else if c == "\u{00B0}" {
                 // A degree sign after an axis or angle ("x180°") is only the unit.
-                guard case .number? = tokens.last else { throw Unreadable(problem: "unexpected '°' (it may follow an axis: x180°)") }
+                guard case .number? = tokens.last else {
+                    throw Unreadable(problem: "unexpected '°' (it may follow an axis: x180°)")
+                }
                 index = text.index(after: index)
             } else if isNumberStart(c, next: next) {
                 let start = index
                 index = text.index(after: index)
-                while index < text.endIndex, text[index].isASCIIDigit || text[index] == "." { index = text.index(after: index) }
+                while index < text.endIndex, text[index].isASCIIDigit || text[index] == "." {
+                    index = text.index(after: index)
+                }
                 tokens.append(.number(text[start..<index]))
             } else if c == "\u{0394}" || c == "\u{25B3}" {
                 // Δ marks prism dioptres: before an amount ("Δ1.5 BI", "+1.00 Δ 0.5 BU") it stands
@@ -122,8 +136,12 @@ public enum LensNotation {
                 func joinsWord(_ i: String.Index) -> Bool {
                     text[i] == "-" && text.index(after: i) < text.endIndex && text[text.index(after: i)].isLetter
                 }
-                while index < text.endIndex, text[index].isLetter || joinsWord(index)
-                        || (text[index] == "." && !(text.index(after: index) < text.endIndex && text[text.index(after: index)].isASCIIDigit)) {
+                while index < text.endIndex,
+                    text[index].isLetter || joinsWord(index)
+                        || (text[index] == "."
+                            && !(text.index(after: index) < text.endIndex
+                                && text[text.index(after: index)].isASCIIDigit))
+                {
                     index = text.index(after: index)
                 }
                 let word = text[start..<index].lowercased().filter { $0 != "." }
@@ -170,8 +188,13 @@ public enum LensNotation {
             var lens = LensSpecification(sphere: try readSphere())
             var given: Set<LensField> = [.sphere]
             var sphereOnly = false
-            if case .word(let w)? = peek, Self.sphereMarks.contains(w) { position += 1; sphereOnly = true }
-            if !sphereOnly, case .word(let w)? = peek, Self.cylinderLabels.contains(w), case .number? = peekSecond { position += 1 }
+            if case .word(let w)? = peek, Self.sphereMarks.contains(w) {
+                position += 1
+                sphereOnly = true
+            }
+            if !sphereOnly, case .word(let w)? = peek, Self.cylinderLabels.contains(w), case .number? = peekSecond {
+                position += 1
+            }
             // After "DS" (sphere only) a further number cannot be a cylinder.
             if !sphereOnly, case .number(let text)? = peek {
                 position += 1
@@ -197,7 +220,8 @@ public enum LensNotation {
             var seen: Set<String> = []
             while let token = next() {
                 guard case .word(let word) = token else {
-                    throw Unreadable(problem: "unexpected number '\(token.text)': expected a word such as add, prism, bc or dia")
+                    throw Unreadable(
+                        problem: "unexpected number '\(token.text)': expected a word such as add, prism, bc or dia")
                 }
                 let field = Self.canonicalField(word)
                 guard let field else {
@@ -234,7 +258,8 @@ public enum LensNotation {
             }
             guard lens.add != nil || lens.addDesignation != nil else {
                 let found = peek.map { " (found '\($0.text)')" } ?? ""
-                throw Unreadable(problem: "expected an add after 'add': a number (add +2.00) or LOW, MED or HIGH\(found)")
+                throw Unreadable(
+                    problem: "expected an add after 'add': a number (add +2.00) or LOW, MED or HIGH\(found)")
             }
             if case .word(let w)? = peek, let dominance = LensDominance(word: w) {
                 position += 1
@@ -242,8 +267,10 @@ public enum LensNotation {
             }
         }
 
-        static let lensField: [String: LensField] = ["add": .add, "prism": .prism, "bc": .baseCurve, "dia": .diameter,
-                                                     "vertex": .vertexDistance, "pd": .farPD, "npd": .nearPD]
+        static let lensField: [String: LensField] = [
+            "add": .add, "prism": .prism, "bc": .baseCurve, "dia": .diameter,
+            "vertex": .vertexDistance, "pd": .farPD, "npd": .nearPD
+        ]
 
         static func canonicalField(_ word: String) -> String? {
             switch word {
@@ -264,18 +291,26 @@ public enum LensNotation {
             case .word(let w)? where Self.planoWords.contains(w): return .zero
             case .word(let w)? where Self.sphereLabels.contains(w):
                 // "SPH -1.00": the label, then the sphere.
-                if case .word(let p)? = peek, Self.planoWords.contains(p) { position += 1; return .zero }
-                guard case .number(let text)? = peek else { throw Unreadable(problem: "expected a sphere after '\(w)'") }
+                if case .word(let p)? = peek, Self.planoWords.contains(p) {
+                    position += 1
+                    return .zero
+                }
+                guard case .number(let text)? = peek else {
+                    throw Unreadable(problem: "expected a sphere after '\(w)'")
+                }
                 position += 1
                 return try value(text, "sphere")
             case .word(let w)? where w == "ds": throw Unreadable(problem: "expected a sphere before '\(w)'")
-            case .word(let w)?: throw Unreadable(problem: "expected a sphere first (a number such as -2.25, or plano), found '\(w)'")
+            case .word(let w)?:
+                throw Unreadable(problem: "expected a sphere first (a number such as -2.25, or plano), found '\(w)'")
             case nil: throw Unreadable(problem: "empty: expected a sphere (a number such as -2.25, or plano)")
             }
         }
 
         mutating func readAxis() throws(Unreadable) -> Int {
-            guard case .number(let text)? = next() else { throw Unreadable(problem: "expected an axis in whole degrees after 'x'") }
+            guard case .number(let text)? = next() else {
+                throw Unreadable(problem: "expected an axis in whole degrees after 'x'")
+            }
             guard text.allSatisfy(\.isASCIIDigit), text.count <= 3, let axis = Int(text) else {
                 throw Unreadable(problem: "axis '\(text)': expected whole degrees 1 to 180")
             }
@@ -283,7 +318,9 @@ public enum LensNotation {
         }
 
         mutating func readNumber(_ field: String) throws(Unreadable) -> Hundredths {
-            guard case .number(let text)? = next() else { throw Unreadable(problem: "expected a number after \(field)") }
+            guard case .number(let text)? = next() else {
+                throw Unreadable(problem: "expected a number after \(field)")
+            }
             return try value(text, field)
         }
 
@@ -302,17 +339,22 @@ public enum LensNotation {
                 position += 1
                 let amount = try value(text, "prism")
                 if case .word("base")? = peek { position += 1 }
-                guard let token = next() else { throw Unreadable(problem: "prism \(text): expected a base (BU, BD, BI, BO) or @ angle") }
+                guard let token = next() else {
+                    throw Unreadable(problem: "prism \(text): expected a base (BU, BD, BI, BO) or @ angle")
+                }
                 switch token {
                 case .word("@"), .word("at"):
                     guard vertical == nil, horizontal == nil, case .number(let angleText)? = next(),
-                          angleText.allSatisfy(\.isASCIIDigit), let angle = Int(angleText) else {
+                        angleText.allSatisfy(\.isASCIIDigit), let angle = Int(angleText)
+                    else {
                         throw Unreadable(problem: "prism \(text) @: expected a base angle in whole degrees 0 to 360")
                     }
                     return .polar(amount: amount, angle: angle)
                 case .number(let angleText):
                     // "prism 2 base 45": a bare number after "base" is an angle.
-                    guard vertical == nil, horizontal == nil, angleText.allSatisfy(\.isASCIIDigit), let angle = Int(angleText) else {
+                    guard vertical == nil, horizontal == nil, angleText.allSatisfy(\.isASCIIDigit),
+                        let angle = Int(angleText)
+                    else {
                         throw Unreadable(problem: "prism \(text): expected a base (BU, BD, BI, BO) or @ angle")
                     }
                     return .polar(amount: amount, angle: angle)
@@ -358,7 +400,9 @@ extension Prism {
         var reader = LensNotation.Reader(tokens: try LensNotation.tokenize(text))
         if case .word("prism")? = reader.peek { reader.position += 1 }
         let prism = try reader.readPrism()
-        if let extra = reader.peek { throw LensNotation.Unreadable(problem: "unexpected '\(extra.text)' after the prism") }
+        if let extra = reader.peek {
+            throw LensNotation.Unreadable(problem: "unexpected '\(extra.text)' after the prism")
+        }
         return prism
     }
 }

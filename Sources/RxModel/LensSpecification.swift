@@ -39,10 +39,12 @@ public struct LensSpecification: Hashable, Sendable {
     /// weight (glasses, one eye only). Its sphere is 0 and it carries no other power.
     public var balance: Bool = false
 
-    public init(sphere: Hundredths, cylinder: Hundredths? = nil, axis: Int? = nil, add: Hundredths? = nil,
-                prism: Prism? = nil, vertexDistance: Hundredths? = nil, farPD: Hundredths? = nil,
-                nearPD: Hundredths? = nil, baseCurve: Hundredths? = nil, diameter: Hundredths? = nil,
-                brand: String? = nil) {
+    public init(
+        sphere: Hundredths, cylinder: Hundredths? = nil, axis: Int? = nil, add: Hundredths? = nil,
+        prism: Prism? = nil, vertexDistance: Hundredths? = nil, farPD: Hundredths? = nil,
+        nearPD: Hundredths? = nil, baseCurve: Hundredths? = nil, diameter: Hundredths? = nil,
+        brand: String? = nil
+    ) {
         self.sphere = sphere
         self.cylinder = cylinder
         self.axis = axis

@@ -52,7 +52,8 @@ public enum VertexConversion {
     }
 
     /// Both principal meridians of `lens` at the cornea: (sphere meridian, sphere + cylinder meridian).
-    public static func meridiansAtCornea(_ lens: LensSpecification, vertexDistance distance: Double) -> (Double, Double) {
+    public static func meridiansAtCornea(_ lens: LensSpecification, vertexDistance distance: Double) -> (Double, Double)
+    {
         let s = lens.sphere.doubleValue
         let c = lens.cylinder?.doubleValue ?? 0
         return (powerAtCornea(s, vertexDistance: distance), powerAtCornea(s + c, vertexDistance: distance))

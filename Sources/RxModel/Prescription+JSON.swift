@@ -9,7 +9,8 @@ extension Hundredths: Codable {
         let container = try decoder.singleValueContainer()
         let number = try container.decode(Double.self)
         guard let value = Hundredths(exactly: number) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(number) is not a number with at most two decimals")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(number) is not a number with at most two decimals")
         }
         self = value
     }
@@ -25,7 +26,8 @@ extension CalendarDate: Codable {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let date = CalendarDate(iso: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)': \(CalendarDate.problem(iso: text) ?? "not a date")")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text)': \(CalendarDate.problem(iso: text) ?? "not a date")")
         }
         self = date
     }
@@ -33,13 +35,14 @@ extension CalendarDate: Codable {
     /// A date outside 0001-01-01 to 9999-12-31 is never written: it could not be read back.
     public func encode(to encoder: Encoder) throws {
         guard self >= .earliest && self <= .latest else {
-            throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "\(self) is outside \(CalendarDate.rangeText)"))
+            throw EncodingError.invalidValue(
+                self,
+                .init(codingPath: encoder.codingPath, debugDescription: "\(self) is outside \(CalendarDate.rangeText)"))
         }
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
 }
-
 
 extension Prism: Codable {
     enum CodingKeys: String, CodingKey { case vertical, horizontal, amount, angle }
@@ -52,7 +55,8 @@ extension Prism: Codable {
             let vertical = try c.decodeIfPresent(Part<VerticalBase>.self, forKey: .vertical)
             let horizontal = try c.decodeIfPresent(Part<HorizontalBase>.self, forKey: .horizontal)
             guard vertical != nil || horizontal != nil else {
-                throw DecodingError.dataCorruptedError(forKey: .vertical, in: c,
+                throw DecodingError.dataCorruptedError(
+                    forKey: .vertical, in: c,
                     debugDescription: "a prism needs a vertical and/or horizontal part, or an amount and angle")
             }
             self = .rectangular(vertical: vertical, horizontal: horizontal)
@@ -62,10 +66,10 @@ extension Prism: Codable {
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case let .rectangular(vertical, horizontal):
+        case .rectangular(let vertical, let horizontal):
             try c.encodeIfPresent(vertical, forKey: .vertical)
             try c.encodeIfPresent(horizontal, forKey: .horizontal)
-        case let .polar(amount, angle):
+        case .polar(let amount, let angle):
             try c.encode(amount, forKey: .amount)
             try c.encode(angle, forKey: .angle)
         }
@@ -85,21 +89,23 @@ extension LensSpecification: Codable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let pd = try c.decodeIfPresent(MonocularPD.self, forKey: .pupillaryDistance)
-        self.init(sphere: try c.decode(Hundredths.self, forKey: .sphere),
-                  cylinder: try c.decodeIfPresent(Hundredths.self, forKey: .cylinder),
-                  axis: try c.decodeIfPresent(Int.self, forKey: .axis),
-                  add: try c.decodeIfPresent(Hundredths.self, forKey: .add),
-                  prism: try c.decodeIfPresent(Prism.self, forKey: .prism),
-                  vertexDistance: try c.decodeIfPresent(Hundredths.self, forKey: .vertexDistance),
-                  farPD: pd?.far, nearPD: pd?.near,
-                  baseCurve: try c.decodeIfPresent(Hundredths.self, forKey: .baseCurve),
-                  diameter: try c.decodeIfPresent(Hundredths.self, forKey: .diameter),
-                  brand: try c.decodeIfPresent(String.self, forKey: .brand))
+        self.init(
+            sphere: try c.decode(Hundredths.self, forKey: .sphere),
+            cylinder: try c.decodeIfPresent(Hundredths.self, forKey: .cylinder),
+            axis: try c.decodeIfPresent(Int.self, forKey: .axis),
+            add: try c.decodeIfPresent(Hundredths.self, forKey: .add),
+            prism: try c.decodeIfPresent(Prism.self, forKey: .prism),
+            vertexDistance: try c.decodeIfPresent(Hundredths.self, forKey: .vertexDistance),
+            farPD: pd?.far, nearPD: pd?.near,
+            baseCurve: try c.decodeIfPresent(Hundredths.self, forKey: .baseCurve),
+            diameter: try c.decodeIfPresent(Hundredths.self, forKey: .diameter),
+            brand: try c.decodeIfPresent(String.self, forKey: .brand))
         // Added after v1's first release: absent in older records and files, which still read.
         addDesignation = try c.decodeIfPresent(AddDesignation.self, forKey: .addDesignation)
         if let word = try c.decodeIfPresent(String.self, forKey: .dominance) {
             guard let dominance = LensDominance(word: word) else {
-                throw DecodingError.dataCorruptedError(forKey: .dominance, in: c, debugDescription: "'\(word)': expected dominant or non-dominant")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .dominance, in: c, debugDescription: "'\(word)': expected dominant or non-dominant")
             }
             self.dominance = dominance
         }
@@ -134,15 +140,16 @@ extension Prescription: Codable {
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(kind: try c.decode(PrescriptionKind.self, forKey: .kind),
-                  patient: try c.decode(Patient.self, forKey: .patient),
-                  prescriber: try c.decode(Prescriber.self, forKey: .prescriber),
-                  issued: try c.decode(CalendarDate.self, forKey: .issued),
-                  expires: try c.decodeIfPresent(CalendarDate.self, forKey: .expires),
-                  note: try c.decodeIfPresent(String.self, forKey: .note),
-                  right: try c.decodeIfPresent(LensSpecification.self, forKey: .right),
-                  left: try c.decodeIfPresent(LensSpecification.self, forKey: .left),
-                  pupillaryDistance: try c.decodeIfPresent(PupillaryDistance.self, forKey: .pupillaryDistance))
+        self.init(
+            kind: try c.decode(PrescriptionKind.self, forKey: .kind),
+            patient: try c.decode(Patient.self, forKey: .patient),
+            prescriber: try c.decode(Prescriber.self, forKey: .prescriber),
+            issued: try c.decode(CalendarDate.self, forKey: .issued),
+            expires: try c.decodeIfPresent(CalendarDate.self, forKey: .expires),
+            note: try c.decodeIfPresent(String.self, forKey: .note),
+            right: try c.decodeIfPresent(LensSpecification.self, forKey: .right),
+            left: try c.decodeIfPresent(LensSpecification.self, forKey: .left),
+            pupillaryDistance: try c.decodeIfPresent(PupillaryDistance.self, forKey: .pupillaryDistance))
         fhir = try c.decodeIfPresent(KeptFHIR.self, forKey: .fhir)
         contactLensType = try c.decodeIfPresent(ContactLensType.self, forKey: .contactLensType)
     }
@@ -171,8 +178,10 @@ extension Patient {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let id = try c.decodeIfPresent(String.self, forKey: .id)
-        self.init(name: id == nil ? try c.decode(String.self, forKey: .name) : try c.decodeIfPresent(String.self, forKey: .name) ?? "",
-                  birthDate: try c.decodeIfPresent(CalendarDate.self, forKey: .birthDate), id: id)
+        self.init(
+            name: id == nil
+                ? try c.decode(String.self, forKey: .name) : try c.decodeIfPresent(String.self, forKey: .name) ?? "",
+            birthDate: try c.decodeIfPresent(CalendarDate.self, forKey: .birthDate), id: id)
     }
 
     public func encode(to encoder: Encoder) throws {

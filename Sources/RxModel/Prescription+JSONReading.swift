@@ -8,15 +8,18 @@ extension Prescription {
     /// Reads a prescription object at `value` (its path names errors: `prescription.right.sphere`).
     public init(json value: JSONValueReader) throws(DecodingError) {
         let c = try value.object()
-        self.init(kind: try c.required("kind").raw(PrescriptionKind.self),
-                  patient: try Patient(json: try c.required("patient")),
-                  prescriber: try Prescriber(json: try c.required("prescriber")),
-                  issued: try c.required("issued").date(),
-                  expires: try c.optional("expires")?.date(),
-                  note: try c.optional("note")?.string(),
-                  right: try c.optional("right").map { v throws(DecodingError) in try LensSpecification(json: v) },
-                  left: try c.optional("left").map { v throws(DecodingError) in try LensSpecification(json: v) },
-                  pupillaryDistance: try c.optional("pupillaryDistance").map { v throws(DecodingError) in try PupillaryDistance(json: v) })
+        self.init(
+            kind: try c.required("kind").raw(PrescriptionKind.self),
+            patient: try Patient(json: try c.required("patient")),
+            prescriber: try Prescriber(json: try c.required("prescriber")),
+            issued: try c.required("issued").date(),
+            expires: try c.optional("expires")?.date(),
+            note: try c.optional("note")?.string(),
+            right: try c.optional("right").map { v throws(DecodingError) in try LensSpecification(json: v) },
+            left: try c.optional("left").map { v throws(DecodingError) in try LensSpecification(json: v) },
+            pupillaryDistance: try c.optional("pupillaryDistance").map { v throws(DecodingError) in
+                try PupillaryDistance(json: v)
+            })
         fhir = try c.optional("fhir").map { v throws(DecodingError) in try KeptFHIR(json: v) }
         contactLensType = try c.optional("contactLensType")?.raw(ContactLensType.self)
     }
@@ -35,8 +38,9 @@ extension Patient {
 extension Prescriber {
     public init(json value: JSONValueReader) throws(DecodingError) {
         let c = try value.object()
-        self.init(name: try c.required("name").string(), licence: try c.optional("licence")?.string(),
-                  contact: try c.optional("contact")?.string())
+        self.init(
+            name: try c.required("name").string(), licence: try c.optional("licence")?.string(),
+            contact: try c.optional("contact")?.string())
     }
 }
 
@@ -57,16 +61,17 @@ extension LensSpecification {
             farPD = try p.optional("far")?.hundredths()
             nearPD = try p.optional("near")?.hundredths()
         }
-        self.init(sphere: try c.required("sphere").hundredths(),
-                  cylinder: try c.optional("cylinder")?.hundredths(),
-                  axis: try c.optional("axis")?.int(),
-                  add: try c.optional("add")?.hundredths(),
-                  prism: try c.optional("prism").map { v throws(DecodingError) in try Prism(json: v) },
-                  vertexDistance: try c.optional("vertexDistance")?.hundredths(),
-                  farPD: farPD, nearPD: nearPD,
-                  baseCurve: try c.optional("baseCurve")?.hundredths(),
-                  diameter: try c.optional("diameter")?.hundredths(),
-                  brand: try c.optional("brand")?.string())
+        self.init(
+            sphere: try c.required("sphere").hundredths(),
+            cylinder: try c.optional("cylinder")?.hundredths(),
+            axis: try c.optional("axis")?.int(),
+            add: try c.optional("add")?.hundredths(),
+            prism: try c.optional("prism").map { v throws(DecodingError) in try Prism(json: v) },
+            vertexDistance: try c.optional("vertexDistance")?.hundredths(),
+            farPD: farPD, nearPD: nearPD,
+            baseCurve: try c.optional("baseCurve")?.hundredths(),
+            diameter: try c.optional("diameter")?.hundredths(),
+            brand: try c.optional("brand")?.string())
         addDesignation = try c.optional("addDesignation")?.raw(AddDesignation.self)
         if let word = try c.optional("dominance")?.string() {
             guard let dominance = LensDominance(word: word) else {
@@ -85,7 +90,8 @@ extension Prism {
             self = .polar(amount: try c.required("amount").hundredths(), angle: angle)
             return
         }
-        func part<Base: RawRepresentable>(_ key: String, _ base: Base.Type) throws(DecodingError) -> Part<Base>? where Base.RawValue == String {
+        func part<Base: RawRepresentable>(_ key: String, _ base: Base.Type) throws(DecodingError) -> Part<Base>?
+        where Base.RawValue == String {
             guard let v = c.optional(key) else { return nil }
             let p = try v.object()
             return Part(amount: try p.required("amount").hundredths(), base: try p.required("base").raw(Base.self))
@@ -103,7 +109,8 @@ extension KeptFHIR {
     public init(json value: JSONValueReader) throws(DecodingError) {
         let c = try value.object()
         func members(_ key: String) throws(DecodingError) -> [String: FHIRValue]? { try c.optional(key)?.fhirObject() }
-        self.init(resource: try c.required("resource").fhirObject(), right: try members("right"), left: try members("left"),
-                  prescriber: try members("prescriber"), practitioner: try members("practitioner"))
+        self.init(
+            resource: try c.required("resource").fhirObject(), right: try members("right"), left: try members("left"),
+            prescriber: try members("prescriber"), practitioner: try members("practitioner"))
     }
 }

@@ -6,28 +6,60 @@ extension Prescription {
     /// Throws `EncodingError` for a date JSON cannot carry, as the `Codable` form does.
     public func writeJSON(to w: inout JSONWriter) throws {
         w.beginObject()
-        if let contactLensType { w.key("contactLensType"); w.string(contactLensType.rawValue) }
-        if let expires { w.key("expires"); try expires.writeJSON(to: &w) }
-        if let fhir { w.key("fhir"); fhir.writeJSON(to: &w) }
-        w.key("issued"); try issued.writeJSON(to: &w)
-        w.key("kind"); w.string(kind.rawValue)
-        if let left { w.key("left"); try left.writeJSON(to: &w) }
-        if let note { w.key("note"); w.string(note) }
-        w.key("patient"); try patient.writeJSON(to: &w)
+        if let contactLensType {
+            w.key("contactLensType")
+            w.string(contactLensType.rawValue)
+        }
+        if let expires {
+            w.key("expires")
+            try expires.writeJSON(to: &w)
+        }
+        if let fhir {
+            w.key("fhir")
+            fhir.writeJSON(to: &w)
+        }
+        w.key("issued")
+        try issued.writeJSON(to: &w)
+        w.key("kind")
+        w.string(kind.rawValue)
+        if let left {
+            w.key("left")
+            try left.writeJSON(to: &w)
+        }
+        if let note {
+            w.key("note")
+            w.string(note)
+        }
+        w.key("patient")
+        try patient.writeJSON(to: &w)
         w.key("prescriber")
         w.beginObject()
-        if let contact = prescriber.contact { w.key("contact"); w.string(contact) }
-        if let licence = prescriber.licence { w.key("licence"); w.string(licence) }
-        w.key("name"); w.string(prescriber.name)
+        if let contact = prescriber.contact {
+            w.key("contact")
+            w.string(contact)
+        }
+        if let licence = prescriber.licence {
+            w.key("licence")
+            w.string(licence)
+        }
+        w.key("name")
+        w.string(prescriber.name)
         w.endObject()
         if let pupillaryDistance {
             w.key("pupillaryDistance")
             w.beginObject()
-            w.key("far"); w.number(pupillaryDistance.far)
-            if let near = pupillaryDistance.near { w.key("near"); w.number(near) }
+            w.key("far")
+            w.number(pupillaryDistance.far)
+            if let near = pupillaryDistance.near {
+                w.key("near")
+                w.number(near)
+            }
             w.endObject()
         }
-        if let right { w.key("right"); try right.writeJSON(to: &w) }
+        if let right {
+            w.key("right")
+            try right.writeJSON(to: &w)
+        }
         w.endObject()
     }
 }
@@ -35,9 +67,18 @@ extension Prescription {
 extension Patient {
     public func writeJSON(to w: inout JSONWriter) throws {
         w.beginObject()
-        if let birthDate { w.key("birthDate"); try birthDate.writeJSON(to: &w) }
-        if let id { w.key("id"); w.string(id) }
-        if id == nil || !name.isEmpty { w.key("name"); w.string(name) }
+        if let birthDate {
+            w.key("birthDate")
+            try birthDate.writeJSON(to: &w)
+        }
+        if let id {
+            w.key("id")
+            w.string(id)
+        }
+        if id == nil || !name.isEmpty {
+            w.key("name")
+            w.string(name)
+        }
         w.endObject()
     }
 }
@@ -46,7 +87,8 @@ extension CalendarDate {
     /// A date outside 0001-01-01 to 9999-12-31 is never written: it could not be read back.
     public func writeJSON(to w: inout JSONWriter) throws {
         guard self >= .earliest && self <= .latest else {
-            throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription: "\(self) is outside \(CalendarDate.rangeText)"))
+            throw EncodingError.invalidValue(
+                self, .init(codingPath: [], debugDescription: "\(self) is outside \(CalendarDate.rangeText)"))
         }
         w.string(description)
     }
@@ -55,25 +97,65 @@ extension CalendarDate {
 extension LensSpecification {
     public func writeJSON(to w: inout JSONWriter) throws {
         w.beginObject()
-        if let add { w.key("add"); w.number(add) }
-        if let addDesignation { w.key("addDesignation"); w.string(addDesignation.rawValue) }
-        if let axis { w.key("axis"); w.int(axis) }
-        if balance { w.key("balance"); w.bool(true) }
-        if let baseCurve { w.key("baseCurve"); w.number(baseCurve) }
-        if let brand { w.key("brand"); w.string(brand) }
-        if let cylinder { w.key("cylinder"); w.number(cylinder) }
-        if let diameter { w.key("diameter"); w.number(diameter) }
-        if let dominance { w.key("dominance"); w.string(dominance.word) }
-        if let prism { w.key("prism"); prism.writeJSON(to: &w) }
+        if let add {
+            w.key("add")
+            w.number(add)
+        }
+        if let addDesignation {
+            w.key("addDesignation")
+            w.string(addDesignation.rawValue)
+        }
+        if let axis {
+            w.key("axis")
+            w.int(axis)
+        }
+        if balance {
+            w.key("balance")
+            w.bool(true)
+        }
+        if let baseCurve {
+            w.key("baseCurve")
+            w.number(baseCurve)
+        }
+        if let brand {
+            w.key("brand")
+            w.string(brand)
+        }
+        if let cylinder {
+            w.key("cylinder")
+            w.number(cylinder)
+        }
+        if let diameter {
+            w.key("diameter")
+            w.number(diameter)
+        }
+        if let dominance {
+            w.key("dominance")
+            w.string(dominance.word)
+        }
+        if let prism {
+            w.key("prism")
+            prism.writeJSON(to: &w)
+        }
         if farPD != nil || nearPD != nil {
             w.key("pupillaryDistance")
             w.beginObject()
-            if let farPD { w.key("far"); w.number(farPD) }
-            if let nearPD { w.key("near"); w.number(nearPD) }
+            if let farPD {
+                w.key("far")
+                w.number(farPD)
+            }
+            if let nearPD {
+                w.key("near")
+                w.number(nearPD)
+            }
             w.endObject()
         }
-        w.key("sphere"); w.number(sphere)
-        if let vertexDistance { w.key("vertexDistance"); w.number(vertexDistance) }
+        w.key("sphere")
+        w.number(sphere)
+        if let vertexDistance {
+            w.key("vertexDistance")
+            w.number(vertexDistance)
+        }
         w.endObject()
     }
 }
@@ -82,20 +164,30 @@ extension Prism {
     public func writeJSON(to w: inout JSONWriter) {
         w.beginObject()
         switch self {
-        case let .rectangular(vertical, horizontal):
-            if let horizontal { w.key("horizontal"); Self.part(horizontal.amount, horizontal.base.rawValue, to: &w) }
-            if let vertical { w.key("vertical"); Self.part(vertical.amount, vertical.base.rawValue, to: &w) }
-        case let .polar(amount, angle):
-            w.key("amount"); w.number(amount)
-            w.key("angle"); w.int(angle)
+        case .rectangular(let vertical, let horizontal):
+            if let horizontal {
+                w.key("horizontal")
+                Self.part(horizontal.amount, horizontal.base.rawValue, to: &w)
+            }
+            if let vertical {
+                w.key("vertical")
+                Self.part(vertical.amount, vertical.base.rawValue, to: &w)
+            }
+        case .polar(let amount, let angle):
+            w.key("amount")
+            w.number(amount)
+            w.key("angle")
+            w.int(angle)
         }
         w.endObject()
     }
 
     private static func part(_ amount: Hundredths, _ base: String, to w: inout JSONWriter) {
         w.beginObject()
-        w.key("amount"); w.number(amount)
-        w.key("base"); w.string(base)
+        w.key("amount")
+        w.number(amount)
+        w.key("base")
+        w.string(base)
         w.endObject()
     }
 }
@@ -127,7 +219,10 @@ extension FHIRValue {
         case .string(let s): w.string(s)
         case .array(let items):
             w.beginArray()
-            for item in items { w.element(); item.writeJSON(to: &w) }
+            for item in items {
+                w.element()
+                item.writeJSON(to: &w)
+            }
             w.endArray()
         case .object(let members):
             w.beginObject()

@@ -71,9 +71,11 @@ public struct Prescription: Hashable, Sendable {
     /// The kind of contact lens, when the prescription says (contacts only; sharpens the warnings).
     public var contactLensType: ContactLensType?
 
-    public init(kind: PrescriptionKind, patient: Patient, prescriber: Prescriber, issued: CalendarDate,
-                expires: CalendarDate? = nil, note: String? = nil, right: LensSpecification? = nil,
-                left: LensSpecification? = nil, pupillaryDistance: PupillaryDistance? = nil) {
+    public init(
+        kind: PrescriptionKind, patient: Patient, prescriber: Prescriber, issued: CalendarDate,
+        expires: CalendarDate? = nil, note: String? = nil, right: LensSpecification? = nil,
+        left: LensSpecification? = nil, pupillaryDistance: PupillaryDistance? = nil
+    ) {
         self.kind = kind
         self.patient = patient
         self.prescriber = prescriber

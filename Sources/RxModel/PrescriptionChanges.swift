@@ -48,11 +48,13 @@ extension Prescription {
             switch (previous[eye], self[eye]) {
             case (nil, nil):
                 break
-            case let (before?, after?):
+            case (let before?, let after?):
                 for field in LensField.allCases {
-                    compare("\(eye.label) \(field.label)", field.text(in: before), field.text(in: after), text: field == .brand)
+                    compare(
+                        "\(eye.label) \(field.label)", field.text(in: before), field.text(in: after),
+                        text: field == .brand)
                 }
-            case let (before, after):
+            case (let before, let after):
                 compare(eye.label, before.map(LensNotation.format), after.map(LensNotation.format))
             }
         }

@@ -1,4 +1,4 @@
-/// The rules for lenses as they are actually prescribed (issue 12): balance lenses, multifocal
+/// The rules for lenses as they are actually prescribed: balance lenses, multifocal
 /// contact-lens adds written as LOW/MED/HIGH with a D/N design, the contact-lens type, and the
 /// warnings (never refusals) for values that are possible but unusual: a base curve or diameter
 /// unusual for the lens type, a PD outside the adult range, implausible dates.
@@ -17,39 +17,59 @@ extension PrescriptionRules {
     /// add designation and D/N design (multifocal contacts), the contact-lens type (contacts).
     static func checkLensKinds(_ rx: Prescription, into problems: inout [RuleViolation]) {
         if rx.contactLensType != nil && rx.kind != .contacts {
-            problems.append(RuleViolation(eye: nil, field: "contact-lens type", value: rx.contactLensType!.rawValue,
-                                          accepted: "applies to contact lenses only"))
+            problems.append(
+                RuleViolation(
+                    eye: nil, field: "contact-lens type", value: rx.contactLensType!.rawValue,
+                    accepted: "applies to contact lenses only"))
         }
         if rx.right?.balance == true && rx.left?.balance == true {
-            problems.append(RuleViolation(eye: nil, field: "balance lens", value: nil,
-                                          accepted: "one eye only (the other eye carries the prescription)"))
+            problems.append(
+                RuleViolation(
+                    eye: nil, field: "balance lens", value: nil,
+                    accepted: "one eye only (the other eye carries the prescription)"))
         }
         for (eye, lens) in rx.eyes {
             if lens.balance {
                 if rx.kind == .contacts {
-                    problems.append(RuleViolation(eye: eye, field: "balance lens", value: nil,
-                                                  accepted: "applies to glasses only (leave the eye out for a one-lens contact fit)"))
+                    problems.append(
+                        RuleViolation(
+                            eye: eye, field: "balance lens", value: nil,
+                            accepted: "applies to glasses only (leave the eye out for a one-lens contact fit)"))
                 }
-                let powers: [(String, Bool)] = [("sphere", !lens.sphere.isZero), ("cylinder", lens.cylinder != nil || lens.axis != nil),
-                                                ("add", lens.add != nil || lens.addDesignation != nil || lens.dominance != nil),
-                                                ("prism", lens.prism != nil)]
+                let powers: [(String, Bool)] = [
+                    ("sphere", !lens.sphere.isZero), ("cylinder", lens.cylinder != nil || lens.axis != nil),
+                    ("add", lens.add != nil || lens.addDesignation != nil || lens.dominance != nil),
+                    ("prism", lens.prism != nil)
+                ]
                 for (field, present) in powers where present {
-                    problems.append(RuleViolation(eye: eye, field: field, value: nil,
-                                                  accepted: "a balance lens (BAL) has no prescribed power: give one or the other"))
+                    problems.append(
+                        RuleViolation(
+                            eye: eye, field: field, value: nil,
+                            accepted: "a balance lens (BAL) has no prescribed power: give one or the other"))
                 }
             }
             if rx.kind == .glasses {
                 if let designation = lens.addDesignation {
-                    problems.append(RuleViolation(eye: eye, field: "add", value: designation.rawValue,
-                                                  accepted: "LOW, MED and HIGH apply to multifocal contact lenses only: give glasses an add in dioptres (add +2.00)"))
+                    problems.append(
+                        RuleViolation(
+                            eye: eye, field: "add", value: designation.rawValue,
+                            accepted:
+                                "LOW, MED and HIGH apply to multifocal contact lenses only: give glasses an add in dioptres (add +2.00)"
+                        ))
                 }
                 if let dominance = lens.dominance {
-                    problems.append(RuleViolation(eye: eye, field: "add", value: dominance.rawValue,
-                                                  accepted: "D and N (dominant, non-dominant design) apply to multifocal contact lenses only; an add is always in dioptres, without a unit"))
+                    problems.append(
+                        RuleViolation(
+                            eye: eye, field: "add", value: dominance.rawValue,
+                            accepted:
+                                "D and N (dominant, non-dominant design) apply to multifocal contact lenses only; an add is always in dioptres, without a unit"
+                        ))
                 }
             } else if let dominance = lens.dominance, lens.add == nil && lens.addDesignation == nil {
-                problems.append(RuleViolation(eye: eye, field: "dominance", value: dominance.rawValue,
-                                              accepted: "only with an add (add +1.50 \(dominance.rawValue), add HIGH \(dominance.rawValue))"))
+                problems.append(
+                    RuleViolation(
+                        eye: eye, field: "dominance", value: dominance.rawValue,
+                        accepted: "only with an add (add +1.50 \(dominance.rawValue), add HIGH \(dominance.rawValue))"))
             }
         }
     }
@@ -62,28 +82,40 @@ extension PrescriptionRules {
         }
         if let expires = rx.expires, let years = longestValidity[rx.kind], expires > rx.issued.addingYears(years) {
             let what = rx.kind == .contacts ? "a contact-lens prescription" : "a glasses prescription"
-            warnings.append("valid from \(rx.issued) to \(expires), more than \(years) years: unusual for \(what); check the expiry date")
+            warnings.append(
+                "valid from \(rx.issued) to \(expires), more than \(years) years: unusual for \(what); check the expiry date"
+            )
         }
         if rx.kind == .glasses {
             if let pd = rx.pupillaryDistance, !adultPDRange.contains(pd.far) {
-                warnings.append("PD \(pd.far.short) mm is outside the usual adult range 54 to 74 mm (right for a child): check it")
+                warnings.append(
+                    "PD \(pd.far.short) mm is outside the usual adult range 54 to 74 mm (right for a child): check it")
             }
             if let r = rx.right?.farPD, let l = rx.left?.farPD, !adultPDRange.contains(r + l) {
-                warnings.append("PD \(r.short)/\(l.short) mm (\((r + l).short) in all) is outside the usual adult range 54 to 74 mm (right for a child): check it")
+                warnings.append(
+                    "PD \(r.short)/\(l.short) mm (\((r + l).short) in all) is outside the usual adult range 54 to 74 mm (right for a child): check it"
+                )
             }
         }
         if rx.kind == .contacts {
             let type = rx.contactLensType
             for (eye, lens) in rx.eyes {
-                func unusual(_ value: Hundredths?, _ field: String, typed: ClosedRange<Hundredths>?, untyped: ClosedRange<Hundredths>) {
+                func unusual(
+                    _ value: Hundredths?, _ field: String, typed: ClosedRange<Hundredths>?,
+                    untyped: ClosedRange<Hundredths>
+                ) {
                     guard let value else { return }
                     let usual = typed ?? untyped
                     guard !usual.contains(value) else { return }
                     let range = "\(usual.lowerBound.plain) to \(usual.upperBound.plain) mm"
                     if let type {
-                        warnings.append("\(eye.label) \(field) \(value.plain) mm is unusual for \(type.rawValue) lenses (usually \(range)): check it")
+                        warnings.append(
+                            "\(eye.label) \(field) \(value.plain) mm is unusual for \(type.rawValue) lenses (usually \(range)): check it"
+                        )
                     } else {
-                        warnings.append("\(eye.label) \(field) \(value.plain) mm is unusual for any common contact lens (usually \(range)): check it, or give --lens-type")
+                        warnings.append(
+                            "\(eye.label) \(field) \(value.plain) mm is unusual for any common contact lens (usually \(range)): check it, or give --lens-type"
+                        )
                     }
                 }
                 unusual(lens.baseCurve, "base curve", typed: type?.usualBaseCurve, untyped: anyTypeBaseCurve)

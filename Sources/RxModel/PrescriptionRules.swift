@@ -33,7 +33,7 @@ public struct CheckedPrescription: Sendable {
     public let advisories: [String]
 }
 
-/// rxvault's clinical rules (DESIGN.md, "Prescription rules"; shared/domain.md section 0).
+/// rxvault's clinical rules (DESIGN.md, "Prescription rules").
 ///
 /// Clinical ranges rather than HealthKit's narrow ones: a vault must accept every real
 /// prescription and refuse only what cannot be one (a typo, a wrong sign of magnitude, a field
@@ -63,7 +63,9 @@ public enum PrescriptionRules {
 
     /// Checks `prescription` as of `today`, returns it normalised (axis 0 read as 180, a zero
     /// cylinder dropped, text trimmed) with advisories, or throws every violation found.
-    public static func check(_ prescription: Prescription, today: CalendarDate) throws(PrescriptionInvalid) -> CheckedPrescription {
+    public static func check(_ prescription: Prescription, today: CalendarDate) throws(PrescriptionInvalid)
+        -> CheckedPrescription
+    {
         var rx = prescription
         var problems: [RuleViolation] = []
         var advisories: [String] = []
@@ -73,8 +75,10 @@ public enum PrescriptionRules {
         checkDates(rx, today: today, into: &problems, advisories: &advisories)
 
         if rx.right == nil && rx.left == nil {
-            problems.append(RuleViolation(eye: nil, field: "lens", value: nil,
-                                          accepted: "give at least one eye (--od and/or --os)"))
+            problems.append(
+                RuleViolation(
+                    eye: nil, field: "lens", value: nil,
+                    accepted: "give at least one eye (--od and/or --os)"))
         }
         for eye in Eye.allCases {
             guard var lens = rx[eye] else { continue }
@@ -130,71 +134,100 @@ public enum PrescriptionRules {
         text(rx.note, field: "note", required: false, rule: .note)
         if let dob = rx.patient.birthDate {
             if dob > today {
-                problems.append(RuleViolation(eye: nil, field: "date of birth", value: dob.description, accepted: "must not be in the future"))
+                problems.append(
+                    RuleViolation(
+                        eye: nil, field: "date of birth", value: dob.description, accepted: "must not be in the future")
+                )
             } else if dob > rx.issued {
-                problems.append(RuleViolation(eye: nil, field: "date of birth", value: dob.description, accepted: "must be on or before the issue date"))
+                problems.append(
+                    RuleViolation(
+                        eye: nil, field: "date of birth", value: dob.description,
+                        accepted: "must be on or before the issue date"))
             }
         }
     }
 
-    private static func checkDates(_ rx: Prescription, today: CalendarDate,
-                                   into problems: inout [RuleViolation], advisories: inout [String]) {
+    private static func checkDates(
+        _ rx: Prescription, today: CalendarDate,
+        into problems: inout [RuleViolation], advisories: inout [String]
+    ) {
         if rx.issued > today {
-            problems.append(RuleViolation(eye: nil, field: "issue date", value: rx.issued.description,
-                                          accepted: "must not be in the future (today is \(today))"))
+            problems.append(
+                RuleViolation(
+                    eye: nil, field: "issue date", value: rx.issued.description,
+                    accepted: "must not be in the future (today is \(today))"))
         }
         if let expires = rx.expires {
             if expires <= rx.issued {
-                problems.append(RuleViolation(eye: nil, field: "expiry date", value: expires.description,
-                                              accepted: "must be after the issue date \(rx.issued)"))
+                problems.append(
+                    RuleViolation(
+                        eye: nil, field: "expiry date", value: expires.description,
+                        accepted: "must be after the issue date \(rx.issued)"))
             }
         } else if rx.kind == .contacts {
-            problems.append(RuleViolation(eye: nil, field: "expiry date", value: nil,
-                                          accepted: "required for contact lenses (--expires YYYY-MM-DD)"))
+            problems.append(
+                RuleViolation(
+                    eye: nil, field: "expiry date", value: nil,
+                    accepted: "required for contact lenses (--expires YYYY-MM-DD)"))
         } else {
             advisories.append("no expiry date: most glasses prescriptions are valid for 1-2 years")
         }
     }
 
-    private static func checkRefraction(_ lens: inout LensSpecification, eye: Eye,
-                                        into problems: inout [RuleViolation], advisories: inout [String]) {
+    private static func checkRefraction(
+        _ lens: inout LensSpecification, eye: Eye,
+        into problems: inout [RuleViolation], advisories: inout [String]
+    ) {
         func power(_ value: Hundredths?, _ field: String, _ range: ClosedRange<Hundredths>) {
             guard let value else { return }
             if !range.contains(value) || !value.isMultiple(of: quarterStep) {
-                problems.append(RuleViolation(eye: eye, field: field, value: value.signedPower,
-                    accepted: "accepted \(range.lowerBound.signedPower) to \(range.upperBound.signedPower) in 0.25 steps"))
+                problems.append(
+                    RuleViolation(
+                        eye: eye, field: field, value: value.signedPower,
+                        accepted:
+                            "accepted \(range.lowerBound.signedPower) to \(range.upperBound.signedPower) in 0.25 steps")
+                )
             }
         }
         power(lens.sphere, "sphere", sphereRange)
         if let cylinder = lens.cylinder, cylinder.isZero {
             // "-2.00 0.00 x180": no astigmatism, whatever axis was written with it.
             if let axis = lens.axis {
-                advisories.append("\(eye.label) cylinder 0.00 with axis \(axis): no astigmatism, stored as spherical (axis dropped)")
+                advisories.append(
+                    "\(eye.label) cylinder 0.00 with axis \(axis): no astigmatism, stored as spherical (axis dropped)")
                 lens.axis = nil
             }
             lens.cylinder = nil
         }
         power(lens.cylinder, "cylinder", cylinderRange)
         if let add = lens.add, add.raw <= 0 {
-            problems.append(RuleViolation(eye: eye, field: "add", value: add.signedPower,
-                                          accepted: "accepted +0.25 to +4.00 in 0.25 steps (an add is always positive)"))
+            problems.append(
+                RuleViolation(
+                    eye: eye, field: "add", value: add.signedPower,
+                    accepted: "accepted +0.25 to +4.00 in 0.25 steps (an add is always positive)"))
         } else {
             power(lens.add, "add", addRange)
         }
 
         switch (lens.hasCylinder, lens.axis) {
         case (true, nil):
-            problems.append(RuleViolation(eye: eye, field: "axis", value: nil,
-                                          accepted: "required with a cylinder (whole degrees 1 to 180, e.g. x180)"))
+            problems.append(
+                RuleViolation(
+                    eye: eye, field: "axis", value: nil,
+                    accepted: "required with a cylinder (whole degrees 1 to 180, e.g. x180)"))
         case (false, let axis?):
-            problems.append(RuleViolation(eye: eye, field: "axis", value: String(axis),
-                                          accepted: "only allowed with a non-zero cylinder"))
+            problems.append(
+                RuleViolation(
+                    eye: eye, field: "axis", value: String(axis),
+                    accepted: "only allowed with a non-zero cylinder"))
         case (true, 0?):
             lens.axis = 180
             advisories.append("\(eye.label) axis 0 read as 180")
         case (true, let axis?) where !axisRange.contains(axis):
-            problems.append(RuleViolation(eye: eye, field: "axis", value: String(axis),
-                                          accepted: "accepted whole degrees 1 to 180"))
+            problems.append(
+                RuleViolation(
+                    eye: eye, field: "axis", value: String(axis),
+                    accepted: "accepted whole degrees 1 to 180"))
         default:
             break
         }
@@ -203,52 +236,73 @@ public enum PrescriptionRules {
     private static func checkGlassesFields(_ lens: LensSpecification, eye: Eye, into problems: inout [RuleViolation]) {
         func length(_ value: Hundredths?, _ field: String, _ range: ClosedRange<Hundredths>, unit: String = "mm") {
             guard let value, !range.contains(value) else { return }
-            problems.append(RuleViolation(eye: eye, field: field, value: value.short,
-                                          accepted: "accepted \(range.lowerBound.short) to \(range.upperBound.short) \(unit)"))
+            problems.append(
+                RuleViolation(
+                    eye: eye, field: field, value: value.short,
+                    accepted: "accepted \(range.lowerBound.short) to \(range.upperBound.short) \(unit)"))
         }
         if let prism = lens.prism {
             // Every written amount, rectangular parts and a polar amount alike, comes in 0.25
             // steps; the parts derived from a polar prism are never stored, so never checked.
             for amount in prism.amounts where !prismRange.contains(amount) || !amount.isMultiple(of: quarterStep) {
-                problems.append(RuleViolation(eye: eye, field: "prism", value: amount.short,
-                                              accepted: "accepted 0.25 to 20 prism dioptres in 0.25 steps"))
+                problems.append(
+                    RuleViolation(
+                        eye: eye, field: "prism", value: amount.short,
+                        accepted: "accepted 0.25 to 20 prism dioptres in 0.25 steps"))
             }
-            if case let .polar(_, angle) = prism, !prismAngleRange.contains(angle) {
-                problems.append(RuleViolation(eye: eye, field: "prism base angle", value: String(angle),
-                                              accepted: "accepted whole degrees 0 to 360"))
+            if case .polar(_, let angle) = prism, !prismAngleRange.contains(angle) {
+                problems.append(
+                    RuleViolation(
+                        eye: eye, field: "prism base angle", value: String(angle),
+                        accepted: "accepted whole degrees 0 to 360"))
             }
             if case .rectangular(nil, nil) = prism {
-                problems.append(RuleViolation(eye: eye, field: "prism", value: nil, accepted: "give an amount and a base"))
+                problems.append(
+                    RuleViolation(eye: eye, field: "prism", value: nil, accepted: "give an amount and a base"))
             }
         }
         length(lens.vertexDistance, "vertex distance", vertexRange)
         length(lens.farPD, "PD", monocularPDRange)
         length(lens.nearPD, "near PD", monocularPDRange)
         if let far = lens.farPD, let near = lens.nearPD, near >= far {
-            problems.append(RuleViolation(eye: eye, field: "near PD", value: near.short, accepted: "must be less than the far PD \(far.short) mm"))
+            problems.append(
+                RuleViolation(
+                    eye: eye, field: "near PD", value: near.short,
+                    accepted: "must be less than the far PD \(far.short) mm"))
         }
-        let wrongKind: [(String, Bool)] = [("base curve", lens.baseCurve != nil), ("diameter", lens.diameter != nil), ("brand", lens.brand != nil)]
+        let wrongKind: [(String, Bool)] = [
+            ("base curve", lens.baseCurve != nil), ("diameter", lens.diameter != nil), ("brand", lens.brand != nil)
+        ]
         for (field, present) in wrongKind where present {
-            problems.append(RuleViolation(eye: eye, field: field, value: nil, accepted: "applies to contact lenses only"))
+            problems.append(
+                RuleViolation(eye: eye, field: field, value: nil, accepted: "applies to contact lenses only"))
         }
     }
 
-    private static func checkContactsFields(_ lens: inout LensSpecification, eye: Eye, into problems: inout [RuleViolation]) {
+    private static func checkContactsFields(
+        _ lens: inout LensSpecification, eye: Eye, into problems: inout [RuleViolation]
+    ) {
         func length(_ value: Hundredths?, _ field: String, _ range: ClosedRange<Hundredths>) {
             guard let value, !range.contains(value) else { return }
-            problems.append(RuleViolation(eye: eye, field: field, value: value.short,
-                                          accepted: "accepted \(range.lowerBound.plain) to \(range.upperBound.plain) mm"))
+            problems.append(
+                RuleViolation(
+                    eye: eye, field: field, value: value.short,
+                    accepted: "accepted \(range.lowerBound.plain) to \(range.upperBound.plain) mm"))
         }
         length(lens.baseCurve, "base curve", baseCurveRange)
         length(lens.diameter, "diameter", diameterRange)
         if lens.brand == nil {
-            problems.append(RuleViolation(eye: eye, field: "brand", value: nil,
-                                          accepted: "required for contact lenses (--brand, or --\(eye == .right ? "od" : "os")-brand)"))
+            problems.append(
+                RuleViolation(
+                    eye: eye, field: "brand", value: nil,
+                    accepted: "required for contact lenses (--brand, or --\(eye == .right ? "od" : "os")-brand)"))
         } else if let brand = lens.brand, let problem = TextField.name.problem(with: brand) {
             problems.append(RuleViolation(eye: eye, field: "brand", value: nil, accepted: problem))
         }
-        let wrongKind: [(String, Bool)] = [("prism", lens.prism != nil), ("vertex distance", lens.vertexDistance != nil),
-                                           ("PD", lens.farPD != nil || lens.nearPD != nil)]
+        let wrongKind: [(String, Bool)] = [
+            ("prism", lens.prism != nil), ("vertex distance", lens.vertexDistance != nil),
+            ("PD", lens.farPD != nil || lens.nearPD != nil)
+        ]
         for (field, present) in wrongKind where present {
             problems.append(RuleViolation(eye: eye, field: field, value: nil, accepted: "applies to glasses only"))
         }
@@ -260,7 +314,8 @@ public enum PrescriptionRules {
             problems.append(RuleViolation(eye: nil, field: "PD", value: nil, accepted: "applies to glasses only"))
             return
         }
-        let accepted = "accepted \(binocularPDRange.lowerBound.short) to \(binocularPDRange.upperBound.short) mm for a binocular PD"
+        let accepted =
+            "accepted \(binocularPDRange.lowerBound.short) to \(binocularPDRange.upperBound.short) mm for a binocular PD"
         if !binocularPDRange.contains(pd.far) {
             problems.append(RuleViolation(eye: nil, field: "PD", value: pd.far.short, accepted: accepted))
         }
@@ -268,12 +323,17 @@ public enum PrescriptionRules {
             if !binocularPDRange.contains(near) {
                 problems.append(RuleViolation(eye: nil, field: "near PD", value: near.short, accepted: accepted))
             } else if near >= pd.far {
-                problems.append(RuleViolation(eye: nil, field: "near PD", value: near.short, accepted: "must be less than the far PD \(pd.far.short) mm"))
+                problems.append(
+                    RuleViolation(
+                        eye: nil, field: "near PD", value: near.short,
+                        accepted: "must be less than the far PD \(pd.far.short) mm"))
             }
         }
         if rx.eyes.contains(where: { $0.1.farPD != nil || $0.1.nearPD != nil }) {
-            problems.append(RuleViolation(eye: nil, field: "PD", value: nil,
-                                          accepted: "give either one binocular PD (--pd) or one per eye (--pd-od/--pd-os), not both"))
+            problems.append(
+                RuleViolation(
+                    eye: nil, field: "PD", value: nil,
+                    accepted: "give either one binocular PD (--pd) or one per eye (--pd-od/--pd-os), not both"))
         }
     }
 }
@@ -282,7 +342,8 @@ extension String {
     func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+            let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
         return String(scalars[start...end])
     }
 }

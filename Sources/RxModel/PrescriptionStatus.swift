@@ -31,7 +31,10 @@ public enum PrescriptionStatus: String, Sendable, CaseIterable {
     public static let defaultWarningDays = 60
 
     public init(expires: CalendarDate?, today: CalendarDate, warningDays: Int = PrescriptionStatus.defaultWarningDays) {
-        guard let expires else { self = .valid; return }
+        guard let expires else {
+            self = .valid
+            return
+        }
         if expires < today {
             self = .expired
         } else if today.days(until: expires) <= warningDays {
@@ -44,7 +47,9 @@ public enum PrescriptionStatus: String, Sendable, CaseIterable {
 
 extension Prescription {
     /// The status a reader must see: a withdrawn prescription first, whatever its dates.
-    public func status(on today: CalendarDate, warningDays: Int = PrescriptionStatus.defaultWarningDays) -> PrescriptionStatus {
+    public func status(on today: CalendarDate, warningDays: Int = PrescriptionStatus.defaultWarningDays)
+        -> PrescriptionStatus
+    {
         if recordStatus.isWithdrawn { return PrescriptionStatus(withdrawn: recordStatus) }
         return PrescriptionStatus(expires: expires, today: today, warningDays: warningDays)
     }

@@ -12,7 +12,10 @@ public enum Prism: Hashable, Sendable {
     public struct Part<Base: Hashable & Sendable & Codable>: Hashable, Sendable, Codable {
         public var amount: Hundredths
         public var base: Base
-        public init(amount: Hundredths, base: Base) { self.amount = amount; self.base = base }
+        public init(amount: Hundredths, base: Base) {
+            self.amount = amount
+            self.base = base
+        }
     }
 
     public enum VerticalBase: String, Hashable, Sendable, CaseIterable, Codable { case up, down }
@@ -22,12 +25,12 @@ public enum Prism: Hashable, Sendable {
     /// `1.5 BI`, `1 BU 2 BO`, `2 @ 45`: the notation read back by `LensNotation`.
     public var notation: String {
         switch self {
-        case let .rectangular(vertical, horizontal):
+        case .rectangular(let vertical, let horizontal):
             var parts: [String] = []
             if let v = vertical { parts.append("\(v.amount.short) \(v.base == .up ? "BU" : "BD")") }
             if let h = horizontal { parts.append("\(h.amount.short) \(h.base == .in ? "BI" : "BO")") }
             return parts.joined(separator: " ")
-        case let .polar(amount, angle):
+        case .polar(let amount, let angle):
             return "\(amount.short) @ \(angle)"
         }
     }
@@ -35,8 +38,8 @@ public enum Prism: Hashable, Sendable {
     /// Every amount in the prism, for range checks.
     public var amounts: [Hundredths] {
         switch self {
-        case let .rectangular(v, h): return [v?.amount, h?.amount].compactMap { $0 }
-        case let .polar(amount, _): return [amount]
+        case .rectangular(let v, let h): return [v?.amount, h?.amount].compactMap { $0 }
+        case .polar(let amount, _): return [amount]
         }
     }
 }

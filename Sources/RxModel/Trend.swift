@@ -75,9 +75,11 @@ public struct Trend: Sendable, Equatable {
         /// `-0.31 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)`.
         public var rateSummary: String {
             guard let fit, let first = points.first?.issued, let last = points.last?.issued else {
-                return points.count == 1 ? "one prescription: no rate yet" : "every prescription on one day: no rate yet"
+                return points.count == 1
+                    ? "one prescription: no rate yet" : "every prescription on one day: no rate yet"
             }
-            return "\(Trend.text(fit.slope)) D/yr (\(Trend.fitName) over \(points.count) prescriptions, \(first) to \(last))"
+            return
+                "\(Trend.text(fit.slope)) D/yr (\(Trend.fitName) over \(points.count) prescriptions, \(first) to \(last))"
         }
     }
 
@@ -105,7 +107,9 @@ public struct Trend: Sendable, Equatable {
     /// The prescriptions with a point, in date order, each once.
     public var prescriptions: [String] {
         var seen = Set<String>()
-        return series.flatMap(\.points).sorted { Self.order($0, $1) }.map(\.prescription).filter { seen.insert($0).inserted }
+        return series.flatMap(\.points).sorted { Self.order($0, $1) }.map(\.prescription).filter {
+            seen.insert($0).inserted
+        }
     }
     public func series(_ eye: Eye) -> Series? { series.first { $0.eye == eye } }
 
@@ -118,8 +122,10 @@ public struct Trend: Sendable, Equatable {
             // measured (withdrawn for another reason) and stays.
             let status = item.prescription.recordStatus
             if status == .enteredInError || status == .draft {
-                skipped.append(Skipped(prescription: item.id, issued: item.prescription.issued, eye: nil,
-                                       reason: "its status is \(status.rawValue)"))
+                skipped.append(
+                    Skipped(
+                        prescription: item.id, issued: item.prescription.issued, eye: nil,
+                        reason: "its status is \(status.rawValue)"))
             } else {
                 counted.append(item)
             }
@@ -130,7 +136,10 @@ public struct Trend: Sendable, Equatable {
             for (id, rx) in counted {
                 guard let lens = rx[eye] else { continue }
                 if lens.balance {
-                    skipped.append(Skipped(prescription: id, issued: rx.issued, eye: eye, reason: "a balance lens has no prescribed power"))
+                    skipped.append(
+                        Skipped(
+                            prescription: id, issued: rx.issued, eye: eye,
+                            reason: "a balance lens has no prescribed power"))
                     continue
                 }
                 points.append(Self.point(id: id, rx: rx, eye: eye, lens: lens, among: counted))
@@ -140,7 +149,9 @@ public struct Trend: Sendable, Equatable {
             series.append(Series(eye: eye, points: Self.withChanges(points), fit: Self.fit(points)))
         }
         self.series = series
-        self.skipped = skipped.sorted { ($0.issued, $0.prescription, $0.eye?.rawValue ?? "") < ($1.issued, $1.prescription, $1.eye?.rawValue ?? "") }
+        self.skipped = skipped.sorted {
+            ($0.issued, $0.prescription, $0.eye?.rawValue ?? "") < ($1.issued, $1.prescription, $1.eye?.rawValue ?? "")
+        }
     }
 
     static func order(_ a: Point, _ b: Point) -> Bool {
@@ -148,28 +159,38 @@ public struct Trend: Sendable, Equatable {
     }
 
     /// The point of one eye of one prescription, at the spectacle plane.
-    static func point(id: String, rx: Prescription, eye: Eye, lens: LensSpecification,
-                      among all: [(id: String, prescription: Prescription)]) -> Point {
-        let sphere = lens.sphere.doubleValue, cylinder = lens.cylinder?.doubleValue ?? 0
+    static func point(
+        id: String, rx: Prescription, eye: Eye, lens: LensSpecification,
+        among all: [(id: String, prescription: Prescription)]
+    ) -> Point {
+        let sphere = lens.sphere.doubleValue
+        let cylinder = lens.cylinder?.doubleValue ?? 0
         guard rx.kind == .contacts else {
-            return Point(prescription: id, issued: rx.issued, kind: rx.kind, sphericalEquivalent: lens.sphericalEquivalent,
-                         cylinder: -abs(cylinder), vertexDistance: nil, vertexDistanceAssumed: false, change: nil, days: nil, ratePerYear: nil)
+            return Point(
+                prescription: id, issued: rx.issued, kind: rx.kind, sphericalEquivalent: lens.sphericalEquivalent,
+                cylinder: -abs(cylinder), vertexDistance: nil, vertexDistanceAssumed: false, change: nil, days: nil,
+                ratePerYear: nil)
         }
         let written = nearestVertexDistance(eye: eye, on: rx.issued, among: all)
         let vertex = written ?? assumedVertexDistance
         // Each principal meridian (sphere, sphere + cylinder) from the cornea to the spectacle plane.
         let first = VertexConversion.spectaclePower(sphere, vertexDistance: vertex.doubleValue)
         let second = VertexConversion.spectaclePower(sphere + cylinder, vertexDistance: vertex.doubleValue)
-        return Point(prescription: id, issued: rx.issued, kind: .contacts, sphericalEquivalent: (first + second) / 2,
-                     cylinder: -abs(second - first), vertexDistance: vertex, vertexDistanceAssumed: written == nil,
-                     change: nil, days: nil, ratePerYear: nil)
+        return Point(
+            prescription: id, issued: rx.issued, kind: .contacts, sphericalEquivalent: (first + second) / 2,
+            cylinder: -abs(second - first), vertexDistance: vertex, vertexDistanceAssumed: written == nil,
+            change: nil, days: nil, ratePerYear: nil)
     }
 
     /// The vertex distance written for `eye` on the glasses prescription issued nearest `day`
     /// (the earlier one when two are as near), among those that write one.
-    static func nearestVertexDistance(eye: Eye, on day: CalendarDate, among all: [(id: String, prescription: Prescription)]) -> Hundredths? {
+    static func nearestVertexDistance(
+        eye: Eye, on day: CalendarDate, among all: [(id: String, prescription: Prescription)]
+    ) -> Hundredths? {
         let candidates = all.compactMap { _, rx -> (Int, Int, Hundredths)? in
-            guard rx.kind == .glasses, let lens = rx[eye], !lens.balance, let vertex = lens.vertexDistance else { return nil }
+            guard rx.kind == .glasses, let lens = rx[eye], !lens.balance, let vertex = lens.vertexDistance else {
+                return nil
+            }
             let gap = day.days(until: rx.issued)
             return (abs(gap), gap > 0 ? 1 : 0, vertex)
         }
@@ -184,9 +205,11 @@ public struct Trend: Sendable, Equatable {
             let previous = points[i - 1]
             let change = p.sphericalEquivalent - previous.sphericalEquivalent
             let days = previous.issued.days(until: p.issued)
-            return Point(prescription: p.prescription, issued: p.issued, kind: p.kind, sphericalEquivalent: p.sphericalEquivalent,
-                         cylinder: p.cylinder, vertexDistance: p.vertexDistance, vertexDistanceAssumed: p.vertexDistanceAssumed,
-                         change: change, days: days, ratePerYear: days > 0 ? change / (Double(days) / daysPerYear) : nil)
+            return Point(
+                prescription: p.prescription, issued: p.issued, kind: p.kind,
+                sphericalEquivalent: p.sphericalEquivalent,
+                cylinder: p.cylinder, vertexDistance: p.vertexDistance, vertexDistanceAssumed: p.vertexDistanceAssumed,
+                change: change, days: days, ratePerYear: days > 0 ? change / (Double(days) / daysPerYear) : nil)
         }
     }
 
@@ -196,8 +219,10 @@ public struct Trend: Sendable, Equatable {
         let xs = points.map { Double(origin.days(until: $0.issued)) / daysPerYear }
         let ys = points.map(\.sphericalEquivalent)
         let n = Double(points.count)
-        let meanX = xs.reduce(0, +) / n, meanY = ys.reduce(0, +) / n
-        var covariance = 0.0, variance = 0.0
+        let meanX = xs.reduce(0, +) / n
+        let meanY = ys.reduce(0, +) / n
+        var covariance = 0.0
+        var variance = 0.0
         for (x, y) in zip(xs, ys) {
             covariance += (x - meanX) * (y - meanY)
             variance += (x - meanX) * (x - meanX)

@@ -19,16 +19,23 @@ public enum PDFPrinter {
         let sink = Sink()
         let write: cairo_write_func_t = { closure, data, length in
             guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
-            Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+            Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().bytes.append(
+                contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
             return CAIRO_STATUS_SUCCESS
         }
-        guard let surface = cairo_pdf_surface_create_for_stream(write, Unmanaged.passUnretained(sink).toOpaque(), width, height) else {
+        guard
+            let surface = cairo_pdf_surface_create_for_stream(
+                write, Unmanaged.passUnretained(sink).toOpaque(), width, height)
+        else {
             throw Failure(description: "cannot start the PDF")
         }
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, title)
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "rxvault")
         if let created { cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, created) }
-        guard let cr = cairo_create(surface) else { cairo_surface_destroy(surface); throw Failure(description: "cannot draw the PDF") }
+        guard let cr = cairo_create(surface) else {
+            cairo_surface_destroy(surface)
+            throw Failure(description: "cannot draw the PDF")
+        }
         for page in pages {
             draw(page, on: cr)
             cairo_show_page(cr)
@@ -39,7 +46,10 @@ public enum PDFPrinter {
         let finished = cairo_surface_status(surface)
         cairo_surface_destroy(surface)
         guard drawn == CAIRO_STATUS_SUCCESS, finished == CAIRO_STATUS_SUCCESS else {
-            throw Failure(description: "cairo could not write the PDF: \(String(cString: cairo_status_to_string(drawn != CAIRO_STATUS_SUCCESS ? drawn : finished)))")
+            throw Failure(
+                description:
+                    "cairo could not write the PDF: \(String(cString: cairo_status_to_string(drawn != CAIRO_STATUS_SUCCESS ? drawn : finished)))"
+            )
         }
         return sink.bytes
     }
@@ -49,7 +59,8 @@ public enum PDFPrinter {
     // MARK: Layout
 
     static func setFont(_ cr: OpaquePointer, size: Double, bold: Bool = false) {
-        cairo_select_font_face(cr, font, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+        cairo_select_font_face(
+            cr, font, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
         cairo_set_font_size(cr, size)
     }
 
@@ -91,7 +102,9 @@ public enum PDFPrinter {
     }
 
     static func draw(_ page: PrintedPage, on cr: OpaquePointer) {
-        let left = margin, right = width - margin, usable = right - left
+        let left = margin
+        let right = width - margin
+        let usable = right - left
         var y = margin + 18
 
         grey(cr, 0)
@@ -103,7 +116,9 @@ public enum PDFPrinter {
         show(cr, page.subtitle, x: left, y: y)
         y += 10
         cairo_set_line_width(cr, 1)
-        cairo_move_to(cr, left, y); cairo_line_to(cr, right, y); cairo_stroke(cr)
+        cairo_move_to(cr, left, y)
+        cairo_line_to(cr, right, y)
+        cairo_stroke(cr)
         y += 22
 
         // Fields: labels in a column as wide as the widest, values wrapped beside them.
@@ -150,7 +165,9 @@ public enum PDFPrinter {
 
     /// The grid with a header row and rules; the font shrinks (to 6 pt) until every column fits.
     /// Returns the y below it.
-    static func drawGrid(_ grid: PrintedPage.Grid, on cr: OpaquePointer, left: Double, width: Double, top: Double) -> Double {
+    static func drawGrid(_ grid: PrintedPage.Grid, on cr: OpaquePointer, left: Double, width: Double, top: Double)
+        -> Double
+    {
         let padding = 8.0
         var size = 10.5
         var widths: [Double] = []
@@ -184,7 +201,9 @@ public enum PDFPrinter {
             y += rowHeight
             grey(cr, 0.6)
             cairo_set_line_width(cr, 0.6)
-            cairo_move_to(cr, left, y); cairo_line_to(cr, left + widths.reduce(0, +), y); cairo_stroke(cr)
+            cairo_move_to(cr, left, y)
+            cairo_line_to(cr, left + widths.reduce(0, +), y)
+            cairo_stroke(cr)
         }
         drawRow(grid.headers, bold: true)
         for row in grid.rows { drawRow(row, bold: false) }

@@ -29,7 +29,10 @@ public struct PrintedPage: Sendable, Equatable {
     public var sections: [Section]
     public var footer: String
 
-    public init(title: String, subtitle: String, fields: [(label: String, value: String)], grid: Grid, sections: [Section], footer: String) {
+    public init(
+        title: String, subtitle: String, fields: [(label: String, value: String)], grid: Grid, sections: [Section],
+        footer: String
+    ) {
         self.title = title
         self.subtitle = subtitle
         self.fields = fields
@@ -40,6 +43,7 @@ public struct PrintedPage: Sendable, Equatable {
 
     public static func == (a: PrintedPage, b: PrintedPage) -> Bool {
         a.title == b.title && a.subtitle == b.subtitle && a.fields.map(\.label) == b.fields.map(\.label)
-            && a.fields.map(\.value) == b.fields.map(\.value) && a.grid == b.grid && a.sections == b.sections && a.footer == b.footer
+            && a.fields.map(\.value) == b.fields.map(\.value) && a.grid == b.grid && a.sections == b.sections
+            && a.footer == b.footer
     }
 }

@@ -35,7 +35,8 @@ public enum TrendChart {
         let closure = Unmanaged.passUnretained(sink).toOpaque()
         let write: cairo_write_func_t = { closure, data, length in
             guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
-            Unmanaged<PDFPrinter.Sink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+            Unmanaged<PDFPrinter.Sink>.fromOpaque(closure).takeUnretainedValue().bytes.append(
+                contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
             return CAIRO_STATUS_SUCCESS
         }
         let surface: OpaquePointer?
@@ -72,7 +73,8 @@ public enum TrendChart {
         }
         guard drawn == CAIRO_STATUS_SUCCESS, finished == CAIRO_STATUS_SUCCESS else {
             let status = drawn != CAIRO_STATUS_SUCCESS ? drawn : finished
-            throw PDFPrinter.Failure(description: "cairo could not write the chart: \(String(cString: cairo_status_to_string(status)))")
+            throw PDFPrinter.Failure(
+                description: "cairo could not write the chart: \(String(cString: cairo_status_to_string(status)))")
         }
         return sink.bytes
     }
@@ -89,8 +91,9 @@ public enum TrendChart {
     }
 
     static func style(_ eye: Eye) -> Style {
-        eye == .right ? Style(red: 0.12, green: 0.38, blue: 0.74, dash: [], squareMarker: false)
-                      : Style(red: 0.85, green: 0.37, blue: 0.05, dash: [12, 7], squareMarker: true)
+        eye == .right
+            ? Style(red: 0.12, green: 0.38, blue: 0.74, dash: [], squareMarker: false)
+            : Style(red: 0.85, green: 0.37, blue: 0.05, dash: [12, 7], squareMarker: true)
     }
 
     static func draw(_ trend: Trend, patient: String, on cr: OpaquePointer) {
@@ -103,14 +106,25 @@ public enum TrendChart {
         PDFPrinter.show(cr, "\(patient): spherical equivalent", x: 40, y: 58)
         PDFPrinter.grey(cr, 0.35)
         PDFPrinter.setFont(cr, size: 15)
-        let dates = range.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound) to \($0.upperBound)" } ?? "no prescriptions"
-        PDFPrinter.show(cr, "\(dates) · \(trend.prescriptions.count) prescription(s) · dioptres at the spectacle plane", x: 40, y: 88)
+        let dates =
+            range.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound) to \($0.upperBound)" }
+            ?? "no prescriptions"
+        PDFPrinter.show(
+            cr, "\(dates) · \(trend.prescriptions.count) prescription(s) · dioptres at the spectacle plane", x: 40,
+            y: 88)
 
         let values = trend.points.map(\.sphericalEquivalent)
         let axisY = YAxis(low: values.min() ?? -1, high: values.max() ?? 0)
-        let axisX = XAxis(first: range?.lowerBound ?? CalendarDate(year: 2000, month: 1, day: 1)!, last: range?.upperBound ?? CalendarDate(year: 2001, month: 1, day: 1)!)
-        let x = { (day: CalendarDate) in plotLeft + Double(axisX.start.days(until: day)) / Double(axisX.start.days(until: axisX.end)) * (plotRight - plotLeft) }
-        let y = { (value: Double) in plotBottom - (value - axisY.low) / (axisY.high - axisY.low) * (plotBottom - plotTop) }
+        let axisX = XAxis(
+            first: range?.lowerBound ?? CalendarDate(year: 2000, month: 1, day: 1)!,
+            last: range?.upperBound ?? CalendarDate(year: 2001, month: 1, day: 1)!)
+        let x = { (day: CalendarDate) in
+            plotLeft + Double(axisX.start.days(until: day)) / Double(axisX.start.days(until: axisX.end))
+                * (plotRight - plotLeft)
+        }
+        let y = { (value: Double) in
+            plotBottom - (value - axisY.low) / (axisY.high - axisY.low) * (plotBottom - plotTop)
+        }
 
         // Grid, axes and their labels.
         cairo_set_line_width(cr, 1)
@@ -118,7 +132,9 @@ public enum TrendChart {
         for tick in axisY.ticks {
             let at = y(tick)
             PDFPrinter.grey(cr, tick == 0 ? 0.55 : 0.88)
-            cairo_move_to(cr, plotLeft, at); cairo_line_to(cr, plotRight, at); cairo_stroke(cr)
+            cairo_move_to(cr, plotLeft, at)
+            cairo_line_to(cr, plotRight, at)
+            cairo_stroke(cr)
             PDFPrinter.grey(cr, 0.25)
             let label = Hundredths(raw: Int((tick * 100).rounded())).signedPower
             PDFPrinter.show(cr, label, x: plotLeft - 12 - PDFPrinter.advance(cr, label), y: at + 4.5)
@@ -126,7 +142,9 @@ public enum TrendChart {
         for (day, label) in axisX.ticks {
             let at = x(day)
             PDFPrinter.grey(cr, 0.88)
-            cairo_move_to(cr, at, plotTop); cairo_line_to(cr, at, plotBottom); cairo_stroke(cr)
+            cairo_move_to(cr, at, plotTop)
+            cairo_line_to(cr, at, plotBottom)
+            cairo_stroke(cr)
             PDFPrinter.grey(cr, 0.25)
             PDFPrinter.show(cr, label, x: at - PDFPrinter.advance(cr, label) / 2, y: plotBottom + 24)
         }
@@ -149,8 +167,11 @@ public enum TrendChart {
             cairo_set_line_width(cr, 2.5)
             cairo_set_dash(cr, style.dash, Int32(style.dash.count), 0)
             for (i, point) in series.points.enumerated() {
-                if i == 0 { cairo_move_to(cr, x(point.issued), y(point.sphericalEquivalent)) }
-                else { cairo_line_to(cr, x(point.issued), y(point.sphericalEquivalent)) }
+                if i == 0 {
+                    cairo_move_to(cr, x(point.issued), y(point.sphericalEquivalent))
+                } else {
+                    cairo_line_to(cr, x(point.issued), y(point.sphericalEquivalent))
+                }
             }
             cairo_stroke(cr)
             cairo_set_dash(cr, nil, 0, 0)
@@ -168,15 +189,21 @@ public enum TrendChart {
         for series in trend.series {
             let style = style(series.eye)
             for point in series.points {
-                let px = x(point.issued), py = y(point.sphericalEquivalent)
+                let px = x(point.issued)
+                let py = y(point.sphericalEquivalent)
                 let label = Trend.text(point.sphericalEquivalent)
-                let width = PDFPrinter.advance(cr, label), height = 12.0
+                let width = PDFPrinter.advance(cr, label)
+                let height = 12.0
                 let above = Box(x: px - width / 2, y: py - 12 - height, width: width, height: height)
                 let below = Box(x: px - width / 2, y: py + 12, width: width, height: height)
                 let right = Box(x: px + 12, y: py - height / 2, width: width, height: height)
                 let left = Box(x: px - 12 - width, y: py - height / 2, width: width, height: height)
                 let candidates = series.eye == .right ? [above, below, right, left] : [below, above, right, left]
-                guard let box = candidates.first(where: { box in plot.contains(box) && !taken.contains { $0.overlaps(box) } }) else { continue }
+                guard
+                    let box = candidates.first(where: { box in
+                        plot.contains(box) && !taken.contains { $0.overlaps(box) }
+                    })
+                else { continue }
                 taken.append(box)
                 cairo_set_source_rgb(cr, style.red * 0.8, style.green * 0.8, style.blue * 0.8)
                 PDFPrinter.show(cr, label, x: box.x, y: box.y + height - 1.5)
@@ -191,7 +218,9 @@ public enum TrendChart {
             cairo_set_source_rgb(cr, style.red, style.green, style.blue)
             cairo_set_line_width(cr, 2.5)
             cairo_set_dash(cr, style.dash, Int32(style.dash.count), 0)
-            cairo_move_to(cr, 40, legendY - 5); cairo_line_to(cr, 96, legendY - 5); cairo_stroke(cr)
+            cairo_move_to(cr, 40, legendY - 5)
+            cairo_line_to(cr, 96, legendY - 5)
+            cairo_stroke(cr)
             cairo_set_dash(cr, nil, 0, 0)
             marker(cr, style, x: 68, y: legendY - 5, hollow: false)
             PDFPrinter.grey(cr, 0)
@@ -209,14 +238,17 @@ public enum TrendChart {
         PDFPrinter.show(cr, "glasses", x: 85, y: legendY)
         marker(cr, neutral, x: 170, y: legendY - 5, hollow: true)
         PDFPrinter.grey(cr, 0)
-        let vertex = trend.points.contains { $0.kind == .contacts && $0.vertexDistanceAssumed }
+        let vertex =
+            trend.points.contains { $0.kind == .contacts && $0.vertexDistanceAssumed }
             ? " (\(Trend.assumedVertexDistance.short) mm vertex distance assumed where no glasses give one)" : ""
         PDFPrinter.show(cr, "contacts at spectacle plane\(vertex)", x: 187, y: legendY)
 
         PDFPrinter.grey(cr, 0.4)
         PDFPrinter.setFont(cr, size: 12)
-        PDFPrinter.show(cr, "Spherical equivalent = sphere + cylinder/2. Contact lenses converted per meridian, F = Fc / (1 + d·Fc). "
-                            + "Rate per year = change / (days / 365.25). Made by rxvault.", x: 40, y: height - 22)
+        PDFPrinter.show(
+            cr,
+            "Spherical equivalent = sphere + cylinder/2. Contact lenses converted per meridian, F = Fc / (1 + d·Fc). "
+                + "Rate per year = change / (days / 365.25). Made by rxvault.", x: 40, y: height - 22)
     }
 
     /// A rectangle on the canvas, to keep the values by the points apart.
@@ -298,7 +330,10 @@ public enum TrendChart {
                 let every = [1, 2, 3, 6].first { months / Double($0) <= 12 } ?? 12
                 var (year, month) = (start.year, start.month + 1)
                 if month > 12 { (year, month) = (year + 1, 1) }
-                while (month - 1) % every != 0 { month += 1; if month > 12 { (year, month) = (year + 1, 1) } }
+                while (month - 1) % every != 0 {
+                    month += 1
+                    if month > 12 { (year, month) = (year + 1, 1) }
+                }
                 while let day = CalendarDate(year: year, month: month, day: 1), day <= end {
                     ticks.append((day, day.description.prefix(7).description))
                     month += every

@@ -48,7 +48,9 @@ actor AuditWriter {
     func follow(_ reopener: VaultReopener, file: VaultFileNumbers, generation: Int) -> String? {
         do throws(VaultError) {
             let opened = try reopener.open()
-            guard opened.openFileNumbers() == file else { return "\(reopener.path) was replaced again while it was being opened" }
+            guard opened.openFileNumbers() == file else {
+                return "\(reopener.path) was replaced again while it was being opened"
+            }
             vault = opened
             self.generation = generation
             return nil

@@ -15,14 +15,14 @@ import RxVault
 /// who is registered.
 actor ClientAuthenticator {
     struct Challenge {
-        let clientID: RecordID?
+        let clientID: ClientID?
         let recipient: [UInt8]
         let secretHash: [UInt8]
         let expires: Date
     }
 
     struct Token {
-        let clientID: RecordID
+        let clientID: ClientID
         let expires: Date
     }
 
@@ -38,7 +38,11 @@ actor ClientAuthenticator {
 
     init(settings: ServeSettings) {
         self.settings = settings
+        now = settings.now
     }
+
+    /// The clock challenges, tokens and failures are judged by (`ServeSettings.now`).
+    nonisolated let now: @Sendable () -> Date
 
     enum Refusal: Error {
         case malformedRecipient
@@ -47,38 +51,50 @@ actor ClientAuthenticator {
     }
 
     /// A challenge for `recipient`: its id, the armored age file, and when it expires.
-    func challenge(recipient text: String, lookup: (AgeRecipient) async throws -> RecordID?) async throws -> (String, String, Date) {
-        guard let recipient = AgeRecipient(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw Refusal.malformedRecipient }
-        let now = Date()
+    func challenge(recipient text: String, lookup: (AgeRecipient) async throws -> ClientID?) async throws -> (
+        String, String, Date
+    ) {
+        guard let recipient = AgeRecipient(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw Refusal.malformedRecipient
+        }
+        let now = settings.now()
         prune(now)
         if issued.count >= settings.maxChallengesPerMinute || challenges.count >= maxOutstanding {
             throw Refusal.throttled(retryAfter: 60)
         }
-        if recentFailures(recipient.publicKey, now) >= settings.maxFailuresPerMinute { throw Refusal.throttled(retryAfter: 60) }
+        if recentFailures(recipient.publicKey, now) >= settings.maxFailuresPerMinute {
+            throw Refusal.throttled(retryAfter: 60)
+        }
         issued.append(now)
         let clientID = try await lookup(recipient)
         let secret = Self.base64URL(randomBytes(32))
         let id = Self.base64URL(randomBytes(16))
         let expires = now.addingTimeInterval(settings.challengeLifetimeSeconds)
-        challenges[id] = Challenge(clientID: clientID, recipient: recipient.publicKey, secretHash: SHA256.hash(Array(secret.utf8)), expires: expires)
+        challenges[id] = Challenge(
+            clientID: clientID, recipient: recipient.publicKey, secretHash: SHA256.hash(Array(secret.utf8)),
+            expires: expires)
         let file = try AgeFile.encrypt(Array((secret + "\n").utf8), to: [.x25519(recipient)])
         return (id, AgeFile.armor(file), expires)
     }
 
     /// Redeems a challenge: the token, and when it expires. Any attempt uses the challenge up.
-    func token(challenge id: String, response: String) throws -> (String, RecordID, Date) {
-        let now = Date()
+    func token(challenge id: String, response: String) throws -> (String, ClientID, Date) {
+        let now = settings.now()
         prune(now)
         guard let challenge = challenges.removeValue(forKey: id) else {
             recordFailure([], now)
             throw Refusal.invalid("unknown or expired challenge; ask for a new one")
         }
-        if recentFailures(challenge.recipient, now) >= settings.maxFailuresPerMinute { throw Refusal.throttled(retryAfter: 60) }
+        if recentFailures(challenge.recipient, now) >= settings.maxFailuresPerMinute {
+            throw Refusal.throttled(retryAfter: 60)
+        }
         let answer = response.trimmingCharacters(in: .whitespacesAndNewlines)
         guard challenge.expires > now, constantTimeEqual(SHA256.hash(Array(answer.utf8)), challenge.secretHash),
-              let clientID = challenge.clientID else {
+            let clientID = challenge.clientID
+        else {
             recordFailure(challenge.recipient, now)
-            throw Refusal.invalid("the response does not answer the challenge, or this key is not a client of the vault")
+            throw Refusal.invalid(
+                "the response does not answer the challenge, or this key is not a client of the vault")
         }
         let token = "rxv_" + Self.base64URL(randomBytes(32))
         let expires = now.addingTimeInterval(min(settings.tokenLifetimeSeconds, 15 * 60))
@@ -88,12 +104,15 @@ actor ClientAuthenticator {
     }
 
     /// The client a bearer token stands for; nil when unknown or expired.
-    nonisolated func client(bearer token: String) -> RecordID? {
-        let now = Date()
+    nonisolated func client(bearer token: String) -> ClientID? {
+        let now = settings.now()
         let key = SHA256.hash(Array(token.utf8))
-        return tokens.withLockedValue { table -> RecordID? in
+        return tokens.withLockedValue { table -> ClientID? in
             guard let entry = table[key] else { return nil }
-            guard entry.expires > now else { table[key] = nil; return nil }
+            guard entry.expires > now else {
+                table[key] = nil
+                return nil
+            }
             return entry.clientID
         }
     }
@@ -119,7 +138,9 @@ actor ClientAuthenticator {
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -47,7 +47,9 @@ struct FileFollower {
     mutating func letGo() {
         guard served != nil else { return }
         served = nil
-        logger.notice("the vault file at \(path) was replaced or removed: the server stopped using the file it had open and opens the one now there")
+        logger.notice(
+            "the vault file at \(path) was replaced or removed: the server stopped using the file it had open and opens the one now there"
+        )
     }
 
     /// Opens the file now at the path for the gateway, or nil when it cannot be served yet (said
@@ -59,9 +61,13 @@ struct FileFollower {
         if let refused, refused.file == file, ContinuousClock.now - refused.at < .seconds(1) { return nil }
         do throws(VaultError) {
             let vault = try reopener.open()
-            guard vault.openFileNumbers() != nil else { throw .refused("\(path) was replaced again while it was being opened") }
+            guard vault.openFileNumbers() != nil else {
+                throw .refused("\(path) was replaced again while it was being opened")
+            }
             if let minimum = lastServedCounter, let found = try? vault.writeCounter(), found < minimum {
-                throw .refused("the file is older (write \(found)) than the one it replaced (write \(minimum)): it would bring back grants revoked since; restart 'rxvault serve' to serve it anyway")
+                throw .refused(
+                    "the file is older (write \(found)) than the one it replaced (write \(minimum)): it would bring back grants revoked since; restart 'rxvault serve' to serve it anyway"
+                )
             }
             return vault
         } catch {
@@ -74,13 +80,17 @@ struct FileFollower {
     mutating func opened(_ vault: Vault, file: VaultFileNumbers) {
         served = file
         refused = nil
-        logger.notice("serving the vault file now at \(path) (write \((try? vault.writeCounter()) ?? 0)): its grants, revocations and client removals count from this request on")
+        logger.notice(
+            "serving the vault file now at \(path) (write \((try? vault.writeCounter()) ?? 0)): its grants, revocations and client removals count from this request on"
+        )
     }
 
     /// The file at the path cannot be served: why, said once per file and reason.
     mutating func refuse(_ why: String, file: VaultFileNumbers?) {
         if refused?.why != why || refused?.file != file {
-            logger.error("cannot serve the file now at \(path): \(why); clients get 503 until this vault's own file is there (checked at each request, at most once a second)")
+            logger.error(
+                "cannot serve the file now at \(path): \(why); clients get 503 until this vault's own file is there (checked at each request, at most once a second)"
+            )
         }
         refused = (file, .now, why)
     }

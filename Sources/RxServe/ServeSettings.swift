@@ -27,6 +27,9 @@ public struct ServeSettings: Sendable {
     /// Failed authentications allowed per client key (and in all) per minute before 429.
     public var maxFailuresPerMinute = 5
     public var maxChallengesPerMinute = 60
+    /// The time the authenticator judges challenges, tokens and failure counts by: the system's;
+    /// tests fix it so a loaded machine cannot stretch "five failures in a minute".
+    public var now: @Sendable () -> Date = { Date() }
     /// How long a write waits for another rxvault process (RXVAULT_BUSY_TIMEOUT).
     public var busyTimeoutMilliseconds: Int32 = 30_000
     /// Served reads are written to the owner's audit log at least this often.

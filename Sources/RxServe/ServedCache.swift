@@ -20,17 +20,10 @@ import RxVault
 /// The server's own audit writes (every second under load) carry what is kept to the state they
 /// leave when they changed nothing else and started from the state it was read in.
 struct ServedCache {
-    /// What one client may read as of this state.
-    struct ClientView: Sendable {
-        let access: ClientAccess
-        /// The FHIR resource id of each granted prescription (a UUID named by its id).
-        let prescriptions: [String: PrescriptionID]
-    }
-
     private(set) var stamp: StateStamp?
     let today: CalendarDate
     /// Client id -> its view; nil when the client is no longer registered.
-    var clients: [RecordID: ClientView?] = [:]
+    var clients: [ClientID: ClientView?] = [:]
     var records: [PrescriptionID: PrescriptionRecord] = [:]
     /// The newest version of a prescription as the read endpoint sends it.
     var rendered: [PrescriptionID: ByteBuffer] = [:]
@@ -55,7 +48,10 @@ struct ServedCache {
 
     mutating func keep(_ record: PrescriptionRecord) {
         guard keeps else { return }
-        if records.count >= Self.maxPrescriptions { records = [:]; rendered = [:] }
+        if records.count >= Self.maxPrescriptions {
+            records = [:]
+            rendered = [:]
+        }
         records[record.id] = record
     }
 

@@ -10,6 +10,9 @@ import RxVault
 /// revoke, a removal or an expiry made meanwhile by the owner's CLI counts at the next request.
 /// And it is the file now at the vault's path: one replaced by rename is followed before the
 /// request is answered (`live`, `FileFollower`).
+///
+/// It answers with records and, for the one read kept rendered, the bytes RxVault's FHIR
+/// rendering makes (`FHIR.Rendering.api`); it knows nothing of the routes.
 actor VaultGateway {
     /// The open vault; nil while the file at the path cannot be served (clients get 503).
     private var vault: Vault?
@@ -101,7 +104,7 @@ actor VaultGateway {
     func client(publicKey: [UInt8]) async throws -> ClientSummary? { try await live().client(withPublicKey: publicKey) }
 
     /// The client's live grants; nil when it is no longer registered.
-    func access(clientID: RecordID) async throws -> ServedCache.ClientView? {
+    func access(clientID: ClientID) async throws -> ClientView? {
         try currentView(clientID, in: try await refresh())
     }
 
@@ -117,7 +120,7 @@ actor VaultGateway {
         case found(ByteBuffer)
     }
 
-    func readNewest(clientID: RecordID, resourceID: String) async throws -> NewestRead {
+    func readNewest(clientID: ClientID, resourceID: String) async throws -> NewestRead {
         let vault = try await refresh()
         guard let view = try currentView(clientID, in: vault) else { return .unregistered }
         guard let id = view.prescriptions[resourceID] else { return .notGranted }
@@ -125,7 +128,9 @@ actor VaultGateway {
         if let kept = cache.rendered[id] {
             rendered = kept
         } else {
-            rendered = try FHIRResponse.encode(FHIRAPI.prescriptionResource(try currentRecord(id, in: vault)))
+            rendered = ByteBuffer(
+                bytes: FHIR.Rendering.api.bytes(
+                    FHIR.visionPrescriptionResource(try currentRecord(id, in: vault), for: .api)))
             cache.keep(rendered: rendered, of: id)
         }
         logRead(client: clientID, prescriptions: [id], detail: "api read VisionPrescription")
@@ -134,14 +139,17 @@ actor VaultGateway {
 
     // Below: as the cache says, after `refresh`.
 
-    private func currentView(_ clientID: RecordID, in vault: Vault) throws(VaultError) -> ServedCache.ClientView? {
+    private func currentView(_ clientID: ClientID, in vault: Vault) throws(VaultError) -> ClientView? {
         if let kept = cache.clients[clientID] { return kept }
-        var view: ServedCache.ClientView?
+        var view: ClientView?
         if let client = try vault.client(id: clientID) {
             let access = try vault.access(for: client)
-            view = ServedCache.ClientView(access: access, prescriptions: Dictionary(uniqueKeysWithValues: access.grants.keys.map {
-                (FHIR.prescriptionResourceID($0), $0)
-            }))
+            view = ClientView(
+                access: access,
+                prescriptions: Dictionary(
+                    uniqueKeysWithValues: access.grants.keys.map {
+                        (FHIR.prescriptionResourceID($0), $0)
+                    }))
         }
         if cache.keeps { cache.clients[clientID] = .some(view) }
         return view
@@ -170,7 +178,9 @@ actor VaultGateway {
     /// The next chunk; nil at the verified end. A stream the gateway dropped because its file
     /// was replaced throws: the response stops short, and the client sees a truncated body.
     func nextChunk(_ handle: Int) throws(VaultError) -> [UInt8]? {
-        guard let stream = streams[handle] else { throw .internalError("the vault's file was replaced while the attachment was being sent") }
+        guard let stream = streams[handle] else {
+            throw .internalError("the vault's file was replaced while the attachment was being sent")
+        }
         do {
             let chunk = try stream.next()
             if chunk == nil { streams[handle] = nil }
@@ -185,13 +195,15 @@ actor VaultGateway {
 
     // MARK: - Access requests
 
-    func requestAccess(clientID: RecordID, reason: String, patient: String?, kinds: [PrescriptionKind]) async throws -> AccessRequest {
+    func requestAccess(clientID: ClientID, reason: String, patient: String?, kinds: [PrescriptionKind]) async throws
+        -> AccessRequest
+    {
         let vault = try await live()
         guard let client = try vault.client(id: clientID) else { throw VaultError.clientNotFound(clientID.short) }
         return try vault.requestAccess(for: client, reason: reason, patient: patient, kinds: kinds)
     }
 
-    func accessRequest(_ id: String, clientID: RecordID) async throws -> AccessRequest? {
+    func accessRequest(_ id: String, clientID: ClientID) async throws -> AccessRequest? {
         let vault = try await live()
         guard let client = try vault.client(id: clientID) else { return nil }
         return try vault.accessRequests(client: client).first { $0.id == id }
@@ -201,7 +213,7 @@ actor VaultGateway {
 
     /// What makes two reads the same entry: the client, what it read, and how.
     private struct ReadKey: Hashable {
-        let client: RecordID
+        let client: ClientID
         let detail: String
         let prescriptions: [PrescriptionID]
         let attachments: [AttachmentID]
@@ -213,7 +225,7 @@ actor VaultGateway {
     /// Entries a failed write left, to go first in the next one.
     private var unwritten: [AuditEvent] = []
 
-    func logRead(client: RecordID, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) {
+    func logRead(client: ClientID, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) {
         let key = ReadKey(client: client, detail: detail, prescriptions: prescriptions, attachments: attachments)
         if let index = pendingIndex[key] {
             pendingReads[index].count += 1
@@ -252,9 +264,11 @@ actor VaultGateway {
     private func queuedEvents() -> [AuditEvent] {
         let events = pendingReads.map { key, first, count in
             let client = key.client.hex
-            return AuditEvent(time: Timestamp.iso(first), actor: client, action: .read, client: client,
-                              prescriptions: key.prescriptions.map(\.hex), attachments: key.attachments.isEmpty ? nil : key.attachments.map(\.hex),
-                              detail: count > 1 ? key.detail + " (\(count) times)" : key.detail)
+            return AuditEvent(
+                time: Timestamp.iso(first), actor: client, action: .read, client: client,
+                prescriptions: key.prescriptions.map(\.hex),
+                attachments: key.attachments.isEmpty ? nil : key.attachments.map(\.hex),
+                detail: count > 1 ? key.detail + " (\(count) times)" : key.detail)
         }
         pendingReads = []
         pendingIndex = [:]
@@ -280,7 +294,8 @@ actor VaultGateway {
     /// A write that failed or did not reach the live file: its entries go first next time (a
     /// failure is said on stderr).
     func requeue(_ batch: ReadBatch) {
-        unwritten = (batch.generation == generation ? batch.events : batch.events.map(Self.servedFromReplacedFile)) + unwritten
+        unwritten =
+            (batch.generation == generation ? batch.events : batch.events.map(Self.servedFromReplacedFile)) + unwritten
         auditWriteEnded()
     }
 

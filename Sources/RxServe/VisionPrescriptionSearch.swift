@@ -38,25 +38,33 @@ struct VisionPrescriptionSearch {
             case "datewritten":
                 var text = Substring(value)
                 var comparison = DateBound.Comparison.eq
-                if let prefix = DateBound.Comparison(rawValue: String(text.prefix(2))), text.count > 2, text.first?.isLetter == true {
+                if let prefix = DateBound.Comparison(rawValue: String(text.prefix(2))), text.count > 2,
+                    text.first?.isLetter == true
+                {
                     comparison = prefix
                     text = text.dropFirst(2)
                 }
                 guard let day = CalendarDate(iso: String(text)) else {
-                    throw .invalid("datewritten: '\(value)' is not a date (YYYY-MM-DD, optionally after ge, le, gt, lt or eq)")
+                    throw .invalid(
+                        "datewritten: '\(value)' is not a date (YYYY-MM-DD, optionally after ge, le, gt, lt or eq)")
                 }
                 dateWritten.append(DateBound(comparison: comparison, day: day))
             case "status":
                 // A token search: one code or several, comma-separated (FHIR's OR).
                 guard RecordStatus.list(value) != nil, value != "all" else {
-                    throw .invalid("status: one or more of \(RecordStatus.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated")
+                    throw .invalid(
+                        "status: one or more of \(RecordStatus.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated"
+                    )
                 }
                 status = value
             case "identifier":
                 // "system|value" or "value"; the system, when given, must be rxvault's.
                 if let bar = value.firstIndex(of: "|") {
                     let system = String(value[..<bar])
-                    guard system.isEmpty || system == FHIR.identifierSystem else { identifier = "\u{0}"; continue }
+                    guard system.isEmpty || system == FHIR.identifierSystem else {
+                        identifier = "\u{0}"
+                        continue
+                    }
                     identifier = String(value[value.index(after: bar)...])
                 } else {
                     identifier = value
@@ -70,7 +78,8 @@ struct VisionPrescriptionSearch {
                 guard let n = Int(value), n >= 0, n <= 10_000_000 else { throw .invalid("_offset: a number from 0") }
                 offset = n
             default:
-                throw .invalid("unsupported search parameter '\(name)' (supported: \(Self.supported.joined(separator: ", ")))")
+                throw .invalid(
+                    "unsupported search parameter '\(name)' (supported: \(Self.supported.joined(separator: ", ")))")
             }
         }
     }
@@ -102,11 +111,14 @@ extension String {
         var out = ""
         for byte in utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0f, radix: 16, uppercase: true)
+                out +=
+                    "%" + String(byte >> 4, radix: 16, uppercase: true)
+                    + String(byte & 0x0f, radix: 16, uppercase: true)
             }
         }
         return out

@@ -26,14 +26,18 @@ public enum ContentSniffer {
         }
         if prefix.isEmpty { return "an empty file" }
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "a PNG image" }
-        if let at = firstIndex(of: Array("%PDF-".utf8), in: prefix), at > 0 { return "a PDF with \(at) bytes before its header" }
+        if let at = firstIndex(of: Array("%PDF-".utf8), in: prefix), at > 0 {
+            return "a PDF with \(at) bytes before its header"
+        }
         if let at = firstIndex(of: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], in: prefix), at > 0 {
             return "a PNG with \(at) bytes before its signature"
         }
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) { return "a ZIP archive" }
         if starts([0xFF, 0xD8, 0xFF]) { return "a JPEG image" }
         if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return "a GIF image" }
-        if starts(Array("RIFF".utf8)) && prefix.count >= 12 && Array(prefix[8..<12]) == Array("WEBP".utf8) { return "a WebP image" }
+        if starts(Array("RIFF".utf8)) && prefix.count >= 12 && Array(prefix[8..<12]) == Array("WEBP".utf8) {
+            return "a WebP image"
+        }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "a TIFF image" }
         if prefix.count >= 12 && Array(prefix[4..<8]) == Array("ftyp".utf8) { return "a HEIC/MP4 file" }
         if starts([0x1F, 0x8B]) { return "a gzip archive" }

@@ -23,9 +23,12 @@ public struct ValidatedAttachment: Sendable, Codable, Equatable {
 /// (`ParserChild`); the vault process uses `IsolatedParser`, which survives a parser that hangs
 /// or crashes.
 public enum AttachmentValidator {
-    public static func validate(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal) -> ValidatedAttachment {
+    public static func validate(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal)
+        -> ValidatedAttachment
+    {
         guard bytes.count <= limits.maxBytes else {
-            throw AttachmentRefusal(.tooLarge, "file is \(ByteCount(bytes.count)): over the \(ByteCount(limits.maxBytes)) limit")
+            throw AttachmentRefusal(
+                .tooLarge, "file is \(ByteCount(bytes.count)): over the \(ByteCount(limits.maxBytes)) limit")
         }
         switch AttachmentType.announced(by: Array(bytes.prefix(16))) {
         case .png?: return try validatePNG(bytes, limits: limits)
@@ -38,17 +41,22 @@ public enum AttachmentValidator {
     static func notPNGOrPDF(_ bytes: [UInt8]) -> AttachmentRefusal {
         if bytes.starts(with: Array("%PDF-".utf8)) {
             let version = String(decoding: bytes.prefix(12).prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
-            return AttachmentRefusal(.notPNGOrPDF, "not a PDF this vault accepts: the header says \(version) (accepted: %PDF-1.0 to %PDF-1.7, %PDF-2.0)")
+            return AttachmentRefusal(
+                .notPNGOrPDF,
+                "not a PDF this vault accepts: the header says \(version) (accepted: %PDF-1.0 to %PDF-1.7, %PDF-2.0)")
         }
-        return AttachmentRefusal(.notPNGOrPDF, "not a PNG or PDF (looks like \(ContentSniffer.describe(Array(bytes.prefix(1024)))))")
+        return AttachmentRefusal(
+            .notPNGOrPDF, "not a PNG or PDF (looks like \(ContentSniffer.describe(Array(bytes.prefix(1024)))))")
     }
 
     static func pngLimits(_ limits: ValidationLimits) -> rx_png_limits {
-        rx_png_limits(max_width: limits.maxImageSide, max_height: limits.maxImageSide,
-                      max_pixels: limits.maxPixels, max_chunk_bytes: limits.maxChunkBytes)
+        rx_png_limits(
+            max_width: limits.maxImageSide, max_height: limits.maxImageSide,
+            max_pixels: limits.maxPixels, max_chunk_bytes: limits.maxChunkBytes)
     }
 
-    static func validatePNG(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal) -> ValidatedAttachment {
+    static func validatePNG(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal) -> ValidatedAttachment
+    {
         var result = rx_png_result()
         var c = pngLimits(limits)
         let status = bytes.withUnsafeBufferPointer { rx_png_check($0.baseAddress, $0.count, &c, &result, nil) }
@@ -58,35 +66,48 @@ public enum AttachmentValidator {
     }
 
     /// Turns libpng's terse messages into ones that say what was found.
-    static func pngRefusal(status: Int32, message: String, bytes: [UInt8], limits: ValidationLimits) -> AttachmentRefusal {
+    static func pngRefusal(status: Int32, message: String, bytes: [UInt8], limits: ValidationLimits)
+        -> AttachmentRefusal
+    {
         let (width, height) = declaredSize(bytes)
         if let width, let height {
             if width > limits.maxImageSide || height > limits.maxImageSide {
-                return AttachmentRefusal(.limit, "image is \(width)x\(height): over the \(limits.maxImageSide)-pixel side limit")
+                return AttachmentRefusal(
+                    .limit, "image is \(width)x\(height): over the \(limits.maxImageSide)-pixel side limit")
             }
             if status == 2 || UInt64(width) * UInt64(height) > limits.maxPixels {
-                return AttachmentRefusal(.limit, "image is \(width)x\(height): over the \(limits.maxPixels / 1_000_000) megapixel limit")
+                return AttachmentRefusal(
+                    .limit, "image is \(width)x\(height): over the \(limits.maxPixels / 1_000_000) megapixel limit")
             }
             if width == 0 || height == 0 {
                 return AttachmentRefusal(.corrupt, "PNG data is corrupt: the image is \(width)x\(height) pixels")
             }
         }
-        if message.hasSuffix("bytes of data after the end of the image"), let count = Int(message.prefix { $0.isNumber }),
-           count > 0, count < bytes.count {
+        if message.hasSuffix("bytes of data after the end of the image"),
+            let count = Int(message.prefix { $0.isNumber }),
+            count > 0, count < bytes.count
+        {
             // A PNG that is also another file (a ZIP archive after IEND): say what rides along.
             let trailing = ContentSniffer.describe(Array(bytes.suffix(count).prefix(1024)))
-            return AttachmentRefusal(.corrupt, "PNG has \(ByteCount(count)) after its end (IEND) that look like \(trailing): a PNG that is also another file is refused")
+            return AttachmentRefusal(
+                .corrupt,
+                "PNG has \(ByteCount(count)) after its end (IEND) that look like \(trailing): a PNG that is also another file is refused"
+            )
         }
         let chunk = message.split(separator: ":").first.map(String.init) ?? ""
-        if ["zTXt", "iTXt", "iCCP"].contains(chunk) && message.hasSuffix("truncated") || message.contains("too large") || message.contains("exceeds") {
+        if ["zTXt", "iTXt", "iCCP"].contains(chunk) && message.hasSuffix("truncated") || message.contains("too large")
+            || message.contains("exceeds")
+        {
             let what = chunk.isEmpty ? "a chunk" : (chunk.hasPrefix("i") ? "an " : "a ") + chunk + " chunk"
-            return AttachmentRefusal(.limit, "PNG has \(what) that is damaged or decompresses to over \(ByteCount(limits.maxChunkBytes))")
+            return AttachmentRefusal(
+                .limit, "PNG has \(what) that is damaged or decompresses to over \(ByteCount(limits.maxChunkBytes))")
         }
         if message.contains("CRC error") {
             return AttachmentRefusal(.corrupt, "PNG data is corrupt: CRC error in \(chunk.isEmpty ? "a chunk" : chunk)")
         }
         if message.contains("incorrect data check") {
-            return AttachmentRefusal(.corrupt, "PNG data is corrupt: checksum error in the compressed image data (IDAT)")
+            return AttachmentRefusal(
+                .corrupt, "PNG data is corrupt: checksum error in the compressed image data (IDAT)")
         }
         return AttachmentRefusal(.corrupt, "PNG data is corrupt: \(message)")
     }
@@ -98,13 +119,16 @@ public enum AttachmentValidator {
         return (be32(16), be32(20))
     }
 
-    static func validatePDF(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal) -> ValidatedAttachment {
+    static func validatePDF(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal) -> ValidatedAttachment
+    {
         var result = rx_pdf_result()
-        let walk = rx_pdf_walk_limits(max_objects: limits.maxPDFObjects, max_revisions: limits.maxPDFRevisions,
-                                      max_depth: limits.maxPDFNesting, max_stream_bytes: limits.maxPDFStreamBytes,
-                                      max_total_stream_bytes: limits.maxPDFDecodedBytes)
-        var c = rx_pdf_limits(max_pages: limits.maxPages, max_page_points: limits.maxPagePoints,
-                              render_pixels: limits.checkRenderPixels, walk: walk)
+        let walk = rx_pdf_walk_limits(
+            max_objects: limits.maxPDFObjects, max_revisions: limits.maxPDFRevisions,
+            max_depth: limits.maxPDFNesting, max_stream_bytes: limits.maxPDFStreamBytes,
+            max_total_stream_bytes: limits.maxPDFDecodedBytes)
+        var c = rx_pdf_limits(
+            max_pages: limits.maxPages, max_page_points: limits.maxPagePoints,
+            render_pixels: limits.checkRenderPixels, walk: walk)
         let status = bytes.withUnsafeBufferPointer { rx_pdf_check($0.baseAddress, $0.count, &c, &result) }
         let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         guard status == 0 else {
@@ -122,7 +146,10 @@ public enum AttachmentValidator {
                 let body = Array(bytes.drop { $0 != 0x0A && $0 != 0x0D }.drop { $0 == 0x0A || $0 == 0x0D }.prefix(512))
                 var looks = ContentSniffer.describe(body)
                 if looks == "a text file" && firstIndex(of: Array(" obj".utf8), in: bytes) != nil { looks = "" }
-                if ["a ZIP archive", "an HTML or XML document", "a JPEG image", "a GIF image", "a PNG image", "a text file"].contains(looks) {
+                if [
+                    "a ZIP archive", "an HTML or XML document", "a JPEG image", "a GIF image", "a PNG image",
+                    "a text file"
+                ].contains(looks) {
                     throw AttachmentRefusal(.notPNGOrPDF, "not a PNG or PDF (looks like \(looks) behind a PDF header)")
                 }
                 throw AttachmentRefusal(.corrupt, message)
@@ -140,11 +167,15 @@ public struct ByteCount: CustomStringConvertible, Sendable {
     public var description: String {
         if bytes < 0 { return "\(bytes) bytes" }
         for (shift, unit) in [(30, "GiB"), (20, "MiB")] where bytes >= 1 << shift {
-            let whole = bytes >> shift, rest = bytes & ((1 << shift) - 1)
+            let whole = bytes >> shift
+            let rest = bytes & ((1 << shift) - 1)
             // Tenths of the unit, rounded half up, from the remainder's top ten bits.
             var tenths = ((rest >> (shift - 10)) * 10 + 512) >> 10
             var carried = whole
-            if tenths == 10 { carried += 1; tenths = 0 }
+            if tenths == 10 {
+                carried += 1
+                tenths = 0
+            }
             return tenths == 0 ? "\(carried) \(unit)" : "\(carried).\(tenths) \(unit)"
         }
         if bytes >= 1 << 10 { return "\((bytes >> 10) + ((bytes & 1023) >= 512 ? 1 : 0)) KiB" }

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs the validator (or the preview renderer) on untrusted bytes in a child process with limits
@@ -25,8 +25,10 @@ public struct IsolatedParser: Sendable {
     /// the seccomp filter): the CLI prints a warning, once per run of the child.
     public var onUnsandboxed: (@Sendable (Sandbox) -> Void)?
 
-    public init(executable: String, arguments: [String], limits: ValidationLimits, cpuSeconds: Int = 20,
-                memoryBytes: Int = 2 << 30, wallClockSeconds: Double = 30, environment: [String: String] = [:]) {
+    public init(
+        executable: String, arguments: [String], limits: ValidationLimits, cpuSeconds: Int = 20,
+        memoryBytes: Int = 2 << 30, wallClockSeconds: Double = 30, environment: [String: String] = [:]
+    ) {
         self.executable = executable
         self.arguments = arguments
         self.limits = limits
@@ -39,11 +41,15 @@ public struct IsolatedParser: Sendable {
     /// The arguments `ParserChild` needs, to append after the hidden subcommand.
     public func childArguments(mode: ParserChild.Mode, previewWidth: UInt32) -> [String] {
         let encodedLimits = (try? JSONEncoder().encode(limits)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return arguments + ["--mode", mode.rawValue, "--limits", encodedLimits, "--preview-width", String(previewWidth),
-                            "--cpu-seconds", String(cpuSeconds), "--memory-bytes", String(memoryBytes)]
+        return arguments + [
+            "--mode", mode.rawValue, "--limits", encodedLimits, "--preview-width", String(previewWidth),
+            "--cpu-seconds", String(cpuSeconds), "--memory-bytes", String(memoryBytes)
+        ]
     }
 
-    public func start(mode: ParserChild.Mode, previewWidth: UInt32 = PreviewRenderer.defaultWidth) throws(AttachmentRefusal) -> Session {
+    public func start(mode: ParserChild.Mode, previewWidth: UInt32 = PreviewRenderer.defaultWidth)
+        throws(AttachmentRefusal) -> Session
+    {
         try Session(parser: self, mode: mode, previewWidth: previewWidth)
     }
 
@@ -53,7 +59,9 @@ public struct IsolatedParser: Sendable {
         let session = try start(mode: fullSize ? .convertFullSize : .convert)
         bytes.withUnsafeBytes { _ = session.send($0) }
         let (_, png) = try session.finish()
-        guard let conversion = session.conversion else { throw AttachmentRefusal(.parserFailed, "the file checker did not convert the photo") }
+        guard let conversion = session.conversion else {
+            throw AttachmentRefusal(.parserFailed, "the file checker did not convert the photo")
+        }
         return (conversion, png)
     }
 
@@ -62,7 +70,9 @@ public struct IsolatedParser: Sendable {
     public func probeSandbox() throws(AttachmentRefusal) -> Sandbox {
         let session = try start(mode: .probe)
         _ = try? session.finish()
-        guard let sandbox = session.sandbox else { throw AttachmentRefusal(.parserFailed, "the file checker did not say which sandbox it runs in") }
+        guard let sandbox = session.sandbox else {
+            throw AttachmentRefusal(.parserFailed, "the file checker did not say which sandbox it runs in")
+        }
         return sandbox
     }
 
@@ -99,7 +109,10 @@ public struct IsolatedParser: Sendable {
             }
             let pid = process.processIdentifier
             let flag = timedOut
-            deadline = DispatchWorkItem { flag.set(); kill(pid, SIGKILL) }
+            deadline = DispatchWorkItem {
+                flag.set()
+                kill(pid, SIGKILL)
+            }
             DispatchQueue.global().asyncAfter(deadline: .now() + parser.wallClockSeconds, execute: deadline)
         }
 
@@ -118,14 +131,20 @@ public struct IsolatedParser: Sendable {
             while offset < bytes.count {
                 let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                 if n < 0 && errno == EINTR { continue }
-                if n <= 0 { closeInput(); return false }
+                if n <= 0 {
+                    closeInput()
+                    return false
+                }
                 offset += n
             }
             return true
         }
 
         private func closeInput() {
-            if inputOpen { try? input.fileHandleForWriting.close(); inputOpen = false }
+            if inputOpen {
+                try? input.fileHandleForWriting.close()
+                inputOpen = false
+            }
         }
 
         /// Ends the input, waits for the child, and returns what it found and the preview bytes
@@ -136,24 +155,37 @@ public struct IsolatedParser: Sendable {
             process.waitUntilExit()
             deadline.cancel()
             if timedOut.isSet {
-                throw AttachmentRefusal(.parserFailed, "the file checker did not finish within \(Int(parser.wallClockSeconds)) s; the file is refused as suspicious")
+                throw AttachmentRefusal(
+                    .parserFailed,
+                    "the file checker did not finish within \(Int(parser.wallClockSeconds)) s; the file is refused as suspicious"
+                )
             }
             if process.terminationReason == .uncaughtSignal {
                 let signal = process.terminationStatus
-                let what = signal == SIGXCPU || signal == SIGKILL ? "used more than \(parser.cpuSeconds) s of CPU time"
-                    : signal == SIGSEGV || signal == SIGBUS ? "crashed"
-                    : signal == SIGABRT ? "aborted (out of memory?)" : "was killed by signal \(signal)"
-                throw AttachmentRefusal(.parserFailed, "the file checker \(what) on this file; it is refused as malformed")
+                let what =
+                    signal == SIGXCPU || signal == SIGKILL
+                    ? "used more than \(parser.cpuSeconds) s of CPU time"
+                    : signal == SIGSEGV || signal == SIGBUS
+                        ? "crashed"
+                        : signal == SIGABRT ? "aborted (out of memory?)" : "was killed by signal \(signal)"
+                throw AttachmentRefusal(
+                    .parserFailed, "the file checker \(what) on this file; it is refused as malformed")
             }
             guard let newline = data.firstIndex(of: 0x0A),
-                  let verdict = try? JSONDecoder().decode(ParserChild.Verdict.self, from: data[data.startIndex..<newline]) else {
-                throw AttachmentRefusal(.parserFailed, "the file checker failed on this file (exit \(process.terminationStatus)); it is refused as malformed")
+                let verdict = try? JSONDecoder().decode(ParserChild.Verdict.self, from: data[data.startIndex..<newline])
+            else {
+                throw AttachmentRefusal(
+                    .parserFailed,
+                    "the file checker failed on this file (exit \(process.terminationStatus)); it is refused as malformed"
+                )
             }
             sandbox = verdict.sandbox.map(Sandbox.init(reported:))
             conversion = verdict.converted
             if let sandbox, !sandbox.isSeccomp { parser.onUnsandboxed?(sandbox) }
             if let reason = verdict.refusal { throw AttachmentRefusal(reason, verdict.message ?? "refused") }
-            guard let accepted = verdict.accepted ?? (verdict.previewBytes != nil ? ValidatedAttachment(type: .png) : nil) else {
+            guard
+                let accepted = verdict.accepted ?? (verdict.previewBytes != nil ? ValidatedAttachment(type: .png) : nil)
+            else {
                 throw AttachmentRefusal(.parserFailed, "the file checker gave no verdict")
             }
             let payload = Array(data[data.index(after: newline)...])
@@ -169,6 +201,14 @@ public struct IsolatedParser: Sendable {
 final class TimeoutFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
+    }
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
 }

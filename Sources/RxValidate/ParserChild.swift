@@ -2,9 +2,9 @@ import CRxValidate
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The child side of `IsolatedParser`: the process that actually parses untrusted bytes.
@@ -44,27 +44,36 @@ public enum ParserChild {
     /// Why the child's arguments cannot be used, or nil. They come from its command line: rxvault
     /// always passes sane ones, and anything else (a negative, zero or absurd limit, as someone
     /// running the hidden command by hand might give) is refused before any limit is applied.
-    public static func argumentProblem(limits: ValidationLimits, previewWidth: UInt32, cpuSeconds: Int, memoryBytes: Int) -> String? {
+    public static func argumentProblem(
+        limits: ValidationLimits, previewWidth: UInt32, cpuSeconds: Int, memoryBytes: Int
+    ) -> String? {
         if !cpuSecondsRange.contains(cpuSeconds) {
-            return "--cpu-seconds \(cpuSeconds) is outside \(cpuSecondsRange.lowerBound) to \(cpuSecondsRange.upperBound)"
+            return
+                "--cpu-seconds \(cpuSeconds) is outside \(cpuSecondsRange.lowerBound) to \(cpuSecondsRange.upperBound)"
         }
         if !memoryBytesRange.contains(memoryBytes) {
-            return "--memory-bytes \(memoryBytes) is outside \(memoryBytesRange.lowerBound) to \(memoryBytesRange.upperBound)"
+            return
+                "--memory-bytes \(memoryBytes) is outside \(memoryBytesRange.lowerBound) to \(memoryBytesRange.upperBound)"
         }
         if !PreviewRenderer.widthRange.contains(previewWidth) {
-            return "--preview-width \(previewWidth) is outside \(PreviewRenderer.widthRange.lowerBound) to \(PreviewRenderer.widthRange.upperBound)"
+            return
+                "--preview-width \(previewWidth) is outside \(PreviewRenderer.widthRange.lowerBound) to \(PreviewRenderer.widthRange.upperBound)"
         }
         return limits.problem.map { "--limits: \($0)" }
     }
 
     /// Runs the child and exits. `faultForTests` (from RXVAULT_PARSER_FAULT) makes the child
     /// crash or hang after reading its input, so tests can prove the vault survives both.
-    public static func run(mode: Mode, limits: ValidationLimits, previewWidth: UInt32, cpuSeconds: Int,
-                           memoryBytes: Int, faultForTests: String?) -> Never {
+    public static func run(
+        mode: Mode, limits: ValidationLimits, previewWidth: UInt32, cpuSeconds: Int,
+        memoryBytes: Int, faultForTests: String?
+    ) -> Never {
         applyLimits(cpuSeconds: cpuSeconds, memoryBytes: memoryBytes)
         // "no-sandbox" shows, in tests, what happens where the kernel refuses the filter.
-        let sandbox = faultForTests == "no-sandbox" ? Sandbox.rlimitsOnly(reason: "turned off by RXVAULT_PARSER_FAULT for a test")
-                                                    : Sandbox.enter()
+        let sandbox =
+            faultForTests == "no-sandbox"
+            ? Sandbox.rlimitsOnly(reason: "turned off by RXVAULT_PARSER_FAULT for a test")
+            : Sandbox.enter()
         var verdict = Verdict()
         verdict.sandbox = sandbox.description
         if mode == .probe {
@@ -77,9 +86,13 @@ public enum ParserChild {
             // What a parser exploit would try: leave a file behind. The sandbox refuses the open;
             // without it, RLIMIT_FSIZE stops only the writing, not the creating.
             let path = String(fault.dropFirst("create-file:".count))
-            reportSandboxProbe(&verdict, open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600), did: "created \(path)", failed: "could not create \(path)")
+            reportSandboxProbe(
+                &verdict, open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600), did: "created \(path)",
+                failed: "could not create \(path)")
         case "socket"?:
-            reportSandboxProbe(&verdict, socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0), did: "opened a socket", failed: "could not open a socket")
+            reportSandboxProbe(
+                &verdict, socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0), did: "opened a socket",
+                failed: "could not open a socket")
         case "crash"?:
             // A real invalid memory access, as a parser bug would make.
             let address = UnsafeMutablePointer<Int>(bitPattern: Int.random(in: 1..<4096))!
@@ -99,7 +112,8 @@ public enum ParserChild {
                 payload = try PreviewRenderer.render(bytes, width: previewWidth, limits: limits)
                 verdict.previewBytes = payload.count
             case .convert, .convertFullSize:
-                let (conversion, png) = try PhotoConverter.convert(bytes, limits: limits, fullSize: mode == .convertFullSize)
+                let (conversion, png) = try PhotoConverter.convert(
+                    bytes, limits: limits, fullSize: mode == .convertFullSize)
                 // The parent checks it again as any attachment; checking here too means a
                 // converter bug shows as the converter's, not as a refusal of the person's photo.
                 verdict.accepted = try AttachmentValidator.validate(png, limits: limits)

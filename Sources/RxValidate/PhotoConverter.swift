@@ -1,9 +1,9 @@
 import CRxValidate
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The phone photo formats `attach` converts (it stores PNG and PDF only).
@@ -33,7 +33,9 @@ public struct PhotoConversion: Sendable, Codable, Equatable {
     /// The EXIF orientation that was applied (1: none).
     public let orientation: Int
 
-    public init(from: PhotoFormat, sourceWidth: UInt32, sourceHeight: UInt32, width: UInt32, height: UInt32, orientation: Int) {
+    public init(
+        from: PhotoFormat, sourceWidth: UInt32, sourceHeight: UInt32, width: UInt32, height: UInt32, orientation: Int
+    ) {
         self.from = from
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
@@ -60,20 +62,27 @@ public enum PhotoConverter {
     /// Most scans of a progressive JPEG (libjpeg-turbo's own tools stop at 500).
     public static let maxScans: Int32 = 500
 
-    public static func convert(_ bytes: [UInt8], limits: ValidationLimits, fullSize: Bool) throws(AttachmentRefusal) -> (PhotoConversion, [UInt8]) {
+    public static func convert(_ bytes: [UInt8], limits: ValidationLimits, fullSize: Bool) throws(AttachmentRefusal)
+        -> (PhotoConversion, [UInt8])
+    {
         guard bytes.count <= limits.maxBytes else {
-            throw AttachmentRefusal(.tooLarge, "file is \(ByteCount(bytes.count)): over the \(ByteCount(limits.maxBytes)) limit")
+            throw AttachmentRefusal(
+                .tooLarge, "file is \(ByteCount(bytes.count)): over the \(ByteCount(limits.maxBytes)) limit")
         }
         guard let format = PhotoFormat.announced(by: Array(bytes.prefix(16))) else {
-            throw AttachmentRefusal(.notPNGOrPDF, "not a JPEG or HEIC photo (looks like \(ContentSniffer.describe(Array(bytes.prefix(1024)))))")
+            throw AttachmentRefusal(
+                .notPNGOrPDF,
+                "not a JPEG or HEIC photo (looks like \(ContentSniffer.describe(Array(bytes.prefix(1024)))))")
         }
-        var c = rx_photo_limits(max_side: limits.maxImageSide, max_pixels: limits.maxPixels, max_decoder_bytes: maxDecoderBytes,
-                                max_scans: maxScans, target_side: fullSize ? 0 : defaultLongestSide)
+        var c = rx_photo_limits(
+            max_side: limits.maxImageSide, max_pixels: limits.maxPixels, max_decoder_bytes: maxDecoderBytes,
+            max_scans: maxScans, target_side: fullSize ? 0 : defaultLongestSide)
         var result = rx_photo_result()
         var rgb: UnsafeMutablePointer<UInt8>?
         let status = bytes.withUnsafeBufferPointer { buffer in
-            format == .jpeg ? rx_jpeg_decode(buffer.baseAddress, buffer.count, &c, &result, &rgb)
-                            : rx_heif_decode(buffer.baseAddress, buffer.count, &c, &result, &rgb)
+            format == .jpeg
+                ? rx_jpeg_decode(buffer.baseAddress, buffer.count, &c, &result, &rgb)
+                : rx_heif_decode(buffer.baseAddress, buffer.count, &c, &result, &rgb)
         }
         let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         guard status == 0, let rgb else {
@@ -85,11 +94,13 @@ public enum PhotoConverter {
         var length = 0
         var encodeMessage = [CChar](repeating: 0, count: Int(RX_MESSAGE_SIZE))
         guard rx_png_encode_rgb(rgb, result.width, result.height, &out, &length, &encodeMessage) == 0, let out else {
-            throw AttachmentRefusal(.parserFailed, "cannot write the converted PNG: \(PreviewRenderer.text(encodeMessage))")
+            throw AttachmentRefusal(
+                .parserFailed, "cannot write the converted PNG: \(PreviewRenderer.text(encodeMessage))")
         }
         defer { free(out) }
-        let conversion = PhotoConversion(from: format, sourceWidth: result.source_width, sourceHeight: result.source_height,
-                                         width: result.width, height: result.height, orientation: Int(result.orientation))
+        let conversion = PhotoConversion(
+            from: format, sourceWidth: result.source_width, sourceHeight: result.source_height,
+            width: result.width, height: result.height, orientation: Int(result.orientation))
         return (conversion, Array(UnsafeBufferPointer(start: out, count: length)))
     }
 
@@ -97,7 +108,9 @@ public enum PhotoConverter {
         let name = format.rawValue
         switch status {
         case Int32(RX_PHOTO_LIMIT.rawValue):
-            return AttachmentRefusal(.limit, message.hasPrefix("image is") ? "\(name) \(message)" : "\(name) is over a decoder limit: \(message)")
+            return AttachmentRefusal(
+                .limit,
+                message.hasPrefix("image is") ? "\(name) \(message)" : "\(name) is over a decoder limit: \(message)")
         case Int32(RX_PHOTO_UNSUPPORTED.rawValue):
             return AttachmentRefusal(.notPNGOrPDF, "cannot convert this \(name): \(message)")
         default:

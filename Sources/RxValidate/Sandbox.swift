@@ -12,7 +12,8 @@ public enum Sandbox: Sendable, Equatable, CustomStringConvertible {
     static func enter() -> Sandbox {
         var message = [CChar](repeating: 0, count: Int(RX_MESSAGE_SIZE))
         if rx_sandbox_enter(&message) == 0 { return .seccomp }
-        return .rlimitsOnly(reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return .rlimitsOnly(
+            reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// As `status` and the warnings print it.
@@ -25,9 +26,12 @@ public enum Sandbox: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads back what the child reported.
     init(reported: String) {
-        self = reported == Sandbox.seccomp.description ? .seccomp
-            : .rlimitsOnly(reason: reported.hasPrefix("resource limits only (no sandbox: ") && reported.hasSuffix(")")
-                ? String(reported.dropFirst("resource limits only (no sandbox: ".count).dropLast()) : reported)
+        self =
+            reported == Sandbox.seccomp.description
+            ? .seccomp
+            : .rlimitsOnly(
+                reason: reported.hasPrefix("resource limits only (no sandbox: ") && reported.hasSuffix(")")
+                    ? String(reported.dropFirst("resource limits only (no sandbox: ".count).dropLast()) : reported)
     }
 
     public var isSeccomp: Bool { self == .seccomp }

@@ -1,4 +1,4 @@
-/// The limits a file must stay within to be accepted (README.md, "Attachments").
+/// The limits a file must stay within to be accepted (docs/guide.md, "Attachments: the photo or scan of the paper").
 public struct ValidationLimits: Sendable, Codable, Equatable {
     /// Largest file accepted, checked before the whole file is read. Set per vault at `init`.
     public var maxBytes: Int
@@ -40,7 +40,8 @@ public struct ValidationLimits: Sendable, Codable, Equatable {
     public var problem: String? {
         let own = ValidationLimits()
         guard Self.maxBytesRange.contains(maxBytes) else {
-            return "maxBytes \(maxBytes) is outside \(Self.maxBytesRange.lowerBound) to \(Self.maxBytesRange.upperBound)"
+            return
+                "maxBytes \(maxBytes) is outside \(Self.maxBytesRange.lowerBound) to \(Self.maxBytesRange.upperBound)"
         }
         func outside<T: Comparable & Numeric>(_ name: String, _ value: T, _ most: T) -> String? {
             value >= 1 && value <= most ? nil : "\(name) \(value) is outside 1 to \(most)"
@@ -50,19 +51,22 @@ public struct ValidationLimits: Sendable, Codable, Equatable {
             outside("maxChunkBytes", maxChunkBytes, own.maxChunkBytes), outside("maxPages", maxPages, own.maxPages),
             outside("maxPagePoints", maxPagePoints, own.maxPagePoints),
             outside("checkRenderPixels", checkRenderPixels, own.checkRenderPixels),
-            outside("maxPDFObjects", maxPDFObjects, own.maxPDFObjects), outside("maxPDFRevisions", maxPDFRevisions, own.maxPDFRevisions),
+            outside("maxPDFObjects", maxPDFObjects, own.maxPDFObjects),
+            outside("maxPDFRevisions", maxPDFRevisions, own.maxPDFRevisions),
             outside("maxPDFNesting", maxPDFNesting, own.maxPDFNesting),
             outside("maxPDFStreamBytes", maxPDFStreamBytes, own.maxPDFStreamBytes),
-            outside("maxPDFDecodedBytes", maxPDFDecodedBytes, own.maxPDFDecodedBytes),
+            outside("maxPDFDecodedBytes", maxPDFDecodedBytes, own.maxPDFDecodedBytes)
         ]
         return problems.lazy.compactMap { $0 }.first
     }
 
-    public init(maxBytes: Int = ValidationLimits.defaultMaxBytes, maxImageSide: UInt32 = 16384,
-                maxPixels: UInt64 = 50_000_000, maxChunkBytes: Int = 8 << 20, maxPages: Int32 = 100,
-                maxPagePoints: Double = 14_400, checkRenderPixels: Int32 = 200, maxPDFObjects: Int32 = 200_000,
-                maxPDFRevisions: Int32 = 64, maxPDFNesting: Int32 = 100, maxPDFStreamBytes: UInt64 = 256 << 20,
-                maxPDFDecodedBytes: UInt64 = 1 << 30) {
+    public init(
+        maxBytes: Int = ValidationLimits.defaultMaxBytes, maxImageSide: UInt32 = 16384,
+        maxPixels: UInt64 = 50_000_000, maxChunkBytes: Int = 8 << 20, maxPages: Int32 = 100,
+        maxPagePoints: Double = 14_400, checkRenderPixels: Int32 = 200, maxPDFObjects: Int32 = 200_000,
+        maxPDFRevisions: Int32 = 64, maxPDFNesting: Int32 = 100, maxPDFStreamBytes: UInt64 = 256 << 20,
+        maxPDFDecodedBytes: UInt64 = 1 << 30
+    ) {
         self.maxBytes = maxBytes
         self.maxImageSide = maxImageSide
         self.maxPixels = maxPixels

@@ -13,7 +13,7 @@ public struct AccessRequest: Sendable, Equatable {
 
     /// 16 hex digits, random.
     public let id: String
-    public let client: RecordID
+    public let client: ClientID
     public let reason: String
     /// A patient's name as the client wrote it (nil: any).
     public let patient: String?
@@ -56,12 +56,19 @@ extension AuditEvent {
         guard let detail else { return nil }
         switch action {
         case .accessRequested:
-            guard let record = try? JSONDecoderStrict.decode(AccessRequestRecord.self, from: Array(detail.utf8)) else { return detail }
-            let wanted = [record.patient.map { "patient \($0)" }, record.kinds.isEmpty ? nil : record.kinds.joined(separator: "+")]
-                .compactMap { $0 }
-            return "request \(record.id.prefix(8)): \(wanted.isEmpty ? "any" : wanted.joined(separator: ", ")), \"\(record.reason)\""
+            guard let record = try? JSONDecoderStrict.decode(AccessRequestRecord.self, from: Array(detail.utf8)) else {
+                return detail
+            }
+            let wanted = [
+                record.patient.map { "patient \($0)" }, record.kinds.isEmpty ? nil : record.kinds.joined(separator: "+")
+            ]
+            .compactMap { $0 }
+            return
+                "request \(record.id.prefix(8)): \(wanted.isEmpty ? "any" : wanted.joined(separator: ", ")), \"\(record.reason)\""
         case .accessAnswered:
-            guard let record = try? JSONDecoderStrict.decode(AccessAnswerRecord.self, from: Array(detail.utf8)) else { return detail }
+            guard let record = try? JSONDecoderStrict.decode(AccessAnswerRecord.self, from: Array(detail.utf8)) else {
+                return detail
+            }
             return "request \(record.id.prefix(8)) \(record.outcome)"
         default:
             return detail

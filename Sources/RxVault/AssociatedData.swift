@@ -47,7 +47,7 @@ enum AssociatedData {
         /// A signed number (a version, a counter, a bucket, a slot: read from the file or counted
         /// from one) as its two's-complement bits: the same bytes as `integer` for every value
         /// rxvault writes, and for a negative one, which it never writes, bytes no key ever
-        /// authenticated, so it fails to verify instead of trapping in a conversion (issue 22).
+        /// authenticated, so it fails to verify instead of trapping in a conversion.
         static func int(_ value: Int) -> Field { .integer(UInt64(bitPattern: Int64(value))) }
     }
 

@@ -39,9 +39,13 @@ extension AttachmentInfo {
     static func resolve(_ reference: String, among candidates: [AttachmentInfo]) throws(VaultError) -> AttachmentID {
         let byName = candidates.filter { $0.metadata.name == reference }
         if byName.count == 1 { return byName[0].id }
-        if byName.count > 1 { throw .ambiguousAttachment("the name '\(reference)'", candidates: describe(byName, among: candidates)) }
+        if byName.count > 1 {
+            throw .ambiguousAttachment("the name '\(reference)'", candidates: describe(byName, among: candidates))
+        }
         let lowered = reference.lowercased()
-        guard lowered.count >= RecordID.minimumPrefixLength, RecordID.isHex(lowered) else { throw .attachmentNotFound(reference) }
+        guard lowered.count >= RecordID.minimumPrefixLength, RecordID.isHex(lowered) else {
+            throw .attachmentNotFound(reference)
+        }
         let matches = candidates.filter { $0.id.hex.hasPrefix(lowered) }
         guard let first = matches.first else { throw .attachmentNotFound(reference) }
         guard matches.count == 1 else {
@@ -55,7 +59,9 @@ extension AttachmentInfo {
     /// may name the patient: errors never carry patient data).
     static func describe(_ matches: [AttachmentInfo], among all: [AttachmentInfo]) -> [String] {
         let short = RecordID.shortForms(all.map(\.id))
-        return matches.map { "\(short[$0.id] ?? $0.id.short)  \($0.metadata.type.rawValue), \(ByteCount($0.metadata.size)), added \($0.metadata.added)" }
+        return matches.map {
+            "\(short[$0.id] ?? $0.id.short)  \($0.metadata.type.rawValue), \(ByteCount($0.metadata.size)), added \($0.metadata.added)"
+        }
     }
 
     /// "7c01a2b3 (scan.pdf)": how an attachment is named in messages.
@@ -63,7 +69,9 @@ extension AttachmentInfo {
 
     /// Streams an attachment (read through `read`) into the isolated parser and returns the
     /// preview PNG it renders.
-    static func preview(width: UInt32, parser: IsolatedParser, read: (([UInt8]) throws -> Void) throws -> Void) throws -> [UInt8] {
+    static func preview(width: UInt32, parser: IsolatedParser, read: (([UInt8]) throws -> Void) throws -> Void) throws
+        -> [UInt8]
+    {
         let session = try parser.start(mode: .preview, previewWidth: width)
         try read { chunk in chunk.withUnsafeBytes { _ = session.send($0) } }
         do { return try session.finish().1 } catch { throw VaultError.attachmentRefused(error) }

@@ -19,11 +19,15 @@ public final class AttachmentStream {
     var total = 0
     var finished = false
 
-    init(info: AttachmentInfo, row: AttachmentRecord, keys: Vault.AttachmentKeys, store: any RecordStore, vaultID: [UInt8]) throws(VaultError) {
+    init(
+        info: AttachmentInfo, row: AttachmentRecord, keys: Vault.AttachmentKeys, store: any RecordStore,
+        vaultID: [UInt8]
+    ) throws(VaultError) {
         self.info = info
         self.row = row
         self.store = store
-        chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: vaultID, id: info.id.hex, prescriptionID: row.prescriptionID)
+        chunkAAD = AssociatedData.attachment(
+            .attachmentChunk, vaultID: vaultID, id: info.id.hex, prescriptionID: row.prescriptionID.hex)
         do { reader = try SecretStream.Reader(key: keys.streamKey, header: row.streamHeader) } catch {
             throw .integrity("attachment \(info.id.short): stream header is damaged")
         }
@@ -34,7 +38,9 @@ public final class AttachmentStream {
         guard !finished else { return nil }
         let place = "attachment \(info.id.short)"
         let sealed: [UInt8]?
-        do { sealed = try store.chunk(ofAttachment: info.id.hex, sequence: sequence) } catch { throw VaultError.from(error) }
+        do { sealed = try store.chunk(ofAttachment: info.id, sequence: sequence) } catch {
+            throw VaultError.from(error)
+        }
         guard let sealed else {
             finished = true
             guard reader.sawFinal else { throw .integrity("\(place) is truncated: its final chunk is missing") }
@@ -58,10 +64,12 @@ public final class AttachmentStream {
 extension Vault {
     /// Opens an attachment of `prescriptionID` for reading chunk by chunk (after checking the
     /// prescription's rows against the owner's manifest).
-    public func attachmentStream(_ id: AttachmentID, of prescriptionID: PrescriptionID) throws(VaultError) -> AttachmentStream {
+    public func attachmentStream(_ id: AttachmentID, of prescriptionID: PrescriptionID) throws(VaultError)
+        -> AttachmentStream
+    {
         try read { () throws -> AttachmentStream in
             try verifyCurrent(prescriptionID.hex)
-            guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
+            guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
                 throw VaultError.attachmentNotFound(id.short)
             }
             let (info, keys) = try openInfo(row)

@@ -41,8 +41,10 @@ public struct AuditEvent: Codable, Sendable, Equatable {
     /// What was done, in a few words ("list", "show", "extract scan.pdf", "until 2027-01-01").
     public var detail: String?
 
-    public init(time: String, actor: String, action: Action, client: String? = nil, prescriptions: [String] = [],
-                attachments: [String]? = nil, detail: String? = nil) {
+    public init(
+        time: String, actor: String, action: Action, client: String? = nil, prescriptions: [String] = [],
+        attachments: [String]? = nil, detail: String? = nil
+    ) {
         self.time = time
         self.actor = actor
         self.action = action
@@ -88,38 +90,52 @@ enum AuditLog {
     }
 
     static func headMAC(sequence: Int, hash: [UInt8], key: SecretBytes) throws -> [UInt8] {
-        try MAC.authenticate(Array("rxvault/v1 audit-head".utf8) + bigEndian(sequence) + hash, key: key)
+        try MAC.authenticate(headMACMessage(sequence: sequence, hash: hash), key: key)
     }
 
-    static func bigEndian(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    static func headMACMessage(sequence: Int, hash: [UInt8]) -> [UInt8] {
+        Array("rxvault/v1 audit-head".utf8) + bigEndian(sequence) + hash
+    }
+
+    static func bigEndian(_ value: Int) -> [UInt8] {
+        (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
 
     static func encode(_ event: AuditEvent) throws -> [UInt8] { Array(try JSONEncoderSorted.encode(event)) }
 
     /// Appends an owner event after the current last entry, MACs it and moves the head to it.
-    static func append(_ event: AuditEvent, store: any RecordStore, auditPublicKey: [UInt8], macKey: SecretBytes) throws {
+    static func append(_ event: AuditEvent, store: any RecordStore, auditPublicKey: [UInt8], macKey: SecretBytes) throws
+    {
         let json = try encode(event)
         try append(store: store, auditPublicKey: auditPublicKey, macKey: macKey) { _, _ in .plain(json: json) }
     }
 
     /// Appends a read by the client holding `identity`, authenticated to its key and to the
     /// entry's place in the chain. It waits for the owner's countersignature.
-    static func appendClientRead(_ event: AuditEvent, store: any RecordStore, vaultID: [UInt8], auditPublicKey: [UInt8],
-                                 identity: AgeIdentity) throws {
-        let key = try ClientAuditAuthenticator.key(vaultID: vaultID, clientPublicKey: identity.recipient.publicKey,
-                                                   auditPublicKey: auditPublicKey, secretKey: identity.secretKey,
-                                                   peerPublicKey: auditPublicKey)
+    static func appendClientRead(
+        _ event: AuditEvent, store: any RecordStore, vaultID: [UInt8], auditPublicKey: [UInt8],
+        identity: AgeIdentity
+    ) throws {
+        let key = try ClientAuditAuthenticator.key(
+            vaultID: vaultID, clientPublicKey: identity.recipient.publicKey,
+            auditPublicKey: auditPublicKey, secretKey: identity.secretKey,
+            peerPublicKey: auditPublicKey)
         let json = try encode(event)
         try append(store: store, auditPublicKey: auditPublicKey, macKey: nil) { sequence, previous in
-            .client(authenticator: try ClientAuditAuthenticator.authenticate(json: json, sequence: sequence, previousHash: previous,
-                                                                             vaultID: vaultID, key: key), json: json)
+            .client(
+                authenticator: try ClientAuditAuthenticator.authenticate(
+                    json: json, sequence: sequence, previousHash: previous,
+                    vaultID: vaultID, key: key), json: json)
         }
     }
 
     /// Seals what `plaintext` builds for the next place in the chain (its sequence number and the
     /// previous hash, read in the caller's write transaction) and appends it. With `macKey` (the
     /// owner) the entry is MAC'd and the head moved.
-    private static func append(store: any RecordStore, auditPublicKey: [UInt8], macKey: SecretBytes?,
-                               plaintext: (_ sequence: Int, _ previousHash: [UInt8]) throws -> AuditPlaintext) throws {
+    private static func append(
+        store: any RecordStore, auditPublicKey: [UInt8], macKey: SecretBytes?,
+        plaintext: (_ sequence: Int, _ previousHash: [UInt8]) throws -> AuditPlaintext
+    ) throws {
         let last = try store.lastAuditEntry()
         // Cannot overflow: the store reads no sequence number past 2^53 (StoredRange.auditEntry;
         // an edited one is an integrity error there, where Int64.max here used to trap).
@@ -131,42 +147,27 @@ enum AuditLog {
         if let macKey { mac = try entryMAC(sequence: sequence, hash: entryHash, key: macKey) }
         try store.append(AuditEntryRecord(sequence: sequence, entry: sealed, hash: entryHash, mac: mac))
         if let macKey {
-            try store.setAuditHead(sequence: sequence, hash: entryHash, mac: try headMAC(sequence: sequence, hash: entryHash, key: macKey))
+            try store.setAuditHead(
+                sequence: sequence, hash: entryHash, mac: try headMAC(sequence: sequence, hash: entryHash, key: macKey))
         }
     }
 
     /// Checks the chain's structure: sequence numbers, hashes, the MACs present and the head.
-    /// Returns the problems found (empty when intact). Entries without a MAC are not judged
-    /// here: whether one is a client's authenticated read needs the owner's keys and clients
-    /// (`Vault.reviewAuditLog`).
-    static func verify(entries: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])?, macKey: SecretBytes) -> [String] {
-        var findings: [String] = []
-        var previous = zeroHash
-        for (index, entry) in entries.enumerated() {
-            if entry.sequence != index + 1 {
-                findings.append("audit entry \(index + 1) is missing (found \(entry.sequence) in its place)")
-                break
-            }
-            if hash(previous: previous, sequence: entry.sequence, sealed: entry.entry) != entry.hash {
-                findings.append("audit entry \(entry.sequence) was altered or an entry before it was removed")
-            }
-            if entry.mac != nil, !hasOwnerMAC(entry, key: macKey) {
-                findings.append("audit entry \(entry.sequence) has a MAC that does not verify")
-            }
-            previous = entry.hash
+    /// Returns what is wrong (empty when intact), calling `visit` with each entry and the hash it
+    /// chains on as it goes (a review of every entry rides on the same walk: `Vault.reviewAuditLog`).
+    /// Entries without a MAC are not judged here: whether one is a client's authenticated read
+    /// needs the owner's keys and clients.
+    static func verify(
+        entries: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])?, macKey: SecretBytes,
+        visit: (_ entry: AuditEntryRecord, _ previousHash: [UInt8]) throws -> Void = { _, _ in }
+    ) rethrows -> [AuditFinding] {
+        var findings: [AuditFinding] = []
+        try AuditChain.forward(entries, macKey: macKey) { entry, previous, found in
+            findings += found
+            try visit(entry, previous)
+            return true
         }
-        if let head {
-            if !MAC.verify(head.mac, Array("rxvault/v1 audit-head".utf8) + bigEndian(head.sequence) + head.hash, key: macKey) {
-                findings.append("the audit log's head record does not verify")
-            } else if head.sequence > entries.count {
-                findings.append("audit entries \(entries.count + 1)...\(head.sequence) were deleted")
-            } else if head.sequence > 0, entries[head.sequence - 1].hash != head.hash {
-                findings.append("audit entry \(head.sequence) differs from the one the owner last saw")
-            }
-        } else {
-            // Every vault gets a head at init: without one the log was deleted.
-            findings.append("the audit log's head record was deleted")
-        }
+        if let finding = AuditChain.headFinding(head, entries: entries, macKey: macKey) { findings.append(finding) }
         return findings
     }
 
@@ -175,25 +176,29 @@ enum AuditLog {
     /// end. An entry it refuses stays unsigned, for `check` and `log` to report, and does not stop
     /// the genuine entries after it from being countersigned. A break in the chain stops it: the
     /// entries from there on are left for `check` to report, never blessed.
-    static func countersign(store: any RecordStore, macKey: SecretBytes,
-                            isAuthentic: (AuditEntryRecord) throws -> Bool) throws {
+    static func countersign(
+        store: any RecordStore, macKey: SecretBytes,
+        isAuthentic: (AuditEntryRecord) throws -> Bool
+    ) throws {
         let head = try store.auditHead()
-        let start = head?.sequence ?? 0
-        var previous = head?.hash ?? zeroHash
+        let start = head.map { AuditChain.Link($0.sequence, $0.hash) } ?? AuditChain.origin
         var last: AuditEntryRecord?
-        for entry in try store.auditEntries(after: start) {
-            guard entry.sequence == (last?.sequence ?? start) + 1,
-                  hash(previous: previous, sequence: entry.sequence, sealed: entry.entry) == entry.hash else { break }
+        try AuditChain.forward(try store.auditEntries(after: start.sequence), after: start) { entry, _, findings in
+            guard findings.isEmpty else { return false }
             // An entry after the head with a MAC was not appended by the owner's code (which moves
             // the head with it); a MAC that does not verify is reported by `check`, never redone.
             if entry.mac == nil, try isAuthentic(entry) {
-                try store.setAuditMAC(sequence: entry.sequence, mac: try entryMAC(sequence: entry.sequence, hash: entry.hash, key: macKey))
+                try store.setAuditMAC(
+                    sequence: entry.sequence, mac: try entryMAC(sequence: entry.sequence, hash: entry.hash, key: macKey)
+                )
             }
-            previous = entry.hash
             last = entry
+            return true
         }
         if let last {
-            try store.setAuditHead(sequence: last.sequence, hash: last.hash, mac: try headMAC(sequence: last.sequence, hash: last.hash, key: macKey))
+            try store.setAuditHead(
+                sequence: last.sequence, hash: last.hash,
+                mac: try headMAC(sequence: last.sequence, hash: last.hash, key: macKey))
         }
     }
 }
@@ -207,10 +212,11 @@ extension AuditEvent {
         func strings(_ value: JSONValueReader) throws(DecodingError) -> [String] {
             try value.array().map { v throws(DecodingError) in try v.string() }
         }
-        self.init(time: try c.required("time").string(), actor: try c.required("actor").string(),
-                  action: try c.required("action").raw(Action.self), client: try c.optional("client")?.string(),
-                  prescriptions: try strings(try c.required("prescriptions")),
-                  attachments: try c.optional("attachments").map { v throws(DecodingError) in try strings(v) },
-                  detail: try c.optional("detail")?.string())
+        self.init(
+            time: try c.required("time").string(), actor: try c.required("actor").string(),
+            action: try c.required("action").raw(Action.self), client: try c.optional("client")?.string(),
+            prescriptions: try strings(try c.required("prescriptions")),
+            attachments: try c.optional("attachments").map { v throws(DecodingError) in try strings(v) },
+            detail: try c.optional("detail")?.string())
     }
 }

@@ -3,7 +3,7 @@ import RxCrypto
 import RxStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Backups (DESIGN.md, "Backups"): a consistent snapshot of the vault file inside an age v1
@@ -21,9 +21,11 @@ extension Vault {
     /// holds the record of itself), at `time` (an ISO 8601 timestamp: the one its file is named
     /// after; the clock's now if nil). `scratch` is a private directory for the snapshot.
     /// `labelled` puts a BackupLabel in the header (recipients only).
-    public func backup(to recipients: [AgeFile.Recipient], time: String? = nil, labelled: Bool = false, scratch: String,
-                       output: @escaping ([UInt8]) throws(CryptoError) -> Void,
-                       progress: (Int, Int) -> Void = { _, _ in }) throws -> BackupReport {
+    public func backup(
+        to recipients: [AgeFile.Recipient], time: String? = nil, labelled: Bool = false, scratch: String,
+        output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+        progress: (Int, Int) -> Void = { _, _ in }
+    ) throws -> BackupReport {
         let keys = recipients.filter { if case .label = $0 { return false } else { return true } }
         // A backup that would not restore must not be written: it would say "wrote" and protect
         // nothing. The vault is checked as `backup verify` and `restore` check the copy (every
@@ -31,30 +33,68 @@ extension Vault {
         let report = try check(readData: true)
         guard report.isClean else {
             let findings = report.stages.flatMap(\.errors)
-            throw VaultError.integrity("the vault does not pass 'rxvault check' (\(findings[0])\(findings.count > 1 ? "; \(findings.count - 1) more" : "")), so a backup of it would not restore; nothing was written. Run 'rxvault check' for every finding")
+            throw VaultError.integrity(
+                "the vault does not pass 'rxvault check' (\(findings[0])\(findings.count > 1 ? "; \(findings.count - 1) more" : "")), so a backup of it would not restore; nothing was written. Run 'rxvault check' for every finding"
+            )
         }
         try perform {
-            try audit(AuditEvent(time: time ?? clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,
-                                 detail: keys.contains { if case .scrypt = $0 { return true } else { return false } }
-                                    ? "age, passphrase" : "age, \(keys.count) recipient(s)"))
+            try audit(
+                AuditEvent(
+                    time: time ?? clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,
+                    detail: keys.contains { if case .scrypt = $0 { return true } else { return false } }
+                        ? "age, passphrase" : "age, \(keys.count) recipient(s)"))
         }
         let snapshot = scratch + "/snapshot.rxv"
         defer { unlink(snapshot) }
         do { try store.snapshot(to: snapshot) } catch { throw VaultError.from(error) }
         let label = labelled ? time.flatMap(BackupTime.init(iso:)).map { (header.vaultIDHex, $0) } : nil
-        return try BackupFile.encrypt(snapshot: snapshot, to: recipients, label: label, output: output, progress: progress)
+        return try BackupFile.encrypt(
+            snapshot: snapshot, to: recipients, label: label, output: output, progress: progress)
     }
 }
 
+/// What a backup is made from (`BackupFile.write`).
+public enum BackupSource {
+    /// The vault, opened: it is checked first, and the backup is recorded in its audit log.
+    case vault(Vault)
+    /// The vault's file, not opened (no secret at hand: recipients only): neither checked nor
+    /// recorded in the audit log.
+    case file(path: String, busyTimeoutMilliseconds: Int32)
+}
+
 extension BackupFile {
+    /// Writes a backup of `source` to `recipients` through `output`, made at `time` (what its
+    /// file is named after). A backup to recipients is labelled with the vault and the time, in
+    /// a stanza of its own (`BackupLabel`), so a folder of them can be listed without a key; one
+    /// with the vault's passphrase is not.
+    public static func write(
+        _ source: BackupSource, to recipients: [AgeFile.Recipient], time: BackupTime, scratch: String,
+        output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+        progress: (Int, Int) -> Void = { _, _ in }
+    ) throws -> Vault.BackupReport {
+        let labelled = !recipients.contains { if case .scrypt = $0 { return true } else { return false } }
+        switch source {
+        case .vault(let vault):
+            return try vault.backup(
+                to: recipients, time: time.iso, labelled: labelled, scratch: scratch, output: output, progress: progress
+            )
+        case .file(let path, let busyTimeoutMilliseconds):
+            return try backupWithoutPassphrase(
+                at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, to: recipients,
+                labelTime: labelled ? time : nil, scratch: scratch, output: output, progress: progress)
+        }
+    }
+
     /// A backup of the vault at `path` made without its passphrase: to age recipients, which
     /// need no secret to encrypt to, so a timer or cron job can back up with no secret on the
     /// machine. The vault is not opened, so the backup is not in its audit log (the log's
     /// entries are MAC'd with a key only the passphrase unlocks). The snapshot is taken the
     /// same way (one read transaction, safe while others write).
-    public static func backupWithoutPassphrase(at path: String, busyTimeoutMilliseconds: Int32, to recipients: [AgeFile.Recipient],
-                                               labelTime: BackupTime?, scratch: String, output: @escaping ([UInt8]) throws(CryptoError) -> Void,
-                                               progress: (Int, Int) -> Void = { _, _ in }) throws -> Vault.BackupReport {
+    public static func backupWithoutPassphrase(
+        at path: String, busyTimeoutMilliseconds: Int32, to recipients: [AgeFile.Recipient],
+        labelTime: BackupTime?, scratch: String, output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+        progress: (Int, Int) -> Void = { _, _ in }
+    ) throws -> Vault.BackupReport {
         guard !recipients.contains(where: { if case .scrypt = $0 { return true } else { return false } }) else {
             throw VaultError.invalidInput("a backup with a passphrase needs the vault opened")
         }
@@ -62,14 +102,20 @@ extension BackupFile {
         let snapshot = scratch + "/snapshot.rxv"
         defer { unlink(snapshot) }
         do { try store.snapshot(to: snapshot) } catch { throw VaultError.from(error) }
-        return try encrypt(snapshot: snapshot, to: recipients, label: labelTime.map { (header.vaultIDHex, $0) }, output: output, progress: progress)
+        return try encrypt(
+            snapshot: snapshot, to: recipients, label: labelTime.map { (header.vaultIDHex, $0) }, output: output,
+            progress: progress)
     }
 
     /// Streams the snapshot file through the age writer into `output`, with a BackupLabel of
     /// `label` (vault id, time) and the snapshot's size first among the stanzas.
-    static func encrypt(snapshot: String, to recipients: [AgeFile.Recipient], label: (String, BackupTime)?,
-                        output: @escaping ([UInt8]) throws(CryptoError) -> Void, progress: (Int, Int) -> Void) throws -> Vault.BackupReport {
-        guard let handle = FileHandle(forReadingAtPath: snapshot) else { throw VaultError.cannotWrite("cannot read the snapshot") }
+    static func encrypt(
+        snapshot: String, to recipients: [AgeFile.Recipient], label: (String, BackupTime)?,
+        output: @escaping ([UInt8]) throws(CryptoError) -> Void, progress: (Int, Int) -> Void
+    ) throws -> Vault.BackupReport {
+        guard let handle = FileHandle(forReadingAtPath: snapshot) else {
+            throw VaultError.cannotWrite("cannot read the snapshot")
+        }
         defer { try? handle.close() }
         var info = stat()
         guard fstat(handle.fileDescriptor, &info) == 0 else { throw VaultError.cannotWrite("cannot read the snapshot") }
@@ -99,8 +145,10 @@ extension BackupFile {
 /// Opening backups: decrypt into a private file, then check it as a vault.
 public enum BackupFile {
     /// Decrypts the backup read through `read` into a new file at `path` (mode 0600).
-    public static func decrypt(read: (inout [UInt8]) throws -> Int, key: AgeFile.Key, to path: String,
-                               progress: (Int) -> Void = { _ in }) throws {
+    public static func decrypt(
+        read: (inout [UInt8]) throws -> Int, key: AgeFile.Key, to path: String,
+        progress: (Int) -> Void = { _ in }
+    ) throws {
         try writePrivateFile(path, progress: progress) { write in
             try AgeFile.decrypt(read: read, key: key) { bytes in try write(bytes[...]) }
         }
@@ -108,10 +156,14 @@ public enum BackupFile {
 
     /// Writes what `produce` hands its writer into a new file at `path`, mode 0600 from its first
     /// byte, synced; the file is removed if anything fails (a part-written vault is never left).
-    static func writePrivateFile(_ path: String, progress: (Int) -> Void,
-                                 _ produce: (_ write: (ArraySlice<UInt8>) throws -> Void) throws -> Void) throws {
+    static func writePrivateFile(
+        _ path: String, progress: (Int) -> Void,
+        _ produce: (_ write: (ArraySlice<UInt8>) throws -> Void) throws -> Void
+    ) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw VaultError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw VaultError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
         var ok = false
         defer {
             close(fd)
@@ -124,7 +176,9 @@ public enum BackupFile {
                 while offset < bytes.count {
                     let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
                     if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { throw VaultError.cannotWrite("cannot write \(path): \(String(cString: strerror(errno)))") }
+                    guard n > 0 else {
+                        throw VaultError.cannotWrite("cannot write \(path): \(String(cString: strerror(errno)))")
+                    }
                     offset += n
                 }
                 written += bytes.count
@@ -148,30 +202,24 @@ public enum BackupFile {
         public let backedUp: String?
     }
 
-    /// Opens the decrypted vault at `path` with `passphrase` and checks everything, every
-    /// attachment chunk included (the caller decides what a finding means).
-    public static func verify(path: String, passphrase: SecretBytes) throws(VaultError) -> Verification {
-        try verify(Vault.open(at: path, passphrase: passphrase))
-    }
-
-    /// The same, opened with a recovery code: the vault inside a backup keeps the key slots it had
-    /// the day the backup was made, so a code added before then opens it (one added later does not).
-    public static func verify(path: String, recoveryCode: RecoveryCode) throws(VaultError) -> Verification {
-        try verify(Vault.open(at: path, recoveryCode: recoveryCode))
+    /// Opens the decrypted vault at `path` with `key` and checks everything, every attachment
+    /// chunk included (the caller decides what a finding means). The vault inside a backup keeps
+    /// the key slots it had the day the backup was made: the passphrase of that day opens it, and
+    /// so does a recovery code added before then (one added later does not).
+    public static func verify(path: String, with key: VaultKey) throws(VaultError) -> Verification {
+        try verify(Vault.open(at: path, with: key))
     }
 
     static func verify(_ vault: Vault) throws(VaultError) -> Verification {
         let report = try vault.check(readData: true)
         let backedUp = (try? vault.log())?.last { $0.event.action == .backup }?.event.time
-        return Verification(report: report, vaultID: vault.header.vaultIDHex, counts: try? vault.counts(), backedUp: backedUp)
+        return Verification(
+            report: report, vaultID: vault.header.vaultIDHex, counts: try? vault.counts(), backedUp: backedUp)
     }
 
     /// Puts a verified vault file in WAL mode (a snapshot is written in rollback-journal mode).
     public static func prepareForUse(path: String) throws(VaultError) {
-        do {
-            let database = try Database(path: path)
-            try database.execute("PRAGMA journal_mode = WAL")
-        } catch { throw VaultError.from(error) }
+        do { try SQLiteRecordStore.prepareSnapshotForUse(at: path) } catch { throw VaultError.from(error) }
     }
 }
 
@@ -179,7 +227,9 @@ extension BackupFile {
     /// Copies a vault file read through `read` into a new file at `path` (mode 0600): a backup
     /// someone already decrypted with age (`age -d ... | rxvault restore -`) is checked and put
     /// in place like one rxvault decrypts.
-    public static func copy(read: (inout [UInt8]) throws -> Int, to path: String, progress: (Int) -> Void = { _ in }) throws {
+    public static func copy(read: (inout [UInt8]) throws -> Int, to path: String, progress: (Int) -> Void = { _ in })
+        throws
+    {
         try writePrivateFile(path, progress: progress) { write in
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while case let n = try read(&buffer), n > 0 { try write(buffer[0..<n]) }

@@ -2,7 +2,7 @@ import Foundation
 import RxCrypto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The backups in a folder, as far as they can be known without any key (`backup list`,
@@ -46,26 +46,37 @@ public enum BackupFolder {
     /// of it), oldest first. `readWhole` reads each file to its end to check its length.
     public static func scan(_ folder: String, readWhole: Bool) throws(VaultError) -> [Entry] {
         var folderInfo = stat()
-        guard stat(folder, &folderInfo) == 0 else { throw .noVault("cannot read the folder \(folder): \(String(cString: strerror(errno)))") }
+        guard stat(folder, &folderInfo) == 0 else {
+            throw .noVault("cannot read the folder \(folder): \(String(cString: strerror(errno)))")
+        }
         guard folderInfo.st_mode & S_IFMT == S_IFDIR else { throw .noVault("\(folder) is not a folder") }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { throw .noVault("cannot read the folder \(folder)") }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            throw .noVault("cannot read the folder \(folder)")
+        }
         var entries: [Entry] = []
         for fileName in names {
             guard let name = BackupName(parsing: fileName) else { continue }
             let path = PathText.join(folder, fileName)
             var info = stat()
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            entries.append(inspect(path: path, fileName: fileName, name: name, size: Int(info.st_size), readWhole: readWhole))
+            entries.append(
+                inspect(path: path, fileName: fileName, name: name, size: Int(info.st_size), readWhole: readWhole))
         }
         return entries.sorted { ($0.name.time, $0.name.sequence) < ($1.name.time, $1.name.sequence) }
     }
 
     static func inspect(path: String, fileName: String, name: BackupName, size: Int, readWhole: Bool) -> Entry {
-        func entry(_ armored: Bool, _ kind: Kind?, _ label: BackupLabel?, _ problem: String?, recognisable: Bool = true) -> Entry {
-            Entry(fileName: fileName, path: path, name: name, size: size, armored: armored, kind: kind, label: label, problem: problem,
-                  recognisable: recognisable && kind != nil)
+        func entry(_ armored: Bool, _ kind: Kind?, _ label: BackupLabel?, _ problem: String?, recognisable: Bool = true)
+            -> Entry
+        {
+            Entry(
+                fileName: fileName, path: path, name: name, size: size, armored: armored, kind: kind, label: label,
+                problem: problem,
+                recognisable: recognisable && kind != nil)
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return entry(false, nil, nil, "cannot be read: \(String(cString: strerror(errno)))") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return entry(false, nil, nil, "cannot be read: \(String(cString: strerror(errno)))")
+        }
         defer { try? handle.close() }
         let peek: [UInt8] = (try? handle.read(upToCount: 64)).map { Array($0) } ?? []
         let armored = peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-")
@@ -91,23 +102,34 @@ public enum BackupFolder {
         } catch {
             return entry(armored, nil, nil, "has an unreadable age header (\(error))")
         }
-        let kind: Kind = stanzas.contains { $0.type == "scrypt" } ? .passphrase
+        let kind: Kind =
+            stanzas.contains { $0.type == "scrypt" }
+            ? .passphrase
             : .recipients(stanzas.filter { $0.type != BackupLabel.stanzaType }.count)
         let labels = stanzas.filter { $0.type == BackupLabel.stanzaType }
         let label = labels.first.flatMap { BackupLabel(type: $0.type, arguments: $0.arguments) }
-        if !labels.isEmpty && (labels.count > 1 || label == nil) { return entry(armored, kind, nil, "has a malformed rxvault label in its header", recognisable: false) }
+        if !labels.isEmpty && (labels.count > 1 || label == nil) {
+            return entry(armored, kind, nil, "has a malformed rxvault label in its header", recognisable: false)
+        }
         if let label, !label.vaultID.hasPrefix(name.vault) || label.time != name.time {
-            return entry(armored, kind, label, "was renamed: its header says vault \(label.vaultID.prefix(8)) at \(label.time), its name \(name.vault) at \(name.time)",
-                         recognisable: false)
+            return entry(
+                armored, kind, label,
+                "was renamed: its header says vault \(label.vaultID.prefix(8)) at \(label.time), its name \(name.vault) at \(name.time)",
+                recognisable: false)
         }
         guard readWhole else { return entry(armored, kind, label, nil) }
         var scratch = [UInt8](repeating: 0, count: 1 << 16)
         do { while try read(&scratch) > 0 {} } catch { return entry(armored, kind, label, "is damaged (\(error))") }
-        guard let headerEnd = AgeFile.headerLength(seen) else { return entry(armored, kind, label, "has an unreadable age header") }
+        guard let headerEnd = AgeFile.headerLength(seen) else {
+            return entry(armored, kind, label, "has an unreadable age header")
+        }
         if let label {
             // The label fixes the exact length: a copy cut short or grown shows without the key.
             if total - headerEnd != label.payloadLength {
-                return entry(armored, kind, label, "is damaged: \(total - headerEnd) payload bytes where its label means \(label.payloadLength) (cut short or altered)")
+                return entry(
+                    armored, kind, label,
+                    "is damaged: \(total - headerEnd) payload bytes where its label means \(label.payloadLength) (cut short or altered)"
+                )
             }
         } else if let why = AgeFile.payloadLengthProblem(total - headerEnd) {
             return entry(armored, kind, label, "is damaged: \(why)")

@@ -2,7 +2,7 @@ import Foundation
 import RxStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Putting a restored vault file in place. The target path never names a missing or half-written
@@ -17,10 +17,13 @@ extension BackupFile {
     /// Moves the verified vault at `temporary` (same directory as `target`) to `target`.
     /// Without `replacing`, refuses an existing target. With it, first folds the old vault's
     /// write-ahead log into its main file and refuses (`.busy`) if another process still has it open.
-    public static func install(_ temporary: String, at target: String, replacing: Bool) throws(VaultError) -> Installed {
+    public static func install(_ temporary: String, at target: String, replacing: Bool) throws(VaultError) -> Installed
+    {
         let exists = pathExists(target)
         for suffix in ["-wal", "-shm"] where !exists && pathExists(target + suffix) {
-            throw .invalidInput("\(target + suffix) exists without \(target) (left by a vault that was moved or deleted); move it away first")
+            throw .invalidInput(
+                "\(target + suffix) exists without \(target) (left by a vault that was moved or deleted); move it away first"
+            )
         }
         guard exists else {
             guard link(temporary, target) == 0 else { throw .cannotWrite("cannot create \(target): \(errnoText())") }
@@ -30,7 +33,9 @@ extension BackupFile {
         guard replacing else { throw .alreadyExists(path: target) }
         try quiesce(target)
         let previous = freeName(for: target + ".bak")
-        guard link(target, previous) == 0 else { throw .cannotWrite("cannot keep the old vault as \(previous): \(errnoText())") }
+        guard link(target, previous) == 0 else {
+            throw .cannotWrite("cannot keep the old vault as \(previous): \(errnoText())")
+        }
         guard rename(temporary, target) == 0 else {
             let why = errnoText()
             unlink(previous)
@@ -52,8 +57,9 @@ extension BackupFile {
     private static func quiesce(_ target: String) throws(VaultError) {
         if pathExists(target + "-wal") {
             do {
-                let database = try Database(path: target, busyTimeoutMilliseconds: 2_000)
-                guard database.checkpointAndTruncateWAL() else { throw VaultError.busy }
+                guard try SQLiteRecordStore.foldJournal(ofFileAt: target, busyTimeoutMilliseconds: 2_000) else {
+                    throw VaultError.busy
+                }
             } catch let error as VaultError {
                 throw error
             } catch let error as StoreError {

@@ -36,13 +36,17 @@ public struct BackupName: Hashable, Sendable, CustomStringConvertible {
         guard parts.count == 2 else { return nil }
         let vault = parts[0]
         let timeParts = parts[1].split(separator: "_", omittingEmptySubsequences: false)
-        guard vault.count == Self.vaultDigits, vault.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
-              timeParts.count <= 2, let time = BackupTime(compact: String(timeParts[0])) else { return nil }
+        guard vault.count == Self.vaultDigits,
+            vault.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
+            timeParts.count <= 2, let time = BackupTime(compact: String(timeParts[0]))
+        else { return nil }
         var sequence = 1
         if timeParts.count == 2 {
             let digits = timeParts[1]
-            guard !digits.isEmpty, digits.count <= 6, digits.first != "0", digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  let n = Int(digits), n >= 2 else { return nil }
+            guard !digits.isEmpty, digits.count <= 6, digits.first != "0",
+                digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let n = Int(digits), n >= 2
+            else { return nil }
             sequence = n
         }
         self.vault = String(vault)
@@ -77,9 +81,11 @@ public struct BackupLabel: Hashable, Sendable {
     /// Nil unless the stanza is a well-formed v1 label.
     public init?(type: String, arguments: [String]) {
         guard type == Self.stanzaType, arguments.count == 4, arguments[0] == "v1", arguments[1].count == 32,
-              arguments[1].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
-              let time = BackupTime(compact: arguments[2]), arguments[3].count <= 15, arguments[3].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              arguments[3] == "0" || arguments[3].first != "0", let bytes = Int(arguments[3]) else { return nil }
+            arguments[1].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
+            let time = BackupTime(compact: arguments[2]), arguments[3].count <= 15,
+            arguments[3].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            arguments[3] == "0" || arguments[3].first != "0", let bytes = Int(arguments[3])
+        else { return nil }
         vaultID = arguments[1]
         self.time = time
         snapshotBytes = bytes

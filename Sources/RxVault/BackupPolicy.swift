@@ -1,5 +1,5 @@
 /// Which backups to keep: restic's `forget` policy for daily, weekly, monthly and yearly
-/// periods (README.md, "Backups"; DESIGN.md).
+/// periods (docs/guide.md, "Backups"; DESIGN.md).
 ///
 /// Backups are taken newest first. For each period kind with a count left, a backup whose
 /// period (its UTC day, ISO week, month or year) differs from the last one kept for that kind
@@ -16,7 +16,9 @@ public struct BackupPolicy: Hashable, Sendable {
         func bucket(_ time: BackupTime) -> Int {
             switch self {
             case .daily: return time.year * 10_000 + time.month * 100 + time.day
-            case .weekly: let w = time.isoWeek; return w.year * 100 + w.week
+            case .weekly:
+                let w = time.isoWeek
+                return w.year * 100 + w.week
             case .monthly: return time.year * 100 + time.month
             case .yearly: return time.year
             }
@@ -43,7 +45,9 @@ public struct BackupPolicy: Hashable, Sendable {
 
     /// The decision for each item, newest first. Items with the same time are ordered by
     /// `tieBreak` (greater first), so the result never depends on the input's order.
-    public func apply<Item>(_ items: [Item], time: (Item) -> BackupTime, tieBreak: (Item) -> Int = { _ in 0 }) -> [Decision<Item>] {
+    public func apply<Item>(_ items: [Item], time: (Item) -> BackupTime, tieBreak: (Item) -> Int = { _ in 0 })
+        -> [Decision<Item>]
+    {
         let sorted = items.sorted { a, b in
             let (ta, tb) = (time(a), time(b))
             return ta != tb ? ta > tb : tieBreak(a) > tieBreak(b)

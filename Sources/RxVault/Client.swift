@@ -1,9 +1,10 @@
+import Foundation
 import RxCrypto
 import RxModel
 
 /// A client app as the owner sees it.
 public struct ClientSummary: Sendable, Equatable {
-    public let id: RecordID
+    public let id: ClientID
     public let name: String
     public let recipient: AgeRecipient
     /// When it was registered (ISO 8601, UTC).
@@ -21,7 +22,7 @@ struct ClientInfo: Codable {
 
 /// A grant as the owner sees it.
 public struct GrantSummary: Sendable {
-    public let id: RecordID
+    public let id: GrantID
     public let client: ClientSummary
     public let prescriptionID: PrescriptionID
     public let granted: String
@@ -63,7 +64,8 @@ public struct GrantOutcome: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         func end(_ day: CalendarDate?) -> String { day.map { "until \($0)" } ?? "no end" }
         guard let before else {
-            return "new grant " + (after.expires.map { "until \($0)" } ?? "with no end") + (after.attachments ? "" : ", without attachments")
+            return "new grant " + (after.expires.map { "until \($0)" } ?? "with no end")
+                + (after.attachments ? "" : ", without attachments")
         }
         guard changed else {
             return "unchanged (\(end(after.expires)), \(after.attachments ? "with" : "without") attachments)"
@@ -75,7 +77,8 @@ public struct GrantOutcome: Sendable, Equatable, CustomStringConvertible {
             parts.append((after.expires.map { "now until \($0)" } ?? "now with no end") + " (was \(was))")
         }
         if before.attachments != after.attachments {
-            parts.append(after.attachments ? "now with attachments (was without)" : "now without attachments (was with)")
+            parts.append(
+                after.attachments ? "now with attachments (was without)" : "now without attachments (was with)")
         }
         return parts.joined(separator: ", ")
     }
@@ -122,7 +125,10 @@ struct GrantKeys {
         let out = SecretBytes(zeroedCount: total)
         out.withUnsafeMutableBytes { o in
             let n = UInt32(json.count)
-            o[0] = UInt8(n >> 24); o[1] = UInt8(n >> 16 & 0xff); o[2] = UInt8(n >> 8 & 0xff); o[3] = UInt8(n & 0xff)
+            o[0] = UInt8(n >> 24)
+            o[1] = UInt8(n >> 16 & 0xff)
+            o[2] = UInt8(n >> 8 & 0xff)
+            o[3] = UInt8(n & 0xff)
             for (i, b) in json.enumerated() { o[4 + i] = b }
             var offset = 4 + json.count
             for key in [dataKey] + attachmentKeys {
@@ -138,8 +144,9 @@ struct GrantKeys {
             guard p.count >= 4 else { return nil }
             let n = Int(p[0]) << 24 | Int(p[1]) << 16 | Int(p[2]) << 8 | Int(p[3])
             guard n >= 2, p.count >= 4 + n + 32,
-                  let context = try? JSONDecoderStrict.decode(Context.self, from: Array(p[4..<(4 + n)])),
-                  p.count == 4 + n + 32 * (1 + context.attachments.count) else { return nil }
+                let context = try? JSONDecoderStrict.decode(Context.self, from: Array(p[4..<(4 + n)])),
+                p.count == 4 + n + 32 * (1 + context.attachments.count)
+            else { return nil }
             var keys: [SecretBytes] = []
             for i in 0...context.attachments.count {
                 let start = 4 + n + 32 * i
@@ -149,8 +156,6 @@ struct GrantKeys {
         }
     }
 }
-
-import Foundation
 
 enum JSONEncoderSorted {
     static func encode<T: Encodable>(_ value: T) throws -> Data {

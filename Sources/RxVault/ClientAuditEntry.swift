@@ -47,9 +47,12 @@ enum ClientAuditAuthenticator {
     /// calls it with its secret and the audit public key, the owner with the audit secret and
     /// the client's public key; both hash in the vault id and both public keys, so the key
     /// belongs to this client in this vault and to nothing else.
-    static func key(vaultID: [UInt8], clientPublicKey: [UInt8], auditPublicKey: [UInt8],
-                    secretKey: SecretBytes, peerPublicKey: [UInt8]) throws -> SecretBytes {
-        let context = AssociatedData.build(.auditClientKey, [.bytes(vaultID), .bytes(clientPublicKey), .bytes(auditPublicKey)])
+    static func key(
+        vaultID: [UInt8], clientPublicKey: [UInt8], auditPublicKey: [UInt8],
+        secretKey: SecretBytes, peerPublicKey: [UInt8]
+    ) throws -> SecretBytes {
+        let context = AssociatedData.build(
+            .auditClientKey, [.bytes(vaultID), .bytes(clientPublicKey), .bytes(auditPublicKey)])
         return try X25519.sharedKey(secretKey: secretKey, publicKey: peerPublicKey, context: context)
     }
 
@@ -61,11 +64,19 @@ enum ClientAuditAuthenticator {
         AssociatedData.build(.auditClientEntry, [.bytes(vaultID), .int(sequence), .bytes(previousHash), .bytes(json)])
     }
 
-    static func authenticate(json: [UInt8], sequence: Int, previousHash: [UInt8], vaultID: [UInt8], key: SecretBytes) throws -> [UInt8] {
-        try MAC.authenticate(message(vaultID: vaultID, sequence: sequence, previousHash: previousHash, json: json), key: key)
+    static func authenticate(json: [UInt8], sequence: Int, previousHash: [UInt8], vaultID: [UInt8], key: SecretBytes)
+        throws -> [UInt8]
+    {
+        try MAC.authenticate(
+            message(vaultID: vaultID, sequence: sequence, previousHash: previousHash, json: json), key: key)
     }
 
-    static func verify(_ authenticator: [UInt8], json: [UInt8], sequence: Int, previousHash: [UInt8], vaultID: [UInt8], key: SecretBytes) -> Bool {
-        MAC.verify(authenticator, message(vaultID: vaultID, sequence: sequence, previousHash: previousHash, json: json), key: key)
+    static func verify(
+        _ authenticator: [UInt8], json: [UInt8], sequence: Int, previousHash: [UInt8], vaultID: [UInt8],
+        key: SecretBytes
+    ) -> Bool {
+        MAC.verify(
+            authenticator, message(vaultID: vaultID, sequence: sequence, previousHash: previousHash, json: json),
+            key: key)
     }
 }

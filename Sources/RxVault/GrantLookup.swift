@@ -8,10 +8,15 @@ import RxCrypto
 /// with its secret key, the owner with the audit secret; nobody else can, so the tag says nothing
 /// about which public key (which app, which insurer) the row is for.
 enum ClientLookup {
-    static func tag(vaultID: [UInt8], clientPublicKey: [UInt8], auditPublicKey: [UInt8],
-                    secretKey: SecretBytes, peerPublicKey: [UInt8]) throws -> [UInt8] {
-        let context = AssociatedData.build(.clientLookup, [.bytes(vaultID), .bytes(clientPublicKey), .bytes(auditPublicKey)])
-        return try X25519.sharedKey(secretKey: secretKey, publicKey: peerPublicKey, context: context).withUnsafeBytes { Array($0) }
+    static func tag(
+        vaultID: [UInt8], clientPublicKey: [UInt8], auditPublicKey: [UInt8],
+        secretKey: SecretBytes, peerPublicKey: [UInt8]
+    ) throws -> [UInt8] {
+        let context = AssociatedData.build(
+            .clientLookup, [.bytes(vaultID), .bytes(clientPublicKey), .bytes(auditPublicKey)])
+        return try X25519.sharedKey(secretKey: secretKey, publicKey: peerPublicKey, context: context).withUnsafeBytes {
+            Array($0)
+        }
     }
 }
 
@@ -23,7 +28,8 @@ enum GrantReference {
     static let byteCount = 16
 
     static func make(vaultID: [UInt8], clientID: String, prescriptionID: String, key: SecretBytes) throws -> String {
-        let mac = try MAC.authenticate(AssociatedData.build(.grantReference, [.bytes(vaultID), .text(clientID), .text(prescriptionID)]), key: key)
+        let mac = try MAC.authenticate(
+            AssociatedData.build(.grantReference, [.bytes(vaultID), .text(clientID), .text(prescriptionID)]), key: key)
         return Hex.encode(mac.prefix(byteCount))
     }
 }

@@ -25,7 +25,9 @@ public struct KeySlot: Sendable, Equatable {
     /// The owner's sealed label and creation time (empty for slot 1, which has no row).
     let info: [UInt8]
 
-    init(id: Int, kind: Kind, algorithm: String, kdf: PasswordKDF?, salt: [UInt8], wrappedRootKey: [UInt8], info: [UInt8]) {
+    init(
+        id: Int, kind: Kind, algorithm: String, kdf: PasswordKDF?, salt: [UInt8], wrappedRootKey: [UInt8], info: [UInt8]
+    ) {
         self.id = id
         self.kind = kind
         self.algorithm = algorithm
@@ -39,33 +41,48 @@ public struct KeySlot: Sendable, Equatable {
     /// (ids in order, known kinds, KDF costs within what `init --kdf` offers, as for the header).
     init(_ row: KeySlotRecord, after previous: Int) throws(VaultError) {
         guard row.id > previous, row.id >= 2, row.id <= Self.maximumID, let kind = Kind(rawValue: row.kind),
-              row.wrappedRootKey.count == Self.wrappedLength else {
+            row.wrappedRootKey.count == Self.wrappedLength
+        else {
             throw .integrity("key slot \(row.id) is malformed")
         }
         switch kind {
         case .passphrase:
             let kdf = PasswordKDF(opsLimit: row.kdfOpsLimit, memLimit: row.kdfMemLimit)
-            guard row.kdfAlgorithm == PasswordKDF.algorithmName, row.kdfSalt.count == PasswordKDF.saltLength, kdf.isWithinLibraryLimits,
-                  VaultHeader.acceptedOpsLimits.contains(kdf.opsLimit), VaultHeader.acceptedMemLimits.contains(kdf.memLimit) else {
+            guard row.kdfAlgorithm == PasswordKDF.algorithmName, row.kdfSalt.count == PasswordKDF.saltLength,
+                kdf.isWithinLibraryLimits,
+                VaultHeader.acceptedOpsLimits.contains(kdf.opsLimit),
+                VaultHeader.acceptedMemLimits.contains(kdf.memLimit)
+            else {
                 throw .integrity("key slot \(row.id) has KDF parameters rxvault never writes")
             }
-            self.init(id: row.id, kind: kind, algorithm: row.kdfAlgorithm, kdf: kdf, salt: row.kdfSalt, wrappedRootKey: row.wrappedRootKey, info: row.info)
+            self.init(
+                id: row.id, kind: kind, algorithm: row.kdfAlgorithm, kdf: kdf, salt: row.kdfSalt,
+                wrappedRootKey: row.wrappedRootKey, info: row.info)
         case .recovery:
             guard row.kdfAlgorithm == RecoveryKDF.algorithmName, row.kdfSalt.count == RecoveryKDF.saltLength,
-                  row.kdfOpsLimit == 0, row.kdfMemLimit == 0 else {
+                row.kdfOpsLimit == 0, row.kdfMemLimit == 0
+            else {
                 throw .integrity("key slot \(row.id) has KDF parameters rxvault never writes")
             }
-            self.init(id: row.id, kind: kind, algorithm: row.kdfAlgorithm, kdf: nil, salt: row.kdfSalt, wrappedRootKey: row.wrappedRootKey, info: row.info)
+            self.init(
+                id: row.id, kind: kind, algorithm: row.kdfAlgorithm, kdf: nil, salt: row.kdfSalt,
+                wrappedRootKey: row.wrappedRootKey, info: row.info)
         }
     }
 
     /// Associated data of a `key_slot` row's wrapped root key: its purpose, the format, the
     /// vault, the slot's id and kind and everything that decides how its key is derived, so a
     /// row moved to another id, another vault, or edited to weaker costs does not open.
-    static func associatedData(formatVersion: Int, vaultID: [UInt8], id: Int, kind: Kind, algorithm: String,
-                               opsLimit: UInt64, memLimit: UInt64, salt: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.keySlot, [.int(formatVersion), .bytes(vaultID), .int(id), .text(kind.rawValue),
-                                        .text(algorithm), .integer(opsLimit), .integer(memLimit), .bytes(salt)])
+    static func associatedData(
+        formatVersion: Int, vaultID: [UInt8], id: Int, kind: Kind, algorithm: String,
+        opsLimit: UInt64, memLimit: UInt64, salt: [UInt8]
+    ) -> [UInt8] {
+        AssociatedData.build(
+            .keySlot,
+            [
+                .int(formatVersion), .bytes(vaultID), .int(id), .text(kind.rawValue),
+                .text(algorithm), .integer(opsLimit), .integer(memLimit), .bytes(salt)
+            ])
     }
 
     /// What a recovery slot's key is derived from besides the code: its place.

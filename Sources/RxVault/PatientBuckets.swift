@@ -3,7 +3,7 @@ import RxCrypto
 import RxStore
 
 /// The patient rows in 256 buckets, by the first byte of the id (the buckets of the search index
-/// and the manifest), with one hash each (issue 15; DESIGN.md, "Patients"; docs/format.md,
+/// and the manifest), with one hash each (DESIGN.md, "Patients"; docs/format.md,
 /// "Format 4: patient buckets").
 ///
 /// The state root pins the whole set of patient rows with one hash (`VaultState.patientsHash`),
@@ -25,10 +25,10 @@ struct PatientBuckets: Equatable {
 
     /// The buckets of `rows` (every patient row's id and MAC, in id order, as
     /// `RecordStore.patientMACs()` gives them), with their patients hash.
-    init(rows: [(id: String, mac: [UInt8])], patientsHash: [UInt8]) {
-        var grouped = Array(repeating: [(id: String, mac: [UInt8])](), count: Self.count)
+    init(rows: [(id: PatientID, mac: [UInt8])], patientsHash: [UInt8]) {
+        var grouped = Array(repeating: [(id: PatientID, mac: [UInt8])](), count: Self.count)
         for row in rows {
-            if let bucket = Self.bucket(ofRowID: row.id) { grouped[bucket].append(row) }
+            if let bucket = Self.bucket(ofRowID: row.id.hex) { grouped[bucket].append(row) }
         }
         self.patientsHash = patientsHash
         hashes = grouped.enumerated().map { Self.hash(bucket: $0.offset, rows: $0.element) }
@@ -62,10 +62,10 @@ struct PatientBuckets: Equatable {
     /// SHA-256 of `rxvault/v4 patient-bucket` ‖ u64 bucket ‖ each row's id and MAC in id order
     /// (`AssociatedData` framing). The bucket number is in it so that a bucket's rows cannot stand
     /// for another's.
-    static func hash(bucket: Int, rows: [(id: String, mac: [UInt8])]) -> [UInt8] {
+    static func hash(bucket: Int, rows: [(id: PatientID, mac: [UInt8])]) -> [UInt8] {
         var fields: [AssociatedData.Field] = [.int(bucket)]
         fields.reserveCapacity(1 + 2 * rows.count)
-        for row in rows { fields += [.text(row.id), .bytes(row.mac)] }
+        for row in rows { fields += [.text(row.id.hex), .bytes(row.mac)] }
         return SHA256.hash(AssociatedData.build(.patientBucket, fields))
     }
 
@@ -79,8 +79,9 @@ struct PatientBuckets: Equatable {
 
     static func decode(_ bytes: [UInt8]) -> PatientBuckets? {
         guard bytes.count == 32 * (1 + count) else { return nil }
-        return PatientBuckets(patientsHash: Array(bytes[0..<32]),
-                              hashes: (1...count).map { Array(bytes[32 * $0..<32 * ($0 + 1)]) })
+        return PatientBuckets(
+            patientsHash: Array(bytes[0..<32]),
+            hashes: (1...count).map { Array(bytes[32 * $0..<32 * ($0 + 1)]) })
     }
 
     /// What the owner's MAC covers: the vault id and the encoding.

@@ -56,16 +56,21 @@ public struct PrescriptionFilter: Sendable, Equatable {
         if expired && !(rx.expires.map { $0 < today } ?? false) { return false }
         if let days = expiringWithinDays {
             // Past 9999-12-31 there is no day: every expiry is within reach.
-            guard let expires = rx.expires, expires >= today, expires <= today.adding(days: days) ?? .latest else { return false }
+            guard let expires = rx.expires, expires >= today, expires <= today.adding(days: days) ?? .latest else {
+                return false
+            }
         }
         if let issuedAfter, rx.issued < issuedAfter { return false }
         if let issuedBefore, rx.issued > issuedBefore { return false }
         if hasAttachments && attachmentCount == 0 { return false }
         if sphereMin != nil || sphereMax != nil {
-            guard rx.minusCylinderPowers.contains(where: { within($0.sphere, sphereMin, sphereMax) }) else { return false }
+            guard rx.minusCylinderPowers.contains(where: { within($0.sphere, sphereMin, sphereMax) }) else {
+                return false
+            }
         }
         if cylinderMin != nil || cylinderMax != nil {
-            guard rx.minusCylinderPowers.contains(where: { within($0.cylinder ?? .zero, cylinderMin, cylinderMax) }) else { return false }
+            guard rx.minusCylinderPowers.contains(where: { within($0.cylinder ?? .zero, cylinderMin, cylinderMax) })
+            else { return false }
         }
         if hasAdd && !rx.minusCylinderPowers.contains(where: { $0.add != nil }) { return false }
         if let patient, !rx.patientName.lowercased().contains(patient.lowercased()) { return false }
@@ -79,7 +84,9 @@ public struct PrescriptionFilter: Sendable, Equatable {
     }
 
     /// Filters, keeps the latest per patient and kind if asked, sorts and limits.
-    public func apply<S: FilterSubject>(_ items: [S], attachmentCounts: [PrescriptionID: Int], today: CalendarDate) -> [S] {
+    public func apply<S: FilterSubject>(_ items: [S], attachmentCounts: [PrescriptionID: Int], today: CalendarDate)
+        -> [S]
+    {
         let needsCounts = hasAttachments
         var result = items.filter { item in
             matches(item, attachmentCount: needsCounts ? attachmentCounts[item.subjectID] ?? 0 : 0, today: today)
@@ -88,7 +95,9 @@ public struct PrescriptionFilter: Sendable, Equatable {
             var newest: [String: S] = [:]
             for item in result {
                 let key = "\(item.patientName.lowercased())|\(item.birthDate?.description ?? "")|\(item.kind.rawValue)"
-                if let other = newest[key], (other.issued, other.subjectID.hex) >= (item.issued, item.subjectID.hex) { continue }
+                if let other = newest[key], (other.issued, other.subjectID.hex) >= (item.issued, item.subjectID.hex) {
+                    continue
+                }
                 newest[key] = item
             }
             result = Array(newest.values)
@@ -122,7 +131,7 @@ public struct PrescriptionFilter: Sendable, Equatable {
 /// What a filter reads of a prescription. Records conform directly; search-index rows conform
 /// without decoding their text until a filter asks for it.
 public protocol FilterSubject {
-    var subjectID: RecordID { get }
+    var subjectID: PrescriptionID { get }
     var kind: PrescriptionKind { get }
     var recordStatus: RecordStatus { get }
     var issued: CalendarDate { get }
@@ -160,7 +169,7 @@ public struct MinusCylinderPowers: Sendable, Equatable {
 }
 
 extension PrescriptionRecord: FilterSubject {
-    public var subjectID: RecordID { id }
+    public var subjectID: PrescriptionID { id }
     public var kind: PrescriptionKind { prescription.kind }
     public var recordStatus: RecordStatus { prescription.recordStatus }
     public var issued: CalendarDate { prescription.issued }
@@ -170,6 +179,8 @@ extension PrescriptionRecord: FilterSubject {
     public var prescriberName: String { prescription.prescriber.name }
     public var brands: [String] { prescription.eyes.compactMap { $0.1.brand } }
     public var minusCylinderPowers: [MinusCylinderPowers] {
-        prescription.eyes.map { MinusCylinderPowers(writtenSphere: $0.1.sphere, cylinder: $0.1.cylinder, add: $0.1.add) }
+        prescription.eyes.map {
+            MinusCylinderPowers(writtenSphere: $0.1.sphere, cylinder: $0.1.cylinder, add: $0.1.add)
+        }
     }
 }

@@ -29,7 +29,9 @@ extension RecordContent {
     /// every version of every prescription is most of what an export or a search does).
     init(json bytes: UnsafeRawBufferPointer) throws {
         let c = try JSONValueReader(JSONTree(parsing: bytes)).object()
-        self.init(schema: try c.required("schema").int(), recorded: try c.required("recorded").string(),
-                  prescription: try Prescription(json: c.required("prescription")), change: try c.optional("change")?.string())
+        self.init(
+            schema: try c.required("schema").int(), recorded: try c.required("recorded").string(),
+            prescription: try Prescription(json: c.required("prescription")), change: try c.optional("change")?.string()
+        )
     }
 }

@@ -7,12 +7,14 @@ import RxStore
 struct ReadScope {
     /// The state root, verified when the scope began (nil: a format-1 vault).
     let state: VaultState?
+    /// Manifest buckets opened in this scope (each decrypted once, not once per prescription).
+    var manifest: [Int: [String: ManifestEntry]] = [:]
     /// Prescriptions whose rows were compared with the manifest in this scope.
     var verified: Set<String> = []
     /// The rows of the prescription verified last, for the reads that follow on it.
     var lastRows: StoredRows?
     /// The client ids, read once (a prescription's grants are looked up by one reference per client).
-    var clientIDs: [String]?
+    var clientIDs: [ClientID]?
     /// Every grant row by its reference, read once (format 3), instead of a query per prescription.
     var grantsByReference: [String: [GrantRecord]]?
     /// The prescriptions that have attachment rows, read once: the others need no query for them.
@@ -39,6 +41,7 @@ struct StoredRows {
     /// The rows in the manifest's terms (nil: no row at all).
     var entry: ManifestEntry? {
         guard exists else { return nil }
-        return ManifestEntry(prescriptionID: id, versions: versions, attachments: attachments, grants: grants.map(\.row))
+        return ManifestEntry(
+            prescriptionID: id, versions: versions, attachments: attachments, grants: grants.map(\.row))
     }
 }

@@ -13,7 +13,10 @@ enum RecordCodec {
         }
         /// A string: its UTF-8 length as a 32-bit integer (-1 for nil), then the bytes. Never cut.
         mutating func text(_ s: String?) {
-            guard let s else { i32(-1); return }
+            guard let s else {
+                i32(-1)
+                return
+            }
             let utf8 = Array(s.utf8)
             i32(utf8.count)
             bytes += utf8
@@ -36,7 +39,10 @@ enum RecordCodec {
         mutating func i32() throws -> Int {
             guard p + 4 <= bytes.count else { throw Truncated() }
             defer { p += 4 }
-            return Int(Int32(bitPattern: UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16 | UInt32(bytes[p + 3]) << 24))
+            return Int(
+                Int32(
+                    bitPattern: UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16 | UInt32(
+                        bytes[p + 3]) << 24))
         }
         mutating func text() throws -> String? {
             let n = try i32()
@@ -45,10 +51,22 @@ enum RecordCodec {
             defer { p += n }
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[p..<(p + n)]), as: UTF8.self)
         }
-        mutating func value() throws -> Hundredths? { let v = try i32(); return v == Writer.absent ? nil : Hundredths(raw: v) }
-        mutating func date() throws -> CalendarDate? { let v = try i32(); return v == Writer.absent ? nil : CalendarDate(dayNumber: v) }
-        mutating func int() throws -> Int? { let v = try i32(); return v == Writer.absent ? nil : v }
-        mutating func skip(_ n: Int) throws { guard p + n <= bytes.count else { throw Truncated() }; p += n }
+        mutating func value() throws -> Hundredths? {
+            let v = try i32()
+            return v == Writer.absent ? nil : Hundredths(raw: v)
+        }
+        mutating func date() throws -> CalendarDate? {
+            let v = try i32()
+            return v == Writer.absent ? nil : CalendarDate(dayNumber: v)
+        }
+        mutating func int() throws -> Int? {
+            let v = try i32()
+            return v == Writer.absent ? nil : v
+        }
+        mutating func skip(_ n: Int) throws {
+            guard p + n <= bytes.count else { throw Truncated() }
+            p += n
+        }
     }
 
     static func encode(_ record: PrescriptionRecord, into w: inout Writer) {
@@ -61,48 +79,68 @@ enum RecordCodec {
         w.value(rx.pupillaryDistance?.far)
         w.value(rx.pupillaryDistance?.near)
         for eye in Eye.allCases {
-            guard let lens = rx[eye] else { w.u8(0); continue }
+            guard let lens = rx[eye] else {
+                w.u8(0)
+                continue
+            }
             w.u8(1)
             switch lens.prism {
             case nil: w.u8(0)
-            case let .rectangular(v, h)?:
+            case .rectangular(let v, let h)?:
                 w.u8(1)
-                w.value(v?.amount); w.u8(v?.base == .down ? 1 : 0)
-                w.value(h?.amount); w.u8(h?.base == .out ? 1 : 0)
-            case let .polar(amount, angle)?:
+                w.value(v?.amount)
+                w.u8(v?.base == .down ? 1 : 0)
+                w.value(h?.amount)
+                w.u8(h?.base == .out ? 1 : 0)
+            case .polar(let amount, let angle)?:
                 w.u8(2)
-                w.value(amount); w.i32(angle)
+                w.value(amount)
+                w.i32(angle)
             }
-            w.value(lens.vertexDistance); w.value(lens.farPD); w.value(lens.nearPD); w.value(lens.baseCurve); w.value(lens.diameter)
+            w.value(lens.vertexDistance)
+            w.value(lens.farPD)
+            w.value(lens.nearPD)
+            w.value(lens.baseCurve)
+            w.value(lens.diameter)
         }
         encodeTrailing(rx, into: &w)
     }
 
     /// Completes `summary` (the filter fields, read already) with the rest of the record.
-    static func decode(_ r: inout Reader, id: RecordID, version: Int, summary: Prescription) throws -> PrescriptionRecord {
+    static func decode(_ r: inout Reader, id: PrescriptionID, version: Int, summary: Prescription) throws
+        -> PrescriptionRecord
+    {
         var rx = summary
         let recorded = try r.text() ?? ""
         let change = try r.text()
         rx.prescriber.licence = try r.text()
         rx.prescriber.contact = try r.text()
         rx.note = try r.text()
-        let far = try r.value(), near = try r.value()
+        let far = try r.value()
+        let near = try r.value()
         rx.pupillaryDistance = far.map { PupillaryDistance(far: $0, near: near) }
         for eye in Eye.allCases {
             guard try r.u8() == 1 else { continue }
             var lens = rx[eye] ?? LensSpecification(sphere: .zero)
             switch try r.u8() {
             case 1:
-                let va = try r.value(), vb = try r.u8(), ha = try r.value(), hb = try r.u8()
-                lens.prism = .rectangular(vertical: va.map { .init(amount: $0, base: vb == 1 ? .down : .up) },
-                                          horizontal: ha.map { .init(amount: $0, base: hb == 1 ? .out : .in) })
+                let va = try r.value()
+                let vb = try r.u8()
+                let ha = try r.value()
+                let hb = try r.u8()
+                lens.prism = .rectangular(
+                    vertical: va.map { .init(amount: $0, base: vb == 1 ? .down : .up) },
+                    horizontal: ha.map { .init(amount: $0, base: hb == 1 ? .out : .in) })
             case 2:
                 let amount = try r.value() ?? .zero
                 lens.prism = .polar(amount: amount, angle: try r.i32())
             default: lens.prism = nil
             }
-            lens.vertexDistance = try r.value(); lens.farPD = try r.value(); lens.nearPD = try r.value()
-            lens.baseCurve = try r.value(); lens.diameter = try r.value()
+            lens.vertexDistance = try r.value()
+            lens.farPD = try r.value()
+            lens.nearPD = try r.value()
+            lens.baseCurve = try r.value()
+            lens.diameter = try r.value()
             rx[eye] = lens
         }
         try decodeTrailing(&r, into: &rx)
@@ -119,7 +157,7 @@ enum RecordCodec {
 /// fields absent), and a reader skips a tag it does not know, so each later addition takes its
 /// own tag without disturbing the others.
 extension RecordCodec {
-    /// Tag 1, the lens details of issue 12: contact-lens type (u8: 0 none, then
+    /// Tag 1, the lens details of format 4: contact-lens type (u8: 0 none, then
     /// `ContactLensType.allCases` order + 1), then per eye present (OD first) the add designation
     /// (u8: 0 none, `AddDesignation.allCases` order + 1), the dominance (likewise) and balance (u8 0/1).
     static let lensDetailsTag: UInt8 = 1
@@ -139,13 +177,16 @@ extension RecordCodec {
             w.i32(section.bytes.count)
             w.bytes += section.bytes
         }
-        let hasDetails = rx.contactLensType != nil
+        let hasDetails =
+            rx.contactLensType != nil
             || rx.eyes.contains { $0.1.addDesignation != nil || $0.1.dominance != nil || $0.1.balance }
         guard hasDetails else { return }
         var details = Writer()
         details.u8(index(rx.contactLensType))
         for (_, lens) in rx.eyes {
-            details.u8(index(lens.addDesignation)); details.u8(index(lens.dominance)); details.u8(lens.balance ? 1 : 0)
+            details.u8(index(lens.addDesignation))
+            details.u8(index(lens.dominance))
+            details.u8(lens.balance ? 1 : 0)
         }
         w.u8(lensDetailsTag)
         w.i32(details.bytes.count)
@@ -169,7 +210,10 @@ extension RecordCodec {
                 guard r.p == end else { throw Reader.Truncated() }
                 continue
             }
-            guard tag == lensDetailsTag else { try r.skip(length); continue }
+            guard tag == lensDetailsTag else {
+                try r.skip(length)
+                continue
+            }
             rx.contactLensType = try value(try r.u8(), ContactLensType.self)
             for eye in Eye.allCases where rx[eye] != nil {
                 rx[eye]!.addDesignation = try value(try r.u8(), AddDesignation.self)

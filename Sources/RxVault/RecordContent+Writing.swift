@@ -8,10 +8,16 @@ extension RecordContent {
     func sealedJSON() throws -> [UInt8] {
         var w = JSONWriter(style: .compact, capacity: 512, escapeSlashes: true)
         w.beginObject()
-        if let change { w.key("change"); w.string(change) }
-        w.key("prescription"); try prescription.writeJSON(to: &w)
-        w.key("recorded"); w.string(recorded)
-        w.key("schema"); w.int(schema)
+        if let change {
+            w.key("change")
+            w.string(change)
+        }
+        w.key("prescription")
+        try prescription.writeJSON(to: &w)
+        w.key("recorded")
+        w.string(recorded)
+        w.key("schema")
+        w.int(schema)
         w.endObject()
         return w.bytes
     }

@@ -1,60 +1,45 @@
 import RxCrypto
 
-/// The id of a prescription or an attachment: 128 random bits as 32 lower-case hex digits.
-///
-/// Random (not a counter) so ids reveal nothing about how many records exist or in which
-/// order they were added. Shown short, like git: the first 8 digits, longer where two ids share
-/// them; any unique prefix of at least 4 digits is accepted.
-public struct RecordID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public let hex: String
+@_exported import struct RxStore.AttachmentID
+@_exported import struct RxStore.ClientID
+@_exported import struct RxStore.GrantID
+@_exported import struct RxStore.PatientID
+@_exported import struct RxStore.PrescriptionID
+@_exported import enum RxStore.RecordID
+@_exported import protocol RxStore.RecordIdentifier
 
-    public static let length = 32
-    public static let shortLength = 8
-    public static let minimumPrefixLength = 4
+// The ids are the store's (RxStore/RecordStore/RecordIDs.swift), one type per kind of row, and
+// part of this module's API: re-exported, so the CLI and the API name them without importing
+// the storage layer.
 
-    public init?(hex: String) {
-        guard hex.count == Self.length, Self.isHex(hex) else { return nil }
-        self.hex = hex
+extension RecordIdentifier {
+    /// A new id: 16 random bytes.
+    public static func random() -> Self {
+        Self(bytes: randomBytes(RecordID.byteCount))!
     }
 
-    public static func random() -> RecordID {
-        RecordID(hex: randomBytes(16).map { String($0, radix: 16).padding(2) }.joined())!
+    /// The id `hex` spells, where RxVault keeps ids as text (the manifest, sealed grant info, the
+    /// audit log): an integrity error if it is not one.
+    static func checked(_ hex: String) throws(VaultError) -> Self {
+        guard let id = Self(hex: hex) else { throw .integrity("a stored id is malformed") }
+        return id
     }
 
-    public var short: String { String(hex.prefix(Self.shortLength)) }
-    public var description: String { hex }
-    public static func < (a: RecordID, b: RecordID) -> Bool { a.hex < b.hex }
+    /// Normalises what a person typed as an id of this kind or a prefix of one (`RecordID.prefix`).
+    public static func prefix(from text: String) throws(VaultError) -> String {
+        try RecordID.prefix(from: text)
+    }
+}
 
+extension RecordID {
     /// Normalises what a person typed as an id or prefix: lower case, hex only, long enough.
     public static func prefix(from text: String) throws(VaultError) -> String {
         let lowered = text.lowercased()
         guard (minimumPrefixLength...length).contains(lowered.count), isHex(lowered) else { throw .malformedID(text) }
         return lowered
     }
-
-    /// The shortest display form of each id that is unique among `ids` (at least 8 digits).
-    public static func shortForms(_ ids: [RecordID]) -> [RecordID: String] {
-        let sorted = ids.sorted()
-        var forms: [RecordID: String] = [:]
-        for (i, id) in sorted.enumerated() {
-            var needed = shortLength
-            for neighbour in [i > 0 ? sorted[i - 1] : nil, i + 1 < sorted.count ? sorted[i + 1] : nil].compactMap({ $0 }) {
-                let common = zip(id.hex, neighbour.hex).prefix { $0 == $1 }.count
-                needed = max(needed, common + 1)
-            }
-            forms[id] = String(id.hex.prefix(needed))
-        }
-        return forms
-    }
-
-    static func isHex(_ s: String) -> Bool {
-        s.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
-    }
 }
 
 extension String {
     func padding(_ length: Int) -> String { String(repeating: "0", count: Swift.max(0, length - count)) + self }
 }
-
-public typealias PrescriptionID = RecordID
-public typealias AttachmentID = RecordID

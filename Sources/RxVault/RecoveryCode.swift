@@ -69,7 +69,11 @@ public struct RecoveryCode {
         typed.withUnsafeBytes { bytes in
             for byte in bytes {
                 var c = byte
-                if c == UInt8(ascii: " ") || c == UInt8(ascii: "-") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") || c == UInt8(ascii: "\t") { continue }
+                if c == UInt8(ascii: " ") || c == UInt8(ascii: "-") || c == UInt8(ascii: "\n")
+                    || c == UInt8(ascii: "\r") || c == UInt8(ascii: "\t")
+                {
+                    continue
+                }
                 if c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z") { c -= 32 }
                 switch c {
                 case UInt8(ascii: "O"): c = UInt8(ascii: "0")
@@ -80,16 +84,20 @@ public struct RecoveryCode {
                     symbols.append(index)
                 } else if mistakes.isEmpty {
                     let group = symbols.count / 5 + 1
-                    mistakes.append(c < 128 && c >= 32
-                                    ? "'\(Character(Unicode.Scalar(c)))' in group \(group) is not a recovery-code character (digits and letters except U)"
-                                    : "group \(group) holds a character that is not in a recovery code")
+                    mistakes.append(
+                        c < 128 && c >= 32
+                            ? "'\(Character(Unicode.Scalar(c)))' in group \(group) is not a recovery-code character (digits and letters except U)"
+                            : "group \(group) holds a character that is not in a recovery code")
                 }
             }
         }
         defer { for i in symbols.indices { symbols[i] = 0 } }
         if let first = mistakes.first { throw Mistake(description: first) }
         guard symbols.count == groupCount * 5 else {
-            throw Mistake(description: "a recovery code is \(groupCount) groups of 5 characters (\(groupCount * 5) in all); this one has \(symbols.count)")
+            throw Mistake(
+                description:
+                    "a recovery code is \(groupCount) groups of 5 characters (\(groupCount * 5) in all); this one has \(symbols.count)"
+            )
         }
         var wrong: [String] = []
         for g in 0..<groupCount {
@@ -97,9 +105,11 @@ public struct RecoveryCode {
             if checkValue(group: g, data: Array(group.prefix(4))) != group[4] { wrong.append(String(g + 1)) }
         }
         if !wrong.isEmpty {
-            throw Mistake(description: wrong.count == 1
-                          ? "group \(wrong[0]) of the recovery code is mistyped (its check character does not match)"
-                          : "groups \(wrong.joined(separator: ", ")) of the recovery code are mistyped (their check characters do not match)")
+            throw Mistake(
+                description: wrong.count == 1
+                    ? "group \(wrong[0]) of the recovery code is mistyped (its check character does not match)"
+                    : "groups \(wrong.joined(separator: ", ")) of the recovery code are mistyped (their check characters do not match)"
+            )
         }
         var data: [Int] = []
         for g in 0..<groupCount { data += symbols[g * 5..<g * 5 + 4] }

@@ -2,7 +2,7 @@ import Foundation
 import RxCrypto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The newest write counter this computer has seen of each vault file (DESIGN.md, "State root").
@@ -61,7 +61,8 @@ public struct RollbackAnchor: Sendable {
         /// `<vault id>-<first 16 bytes of SHA-256 of the path, hex>`: fixed length whatever the
         /// path, and no character of the path in a file name.
         var fileName: String {
-            vaultIDHex + "-" + SHA256.hash(Array(file.utf8)).prefix(16).map { String($0, radix: 16).padding(2) }.joined()
+            vaultIDHex + "-"
+                + SHA256.hash(Array(file.utf8)).prefix(16).map { String($0, radix: 16).padding(2) }.joined()
         }
     }
 
@@ -89,7 +90,8 @@ public struct RollbackAnchor: Sendable {
     /// The first line of an anchor file: the decimal counter (the second, if any, names the file).
     static func counter(in path: String) -> Int? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let first = text.split(separator: "\n", omittingEmptySubsequences: false).first else { return nil }
+            let first = text.split(separator: "\n", omittingEmptySubsequences: false).first
+        else { return nil }
         return Int(first.trimmingCharacters(in: .whitespaces))
     }
 
@@ -123,7 +125,10 @@ public struct RollbackAnchor: Sendable {
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         let why = written == bytes.count ? nil : "cannot write in \(directory): \(Self.lastError())"
         close(fd)
-        if let why { unlink(temporary); return why }
+        if let why {
+            unlink(temporary)
+            return why
+        }
         guard rename(temporary, path) == 0 else {
             let why = "cannot write in \(directory): \(Self.lastError())"
             unlink(temporary)
@@ -136,13 +141,17 @@ public struct RollbackAnchor: Sendable {
     /// asks of the state home); returns why not.
     func makeDirectory() -> String? {
         var info = stat()
-        if stat(directory, &info) == 0 { return info.st_mode & S_IFMT == S_IFDIR ? nil : "\(directory) is not a folder" }
+        if stat(directory, &info) == 0 {
+            return info.st_mode & S_IFMT == S_IFDIR ? nil : "\(directory) is not a folder"
+        }
         var built = directory.hasPrefix("/") ? "" : "."
         for component in directory.split(separator: "/") {
             built += "/" + component
             if mkdir(built, 0o700) != 0 && errno != EEXIST { return "cannot create \(built): \(Self.lastError())" }
         }
-        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return "\(directory) is not a folder" }
+        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            return "\(directory) is not a folder"
+        }
         return nil
     }
 

@@ -11,19 +11,23 @@ struct Sealing {
 
     /// Opens a prescription version's content with its data key, bound to the row's own place.
     func openContent(_ row: PrescriptionVersionRecord, dataKey: SecretBytes) throws(VaultError) -> PrescriptionRecord {
-        guard let id = PrescriptionID(hex: row.prescriptionID) else { throw .integrity("a stored prescription id is malformed") }
+        let id = row.prescriptionID
         let place = "prescription \(id.short) version \(row.version)"
         let plaintext: SecretBytes
         do {
-            plaintext = try AEAD.open(row.content, key: dataKey, associatedData:
-                AssociatedData.object(.content, vaultID: vaultID, type: Vault.objectType, id: id.hex, version: row.version))
+            plaintext = try AEAD.open(
+                row.content, key: dataKey,
+                associatedData:
+                    AssociatedData.object(
+                        .content, vaultID: vaultID, type: Vault.objectType, id: id.hex, version: row.version))
         } catch {
             throw .integrity("\(place) failed authentication (altered, moved or damaged)")
         }
         do {
             let content = try plaintext.withUnsafeBytes { bytes throws in try RecordContent(json: bytes) }
-            return PrescriptionRecord(id: id, version: row.version, recorded: content.recorded, prescription: content.prescription,
-                                      change: content.change)
+            return PrescriptionRecord(
+                id: id, version: row.version, recorded: content.recorded, prescription: content.prescription,
+                change: content.change)
         } catch {
             throw .integrity("\(place) decrypted but does not decode")
         }
@@ -31,19 +35,22 @@ struct Sealing {
 
     /// Opens an attachment's metadata with its keys.
     func openMetadata(_ row: AttachmentRecord, keys: Vault.AttachmentKeys) throws(VaultError) -> AttachmentInfo {
-        guard let id = AttachmentID(hex: row.id), let prescriptionID = PrescriptionID(hex: row.prescriptionID) else {
-            throw .integrity("a stored attachment id is malformed")
-        }
+        let (id, prescriptionID) = (row.id, row.prescriptionID)
         let place = "attachment \(id.short)"
         let plain: SecretBytes
         do {
-            plain = try AEAD.open(row.metadata, key: keys.metadataKey, associatedData:
-                AssociatedData.attachment(.attachmentMetadata, vaultID: vaultID, id: id.hex, prescriptionID: prescriptionID.hex))
+            plain = try AEAD.open(
+                row.metadata, key: keys.metadataKey,
+                associatedData:
+                    AssociatedData.attachment(
+                        .attachmentMetadata, vaultID: vaultID, id: id.hex, prescriptionID: prescriptionID.hex))
         } catch {
             throw .integrity("\(place) failed authentication (altered, moved or damaged)")
         }
         do {
-            let metadata = try plain.withUnsafeBytes { try JSONDecoder().decode(AttachmentMetadata.self, from: Data($0)) }
+            let metadata = try plain.withUnsafeBytes {
+                try JSONDecoder().decode(AttachmentMetadata.self, from: Data($0))
+            }
             return AttachmentInfo(id: id, prescriptionID: prescriptionID, metadata: metadata)
         } catch {
             throw .integrity("\(place) metadata decrypted but does not decode")
@@ -52,11 +59,14 @@ struct Sealing {
 
     /// Decrypts an attachment's chunks in order, handing each to `write`; verifies the final tag,
     /// the size and the SHA-256 against `info`.
-    func readStream(_ row: AttachmentRecord, info: AttachmentInfo, keys: Vault.AttachmentKeys, store: any RecordStore,
-                    write: ([UInt8]) throws -> Void) throws {
+    func readStream(
+        _ row: AttachmentRecord, info: AttachmentInfo, keys: Vault.AttachmentKeys, store: any RecordStore,
+        write: ([UInt8]) throws -> Void
+    ) throws {
         let id = info.id
         let place = "attachment \(id.short)"
-        let chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: vaultID, id: id.hex, prescriptionID: row.prescriptionID)
+        let chunkAAD = AssociatedData.attachment(
+            .attachmentChunk, vaultID: vaultID, id: id.hex, prescriptionID: row.prescriptionID.hex)
         let reader: SecretStream.Reader
         do { reader = try SecretStream.Reader(key: keys.streamKey, header: row.streamHeader) } catch {
             throw VaultError.integrity("\(place): stream header is damaged")
@@ -64,12 +74,13 @@ struct Sealing {
         let hash = SHA256()
         var total = 0
         var expected = 0
-        try store.forEachChunk(ofAttachment: id.hex) { sequence, sealed in
+        try store.forEachChunk(ofAttachment: id) { sequence, sealed in
             guard sequence == expected else { throw VaultError.integrity("\(place): chunk \(expected) is missing") }
             expected += 1
             let plain: [UInt8]
             do { plain = try reader.pull(sealed, associatedData: chunkAAD) } catch {
-                throw VaultError.integrity("\(place): chunk \(sequence) failed authentication (altered, moved or out of order)")
+                throw VaultError.integrity(
+                    "\(place): chunk \(sequence) failed authentication (altered, moved or out of order)")
             }
             hash.update(plain)
             total += plain.count

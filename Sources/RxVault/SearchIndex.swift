@@ -1,7 +1,7 @@
+import Dispatch
 import RxCrypto
 import RxModel
 import RxStore
-import Dispatch
 
 /// Result slots the parallel bucket decoding fills, one per iteration.
 private struct IndexSlots: @unchecked Sendable {
@@ -35,7 +35,7 @@ struct SearchIndex {
         /// (the axis, with the text, belongs with them). Never transposed.
         var powers: (Int32, Int32, Int32, Int32, Int32, Int32)
         var bucket: Int32
-        var textStart: Int32            // patient, prescriber, OD brand, OS brand
+        var textStart: Int32 // patient, prescriber, OD brand, OS brand
         var restStart: Int32
         var restLength: Int32
     }
@@ -62,7 +62,8 @@ struct SearchIndex {
         let status = rx.recordStatus
         rx.fhir = nil
         rx.recordStatus = status
-        var form = PrescriptionRecord(id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
+        var form = PrescriptionRecord(
+            id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
         form.change = record.change
         return form
     }
@@ -76,13 +77,19 @@ struct SearchIndex {
     }
 
     /// Decrypts and decodes one bucket: its rows and its plaintext (where their text and records are).
-    static func open(bucket: Int, sealed: [UInt8], key: SecretBytes, vaultID: [UInt8]) throws(VaultError) -> ([Row], [UInt8]) {
+    static func open(bucket: Int, sealed: [UInt8], key: SecretBytes, vaultID: [UInt8]) throws(VaultError) -> (
+        [Row], [UInt8]
+    ) {
         let plain: SecretBytes
-        do { plain = try AEAD.open(sealed, key: key, associatedData: associatedData(vaultID: vaultID, bucket: bucket)) } catch {
+        do {
+            plain = try AEAD.open(sealed, key: key, associatedData: associatedData(vaultID: vaultID, bucket: bucket))
+        } catch {
             throw .integrity("search index bucket \(bucket) failed authentication")
         }
         let bytes = plain.withUnsafeBytes { Array($0) }
-        guard let rows = rows(bytes, bucket: bucket) else { throw .integrity("search index bucket \(bucket) does not decode") }
+        guard let rows = rows(bytes, bucket: bucket) else {
+            throw .integrity("search index bucket \(bucket) does not decode")
+        }
         return (rows, bytes)
     }
 
@@ -100,10 +107,15 @@ struct SearchIndex {
             w.date(rx.patient.birthDate)
             w.u8(withStatus((rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0), rx.recordStatus))
             for eye in Eye.allCases {
-                w.value(rx[eye]?.sphere); w.value(rx[eye]?.cylinder); w.value(rx[eye]?.add)
+                w.value(rx[eye]?.sphere)
+                w.value(rx[eye]?.cylinder)
+                w.value(rx[eye]?.add)
             }
             var text = RecordCodec.Writer()
-            text.text(rx.patient.name); text.text(rx.prescriber.name); text.text(rx.right?.brand); text.text(rx.left?.brand)
+            text.text(rx.patient.name)
+            text.text(rx.prescriber.name)
+            text.text(rx.right?.brand)
+            text.text(rx.left?.brand)
             for eye in Eye.allCases { text.int(rx[eye]?.axis) }
             var rest = RecordCodec.Writer()
             RecordCodec.encode(record, into: &rest)
@@ -121,17 +133,25 @@ struct SearchIndex {
             var p = 0
             func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 << 8 | UInt64(b[at + $1]) } }
             func i32(_ at: Int) -> Int32 {
-                Int32(bitPattern: UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24)
+                Int32(
+                    bitPattern: UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3])
+                        << 24)
             }
             while p < b.count {
                 guard p + fixedLength <= b.count else { return nil }
-                let textLength = Int(i32(p + fixedLength - 8)), restLength = Int(i32(p + fixedLength - 4))
-                guard textLength >= 0, restLength >= 0, p + fixedLength + textLength + restLength <= b.count else { return nil }
-                rows.append(Row(idHigh: u64(p), idLow: u64(p + 8), version: i32(p + 16), kind: b[p + 20], issued: i32(p + 21),
-                                expires: i32(p + 25), birthDate: i32(p + 29), eyes: b[p + 33],
-                                powers: (i32(p + 34), i32(p + 38), i32(p + 42), i32(p + 46), i32(p + 50), i32(p + 54)),
-                                bucket: Int32(bucket), textStart: Int32(p + fixedLength), restStart: Int32(p + fixedLength + textLength),
-                                restLength: Int32(restLength)))
+                let textLength = Int(i32(p + fixedLength - 8))
+                let restLength = Int(i32(p + fixedLength - 4))
+                guard textLength >= 0, restLength >= 0, p + fixedLength + textLength + restLength <= b.count else {
+                    return nil
+                }
+                rows.append(
+                    Row(
+                        idHigh: u64(p), idLow: u64(p + 8), version: i32(p + 16), kind: b[p + 20], issued: i32(p + 21),
+                        expires: i32(p + 25), birthDate: i32(p + 29), eyes: b[p + 33],
+                        powers: (i32(p + 34), i32(p + 38), i32(p + 42), i32(p + 46), i32(p + 50), i32(p + 54)),
+                        bucket: Int32(bucket), textStart: Int32(p + fixedLength),
+                        restStart: Int32(p + fixedLength + textLength),
+                        restLength: Int32(restLength)))
                 p += fixedLength + textLength + restLength
             }
             return rows
@@ -145,21 +165,27 @@ struct SearchIndex {
         for c in hex.utf8 {
             // Wrapping: an id is hex once it is read (the store checks), and a stray byte must not trap.
             let v: UInt8 = c >= 97 ? c &- 87 : c &- 48
-            if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+            if let h = high {
+                out.append(h << 4 | v)
+                high = nil
+            } else {
+                high = v
+            }
         }
         return out
     }
 
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    static func id(_ row: Row) -> RecordID {
+    static func id(_ row: Row) -> PrescriptionID {
         var out = [UInt8](repeating: 0, count: 32)
         for i in 0..<16 {
-            let byte = UInt8(truncatingIfNeeded: (i < 8 ? row.idHigh >> (8 * UInt64(7 - i)) : row.idLow >> (8 * UInt64(15 - i))))
+            let byte = UInt8(
+                truncatingIfNeeded: (i < 8 ? row.idHigh >> (8 * UInt64(7 - i)) : row.idLow >> (8 * UInt64(15 - i))))
             out[2 * i] = hexDigits[Int(byte >> 4)]
             out[2 * i + 1] = hexDigits[Int(byte & 15)]
         }
-        return RecordID(hex: String(decoding: out, as: UTF8.self))!
+        return PrescriptionID(hex: String(decoding: out, as: UTF8.self))!
     }
 
     /// Decoded buckets: the rows, and the plaintexts their text and records are read from.
@@ -167,12 +193,16 @@ struct SearchIndex {
         var rows: [Row] = []
         var plaintexts: [Int: [UInt8]] = [:]
 
-        func texts(_ row: Row) -> (patient: String, prescriber: String, brands: (String?, String?), axes: (Int?, Int?)) {
+        func texts(_ row: Row) -> (patient: String, prescriber: String, brands: (String?, String?), axes: (Int?, Int?))
+        {
             plaintexts[Int(row.bucket)]!.withUnsafeBytes { all in
                 var r = RecordCodec.Reader(bytes: all, p: Int(row.textStart))
-                let patient = (try? r.text()) ?? nil, prescriber = (try? r.text()) ?? nil
-                let od = (try? r.text()) ?? nil, os = (try? r.text()) ?? nil
-                let axisOD = (try? r.int()) ?? nil, axisOS = (try? r.int()) ?? nil
+                let patient = (try? r.text()) ?? nil
+                let prescriber = (try? r.text()) ?? nil
+                let od = (try? r.text()) ?? nil
+                let os = (try? r.text()) ?? nil
+                let axisOD = (try? r.int()) ?? nil
+                let axisOS = (try? r.int()) ?? nil
                 return (patient ?? "", prescriber ?? "", (od, os), (axisOD, axisOS))
             }
         }
@@ -182,16 +212,20 @@ struct SearchIndex {
         func record(_ row: Row) throws -> PrescriptionRecord {
             let subject = IndexSubject(row: row, snapshot: self)
             let t = texts(row)
-            var rx = Prescription(kind: subject.kind, patient: Patient(name: t.patient, birthDate: subject.birthDate),
-                                  prescriber: Prescriber(name: t.prescriber), issued: subject.issued, expires: subject.expires)
+            var rx = Prescription(
+                kind: subject.kind, patient: Patient(name: t.patient, birthDate: subject.birthDate),
+                prescriber: Prescriber(name: t.prescriber), issued: subject.issued, expires: subject.expires)
             for (index, eye) in Eye.allCases.enumerated() where row.eyes & (1 << index) != 0 {
                 let written = subject.writtenPowers(index)
-                rx[eye] = LensSpecification(sphere: written.sphere, cylinder: written.cylinder, axis: index == 0 ? t.axes.0 : t.axes.1,
-                                            add: written.add, brand: index == 0 ? t.brands.0 : t.brands.1)
+                rx[eye] = LensSpecification(
+                    sphere: written.sphere, cylinder: written.cylinder, axis: index == 0 ? t.axes.0 : t.axes.1,
+                    add: written.add, brand: index == 0 ? t.brands.0 : t.brands.1)
             }
             rx.recordStatus = SearchIndex.status(row)
             return try plaintexts[Int(row.bucket)]!.withUnsafeBytes { all in
-                var rest = RecordCodec.Reader(bytes: UnsafeRawBufferPointer(rebasing: all[Int(row.restStart)..<Int(row.restStart + row.restLength)]), p: 0)
+                var rest = RecordCodec.Reader(
+                    bytes: UnsafeRawBufferPointer(
+                        rebasing: all[Int(row.restStart)..<Int(row.restStart + row.restLength)]), p: 0)
                 return try RecordCodec.decode(&rest, id: subject.subjectID, version: Int(row.version), summary: rx)
             }
         }
@@ -203,10 +237,12 @@ struct IndexSubject: FilterSubject {
     let row: SearchIndex.Row
     let snapshot: SearchIndex.Snapshot
 
-    static func date(_ day: Int32) -> CalendarDate? { day == SearchIndex.absent ? nil : CalendarDate(dayNumber: Int(day)) }
+    static func date(_ day: Int32) -> CalendarDate? {
+        day == SearchIndex.absent ? nil : CalendarDate(dayNumber: Int(day))
+    }
     static func value(_ v: Int32) -> Hundredths? { v == SearchIndex.absent ? nil : Hundredths(raw: Int(v)) }
 
-    var subjectID: RecordID { SearchIndex.id(row) }
+    var subjectID: PrescriptionID { SearchIndex.id(row) }
     var kind: PrescriptionKind { row.kind == 0 ? .glasses : .contacts }
     var recordStatus: RecordStatus { SearchIndex.status(row) }
     var issued: CalendarDate { CalendarDate(dayNumber: Int(row.issued)) }
@@ -214,7 +250,10 @@ struct IndexSubject: FilterSubject {
     var birthDate: CalendarDate? { Self.date(row.birthDate) }
     var patientName: String { snapshot.texts(row).patient }
     var prescriberName: String { snapshot.texts(row).prescriber }
-    var brands: [String] { let b = snapshot.texts(row).brands; return [b.0, b.1].compactMap { $0 } }
+    var brands: [String] {
+        let b = snapshot.texts(row).brands
+        return [b.0, b.1].compactMap { $0 }
+    }
 
     /// One eye's powers as stored: as written, for rebuilding the record (with the stored axis).
     func writtenPowers(_ eye: Int) -> (sphere: Hundredths, cylinder: Hundredths?, add: Hundredths?) {
@@ -238,7 +277,8 @@ extension Vault {
     /// (format 2: its hash is in the state root).
     func readIndexBucket(_ bucket: Int, sealed: [UInt8], into snapshot: SearchIndex.Snapshot) throws {
         if let state = try verifiedState() { try verifyIndexBucket(bucket, sealed: sealed, state: state) }
-        let (rows, plaintext) = try SearchIndex.open(bucket: bucket, sealed: sealed, key: indexKey, vaultID: header.vaultID)
+        let (rows, plaintext) = try SearchIndex.open(
+            bucket: bucket, sealed: sealed, key: indexKey, vaultID: header.vaultID)
         snapshot.rows += rows
         snapshot.plaintexts[bucket] = plaintext
     }
@@ -255,7 +295,9 @@ extension Vault {
                 // Every bucket, present or not, must be the owner's last: 256 hashes against the root.
                 var present: [Int: [UInt8]] = [:]
                 for (bucket, sealed) in buckets { present[bucket] = sealed }
-                for bucket in 0..<SearchIndex.bucketCount { try verifyIndexBucket(bucket, sealed: present[bucket], state: state) }
+                for bucket in 0..<SearchIndex.bucketCount {
+                    try verifyIndexBucket(bucket, sealed: present[bucket], state: state)
+                }
             }
             return (buckets, try buckets.isEmpty && store.prescriptionCount() > 0)
         }
@@ -295,7 +337,7 @@ extension Vault {
         for i in snapshot.rows.indices where snapshot.rows[i].eyes & SearchIndex.statusKnown == 0 {
             let id = SearchIndex.id(snapshot.rows[i])
             // The newest version's status, even if a write came between: never the bits' "active".
-            guard let row = try store.latestVersion(of: id.hex) else { continue }
+            guard let row = try store.latestVersion(of: id) else { continue }
             let status = try open(row).prescription.recordStatus
             snapshot.rows[i].eyes = SearchIndex.withStatus(snapshot.rows[i].eyes, status)
         }
@@ -303,46 +345,53 @@ extension Vault {
 
     /// Records that the newest version of `record` is what the index should hold (or, with nil,
     /// that the prescription is gone). Applied to the buckets at the end of the transaction.
-    func indexChanged(_ id: RecordID, _ record: PrescriptionRecord?) {
-        pendingIndex[id.hex] = .some(record.map { SearchIndex.encode([$0]) })
+    func indexChanged(_ id: PrescriptionID, _ record: PrescriptionRecord?) throws {
+        try requireWrite().pendingIndex[id.hex] = .some(record.map { SearchIndex.encode([$0]) })
     }
 
     /// Writes the buckets the transaction touched (called inside it, by `perform`; and by a
     /// large import every few thousand prescriptions, so its pending entries stay few).
     func flushIndex() throws {
-        guard !pendingIndex.isEmpty else { return }
+        let write = try requireWrite()
+        guard !write.pendingIndex.isEmpty else { return }
         var byBucket: [Int: [String: [UInt8]?]] = [:]
-        for (id, record) in pendingIndex { byBucket[SearchIndex.bucket(of: id), default: [:]][id] = record }
-        pendingIndex = [:]
+        for (id, record) in write.pendingIndex { byBucket[SearchIndex.bucket(of: id), default: [:]][id] = record }
+        write.pendingIndex = [:]
         for bucket in byBucket.keys.sorted() {
             let updates = byBucket.removeValue(forKey: bucket)!
             let snapshot = SearchIndex.Snapshot()
-            if let sealed = try store.indexBucket(bucket) { try readIndexBucket(bucket, sealed: sealed, into: snapshot) }
+            if let sealed = try store.indexBucket(bucket) {
+                try readIndexBucket(bucket, sealed: sealed, into: snapshot)
+            }
             // Entries left as they are keep their bytes: only the changed ones are encoded.
             var plain: [UInt8] = []
             if let old = snapshot.plaintexts[bucket] {
                 plain.reserveCapacity(old.count)
-                let replaced = Set(updates.keys.map { id in
-                    SearchIndex.hexBytes(id).enumerated().reduce(into: [UInt64](repeating: 0, count: 2)) { $0[$1.offset / 8] = $0[$1.offset / 8] << 8 | UInt64($1.element) }
-                })
+                let replaced = Set(
+                    updates.keys.map { id in
+                        SearchIndex.hexBytes(id).enumerated().reduce(into: [UInt64](repeating: 0, count: 2)) {
+                            $0[$1.offset / 8] = $0[$1.offset / 8] << 8 | UInt64($1.element)
+                        }
+                    })
                 for row in snapshot.rows where !replaced.contains([row.idHigh, row.idLow]) {
-                    plain += old[Int(row.textStart) - SearchIndex.fixedLength ..< Int(row.restStart + row.restLength)]
+                    plain += old[Int(row.textStart) - SearchIndex.fixedLength..<Int(row.restStart + row.restLength)]
                 }
             }
             for case let entry? in updates.values { plain += entry }
             let sealed = try AEAD.seal(plain, key: indexKey, associatedData: indexAAD(bucket))
             try store.setIndexBucket(bucket, to: sealed)
-            transactionState?.indexHashes[bucket] = VaultState.bucketHash(sealed)
+            write.state?.indexHashes[bucket] = VaultState.bucketHash(sealed)
         }
     }
 
     /// Recomputes the whole index from the records (inside a write transaction).
     func rebuildIndex() throws {
         try store.clearIndex()
-        transactionState?.indexHashes = Array(repeating: VaultState.absentBucket, count: SearchIndex.bucketCount)
+        try requireWrite().state?.indexHashes = Array(
+            repeating: VaultState.absentBucket, count: SearchIndex.bucketCount)
         for row in try store.latestVersions() {
             let record = try open(row)
-            indexChanged(record.id, record)
+            try indexChanged(record.id, record)
         }
         try flushIndex()
     }
@@ -352,7 +401,7 @@ extension Vault {
     /// Refuses a newest version older than the one the (authenticated) search index names: the
     /// rows of the real newest version were deleted from the file, rolling the prescription back.
     /// Each row carries its own MAC, so only this cross-check sees a missing one.
-    func requireNewest(_ row: PrescriptionVersionRecord, of id: RecordID) throws {
+    func requireNewest(_ row: PrescriptionVersionRecord, of id: PrescriptionID) throws {
         // Format 2: the manifest pins every row of the prescription, not only its newest version.
         if try verifiedState() != nil { return try verifyCurrent(id.hex) }
         let bucket = SearchIndex.bucket(of: id.hex)
@@ -363,7 +412,9 @@ extension Vault {
             throw VaultError.integrity("prescription \(id.short) has no search-index entry: its rows were altered")
         }
         if Int(indexed.version) != row.version {
-            throw VaultError.integrity("prescription \(id.short): the newest stored version is \(row.version) but version \(indexed.version) was written; the file was altered (rolled back)")
+            throw VaultError.integrity(
+                "prescription \(id.short): the newest stored version is \(row.version) but version \(indexed.version) was written; the file was altered (rolled back)"
+            )
         }
     }
 }

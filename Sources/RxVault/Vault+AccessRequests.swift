@@ -6,28 +6,38 @@ extension Vault {
     /// Records a client's access request (the server calls this). Refuses a reason that is not
     /// plain text or too long, and a client that already has `AccessRequest.maximumPending`
     /// requests waiting.
-    public func requestAccess(for client: ClientSummary, reason: String, patient: String?,
-                              kinds: [PrescriptionKind]) throws(VaultError) -> AccessRequest {
+    public func requestAccess(
+        for client: ClientSummary, reason: String, patient: String?,
+        kinds: [PrescriptionKind]
+    ) throws(VaultError) -> AccessRequest {
         if let problem = TextField.note.problem(with: reason) { throw .invalidInput("reason: \(problem)") }
         if reason.trimmingCharacters(in: .whitespaces).isEmpty || reason.count > AccessRequest.maximumReasonLength {
             throw .invalidInput("reason: 1 to \(AccessRequest.maximumReasonLength) characters")
         }
-        if let patient, let problem = TextField.name.problem(with: patient) { throw .invalidInput("patient: \(problem)") }
+        if let patient, let problem = TextField.name.problem(with: patient) {
+            throw .invalidInput("patient: \(problem)")
+        }
         let now = clock.timestamp()
-        let expires = ISO8601DateFormatter().date(from: now).map {
-            ISO8601DateFormatter().string(from: $0.addingTimeInterval(AccessRequest.lifetime))
-        } ?? now
-        let record = AccessRequestRecord(id: Hex.encode(randomBytes(8)), reason: reason, patient: patient,
-                                         kinds: kinds.map(\.rawValue), expires: expires)
+        let expires =
+            ISO8601DateFormatter().date(from: now).map {
+                ISO8601DateFormatter().string(from: $0.addingTimeInterval(AccessRequest.lifetime))
+            } ?? now
+        let record = AccessRequestRecord(
+            id: Hex.encode(randomBytes(8)), reason: reason, patient: patient,
+            kinds: kinds.map(\.rawValue), expires: expires)
         return try perform { () throws -> AccessRequest in
             let pending = try accessRequestsFromLog().filter { $0.client == client.id && $0.status == .pending }
             guard pending.count < AccessRequest.maximumPending else {
-                throw VaultError.invalidInput("too many requests waiting for the owner (\(AccessRequest.maximumPending)); wait for an answer")
+                throw VaultError.invalidInput(
+                    "too many requests waiting for the owner (\(AccessRequest.maximumPending)); wait for an answer")
             }
-            try audit(AuditEvent(time: now, actor: client.id.hex, action: .accessRequested, client: client.id.hex,
-                                 detail: String(decoding: try JSONEncoderSorted.encode(record), as: UTF8.self)))
-            return AccessRequest(id: record.id, client: client.id, reason: reason, patient: patient, kinds: kinds,
-                                 requested: now, expires: expires, status: .pending, granted: [])
+            try audit(
+                AuditEvent(
+                    time: now, actor: client.id.hex, action: .accessRequested, client: client.id.hex,
+                    detail: String(decoding: try JSONEncoderSorted.encode(record), as: UTF8.self)))
+            return AccessRequest(
+                id: record.id, client: client.id, reason: reason, patient: patient, kinds: kinds,
+                requested: now, expires: expires, status: .pending, granted: [])
         }
     }
 
@@ -41,16 +51,24 @@ extension Vault {
         let all = try accessRequests()
         let matches = all.filter { $0.id.hasPrefix(reference.lowercased()) }
         guard !reference.isEmpty, let first = matches.first else { throw .requestNotFound(reference) }
-        guard matches.count == 1 else { throw .invalidInput("request prefix \(reference) matches \(matches.count) requests") }
+        guard matches.count == 1 else {
+            throw .invalidInput("request prefix \(reference) matches \(matches.count) requests")
+        }
         return first
     }
 
     /// Approves a pending request with the chosen prescriptions: ordinary grants to its client,
     /// then the answer on the record. Returns the grant outcomes.
-    public func approve(_ request: AccessRequest, prescriptions: [PrescriptionID], expires: GrantExpiry?,
-                        attachments: Bool?) throws(VaultError) -> [GrantOutcome] {
-        guard request.status == .pending else { throw .invalidInput("request \(request.id) is \(request.status.rawValue), not pending") }
-        guard !prescriptions.isEmpty else { throw .invalidInput("name the prescriptions to grant, or deny the request") }
+    public func approve(
+        _ request: AccessRequest, prescriptions: [PrescriptionID], expires: GrantExpiry?,
+        attachments: Bool?
+    ) throws(VaultError) -> [GrantOutcome] {
+        guard request.status == .pending else {
+            throw .invalidInput("request \(request.id) is \(request.status.rawValue), not pending")
+        }
+        guard !prescriptions.isEmpty else {
+            throw .invalidInput("name the prescriptions to grant, or deny the request")
+        }
         guard let client = try client(id: request.client) else { throw .clientNotFound(request.client.short) }
         let outcomes = try grant(client, prescriptions, expires: expires, attachments: attachments)
         try answer(request, outcome: .approved, prescriptions: prescriptions)
@@ -58,16 +76,23 @@ extension Vault {
     }
 
     public func deny(_ request: AccessRequest) throws(VaultError) {
-        guard request.status == .pending else { throw .invalidInput("request \(request.id) is \(request.status.rawValue), not pending") }
+        guard request.status == .pending else {
+            throw .invalidInput("request \(request.id) is \(request.status.rawValue), not pending")
+        }
         try answer(request, outcome: .denied, prescriptions: [])
     }
 
-    private func answer(_ request: AccessRequest, outcome: AccessRequest.Status, prescriptions: [PrescriptionID]) throws(VaultError) {
-        let record = AccessAnswerRecord(id: request.id, outcome: outcome.rawValue, prescriptions: prescriptions.map(\.hex))
+    private func answer(_ request: AccessRequest, outcome: AccessRequest.Status, prescriptions: [PrescriptionID])
+        throws(VaultError)
+    {
+        let record = AccessAnswerRecord(
+            id: request.id, outcome: outcome.rawValue, prescriptions: prescriptions.map(\.hex))
         try perform {
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .accessAnswered,
-                                 client: request.client.hex, prescriptions: prescriptions.map(\.hex),
-                                 detail: String(decoding: try JSONEncoderSorted.encode(record), as: UTF8.self)))
+            try audit(
+                AuditEvent(
+                    time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .accessAnswered,
+                    client: request.client.hex, prescriptions: prescriptions.map(\.hex),
+                    detail: String(decoding: try JSONEncoderSorted.encode(record), as: UTF8.self)))
         }
     }
 
@@ -95,16 +120,20 @@ extension Vault {
         for event in events {
             switch event.action {
             case .accessRequested:
-                guard let detail = event.detail, let client = event.client.flatMap(RecordID.init(hex:)),
-                      let record = try? JSONDecoderStrict.decode(AccessRequestRecord.self, from: Array(detail.utf8)) else { continue }
+                guard let detail = event.detail, let client = event.client.flatMap(ClientID.init(hex:)),
+                    let record = try? JSONDecoderStrict.decode(AccessRequestRecord.self, from: Array(detail.utf8))
+                else { continue }
                 index[record.id] = requests.count
-                requests.append(AccessRequest(id: record.id, client: client, reason: record.reason, patient: record.patient,
-                                              kinds: record.kinds.compactMap(PrescriptionKind.init(rawValue:)), requested: event.time,
-                                              expires: record.expires, status: .pending, granted: []))
+                requests.append(
+                    AccessRequest(
+                        id: record.id, client: client, reason: record.reason, patient: record.patient,
+                        kinds: record.kinds.compactMap(PrescriptionKind.init(rawValue:)), requested: event.time,
+                        expires: record.expires, status: .pending, granted: []))
             case .accessAnswered:
                 guard let detail = event.detail,
-                      let record = try? JSONDecoderStrict.decode(AccessAnswerRecord.self, from: Array(detail.utf8)),
-                      let i = index[record.id], requests[i].status == .pending else { continue }
+                    let record = try? JSONDecoderStrict.decode(AccessAnswerRecord.self, from: Array(detail.utf8)),
+                    let i = index[record.id], requests[i].status == .pending
+                else { continue }
                 requests[i].status = record.outcome == "approved" ? .approved : .denied
                 requests[i].granted = record.prescriptions.compactMap(PrescriptionID.init(hex:))
             default:
@@ -112,7 +141,9 @@ extension Vault {
             }
         }
         // ISO 8601 UTC timestamps of one form compare as text.
-        for i in requests.indices where requests[i].status == .pending && requests[i].expires < now { requests[i].status = .expired }
+        for i in requests.indices where requests[i].status == .pending && requests[i].expires < now {
+            requests[i].status = .expired
+        }
         return requests
     }
 }

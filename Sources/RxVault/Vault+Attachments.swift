@@ -24,30 +24,45 @@ extension Vault {
     /// Content the prescription already has (same SHA-256) is refused, naming the attachment
     /// that has it, unless `allowDuplicate`: a second copy is rarely meant, and two attachments
     /// of one name make the name ambiguous.
-    public func attach(to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, parser: IsolatedParser,
-                       read: (inout [UInt8]) throws -> Int) throws(VaultError) -> AttachmentInfo {
-        try perform { try storeAttachment(to: prescriptionID, name: name, allowDuplicate: allowDuplicate, parser: parser, read: read) }
+    public func attach(
+        to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, parser: IsolatedParser,
+        read: (inout [UInt8]) throws -> Int
+    ) throws(VaultError) -> AttachmentInfo {
+        try perform {
+            try storeAttachment(
+                to: prescriptionID, name: name, allowDuplicate: allowDuplicate, parser: parser, read: read)
+        }
     }
 
     /// `attach`'s work inside the caller's write transaction (so an import can add many).
-    func storeAttachment(to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, parser: IsolatedParser,
-                         read: (inout [UInt8]) throws -> Int) throws -> AttachmentInfo {
+    func storeAttachment(
+        to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, parser: IsolatedParser,
+        read: (inout [UInt8]) throws -> Int
+    ) throws -> AttachmentInfo {
         if let name { try Self.checkName(name) }
         let attachmentID = AttachmentID.random()
         let keys = try AttachmentKeys(fresh: ())
-        let wrappedKey = try seal(keys.dataKey, purpose: .attachmentKey, attachment: attachmentID.hex, prescription: prescriptionID.hex)
+        let wrappedKey = try seal(
+            keys.dataKey, purpose: .attachmentKey, attachment: attachmentID.hex, prescription: prescriptionID.hex)
         let writer: SecretStream.Writer
-        do { writer = try SecretStream.Writer(key: keys.streamKey) } catch { throw VaultError.internalError(error.description) }
-        let chunkAAD = AssociatedData.attachment(.attachmentChunk, vaultID: header.vaultID, id: attachmentID.hex, prescriptionID: prescriptionID.hex)
+        do { writer = try SecretStream.Writer(key: keys.streamKey) } catch {
+            throw VaultError.internalError(error.description)
+        }
+        let chunkAAD = AssociatedData.attachment(
+            .attachmentChunk, vaultID: header.vaultID, id: attachmentID.hex, prescriptionID: prescriptionID.hex)
         let limit = header.maxAttachmentBytes
         store.useSmallCacheForStreaming()
 
         do {
-            guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
+            guard try store.latestVersion(of: prescriptionID) != nil else {
+                throw VaultError.notFound(id: prescriptionID.short)
+            }
             try touch(prescriptionID.hex)
-            let existing = allowDuplicate ? [] : try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
-            try store.insert(AttachmentRecord(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
-                                              metadata: [], streamHeader: writer.header, mac: []))
+            let existing = allowDuplicate ? [] : try store.attachments(of: prescriptionID).map { try openInfo($0).info }
+            try store.insert(
+                AttachmentRecord(
+                    id: attachmentID, prescriptionID: prescriptionID, wrappedKey: wrappedKey,
+                    metadata: [], streamHeader: writer.header, mac: []))
             let session = try parser.start(mode: .validate)
             let hash = SHA256()
             var total = 0
@@ -56,7 +71,7 @@ extension Vault {
             var buffer = [UInt8](repeating: 0, count: Self.attachmentChunkSize)
             func storeChunk(_ chunk: [UInt8], final: Bool) throws {
                 let sealed = try chunk.withUnsafeBytes { try writer.push($0, associatedData: chunkAAD, final: final) }
-                try store.insertChunk(attachmentID: attachmentID.hex, sequence: sequence, data: sealed)
+                try store.insertChunk(attachmentID: attachmentID, sequence: sequence, data: sealed)
                 sequence += 1
             }
             while true {
@@ -83,10 +98,12 @@ extension Vault {
                 type: validated.type, size: total, sha256: sha256, width: validated.width, height: validated.height,
                 pages: validated.pages, added: clock.timestamp())
             let sealedMetadata = try sealMetadata(metadata, keys: keys, id: attachmentID, prescription: prescriptionID)
-            let mac = try MAC.authenticate(attachmentRowMessage(id: attachmentID.hex, prescriptionID: prescriptionID.hex, wrappedKey: wrappedKey,
-                                                                metadata: sealedMetadata, streamHeader: writer.header), key: recordMACKey)
-            try store.updateMetadata(ofAttachment: attachmentID.hex, to: sealedMetadata, mac: mac)
-            try resealGrants(of: prescriptionID.hex)
+            let mac = try MAC.authenticate(
+                attachmentRowMessage(
+                    id: attachmentID, prescriptionID: prescriptionID, wrappedKey: wrappedKey,
+                    metadata: sealedMetadata, streamHeader: writer.header), key: recordMACKey)
+            try store.updateMetadata(ofAttachment: attachmentID, to: sealedMetadata, mac: mac)
+            try resealGrants(of: prescriptionID)
             return AttachmentInfo(id: attachmentID, prescriptionID: prescriptionID, metadata: metadata)
         }
     }
@@ -100,26 +117,32 @@ extension Vault {
                 guard !rows.versions.isEmpty else { throw VaultError.notFound(id: prescriptionID.short) }
                 return try rows.attachments.map { try openInfo($0).info }
             }
-            guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
-            return try store.attachments(of: prescriptionID.hex).map { try openInfo($0).info }
+            guard try store.latestVersion(of: prescriptionID) != nil else {
+                throw VaultError.notFound(id: prescriptionID.short)
+            }
+            return try store.attachments(of: prescriptionID).map { try openInfo($0).info }
         }
     }
 
     /// Finds an attachment of `prescriptionID` by exact name or by a unique id prefix.
-    public func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws(VaultError) -> AttachmentID {
+    public func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws(VaultError)
+        -> AttachmentID
+    {
         try AttachmentInfo.resolve(reference, among: try attachments(of: prescriptionID))
     }
 
     /// Decrypts the attachment chunk by chunk, handing each plaintext chunk to `write`. Throws an
     /// integrity error if any chunk fails, one is missing, the final tag is absent or the hash differs;
     /// the caller must then discard what it was given.
-    public func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID,
-                               write: ([UInt8]) throws -> Void) throws -> AttachmentInfo {
+    public func readAttachment(
+        _ id: AttachmentID, of prescriptionID: PrescriptionID,
+        write: ([UInt8]) throws -> Void
+    ) throws -> AttachmentInfo {
         // Not inside an export's read scope, which keeps its larger cache for the rest.
         if readScope == nil { store.useSmallCacheForStreaming() }
         return try read {
             try verifyCurrent(prescriptionID.hex)
-            guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
+            guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
                 throw VaultError.attachmentNotFound(id.short)
             }
             let (info, keys) = try openInfo(row)
@@ -129,20 +152,24 @@ extension Vault {
     }
 
     /// Renders a downscaled PNG of the attachment in the isolated child.
-    public func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32,
-                                  parser: IsolatedParser) throws -> [UInt8] {
-        try AttachmentInfo.preview(width: width, parser: parser) { send in _ = try readAttachment(id, of: prescriptionID, write: send) }
+    public func previewAttachment(
+        _ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32,
+        parser: IsolatedParser
+    ) throws -> [UInt8] {
+        try AttachmentInfo.preview(width: width, parser: parser) { send in
+            _ = try readAttachment(id, of: prescriptionID, write: send)
+        }
     }
 
     /// Deletes the attachment and purges it from the files.
     public func detach(_ id: AttachmentID, of prescriptionID: PrescriptionID) throws(VaultError) {
         try perform {
             try touch(prescriptionID.hex)
-            guard let row = try store.attachment(id.hex), row.prescriptionID == prescriptionID.hex else {
+            guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
                 throw VaultError.attachmentNotFound(id.short)
             }
-            _ = try store.deleteAttachment(id.hex)
-            try resealGrants(of: prescriptionID.hex)
+            _ = try store.deleteAttachment(id)
+            try resealGrants(of: prescriptionID)
         }
         purge()
     }
@@ -173,43 +200,67 @@ extension Vault {
         }
     }
 
-    func seal(_ key: SecretBytes, purpose: AssociatedData.Purpose, attachment: String, prescription: String) throws(VaultError) -> [UInt8] {
+    func seal(_ key: SecretBytes, purpose: AssociatedData.Purpose, attachment: String, prescription: String)
+        throws(VaultError) -> [UInt8]
+    {
         do {
-            return try AEAD.seal(key, key: keyWrappingKey,
-                                 associatedData: AssociatedData.attachment(purpose, vaultID: header.vaultID, id: attachment, prescriptionID: prescription))
+            return try AEAD.seal(
+                key, key: keyWrappingKey,
+                associatedData: AssociatedData.attachment(
+                    purpose, vaultID: header.vaultID, id: attachment, prescriptionID: prescription))
         } catch { throw .internalError(error.description) }
     }
 
-    func sealMetadata(_ metadata: AttachmentMetadata, keys: AttachmentKeys, id: AttachmentID, prescription: PrescriptionID) throws -> [UInt8] {
+    func sealMetadata(
+        _ metadata: AttachmentMetadata, keys: AttachmentKeys, id: AttachmentID, prescription: PrescriptionID
+    ) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try AEAD.seal(Array(try encoder.encode(metadata)), key: keys.metadataKey,
-                             associatedData: AssociatedData.attachment(.attachmentMetadata, vaultID: header.vaultID, id: id.hex, prescriptionID: prescription.hex))
+        return try AEAD.seal(
+            Array(try encoder.encode(metadata)), key: keys.metadataKey,
+            associatedData: AssociatedData.attachment(
+                .attachmentMetadata, vaultID: header.vaultID, id: id.hex, prescriptionID: prescription.hex))
     }
 
     /// Unwraps an attachment's key and opens its metadata, both bound to the row's own place.
     func openInfo(_ row: AttachmentRecord) throws(VaultError) -> (info: AttachmentInfo, keys: AttachmentKeys) {
         // The owner's MAC covers the metadata (with the content's size and SHA-256) and the stream
         // header: a client holding the attachment's key cannot substitute other content.
-        guard MAC.verify(row.mac, attachmentRowMessage(id: row.id, prescriptionID: row.prescriptionID, wrappedKey: row.wrappedKey,
-                                                       metadata: row.metadata, streamHeader: row.streamHeader), key: recordMACKey) else {
-            throw .integrity("attachment \(row.id.prefix(8)) was altered (its owner MAC does not verify)")
+        guard
+            MAC.verify(
+                row.mac,
+                attachmentRowMessage(
+                    id: row.id, prescriptionID: row.prescriptionID, wrappedKey: row.wrappedKey,
+                    metadata: row.metadata, streamHeader: row.streamHeader), key: recordMACKey)
+        else {
+            throw .integrity("attachment \(row.id.short) was altered (its owner MAC does not verify)")
         }
         let keys = try AttachmentKeys(dataKey: try attachmentDataKey(of: row))
         return (try sealing.openMetadata(row, keys: keys), keys)
     }
 
-    func attachmentRowMessage(id: String, prescriptionID: String, wrappedKey: [UInt8], metadata: [UInt8], streamHeader: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.attachmentRow, [.bytes(header.vaultID), .text(id), .text(prescriptionID), .bytes(wrappedKey),
-                                              .bytes(metadata), .bytes(streamHeader)])
+    func attachmentRowMessage(
+        id: AttachmentID, prescriptionID: PrescriptionID, wrappedKey: [UInt8], metadata: [UInt8],
+        streamHeader: [UInt8]
+    ) -> [UInt8] {
+        AssociatedData.build(
+            .attachmentRow,
+            [
+                .bytes(header.vaultID), .text(id.hex), .text(prescriptionID.hex), .bytes(wrappedKey),
+                .bytes(metadata), .bytes(streamHeader)
+            ])
     }
 
     func attachmentDataKey(of row: AttachmentRecord) throws(VaultError) -> SecretBytes {
         do {
-            return try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
-                AssociatedData.attachment(.attachmentKey, vaultID: header.vaultID, id: row.id, prescriptionID: row.prescriptionID))
+            return try AEAD.open(
+                row.wrappedKey, key: keyWrappingKey,
+                associatedData:
+                    AssociatedData.attachment(
+                        .attachmentKey, vaultID: header.vaultID, id: row.id.hex, prescriptionID: row.prescriptionID.hex)
+            )
         } catch {
-            throw .integrity("attachment \(row.id.prefix(8)) failed authentication (altered, moved or damaged)")
+            throw .integrity("attachment \(row.id.short) failed authentication (altered, moved or damaged)")
         }
     }
 }

@@ -22,16 +22,16 @@ extension Vault {
 
     /// The log, oldest first, filtered. Fails with an integrity error if the chain is broken;
     /// entries the owner cannot vouch for are returned with their `problem`.
-    public func log(client: ClientSummary? = nil, prescription: PrescriptionID? = nil, since: CalendarDate? = nil) throws(VaultError) -> [AuditRecord] {
+    public func log(client: ClientSummary? = nil, prescription: PrescriptionID? = nil, since: CalendarDate? = nil)
+        throws(VaultError) -> [AuditRecord]
+    {
         try read {
-            _ = try verifiedState()   // the head is the owner's last (format 2)
-            let entries = try store.auditEntries()
-            if let first = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey).first {
-                throw VaultError.integrity(first)
-            }
-            return try reviewAuditLog(entries).map { reviewed in
-                guard let event = reviewed.event else { throw VaultError.integrity("audit entry \(reviewed.row.sequence) does not decrypt") }
-                return AuditRecord(sequence: reviewed.row.sequence, event: event, countersigned: reviewed.row.mac != nil, problem: reviewed.problem)
+            _ = try verifiedState() // the head is the owner's last (format 2)
+            return try vouchedAuditLog().map { reviewed in
+                guard let event = reviewed.event else { throw AuditFinding.doesNotDecrypt(reviewed.row.sequence).error }
+                return AuditRecord(
+                    sequence: reviewed.row.sequence, event: event, countersigned: reviewed.row.mac != nil,
+                    problem: reviewed.problem)
             }.filter { record in
                 let e = record.event
                 if let client, e.client != client.id.hex && e.actor != client.id.hex { return false }
@@ -48,30 +48,28 @@ extension Vault {
     /// cannot answer (an entry after the head it cannot judge), which anyone who can write the
     /// file can arrange.
     func verifiedAuditEvents() throws -> [AuditEvent] {
-        let entries = try store.auditEntries()
-        if let first = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey).first {
-            throw VaultError.integrity(first)
-        }
-        return try reviewAuditLog(entries).compactMap { $0.problem == nil ? $0.event : nil }
+        try vouchedAuditLog().compactMap { $0.problem == nil ? $0.event : nil }
     }
 
     /// `check`'s audit stage: the chain's structure, then every entry: it must decrypt, and one
     /// without an owner MAC must be a read authenticated by the client it names.
     func auditFindings() throws -> (checked: Int, errors: [String], notes: [String]) {
-        let entries = try store.auditEntries()
-        var errors = AuditLog.verify(entries: entries, head: try store.auditHead(), macKey: auditMACKey)
+        let review = try reviewAuditLog()
+        var errors = review.findings.map(\.message)
         var pending = 0
-        for reviewed in try reviewAuditLog(entries) {
+        for reviewed in review.entries {
             if reviewed.event == nil {
-                errors.append("audit entry \(reviewed.row.sequence) does not decrypt")
+                errors.append(AuditFinding.doesNotDecrypt(reviewed.row.sequence).message)
             } else if let problem = reviewed.problem {
                 errors.append("audit entry \(reviewed.row.sequence) \(problem)")
             } else if reviewed.row.mac == nil {
                 pending += 1
             }
         }
-        let notes = pending > 0 ? ["\(pending) entries written by clients await the owner's next write to be countersigned"] : []
-        return (entries.count, errors, notes)
+        let notes =
+            pending > 0
+            ? ["\(pending) entries written by clients await the owner's next write to be countersigned"] : []
+        return (review.entries.count, errors, notes)
     }
 
     /// Housekeeping every owner write does first, in the same transaction: countersign the
@@ -82,7 +80,8 @@ extension Vault {
         if let last = try store.lastAuditEntry(), last.sequence > head?.sequence ?? 0 {
             // Judged with the whole log (the grants it records) and the clients as they are now:
             // no owner write came between these entries and this one, so nothing has changed.
-            let verdicts = Dictionary(try reviewAuditLog(try store.auditEntries()).map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
+            let verdicts = Dictionary(
+                try reviewAuditLog().entries.map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
             try AuditLog.countersign(store: store, macKey: auditMACKey) { entry in
                 guard let verdict = verdicts[entry.sequence], verdict.row == entry else { return false }
                 return verdict.event != nil && verdict.problem == nil
@@ -106,46 +105,60 @@ extension Vault {
     /// refused: the chain, not the clocks, orders the log.
     static let clientClockSkew: TimeInterval = 24 * 60 * 60
 
-    /// Decrypts every entry in order and judges each one without a MAC: it must be a read, by the
-    /// registered client it names, authenticated by that client's key at its place in the chain,
-    /// of prescriptions granted to that client by an earlier owner entry, and not dated in the
-    /// future. An unsigned entry that passes but that the owner's head already covers lost its MAC.
-    func reviewAuditLog(_ rows: [AuditEntryRecord]) throws -> [ReviewedAuditEntry] {
+    /// The whole log walked once, oldest first (`AuditLog.verify`): what is wrong with its chain
+    /// and its head, and every entry decrypted and judged. An entry without a MAC must be a read,
+    /// by the registered client it names, authenticated by that client's key at its place in the
+    /// chain, of prescriptions granted to that client by an earlier owner entry, and not dated in
+    /// the future; one that passes but that the owner's head already covers lost its MAC.
+    func reviewAuditLog() throws -> (entries: [ReviewedAuditEntry], findings: [AuditFinding]) {
         let head = try store.auditHead()
         let clients = try registeredClientKeys()
         let timestamps = ISO8601DateFormatter()
         let now = timestamps.date(from: clock.timestamp())
         var keys: [String: SecretBytes] = [:]
-        var grantedAt: Set<String> = []   // "client prescription", granted by an owner entry so far
-        var previous = AuditLog.zeroHash
+        var grantedAt: Set<String> = [] // "client prescription", granted by an owner entry so far
         var reviewed: [ReviewedAuditEntry] = []
-        for row in rows {
-            defer { previous = row.hash }
+        let entries = try store.auditEntries()
+        let findings = AuditLog.verify(entries: entries, head: head, macKey: auditMACKey) { row, previous in
             guard let (plaintext, event) = try? openAuditPlaintext(row) else {
                 reviewed.append(ReviewedAuditEntry(row: row, event: nil, problem: "does not decrypt"))
-                continue
+                return
             }
             if row.mac != nil {
-                if AuditLog.hasOwnerMAC(row, key: auditMACKey), event.actor == AuditEvent.ownerActor, event.action == .grant, let client = event.client {
+                if AuditLog.hasOwnerMAC(row, key: auditMACKey), event.actor == AuditEvent.ownerActor,
+                    event.action == .grant, let client = event.client
+                {
                     for prescription in event.prescriptions { grantedAt.insert("\(client) \(prescription)") }
                 }
                 reviewed.append(ReviewedAuditEntry(row: row, event: event, problem: nil))
-                continue
+                return
             }
-            var problem = clientEntryProblem(row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
-                                             keys: &keys, granted: grantedAt, now: now, timestamps: timestamps)
+            var problem = clientEntryProblem(
+                row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
+                keys: &keys, granted: grantedAt, now: now, timestamps: timestamps)
             if problem == nil, let head, row.sequence <= head.sequence {
                 problem = "lost its MAC (the owner's head covers it)"
             }
             reviewed.append(ReviewedAuditEntry(row: row, event: event, problem: problem))
         }
-        return reviewed
+        return (reviewed, findings)
+    }
+
+    /// The review of a log whose chain and head hold (`log`, and `grants` and `requests` when
+    /// the newest-first reader cannot answer); an integrity error naming the first thing wrong
+    /// otherwise. The review itself trusts an entry that has a MAC, so the MACs must verify first.
+    func vouchedAuditLog() throws -> [ReviewedAuditEntry] {
+        let review = try reviewAuditLog()
+        if let first = review.findings.first { throw first.error }
+        return review.entries
     }
 
     /// Why an unsigned entry is not a genuine client read, or nil if it is.
-    func clientEntryProblem(_ row: AuditEntryRecord, plaintext: AuditPlaintext, event: AuditEvent, previousHash: [UInt8],
-                                    clients: [String: [UInt8]], keys: inout [String: SecretBytes], granted: Set<String>,
-                                    now: Date?, timestamps: ISO8601DateFormatter) -> String? {
+    func clientEntryProblem(
+        _ row: AuditEntryRecord, plaintext: AuditPlaintext, event: AuditEvent, previousHash: [UInt8],
+        clients: [String: [UInt8]], keys: inout [String: SecretBytes], granted: Set<String>,
+        now: Date?, timestamps: ISO8601DateFormatter
+    ) -> String? {
         let actor = event.actor == AuditEvent.ownerActor ? "the owner" : "client \(event.actor.prefix(8))"
         guard event.action == .read, event.actor == event.client, event.actor != AuditEvent.ownerActor else {
             return "claims to be a \(event.action.rawValue) by \(actor) but has no owner MAC (forged)"
@@ -156,25 +169,34 @@ extension Vault {
         guard case .client(let authenticator, let json) = plaintext else {
             // Format 1 countersigned such reads at the owner's next write, and so does the write
             // that upgrades it: a read, by a registered client, of what it was granted.
-            if trustingFormatOneReads || header.formatVersion < 2 { return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps) }
-            return "claims to be a read by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
+            if currentWrite?.trustingFormatOneReads == true || header.formatVersion < 2 {
+                return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps)
+            }
+            return
+                "claims to be a read by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
         }
         if keys[event.actor] == nil {
-            keys[event.actor] = try? ClientAuditAuthenticator.key(vaultID: header.vaultID, clientPublicKey: publicKey,
-                                                                  auditPublicKey: header.auditPublicKey, secretKey: auditSecretKey,
-                                                                  peerPublicKey: publicKey)
+            keys[event.actor] = try? ClientAuditAuthenticator.key(
+                vaultID: header.vaultID, clientPublicKey: publicKey,
+                auditPublicKey: header.auditPublicKey, secretKey: auditSecretKey,
+                peerPublicKey: publicKey)
         }
         guard let key = keys[event.actor],
-              ClientAuditAuthenticator.verify(authenticator, json: json, sequence: row.sequence, previousHash: previousHash,
-                                              vaultID: header.vaultID, key: key) else {
-            return "claims to be a read by \(actor) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
+            ClientAuditAuthenticator.verify(
+                authenticator, json: json, sequence: row.sequence, previousHash: previousHash,
+                vaultID: header.vaultID, key: key)
+        else {
+            return
+                "claims to be a read by \(actor) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
         }
         return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps)
     }
 
     /// Why a client's read is not plausible (its time, what it names), or nil.
-    private func grantedReadProblem(_ event: AuditEvent, actor: String, granted: Set<String>, now: Date?,
-                                    timestamps: ISO8601DateFormatter) -> String? {
+    private func grantedReadProblem(
+        _ event: AuditEvent, actor: String, granted: Set<String>, now: Date?,
+        timestamps: ISO8601DateFormatter
+    ) -> String? {
         guard let time = timestamps.date(from: event.time) else {
             return "is a read by \(actor) with a time that is not an ISO 8601 timestamp"
         }
@@ -191,7 +213,7 @@ extension Vault {
     func registeredClientKeys() throws -> [String: [UInt8]] {
         var keys: [String: [UInt8]] = [:]
         for row in try store.clients() {
-            if let client = try? openClient(row) { keys[row.id] = client.recipient.publicKey }
+            if let client = try? openClient(row) { keys[row.id.hex] = client.recipient.publicKey }
         }
         return keys
     }
@@ -199,7 +221,7 @@ extension Vault {
     func openAuditPlaintext(_ row: AuditEntryRecord) throws -> (plaintext: AuditPlaintext, event: AuditEvent) {
         let plaintext = try auditPlaintext(row)
         do { return (plaintext, try AuditEvent(json: plaintext.json)) } catch {
-            throw VaultError.integrity("audit entry \(row.sequence) does not decrypt")
+            throw AuditFinding.doesNotDecrypt(row.sequence).error
         }
     }
 
@@ -209,7 +231,7 @@ extension Vault {
             let plain = try X25519.open(row.entry, publicKey: header.auditPublicKey, secretKey: auditSecretKey)
             return plain.withUnsafeBytes { AuditPlaintext(Array($0)) }
         } catch {
-            throw VaultError.integrity("audit entry \(row.sequence) does not decrypt")
+            throw AuditFinding.doesNotDecrypt(row.sequence).error
         }
     }
 }

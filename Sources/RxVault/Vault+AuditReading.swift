@@ -2,7 +2,7 @@ import Foundation
 import RxCrypto
 import RxStore
 
-/// Reading only the part of the audit log a listing needs (issue 15; DESIGN.md, "Audit log").
+/// Reading only the part of the audit log a listing needs (DESIGN.md, "Audit log").
 ///
 /// `grants` (each grant's last read) and `requests` (access requests and their answers) read the
 /// log newest first from the head pinned in the state root, authenticate every entry they read by
@@ -22,8 +22,12 @@ extension Vault {
     /// head, and the owner's if its MAC verifies; one there without a MAC is an entry the owner
     /// refused (or whose MAC was deleted) and counts for nothing. A break in the part read, or a
     /// MAC that does not verify, is an integrity error, as in `log`.
-    func vouchedAuditEvents(_ actions: Set<AuditEvent.Action>, newestFirst body: (AuditEvent) throws -> Bool) throws -> Bool {
-        guard header.formatVersion >= 2, try verifiedState() != nil, let head = try store.auditHead() else { return false }
+    func vouchedAuditEvents(_ actions: Set<AuditEvent.Action>, newestFirst body: (AuditEvent) throws -> Bool) throws
+        -> Bool
+    {
+        guard header.formatVersion >= 2, try verifiedState() != nil, let head = try store.auditHead() else {
+            return false
+        }
         // 1. What clients appended since the owner's last write: reads awaiting its countersignature.
         let pending = try store.auditEntries(after: head.sequence)
         var pendingReads: [AuditEvent] = []
@@ -31,29 +35,14 @@ extension Vault {
             guard let reads = try genuinePendingReads(pending, head: head) else { return false }
             pendingReads = reads
         } else if pending.contains(where: { $0.mac != nil }) {
-            return false   // the owner's code never MACs an entry without moving the head to it
+            return false // the owner's code never MACs an entry without moving the head to it
         }
         for event in pendingReads.reversed() where try !body(event) { return true }
-        // 2. The entries under the head, newest first, each chained to the one after it.
-        var expected = head.hash
-        for sequence in stride(from: head.sequence, through: 1, by: -1) {
-            guard let row = try store.auditEntry(sequence) else { throw VaultError.integrity("audit entry \(sequence) is missing") }
-            guard let previous = sequence == 1 ? AuditLog.zeroHash : try store.auditEntryHash(sequence - 1) else {
-                throw VaultError.integrity("audit entry \(sequence - 1) is missing")
-            }
-            guard row.hash == expected else {
-                throw VaultError.integrity(sequence == head.sequence ? "audit entry \(sequence) differs from the one the owner last saw"
-                                                                    : "audit entry \(sequence) was replaced (the entry after it does not chain on it)")
-            }
-            guard AuditLog.hash(previous: previous, sequence: sequence, sealed: row.entry) == row.hash else {
-                throw VaultError.integrity("audit entry \(sequence) was altered or an entry before it was removed")
-            }
-            expected = previous
-            guard row.mac != nil else { continue }
-            guard AuditLog.hasOwnerMAC(row, key: auditMACKey) else {
-                throw VaultError.integrity("audit entry \(sequence) has a MAC that does not verify")
-            }
-            if let event = try auditEvent(row, ifActionIn: actions), try !body(event) { return true }
+        // 2. The entries under the head, newest first, each chained to the one after it; one
+        //    without a MAC counts for nothing.
+        try AuditChain.backward(from: (head.sequence, head.hash), store: store, macKey: auditMACKey) { row in
+            guard row.mac != nil, let event = try auditEvent(row, ifActionIn: actions) else { return true }
+            return try body(event)
         }
         return true
     }
@@ -66,7 +55,10 @@ extension Vault {
     func auditEvent(_ row: AuditEntryRecord, ifActionIn actions: Set<AuditEvent.Action>) throws -> AuditEvent? {
         let plaintext = try auditPlaintext(row)
         if let leading = plaintext.json.withUnsafeBytes({ Self.leadingAction($0[...]) }),
-           !actions.contains(where: { $0.rawValue == leading }) { return nil }
+            !actions.contains(where: { $0.rawValue == leading })
+        {
+            return nil
+        }
         guard let event = try? AuditEvent(json: plaintext.json), actions.contains(event.action) else { return nil }
         return event
     }
@@ -79,7 +71,8 @@ extension Vault {
         let rest = json.dropFirst(prefix.count)
         // An escape would need decoding; no action has one.
         guard let end = rest.firstIndex(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }),
-              rest[end] == UInt8(ascii: "\"") else { return nil }
+            rest[end] == UInt8(ascii: "\"")
+        else { return nil }
         return String(decoding: rest[..<end], as: UTF8.self)
     }
 
@@ -92,32 +85,44 @@ extension Vault {
     /// head, and nothing has been revoked since the head (a revoke is an owner write). Nil when
     /// any entry is anything else (say a read of a prescription granted once and revoked before
     /// it): then only the whole review can say which of them count.
-    func genuinePendingReads(_ pending: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])) throws -> [AuditEvent]? {
+    func genuinePendingReads(_ pending: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])) throws
+        -> [AuditEvent]?
+    {
         guard !pending.isEmpty else { return [] }
         let clients = try registeredClientKeys()
         let summaries = Dictionary(try clientSummaries().map { ($0.id.hex, $0) }, uniquingKeysWith: { a, _ in a })
         let timestamps = ISO8601DateFormatter()
         let now = timestamps.date(from: clock.timestamp())
         var keys: [String: SecretBytes] = [:]
-        var granted: Set<String> = []   // "client prescription", held now
+        var granted: Set<String> = [] // "client prescription", held now
         var grantsRead: Set<String> = []
-        var previous = head.hash
-        var events: [AuditEvent] = []
-        for (offset, row) in pending.enumerated() {
-            guard row.sequence == head.sequence + offset + 1, row.mac == nil,
-                  AuditLog.hash(previous: previous, sequence: row.sequence, sealed: row.entry) == row.hash,
-                  let (plaintext, event) = try? openAuditPlaintext(row) else { return nil }
+        /// The entry's event if it is a genuine read, else nil.
+        func genuineRead(_ row: AuditEntryRecord, previous: [UInt8], findings: [AuditFinding]) -> AuditEvent? {
+            guard findings.isEmpty, row.mac == nil, let (plaintext, event) = try? openAuditPlaintext(row) else {
+                return nil
+            }
             if let client = summaries[event.actor], !grantsRead.contains(event.actor) {
                 grantsRead.insert(event.actor)
-                guard let held = try? storedGrants(clientID: event.actor, prescriptionID: nil) else { return nil }
+                guard let actor = ClientID(hex: event.actor),
+                    let held = try? storedGrants(clientID: actor, prescriptionID: nil)
+                else { return nil }
                 for grant in held where (try? openGrant(grant, client: client)) != nil {
                     granted.insert("\(event.actor) \(grant.prescriptionID)")
                 }
             }
-            guard clientEntryProblem(row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
-                                     keys: &keys, granted: granted, now: now, timestamps: timestamps) == nil else { return nil }
-            events.append(event)
-            previous = row.hash
+            let problem = clientEntryProblem(
+                row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
+                keys: &keys, granted: granted, now: now, timestamps: timestamps)
+            return problem == nil ? event : nil
+        }
+        var events: [AuditEvent]? = []
+        AuditChain.forward(pending, after: (head.sequence, head.hash)) { row, previous, findings in
+            guard let event = genuineRead(row, previous: previous, findings: findings) else {
+                events = nil
+                return false
+            }
+            events?.append(event)
+            return true
         }
         return events
     }

@@ -32,7 +32,8 @@ extension Vault {
             try store.read {
                 report.stages.append(try checkDatabase())
                 report.stages.append(try guarded("prescription versions") { try checkPrescriptions() })
-                report.stages.append(try guarded(Self.attachmentStage(readData)) { try checkAttachments(readData: readData) })
+                report.stages.append(
+                    try guarded(Self.attachmentStage(readData)) { try checkAttachments(readData: readData) })
                 report.stages.append(try guarded("search index") { try checkIndex() })
                 report.stages.append(try guarded("clients and grants") { try checkGrants() })
                 report.stages.append(try guarded("state root and manifest") { try checkState() })
@@ -46,13 +47,14 @@ extension Vault {
         return report
     }
 
-    private func stage(_ name: String, _ checked: Int, _ errors: [String], _ notes: [String] = []) -> CheckReport.Stage {
+    private func stage(_ name: String, _ checked: Int, _ errors: [String], _ notes: [String] = []) -> CheckReport.Stage
+    {
         CheckReport.Stage(name: name, checked: checked, errors: errors, notes: notes)
     }
 
     /// Runs one stage; a row it cannot read at all (a value out of range, of another type, NULL:
     /// `StoreError.corrupt`) or cannot authenticate ends that stage with it as its finding, and
-    /// the next stage runs, so `check` reports everything it can (issue 22).
+    /// the next stage runs, so `check` reports everything it can.
     private func guarded(_ name: String, _ body: () throws -> CheckReport.Stage) throws -> CheckReport.Stage {
         do { return try body() } catch { return stage(name, 0, [try Self.finding(error)]) }
     }
@@ -71,16 +73,9 @@ extension Vault {
         readData ? "attachments (metadata and every chunk)" : "attachments (metadata; --read-data for content)"
     }
 
+    /// The engine's own check of its storage (SQLite: `integrity_check`, `foreign_key_check`).
     private func checkDatabase() throws -> CheckReport.Stage {
-        guard let sqlite = store as? SQLiteRecordStore else { return stage("database", 0, []) }
-        var errors: [String] = []
-        try sqlite.database.prepare("PRAGMA integrity_check").forEach { row in
-            if let text = row.text(0), text != "ok" { errors.append("SQLite: \(text)") }
-        }
-        try sqlite.database.prepare("PRAGMA foreign_key_check").forEach { row in
-            errors.append("a row of \(row.text(0) ?? "?") points at a missing \(row.text(2) ?? "?")")
-        }
-        return stage("database structure", 1, errors)
+        stage("database structure", 1, try store.checkStructure())
     }
 
     private func checkPrescriptions() throws -> CheckReport.Stage {
@@ -88,11 +83,16 @@ extension Vault {
         var count = 0
         for id in try store.prescriptionIDs(withPrefix: "", limit: Int.max) {
             let versions: [PrescriptionVersionRecord]
-            do { versions = try store.versions(of: id) } catch { errors.append(try Self.finding(error)); continue }
-            if versions.isEmpty { errors.append("prescription \(id.prefix(8)) has no versions") }
+            do { versions = try store.versions(of: id) } catch {
+                errors.append(try Self.finding(error))
+                continue
+            }
+            if versions.isEmpty { errors.append("prescription \(id.short) has no versions") }
             for (index, row) in versions.enumerated() {
                 count += 1
-                if row.version != index + 1 { errors.append("prescription \(id.prefix(8)) is missing version \(index + 1)") }
+                if row.version != index + 1 {
+                    errors.append("prescription \(id.short) is missing version \(index + 1)")
+                }
                 do { _ = try open(row) } catch { errors.append(error.description) }
             }
         }
@@ -104,7 +104,10 @@ extension Vault {
         var count = 0
         for id in try store.prescriptionIDs(withPrefix: "", limit: Int.max) {
             let rows: [AttachmentRecord]
-            do { rows = try store.attachments(of: id) } catch { errors.append(try Self.finding(error)); continue }
+            do { rows = try store.attachments(of: id) } catch {
+                errors.append(try Self.finding(error))
+                continue
+            }
             for row in rows {
                 count += 1
                 do {
@@ -120,17 +123,19 @@ extension Vault {
 
     private func checkIndex() throws -> CheckReport.Stage {
         var errors: [String] = []
-        var indexed: [String: PrescriptionRecord] = [:]
-        var withoutStatus: Set<String> = []
+        var indexed: [PrescriptionID: PrescriptionRecord] = [:]
+        var withoutStatus: Set<PrescriptionID> = []
         for (bucket, sealed) in try store.indexBuckets() {
             do {
                 let snapshot = SearchIndex.Snapshot()
                 try readIndexBucket(bucket, sealed: sealed, into: snapshot)
                 for row in snapshot.rows {
                     let id = SearchIndex.id(row)
-                    if row.eyes & SearchIndex.statusKnown == 0 { withoutStatus.insert(id.hex) }
-                    if SearchIndex.bucket(of: id.hex) != bucket { errors.append("search index: \(id.short) is in the wrong bucket") }
-                    indexed[id.hex] = try snapshot.record(row)
+                    if row.eyes & SearchIndex.statusKnown == 0 { withoutStatus.insert(id) }
+                    if SearchIndex.bucket(of: id.hex) != bucket {
+                        errors.append("search index: \(id.short) is in the wrong bucket")
+                    }
+                    indexed[id] = try snapshot.record(row)
                 }
             } catch let error as VaultError {
                 errors.append(error.description)
@@ -142,38 +147,54 @@ extension Vault {
         }
         let rows = try store.latestVersions()
         for row in rows {
-            guard let record = try? open(row) else { continue }   // reported by the versions stage
+            guard let record = try? open(row) else { continue } // reported by the versions stage
             let stored = indexed.removeValue(forKey: row.prescriptionID)
-            switch IndexEntryState(stored: stored, record: record, statusKnown: !withoutStatus.contains(row.prescriptionID)) {
+            switch IndexEntryState(
+                stored: stored, record: record, statusKnown: !withoutStatus.contains(row.prescriptionID))
+            {
             case .current: break
             case .damagedContent(let fields):
-                errors.append("search index: prescription \(row.prescriptionID.prefix(8))'s entry differs from its record at the same version in \(fields.joined(separator: ", ")) (the index is derived from the authenticated record); 'rxvault check --repair-index' rewrites it from the record")
+                errors.append(
+                    "search index: prescription \(row.prescriptionID.short)'s entry differs from its record at the same version in \(fields.joined(separator: ", ")) (the index is derived from the authenticated record); 'rxvault check --repair-index' rewrites it from the record"
+                )
             case .missingOrStale:
-                errors.append("search index: prescription \(row.prescriptionID.prefix(8)) is missing or stale")
+                errors.append("search index: prescription \(row.prescriptionID.short) is missing or stale")
             }
         }
-        for id in indexed.keys.sorted() { errors.append("search index: \(id.prefix(8)) is indexed but not stored") }
+        for id in indexed.keys.sorted() { errors.append("search index: \(id.short) is indexed but not stored") }
         // Entries an earlier rxvault wrote hold no status: every read opens their records for it
         // (correct, slower). Not an error: the owner's writes and --repair-index store it.
-        let notes = withoutStatus.isEmpty ? [] : ["\(withoutStatus.count) index entr\(withoutStatus.count == 1 ? "y was" : "ies were") written by an earlier rxvault without the prescription's status (reads take it from the record); 'rxvault check --repair-index' stores it"]
+        let notes =
+            withoutStatus.isEmpty
+            ? []
+            : [
+                "\(withoutStatus.count) index entr\(withoutStatus.count == 1 ? "y was" : "ies were") written by an earlier rxvault without the prescription's status (reads take it from the record); 'rxvault check --repair-index' stores it"
+            ]
         return stage("search index", rows.count, errors, notes)
     }
 
     private func checkGrants() throws -> CheckReport.Stage {
         var errors: [String] = []
-        var clients: [String: ClientSummary] = [:]
+        var clients: [ClientID: ClientSummary] = [:]
         let clientRows = try store.clients()
         for row in clientRows {
             do { clients[row.id] = try openClient(row) } catch { errors.append(try Self.finding(error)) }
         }
         let grants = try store.grants(clientID: nil, references: nil)
         for row in grants {
-            guard let client = clients[row.clientID] else { errors.append("grant \(row.id.prefix(8)) names no valid client"); continue }
+            guard let client = clients[row.clientID] else {
+                errors.append("grant \(row.id.short) names no valid client")
+                continue
+            }
             do {
                 // One row at a time, so that one bad row is reported and the others still checked.
-                let prescription = header.formatVersion >= 3 ? try grantInfo(row).prescription ?? "" : row.reference
-                guard try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference else {
-                    throw VaultError.integrity("grant \(row.id.prefix(8))'s reference is not its client's and prescription's (altered, or moved from another row)")
+                let named = header.formatVersion >= 3 ? try grantInfo(row).prescription ?? "" : row.reference
+                guard let prescription = PrescriptionID(hex: named),
+                    try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference
+                else {
+                    throw VaultError.integrity(
+                        "grant \(row.id.short)'s reference is not its client's and prescription's (altered, or moved from another row)"
+                    )
                 }
                 _ = try openGrant(StoredGrant(row: row, prescriptionID: prescription), client: client)
             } catch { errors.append(try Self.finding(error)) }
@@ -202,16 +223,22 @@ enum IndexEntryState {
     /// `statusKnown`: the entry holds a status (bit 4). One an earlier rxvault wrote does not, and
     /// reads take its status from the record, so it is not compared.
     init(stored: PrescriptionRecord?, record: PrescriptionRecord, statusKnown: Bool = true) {
-        guard var stored, stored.version == record.version, stored.recorded == record.recorded else { self = .missingOrStale; return }
+        guard var stored, stored.version == record.version, stored.recorded == record.recorded else {
+            self = .missingOrStale
+            return
+        }
         if !statusKnown {
             var rx = stored.prescription
             rx.recordStatus = record.prescription.recordStatus
-            var same = PrescriptionRecord(id: stored.id, version: stored.version, recorded: stored.recorded, prescription: rx)
+            var same = PrescriptionRecord(
+                id: stored.id, version: stored.version, recorded: stored.recorded, prescription: rx)
             same.change = stored.change
             stored = same
         }
         let expected = SearchIndex.entryForm(record)
-        let fields = Self.differences(stored.prescription, expected.prescription) + (stored.change == expected.change ? [] : ["the change note"])
+        let fields =
+            Self.differences(stored.prescription, expected.prescription)
+            + (stored.change == expected.change ? [] : ["the change note"])
         self = fields.isEmpty ? .current : .damagedContent(fields)
     }
 
@@ -242,28 +269,33 @@ extension Vault {
     /// rewriting the index from the rows would accept it. Returns the prescriptions repaired.
     public func repairIndex() throws(VaultError) -> [PrescriptionID] {
         try perform { () throws -> [PrescriptionID] in
-            var indexed: [String: PrescriptionRecord] = [:]
-            var withoutStatus: Set<String> = []
+            var indexed: [PrescriptionID: PrescriptionRecord] = [:]
+            var withoutStatus: Set<PrescriptionID> = []
             for (bucket, sealed) in try store.indexBuckets() {
                 let snapshot = SearchIndex.Snapshot()
                 try readIndexBucket(bucket, sealed: sealed, into: snapshot)
                 for row in snapshot.rows {
-                    indexed[SearchIndex.id(row).hex] = try snapshot.record(row)
-                    if row.eyes & SearchIndex.statusKnown == 0 { withoutStatus.insert(SearchIndex.id(row).hex) }
+                    indexed[SearchIndex.id(row)] = try snapshot.record(row)
+                    if row.eyes & SearchIndex.statusKnown == 0 { withoutStatus.insert(SearchIndex.id(row)) }
                 }
             }
             var repaired: [PrescriptionID] = []
             for row in try store.latestVersions() {
                 let record = try open(row)
-                switch IndexEntryState(stored: indexed[row.prescriptionID], record: record, statusKnown: !withoutStatus.contains(row.prescriptionID)) {
+                switch IndexEntryState(
+                    stored: indexed[row.prescriptionID], record: record,
+                    statusKnown: !withoutStatus.contains(row.prescriptionID))
+                {
                 case .current:
                     // Written by an earlier rxvault: the status is stored with it now.
-                    if withoutStatus.contains(row.prescriptionID) { indexChanged(record.id, record) }
+                    if withoutStatus.contains(row.prescriptionID) { try indexChanged(record.id, record) }
                     continue
                 case .missingOrStale:
-                    throw VaultError.integrity("search index: prescription \(record.id.short) is missing or stale; the file was altered, so the index is not rewritten")
+                    throw VaultError.integrity(
+                        "search index: prescription \(record.id.short) is missing or stale; the file was altered, so the index is not rewritten"
+                    )
                 case .damagedContent:
-                    indexChanged(record.id, record)
+                    try indexChanged(record.id, record)
                     repaired.append(record.id)
                 }
             }

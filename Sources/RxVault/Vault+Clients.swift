@@ -8,7 +8,7 @@ extension Vault {
     /// Registers a client by its age X25519 recipient. Names are unique, compared without case.
     public func addClient(name: String, recipient: AgeRecipient) throws(VaultError) -> ClientSummary {
         try Self.checkClientName(name)
-        let id = RecordID.random()
+        let id = ClientID.random()
         let added = clock.timestamp()
         return try perform {
             let existing = try clientSummaries()
@@ -18,8 +18,11 @@ extension Vault {
             if let other = existing.first(where: { $0.recipient == recipient }) {
                 throw VaultError.invalidInput("that recipient is already registered as client '\(other.name)'")
             }
-            try store.insert(try clientRow(id: id.hex, recipient: recipient, info: ClientInfo(schema: 1, name: name, added: added)))
-            try audit(AuditEvent(time: added, actor: AuditEvent.ownerActor, action: .clientAdded, client: id.hex, detail: name))
+            try store.insert(
+                try clientRow(id: id, recipient: recipient, info: ClientInfo(schema: 1, name: name, added: added)))
+            try audit(
+                AuditEvent(
+                    time: added, actor: AuditEvent.ownerActor, action: .clientAdded, client: id.hex, detail: name))
             return ClientSummary(id: id, name: name, recipient: recipient, added: added)
         }
     }
@@ -27,7 +30,7 @@ extension Vault {
     /// Every registered client, oldest first; each row's MAC is verified.
     public func clients() throws(VaultError) -> [ClientSummary] {
         try read { () throws -> [ClientSummary] in
-            _ = try verifiedState()   // the client rows are the owner's last (format 2)
+            _ = try verifiedState() // the client rows are the owner's last (format 2)
             return try clientSummaries()
         }
     }
@@ -41,7 +44,9 @@ extension Vault {
         let all = try clients()
         if let byName = all.first(where: { $0.name.lowercased() == reference.lowercased() }) { return byName }
         let lowered = reference.lowercased()
-        let matches = lowered.count >= RecordID.minimumPrefixLength && RecordID.isHex(lowered) ? all.filter { $0.id.hex.hasPrefix(lowered) } : []
+        let matches =
+            lowered.count >= RecordID.minimumPrefixLength && RecordID.isHex(lowered)
+            ? all.filter { $0.id.hex.hasPrefix(lowered) } : []
         guard let first = matches.first else { throw .clientNotFound(reference) }
         guard matches.count == 1 else { throw .ambiguousID(prefix: reference, matches: matches.count) }
         return first
@@ -50,16 +55,19 @@ extension Vault {
     /// Revokes every grant of the client (re-keying what it could read), then deletes it.
     public func removeClient(_ client: ClientSummary) throws(VaultError) {
         try perform {
-            let grants = try storedGrants(clientID: client.id.hex, prescriptionID: nil)
-            for grant in grants { try touch(grant.prescriptionID) }
+            let grants = try storedGrants(clientID: client.id, prescriptionID: nil)
+            for grant in grants { try touch(grant.prescriptionID.hex) }
             for grant in grants { try store.deleteGrant(grant.row.id) }
             for prescription in Set(grants.map(\.prescriptionID)) {
                 // The reason is sealed to the remaining grantees: no client names in it.
                 try rekey(prescriptionID: prescription, reason: "re-keyed: a client was removed")
             }
-            try store.deleteClient(client.id.hex)
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .clientRemoved, client: client.id.hex,
-                                 prescriptions: grants.map(\.prescriptionID), detail: client.name))
+            try store.deleteClient(client.id)
+            try audit(
+                AuditEvent(
+                    time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .clientRemoved,
+                    client: client.id.hex,
+                    prescriptions: grants.map(\.prescriptionID.hex), detail: client.name))
         }
         purge()
     }
@@ -69,41 +77,47 @@ extension Vault {
     /// Verifies and opens a client row. Format 1 and 2 keep the public key in the row; format 3
     /// keeps it in the sealed info, and the row's lookup tag must be the one it gives.
     func openClient(_ row: ClientRecord) throws -> ClientSummary {
-        guard let id = RecordID(hex: row.id),
-              MAC.verify(row.mac, clientRowMessage(id: row.id, lookup: row.lookup, info: row.info), key: grantMACKey) else {
-            throw VaultError.integrity("client \(row.id.prefix(8)) is forged or altered (its MAC does not verify)")
+        let id = row.id
+        guard MAC.verify(row.mac, clientRowMessage(id: id, lookup: row.lookup, info: row.info), key: grantMACKey) else {
+            throw VaultError.integrity("client \(id.short) is forged or altered (its MAC does not verify)")
         }
-        let info: ClientInfo = try openOwnerInfo(row.info, purpose: .clientInfo, fields: [.text(row.id), .bytes(row.lookup)],
-                                                 place: "client \(id.short)")
+        let info: ClientInfo = try openOwnerInfo(
+            row.info, purpose: .clientInfo, fields: [.text(id.hex), .bytes(row.lookup)],
+            place: "client \(id.short)")
         guard header.formatVersion >= 3 else {
-            return ClientSummary(id: id, name: info.name, recipient: AgeRecipient(publicKey: row.lookup), added: info.added)
+            return ClientSummary(
+                id: id, name: info.name, recipient: AgeRecipient(publicKey: row.lookup), added: info.added)
         }
         guard let hex = info.publicKey, let publicKey = Hex.decode(hex), publicKey.count == 32,
-              try clientLookup(publicKey) == row.lookup else {
-            throw VaultError.integrity("client \(id.short)'s lookup tag is not its key's (altered, or moved from another row)")
+            try clientLookup(publicKey) == row.lookup
+        else {
+            throw VaultError.integrity(
+                "client \(id.short)'s lookup tag is not its key's (altered, or moved from another row)")
         }
         return ClientSummary(id: id, name: info.name, recipient: AgeRecipient(publicKey: publicKey), added: info.added)
     }
 
     /// A client row in the current format: found by its lookup tag, its public key sealed in its info.
-    func clientRow(id: String, recipient: AgeRecipient, info: ClientInfo) throws -> ClientRecord {
+    func clientRow(id: ClientID, recipient: AgeRecipient, info: ClientInfo) throws -> ClientRecord {
         var info = info
         info.publicKey = Hex.encode(recipient.publicKey)
         let lookup = try clientLookup(recipient.publicKey)
-        let sealed = try sealOwnerInfo(info, purpose: .clientInfo, fields: [.text(id), .bytes(lookup)])
-        return ClientRecord(id: id, lookup: lookup, info: sealed,
-                            mac: try MAC.authenticate(clientRowMessage(id: id, lookup: lookup, info: sealed), key: grantMACKey))
+        let sealed = try sealOwnerInfo(info, purpose: .clientInfo, fields: [.text(id.hex), .bytes(lookup)])
+        return ClientRecord(
+            id: id, lookup: lookup, info: sealed,
+            mac: try MAC.authenticate(clientRowMessage(id: id, lookup: lookup, info: sealed), key: grantMACKey))
     }
 
     /// The lookup tag of a client's row (format 3), as the owner computes it.
     func clientLookup(_ publicKey: [UInt8]) throws -> [UInt8] {
-        try ClientLookup.tag(vaultID: header.vaultID, clientPublicKey: publicKey, auditPublicKey: header.auditPublicKey,
-                             secretKey: auditSecretKey, peerPublicKey: publicKey)
+        try ClientLookup.tag(
+            vaultID: header.vaultID, clientPublicKey: publicKey, auditPublicKey: header.auditPublicKey,
+            secretKey: auditSecretKey, peerPublicKey: publicKey)
     }
 
     /// Format 1 and 2: `lookup` is the public key; format 3: the lookup tag. Same message shape.
-    func clientRowMessage(id: String, lookup: [UInt8], info: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.clientRow, [.bytes(header.vaultID), .text(id), .bytes(lookup), .bytes(info)])
+    func clientRowMessage(id: ClientID, lookup: [UInt8], info: [UInt8]) -> [UInt8] {
+        AssociatedData.build(.clientRow, [.bytes(header.vaultID), .text(id.hex), .bytes(lookup), .bytes(info)])
     }
 
     static func checkClientName(_ name: String) throws(VaultError) {
@@ -120,25 +134,39 @@ extension Vault {
 
     // MARK: - Owner-only info
 
-    func sealOwnerInfo<T: Encodable>(_ value: T, purpose: AssociatedData.Purpose, fields: [AssociatedData.Field]) throws -> [UInt8] {
+    func sealOwnerInfo<T: Encodable>(_ value: T, purpose: AssociatedData.Purpose, fields: [AssociatedData.Field]) throws
+        -> [UInt8]
+    {
         try sealOwnerInfo(plaintext: Array(try JSONEncoderSorted.encode(value)), purpose: purpose, fields: fields)
     }
 
     /// As above, for a value that writes its own JSON (one sealed by the thousand).
-    func sealOwnerInfo(plaintext: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field]) throws -> [UInt8] {
-        try AEAD.seal(plaintext, key: ownerInfoKey, associatedData: AssociatedData.build(purpose, [.bytes(header.vaultID)] + fields))
+    func sealOwnerInfo(plaintext: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field]) throws
+        -> [UInt8]
+    {
+        try AEAD.seal(
+            plaintext, key: ownerInfoKey,
+            associatedData: AssociatedData.build(purpose, [.bytes(header.vaultID)] + fields))
     }
 
-    func openOwnerInfo<T: Decodable>(_ sealed: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field], place: String) throws -> T {
-        try openOwnerInfo(sealed, purpose: purpose, fields: fields, place: place) { try JSONDecoder().decode(T.self, from: Data($0)) }
+    func openOwnerInfo<T: Decodable>(
+        _ sealed: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field], place: String
+    ) throws -> T {
+        try openOwnerInfo(sealed, purpose: purpose, fields: fields, place: place) {
+            try JSONDecoder().decode(T.self, from: Data($0))
+        }
     }
 
     /// As above, with the plaintext read by `read` (a faster reader than JSONDecoder, for
     /// records opened by the thousand).
-    func openOwnerInfo<T>(_ sealed: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field], place: String,
-                          read: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+    func openOwnerInfo<T>(
+        _ sealed: [UInt8], purpose: AssociatedData.Purpose, fields: [AssociatedData.Field], place: String,
+        read: (UnsafeRawBufferPointer) throws -> T
+    ) throws -> T {
         do {
-            let plain = try AEAD.open(sealed, key: ownerInfoKey, associatedData: AssociatedData.build(purpose, [.bytes(header.vaultID)] + fields))
+            let plain = try AEAD.open(
+                sealed, key: ownerInfoKey,
+                associatedData: AssociatedData.build(purpose, [.bytes(header.vaultID)] + fields))
             return try plain.withUnsafeBytes { try read($0) }
         } catch {
             throw VaultError.integrity("\(place) failed authentication (altered, moved or damaged)")

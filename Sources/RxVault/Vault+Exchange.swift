@@ -8,10 +8,14 @@ import RxValidate
 extension Vault {
     /// The prescriptions to export: `ids` if given, else those matching `filter`; for a client
     /// only what it is granted now (and its attachments only if the grant includes them).
-    public func exportItems(ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
-                            attachments: Bool, versions: Bool) throws -> [ExportItem] {
+    public func exportItems(
+        ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
+        attachments: Bool, versions: Bool
+    ) throws -> [ExportItem] {
         var items: [ExportItem] = []
-        try forEachExportItem(ids: ids, filter: filter, for: client, attachments: attachments, versions: versions) { items.append($0) }
+        try forEachExportItem(ids: ids, filter: filter, for: client, attachments: attachments, versions: versions) {
+            items.append($0)
+        }
         return items
     }
 
@@ -19,9 +23,11 @@ extension Vault {
     /// a filter selects) selects on the index, then reads, verifies and hands over each
     /// prescription in one read transaction, so memory does not grow with the vault.
     /// `count` is told how many there will be before the first one comes.
-    public func forEachExportItem(ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
-                                  attachments: Bool, versions: Bool, count: ((Int) -> Void)? = nil,
-                                  _ body: (ExportItem) throws -> Void) throws {
+    public func forEachExportItem(
+        ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
+        attachments: Bool, versions: Bool, count: ((Int) -> Void)? = nil,
+        _ body: (ExportItem) throws -> Void
+    ) throws {
         // Each id once, in the order given.
         var seen: Set<PrescriptionID> = []
         let ids = ids?.filter { seen.insert($0).inserted }
@@ -73,18 +79,25 @@ extension Vault {
     }
 
     /// Logs an export (what, in which format, for whom).
-    public func recordExport(_ items: [ExportItem], format: String, client: ClientSummary?, recipients: String?) throws(VaultError) {
-        try recordExport(prescriptions: items.map(\.record.id.hex), attachments: items.flatMap { $0.attachments.map(\.info.id.hex) },
-                         format: format, client: client, recipients: recipients)
+    public func recordExport(_ items: [ExportItem], format: String, client: ClientSummary?, recipients: String?)
+        throws(VaultError)
+    {
+        try recordExport(
+            prescriptions: items.map(\.record.id.hex), attachments: items.flatMap { $0.attachments.map(\.info.id.hex) },
+            format: format, client: client, recipients: recipients)
     }
 
     /// Logs an export of these prescriptions and attachments (ids, hex).
-    public func recordExport(prescriptions: [String], attachments: [String], format: String, client: ClientSummary?,
-                             recipients: String?) throws(VaultError) {
+    public func recordExport(
+        prescriptions: [String], attachments: [String], format: String, client: ClientSummary?,
+        recipients: String?
+    ) throws(VaultError) {
         try perform {
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .export, client: client?.id.hex,
-                                 prescriptions: prescriptions, attachments: attachments,
-                                 detail: [format, recipients].compactMap { $0 }.joined(separator: ", ")))
+            try audit(
+                AuditEvent(
+                    time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .export, client: client?.id.hex,
+                    prescriptions: prescriptions, attachments: attachments,
+                    detail: [format, recipients].compactMap { $0 }.joined(separator: ", ")))
         }
     }
 
@@ -120,7 +133,8 @@ extension Vault {
         public var reason: String {
             switch self {
             case .thisVault: return "it was exported from this vault"
-            case .unbound: return "it carries no binding to this vault (a client's export, FHIR or another program's file)"
+            case .unbound:
+                return "it carries no binding to this vault (a client's export, FHIR or another program's file)"
             case .otherVault: return "it was exported from another vault"
             case .altered: return "its binding to this vault does not verify (the file was changed after export)"
             }
@@ -193,34 +207,39 @@ extension Vault {
     /// some of the file's attachments) is an update: refused unless `policy` allows it (see
     /// `ImportPolicy`); a refusal carries the report of every item so a dry run can show it.
     ///
-    /// The file is read one item at a time inside one write transaction: each item is checked,
-    /// planned and written as it comes, and the transaction is rolled back if anything is refused
-    /// (nothing is written once a problem is found; the rest are only checked, so every problem
-    /// is listed). `progress` is told how many items were read so far.
-    public func importItems(_ file: ImportFile, policy: ImportPolicy = ImportPolicy(), parser: IsolatedParser,
-                            dryRun: Bool, progress: ((Int) -> Void)? = nil) throws -> ImportReport {
+    /// The file is read one item at a time inside one owner write (`ownerWrite`, the path every
+    /// owner write takes): each item is checked, planned and written as it comes, the manifest
+    /// rewritten every `importFlushInterval` prescriptions so what is pending stays bounded, and
+    /// the write is rolled back if anything is refused (nothing is written once a problem is
+    /// found; the rest are only checked, so every problem is listed). `progress` is told how many
+    /// items were read so far.
+    public func importItems(
+        _ file: ImportFile, policy: ImportPolicy = ImportPolicy(), parser: IsolatedParser,
+        dryRun: Bool, progress: ((Int) -> Void)? = nil
+    ) throws -> ImportReport {
         let today = clock.today()
         var problems: [String] = []
         var seen: Set<String> = []
         var report = ImportReport()
-        var swept = false
         if file.count > 1000 { store.useLargeCacheForBulkWork() }
         do {
-            try store.write {
-                try beginOwnerWrite()
-                swept = try maintain()
+            try ownerWrite {
                 var read = 0
                 var refused = false
                 let binding = try file.forEachItem { item in
                     read += 1
                     progress?(read)
                     var advisories: [String] = []
-                    guard let (item, id, prescription) = checkedItem(item, today: today, seen: &seen, problems: &problems,
-                                                                     advisories: &advisories),
-                          problems.isEmpty else { return }
+                    guard
+                        let (item, id, prescription) = checkedItem(
+                            item, today: today, seen: &seen, problems: &problems,
+                            advisories: &advisories),
+                        problems.isEmpty
+                    else { return }
                     // Updates are planned as if the file were bound to this vault: its binding is
                     // known only at the end, and refuses them then (rolling back) if it is not.
-                    let outcome = try planItem(item, id: id, prescription: prescription, origin: .thisVault, policy: policy)
+                    let outcome = try planItem(
+                        item, id: id, prescription: prescription, origin: .thisVault, policy: policy)
                     report.items.append(outcome)
                     // What `add` would have warned about, said for what is stored.
                     if outcome.action == .new || outcome.action == .update {
@@ -228,57 +247,67 @@ extension Vault {
                     }
                     if outcome.action == .refused { refused = true }
                     // Once anything is refused nothing more is written (it will all be rolled back).
-                    if !refused { try importItem(item, id: id, prescription: prescription, outcome: outcome, report: &report, parser: parser) }
+                    if !refused {
+                        try importItem(
+                            item, id: id, prescription: prescription, outcome: outcome, report: &report, parser: parser)
+                    }
                     // The manifest written every few ten thousand, so what is pending stays small.
-                    if touched.count >= Self.importFlushInterval { try flushManifest() }
+                    if try requireWrite().touched.count >= Self.importFlushInterval { try flushManifest() }
                 }
                 if !problems.isEmpty { throw ImportError(problems: problems) }
                 let origin = self.origin(of: binding)
                 report.origin = origin
-                if origin != .thisVault && !policy.unverified && report.items.contains(where: { $0.action == .update }) {
+                if origin != .thisVault && !policy.unverified && report.items.contains(where: { $0.action == .update })
+                {
                     report.items = report.items.map { outcome in
                         guard outcome.action == .update else { return outcome }
-                        return ImportOutcome(position: outcome.position, id: outcome.id, action: .refused, changes: outcome.changes,
-                                             newAttachments: outcome.newAttachments, refusal: .notBound(origin))
+                        return ImportOutcome(
+                            position: outcome.position, id: outcome.id, action: .refused, changes: outcome.changes,
+                            newAttachments: outcome.newAttachments, refusal: .notBound(origin))
                     }
                 }
-                if !report.refused.isEmpty { throw ImportError(problems: report.refused.map(Self.refusalProblem), report: report) }
+                if !report.refused.isEmpty {
+                    throw ImportError(problems: report.refused.map(Self.refusalProblem), report: report)
+                }
                 if dryRun { throw DryRunRollback() }
-                try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .import,
-                                     prescriptions: (report.added + report.updated).map(\.hex),
-                                     detail: Self.auditDetail(report)))
-                try finishOwnerWrite()
+                try audit(
+                    AuditEvent(
+                        time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .import,
+                        prescriptions: (report.added + report.updated).map(\.hex),
+                        detail: Self.auditDetail(report)))
             }
         } catch is DryRunRollback {
-            abandonOwnerWrite()
             return report
         } catch let error as ImportError {
-            abandonOwnerWrite()
             throw error
         } catch {
-            abandonOwnerWrite()
             throw VaultError.wrap(error)
         }
-        ownerWriteCommitted()
-        if swept { purge() }
         return report
     }
 
     /// One item checked by the rules of `add` (and its earlier versions and attachment hashes);
     /// nil, with its problems added to `problems`, when it is refused.
-    private func checkedItem(_ item: ImportItem, today: CalendarDate, seen: inout Set<String>,
-                             problems: inout [String], advisories: inout [String]) -> (ImportItem, RecordID, Prescription)? {
+    private func checkedItem(
+        _ item: ImportItem, today: CalendarDate, seen: inout Set<String>,
+        problems: inout [String], advisories: inout [String]
+    ) -> (ImportItem, PrescriptionID, Prescription)? {
         do {
             let result = try PrescriptionRules.check(item.prescription, today: today)
             let id = item.id ?? Self.derivedID(result.prescription)
-            if !seen.insert(id.hex).inserted { problems.append("\(item.position): the same prescription appears twice"); return nil }
+            if !seen.insert(id.hex).inserted {
+                problems.append("\(item.position): the same prescription appears twice")
+                return nil
+            }
             var ok = true
             for (k, attachment) in item.attachments.enumerated() {
                 if let claimed = attachment.sha256 {
                     let actual = SHA256()
                     actual.update(attachment.data)
                     if actual.finalHex() != claimed {
-                        problems.append("\(item.position) attachment \(k) (\(attachment.name)): its SHA-256 does not match its data")
+                        problems.append(
+                            "\(item.position) attachment \(k) (\(attachment.name)): its SHA-256 does not match its data"
+                        )
                         ok = false
                     }
                 }
@@ -288,7 +317,9 @@ extension Vault {
                 do {
                     // Store earlier versions as the rules normalise them, with a well-formed time.
                     let normalised = try PrescriptionRules.check(earlier.prescription, today: today).prescription
-                    item.history[index] = (Self.isTimestamp(earlier.recorded) ? earlier.recorded : clock.timestamp(), normalised)
+                    item.history[index] = (
+                        Self.isTimestamp(earlier.recorded) ? earlier.recorded : clock.timestamp(), normalised
+                    )
                 } catch {
                     problems += error.violations.map { "\(item.position).history[\(index)]: \($0)" }
                     ok = false
@@ -315,18 +346,21 @@ extension Vault {
 
     /// Decides, inside the write transaction, what a checked item does: new, unchanged,
     /// update (what changes, field by field) or refused (and why).
-    private func planItem(_ item: ImportItem, id: RecordID, prescription: Prescription, origin: ImportOrigin,
-                          policy: ImportPolicy) throws -> ImportOutcome {
+    private func planItem(
+        _ item: ImportItem, id: PrescriptionID, prescription: Prescription, origin: ImportOrigin,
+        policy: ImportPolicy
+    ) throws -> ImportOutcome {
         do {
-            guard let latest = try store.latestVersion(of: id.hex) else {
-                return ImportOutcome(position: item.position, id: id, action: .new, changes: [],
-                                     newAttachments: item.attachments.map(\.name), refusal: nil)
+            guard let latest = try store.latestVersion(of: id) else {
+                return ImportOutcome(
+                    position: item.position, id: id, action: .new, changes: [],
+                    newAttachments: item.attachments.map(\.name), refusal: nil)
             }
             // An update builds on the newest version, as an edit does: never on a rolled-back one.
             try requireNewest(latest, of: id)
             let current = try open(latest)
             var existing: Set<String> = []
-            for row in try store.attachments(of: id.hex) { existing.insert(try openInfo(row).info.metadata.sha256) }
+            for row in try store.attachments(of: id) { existing.insert(try openInfo(row).info.metadata.sha256) }
             var newAttachments: [String] = []
             for attachment in item.attachments {
                 let hash = SHA256()
@@ -335,11 +369,15 @@ extension Vault {
             }
             // Format 4: the incoming patient as the vault would link it (found, not created), so a
             // file that names the patient only by name compares equal to what is stored.
-            let incoming = try linkPatient(PrescriptionRecord(id: id, version: latest.version, recorded: "", prescription: prescription),
-                                           createPatients: false).prescription
+            let incoming = try linkPatient(
+                PrescriptionRecord(id: id, version: latest.version, recorded: "", prescription: prescription),
+                createPatients: false
+            ).prescription
             let differs = current.prescription != incoming
             var changes = differs ? incoming.changes(since: current.prescription) : []
-            if differs && changes.isEmpty { changes = [FieldChange(field: "content", before: nil, after: nil, isText: true)] }
+            if differs && changes.isEmpty {
+                changes = [FieldChange(field: "content", before: nil, after: nil, isText: true)]
+            }
             let action: ImportOutcome.Action
             var refusal: ImportOutcome.Refusal?
             if !differs && newAttachments.isEmpty {
@@ -351,29 +389,39 @@ extension Vault {
             } else {
                 action = .update
             }
-            return ImportOutcome(position: item.position, id: id, action: action, changes: changes,
-                                 newAttachments: newAttachments, refusal: refusal)
+            return ImportOutcome(
+                position: item.position, id: id, action: action, changes: changes,
+                newAttachments: newAttachments, refusal: refusal)
         }
     }
 
     /// `prescriptions[3]: 3f9a2c1e exists in this vault with other content (OD sphere -2.00 → -2.25; note)`.
     static func refusalProblem(_ outcome: ImportOutcome) -> String {
-        let problem = "\(outcome.position): \(outcome.id.short) exists in this vault with other content (\(outcome.changeSummary))"
-        if case .notBound(let origin)? = outcome.refusal { return problem + "; this file cannot update it: \(origin.reason)" }
+        let problem =
+            "\(outcome.position): \(outcome.id.short) exists in this vault with other content (\(outcome.changeSummary))"
+        if case .notBound(let origin)? = outcome.refusal {
+            return problem + "; this file cannot update it: \(origin.reason)"
+        }
         return problem
     }
 
     /// `2 new, 1 updated (3f9a2c1e), 0 unchanged, 1 attachment(s); from this vault's export`.
     static func auditDetail(_ report: ImportReport) -> String {
         let updated = report.updated.isEmpty ? "" : " (\(report.updated.map(\.short).joined(separator: " ")))"
-        let from = report.updated.isEmpty ? "" : report.origin == .thisVault ? "; from this vault's export" : "; unverified file: \(report.origin.reason)"
-        return "\(report.added.count) new, \(report.updated.count) updated\(updated), \(report.unchanged.count) unchanged, "
+        let from =
+            report.updated.isEmpty
+            ? ""
+            : report.origin == .thisVault ? "; from this vault's export" : "; unverified file: \(report.origin.reason)"
+        return
+            "\(report.added.count) new, \(report.updated.count) updated\(updated), \(report.unchanged.count) unchanged, "
             + "\(report.attachmentsAdded) attachment(s)\(from)"
     }
 
     /// Writes one planned import item inside the caller's transaction.
-    private func importItem(_ item: ImportItem, id: RecordID, prescription: Prescription, outcome: ImportOutcome,
-                            report: inout ImportReport, parser: IsolatedParser) throws {
+    private func importItem(
+        _ item: ImportItem, id: PrescriptionID, prescription: Prescription, outcome: ImportOutcome,
+        report: inout ImportReport, parser: IsolatedParser
+    ) throws {
         do {
             switch outcome.action {
             case .refused:
@@ -382,10 +430,11 @@ extension Vault {
                 report.unchanged.append(id)
                 return
             case .update:
-                if let latest = try store.latestVersion(of: id.hex), outcome.changes.isEmpty == false {
-                    let record = PrescriptionRecord(id: id, version: latest.version + 1, recorded: clock.timestamp(), prescription: prescription)
+                if let latest = try store.latestVersion(of: id), outcome.changes.isEmpty == false {
+                    let record = PrescriptionRecord(
+                        id: id, version: latest.version + 1, recorded: clock.timestamp(), prescription: prescription)
                     try storeVersion(record)
-                    try resealGrants(of: id.hex, previousVersion: latest.version)
+                    try resealGrants(of: id, previousVersion: latest.version)
                 }
                 report.updated.append(id)
             case .new:
@@ -393,14 +442,17 @@ extension Vault {
                 var version = 0
                 for (recorded, earlier) in item.history {
                     version += 1
-                    try storeVersion(PrescriptionRecord(id: id, version: version, recorded: recorded, prescription: earlier))
+                    try storeVersion(
+                        PrescriptionRecord(id: id, version: version, recorded: recorded, prescription: earlier))
                 }
-                try storeVersion(PrescriptionRecord(id: id, version: version + 1, recorded: clock.timestamp(), prescription: prescription))
+                try storeVersion(
+                    PrescriptionRecord(
+                        id: id, version: version + 1, recorded: clock.timestamp(), prescription: prescription))
                 report.added.append(id)
             }
             // The attachments the prescription lacks (by content), each once.
             var existing: Set<String> = []
-            for row in try store.attachments(of: id.hex) { existing.insert(try openInfo(row).info.metadata.sha256) }
+            for row in try store.attachments(of: id) { existing.insert(try openInfo(row).info.metadata.sha256) }
             for attachment in item.attachments {
                 let hash = SHA256()
                 hash.update(attachment.data)
@@ -409,11 +461,17 @@ extension Vault {
                 guard existing.insert(hash.finalHex()).inserted else { continue }
                 let source = ByteSource(attachment.data)
                 do {
-                    _ = try storeAttachment(to: id, name: attachment.name, allowDuplicate: true, parser: parser) { try source.read(into: &$0) }
+                    _ = try storeAttachment(to: id, name: attachment.name, allowDuplicate: true, parser: parser) {
+                        try source.read(into: &$0)
+                    }
                 } catch let error as AttachmentRefusal {
-                    throw ImportError(problems: ["\(item.position) attachment \(attachment.name): refused: \(error.message)"])
+                    throw ImportError(problems: [
+                        "\(item.position) attachment \(attachment.name): refused: \(error.message)"
+                    ])
                 } catch VaultError.attachmentRefused(let refusal) {
-                    throw ImportError(problems: ["\(item.position) attachment \(attachment.name): refused: \(refusal.message)"])
+                    throw ImportError(problems: [
+                        "\(item.position) attachment \(attachment.name): refused: \(refusal.message)"
+                    ])
                 }
                 report.attachmentsAdded += 1
             }
@@ -425,17 +483,18 @@ extension Vault {
     /// "2026-11-21T21:14:22Z": the only form a recorded time is stored in.
     static func isTimestamp(_ text: String) -> Bool {
         let b = Array(text.utf8)
-        guard b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A else { return false }
+        guard b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A
+        else { return false }
         return [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].allSatisfy { b[$0] >= 0x30 && b[$0] <= 0x39 }
             && CalendarDate(iso: String(text.prefix(10))) != nil
     }
 
     /// An id from the content, for imported prescriptions that bring none (foreign FHIR): the
     /// same record imported twice gets the same id, so it is not duplicated.
-    static func derivedID(_ prescription: Prescription) -> RecordID {
+    static func derivedID(_ prescription: Prescription) -> PrescriptionID {
         let json = (try? JSONEncoderSorted.encode(prescription)).map(Array.init) ?? []
         let digest = SHA256.hash(Array("rxvault/v1 imported".utf8) + json)
-        return RecordID(hex: digest.prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())!
+        return PrescriptionID(hex: digest.prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())!
     }
 }
 

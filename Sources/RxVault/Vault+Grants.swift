@@ -20,21 +20,29 @@ extension Vault {
     /// that changes nothing writes nothing, not even the housekeeping of a write; each change is
     /// one audit entry saying what it was.
     @discardableResult
-    public func grant(_ client: ClientSummary, _ prescriptions: [PrescriptionID], expires: GrantExpiry?,
-                      attachments: Bool?) throws(VaultError) -> [GrantOutcome] {
+    public func grant(
+        _ client: ClientSummary, _ prescriptions: [PrescriptionID], expires: GrantExpiry?,
+        attachments: Bool?
+    ) throws(VaultError) -> [GrantOutcome] {
         if case .until(let day) = expires, day < clock.today() {
             throw .invalidInput("grant expiry \(day) is in the past")
         }
         var seen: Set<PrescriptionID> = []
         let wanted = prescriptions.filter { seen.insert($0).inserted }
         func plan(_ prescriptionID: PrescriptionID) throws -> (GrantOutcome, existing: GrantSummary?) {
-            guard try store.latestVersion(of: prescriptionID.hex) != nil else { throw VaultError.notFound(id: prescriptionID.short) }
-            let existing = try storedGrants(clientID: client.id.hex, prescriptionID: prescriptionID.hex).first
+            guard try store.latestVersion(of: prescriptionID) != nil else {
+                throw VaultError.notFound(id: prescriptionID.short)
+            }
+            let existing = try storedGrants(clientID: client.id, prescriptionID: prescriptionID).first
                 .map { try openGrant($0, client: client) }
             // An expired grant (not swept yet) counts as none: it gives nothing to keep.
-            let before = existing.flatMap { $0.isActive(on: clock.today()) ? GrantTerms(expires: $0.expires, attachments: $0.includesAttachments) : nil }
-            let after = GrantTerms(expires: expires.map { if case .until(let day) = $0 { day } else { nil } } ?? before?.expires,
-                                   attachments: attachments ?? before?.attachments ?? true)
+            let before = existing.flatMap {
+                $0.isActive(on: clock.today())
+                    ? GrantTerms(expires: $0.expires, attachments: $0.includesAttachments) : nil
+            }
+            let after = GrantTerms(
+                expires: expires.map { if case .until(let day) = $0 { day } else { nil } } ?? before?.expires,
+                attachments: attachments ?? before?.attachments ?? true)
             return (GrantOutcome(prescriptionID: prescriptionID, before: before, after: after), existing)
         }
         let planned = try read { try wanted.map { try plan($0).0 } }
@@ -45,15 +53,19 @@ extension Vault {
             // Planned again inside the write: another process may have changed the grants since.
             try wanted.map { prescriptionID in
                 // Its rows verified against the owner's manifest before any is relied on.
-                if try store.latestVersion(of: prescriptionID.hex) != nil { try touch(prescriptionID.hex) }
+                if try store.latestVersion(of: prescriptionID) != nil { try touch(prescriptionID.hex) }
                 let (outcome, existing) = try plan(prescriptionID)
                 guard outcome.changed else { return outcome }
                 replaced = replaced || existing != nil
-                try writeGrant(id: existing?.id ?? RecordID.random(), client: client, prescriptionID: prescriptionID.hex,
-                               info: GrantInfo(schema: 1, granted: existing?.granted ?? now, expires: outcome.after.expires,
-                                               attachments: outcome.after.attachments))
-                try audit(AuditEvent(time: now, actor: AuditEvent.ownerActor, action: .grant, client: client.id.hex,
-                                     prescriptions: [prescriptionID.hex], detail: outcome.description))
+                try writeGrant(
+                    id: existing?.id ?? GrantID.random(), client: client, prescriptionID: prescriptionID,
+                    info: GrantInfo(
+                        schema: 1, granted: existing?.granted ?? now, expires: outcome.after.expires,
+                        attachments: outcome.after.attachments))
+                try audit(
+                    AuditEvent(
+                        time: now, actor: AuditEvent.ownerActor, action: .grant, client: client.id.hex,
+                        prescriptions: [prescriptionID.hex], detail: outcome.description))
                 return outcome
             }
         }
@@ -65,8 +77,10 @@ extension Vault {
 
     /// Grants with every term stated: until `expires` (nil: no end), with or without attachments.
     @discardableResult
-    public func grant(_ client: ClientSummary, _ prescriptions: [PrescriptionID], expires: CalendarDate?,
-                      includeAttachments: Bool) throws(VaultError) -> [GrantOutcome] {
+    public func grant(
+        _ client: ClientSummary, _ prescriptions: [PrescriptionID], expires: CalendarDate?,
+        includeAttachments: Bool
+    ) throws(VaultError) -> [GrantOutcome] {
         try grant(client, prescriptions, expires: expires.map { .until($0) } ?? .never, attachments: includeAttachments)
     }
 
@@ -74,23 +88,25 @@ extension Vault {
     /// prescription, so the keys the client held open nothing stored from now on.
     /// Returns the prescriptions whose grant was revoked.
     @discardableResult
-    public func revoke(_ client: ClientSummary, _ prescriptions: [PrescriptionID]?) throws(VaultError) -> [PrescriptionID] {
+    public func revoke(_ client: ClientSummary, _ prescriptions: [PrescriptionID]?) throws(VaultError)
+        -> [PrescriptionID]
+    {
         // Nothing to revoke writes nothing; a prescription the client has no grant on is "not
         // found", said before anything is revoked.
-        let held = try read { Set(try storedGrants(clientID: client.id.hex, prescriptionID: nil).map(\.prescriptionID)) }
-        if let prescriptions, let missing = prescriptions.first(where: { !held.contains($0.hex) }) {
+        let held = try read { Set(try storedGrants(clientID: client.id, prescriptionID: nil).map(\.prescriptionID)) }
+        if let prescriptions, let missing = prescriptions.first(where: { !held.contains($0) }) {
             throw .grantNotFound(client: client.name, prescription: missing.short)
         }
         if held.isEmpty { return [] }
         let revoked: [PrescriptionID] = try perform {
             var done: [PrescriptionID] = []
-            let grants = try storedGrants(clientID: client.id.hex, prescriptionID: nil)
-            let wanted = prescriptions.map { Set($0.map(\.hex)) }
+            let grants = try storedGrants(clientID: client.id, prescriptionID: nil)
+            let wanted = prescriptions.map { Set($0) }
             for grant in grants where wanted?.contains(grant.prescriptionID) ?? true {
-                try touch(grant.prescriptionID)
+                try touch(grant.prescriptionID.hex)
                 try store.deleteGrant(grant.row.id)
                 try rekey(prescriptionID: grant.prescriptionID, reason: "re-keyed: access revoked")
-                done.append(PrescriptionID(hex: grant.prescriptionID)!)
+                done.append(grant.prescriptionID)
             }
             // Checked again inside the write: the grant may have expired (and been swept just
             // now) or been revoked by another process since.
@@ -98,8 +114,10 @@ extension Vault {
                 throw VaultError.grantNotFound(client: client.name, prescription: missing.short)
             }
             if !done.isEmpty {
-                try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .revoke, client: client.id.hex,
-                                     prescriptions: done.map(\.hex)))
+                try audit(
+                    AuditEvent(
+                        time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .revoke, client: client.id.hex,
+                        prescriptions: done.map(\.hex)))
             }
             return done
         }
@@ -108,15 +126,21 @@ extension Vault {
     }
 
     /// Who can read what: every grant (or one client's, or one prescription's), rows verified.
-    public func grants(client: ClientSummary? = nil, prescription: PrescriptionID? = nil) throws(VaultError) -> [GrantSummary] {
+    public func grants(client: ClientSummary? = nil, prescription: PrescriptionID? = nil) throws(VaultError)
+        -> [GrantSummary]
+    {
         try read {
-            let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
-            let grants = try storedGrants(clientID: client?.id.hex, prescriptionID: prescription?.hex)
+            let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
+            let grants = try storedGrants(clientID: client?.id, prescriptionID: prescription)
             let lastReads = try lastReadTimes(of: Set(grants.map { "\($0.row.clientID) \($0.prescriptionID)" }))
             // Only grants the owner holds current are listed: a revoked one put back is refused.
-            for id in Set(grants.map(\.prescriptionID) + [prescription?.hex].compactMap { $0 }).sorted() { try verifyCurrent(id) }
+            for id in Set(grants.map(\.prescriptionID) + [prescription].compactMap { $0 }).sorted() {
+                try verifyCurrent(id.hex)
+            }
             return try grants.map { grant in
-                guard let owner = clients[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.prefix(8)) names no client") }
+                guard let owner = clients[grant.row.clientID] else {
+                    throw VaultError.integrity("grant \(grant.row.id.short) names no client")
+                }
                 var summary = try openGrant(grant, client: owner)
                 summary.lastRead = lastReads["\(grant.row.clientID) \(grant.prescriptionID)"]
                 return summary
@@ -127,29 +151,35 @@ extension Vault {
     // MARK: - Sealing grants
 
     /// Seals the current keys of `prescriptionID` to the client and stores the grant row.
-    func writeGrant(id: RecordID, client: ClientSummary, prescriptionID: String, info: GrantInfo) throws {
-        try touch(prescriptionID)
-        guard let latest = try store.latestVersion(of: prescriptionID) else { throw VaultError.notFound(id: String(prescriptionID.prefix(8))) }
+    func writeGrant(id: GrantID, client: ClientSummary, prescriptionID: PrescriptionID, info: GrantInfo) throws {
+        try touch(prescriptionID.hex)
+        guard let latest = try store.latestVersion(of: prescriptionID) else {
+            throw VaultError.notFound(id: prescriptionID.short)
+        }
         var attachmentIDs: [String] = []
         var attachmentKeys: [SecretBytes] = []
         if info.attachments {
             for row in try store.attachments(of: prescriptionID) {
-                attachmentIDs.append(row.id)
+                attachmentIDs.append(row.id.hex)
                 attachmentKeys.append(try attachmentDataKey(of: row))
             }
         }
         // Format 4: the patient travels in the sealed context (its record is the owner's alone).
         let patient = header.formatVersion >= 4 ? try open(latest).prescription.patient : nil
-        let keys = GrantKeys(context: .init(schema: 1, grant: id.hex, client: client.id.hex, prescription: prescriptionID,
-                                            version: latest.version, expires: info.expires, attachments: attachmentIDs,
-                                            patient: patient),
-                             dataKey: try dataKey(of: latest), attachmentKeys: attachmentKeys)
+        let keys = GrantKeys(
+            context: .init(
+                schema: 1, grant: id.hex, client: client.id.hex, prescription: prescriptionID.hex,
+                version: latest.version, expires: info.expires, attachments: attachmentIDs,
+                patient: patient),
+            dataKey: try dataKey(of: latest), attachmentKeys: attachmentKeys)
         let sealedKeys = try X25519.seal(try keys.encoded(), to: client.recipient.publicKey)
         var info = info
-        info.prescription = prescriptionID
-        let reference = try grantReference(clientID: client.id.hex, prescriptionID: prescriptionID)
-        let sealedInfo = try sealOwnerInfo(info, purpose: .grantInfo, fields: [.text(id.hex), .text(client.id.hex), .text(reference)])
-        var row = GrantRecord(id: id.hex, clientID: client.id.hex, reference: reference, sealedKeys: sealedKeys, info: sealedInfo, mac: [])
+        info.prescription = prescriptionID.hex
+        let reference = try grantReference(clientID: client.id, prescriptionID: prescriptionID)
+        let sealedInfo = try sealOwnerInfo(
+            info, purpose: .grantInfo, fields: [.text(id.hex), .text(client.id.hex), .text(reference)])
+        var row = GrantRecord(
+            id: id, clientID: client.id, reference: reference, sealedKeys: sealedKeys, info: sealedInfo, mac: [])
         row.mac = try MAC.authenticate(grantRowMessage(row, version: latest.version), key: grantMACKey)
         try store.upsert(row)
     }
@@ -158,8 +188,12 @@ extension Vault {
     /// removal or expiry re-keys (a new version), so a revoked grant row put back from an old
     /// copy of the file no longer verifies and is never re-sealed.
     func grantRowMessage(_ row: GrantRecord, version: Int) -> [UInt8] {
-        AssociatedData.build(.grantRow, [.bytes(header.vaultID), .text(row.id), .text(row.clientID), .text(row.reference),
-                                         .int(version), .bytes(row.sealedKeys), .bytes(row.info)])
+        AssociatedData.build(
+            .grantRow,
+            [
+                .bytes(header.vaultID), .text(row.id.hex), .text(row.clientID.hex), .text(row.reference),
+                .int(version), .bytes(row.sealedKeys), .bytes(row.info)
+            ])
     }
 
     /// Verifies and opens a grant; `version` is the prescription version it must have been
@@ -167,13 +201,14 @@ extension Vault {
     func openGrant(_ grant: StoredGrant, client: ClientSummary, version: Int? = nil) throws -> GrantSummary {
         let row = grant.row
         let sealedFor = try version ?? (store.latestVersion(of: grant.prescriptionID)?.version ?? 0)
-        guard let id = RecordID(hex: row.id), let prescriptionID = PrescriptionID(hex: grant.prescriptionID),
-              MAC.verify(row.mac, grantRowMessage(row, version: sealedFor), key: grantMACKey) else {
-            throw VaultError.integrity("grant \(row.id.prefix(8)) is forged or altered (its MAC does not verify)")
+        guard MAC.verify(row.mac, grantRowMessage(row, version: sealedFor), key: grantMACKey) else {
+            throw VaultError.integrity("grant \(row.id.short) is forged or altered (its MAC does not verify)")
         }
         let info = try grantInfo(row)
-        return GrantSummary(id: id, client: client, prescriptionID: prescriptionID, granted: info.granted, expires: info.expires,
-                            includesAttachments: info.attachments, lastRead: nil)
+        return GrantSummary(
+            id: row.id, client: client, prescriptionID: grant.prescriptionID, granted: info.granted,
+            expires: info.expires,
+            includesAttachments: info.attachments, lastRead: nil)
     }
 
     // MARK: - Finding grant rows
@@ -181,7 +216,7 @@ extension Vault {
     /// A grant row and the prescription it is for.
     struct StoredGrant {
         let row: GrantRecord
-        let prescriptionID: String
+        let prescriptionID: PrescriptionID
     }
 
     /// Grant rows (one client's, one prescription's, both, or all) with their prescriptions. In
@@ -189,10 +224,11 @@ extension Vault {
     /// reference must be the one the owner computes for its client and that prescription, so a
     /// row moved to another client or reference is refused here. The rows' MACs are checked by
     /// `openGrant`. A prescription's grants cost one reference per client (an index lookup each).
-    func storedGrants(clientID: String?, prescriptionID: String?) throws -> [StoredGrant] {
+    func storedGrants(clientID: ClientID?, prescriptionID: PrescriptionID?) throws -> [StoredGrant] {
         guard header.formatVersion >= 3 else {
-            return try store.grants(clientID: clientID, references: prescriptionID.map { [$0] })
-                .map { StoredGrant(row: $0, prescriptionID: $0.reference) }
+            // The reference is the prescription id (32 hex digits, as the store checked).
+            return try store.grants(clientID: clientID, references: prescriptionID.map { [$0.hex] })
+                .map { StoredGrant(row: $0, prescriptionID: try PrescriptionID.checked($0.reference)) }
         }
         var references: [String]?
         if let prescriptionID {
@@ -207,9 +243,12 @@ extension Vault {
             rows = try store.grants(clientID: clientID, references: references)
         }
         return try rows.map { row in
-            guard let prescription = try grantInfo(row).prescription, prescription.count == 32, RecordID.isHex(prescription),
-                  try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference else {
-                throw VaultError.integrity("grant \(row.id.prefix(8))'s reference is not its client's and prescription's (altered, or moved from another row)")
+            guard let prescription = try grantInfo(row).prescription.flatMap(PrescriptionID.init(hex:)),
+                try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference
+            else {
+                throw VaultError.integrity(
+                    "grant \(row.id.short)'s reference is not its client's and prescription's (altered, or moved from another row)"
+                )
             }
             return StoredGrant(row: row, prescriptionID: prescription)
         }
@@ -224,7 +263,7 @@ extension Vault {
     }
 
     /// Every client's id; read once in a verified read scope.
-    private func allClientIDs() throws -> [String] {
+    private func allClientIDs() throws -> [ClientID] {
         if let ids = readScope?.clientIDs { return ids }
         let ids = try store.clients().map(\.id)
         readScope?.clientIDs = ids
@@ -233,40 +272,46 @@ extension Vault {
 
     /// The owner's sealed part of a grant row (authenticated with the row's id, client and reference).
     func grantInfo(_ row: GrantRecord) throws -> GrantInfo {
-        try openOwnerInfo(row.info, purpose: .grantInfo, fields: [.text(row.id), .text(row.clientID), .text(row.reference)],
-                          place: "grant \(row.id.prefix(8))")
+        try openOwnerInfo(
+            row.info, purpose: .grantInfo, fields: [.text(row.id.hex), .text(row.clientID.hex), .text(row.reference)],
+            place: "grant \(row.id.short)")
     }
 
     /// Format 3: the reference of (client, prescription)'s grant row; format 1 and 2: the prescription id.
-    func grantReference(clientID: String, prescriptionID: String) throws -> String {
-        guard header.formatVersion >= 3 else { return prescriptionID }
-        return try GrantReference.make(vaultID: header.vaultID, clientID: clientID, prescriptionID: prescriptionID, key: grantReferenceKey)
+    func grantReference(clientID: ClientID, prescriptionID: PrescriptionID) throws -> String {
+        guard header.formatVersion >= 3 else { return prescriptionID.hex }
+        return try GrantReference.make(
+            vaultID: header.vaultID, clientID: clientID.hex, prescriptionID: prescriptionID.hex, key: grantReferenceKey)
     }
 
     /// Re-seals every grant of the prescription to its current keys (after an edit, attach,
     /// detach or re-key), keeping each grant's dates and scope. `previousVersion` is the version
     /// the rows were sealed for (nil: the current one, when no version was added).
-    func resealGrants(of prescriptionID: String, previousVersion: Int? = nil) throws {
+    func resealGrants(of prescriptionID: PrescriptionID, previousVersion: Int? = nil) throws {
         // Only to the grantees the owner's manifest lists (a grant put back from an older copy is refused).
-        try touch(prescriptionID)
+        try touch(prescriptionID.hex)
         let grants = try storedGrants(clientID: nil, prescriptionID: prescriptionID)
         guard !grants.isEmpty else { return }
-        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
+        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
         for grant in grants {
-            guard let client = clients[grant.row.clientID], let id = RecordID(hex: grant.row.id) else { continue }
+            guard let client = clients[grant.row.clientID] else { continue }
             let summary = try openGrant(grant, client: client, version: previousVersion)
-            try writeGrant(id: id, client: client, prescriptionID: prescriptionID,
-                           info: GrantInfo(schema: 1, granted: summary.granted, expires: summary.expires, attachments: summary.includesAttachments))
+            try writeGrant(
+                id: grant.row.id, client: client, prescriptionID: prescriptionID,
+                info: GrantInfo(
+                    schema: 1, granted: summary.granted, expires: summary.expires,
+                    attachments: summary.includesAttachments))
         }
     }
 
     /// Stores the newest version again under a new data key, as a new version, and re-seals the
     /// remaining grants: a key handed out before opens nothing written from now on.
-    func rekey(prescriptionID: String, reason: String) throws {
+    func rekey(prescriptionID: PrescriptionID, reason: String) throws {
         guard let latest = try store.latestVersion(of: prescriptionID) else { return }
         let current = try open(latest)
-        var next = PrescriptionRecord(id: current.id, version: current.version + 1, recorded: clock.timestamp(),
-                                      prescription: current.prescription)
+        var next = PrescriptionRecord(
+            id: current.id, version: current.version + 1, recorded: clock.timestamp(),
+            prescription: current.prescription)
         next.change = reason
         try storeVersion(next)
         try resealGrants(of: prescriptionID, previousVersion: current.version)
@@ -276,7 +321,7 @@ extension Vault {
     /// every owner write. Returns whether anything was swept.
     func sweepExpiredGrants() throws -> Bool {
         let today = clock.today()
-        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
+        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
         // Verify and pick the expired grants first, then delete them, then re-key each affected
         // prescription once (re-keying re-seals the other grants, so rows read earlier go stale).
         var expired: [(StoredGrant, GrantSummary)] = []
@@ -285,11 +330,14 @@ extension Vault {
             let grant = try openGrant(stored, client: client)
             if !grant.isActive(on: today) { expired.append((stored, grant)) }
         }
-        for (stored, _) in expired { try touch(stored.prescriptionID) }
+        for (stored, _) in expired { try touch(stored.prescriptionID.hex) }
         for (stored, grant) in expired {
             try store.deleteGrant(stored.row.id)
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .grantExpired, client: stored.row.clientID,
-                                 prescriptions: [stored.prescriptionID], detail: grant.expires.map { "expired \($0)" }))
+            try audit(
+                AuditEvent(
+                    time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .grantExpired,
+                    client: stored.row.clientID.hex,
+                    prescriptions: [stored.prescriptionID.hex], detail: grant.expires.map { "expired \($0)" }))
         }
         for prescription in Set(expired.map(\.0.prescriptionID)).sorted() {
             try rekey(prescriptionID: prescription, reason: "re-keyed: access expired")

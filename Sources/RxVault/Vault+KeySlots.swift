@@ -20,8 +20,9 @@ extension Vault {
             return try current.slots.map { slot in
                 var info: KeySlotInfo?
                 if slot.id > 1 { info = try openSlotInfo(slot.info, id: slot.id, kind: slot.kind) }
-                return KeySlotSummary(id: slot.id, kind: slot.kind, label: info?.label, created: info?.created, kdf: slot.kdf,
-                                      isCurrent: slot.id == openedSlot)
+                return KeySlotSummary(
+                    id: slot.id, kind: slot.kind, label: info?.label, created: info?.created, kdf: slot.kdf,
+                    isCurrent: slot.id == openedSlot)
             }
         }
     }
@@ -33,8 +34,11 @@ extension Vault {
         try Self.checkLabel(label)
         let salt = randomBytes(PasswordKDF.saltLength)
         let kek: SecretBytes
-        do { kek = try kdf.deriveKey(passphrase: passphrase, salt: salt) } catch { throw .internalError(error.description) }
-        return try addSlot(kind: .passphrase, algorithm: PasswordKDF.algorithmName, kdf: kdf, salt: salt, label: label) { _ in kek }
+        do { kek = try kdf.deriveKey(passphrase: passphrase, salt: salt) } catch {
+            throw .internalError(error.description)
+        }
+        return try addSlot(kind: .passphrase, algorithm: PasswordKDF.algorithmName, kdf: kdf, salt: salt, label: label)
+        { _ in kek }
     }
 
     /// Adds a recovery slot for a new random code; returns its id and the code (shown once).
@@ -43,29 +47,41 @@ extension Vault {
         let code = RecoveryCode.generate()
         let salt = randomBytes(RecoveryKDF.saltLength)
         let vaultID = header.vaultID
-        let id = try addSlot(kind: .recovery, algorithm: RecoveryKDF.algorithmName, kdf: nil, salt: salt, label: label) { id in
-            try RecoveryKDF.deriveKey(secret: code.secret, context: KeySlot.recoveryContext(vaultID: vaultID, id: id, salt: salt))
+        let id = try addSlot(kind: .recovery, algorithm: RecoveryKDF.algorithmName, kdf: nil, salt: salt, label: label)
+        { id in
+            try RecoveryKDF.deriveKey(
+                secret: code.secret, context: KeySlot.recoveryContext(vaultID: vaultID, id: id, salt: salt))
         }
         return (id, code)
     }
 
-    private func addSlot(kind: KeySlot.Kind, algorithm: String, kdf: PasswordKDF?, salt: [UInt8], label: String?,
-                         kek: (Int) throws -> SecretBytes) throws(VaultError) -> Int {
+    private func addSlot(
+        kind: KeySlot.Kind, algorithm: String, kdf: PasswordKDF?, salt: [UInt8], label: String?,
+        kek: (Int) throws -> SecretBytes
+    ) throws(VaultError) -> Int {
         let id: Int = try perform {
             let taken = Set(try store.keySlots().map(\.id))
             guard let id = (2...KeySlot.maximumID).first(where: { !taken.contains($0) }) else {
-                throw VaultError.refused("every key slot (2 to \(KeySlot.maximumID)) is in use; remove one first ('rxvault key remove SLOT')")
+                throw VaultError.refused(
+                    "every key slot (2 to \(KeySlot.maximumID)) is in use; remove one first ('rxvault key remove SLOT')"
+                )
             }
             let created = clock.timestamp()
-            let ad = KeySlot.associatedData(formatVersion: header.formatVersion, vaultID: header.vaultID, id: id, kind: kind, algorithm: algorithm,
-                                            opsLimit: kdf?.opsLimit ?? 0, memLimit: kdf?.memLimit ?? 0, salt: salt)
+            let ad = KeySlot.associatedData(
+                formatVersion: header.formatVersion, vaultID: header.vaultID, id: id, kind: kind, algorithm: algorithm,
+                opsLimit: kdf?.opsLimit ?? 0, memLimit: kdf?.memLimit ?? 0, salt: salt)
             let wrapped = try AEAD.seal(rootKey, key: try kek(id), associatedData: ad)
-            let info = try sealOwnerInfo(KeySlotInfo(label: label, created: created), purpose: .keySlotInfo,
-                                         fields: [.int(id), .text(kind.rawValue)])
-            try store.upsert(KeySlotRecord(id: id, kind: kind.rawValue, kdfAlgorithm: algorithm, kdfOpsLimit: kdf?.opsLimit ?? 0,
-                                           kdfMemLimit: kdf?.memLimit ?? 0, kdfSalt: salt, wrappedRootKey: wrapped, info: info))
-            try audit(AuditEvent(time: created, actor: AuditEvent.ownerActor, action: .keyAdded,
-                                 detail: Self.describeSlot(id: id, kind: kind, label: label, kdf: kdf)))
+            let info = try sealOwnerInfo(
+                KeySlotInfo(label: label, created: created), purpose: .keySlotInfo,
+                fields: [.int(id), .text(kind.rawValue)])
+            try store.upsert(
+                KeySlotRecord(
+                    id: id, kind: kind.rawValue, kdfAlgorithm: algorithm, kdfOpsLimit: kdf?.opsLimit ?? 0,
+                    kdfMemLimit: kdf?.memLimit ?? 0, kdfSalt: salt, wrappedRootKey: wrapped, info: info))
+            try audit(
+                AuditEvent(
+                    time: created, actor: AuditEvent.ownerActor, action: .keyAdded,
+                    detail: Self.describeSlot(id: id, kind: kind, label: label, kdf: kdf)))
             return id
         }
         try reloadHeader()
@@ -83,20 +99,25 @@ extension Vault {
             let passphrases = current.slots.filter { $0.kind == .passphrase }
             if slot.kind == .passphrase && passphrases.count == 1 {
                 let recovery = current.slots.contains { $0.kind == .recovery }
-                throw VaultError.refused("slot \(id) is the vault's last passphrase: removing it would leave "
-                                         + (recovery ? "only the recovery code" : "no way into the vault")
-                                         + "; change it with 'rxvault passwd' instead, or add another passphrase first ('rxvault key add')")
+                throw VaultError.refused(
+                    "slot \(id) is the vault's last passphrase: removing it would leave "
+                        + (recovery ? "only the recovery code" : "no way into the vault")
+                        + "; change it with 'rxvault passwd' instead, or add another passphrase first ('rxvault key add')"
+                )
             }
             var label: String?
             if id == 1 {
                 let r = current.record
-                try store.replaceHeaderKey(opsLimit: r.kdfOpsLimit, memLimit: r.kdfMemLimit, salt: r.kdfSalt, wrapped: [])
+                try store.replaceHeaderKey(
+                    opsLimit: r.kdfOpsLimit, memLimit: r.kdfMemLimit, salt: r.kdfSalt, wrapped: [])
             } else {
                 label = try openSlotInfo(slot.info, id: slot.id, kind: slot.kind).label
                 try store.deleteKeySlot(id)
             }
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .keyRemoved,
-                                 detail: Self.describeSlot(id: id, kind: slot.kind, label: label, kdf: slot.kdf)))
+            try audit(
+                AuditEvent(
+                    time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .keyRemoved,
+                    detail: Self.describeSlot(id: id, kind: slot.kind, label: label, kdf: slot.kdf)))
         }
         try reloadHeader()
         purge()
@@ -111,13 +132,17 @@ extension Vault {
     /// afterwards the slot's old passphrase no longer opens the vault (backups made with it
     /// still need it). After a recovery, slot 1 is filled again if it had been removed.
     @discardableResult
-    public func changePassphrase(to newPassphrase: SecretBytes, kdf newKDF: PasswordKDF? = nil) throws(VaultError) -> Int {
+    public func changePassphrase(to newPassphrase: SecretBytes, kdf newKDF: PasswordKDF? = nil) throws(VaultError)
+        -> Int
+    {
         guard newPassphrase.count > 0 else { throw .internalError("empty passphrase") }
         let target = passphraseSlotToChange
         let kdf = newKDF ?? header.slots.first(where: { $0.id == target })?.kdf ?? header.kdf
         let salt = randomBytes(PasswordKDF.saltLength)
         let kek: SecretBytes
-        do { kek = try kdf.deriveKey(passphrase: newPassphrase, salt: salt) } catch { throw .internalError(error.description) }
+        do { kek = try kdf.deriveKey(passphrase: newPassphrase, salt: salt) } catch {
+            throw .internalError(error.description)
+        }
         let recovered = openedWithRecovery
         try perform {
             // Sealed here, after an older vault was upgraded, so the format version in the
@@ -125,24 +150,35 @@ extension Vault {
             let oldKDF: PasswordKDF?
             if target == 1 {
                 oldKDF = header.record.wrappedRootKey.isEmpty ? nil : header.kdf
-                let ad = VaultHeader.rootKeyAssociatedData(formatVersion: header.formatVersion, vaultID: header.vaultID, kdf: kdf, salt: salt)
-                try store.replaceHeaderKey(opsLimit: kdf.opsLimit, memLimit: kdf.memLimit, salt: salt, wrapped: try AEAD.seal(rootKey, key: kek, associatedData: ad))
+                let ad = VaultHeader.rootKeyAssociatedData(
+                    formatVersion: header.formatVersion, vaultID: header.vaultID, kdf: kdf, salt: salt)
+                try store.replaceHeaderKey(
+                    opsLimit: kdf.opsLimit, memLimit: kdf.memLimit, salt: salt,
+                    wrapped: try AEAD.seal(rootKey, key: kek, associatedData: ad))
             } else {
-                guard let row = try store.keySlots().first(where: { $0.id == target }), row.kind == KeySlot.Kind.passphrase.rawValue else {
+                guard let row = try store.keySlots().first(where: { $0.id == target }),
+                    row.kind == KeySlot.Kind.passphrase.rawValue
+                else {
                     throw VaultError.keySlotNotFound(target)
                 }
                 oldKDF = PasswordKDF(opsLimit: row.kdfOpsLimit, memLimit: row.kdfMemLimit)
-                let ad = KeySlot.associatedData(formatVersion: header.formatVersion, vaultID: header.vaultID, id: target, kind: .passphrase,
-                                                algorithm: PasswordKDF.algorithmName, opsLimit: kdf.opsLimit, memLimit: kdf.memLimit, salt: salt)
-                try store.upsert(KeySlotRecord(id: target, kind: row.kind, kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
-                                               kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: try AEAD.seal(rootKey, key: kek, associatedData: ad),
-                                               info: row.info))
+                let ad = KeySlot.associatedData(
+                    formatVersion: header.formatVersion, vaultID: header.vaultID, id: target, kind: .passphrase,
+                    algorithm: PasswordKDF.algorithmName, opsLimit: kdf.opsLimit, memLimit: kdf.memLimit, salt: salt)
+                try store.upsert(
+                    KeySlotRecord(
+                        id: target, kind: row.kind, kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
+                        kdfMemLimit: kdf.memLimit, kdfSalt: salt,
+                        wrappedRootKey: try AEAD.seal(rootKey, key: kek, associatedData: ad),
+                        info: row.info))
             }
             var detail = "slot \(target) (\(Self.describe(kdf))"
             if let oldKDF, oldKDF != kdf { detail += ", was \(Self.describe(oldKDF))" }
             detail += ")"
             if recovered, let slot = openedSlot { detail += " with the recovery code of slot \(slot)" }
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .passphraseChanged, detail: detail))
+            try audit(
+                AuditEvent(
+                    time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .passphraseChanged, detail: detail))
         }
         try reloadHeader()
         purge()
@@ -154,13 +190,17 @@ extension Vault {
     @discardableResult
     public func setMaxAttachmentBytes(_ bytes: Int) throws(VaultError) -> Int {
         guard ValidationLimits.maxBytesRange.contains(bytes) else {
-            throw .invalidInput("the attachment size limit must be between \(ValidationLimits.maxBytesRange.lowerBound) and \(ValidationLimits.maxBytesRange.upperBound) bytes")
+            throw .invalidInput(
+                "the attachment size limit must be between \(ValidationLimits.maxBytesRange.lowerBound) and \(ValidationLimits.maxBytesRange.upperBound) bytes"
+            )
         }
         let before: Int = try perform {
             let before = header.maxAttachmentBytes
             try store.setMaxAttachmentBytes(bytes)
-            try audit(AuditEvent(time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .settingChanged,
-                                 detail: "max-attachment-size \(before) -> \(bytes) bytes"))
+            try audit(
+                AuditEvent(
+                    time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .settingChanged,
+                    detail: "max-attachment-size \(before) -> \(bytes) bytes"))
             return before
         }
         try reloadHeader()
@@ -182,14 +222,19 @@ extension Vault {
     }
 
     func openSlotInfo(_ sealed: [UInt8], id: Int, kind: KeySlot.Kind) throws -> KeySlotInfo {
-        try openOwnerInfo(sealed, purpose: .keySlotInfo, fields: [.int(id), .text(kind.rawValue)], place: "key slot \(id)'s label")
+        try openOwnerInfo(
+            sealed, purpose: .keySlotInfo, fields: [.int(id), .text(kind.rawValue)], place: "key slot \(id)'s label")
     }
 
     static func checkLabel(_ label: String?) throws(VaultError) {
         guard let label else { return }
         guard !label.isEmpty, label.count <= maxSlotLabelLength,
-              !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
-            throw .invalidInput("a key slot's label is 1 to \(maxSlotLabelLength) characters, without control characters")
+            !label.unicodeScalars.contains(where: {
+                $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+            })
+        else {
+            throw .invalidInput(
+                "a key slot's label is 1 to \(maxSlotLabelLength) characters, without control characters")
         }
     }
 

@@ -4,7 +4,6 @@ import RxModel
 import RxStore
 
 /// The id of a patient record: 128 random bits, like a prescription's.
-public typealias PatientID = RecordID
 
 /// A patient record as the owner sees it (format 4; DESIGN.md, "Patients").
 public struct PatientSummary: Sendable, Hashable {
@@ -36,14 +35,23 @@ extension PatientInfo {
     func sealedJSON() -> [UInt8] {
         var w = JSONWriter(style: .compact, capacity: 96, escapeSlashes: true)
         w.beginObject()
-        if let birthDate { w.key("birthDate"); w.string(birthDate.description) }
+        if let birthDate {
+            w.key("birthDate")
+            w.string(birthDate.description)
+        }
         if let merged {
-            w.key("merged"); w.beginArray()
-            for id in merged { w.element(); w.string(id) }
+            w.key("merged")
+            w.beginArray()
+            for id in merged {
+                w.element()
+                w.string(id)
+            }
             w.endArray()
         }
-        w.key("name"); w.string(name)
-        w.key("schema"); w.int(schema)
+        w.key("name")
+        w.string(name)
+        w.key("schema")
+        w.int(schema)
         w.endObject()
         return w.bytes
     }
@@ -104,9 +112,10 @@ struct PatientDirectory {
     /// or a patient given without one, matches on the name alone).
     func matching(_ patient: Patient) -> [PatientSummary] {
         guard let ids = byName[PatientName.key(patient.name)] else { return [] }
-        return Self.ordered(ids.compactMap { records[$0] }.filter { s in
-            s.birthDate == nil || patient.birthDate == nil || s.birthDate == patient.birthDate
-        })
+        return Self.ordered(
+            ids.compactMap { records[$0] }.filter { s in
+                s.birthDate == nil || patient.birthDate == nil || s.birthDate == patient.birthDate
+            })
     }
 }
 
@@ -116,8 +125,8 @@ struct PatientDirectory {
 struct PatientRows {
     var stamp: StateStamp
     var buckets: PatientBuckets?
-    var checked: [Int: [(id: String, mac: [UInt8])]] = [:]
-    var whole: [(id: String, mac: [UInt8])]?
+    var checked: [Int: [(id: PatientID, mac: [UInt8])]] = [:]
+    var whole: [(id: PatientID, mac: [UInt8])]?
     var opened: [String: PatientSummary] = [:]
 
     init(stamp: StateStamp, buckets: PatientBuckets?) {
@@ -142,12 +151,11 @@ extension Vault {
     /// is refused). Before format 4 there are none.
     func patientDirectory() throws -> PatientDirectory {
         guard header.formatVersion >= 4 else { return PatientDirectory() }
-        if transactionState != nil {
-            if let transactionPatients { return transactionPatients }
+        if let write = currentWrite, write.state != nil {
+            if let patients = write.patients { return patients }
             try refreshPatientsHash()
-            guard let state = transactionState else { throw VaultError.internalError("no state root in a write") }
-            let directory = try loadPatients(expected: state.patientsHash)
-            transactionPatients = directory
+            let directory = try loadPatients(expected: try write.root().patientsHash)
+            write.patients = directory
             return directory
         }
         // The stamp, the root and the rows in one snapshot (`open` runs after its row was read,
@@ -177,7 +185,7 @@ extension Vault {
     /// statement at a time, a write committed in between (the server's audit entries every second)
     /// paired the old root with the new audit head, and a prescription failed to read.
     func patientSummary(_ id: String) throws -> PatientSummary? {
-        guard header.formatVersion >= 4, transactionState == nil else { return try patientDirectory().summary(id) }
+        guard header.formatVersion >= 4, currentWrite?.state == nil else { return try patientDirectory().summary(id) }
         return try store.read { try patientSummaryInOneSnapshot(id) }
     }
 
@@ -203,15 +211,16 @@ extension Vault {
             return try patientDirectory().summary(id)
         }
         // The rows are in id order: find this one's MAC as the check covered it.
-        var low = 0, high = covering.count
+        var low = 0
+        var high = covering.count
         while low < high {
             let mid = (low + high) / 2
-            if covering[mid].id < id { low = mid + 1 } else { high = mid }
+            if covering[mid].id.hex < id { low = mid + 1 } else { high = mid }
         }
-        guard low < covering.count, covering[low].id == id else { return try patientDirectory().summary(id) }
+        guard low < covering.count, covering[low].id.hex == id else { return try patientDirectory().summary(id) }
         // A row that is not the one the check covered (tampering): the whole directory decides,
         // with its integrity error.
-        guard let row = try store.patient(id: id), row.mac == covering[low].mac else {
+        guard let row = try store.patient(id: covering[low].id), row.mac == covering[low].mac else {
             patientRows = nil
             return try patientDirectory().summary(id)
         }
@@ -223,7 +232,7 @@ extension Vault {
     /// The checked rows among which `id`'s row is, if it exists: the whole set when that was
     /// checked, else `id`'s bucket, read and checked against its hash (once per root). Nil when
     /// the bucket's rows are not the ones the owner wrote last (or `id` is in no bucket).
-    private func checkedPatientRows(covering id: String) throws -> [(id: String, mac: [UInt8])]? {
+    private func checkedPatientRows(covering id: String) throws -> [(id: PatientID, mac: [UInt8])]? {
         guard let rows = patientRows else { return nil }
         if let whole = rows.whole { return whole }
         guard let buckets = rows.buckets, let bucket = PatientBuckets.bucket(ofRowID: id) else { return nil }
@@ -242,8 +251,10 @@ extension Vault {
     func currentPatientBuckets(patientsHash: [UInt8]) throws -> PatientBuckets? {
         guard let record = try store.patientBuckets() else { return nil }
         guard let buckets = PatientBuckets.decode(record.content),
-              MAC.verify(record.mac, buckets.macMessage(vaultID: header.vaultID), key: stateMACKey) else {
-            throw VaultError.integrity("the patient bucket hashes are forged or altered (their MAC does not verify); run 'rxvault check'")
+            MAC.verify(record.mac, buckets.macMessage(vaultID: header.vaultID), key: stateMACKey)
+        else {
+            throw VaultError.integrity(
+                "the patient bucket hashes are forged or altered (their MAC does not verify); run 'rxvault check'")
         }
         return buckets.patientsHash == patientsHash ? buckets : nil
     }
@@ -254,7 +265,9 @@ extension Vault {
             throw VaultError.integrity("the state root does not cover the patient records (a format-4 root must)")
         }
         guard VaultState.patientsHash(rows) == expected else {
-            throw VaultError.integrity("the patient records are not the ones the owner wrote last (a patient deleted, or put back from an older copy)")
+            throw VaultError.integrity(
+                "the patient records are not the ones the owner wrote last (a patient deleted, or put back from an older copy)"
+            )
         }
         var directory = PatientDirectory()
         for row in rows { directory.insert(try openPatient(row)) }
@@ -262,16 +275,18 @@ extension Vault {
     }
 
     func openPatient(_ row: PatientRecord) throws -> PatientSummary {
-        guard let id = PatientID(hex: row.id), MAC.verify(row.mac, patientRowMessage(row), key: recordMACKey) else {
-            throw VaultError.integrity("patient \(row.id.prefix(8)) is forged or altered (its owner MAC does not verify)")
+        let id = row.id
+        guard MAC.verify(row.mac, patientRowMessage(row), key: recordMACKey) else {
+            throw VaultError.integrity("patient \(id.short) is forged or altered (its owner MAC does not verify)")
         }
-        let info = try openOwnerInfo(row.info, purpose: .patientInfo, fields: [.text(row.id)], place: "patient \(id.short)",
-                                     read: PatientInfo.init(json:))
+        let info = try openOwnerInfo(
+            row.info, purpose: .patientInfo, fields: [.text(id.hex)], place: "patient \(id.short)",
+            read: PatientInfo.init(json:))
         return PatientSummary(id: id, name: info.name, birthDate: info.birthDate, merged: info.merged ?? [])
     }
 
     func patientRowMessage(_ row: PatientRecord) -> [UInt8] {
-        AssociatedData.build(.patientRow, [.bytes(header.vaultID), .text(row.id), .bytes(row.info)])
+        AssociatedData.build(.patientRow, [.bytes(header.vaultID), .text(row.id.hex), .bytes(row.info)])
     }
 
     /// A stored record with its patient filled in from the patient's record (format-4 content
@@ -281,11 +296,14 @@ extension Vault {
         let summary: PatientSummary?
         do { summary = try patientSummary(patientID) } catch { throw VaultError.wrap(error) }
         guard let summary else {
-            throw .integrity("prescription \(record.id.short) version \(record.version) names patient \(patientID.prefix(8)), which the vault does not hold")
+            throw .integrity(
+                "prescription \(record.id.short) version \(record.version) names patient \(patientID.prefix(8)), which the vault does not hold"
+            )
         }
         var rx = record.prescription
         rx.patient = summary.patient
-        var resolved = PrescriptionRecord(id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
+        var resolved = PrescriptionRecord(
+            id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
         resolved.change = record.change
         return resolved
     }
@@ -294,30 +312,34 @@ extension Vault {
 
     /// Seals and stores a patient row, keeping the transaction's directory and patients hash current.
     func writePatient(_ summary: PatientSummary) throws {
-        let info = PatientInfo(schema: 1, name: summary.name, birthDate: summary.birthDate,
-                               merged: summary.merged.isEmpty ? nil : summary.merged)
-        var row = PatientRecord(id: summary.id.hex, info: try sealOwnerInfo(plaintext: info.sealedJSON(), purpose: .patientInfo,
-                                                                            fields: [.text(summary.id.hex)]),
-                                mac: [])
+        let info = PatientInfo(
+            schema: 1, name: summary.name, birthDate: summary.birthDate,
+            merged: summary.merged.isEmpty ? nil : summary.merged)
+        var row = PatientRecord(
+            id: summary.id,
+            info: try sealOwnerInfo(
+                plaintext: info.sealedJSON(), purpose: .patientInfo,
+                fields: [.text(summary.id.hex)]),
+            mac: [])
         row.mac = try MAC.authenticate(patientRowMessage(row), key: recordMACKey)
-        try changePatients(writing: { try store.upsert(row) }) { $0.insert(summary) }
+        try changePatients(writing: { try store.upsert(row) }, change: { $0.insert(summary) })
     }
 
-    func deletePatientRow(_ id: String) throws {
-        try changePatients(writing: { _ = try store.deletePatient(id) }) { $0.remove(id) }
+    func deletePatientRow(_ id: PatientID) throws {
+        try changePatients(writing: { _ = try store.deletePatient(id) }, change: { $0.remove(id.hex) })
     }
 
-    /// Writes a patient row (`write`) and applies `change` to the write's directory in place. The
-    /// directory is read (and verified) before the row changes, then taken out of
-    /// `transactionPatients`, so the change does not copy every record (an import links
-    /// thousands of patients).
-    private func changePatients(writing write: () throws -> Void, _ change: (inout PatientDirectory) -> Void) throws {
+    /// Writes a patient row (`writeRow`) and applies `change` to the write's directory in place. The
+    /// directory is read (and verified) before the row changes, then taken out of the write's
+    /// `patients`, so the change does not copy every record (an import links thousands of patients).
+    private func changePatients(writing writeRow: () throws -> Void, change: (inout PatientDirectory) -> Void) throws {
+        let write = try requireWrite()
         var directory = try patientDirectory()
-        transactionPatients = nil
-        try write()
+        write.patients = nil
+        try writeRow()
         change(&directory)
-        transactionPatients = directory
-        patientsChanged = true
+        write.patients = directory
+        write.patientsChanged = true
     }
 
     /// The state root's patients hash brought up to the rows as written. Computed once per write
@@ -325,13 +347,13 @@ extension Vault {
     /// sealed, and before the rows are read back against it (`patientDirectory`, the only reader
     /// of the hash inside a write).
     func refreshPatientsHash() throws {
-        guard patientsChanged, transactionState != nil else { return }
+        guard let write = currentWrite, write.patientsChanged, write.state != nil else { return }
         let rows = try store.patientMACs()
         let hash = VaultState.patientsHash(rows)
-        transactionState?.patientsHash = hash
+        write.state?.patientsHash = hash
         // The bucket hashes from the same rows (`storePatientBuckets` writes them with the root).
-        freshPatientBuckets = PatientBuckets(rows: rows, patientsHash: hash)
-        patientsChanged = false
+        write.freshPatientBuckets = PatientBuckets(rows: rows, patientsHash: hash)
+        write.patientsChanged = false
     }
 
     /// At the end of every owner write (format 4, after `refreshPatientsHash`): the bucket hashes
@@ -341,9 +363,9 @@ extension Vault {
     /// had its patients changed by an older rxvault): then from the rows, once, if they are the
     /// set the root pins (if not, there are none to write: reads check the whole set and refuse).
     func storePatientBuckets() throws {
-        defer { freshPatientBuckets = nil }
-        guard header.formatVersion >= 4, let hash = transactionState?.patientsHash else { return }
-        var buckets = freshPatientBuckets
+        let write = try requireWrite()
+        guard header.formatVersion >= 4, let hash = write.state?.patientsHash else { return }
+        var buckets = write.freshPatientBuckets
         if buckets?.patientsHash != hash {
             if case .some(.some) = try? currentPatientBuckets(patientsHash: hash) { return }
             let rows = try store.patientMACs()
@@ -351,8 +373,10 @@ extension Vault {
             buckets = PatientBuckets(rows: rows, patientsHash: hash)
         }
         guard let buckets else { return }
-        try store.setPatientBuckets(PatientBucketsRecord(
-            content: buckets.encoded(), mac: try MAC.authenticate(buckets.macMessage(vaultID: header.vaultID), key: stateMACKey)))
+        try store.setPatientBuckets(
+            PatientBucketsRecord(
+                content: buckets.encoded(),
+                mac: try MAC.authenticate(buckets.macMessage(vaultID: header.vaultID), key: stateMACKey)))
     }
 
     /// Format 4: the record with its patient linked to a patient record: the one it names, else
@@ -379,139 +403,51 @@ extension Vault {
                     // entries and grants carry the birth date from now on (they were left stale,
                     // which `check` and so `backup` refused).
                     try refreshPrescriptions(of: [match.id.hex])
-                    patientNotes.append("patient \(match.id.short) \(match.name): birth date set to \(birthDate)")
+                    try requireWrite().patientNotes.append(
+                        "patient \(match.id.short) \(match.name): birth date set to \(birthDate)")
                 }
                 rx.patient = match.patient
             } else if createPatients {
-                let summary = PatientSummary(id: PatientID.random(), name: rx.patient.name, birthDate: rx.patient.birthDate, merged: [])
+                let summary = PatientSummary(
+                    id: PatientID.random(), name: rx.patient.name, birthDate: rx.patient.birthDate, merged: [])
                 try writePatient(summary)
-                patientNotes.append("new patient \(summary.line)")
+                try requireWrite().patientNotes.append("new patient \(summary.line)")
                 rx.patient = summary.patient
             }
         }
-        var linked = PrescriptionRecord(id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
+        var linked = PrescriptionRecord(
+            id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
         linked.change = record.change
         return linked
     }
 
-    // MARK: - Commands
-
-    /// Every patient record with its prescriptions (newest versions), by name.
-    public func patients() throws(VaultError) -> [(PatientSummary, [PrescriptionRecord])] {
-        try requirePatientRecords()
-        let records = try list()
-        let directory: PatientDirectory = try read { try patientDirectory() }
-        var byPatient: [String: [PrescriptionRecord]] = [:]
-        for record in records { if let id = record.prescription.patient.id { byPatient[id, default: []].append(record) } }
-        return directory.all.map { ($0, byPatient[$0.id.hex] ?? []) }
-    }
-
-    /// The patient a name or id prefix stands for: an exact name match (as `add` matches), else
-    /// a unique id prefix. Two or more is an error listing them.
-    public func resolvePatient(_ text: String) throws(VaultError) -> PatientSummary {
-        try requirePatientRecords()
-        let directory: PatientDirectory = try read { try patientDirectory() }
-        let byName = directory.all.filter { PatientName.key($0.name) == PatientName.key(text) }
-        if byName.count == 1 { return byName[0] }
-        if byName.count > 1 { throw .ambiguousPatient("patient '\(text)'", candidates: byName.map(\.line)) }
-        let prefix = text.lowercased()
-        guard prefix.count >= RecordID.minimumPrefixLength, RecordID.isHex(prefix) else { throw .patientNotFound("'\(text)'") }
-        let byID = directory.all.filter { $0.id.hex.hasPrefix(prefix) }
-        guard byID.count == 1 else {
-            if byID.isEmpty { throw .patientNotFound("'\(text)'") }
-            throw .ambiguousPatient("id prefix \(text)", candidates: byID.map(\.line))
-        }
-        return byID[0]
-    }
-
-    /// Which of `patient` (written as free text) the vault's records are, by `add`'s rule.
-    public func matchingPatients(_ patient: Patient) throws(VaultError) -> [PatientSummary] {
-        guard header.formatVersion >= 4 else { return [] }
-        return try read { try patientDirectory().matching(patient) }
-    }
-
-    /// Renames a patient and/or sets (nil in `birthDate`: keeps; `.some(nil)`: removes) the birth
-    /// date. Every prescription of the patient reads the new values at once; their grants are
-    /// sealed again so clients see them too. Returns the record as it now is.
-    @discardableResult
-    public func updatePatient(_ id: PatientID, name: String?, birthDate: CalendarDate??) throws(VaultError) -> PatientSummary {
-        try requirePatientRecords()
-        let name = name.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
-        if let name {
-            if name.isEmpty { throw .invalidInput("a patient's name cannot be empty") }
-            if let problem = TextField.name.problem(with: name) { throw .invalidInput("patient name: \(problem)") }
-        }
-        if case .some(.some(let day)) = birthDate, day > clock.today() { throw .invalidInput("date of birth \(day) is in the future") }
-        return try perform {
-            guard var summary = try patientDirectory().records[id.hex] else { throw VaultError.patientNotFound(id.short) }
-            if let name { summary.name = name }
-            if let birthDate { summary.birthDate = birthDate }
-            for record in try prescriptions(of: [id.hex]) {
-                if let dob = summary.birthDate, dob > record.prescription.issued {
-                    throw VaultError.invalidInput("date of birth \(dob) is after prescription \(record.id.short)'s issue date \(record.prescription.issued)")
-                }
-            }
-            try writePatient(summary)
-            try refreshPrescriptions(of: [id.hex])
-            return summary
-        }
-    }
-
-    /// Merges patient `from` into `into`: each of `from`'s prescriptions gets a new version naming
-    /// `into` (its grants sealed again to it), `from`'s record goes, and its id is kept in `into`'s
-    /// as merged, so older versions that name it read as `into`. `into` keeps its name, and its
-    /// birth date unless it had none.
-    @discardableResult
-    public func mergePatients(_ from: PatientID, into: PatientID) throws(VaultError) -> (PatientSummary, moved: Int) {
-        try requirePatientRecords()
-        guard from != into else { throw .invalidInput("a patient cannot be merged into itself") }
-        return try perform {
-            let directory = try patientDirectory()
-            guard let source = directory.records[from.hex] else { throw VaultError.patientNotFound(from.short) }
-            guard var target = directory.records[into.hex] else { throw VaultError.patientNotFound(into.short) }
-            if let a = target.birthDate, let b = source.birthDate, a != b {
-                throw VaultError.invalidInput("\(target.line) and \(source.line) have different birth dates; set one with 'rxvault patient rename --birth-date' first if they are one person")
-            }
-            target.birthDate = target.birthDate ?? source.birthDate
-            target.merged += [from.hex] + source.merged
-            let moving = try prescriptions(of: [from.hex])
-            try deletePatientRow(from.hex)
-            try writePatient(target)
-            try refreshPrescriptions(of: [into.hex])
-            for indexed in moving {
-                guard let row = try store.latestVersion(of: indexed.id.hex) else { continue }
-                try touch(indexed.id.hex)
-                let current = try open(row)
-                var next = PrescriptionRecord(id: current.id, version: current.version + 1, recorded: clock.timestamp(),
-                                              prescription: current.prescription)
-                next.change = "patient \(from.short) merged into \(into.short)"
-                try storeVersion(next)
-                try resealGrants(of: indexed.id.hex, previousVersion: current.version)
-            }
-            return (target, moving.count)
-        }
-    }
-
     /// Newest records of the prescriptions whose index entry names one of `patientIDs` (inside a write).
     func prescriptions(of patientIDs: Set<String>) throws -> [PrescriptionRecord] {
+        // Inside a write, the entries it made so far are pending (an import's earlier items):
+        // into the buckets first, so they are found, and an index still empty is not "missing".
+        if currentWrite != nil { try flushIndex() }
         let snapshot = try indexSnapshot()
-        return try snapshot.rows.map { try snapshot.record($0) }.filter { $0.prescription.patient.id.map(patientIDs.contains) ?? false }
+        return try snapshot.rows.map { try snapshot.record($0) }.filter {
+            $0.prescription.patient.id.map(patientIDs.contains) ?? false
+        }
     }
 
     /// After a patient changed: the index entries and the grants of its prescriptions carry the
     /// patient as it now is (the prescriptions' content, which names the patient by id, is unchanged).
     func refreshPrescriptions(of patientIDs: Set<String>) throws {
         for indexed in try prescriptions(of: patientIDs) {
-            guard let row = try store.latestVersion(of: indexed.id.hex) else { continue }
+            guard let row = try store.latestVersion(of: indexed.id) else { continue }
             try touch(indexed.id.hex)
-            indexChanged(indexed.id, try open(row))
-            try resealGrants(of: indexed.id.hex)
+            try indexChanged(indexed.id, try open(row))
+            try resealGrants(of: indexed.id)
         }
     }
 
     func requirePatientRecords() throws(VaultError) {
         guard header.formatVersion >= 4 else {
-            throw .invalidInput("this vault is in format \(header.formatVersion), where patients are free text; run 'rxvault upgrade' to make them records (format 4)")
+            throw .invalidInput(
+                "this vault is in format \(header.formatVersion), where patients are free text; run 'rxvault upgrade' to make them records (format 4)"
+            )
         }
     }
 
@@ -526,25 +462,30 @@ extension Vault {
     func upgradePatientsToFormat4() throws {
         var groups: [String: [PrescriptionRecord]] = [:]
         for row in try store.latestVersions() {
-            try touch(row.prescriptionID)
+            try touch(row.prescriptionID.hex)
             let record = try open(row)
             let patient = record.prescription.patient
-            groups[PatientName.key(patient.name) + "\u{0}" + (patient.birthDate?.description ?? ""), default: []].append(record)
+            groups[PatientName.key(patient.name) + "\u{0}" + (patient.birthDate?.description ?? ""), default: []]
+                .append(record)
         }
         for key in groups.keys.sorted() {
-            let records = groups[key]!.sorted { ($0.prescription.issued, $0.id.hex) < ($1.prescription.issued, $1.id.hex) }
+            let records = groups[key]!.sorted {
+                ($0.prescription.issued, $0.id.hex) < ($1.prescription.issued, $1.id.hex)
+            }
             let newest = records.last!.prescription.patient
-            let summary = PatientSummary(id: PatientID.random(), name: newest.name, birthDate: newest.birthDate, merged: [])
+            let summary = PatientSummary(
+                id: PatientID.random(), name: newest.name, birthDate: newest.birthDate, merged: [])
             try writePatient(summary)
             for record in records {
                 var rx = record.prescription
                 rx.patient = summary.patient
-                var next = PrescriptionRecord(id: record.id, version: record.version + 1, recorded: clock.timestamp(), prescription: rx)
+                var next = PrescriptionRecord(
+                    id: record.id, version: record.version + 1, recorded: clock.timestamp(), prescription: rx)
                 next.change = "format 4: the patient is a record"
                 try storeVersion(next)
-                try resealGrants(of: record.id.hex, previousVersion: record.version)
+                try resealGrants(of: record.id, previousVersion: record.version)
             }
         }
-        patientNotes = []
+        try requireWrite().patientNotes = []
     }
 }

@@ -16,7 +16,8 @@ extension Vault {
     public func add(_ prescription: Prescription) throws(VaultError) -> (PrescriptionRecord, [String]) {
         let checked = try check(prescription)
         let id = PrescriptionID.random()
-        let record = PrescriptionRecord(id: id, version: 1, recorded: clock.timestamp(), prescription: checked.prescription)
+        let record = PrescriptionRecord(
+            id: id, version: 1, recorded: clock.timestamp(), prescription: checked.prescription)
         let stored = try perform { try storeVersion(record) }
         return (stored, checked.advisories)
     }
@@ -30,8 +31,7 @@ extension Vault {
             let total = try read { try store.prescriptionIDs(withPrefix: prefix, limit: 1000).count }
             throw .ambiguousID(prefix: idOrPrefix, matches: total)
         }
-        guard let id = PrescriptionID(hex: first) else { throw .integrity("a stored prescription id is malformed") }
-        return id
+        return first
     }
 
     /// The newest version of every prescription, newest issue date first.
@@ -48,11 +48,11 @@ extension Vault {
         do {
             let snapshot = try indexSnapshot()
             return try read {
-                let counts = try store.attachmentCountsByPrescription()
-                var byID: [PrescriptionID: Int] = [:]
-                for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
+                let byID = try store.attachmentCountsByPrescription()
                 let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }
-                return try filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map { try snapshot.record($0.row) }
+                return try filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map {
+                    try snapshot.record($0.row)
+                }
             }
         } catch let error as VaultError {
             throw error
@@ -66,9 +66,7 @@ extension Vault {
     func matchingIDs(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionID] {
         do {
             let snapshot = try indexSnapshot()
-            let counts = try read { try store.attachmentCountsByPrescription() }
-            var byID: [PrescriptionID: Int] = [:]
-            for (id, count) in counts { if let id = PrescriptionID(hex: id) { byID[id] = count } }
+            let byID = try read { try store.attachmentCountsByPrescription() }
             let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }
             return filter.apply(subjects, attachmentCounts: byID, today: clock.today()).map(\.subjectID)
         } catch let error as VaultError {
@@ -83,7 +81,7 @@ extension Vault {
         let row: PrescriptionVersionRecord?
         if let version {
             // An earlier version is written once and never changes: its own MAC is enough.
-            row = try read { try store.versions(of: id.hex).first { $0.version == version } }
+            row = try read { try store.versions(of: id).first { $0.version == version } }
             guard let row else { throw .notFound(id: "\(id.short) version \(version)") }
             return try open(row)
         }
@@ -91,7 +89,7 @@ extension Vault {
             // Format 2 on: the newest of the rows checked against the manifest (the check reads
             // every version anyway). Rows the manifest holds but the file lacks fail the check.
             if let rows = try verifiedRows(id.hex) { return rows.versions.last }
-            let row = try store.latestVersion(of: id.hex)
+            let row = try store.latestVersion(of: id)
             if let row { try requireNewest(row, of: id) }
             return row
         }
@@ -103,7 +101,7 @@ extension Vault {
     public func history(_ id: PrescriptionID) throws(VaultError) -> [PrescriptionRecord] {
         let rows = try read { () throws -> [PrescriptionVersionRecord] in
             try verifyCurrent(id.hex)
-            return try store.versions(of: id.hex)
+            return try store.versions(of: id)
         }
         guard !rows.isEmpty else { throw .notFound(id: id.short) }
         var records: [PrescriptionRecord] = []
@@ -114,31 +112,40 @@ extension Vault {
     /// Stores `change` applied to the newest version as a new version. The old versions stay
     /// (see `history`). Returns nil, writing nothing, when the change leaves the prescription as it was.
     /// Throws a `VaultError`, or whatever `change` throws (unchanged, so the caller can report it).
-    public func edit(_ id: PrescriptionID, _ change: (inout Prescription) throws -> Void) throws -> (PrescriptionRecord, [String])? {
+    public func edit(_ id: PrescriptionID, _ change: (inout Prescription) throws -> Void) throws -> (
+        PrescriptionRecord, [String]
+    )? {
         // Read, check and write in one transaction so two concurrent edits cannot both build on
         // the same version (the second waits, then sees the first's result).
         var result: (PrescriptionRecord, [String])?
         var changeError: (any Error)?
         try perform {
-            guard let row = try store.latestVersion(of: id.hex) else { throw VaultError.notFound(id: id.short) }
+            guard let row = try store.latestVersion(of: id) else { throw VaultError.notFound(id: id.short) }
             try touch(id.hex)
             let current = try open(row)
             var edited = current.prescription
-            do { try change(&edited) } catch { changeError = error; return }
+            do { try change(&edited) } catch {
+                changeError = error
+                return
+            }
             // Kept FHIR elements follow the edit by their rule (KeptFHIR): a stale narrative goes.
             edited.fhir = current.prescription.keptFHIR(after: edited)
             // A patient given a different name or birth date is another patient (found or
             // created by `add`'s rule); `patient rename` changes the patient itself.
             if edited.patient.id != nil, edited.patient.id == current.prescription.patient.id,
-               edited.patient.name != current.prescription.patient.name || edited.patient.birthDate != current.prescription.patient.birthDate {
+                edited.patient.name != current.prescription.patient.name
+                    || edited.patient.birthDate != current.prescription.patient.birthDate
+            {
                 edited.patient.id = nil
             }
             let checked = try check(edited)
-            let candidate = try linkPatient(PrescriptionRecord(id: id, version: current.version + 1, recorded: clock.timestamp(),
-                                                               prescription: checked.prescription))
+            let candidate = try linkPatient(
+                PrescriptionRecord(
+                    id: id, version: current.version + 1, recorded: clock.timestamp(),
+                    prescription: checked.prescription))
             guard candidate.prescription != current.prescription else { return }
             let record = try storeVersion(candidate)
-            try resealGrants(of: id.hex, previousVersion: current.version)
+            try resealGrants(of: id, previousVersion: current.version)
             result = (record, checked.advisories)
         }
         if let changeError { throw changeError }
@@ -149,12 +156,12 @@ extension Vault {
     /// the deleted content (overwritten in place by `secure_delete`) is gone from every file.
     public func remove(_ id: PrescriptionID) throws(VaultError) {
         let deleted = try perform { () throws -> Bool in
-            indexChanged(id, nil)
+            try indexChanged(id, nil)
             // Nothing of it is relied on or re-sealed: its manifest entry just goes.
-            touched.insert(id.hex)
+            try requireWrite().touched.insert(id.hex)
             // Format 3 grants do not name their prescription in the file, so nothing cascades to them.
-            for grant in try storedGrants(clientID: nil, prescriptionID: id.hex) { try store.deleteGrant(grant.row.id) }
-            return try store.deletePrescription(id.hex)
+            for grant in try storedGrants(clientID: nil, prescriptionID: id) { try store.deleteGrant(grant.row.id) }
+            return try store.deletePrescription(id)
         }
         guard deleted else { throw .notFound(id: id.short) }
         purge()
@@ -170,34 +177,46 @@ extension Vault {
         let record = try linkPatient(record)
         try touch(record.id.hex)
         try store.insert(try seal(record))
-        indexChanged(record.id, record)
+        try indexChanged(record.id, record)
         return record
     }
 
     func check(_ prescription: Prescription) throws(VaultError) -> CheckedPrescription {
-        do { return try PrescriptionRules.check(prescription, today: clock.today()) } catch { throw .invalidPrescription(error) }
+        do { return try PrescriptionRules.check(prescription, today: clock.today()) } catch {
+            throw .invalidPrescription(error)
+        }
     }
 
     func seal(_ record: PrescriptionRecord) throws(VaultError) -> PrescriptionVersionRecord {
         // Format 4: the content names its patient record by id; name and birth date live there.
         var prescription = record.prescription
         if header.formatVersion >= 4 {
-            guard let patientID = prescription.patient.id else { throw .internalError("a prescription to seal has no patient record") }
+            guard let patientID = prescription.patient.id else {
+                throw .internalError("a prescription to seal has no patient record")
+            }
             prescription.patient = Patient(name: "", id: patientID)
         }
-        let content = RecordContent(schema: RecordContent.currentSchema, recorded: record.recorded, prescription: prescription,
-                                    change: record.change)
+        let content = RecordContent(
+            schema: RecordContent.currentSchema, recorded: record.recorded, prescription: prescription,
+            change: record.change)
         let plaintext: [UInt8]
         do { plaintext = try content.sealedJSON() } catch { throw .internalError("cannot encode a prescription") }
         let dataKey = SecretBytes(randomCount: AEAD.keyLength)
         do {
             let place = (vaultID: header.vaultID, type: Self.objectType, id: record.id.hex, version: record.version)
-            let wrappedKey = try AEAD.seal(dataKey, key: keyWrappingKey, associatedData:
-                AssociatedData.object(.dataKey, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
-            let sealed = try AEAD.seal(plaintext, key: dataKey, associatedData:
-                AssociatedData.object(.content, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
-            var row = PrescriptionVersionRecord(prescriptionID: record.id.hex, version: record.version, wrappedKey: wrappedKey,
-                                                content: sealed, mac: [])
+            let wrappedKey = try AEAD.seal(
+                dataKey, key: keyWrappingKey,
+                associatedData:
+                    AssociatedData.object(
+                        .dataKey, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
+            let sealed = try AEAD.seal(
+                plaintext, key: dataKey,
+                associatedData:
+                    AssociatedData.object(
+                        .content, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
+            var row = PrescriptionVersionRecord(
+                prescriptionID: record.id, version: record.version, wrappedKey: wrappedKey,
+                content: sealed, mac: [])
             row.mac = try MAC.authenticate(versionRowMessage(row), key: recordMACKey)
             return row
         } catch {
@@ -210,23 +229,35 @@ extension Vault {
     /// client with write access could re-encrypt the content it was granted.
     func open(_ row: PrescriptionVersionRecord) throws(VaultError) -> PrescriptionRecord {
         guard MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey) else {
-            throw .integrity("prescription \(row.prescriptionID.prefix(8)) version \(row.version) was altered (its owner MAC does not verify)")
+            throw .integrity(
+                "prescription \(row.prescriptionID.short) version \(row.version) was altered (its owner MAC does not verify)"
+            )
         }
         return try withPatient(try sealing.openContent(row, dataKey: try dataKey(of: row)))
     }
 
     func versionRowMessage(_ row: PrescriptionVersionRecord) -> [UInt8] {
-        AssociatedData.build(.versionRow, [.bytes(header.vaultID), .text(row.prescriptionID), .int(row.version),
-                                           .bytes(row.wrappedKey), .bytes(row.content)])
+        AssociatedData.build(
+            .versionRow,
+            [
+                .bytes(header.vaultID), .text(row.prescriptionID.hex), .int(row.version),
+                .bytes(row.wrappedKey), .bytes(row.content)
+            ])
     }
 
     /// The version's data key, unwrapped with the key-wrapping key.
     func dataKey(of row: PrescriptionVersionRecord) throws(VaultError) -> SecretBytes {
         do {
-            return try AEAD.open(row.wrappedKey, key: keyWrappingKey, associatedData:
-                AssociatedData.object(.dataKey, vaultID: header.vaultID, type: Self.objectType, id: row.prescriptionID, version: row.version))
+            return try AEAD.open(
+                row.wrappedKey, key: keyWrappingKey,
+                associatedData:
+                    AssociatedData.object(
+                        .dataKey, vaultID: header.vaultID, type: Self.objectType, id: row.prescriptionID.hex,
+                        version: row.version))
         } catch {
-            throw .integrity("prescription \(row.prescriptionID.prefix(8)) version \(row.version) failed authentication (altered, moved or damaged)")
+            throw .integrity(
+                "prescription \(row.prescriptionID.short) version \(row.version) failed authentication (altered, moved or damaged)"
+            )
         }
     }
 

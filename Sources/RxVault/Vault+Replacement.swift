@@ -1,7 +1,8 @@
 import RxCrypto
 import RxModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which file is at a path: its device and inode. A file renamed over the path (a sync tool, an
@@ -33,8 +34,8 @@ public struct VaultFileNumbers: Equatable, Sendable, CustomStringConvertible {
 /// the file after each of its writes (`foldWriteAheadLog`), so there is rarely anything in it.
 extension Vault {
     /// Whether the file this vault has open is no longer the one at its path (renamed over or
-    /// removed): SQLite's own comparison of its descriptor with the path.
-    public var fileWasReplaced: Bool { store.fileHasMoved() }
+    /// removed): the store's own comparison (SQLite's, of its descriptor with the path).
+    public var fileWasReplaced: Bool { store.wasReplaced() }
 
     /// The device and inode of the file this vault has open; nil when it is not (or no longer)
     /// the file at its path. The path is looked at first, then SQLite confirms its descriptor is
@@ -56,13 +57,14 @@ extension Vault {
     /// file on disk is whole (a copy of it alone is the vault as of that write) and a file
     /// renamed over it meets a log with nothing of the old file left to read.
     @discardableResult
-    public func foldWriteAheadLog() -> Bool { store.checkpointWithoutWaiting() }
+    public func foldWriteAheadLog() -> Bool { store.foldJournalWithoutWaiting() }
 
     /// What is needed to open this vault's file again with the root key it was opened with (no
     /// passphrase): for a server whose file was replaced.
     public func reopener(busyTimeoutMilliseconds: Int32) -> VaultReopener {
-        VaultReopener(path: path, vaultIDHex: header.vaultIDHex, rootKey: rootKey, clock: clock, anchor: anchor,
-                      busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        VaultReopener(
+            path: path, vaultIDHex: header.vaultIDHex, rootKey: rootKey, clock: clock, anchor: anchor,
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 }
 
@@ -94,15 +96,21 @@ public struct VaultReopener: Sendable {
     public func open() throws(VaultError) -> Vault {
         let header = try VaultHeader.read(at: path)
         guard header.vaultIDHex == vaultIDHex else {
-            throw .refused("\(path) holds another vault now (\(header.vaultIDHex.prefix(8))), not the one being served (\(vaultIDHex.prefix(8)))")
+            throw .refused(
+                "\(path) holds another vault now (\(header.vaultIDHex.prefix(8))), not the one being served (\(vaultIDHex.prefix(8)))"
+            )
         }
         let vault: Vault
         do {
-            vault = try Vault.open(at: path, rootKey: rootKey, clock: clock, busyTimeoutMilliseconds: busyTimeoutMilliseconds, anchor: anchor)
+            vault = try Vault.open(
+                at: path, with: .rootKey(rootKey), clock: clock, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                anchor: anchor)
         } catch .integrity(let why) {
             throw .refused("the file at \(path) does not open with the key the server holds (\(why))")
         }
-        guard vault.header.vaultIDHex == vaultIDHex else { throw .refused("\(path) was replaced again while it was opened") }
+        guard vault.header.vaultIDHex == vaultIDHex else {
+            throw .refused("\(path) was replaced again while it was opened")
+        }
         if let rollback = vault.rollback { throw .refused(Vault.rollbackMessage(rollback)) }
         do { _ = try vault.writeCounter() } catch .integrity(let why) {
             throw .refused("the file at \(path) does not verify with the key the server holds (\(why))")

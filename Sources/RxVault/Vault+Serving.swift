@@ -10,7 +10,9 @@ public struct ClientAccess: Sendable {
     public let grants: [PrescriptionID: GrantSummary]
 
     public func allows(_ prescription: PrescriptionID) -> Bool { grants[prescription] != nil }
-    public func allowsAttachments(of prescription: PrescriptionID) -> Bool { grants[prescription]?.includesAttachments ?? false }
+    public func allowsAttachments(of prescription: PrescriptionID) -> Bool {
+        grants[prescription]?.includesAttachments ?? false
+    }
 }
 
 /// Names one state of the vault: the state root's write counter and MAC. Every owner write
@@ -34,7 +36,9 @@ extension Vault {
     /// which has no state root: nothing may be kept then.
     public func stateStamp() throws(VaultError) -> StateStamp? {
         guard header.formatVersion >= 2 else { return nil }
-        do { return try store.vaultStateStamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } } catch { throw VaultError.wrap(error) }
+        do { return try store.vaultStateStamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } } catch {
+            throw VaultError.wrap(error)
+        }
     }
 
     /// The registered client with this X25519 public key; nil when there is none.
@@ -49,10 +53,10 @@ extension Vault {
     }
 
     /// The registered client with this id; nil when it was removed.
-    public func client(id: RecordID) throws(VaultError) -> ClientSummary? {
+    public func client(id: ClientID) throws(VaultError) -> ClientSummary? {
         try read { () throws -> ClientSummary? in
             _ = try verifiedState()
-            return try store.clients().first { $0.id == id.hex }.map { try openClient($0) }
+            return try store.clients().first { $0.id == id }.map { try openClient($0) }
         }
     }
 
@@ -62,8 +66,8 @@ extension Vault {
         try read {
             let today = clock.today()
             var grants: [PrescriptionID: GrantSummary] = [:]
-            for stored in try storedGrants(clientID: client.id.hex, prescriptionID: nil) {
-                try verifyCurrent(stored.prescriptionID)
+            for stored in try storedGrants(clientID: client.id, prescriptionID: nil) {
+                try verifyCurrent(stored.prescriptionID.hex)
                 let grant = try openGrant(stored, client: client)
                 if grant.isActive(on: today) { grants[grant.prescriptionID] = grant }
             }
@@ -92,9 +96,12 @@ extension Vault {
             // write started from. The housekeeping before this (countersigning client entries,
             // sweeping expired grants) has run: a sweep re-keys prescriptions, so it touched them.
             from = try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) }
-            onlyAudit = touched.isEmpty && pendingIndex.isEmpty && headerBeforeTransaction?.formatVersion == header.formatVersion
+            let write = try requireWrite()
+            onlyAudit =
+                write.touched.isEmpty && write.pendingIndex.isEmpty
+                && write.headerBefore.formatVersion == header.formatVersion
             for event in events { try audit(event) }
         }
-        return ServedReadsWrite(from: from, to: writtenStamp, onlyAudit: onlyAudit)
+        return ServedReadsWrite(from: from, to: lastWrite?.stamp, onlyAudit: onlyAudit)
     }
 }

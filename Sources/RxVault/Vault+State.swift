@@ -17,7 +17,7 @@ extension Vault {
     /// server's audit entries every second, a client's read, another command) would pair the
     /// old root with the new audit head or key ring, and look like a rollback.
     func verifiedState() throws -> VaultState? {
-        if let transactionState { return transactionState }
+        if let state = currentWrite?.state { return state }
         if let state = readScope?.state { return state }
         guard header.formatVersion >= 2 else { return nil }
         return try store.read { () throws -> VaultState in
@@ -32,10 +32,12 @@ extension Vault {
     /// The state row, MAC verified.
     func rootState() throws -> VaultState {
         guard let row = try store.vaultState() else {
-            throw VaultError.integrity("the vault's state root is missing (deleted, or the file was turned back into format 1)")
+            throw VaultError.integrity(
+                "the vault's state root is missing (deleted, or the file was turned back into format 1)")
         }
         guard let state = VaultState.decode(row.state, counter: row.writeCounter),
-              MAC.verify(row.mac, state.macMessage(vaultID: header.vaultID), key: stateMACKey) else {
+            MAC.verify(row.mac, state.macMessage(vaultID: header.vaultID), key: stateMACKey)
+        else {
             throw VaultError.integrity("the vault's state root is forged or altered (its MAC does not verify)")
         }
         return state
@@ -43,30 +45,43 @@ extension Vault {
 
     func verifyClientsAndAuditHead(_ state: VaultState) throws {
         guard VaultState.clientsHash(try store.clients()) == state.clientsHash else {
-            throw VaultError.integrity("the client list is not the one the owner wrote last (a client deleted, or a removed client put back from an older copy)")
+            throw VaultError.integrity(
+                "the client list is not the one the owner wrote last (a client deleted, or a removed client put back from an older copy)"
+            )
         }
-        guard let head = try store.auditHead(), head.sequence == state.auditSequence, head.hash == state.auditHash else {
-            throw VaultError.integrity("the audit log's head is not the one the owner wrote last (the log was rolled back or altered)")
+        guard let head = try store.auditHead(), head.sequence == state.auditSequence, head.hash == state.auditHash
+        else {
+            throw VaultError.integrity(
+                "the audit log's head is not the one the owner wrote last (the log was rolled back or altered)")
         }
     }
 
     /// Refuses an index bucket that is not the one the owner last wrote.
     func verifyIndexBucket(_ bucket: Int, sealed: [UInt8]?, state: VaultState) throws {
         guard VaultState.bucketHash(sealed) == state.indexHashes[bucket] else {
-            throw VaultError.integrity("search index bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
+            throw VaultError.integrity(
+                "search index bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)"
+            )
         }
     }
 
-    /// The manifest entries of one bucket, verified against the root.
+    /// The manifest entries of one bucket, verified against the root. In an owner write or a
+    /// verified read scope the file cannot change, so a bucket is opened once, and kept in the
+    /// write's cache or the scope's.
     func manifestEntries(bucket: Int, state: VaultState) throws -> [String: ManifestEntry] {
-        let caching = transactionState != nil || readScope != nil
-        if caching, let cached = manifestCache[bucket] { return cached }
+        if let cached = currentWrite?.manifestCache[bucket] ?? readScope?.manifest[bucket] { return cached }
         let content = try store.manifestBucket(bucket)
         guard VaultState.bucketHash(content) == state.manifestHashes[bucket] else {
-            throw VaultError.integrity("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
+            throw VaultError.integrity(
+                "manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)"
+            )
         }
         let entries = try openManifestBucket(bucket, content: content)
-        if caching { manifestCache[bucket] = entries }
+        if let currentWrite {
+            currentWrite.manifestCache[bucket] = entries
+        } else {
+            readScope?.manifest[bucket] = entries
+        }
         return entries
     }
 
@@ -75,8 +90,7 @@ extension Vault {
     func verifiedReads<T>(_ body: () throws -> T) throws(VaultError) -> T {
         try read {
             readScope = ReadScope(state: try verifiedState())
-            manifestCache = [:]
-            defer { readScope = nil; manifestCache = [:] }
+            defer { readScope = nil }
             return try body()
         }
     }
@@ -88,12 +102,16 @@ extension Vault {
         var plain = content
         if header.formatVersion >= 3 {
             do {
-                plain = try AEAD.open(content, key: manifestKey, associatedData: manifestAssociatedData(bucket)).withUnsafeBytes { Array($0) }
+                plain = try AEAD.open(content, key: manifestKey, associatedData: manifestAssociatedData(bucket))
+                    .withUnsafeBytes { Array($0) }
             } catch {
-                throw VaultError.integrity("manifest bucket \(bucket) failed authentication (altered, moved or damaged)")
+                throw VaultError.integrity(
+                    "manifest bucket \(bucket) failed authentication (altered, moved or damaged)")
             }
         }
-        guard let entries = ManifestEntry.decode(plain) else { throw VaultError.integrity("manifest bucket \(bucket) does not decode") }
+        guard let entries = ManifestEntry.decode(plain) else {
+            throw VaultError.integrity("manifest bucket \(bucket) does not decode")
+        }
         return entries
     }
 
@@ -112,12 +130,14 @@ extension Vault {
     /// attachment rows without their chunks, grant rows), read once for both the check against
     /// the manifest and the caller's use.
     func storedRows(_ id: String) throws -> StoredRows {
-        let versions = try store.versions(of: id)
-        let attachments = try mayHaveAttachments(id) ? store.attachments(of: id) : []
-        let grants = try storedGrants(clientID: nil, prescriptionID: id)
+        let prescriptionID = try PrescriptionID.checked(id)
+        let versions = try store.versions(of: prescriptionID)
+        let attachments = try mayHaveAttachments(id) ? store.attachments(of: prescriptionID) : []
+        let grants = try storedGrants(clientID: nil, prescriptionID: prescriptionID)
         // Only a prescription with no rows at all needs its own row looked up.
-        let exists = try !versions.isEmpty || !attachments.isEmpty || !grants.isEmpty
-            || store.prescriptionIDs(withPrefix: id, limit: 1).first == id
+        let exists =
+            try !versions.isEmpty || !attachments.isEmpty || !grants.isEmpty
+            || store.prescriptionIDs(withPrefix: id, limit: 1).first == prescriptionID
         return StoredRows(id: id, exists: exists, versions: versions, attachments: attachments, grants: grants)
     }
 
@@ -125,7 +145,7 @@ extension Vault {
     private func mayHaveAttachments(_ id: String) throws -> Bool {
         guard readScope != nil else { return true }
         if let owners = readScope?.withAttachments { return owners.contains(id) }
-        let owners = Set(try store.attachmentCountsByPrescription().keys)
+        let owners = Set(try store.attachmentCountsByPrescription().keys.map(\.hex))
         readScope?.withAttachments = owners
         return owners.contains(id)
     }
@@ -155,12 +175,15 @@ extension Vault {
     func verifiedRows(_ id: String) throws -> StoredRows? {
         guard let state = try verifiedState() else { return nil }
         if let rows = readScope?.lastRows, rows.id == id { return rows }
-        guard id.count == 32, RecordID.isHex(id) else { throw VaultError.integrity("a stored prescription id is malformed") }
+        guard id.count == 32, RecordID.isHex(id) else {
+            throw VaultError.integrity("a stored prescription id is malformed")
+        }
         let expected = try manifestEntries(bucket: SearchIndex.bucket(of: id), state: state)[id]
         let rows = try storedRows(id)
         let actual = rows.entry
         guard expected == actual else {
-            throw VaultError.integrity(ManifestEntry.differences(id, expected: expected, actual: actual).joined(separator: "; "))
+            throw VaultError.integrity(
+                ManifestEntry.differences(id, expected: expected, actual: actual).joined(separator: "; "))
         }
         readScope?.verified.insert(id)
         readScope?.lastRows = rows
@@ -170,24 +193,25 @@ extension Vault {
     /// In an owner write, before anything of a prescription is read to be extended or re-sealed:
     /// verifies it (once per transaction) and marks its manifest entry to be rewritten at the end.
     func touch(_ id: String) throws {
-        guard !touched.contains(id) else { return }
+        let write = try requireWrite()
+        guard !write.touched.contains(id) else { return }
         try verifyCurrent(id)
-        touched.insert(id)
+        write.touched.insert(id)
     }
 
     // MARK: - Owner write transactions
 
-    /// First step of every owner write: refuse a rolled-back vault, upgrade a format-1 one, and
+    /// The owner write under way; an internal error outside one.
+    func requireWrite() throws -> OwnerWrite {
+        guard let currentWrite else { throw VaultError.internalError("not in an owner write") }
+        return currentWrite
+    }
+
+    /// First step of every owner write: refuse a rolled-back vault, upgrade an older one, and
     /// verify the root, the client rows and the audit head.
     func beginOwnerWrite() throws {
         if let rollback { throw VaultError.integrity(Self.rollbackMessage(rollback)) }
-        headerBeforeTransaction = header
-        touched = []
-        transactionPatients = nil
-        patientsChanged = false
-        patientNotes = []
-        committedCounter = nil
-        writtenStamp = nil
+        let write = try requireWrite()
         // Another process may have upgraded the file, or changed its key slots or settings, since
         // it was opened: the write works from the header as stored (verified with the key ring
         // below, from format 4).
@@ -200,210 +224,61 @@ extension Vault {
         if fromFormatOne {
             try upgradeToFormat2()
         } else {
-            transactionState = try verifiedState()
+            write.state = try verifiedState()
         }
         if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
         if header.formatVersion < 4 { try upgradeToFormat4() }
         // Upgrades rewrite the manifest: nothing opened before them is current.
-        manifestCache = [:]
+        write.manifestCache = [:]
     }
 
     /// Last step of every owner write: index and manifest buckets written, then the root with
     /// the next counter, all in the same transaction.
     func finishOwnerWrite() throws {
+        let write = try requireWrite()
         try flushIndex()
-        defer { manifestCache = [:] }
         try flushManifest()
         try refreshPatientsHash()
         try storePatientBuckets()
-        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        var state = try write.root()
         state.clientsHash = VaultState.clientsHash(try store.clients())
-        guard let head = try store.auditHead() else { throw VaultError.integrity("the audit log's head record was deleted") }
+        guard let head = try store.auditHead() else {
+            throw VaultError.integrity("the audit log's head record was deleted")
+        }
         state.auditSequence = head.sequence
         state.auditHash = head.hash
         state.counter += 1
         if header.formatVersion >= 4 {
-            try store.setKeyRing(try KeyRing.record(header: try store.header(), slots: try store.keySlots(), counter: state.counter, key: stateMACKey))
+            try store.setKeyRing(
+                try KeyRing.record(
+                    header: try store.header(), slots: try store.keySlots(), counter: state.counter, key: stateMACKey))
         }
-        let root = VaultStateRecord(writeCounter: state.counter, state: state.encoded(),
-                                    mac: try MAC.authenticate(state.macMessage(vaultID: header.vaultID), key: stateMACKey))
+        let root = VaultStateRecord(
+            writeCounter: state.counter, state: state.encoded(),
+            mac: try MAC.authenticate(state.macMessage(vaultID: header.vaultID), key: stateMACKey))
         try store.setVaultState(root)
-        writtenStamp = StateStamp(counter: root.writeCounter, mac: root.mac)
-        transactionState = nil
-        touched = []
-        transactionPatients = nil
-        patientCache = nil
-        patientRows = nil
-        trustingFormatOneReads = false
-        committedCounter = state.counter
+        write.state = state
+        write.written = StateStamp(counter: root.writeCounter, mac: root.mac)
     }
 
     /// Rewrites the manifest entries of the prescriptions touched so far (at the end of every
-    /// owner write, and every few thousand prescriptions of a large import). A prescription
+    /// owner write, and every few ten thousand prescriptions of a large import). A prescription
     /// touched again later is verified against its rewritten entry, and rewritten again.
     func flushManifest() throws {
-        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
+        let write = try requireWrite()
+        var state = try write.root()
         var byBucket: [Int: [String]] = [:]
-        for id in touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
+        for id in write.touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
         for (bucket, ids) in byBucket {
             var entries = try manifestEntries(bucket: bucket, state: state)
             for id in ids { entries[id] = try storedRows(id).entry }
             let content = try sealManifestBucket(bucket, entries: Array(entries.values))
             try store.setManifestBucket(bucket, to: content)
             state.manifestHashes[bucket] = VaultState.bucketHash(content)
-            manifestCache[bucket] = entries
+            write.manifestCache[bucket] = entries
         }
-        transactionState = state
-        touched = []
-    }
-
-    /// After a rollback of the transaction: nothing of it stays in memory.
-    func abandonOwnerWrite() {
-        pendingIndex = [:]
-        manifestCache = [:]
-        transactionState = nil
-        touched = []
-        transactionPatients = nil
-        patientsChanged = false
-        patientCache = nil
-        patientRows = nil
-        freshPatientBuckets = nil
-        patientNotes = []
-        trustingFormatOneReads = false
-        committedCounter = nil
-        writtenStamp = nil
-        if let headerBeforeTransaction { header = headerBeforeTransaction }
-    }
-
-    /// After commit: the anchor learns the new counter.
-    func ownerWriteCommitted() {
-        headerBeforeTransaction = nil
-        if let counter = committedCounter, let anchorKey { anchor?.record(anchorKey, counter: counter) }
-        committedCounter = nil
-    }
-
-    /// Upgrades a format-1 vault inside the current write transaction: adds the format-2
-    /// tables, re-wraps the root key for format 2 and computes the root and the manifest from
-    /// the rows as they are. Those rows are trusted as the owner's (SECURITY.md), but any whose
-    /// MAC does not verify refuses the upgrade.
-    func upgradeToFormat2() throws {
-        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id.hex, $0) })
-        if let finding = AuditLog.verify(entries: try store.auditEntries(), head: try store.auditHead(), macKey: auditMACKey).first {
-            throw VaultError.integrity("cannot upgrade to format 2: \(finding); run 'rxvault check'")
-        }
-        let ids = try store.allPrescriptionIDs()
-        for id in ids {
-            guard id.count == 32, RecordID.isHex(id) else { throw VaultError.integrity("a stored prescription id is malformed") }
-            for row in try store.versions(of: id) where !MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey) {
-                throw VaultError.integrity("cannot upgrade to format 2: prescription \(id.prefix(8)) version \(row.version) was altered; run 'rxvault check'")
-            }
-            for row in try store.attachments(of: id) where !MAC.verify(row.mac, attachmentRowMessage(
-                id: row.id, prescriptionID: row.prescriptionID, wrappedKey: row.wrappedKey, metadata: row.metadata,
-                streamHeader: row.streamHeader), key: recordMACKey) {
-                throw VaultError.integrity("cannot upgrade to format 2: attachment \(row.id.prefix(8)) was altered; run 'rxvault check'")
-            }
-            for grant in try storedGrants(clientID: nil, prescriptionID: id) {
-                guard let client = clients[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.prefix(8)) names no client") }
-                _ = try openGrant(grant, client: client)
-            }
-        }
-        var record = header.record
-        record.formatVersion = 2
-        record.wrappedRootKey = try rootKeyWrapped(for: record)
-        try store.upgradeToFormat2(wrappedRootKey: record.wrappedRootKey)
-        header = try VaultHeader(record)
-        var state = VaultState.empty(clientsHash: VaultState.clientsHash(try store.clients()))
-        for (bucket, sealed) in try store.indexBuckets() { state.indexHashes[bucket] = VaultState.bucketHash(sealed) }
-        if let head = try store.auditHead() { state.auditSequence = head.sequence; state.auditHash = head.hash }
-        transactionState = state
-        if try store.indexBuckets().isEmpty, !ids.isEmpty { try rebuildIndex() }
-        touched = Set(ids)
-        // Client reads logged by rxvault 0.1.0 and not countersigned yet carry no client
-        // authenticator; this write countersigns them as format 1 would have (SECURITY.md).
-        trustingFormatOneReads = true
-    }
-
-    /// Upgrades a format-2 vault (or one just upgraded from format 1) inside the current write
-    /// transaction: client rows get lookup tags, grant rows references, their public keys and
-    /// prescriptions move into the sealed info, the manifest is sealed, and the root key is
-    /// re-wrapped for format 3. A format-2 vault is first verified whole against its root and
-    /// manifest (once, at the upgrade), so no row deleted or put back is carried over as current.
-    func upgradeToFormat3(verifyingManifest: Bool) throws {
-        guard let state = transactionState else { throw VaultError.internalError("no state root in a write") }
-        let ids = try store.allPrescriptionIDs()
-        // A vault just upgraded from format 1 has no manifest yet (its rows were checked then).
-        if verifyingManifest {
-            for id in ids { try touch(id) }
-        }
-        let clients = try clientSummaries()
-        let byID = Dictionary(uniqueKeysWithValues: clients.map { ($0.id.hex, $0) })
-        var grants: [(StoredGrant, ClientSummary, GrantInfo)] = []
-        for grant in try storedGrants(clientID: nil, prescriptionID: nil) {
-            guard let client = byID[grant.row.clientID] else { throw VaultError.integrity("grant \(grant.row.id.prefix(8)) names no client") }
-            _ = try openGrant(grant, client: client)
-            grants.append((grant, client, try grantInfo(grant.row)))
-        }
-        var record = header.record
-        record.formatVersion = 3
-        record.wrappedRootKey = try rootKeyWrapped(for: record)
-        // From here on rows are written in the format-3 form (the header is what they consult).
-        let previousHeader = header
-        header = try VaultHeader(record)
-        do {
-            let clientRows = try clients.map { client in
-                try clientRow(id: client.id.hex, recipient: client.recipient,
-                              info: ClientInfo(schema: 1, name: client.name, added: client.added))
-            }
-            var grantRows: [GrantRecord] = []
-            for (grant, client, info) in grants {
-                var info = info
-                info.prescription = grant.prescriptionID
-                let reference = try grantReference(clientID: client.id.hex, prescriptionID: grant.prescriptionID)
-                let sealedInfo = try sealOwnerInfo(info, purpose: .grantInfo, fields: [.text(grant.row.id), .text(client.id.hex), .text(reference)])
-                var row = GrantRecord(id: grant.row.id, clientID: client.id.hex, reference: reference, sealedKeys: grant.row.sealedKeys,
-                                      info: sealedInfo, mac: [])
-                let sealedFor = try store.latestVersion(of: grant.prescriptionID)?.version ?? 0
-                row.mac = try MAC.authenticate(grantRowMessage(row, version: sealedFor), key: grantMACKey)
-                grantRows.append(row)
-            }
-            try store.upgradeToFormat3(wrappedRootKey: record.wrappedRootKey, clients: clientRows, grants: grantRows)
-        } catch {
-            header = previousHeader
-            throw error
-        }
-        // Every manifest bucket is written again, sealed, at the end of this write.
-        var fresh = state
-        for (bucket, _) in try store.manifestBuckets() { try store.setManifestBucket(bucket, to: nil) }
-        fresh.manifestHashes = Array(repeating: VaultState.absentBucket, count: VaultState.bucketCount)
-        transactionState = fresh
-        touched = Set(ids)
-    }
-
-    /// Upgrades a format-3 vault (or one just upgraded to format 3) to format 4 inside the current
-    /// write transaction: the root key is re-wrapped with format 4 in its associated data, as
-    /// `upgradeToFormat3` does, then each format-4 part takes its step: patients (the state root
-    /// gains the patients hash, state schema 2) and key slots (their tables; the key ring is
-    /// written at the end of the write, as at every owner write).
-    func upgradeToFormat4() throws {
-        guard var state = transactionState else { throw VaultError.internalError("no state root in a write") }
-        var record = header.record
-        record.formatVersion = 4
-        record.wrappedRootKey = try rootKeyWrapped(for: record)
-        try store.createPatientTable()
-        try store.upgradeToFormat4(wrappedRootKey: record.wrappedRootKey)
-        header = try VaultHeader(record)
-        state.patientsHash = VaultState.patientsHash([PatientRecord]())
-        transactionState = state
-        transactionPatients = PatientDirectory()
-        try upgradePatientsToFormat4()
-        try upgradeKeySlotsToFormat4()
-    }
-
-    /// Format 4, key slots: the header's passphrase stays where it is and becomes slot 1; the
-    /// tables for more slots and the key ring are added (the ring is written at the end of this
-    /// write, as at every owner write).
-    func upgradeKeySlotsToFormat4() throws {
-        try store.upgradeKeySlotsToFormat4()
+        write.state = state
+        write.touched = []
     }
 
     // MARK: - Key ring (format 4)
@@ -418,7 +293,9 @@ extension Vault {
     }
 
     func keyRingFindings(_ state: VaultState) throws -> [String] {
-        KeyRing.findings(ring: try store.keyRing(), counter: state.counter, header: try store.header(), slots: try store.keySlots(), key: stateMACKey)
+        KeyRing.findings(
+            ring: try store.keyRing(), counter: state.counter, header: try store.header(), slots: try store.keySlots(),
+            key: stateMACKey)
     }
 
     // MARK: - Rollback anchor
@@ -481,12 +358,17 @@ extension Vault {
     func patientBucketFindings(_ state: VaultState) throws -> (errors: [String], note: String?) {
         guard let hash = state.patientsHash else { return ([], nil) }
         guard let buckets = try currentPatientBuckets(patientsHash: hash) else {
-            return ([], "no patient bucket hashes for the current patient records (none written yet, or an older rxvault changed them last): reading a prescription checks every patient row until the next owner write")
+            return (
+                [],
+                "no patient bucket hashes for the current patient records (none written yet, or an older rxvault changed them last): reading a prescription checks every patient row until the next owner write"
+            )
         }
         let rows = PatientBuckets(rows: try store.patientMACs(), patientsHash: hash)
-        return ((0..<PatientBuckets.count).filter { rows.hashes[$0] != buckets.hashes[$0] }.map {
-            "patient bucket \($0) is not the one the owner wrote last (a patient row deleted, or put back from an older copy)"
-        }, nil)
+        return (
+            (0..<PatientBuckets.count).filter { rows.hashes[$0] != buckets.hashes[$0] }.map {
+                "patient bucket \($0) is not the one the owner wrote last (a patient row deleted, or put back from an older copy)"
+            }, nil
+        )
     }
 
     /// `check`'s stage: the root, every bucket against it, every prescription's rows against the
@@ -494,7 +376,11 @@ extension Vault {
     func checkState() throws -> CheckReport.Stage {
         let name = "state root and manifest"
         guard header.formatVersion >= 2 else {
-            return CheckReport.Stage(name: name, checked: 0, errors: [], notes: ["format 1: rows deleted or put back from an older copy cannot be detected until the next owner write upgrades the vault to format 2"])
+            return CheckReport.Stage(
+                name: name, checked: 0, errors: [],
+                notes: [
+                    "format 1: rows deleted or put back from an older copy cannot be detected until the next owner write upgrades the vault to format 2"
+                ])
         }
         let state: VaultState
         do { state = try rootState() } catch {
@@ -509,21 +395,30 @@ extension Vault {
         var manifestContent: [Int: [UInt8]] = [:]
         for (bucket, content) in try store.manifestBuckets() { manifestContent[bucket] = content }
         for bucket in 0..<VaultState.bucketCount {
-            do { try verifyIndexBucket(bucket, sealed: index[bucket], state: state) } catch { errors.append(try Self.finding(error)) }
+            do { try verifyIndexBucket(bucket, sealed: index[bucket], state: state) } catch {
+                errors.append(try Self.finding(error))
+            }
             guard VaultState.bucketHash(manifestContent[bucket]) == state.manifestHashes[bucket] else {
-                errors.append("manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)")
+                errors.append(
+                    "manifest bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)"
+                )
                 continue
             }
             do {
-                for (id, entry) in try openManifestBucket(bucket, content: manifestContent[bucket]) { manifest[id] = entry }
+                for (id, entry) in try openManifestBucket(bucket, content: manifestContent[bucket]) {
+                    manifest[id] = entry
+                }
             } catch {
                 errors.append(try Self.finding(error))
             }
         }
-        let ids = Set(try store.allPrescriptionIDs()).union(manifest.keys)
+        let ids = Set(try store.allPrescriptionIDs().map(\.hex)).union(manifest.keys)
         for id in ids.sorted() {
             let actual: ManifestEntry?
-            do { actual = try storedRows(id).entry } catch { errors.append(try Self.finding(error)); continue }
+            do { actual = try storedRows(id).entry } catch {
+                errors.append(try Self.finding(error))
+                continue
+            }
             let expected = manifest[id]
             if expected != actual { errors += ManifestEntry.differences(id, expected: expected, actual: actual) }
         }
@@ -549,8 +444,10 @@ extension Vault {
         // (a removed client's, or one under a reference of no current prescription) is found here.
         if header.formatVersion >= 3 {
             let pinned = Set(manifest.values.flatMap(\.grants.keys))
-            for row in try store.grants(clientID: nil, references: nil) where !pinned.contains(row.id) {
-                errors.append("grant \(row.id.prefix(8)) (client \(row.clientID.prefix(8))) is not one the owner holds current (put back from an older copy, or forged)")
+            for row in try store.grants(clientID: nil, references: nil) where !pinned.contains(row.id.hex) {
+                errors.append(
+                    "grant \(row.id.short) (client \(row.clientID.short)) is not one the owner holds current (put back from an older copy, or forged)"
+                )
             }
         }
         return CheckReport.Stage(name: name, checked: ids.count, errors: errors, notes: notes)

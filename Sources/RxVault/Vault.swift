@@ -49,9 +49,6 @@ public final class Vault {
     /// Format 3: keys the grant references, seals the manifest.
     let grantReferenceKey: SecretBytes
     let manifestKey: SecretBytes
-    /// Set while the write that upgrades a format-1 vault runs: client reads logged by rxvault
-    /// 0.1.0 (before clients authenticated their entries) are countersigned as format 1 did.
-    var trustingFormatOneReads = false
     /// Where the newest write counter seen is kept outside the file (nil: not kept), and under
     /// which name: this vault in this file, whose path is resolved once, at open.
     let anchor: RollbackAnchor?
@@ -59,43 +56,28 @@ public final class Vault {
     /// Set at open when the file is older than what `anchor` recorded: owner writes are refused
     /// until the owner accepts it (`check --accept-rollback`, `restore`).
     public internal(set) var rollback: RollbackAnchor.Finding?
-    /// The verified state root of the current write transaction, its prescriptions verified so
-    /// far (their manifest entries are rewritten at the end), the header before it began.
-    var transactionState: VaultState?
-    var touched: Set<String> = []
-    var headerBeforeTransaction: VaultHeader?
-    /// The counter the last committed owner write left (recorded in the anchor after commit).
-    var committedCounter: Int?
-    /// The state root the last owner write left, kept after its commit (a server uses it to
-    /// tell its own audit writes from anyone else's: `logServedReads`).
-    var writtenStamp: StateStamp?
-    /// Index changes of the current write transaction (prescription id -> entry, nil = removed).
-    /// Kept encoded (a few hundred bytes each), so a large import can leave them all pending.
-    var pendingIndex: [String: [UInt8]?] = [:]
-    /// Manifest buckets opened in the current write transaction, or in a verified read scope
-    /// (`verifiedReads`): the file cannot change under either, so each bucket is decrypted once
-    /// per command instead of once per prescription (an import of 100,000 opened each ~400 times).
-    var manifestCache: [Int: [String: ManifestEntry]] = [:]
+    /// The owner write under way (nil outside one): all of its working state, made by
+    /// `ownerWrite` and dropped whole at its commit or rollback (see `OwnerWrite` for what lives
+    /// longer, and where).
+    var currentWrite: OwnerWrite?
+    /// What the last owner write left once committed (nil before one, and after one that rolled back).
+    var lastWrite: OwnerWrite.Committed?
+    /// What the last owner write did to patient records on its own (created one, set a birth
+    /// date): `add` and `import` say so on stderr.
+    public var patientNotes: [String] { lastWrite?.patientNotes ?? [] }
     /// What a verified read scope (`verifiedReads`) has checked so far (nil outside one).
     var readScope: ReadScope?
-    /// Format 4: the patient records as verified in the current write transaction (kept up to
-    /// date by its own patient writes), and what the last write did to patient records on its
-    /// own (created one, set a birth date: `add` and `import` say so on stderr).
-    var transactionPatients: PatientDirectory?
-    /// A patient row was written or deleted in this write: the root's patients hash is stale
-    /// until `refreshPatientsHash`.
-    var patientsChanged = false
-    public internal(set) var patientNotes: [String] = []
-    /// The patient records last verified outside a write, with the state root they were read under.
+    /// Format 4: the patient records last verified outside a write, with the state root they were
+    /// read under.
     var patientCache: (stamp: StateStamp, directory: PatientDirectory)?
     /// For reading one prescription's patient (`patientSummary`): the patient rows checked
     /// against the root at `stamp` so far, and the records opened.
     var patientRows: PatientRows?
-    /// The patient bucket hashes computed with the patients hash in this write (`refreshPatientsHash`).
-    var freshPatientBuckets: PatientBuckets?
 
-    private init(store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock,
-                 upgradeKEK: SecretBytes?, anchor: RollbackAnchor?) throws(VaultError) {
+    private init(
+        store: any RecordStore, header: VaultHeader, path: String, rootKey: SecretBytes, clock: VaultClock,
+        upgradeKEK: SecretBytes?, anchor: RollbackAnchor?
+    ) throws(VaultError) {
         self.store = store
         self.header = header
         self.path = path
@@ -125,8 +107,10 @@ public final class Vault {
     }
 
     /// Creates a new vault file at `path` (never replacing one) protected by `passphrase`.
-    public static func create(at path: String, passphrase: SecretBytes, kdf: PasswordKDF,
-                              maxAttachmentBytes: Int = ValidationLimits.defaultMaxBytes) throws(VaultError) {
+    public static func create(
+        at path: String, passphrase: SecretBytes, kdf: PasswordKDF,
+        maxAttachmentBytes: Int = ValidationLimits.defaultMaxBytes
+    ) throws(VaultError) {
         guard passphrase.count > 0 else { throw .internalError("empty passphrase") }
         let vaultID = randomBytes(VaultHeader.vaultIDLength)
         let salt = randomBytes(PasswordKDF.saltLength)
@@ -139,77 +123,58 @@ public final class Vault {
         let record: VaultHeaderRecord
         do {
             let kek = try kdf.deriveKey(passphrase: passphrase, salt: salt)
-            let aad = VaultHeader.rootKeyAssociatedData(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
+            let aad = VaultHeader.rootKeyAssociatedData(
+                formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID, kdf: kdf, salt: salt)
             wrapped = try AEAD.seal(rootKey, key: kek, associatedData: aad)
             auditPublicKey = try X25519.publicKey(of: Subkey.auditSealing.derive(from: rootKey))
-            auditHeadMAC = try AuditLog.headMAC(sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
-            let empty = VaultState.empty(clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()))
-            state = VaultStateRecord(writeCounter: empty.counter, state: empty.encoded(),
-                                     mac: try MAC.authenticate(empty.macMessage(vaultID: vaultID), key: Subkey.stateMAC.derive(from: rootKey)))
-            record = VaultHeaderRecord(formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
-                                       kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
-                                       kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
-                                       maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
-            keyRing = try KeyRing.record(header: record, slots: [], counter: empty.counter, key: Subkey.stateMAC.derive(from: rootKey))
+            auditHeadMAC = try AuditLog.headMAC(
+                sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
+            let empty = VaultState.empty(
+                clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()))
+            state = VaultStateRecord(
+                writeCounter: empty.counter, state: empty.encoded(),
+                mac: try MAC.authenticate(
+                    empty.macMessage(vaultID: vaultID), key: Subkey.stateMAC.derive(from: rootKey)))
+            record = VaultHeaderRecord(
+                formatVersion: VaultHeader.currentFormatVersion, vaultID: vaultID,
+                kdfAlgorithm: PasswordKDF.algorithmName, kdfOpsLimit: kdf.opsLimit,
+                kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
+                maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
+            keyRing = try KeyRing.record(
+                header: record, slots: [], counter: empty.counter, key: Subkey.stateMAC.derive(from: rootKey))
         } catch {
             throw .internalError(String(describing: error))
         }
         do {
-            try SQLiteRecordStore.create(at: path, header: record, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing)
+            try SQLiteRecordStore.create(
+                at: path, header: record, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing)
         } catch {
             if case .cannotWrite(let why) = error, why.hasSuffix("already exists") { throw .alreadyExists(path: path) }
             throw VaultError.from(error)
         }
     }
 
-    /// Opens the vault at `path` with `passphrase`. A wrong passphrase throws `.wrongPassphrase`
-    /// and nothing is written. A command that finds another process writing waits up to
+    /// Opens the vault at `path` with `key`: its passphrase (a wrong one throws
+    /// `.wrongPassphrase` and nothing is written), a recovery code (format 4: what `passwd
+    /// --recovery-key-file` does when the passphrase is forgotten), or its root key, as the agent
+    /// hands it (`VaultKey`). A command that finds another process writing waits up to
     /// `busyTimeoutMilliseconds` for it, then fails with `.busy`.
     ///
     /// With `anchor`, the vault's write counter is compared with the newest this computer has
     /// seen: an older vault is opened (its `rollback` says so) but owner writes are refused.
-    public static func open(at path: String, passphrase: SecretBytes, clock: VaultClock = .system,
-                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
-                            anchor: RollbackAnchor? = nil) throws(VaultError) -> Vault {
-        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        let (rootKey, kek, slot) = try header.unwrapRootKeyAndKEK(passphrase: passphrase)
-        let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
-                              upgradeKEK: header.formatVersion < VaultHeader.currentFormatVersion ? kek : nil, anchor: anchor)
-        vault.openedSlot = slot
-        vault.compareWithAnchor()
-        return vault
-    }
-
-    /// Opens the vault at `path` with a recovery code (format 4): what `passwd --recovery-key-file`
-    /// does when the passphrase is forgotten. A vault in an older format has no recovery slot.
-    public static func open(at path: String, recoveryCode: RecoveryCode, clock: VaultClock = .system,
-                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
-                            anchor: RollbackAnchor? = nil) throws(VaultError) -> Vault {
-        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        let (rootKey, slot) = try header.unwrapRootKey(recoveryCode: recoveryCode)
-        let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock, upgradeKEK: nil, anchor: anchor)
-        vault.openedSlot = slot
-        vault.openedWithRecovery = true
-        vault.compareWithAnchor()
-        return vault
-    }
-
-    /// Opens the vault at `path` with its root key, as the agent hands it (`rxvault unlock`), so
-    /// no passphrase and no Argon2id run are needed. The key is proved right by the header's audit
-    /// public key, which it must derive (the initializer checks); a wrong key is an integrity
-    /// error, as the header cannot then be this vault's. Only a vault in the current format opens
-    /// this way: upgrading an older one re-wraps the root key, which needs the passphrase's key.
-    public static func open(at path: String, rootKey: SecretBytes, clock: VaultClock = .system,
-                            busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
-                            anchor: RollbackAnchor? = nil) throws(VaultError) -> Vault {
-        guard rootKey.count == AEAD.keyLength else { throw .internalError("a root key is \(AEAD.keyLength) bytes") }
-        let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        guard header.formatVersion == VaultHeader.currentFormatVersion else {
-            throw .invalidInput("the vault is in format \(header.formatVersion) and opens with its root key only in format \(VaultHeader.currentFormatVersion): run 'rxvault upgrade' (it asks for the passphrase)")
+    public static func open(
+        at path: String, with key: VaultKey, clock: VaultClock = .system,
+        busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
+        anchor: RollbackAnchor? = nil
+    ) throws(VaultError) -> Vault {
+        if case .rootKey(let rootKey) = key, rootKey.count != AEAD.keyLength {
+            throw .internalError("a root key is \(AEAD.keyLength) bytes")
         }
-        let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
-                              upgradeKEK: nil, anchor: anchor)
-        vault.compareWithAnchor()
+        let vault = try open(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, clock: clock, anchor: anchor) {
+            header throws(VaultError) in
+            try key.unlock(header)
+        }
+        if case .recoveryCode = key { vault.openedWithRecovery = true }
         return vault
     }
 
@@ -217,9 +182,24 @@ public final class Vault {
     /// `rxvault serve` writes its audit entries there, so the reads it answers on the first
     /// connection never wait for them (SQLite's WAL lets one writer and readers go together).
     public func anotherConnection(busyTimeoutMilliseconds: Int32) throws(VaultError) -> sending Vault {
+        let keys = VaultKey.Unlocked(rootKey: rootKey, upgradeKEK: upgradeKEK, slot: nil)
+        return try Self.open(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, clock: clock, anchor: anchor) {
+            _ in keys
+        }
+    }
+
+    /// Every way of opening: the file and its header, the keys `unlock` finds for that header,
+    /// then the file's counter compared with the anchor.
+    private static func open(
+        at path: String, busyTimeoutMilliseconds: Int32, clock: VaultClock, anchor: RollbackAnchor?,
+        unlock: (VaultHeader) throws(VaultError) -> VaultKey.Unlocked
+    ) throws(VaultError) -> sending Vault {
         let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        let vault = try Vault(store: store, header: header, path: path, rootKey: rootKey, clock: clock,
-                              upgradeKEK: upgradeKEK, anchor: anchor)
+        let keys = try unlock(header)
+        let vault = try Vault(
+            store: store, header: header, path: path, rootKey: keys.rootKey, clock: clock,
+            upgradeKEK: keys.upgradeKEK, anchor: anchor)
+        vault.openedSlot = keys.slot
         vault.compareWithAnchor()
         return vault
     }
@@ -228,8 +208,10 @@ public final class Vault {
     func rootKeyWrapped(for header: VaultHeaderRecord) throws -> [UInt8] {
         guard let upgradeKEK else { throw VaultError.internalError("no key to re-wrap the root key with") }
         let kdf = PasswordKDF(opsLimit: header.kdfOpsLimit, memLimit: header.kdfMemLimit)
-        return try AEAD.seal(rootKey, key: upgradeKEK, associatedData: VaultHeader.rootKeyAssociatedData(
-            formatVersion: header.formatVersion, vaultID: header.vaultID, kdf: kdf, salt: header.kdfSalt))
+        return try AEAD.seal(
+            rootKey, key: upgradeKEK,
+            associatedData: VaultHeader.rootKeyAssociatedData(
+                formatVersion: header.formatVersion, vaultID: header.vaultID, kdf: kdf, salt: header.kdfSalt))
     }
 
     /// Counts of what the vault holds (for `status`).
@@ -241,16 +223,38 @@ public final class Vault {
 
     public func counts() throws(VaultError) -> Counts {
         try read {
-            Counts(prescriptions: try store.prescriptionCount(), versions: try store.versionCount(),
-                   attachments: try store.attachmentCount())
+            Counts(
+                prescriptions: try store.prescriptionCount(), versions: try store.versionCount(),
+                attachments: try store.attachmentCount())
         }
     }
 
     // MARK: - Transactions
 
-    /// Runs `body` as the command's one write transaction, after the owner's housekeeping
-    /// (expired grants revoked, client log entries countersigned), translating storage errors.
+    /// Runs `body` as the command's one write transaction (`ownerWrite`), translating storage
+    /// errors.
     func perform<T>(_ body: () throws -> T) throws(VaultError) -> T {
+        do { return try ownerWrite(body) } catch { throw VaultError.wrap(error) }
+    }
+
+    /// The one owner write path: one write transaction with its own `OwnerWrite`, begun by the
+    /// owner's checks and housekeeping (`beginOwnerWrite`: the root verified, an older format
+    /// upgraded; `maintain`: client log entries countersigned, expired grants revoked), then
+    /// `body`, then the index, manifest and a new root written (`finishOwnerWrite`), then the
+    /// commit, after which the rollback anchor learns the new counter. Whatever `body` throws
+    /// rolls it all back and is rethrown as it is (an import's refusal, a dry run's rollback);
+    /// the write's working state is dropped either way.
+    func ownerWrite<T>(_ body: () throws -> T) throws -> T {
+        guard currentWrite == nil else { throw VaultError.internalError("an owner write began inside another") }
+        let write = OwnerWrite(header: header)
+        currentWrite = write
+        defer {
+            currentWrite = nil
+            // Reads' caches are kept under the root's stamp; after a write there is a new one.
+            patientCache = nil
+            patientRows = nil
+        }
+        lastWrite = nil
         var swept = false
         let result: T
         do {
@@ -263,10 +267,13 @@ public final class Vault {
                 return value
             }
         } catch {
-            abandonOwnerWrite()
-            throw VaultError.wrap(error)
+            header = write.headerBefore
+            throw error
         }
-        ownerWriteCommitted()
+        if let written = write.written {
+            lastWrite = OwnerWrite.Committed(stamp: written, patientNotes: write.patientNotes)
+            if let anchorKey { anchor?.record(anchorKey, counter: written.counter) }
+        }
         if swept { purge() }
         return result
     }
@@ -274,7 +281,8 @@ public final class Vault {
     /// `RXVAULT_TEST_WRITE_PAUSE_MS` (reliability suite only): wait this long with the write
     /// transaction open and everything written, just before commit, after saying so on stderr,
     /// so a kill can be aimed at the worst moment. Unset, it costs one comparison.
-    private static let testWritePauseMilliseconds: UInt32 = getenv("RXVAULT_TEST_WRITE_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
+    private static let testWritePauseMilliseconds: UInt32 =
+        getenv("RXVAULT_TEST_WRITE_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
 
     static func pauseBeforeCommitForTests() {
         guard testWritePauseMilliseconds > 0 else { return }
@@ -286,11 +294,13 @@ public final class Vault {
     /// before the rows checked against it (client rows, audit head, key ring), after saying so
     /// on stderr, so a test can commit a write in between (Tests/CLITests/SnapshotReadTests.swift):
     /// the check must still see the one snapshot the root was read in. Unset, one comparison.
-    private static let testReadPauseMilliseconds: UInt32 = getenv("RXVAULT_TEST_READ_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
+    private static let testReadPauseMilliseconds: UInt32 =
+        getenv("RXVAULT_TEST_READ_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
 
     static func pauseAfterStateRootForTests() {
         guard testReadPauseMilliseconds > 0 else { return }
-        FileHandle.standardError.write(Data("rxvault: test: state root read, pausing before the rows checked against it\n".utf8))
+        FileHandle.standardError.write(
+            Data("rxvault: test: state root read, pausing before the rows checked against it\n".utf8))
         usleep(testReadPauseMilliseconds * 1000)
     }
 

@@ -1,10 +1,10 @@
+import RxCrypto
 import RxModel
 import RxStore
-import RxCrypto
 import RxValidate
 
 /// What the vault reports to its callers. Each case maps to one documented exit code in the CLI
-/// (README.md, "Exit codes"). No case carries patient data, a passphrase or key material; ids
+/// (docs/reference.md, "Exit codes"). No case carries patient data, a passphrase or key material; ids
 /// and file paths are fine to show.
 public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// The passphrase does not unwrap the root key (or the header was altered: the two cannot be
@@ -73,24 +73,27 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .noVault(let why): return why
         case .alreadyExists(let path): return "\(path) already exists; rxvault init never overwrites a file"
         case .notFound(let id): return "no prescription \(id)"
-        case let .ambiguousID(prefix, matches): return "id prefix \(prefix) matches \(matches) prescriptions"
-        case .malformedID(let id): return "'\(id)' is not an id (hexadecimal, at least \(RecordID.minimumPrefixLength) characters)"
+        case .ambiguousID(let prefix, let matches): return "id prefix \(prefix) matches \(matches) prescriptions"
+        case .malformedID(let id):
+            return "'\(id)' is not an id (hexadecimal, at least \(RecordID.minimumPrefixLength) characters)"
         case .invalidPrescription(let invalid): return invalid.description
         case .invalidInput(let why): return why
         case .attachmentRefused(let refusal): return "refused: \(refusal.message)"
         case .attachmentNotFound(let what): return "no attachment \(what)"
-        case let .ambiguousAttachment(what, candidates) where !candidates.isEmpty:
+        case .ambiguousAttachment(let what, let candidates) where !candidates.isEmpty:
             return "\(what) matches \(candidates.count) attachments:\n  " + candidates.joined(separator: "\n  ")
         case .ambiguousAttachment(let what, _): return "\(what) matches more than one attachment"
         case .duplicateAttachment(let existing): return "this file is already attached as \(existing)"
         case .clientNotFound(let what): return "no client \(what)"
         case .requestNotFound(let what): return "no access request \(what)"
-        case let .grantNotFound(client, prescription): return "client \(client) has no grant on prescription \(prescription)"
+        case .grantNotFound(let client, let prescription):
+            return "client \(client) has no grant on prescription \(prescription)"
         case .patientNotFound(let what): return "no patient \(what)"
-        case let .ambiguousPatient(what, candidates):
+        case .ambiguousPatient(let what, let candidates):
             return "\(what) matches \(candidates.count) patients:\n  " + candidates.joined(separator: "\n  ")
         case .unknownIdentity: return "this identity is not a client of the vault (or its access was removed)"
-        case .ownerOnly(let command): return "\(command) needs the owner's passphrase; a client identity can only read what it was granted"
+        case .ownerOnly(let command):
+            return "\(command) needs the owner's passphrase; a client identity can only read what it was granted"
         case .integrity(let what): return "integrity check failed: \(what)"
         case .busy: return "the vault is busy: another rxvault process is using it"
         case .cannotWrite(let why): return "nothing was changed: \(why)"
@@ -107,7 +110,7 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .cannotWrite(let why): return .cannotWrite(why)
         case .unsupportedVersion: return .unsupportedVersion(error.description)
         case .corrupt(let why): return .integrity(why)
-        case .sqlite: return .internalError(error.description)
+        case .engine: return .internalError(error.description)
         }
     }
 
@@ -117,7 +120,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case let e as VaultError: return e
         case let e as StoreError: return from(e)
         case let e as AttachmentRefusal: return .attachmentRefused(e)
-        case let e as CryptoError: return e == .authenticationFailed ? .integrity("a stored record failed authentication") : .internalError(e.description)
+        case let e as CryptoError:
+            return e == .authenticationFailed
+                ? .integrity("a stored record failed authentication") : .internalError(e.description)
         default: return .internalError(String(describing: type(of: error)))
         }
     }

@@ -28,29 +28,41 @@ public struct VaultHeader: Sendable {
 
     init(_ record: VaultHeaderRecord, slots slotRecords: [KeySlotRecord] = []) throws(VaultError) {
         guard record.formatVersion <= Self.currentFormatVersion else {
-            throw .unsupportedVersion("the vault has format version \(record.formatVersion); this rxvault reads up to \(Self.currentFormatVersion)")
+            throw .unsupportedVersion(
+                "the vault has format version \(record.formatVersion); this rxvault reads up to \(Self.currentFormatVersion)"
+            )
         }
         guard record.formatVersion >= 1, record.vaultID.count == Self.vaultIDLength,
-              record.kdfAlgorithm == PasswordKDF.algorithmName, record.kdfSalt.count == PasswordKDF.saltLength,
-              record.wrappedRootKey.count == KeySlot.wrappedLength || (record.formatVersion >= 4 && record.wrappedRootKey.isEmpty) else {
+            record.kdfAlgorithm == PasswordKDF.algorithmName, record.kdfSalt.count == PasswordKDF.saltLength,
+            record.wrappedRootKey.count == KeySlot.wrappedLength
+                || (record.formatVersion >= 4 && record.wrappedRootKey.isEmpty)
+        else {
             throw .integrity("the vault header is malformed")
         }
         // The KDF parameters are authenticated (the root key's associated data), but only after
         // the derivation they ask for has run: bound them first, so a hostile header cannot make
         // every command allocate gigabytes or spin for hours before the forgery shows.
         let kdf = PasswordKDF(opsLimit: record.kdfOpsLimit, memLimit: record.kdfMemLimit)
-        guard kdf.isWithinLibraryLimits, Self.acceptedOpsLimits.contains(kdf.opsLimit), Self.acceptedMemLimits.contains(kdf.memLimit) else {
-            throw .integrity("the vault header has KDF parameters rxvault never writes (ops \(record.kdfOpsLimit), memory \(record.kdfMemLimit) bytes)")
+        guard kdf.isWithinLibraryLimits, Self.acceptedOpsLimits.contains(kdf.opsLimit),
+            Self.acceptedMemLimits.contains(kdf.memLimit)
+        else {
+            throw .integrity(
+                "the vault header has KDF parameters rxvault never writes (ops \(record.kdfOpsLimit), memory \(record.kdfMemLimit) bytes)"
+            )
         }
         // Read before any key: refuse what rxvault never writes. From format 4 the owner's key ring
         // authenticates it (an edit fails every owner command and `check`); before, nothing did.
         guard ValidationLimits.maxBytesRange.contains(record.maxAttachmentBytes) else {
-            throw .integrity("the vault header's attachment size limit (\(record.maxAttachmentBytes) bytes) is outside what rxvault writes")
+            throw .integrity(
+                "the vault header's attachment size limit (\(record.maxAttachmentBytes) bytes) is outside what rxvault writes"
+            )
         }
         var slots: [KeySlot] = []
         if !record.wrappedRootKey.isEmpty {
-            slots.append(KeySlot(id: 1, kind: .passphrase, algorithm: record.kdfAlgorithm, kdf: kdf, salt: record.kdfSalt,
-                                 wrappedRootKey: record.wrappedRootKey, info: []))
+            slots.append(
+                KeySlot(
+                    id: 1, kind: .passphrase, algorithm: record.kdfAlgorithm, kdf: kdf, salt: record.kdfSalt,
+                    wrappedRootKey: record.wrappedRootKey, info: []))
         }
         for row in slotRecords {
             slots.append(try KeySlot(row, after: slots.last?.id ?? 1))
@@ -69,9 +81,14 @@ public struct VaultHeader: Sendable {
 
     /// Associated data of the wrapped root key: every header field that decides how the key is
     /// derived, so a header edited to weaker KDF parameters (or another vault's id) fails to open.
-    static func rootKeyAssociatedData(formatVersion: Int, vaultID: [UInt8], kdf: PasswordKDF, salt: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.rootKey, [.int(formatVersion), .bytes(vaultID), .text(PasswordKDF.algorithmName),
-                                        .integer(kdf.opsLimit), .integer(kdf.memLimit), .bytes(salt)])
+    static func rootKeyAssociatedData(formatVersion: Int, vaultID: [UInt8], kdf: PasswordKDF, salt: [UInt8]) -> [UInt8]
+    {
+        AssociatedData.build(
+            .rootKey,
+            [
+                .int(formatVersion), .bytes(vaultID), .text(PasswordKDF.algorithmName),
+                .integer(kdf.opsLimit), .integer(kdf.memLimit), .bytes(salt)
+            ])
     }
 
     var rootKeyAssociatedData: [UInt8] {
@@ -97,14 +114,16 @@ public struct VaultHeader: Sendable {
     /// The associated data of a slot's wrapped root key: slot 1 keeps the header's (format 1 to
     /// 3 had only it); the others bind purpose, format, vault, slot id, kind and derivation.
     func associatedData(of slot: KeySlot) -> [UInt8] {
-        slot.id == 1 ? rootKeyAssociatedData
-            : KeySlot.associatedData(formatVersion: formatVersion, vaultID: vaultID, id: slot.id, kind: slot.kind,
-                                     algorithm: slot.algorithm, opsLimit: slot.kdf?.opsLimit ?? 0, memLimit: slot.kdf?.memLimit ?? 0,
-                                     salt: slot.salt)
+        slot.id == 1
+            ? rootKeyAssociatedData
+            : KeySlot.associatedData(
+                formatVersion: formatVersion, vaultID: vaultID, id: slot.id, kind: slot.kind,
+                algorithm: slot.algorithm, opsLimit: slot.kdf?.opsLimit ?? 0, memLimit: slot.kdf?.memLimit ?? 0,
+                salt: slot.salt)
     }
 
     /// Derives the key-encryption key from `passphrase` and unwraps the root key (`unlock` hands
-    /// it to the agent; `Vault.open(at:rootKey:)` opens with it). Any passphrase slot opens it.
+    /// it to the agent; `Vault.open(at:with: .rootKey)` opens with it). Any passphrase slot opens it.
     public func unwrapRootKey(passphrase: SecretBytes) throws(VaultError) -> SecretBytes {
         try unwrapRootKeyAndKEK(passphrase: passphrase).rootKey
     }
@@ -112,11 +131,15 @@ public struct VaultHeader: Sendable {
     /// The root key, the key-encryption key it was unwrapped with (the upgrade from an older
     /// format re-wraps the root key) and the slot that opened. Every passphrase slot is tried
     /// in turn, slot 1 first, as LUKS does: a wrong passphrase costs one derivation per slot.
-    func unwrapRootKeyAndKEK(passphrase: SecretBytes) throws(VaultError) -> (rootKey: SecretBytes, kek: SecretBytes, slot: Int) {
+    func unwrapRootKeyAndKEK(passphrase: SecretBytes) throws(VaultError) -> (
+        rootKey: SecretBytes, kek: SecretBytes, slot: Int
+    ) {
         for slot in slots where slot.kind == .passphrase {
             guard let kdf = slot.kdf else { continue }
             let kek: SecretBytes
-            do { kek = try kdf.deriveKey(passphrase: passphrase, salt: slot.salt) } catch { throw .internalError(error.description) }
+            do { kek = try kdf.deriveKey(passphrase: passphrase, salt: slot.salt) } catch {
+                throw .internalError(error.description)
+            }
             if let rootKey = try? AEAD.open(slot.wrappedRootKey, key: kek, associatedData: associatedData(of: slot)) {
                 return (rootKey, kek, slot.id)
             }
@@ -128,18 +151,26 @@ public struct VaultHeader: Sendable {
     public func unwrapRootKey(recoveryCode: RecoveryCode) throws(VaultError) -> (rootKey: SecretBytes, slot: Int) {
         let recovery = slots.filter { $0.kind == .recovery }
         guard !recovery.isEmpty else {
-            throw .wrongRecoveryCode("this vault has no recovery key" + (formatVersion < 4 ? " (it is in format \(formatVersion); recovery keys came with format 4)" : ""))
+            throw .wrongRecoveryCode(
+                "this vault has no recovery key"
+                    + (formatVersion < 4 ? " (it is in format \(formatVersion); recovery keys came with format 4)" : "")
+            )
         }
         for slot in recovery {
             let kek: SecretBytes
-            do { kek = try RecoveryKDF.deriveKey(secret: recoveryCode.secret, context: KeySlot.recoveryContext(vaultID: vaultID, id: slot.id, salt: slot.salt)) } catch {
+            do {
+                kek = try RecoveryKDF.deriveKey(
+                    secret: recoveryCode.secret,
+                    context: KeySlot.recoveryContext(vaultID: vaultID, id: slot.id, salt: slot.salt))
+            } catch {
                 throw .internalError(error.description)
             }
             if let rootKey = try? AEAD.open(slot.wrappedRootKey, key: kek, associatedData: associatedData(of: slot)) {
                 return (rootKey, slot.id)
             }
         }
-        throw .wrongRecoveryCode("the recovery code does not open this vault (it is another vault's, or its slot was removed)")
+        throw .wrongRecoveryCode(
+            "the recovery code does not open this vault (it is another vault's, or its slot was removed)")
     }
 
     /// Reads the header of the vault at `path` (no passphrase needed).
@@ -157,8 +188,11 @@ public struct VaultHeader: Sendable {
 
 extension VaultHeader {
     /// Opens the store at `path` and reads its header: the first step of every way into a vault
-    /// (owner and client), so both report a missing file, a non-vault or a busy one alike.
-    static func openStore(at path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> (SQLiteRecordStore, VaultHeader) {
+    /// (owner and client), so both report a missing file, a non-vault or a busy one alike. The
+    /// one place that opens an engine: everything after works on `RecordStore`.
+    static func openStore(at path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> (
+        any RecordStore, VaultHeader
+    ) {
         do {
             let store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             let header = try VaultHeader(store.header(), slots: store.keySlots())
@@ -166,7 +200,9 @@ extension VaultHeader {
             // schema version is not, and says which tables to read: they must agree.
             let schema = try store.schemaVersion()
             guard schema == header.formatVersion else {
-                throw VaultError.integrity("the vault's schema version (\(schema)) is not its format version (\(header.formatVersion)): the file was altered")
+                throw VaultError.integrity(
+                    "the vault's schema version (\(schema)) is not its format version (\(header.formatVersion)): the file was altered"
+                )
             }
             return (store, header)
         } catch {

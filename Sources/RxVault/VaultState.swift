@@ -28,9 +28,10 @@ struct VaultState: Equatable {
     var patientsHash: [UInt8]? = nil
 
     static func empty(clientsHash: [UInt8], patientsHash: [UInt8]? = nil) -> VaultState {
-        VaultState(counter: 0, indexHashes: Array(repeating: absentBucket, count: bucketCount),
-                   manifestHashes: Array(repeating: absentBucket, count: bucketCount), clientsHash: clientsHash,
-                   auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash)
+        VaultState(
+            counter: 0, indexHashes: Array(repeating: absentBucket, count: bucketCount),
+            manifestHashes: Array(repeating: absentBucket, count: bucketCount), clientsHash: clientsHash,
+            auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash)
     }
 
     static func bucketHash(_ content: [UInt8]?) -> [UInt8] { content.map { SHA256.hash($0) } ?? absentBucket }
@@ -51,16 +52,22 @@ struct VaultState: Equatable {
 
     static func decode(_ bytes: [UInt8], counter: Int) -> VaultState? {
         let length = 1 + 2 * 32 * bucketCount + 72
-        guard !bytes.isEmpty, (bytes[0] == schema && bytes.count == length) || (bytes[0] == patientsSchema && bytes.count == length + 32) else { return nil }
+        guard !bytes.isEmpty,
+            (bytes[0] == schema && bytes.count == length) || (bytes[0] == patientsSchema && bytes.count == length + 32)
+        else { return nil }
         var p = 1
-        func take(_ n: Int) -> [UInt8] { defer { p += n }; return Array(bytes[p..<p + n]) }
+        func take(_ n: Int) -> [UInt8] {
+            defer { p += n }
+            return Array(bytes[p..<p + n])
+        }
         let index = (0..<bucketCount).map { _ in take(32) }
         let manifest = (0..<bucketCount).map { _ in take(32) }
         let clients = take(32)
         let sequence = take(8).reduce(0) { $0 << 8 | Int($1) }
         let auditHash = take(32)
-        return VaultState(counter: counter, indexHashes: index, manifestHashes: manifest, clientsHash: clients,
-                          auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == patientsSchema ? take(32) : nil)
+        return VaultState(
+            counter: counter, indexHashes: index, manifestHashes: manifest, clientsHash: clients,
+            auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == patientsSchema ? take(32) : nil)
     }
 
     /// State schema 2 (format 4): the patients hash follows.
@@ -72,12 +79,13 @@ struct VaultState: Equatable {
     }
 
     /// The same hash from ids and MACs alone (`RecordStore.patientMACs`).
-    static func patientsHash(_ rows: [(id: String, mac: [UInt8])]) -> [UInt8] {
+    static func patientsHash(_ rows: [(id: PatientID, mac: [UInt8])]) -> [UInt8] {
         var fields: [AssociatedData.Field] = []
         fields.reserveCapacity(2 * rows.count)
         // Rows read from the store come in id order already; sorting them again was most of this.
-        let ordered = zip(rows, rows.dropFirst()).allSatisfy({ $0.id < $1.id }) ? rows : rows.sorted(by: { $0.id < $1.id })
-        for row in ordered { fields += [.text(row.id), .bytes(row.mac)] }
+        let ordered =
+            zip(rows, rows.dropFirst()).allSatisfy({ $0.id < $1.id }) ? rows : rows.sorted(by: { $0.id < $1.id })
+        for row in ordered { fields += [.text(row.id.hex), .bytes(row.mac)] }
         return SHA256.hash(AssociatedData.build(.patientSet, fields))
     }
 
@@ -88,7 +96,7 @@ struct VaultState: Equatable {
     /// The client rows as the owner last wrote them: ids and MACs, in id order.
     static func clientsHash(_ rows: [ClientRecord]) -> [UInt8] {
         var fields: [AssociatedData.Field] = []
-        for row in rows.sorted(by: { $0.id < $1.id }) { fields += [.text(row.id), .bytes(row.mac)] }
+        for row in rows.sorted(by: { $0.id < $1.id }) { fields += [.text(row.id.hex), .bytes(row.mac)] }
         return SHA256.hash(AssociatedData.build(.clientSet, fields))
     }
 }
@@ -117,17 +125,24 @@ struct ManifestEntry: Equatable {
         }
     }
 
-    init(prescriptionID: String, versions: [PrescriptionVersionRecord], attachments: [AttachmentRecord], grants: [GrantRecord]) {
+    init(
+        prescriptionID: String, versions: [PrescriptionVersionRecord], attachments: [AttachmentRecord],
+        grants: [GrantRecord]
+    ) {
         self.prescriptionID = prescriptionID
         newestVersion = versions.last?.version ?? 0
         newestMAC = versions.last?.mac ?? []
         versionsDigest = Self.versionsDigest(versions)
-        self.attachments = Dictionary(attachments.map { ($0.id, $0.mac) }, uniquingKeysWith: { a, _ in a })
-        self.grants = Dictionary(grants.map { ($0.id, GrantPin(clientID: $0.clientID, mac: $0.mac)) }, uniquingKeysWith: { a, _ in a })
+        self.attachments = Dictionary(attachments.map { ($0.id.hex, $0.mac) }, uniquingKeysWith: { a, _ in a })
+        self.grants = Dictionary(
+            grants.map { ($0.id.hex, GrantPin(clientID: $0.clientID.hex, mac: $0.mac)) },
+            uniquingKeysWith: { a, _ in a })
     }
 
-    init(prescriptionID: String, newestVersion: Int, newestMAC: [UInt8], versionsDigest: [UInt8],
-         attachments: [String: [UInt8]], grants: [String: GrantPin]) {
+    init(
+        prescriptionID: String, newestVersion: Int, newestMAC: [UInt8], versionsDigest: [UInt8],
+        attachments: [String: [UInt8]], grants: [String: GrantPin]
+    ) {
         self.prescriptionID = prescriptionID
         self.newestVersion = newestVersion
         self.newestMAC = newestMAC
@@ -140,37 +155,53 @@ struct ManifestEntry: Equatable {
     static func differences(_ id: String, expected: ManifestEntry?, actual: ManifestEntry?) -> [String] {
         let p = "prescription \(id.prefix(8))"
         guard let expected else {
-            return actual == nil ? [] : ["\(p) has rows the owner did not write as current (put back from an older copy, or forged)"]
+            return actual == nil
+                ? [] : ["\(p) has rows the owner did not write as current (put back from an older copy, or forged)"]
         }
         guard let actual else { return ["\(p) was deleted from the file (all its rows are missing)"] }
         var out: [String] = []
         if actual.newestVersion != expected.newestVersion {
-            out.append("\(p): the newest stored version is \(actual.newestVersion) but the owner wrote version \(expected.newestVersion) (rows deleted or put back from an older copy)")
+            out.append(
+                "\(p): the newest stored version is \(actual.newestVersion) but the owner wrote version \(expected.newestVersion) (rows deleted or put back from an older copy)"
+            )
         } else if actual.newestMAC != expected.newestMAC {
-            out.append("\(p) version \(actual.newestVersion) is not the one the owner wrote (put back from an older copy, or forged)")
+            out.append(
+                "\(p) version \(actual.newestVersion) is not the one the owner wrote (put back from an older copy, or forged)"
+            )
         } else if actual.versionsDigest != expected.versionsDigest {
-            out.append("\(p): its earlier versions differ from what the owner wrote (deleted, or put back from an older copy)")
+            out.append(
+                "\(p): its earlier versions differ from what the owner wrote (deleted, or put back from an older copy)")
         }
         for (a, mac) in expected.attachments.sorted(by: { $0.key < $1.key }) {
             if let stored = actual.attachments[a] {
-                if stored != mac { out.append("attachment \(a.prefix(8)) of \(p) is not the one the owner wrote (put back from an older copy, or forged)") }
+                if stored != mac {
+                    out.append(
+                        "attachment \(a.prefix(8)) of \(p) is not the one the owner wrote (put back from an older copy, or forged)"
+                    )
+                }
             } else {
                 out.append("attachment \(a.prefix(8)) of \(p) was deleted from the file")
             }
         }
         for a in actual.attachments.keys.sorted() where expected.attachments[a] == nil {
-            out.append("attachment \(a.prefix(8)) of \(p) is not one the owner holds current (a detached attachment put back from an older copy, or forged)")
+            out.append(
+                "attachment \(a.prefix(8)) of \(p) is not one the owner holds current (a detached attachment put back from an older copy, or forged)"
+            )
         }
         for (g, pin) in expected.grants.sorted(by: { $0.key < $1.key }) {
             let who = "grant \(g.prefix(8)) (client \(pin.clientID.prefix(8))) on \(p)"
             if let stored = actual.grants[g] {
-                if stored != pin { out.append("\(who) is not the one the owner wrote last (put back from an older copy, or forged)") }
+                if stored != pin {
+                    out.append("\(who) is not the one the owner wrote last (put back from an older copy, or forged)")
+                }
             } else {
                 out.append("\(who) was deleted from the file")
             }
         }
         for (g, pin) in actual.grants.sorted(by: { $0.key < $1.key }) where expected.grants[g] == nil {
-            out.append("grant \(g.prefix(8)) (client \(pin.clientID.prefix(8))) on \(p) is not one the owner holds current (a revoked grant put back from an older copy?)")
+            out.append(
+                "grant \(g.prefix(8)) (client \(pin.clientID.prefix(8))) on \(p) is not one the owner holds current (a revoked grant put back from an older copy?)"
+            )
         }
         return out.isEmpty ? ["\(p) differs from what the owner wrote"] : out
     }
@@ -181,18 +212,31 @@ struct ManifestEntry: Equatable {
     /// | u32 m | m × (16 grant id | 16 client id | bytes MAC)`; bytes = u32 length then the bytes; integers big-endian.
     static func encode(_ entries: [ManifestEntry]) -> [UInt8] {
         var out: [UInt8] = []
-        func u32(_ v: Int) { out += [UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
-        func bytes(_ b: [UInt8]) { u32(b.count); out += b }
+        func u32(_ v: Int) {
+            out += [
+                UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16),
+                UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)
+            ]
+        }
+        func bytes(_ b: [UInt8]) {
+            u32(b.count)
+            out += b
+        }
         for e in entries.sorted(by: { $0.prescriptionID < $1.prescriptionID }) {
             out += SearchIndex.hexBytes(e.prescriptionID)
             u32(e.newestVersion)
             bytes(e.newestMAC)
             bytes(e.versionsDigest)
             u32(e.attachments.count)
-            for (id, mac) in e.attachments.sorted(by: { $0.key < $1.key }) { out += SearchIndex.hexBytes(id); bytes(mac) }
+            for (id, mac) in e.attachments.sorted(by: { $0.key < $1.key }) {
+                out += SearchIndex.hexBytes(id)
+                bytes(mac)
+            }
             u32(e.grants.count)
             for (id, pin) in e.grants.sorted(by: { $0.key < $1.key }) {
-                out += SearchIndex.hexBytes(id); out += SearchIndex.hexBytes(pin.clientID); bytes(pin.mac)
+                out += SearchIndex.hexBytes(id)
+                out += SearchIndex.hexBytes(pin.clientID)
+                bytes(pin.mac)
             }
         }
         return out
@@ -218,17 +262,23 @@ struct ManifestEntry: Equatable {
             return Array(data[p..<p + n])
         }
         while p < data.count {
-            guard let pid = id(), let version = u32(), let newest = bytes(), let digest = bytes(), let nA = u32() else { return nil }
+            guard let pid = id(), let version = u32(), let newest = bytes(), let digest = bytes(), let nA = u32() else {
+                return nil
+            }
             var attachments: [String: [UInt8]] = [:]
-            for _ in 0..<nA { guard let a = id(), let mac = bytes() else { return nil }; attachments[a] = mac }
+            for _ in 0..<nA {
+                guard let a = id(), let mac = bytes() else { return nil }
+                attachments[a] = mac
+            }
             guard let nG = u32() else { return nil }
             var grants: [String: GrantPin] = [:]
             for _ in 0..<nG {
                 guard let g = id(), let c = id(), let mac = bytes() else { return nil }
                 grants[g] = GrantPin(clientID: c, mac: mac)
             }
-            entries[pid] = ManifestEntry(prescriptionID: pid, newestVersion: version, newestMAC: newest, versionsDigest: digest,
-                                         attachments: attachments, grants: grants)
+            entries[pid] = ManifestEntry(
+                prescriptionID: pid, newestVersion: version, newestMAC: newest, versionsDigest: digest,
+                attachments: attachments, grants: grants)
         }
         return entries
     }

@@ -238,7 +238,7 @@ final class AgentHarness: @unchecked Sendable {
         #expect(h.eventually(4) { !h.isRunning(second) })
     }
 
-    /// Issue 22: a file renamed over the unlocked one (what sync tools and editors do) makes no
+    /// A file renamed over the unlocked one (what sync tools and editors do) makes no
     /// command wait on the agent: the first that asks finds it locked, and its socket is gone by
     /// the next. (`ServeReplacedFileTests` checks the same of the agent `serve` runs.)
     @Test func aFileReplacedByRenameLeavesNoSocketToWaitOn() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 10: every object of a PDF is walked (qpdf) and the checker runs in a seccomp sandbox.
+/// Every object of a PDF is walked (qpdf) and the checker runs in a seccomp sandbox.
 /// Through the binary: what is refused and how the message names it, what still passes, and that
 /// the sandbox really stops the child from creating a file or a socket.
 @Suite struct AttachmentWalkTests {

@@ -258,7 +258,7 @@ import Testing
         #expect(try cli.run(["backup", "list", cli.path("nowhere")]).status == 66)
     }
 
-    /// Issue 22: a backup goes only while a newer one verifies. Two damaged backups newer than
+    /// A backup goes only while a newer one verifies. Two damaged backups newer than
     /// the newest whole one: the policy keeps the newest of the day, and the other, which no
     /// newer backup stands in for, is kept too (it was removed before).
     @Test func pruneNeverRemovesABackupNewerThanTheNewestThatVerifies() throws {
@@ -495,12 +495,12 @@ import Testing
         #expect(try files(home + "/backups/rxvault").count == 2)
     }
 
-    /// The README's Backups examples, run as written (sh -e, rxvault on PATH, a vault in place),
-    /// then its new-machine example on a home with no vault.
+    /// The guide's Backups examples (docs/guide.md), run as written (sh -e, rxvault on PATH, a
+    /// vault in place), then its new-machine example on a home with no vault.
     @Test func theReadmeExamplesRunVerbatim() throws {
         let (cli, id) = try setUp()
-        let readme = try String(contentsOfFile: Repository.path("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### Backups\n")).upperBound
+        let readme = try String(contentsOfFile: Repository.path("docs/guide.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "\n## Backups\n")).upperBound
         let blocks = readme[section...].components(separatedBy: "```sh\n").dropFirst().prefix(2).map {
             $0.components(separatedBy: "```")[0]
         }
@@ -510,14 +510,14 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: bin + "/rxvault", withDestinationPath: CLIHarness.binary)
         let path = bin + ":/usr/bin:/bin"
         let first = try shell(cli, "set -e\n" + blocks[0], environment: ["PATH": path])
-        #expect(first.status == 0, "README Backups example:\n\(blocks[0])\n\(first)")
+        #expect(first.status == 0, "guide Backups example:\n\(blocks[0])\n\(first)")
         #expect(try files(cli.path("backups/rxvault")).count == 2)
         #expect(try cli.run(["show", id, "--vault", cli.path("rx-restored.rxv")]).stdout.contains("Quintessa Marlowe"))
 
         let machine = try freshMachine()
         try FileManager.default.copyItem(atPath: cli.path("rx-backup.age"), toPath: machine.path("rx-backup.age"))
         let second = try shell(machine, "set -e\n" + blocks[1], environment: ["PATH": path])
-        #expect(second.status == 0, "README new-machine example:\n\(blocks[1])\n\(second)")
+        #expect(second.status == 0, "guide new-machine example:\n\(blocks[1])\n\(second)")
         #expect(try machine.run(["show", id]).stdout.contains("Quintessa Marlowe"))
     }
 }

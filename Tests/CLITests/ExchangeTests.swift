@@ -306,4 +306,29 @@ import Testing
         let listed = try cli.json(try cli.run(["list", "--format", "json"]).stdout)
         #expect((listed["prescriptions"] as? [Any])?.count == 31)
     }
+
+    /// An import takes the one owner write path, so it pauses where every owner write does, with
+    /// everything written and the transaction not yet committed (`RXVAULT_TEST_WRITE_PAUSE_MS`):
+    /// the reliability suite's kill aimed at that moment lands in an import too. It used to copy
+    /// the write's steps and leave that out. A dry run or a refused import commits nothing, so
+    /// it never gets there.
+    @Test func anImportPausesBeforeItsCommitAsEveryOwnerWriteDoes() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let pausing: [String: String?] = ["RXVAULT_TEST_WRITE_PAUSE_MS": "1"]
+        let pauseLine = "rxvault: test: transaction open, pausing before commit"
+        let bad = try cli.write(export(3, badLast: true), to: "bad.json")
+        let refused = try cli.run(["import", bad], environment: pausing)
+        #expect(refused.status == 65, "\(refused)")
+        #expect(!refused.stderr.contains(pauseLine), "\(refused)")
+        let good = try cli.write(export(3, badLast: false), to: "good.json")
+        let dry = try cli.run(["import", good, "--dry-run"], environment: pausing)
+        #expect(dry.status == 0, "\(dry)")
+        #expect(!dry.stderr.contains(pauseLine), "\(dry)")
+        let imported = try cli.run(["import", good], environment: pausing)
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout.contains("imported: 3 new"), "\(imported)")
+        #expect(imported.stderr.components(separatedBy: pauseLine).count == 2, "one write, one pause: \(imported)")
+        #expect(try cli.run(["check"]).status == 0)
+    }
 }

@@ -3,7 +3,7 @@ import RxStore
 import RxTestSupport
 import Testing
 
-/// Issue 12, "FHIR import without silent loss", through the binary: the status rule, kept
+/// "FHIR import without silent loss", through the binary: the status rule, kept
 /// elements written back on export, Practitioner prescribers, --assume-expiry, sphere/power
 /// disagreement and amended prescriptions, on the HL7 R4 examples and on a Bundle written the
 /// way a FHIR server (HAPI style: urn:uuid fullUrls, Practitioner references) writes one.

@@ -3,7 +3,7 @@ import RxStore
 import RxTestSupport
 import Testing
 
-/// Issue 10 through the binary: what a dump of the vault file shows before and after the upgrade
+/// Through the binary: what a dump of the vault file shows before and after the upgrade
 /// to format 3, `rxvault upgrade`, and clients reading a format-2 file and its upgrade.
 @Suite struct FormatUpgradeCLITests {
     static func fixture(_ name: String) -> String { Repository.fixture("vaults/\(name)") }

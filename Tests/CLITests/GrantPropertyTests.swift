@@ -3,6 +3,7 @@ import RxCrypto
 import RxModel
 import RxStore
 import RxTestSupport
+import RxValidate
 import Testing
 
 @testable import RxVault
@@ -22,7 +23,7 @@ import Testing
     func clientsSeeExactlyWhatTheyWereGranted(seed: UInt64) throws {
         var rng = SeededGenerator(seed: seed)
         let t = try TestVault()
-        let owner = try Vault.open(at: t.path, passphrase: t.passphrase, clock: .fixed(today: Self.day0))
+        let owner = try Vault.open(at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: Self.day0))
         let pixel = Array(
             try Data(contentsOf: URL(fileURLWithPath: Repository.fixture("attachments/valid/png-1x1.png"))))
         let parser = try CLIHarness.fileChecker()
@@ -100,7 +101,7 @@ import Testing
         }
 
         // The owner's next write sweeps the expired grants and re-keys their prescriptions.
-        let ownerLater = try Vault.open(at: t.path, passphrase: t.passphrase, clock: .fixed(today: later))
+        let ownerLater = try Vault.open(at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: later))
         _ = try ownerLater.add(TestVault.glasses(patient: "trigger"))
         let remaining = try ownerLater.grants()
         #expect(remaining.allSatisfy { $0.isActive(on: later) })

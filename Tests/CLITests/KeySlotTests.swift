@@ -3,7 +3,7 @@ import RxStore
 import RxTestSupport
 import Testing
 
-/// Issue 13, keys, through the binary: more passphrases (key slots), a recovery code, the
+/// Keys, through the binary: more passphrases (key slots), a recovery code, the
 /// key-derivation cost, the attachment size setting, and what someone who can write the file
 /// (but holds no key) can and cannot do with slots.
 @Suite struct KeySlotTests {

@@ -2,7 +2,7 @@ import Foundation
 import RxStore
 import Testing
 
-/// Issue 12, "Patients as records", through the binary: `add --patient` finds the patient's record
+/// "Patients as records", through the binary: `add --patient` finds the patient's record
 /// (or asks, refuses, creates), `patients`, `patient show|rename|merge`, the FHIR export's one
 /// Patient per record, what a client sees of a patient, and the upgrade of every released format.
 @Suite struct PatientTests {

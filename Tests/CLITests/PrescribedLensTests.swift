@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 12, "Lenses people are actually prescribed", through the binary: rigid and scleral
+/// "Lenses people are actually prescribed", through the binary: rigid and scleral
 /// contact lenses and the contact-lens type, multifocal contact-lens adds, the notation in
 /// common use, the prism step, children's PDs, implausible dates and the power at the cornea;
 /// each new field through add, edit, show, list, history, JSON, CSV and FHIR export and import.
@@ -21,7 +21,7 @@ import Testing
     @Test func rigidAndScleralLensesAreAcceptedWithTheirTypeAndWarnedWhenUnusual() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        // An RGP with a 6.5 mm base curve, refused before issue 12: no warning for an rgp lens.
+        // An RGP with a 6.5 mm base curve, refused before rxvault 0.4: no warning for an rgp lens.
         let rgp = try cli.run(
             contacts(["--lens-type", "rgp", "--od", "-4.50 bc 6.5 dia 9.6", "--os", "-4.25 bc 7.45 dia 9.6"]))
         #expect(rgp.status == 0 && !rgp.stderr.contains("warning"), "\(rgp)")

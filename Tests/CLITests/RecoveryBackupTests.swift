@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 22: a person who forgot the passphrase has their backups too. The vault inside a backup
+/// A person who forgot the passphrase has their backups too. The vault inside a backup
 /// keeps its key slots, so the recovery code opens it; the age layer around it opens with the
 /// identity of a backup made to a recipient, never with the code when it is the passphrase of
 /// the day (age allows nothing beside an scrypt stanza), and that refusal says what to do.

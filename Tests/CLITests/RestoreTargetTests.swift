@@ -140,7 +140,7 @@ import Testing
         #expect(r.status == 0, "\(r)")
         #expect(isSymlink(link), "the link was replaced by a file")
         #expect(try cli.run(["backup", "verify", real]).status == 0)
-        // A folder is not written over: the backup gets a dated name inside it (issue 13).
+        // A folder is not written over: the backup gets a dated name inside it.
         let before = FileManager.default.contents(atPath: real)
         let folder = try cli.run(["backup", cli.path("usb"), "--force"])
         #expect(folder.status == 0, "\(folder)")

@@ -2,7 +2,7 @@ import Foundation
 import RxStore
 import Testing
 
-/// Issue 22: a rollback anchor belongs to the vault file it was taken from (vault id and path),
+/// A rollback anchor belongs to the vault file it was taken from (vault id and path),
 /// not to every file holding that vault, so a side restore does not hold the main vault back;
 /// anchors of the old layout (vault id alone) keep protecting their file; an anchor that cannot
 /// be kept is said, once per command.

@@ -2,7 +2,7 @@ import Foundation
 import RxStore
 import Testing
 
-/// Issue 10 through the binary: rows deleted or put back from an older copy of the vault, and
+/// Through the binary: rows deleted or put back from an older copy of the vault, and
 /// the whole file replaced by an older copy. `check` exits 76 naming what is wrong, the reading
 /// command exits 76, and nothing is re-sealed to a revoked client.
 @Suite struct RowRollbackCLITests {

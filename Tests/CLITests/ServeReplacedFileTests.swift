@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 22: `rxvault serve` follows the vault file when another is renamed over it (what sync
+/// `rxvault serve` follows the vault file when another is renamed over it (what sync
 /// tools, editors and `restore` do), and the agent it runs for owner commands lets go of its
 /// socket when it locks because of that. Through the built binary, with real renames.
 @Suite(.serialized) struct ServeReplacedFileTests {

@@ -181,3 +181,89 @@ final class ServerProcess: @unchecked Sendable {
         )
     }
 }
+
+/// HTTP/1.1 over a Unix socket from the test process: a test that makes many requests would
+/// spend most of its time starting a curl for each. GET only; `Connection: close`.
+enum RawHTTP {
+    struct Answer {
+        let status: Int
+        let body: String
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// With `statusOnly`, reads the status line and hangs up (an attachment is not read whole).
+    static func get(_ socketPath: String, _ path: String, token: String?, statusOnly: Bool = false) throws -> Answer {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socketPath.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else { throw Failure(description: "connect \(socketPath): errno \(errno)") }
+        var request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        if let token { request += "Authorization: Bearer \(token)\r\n" }
+        request += "\r\n"
+        let data = Array(request.utf8)
+        var sent = 0
+        while sent < data.count {
+            let n = data[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw Failure(description: "write: errno \(errno)") }
+            sent += n
+        }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            guard n > 0 else { throw Failure(description: "read \(path): errno \(errno)") }
+            response += buffer[0..<n]
+            if statusOnly, let line = response.firstIndex(of: 10) {
+                let words = String(decoding: response[..<line], as: UTF8.self).split(separator: " ")
+                guard words.count >= 2, let status = Int(words[1]) else {
+                    throw Failure(description: "bad status line")
+                }
+                return Answer(status: status, body: "")
+            }
+        }
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = (0..<max(0, response.count - 3)).first(where: { Array(response[$0..<$0 + 4]) == separator })
+        else {
+            throw Failure(description: "no complete response to \(path)")
+        }
+        let head = String(decoding: response[0..<end], as: UTF8.self)
+        var body = Array(response[(end + 4)...])
+        guard let statusText = head.split(separator: " ").dropFirst().first, let status = Int(statusText) else {
+            throw Failure(description: "bad status line: \(head.prefix(80))")
+        }
+        if head.lowercased().contains("transfer-encoding: chunked") { body = try dechunk(body) }
+        return Answer(status: status, body: String(decoding: body, as: UTF8.self))
+    }
+
+    static func dechunk(_ data: [UInt8]) throws -> [UInt8] {
+        var out: [UInt8] = []
+        var at = 0
+        while true {
+            guard let lineEnd = (at..<max(at, data.count - 1)).first(where: { data[$0] == 13 && data[$0 + 1] == 10 }),
+                let size = Int(
+                    String(decoding: data[at..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16)
+            else {
+                throw Failure(description: "bad chunked body")
+            }
+            if size == 0 { return out }
+            out += data[(lineEnd + 2)..<(lineEnd + 2 + size)]
+            at = lineEnd + 2 + size + 2
+        }
+    }
+}

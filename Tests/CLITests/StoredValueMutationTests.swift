@@ -3,7 +3,7 @@ import RxStore
 import RxTestSupport
 import Testing
 
-/// Issue 22, "no stored value makes rxvault trap": a real vault made by the binary has one column
+/// "no stored value makes rxvault trap": a real vault made by the binary has one column
 /// of one row changed at a time, on a fresh copy, to a value rxvault never writes (an integer out
 /// of range, another SQLite type, NULL, a truncated or empty blob, text that is not an id), and
 /// every reading command, the owner's and a client's, is run on it. Whatever the value, rxvault
@@ -38,7 +38,7 @@ import Testing
     ]
     static let blobValues = ["x''", "substr(COL, 1, length(COL) / 2)", "x'00'", "'x'", "1", "1.5", "NULL"]
 
-    /// The two traps of issue 22 (a conversion of a negative number, a sum that overflowed),
+    /// The two traps found by the review of stored values (a conversion of a negative number, a sum that overflowed),
     /// always in the sample.
     static let knownTraps = ["vault_state.write_counter = -1", "audit_entry.seq = 9223372036854775807"]
 
@@ -192,7 +192,7 @@ import Testing
         } catch { return false }
     }
 
-    /// The two values of issue 22, one at a time: the owner's commands exit 76 naming the table,
+    /// The two values that trapped, one at a time: the owner's commands exit 76 naming the table,
     /// the row and the column, `check` reports it as a finding (the other stages still run), and
     /// a client still reads, told why its read could not be logged.
     @Test func theTwoTrapsOfIssue22AreIntegrityErrorsNamingTheirRow() throws {

@@ -2,7 +2,7 @@ import Foundation
 import RxTestSupport
 import Testing
 
-/// Issue 22, "the test that would have found all of this": from a seed, random lives of a vault
+/// "the test that would have found all of this": from a seed, random lives of a vault
 /// driven through the built binary, every writing command mixed (add, edit with status, remove,
 /// imports of rxvault JSON and of foreign FHIR with kept elements and every status, attach,
 /// detach, grant, revoke, client add and remove, patient rename and merge, key add and remove,

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 22, first two sections, through the binary: a foreign FHIR import leaves the vault
+/// Through the binary: a foreign FHIR import leaves the vault
 /// checkable, backed up and restorable; a withdrawn prescription (cancelled, draft,
 /// entered-in-error) is never valid in any output, filter or export; `backup` refuses a vault
 /// that would not restore; `backup prune` keeps every backup newer than the newest that verifies.
@@ -176,34 +176,6 @@ import Testing
         let file = try cli.run(["backup", cli.path("b.age")])
         #expect(file.status == 76)
         #expect(!FileManager.default.fileExists(atPath: cli.path("b.age")))
-    }
-
-    /// The API's status search follows the status, and a withdrawn resource carries it.
-    @Test func apiStatusSearch() throws {
-        let cli = try CLIHarness()
-        try cli.initVault()
-        let active = try cli.add(CLIHarness.glassesArguments)
-        let cancelled = try cli.add(CLIHarness.contactsArguments)
-        #expect(try cli.run(["edit", cancelled, "--status", "cancelled"]).status == 0)
-        let recipient = try cli.ageKeygen("shop.key")
-        #expect(try cli.run(["client", "add", "shop", "--recipient", recipient]).status == 0)
-        #expect(try cli.run(["grant", "shop", active, cancelled]).status == 0)
-        let server = try ServerProcess(cli)
-        defer { server.stop() }
-        let token = try server.token(identity: cli.path("shop.key"))
-        func search(_ query: String) throws -> (Int, [String]) {
-            let answer = try RawHTTP.get(server.socket, "/VisionPrescription?\(query)", token: token)
-            let resources = (answer.json["entry"] as? [[String: Any]] ?? []).compactMap {
-                $0["resource"] as? [String: Any]
-            }
-            return (
-                answer.status, resources.map { ($0["status"] as? String ?? "?") + " " + Self.identifier($0).prefix(8) }
-            )
-        }
-        #expect(try search("status=cancelled") == (200, ["cancelled \(cancelled)"]))
-        #expect(try search("status=active") == (200, ["active \(active)"]))
-        #expect(try search("status=active,cancelled").1.count == 2)
-        #expect(try search("status=revoked").0 == 400)
     }
 
     /// A vault rxvault 0.4.0 wrote with withdrawn imports: its index holds no status, and the

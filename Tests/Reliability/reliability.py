@@ -64,6 +64,19 @@ GLASSES = ["add", "glasses", "--patient", "Crash Test", "--prescriber", "Dr Kill
            "--expires", "2028-01-01", "--od", "-2.25 -0.75 x180", "--os", "-2.00"]
 
 
+def import_file(folder, rng, i):
+    """An export holding one new prescription (its id drawn from `rng`), for `import`."""
+    pid = "%032x" % rng.getrandbits(128)
+    path = os.path.join(folder, f"import-{i}.json")
+    entry = {"id": pid, "version": 1, "recorded": "2026-01-01T00:00:00Z",
+             "prescription": {"kind": "glasses", "issued": "2026-01-01", "expires": "2028-01-01",
+                              "patient": {"name": "Crash Test"}, "prescriber": {"name": "Dr Kill"},
+                              "right": {"sphere": -1.0}, "left": {"sphere": -1.25}}}
+    with open(path, "w") as f:
+        json.dump({"schema": "rxvault/export/v1", "prescriptions": [entry]}, f)
+    return pid
+
+
 def new_vault(name):
     vault = Vault(os.path.join(WORK, name))
     r = vault.run("init", "--kdf", "interactive")
@@ -86,7 +99,8 @@ def crash_suite(kills):
     for i in range(kills):
         live = sorted(committed) or seeds
         target = rng.choice(live)
-        op = rng.choice(["add", "add", "edit", "attach", "grant", "revoke", "backup", "remove"])
+        op = rng.choice(["add", "add", "edit", "attach", "grant", "revoke", "backup", "remove", "import"])
+        imported = import_file(vault.folder, rng, i) if op == "import" else None
         args = {
             "add": GLASSES,
             "edit": ["edit", target, "--note", f"edit {i}"],
@@ -95,6 +109,8 @@ def crash_suite(kills):
             "revoke": ["revoke", "shop", "--all"],
             "backup": ["backup", os.path.join(vault.folder, f"b{i}.age")],
             "remove": ["remove", target, "--yes"],
+            # An import takes the same write path, so the aimed kill lands before its commit too.
+            "import": ["import", os.path.join(vault.folder, f"import-{i}.json")],
         }[op]
         if i % 2 == 0:
             # Aimed: the binary says when its write transaction is complete but not committed
@@ -114,6 +130,8 @@ def crash_suite(kills):
         if finished:
             if op == "add":
                 committed.add(out.strip())
+            elif op == "import":
+                committed.add(imported[:8])
             elif op == "edit" and "version" in out:
                 versions[target] = int(out.split()[-1])
             elif op == "remove":

@@ -49,7 +49,7 @@ final class UnlockedVault: @unchecked Sendable {
         #expect(key == v.rootKey, "the key handed is the vault's root key")
         #expect(service.deadline == 1070, "a use moves the idle deadline")
         // The key opens the vault without the passphrase.
-        _ = try Vault.open(at: v.path, rootKey: try #require(key))
+        _ = try Vault.open(at: v.path, with: .rootKey(try #require(key)))
 
         // A copy of the same vault (same id, another inode): refused, the agent stays unlocked.
         let copy = v.directory + "/copy.rxv"
@@ -93,7 +93,7 @@ final class UnlockedVault: @unchecked Sendable {
             idleTimeout: 60, maxLifetime: 600, now: 0)
         let before = try v.identity()
         var text = Array("a new passphrase".utf8)
-        try Vault.open(at: v.path, passphrase: v.passphrase).changePassphrase(to: SecretBytes(consuming: &text))
+        try Vault.open(at: v.path, with: .passphrase(v.passphrase)).changePassphrase(to: SecretBytes(consuming: &text))
         #expect(service.fileChange(headerToo: false) == nil, "same file: the cheap check cannot see it")
         let (reply, key) = service.answer(AgentRequest(.rootKey, file: before), from: peer, now: 1)
         #expect(!reply.ok && reply.code == "file-changed" && reply.locked == true && key == nil)

@@ -163,8 +163,7 @@ import Testing
                 for i in 0..<n { buffer[i] = file[offset + i] }
                 offset += n
                 return n
-            }, key: key
-        ) { out += $0 }
+            }, key: key, write: { out += $0 })
         return out
     }
 
@@ -203,7 +202,7 @@ import Testing
             return n
         }
         var out: [UInt8] = []
-        try AgeFile.decrypt(read: { try armor.read(&$0) }, key: key) { out += $0 }
+        try AgeFile.decrypt(read: { try armor.read(&$0) }, key: key, write: { out += $0 })
         return out
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import RxModel
 import Testing
 
-/// Issue 12, "Lenses people are actually prescribed": the ranges of domain.md section 0, the
+/// "Lenses people are actually prescribed": the ranges of domain.md section 0, the
 /// warnings for values unusual for the lens type, balance lenses, multifocal contact-lens adds,
 /// the zero cylinder written with an axis, implausible dates.
 @Suite struct LensKindRulesTests {

@@ -18,7 +18,7 @@ private func horizontal(_ amount: String, _ base: Prism.HorizontalBase) -> Prism
 
 @Suite struct LensNotationParseTests {
     @Test(arguments: [
-        // The forms listed in shared/domain.md section 0.
+        // The notation forms prescriptions are written in (DESIGN.md, "Prescription rules").
         ("-2.25 -0.75 x 180", lens("-2.25", "-0.75", x: 180)),
         ("-2.25 -0.75 x180 add +2.00", lens("-2.25", "-0.75", x: 180, add: "2")),
         ("+1.50 DS", lens("1.5")),

@@ -32,7 +32,7 @@ import Testing
         #expect(ds.cylinder == nil && ds.axis == nil && ds.prism == Self.stored.prism && ds.add == h("2.00"))
         let axisOnly = try apply("-1.25 x90")
         #expect(axisOnly.cylinder == nil && axisOnly.axis == 90, "left for the rules to refuse, not merged")
-        // Left for the rules to store as spherical, with a warning (issue 12).
+        // Left for the rules to store as spherical, with a warning.
         let zeroCyl = try apply("-1.25 0.00 x90")
         #expect(zeroCyl.cylinder == .zero && zeroCyl.axis == 90)
         #expect(try apply("-1.25 0.00").cylinder == nil)

@@ -66,7 +66,7 @@ import Testing
         let p = path("v.rxv")
         try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: [])
         let store = try SQLiteRecordStore(openingAt: p)
-        let id = String(repeating: "ab", count: 16)
+        let id = PrescriptionID(hex: String(repeating: "ab", count: 16))!
         try store.write {
             try store.insert(
                 PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: []))
@@ -82,11 +82,49 @@ import Testing
         #expect(try !store.deletePrescription(id))
     }
 
+    /// Every id type holds 32 lower-case hex digits and nothing else; 16 bytes spell one.
+    @Test func idsAreThirtyTwoLowerCaseHexDigits() throws {
+        #expect(AttachmentID(hex: String(repeating: "0f", count: 16))?.hex == String(repeating: "0f", count: 16))
+        #expect(AttachmentID(hex: String(repeating: "0F", count: 16)) == nil)
+        #expect(ClientID(hex: String(repeating: "a", count: 31)) == nil)
+        #expect(ClientID(hex: String(repeating: "a", count: 33)) == nil)
+        #expect(GrantID(hex: String(repeating: "g", count: 32)) == nil)
+        let id = try #require(PatientID(bytes: [0x00, 0x01, 0xab, 0xff] + Array(repeating: 0x10, count: 12)))
+        #expect(id.hex == "0001abff" + String(repeating: "10", count: 12))
+        #expect(id.short == "0001abff")
+        #expect(PatientID(bytes: [0x01]) == nil)
+        let a = PrescriptionID(hex: "abcdef01" + String(repeating: "0", count: 24))!
+        let b = PrescriptionID(hex: "abcdef02" + String(repeating: "0", count: 24))!
+        #expect(RecordID.shortForms([a, b]) == [a: "abcdef01", b: "abcdef02"])
+        let c = PrescriptionID(hex: "abcdef01" + String(repeating: "0", count: 23) + "1")!
+        #expect(PrescriptionID.shortForms([a, c])[a] == "abcdef01" + String(repeating: "0", count: 24))
+    }
+
+    /// The engine's structural check (`check`'s first stage) is clean on a new store and names a
+    /// row that points at a missing one, through the protocol alone.
+    @Test func theStructuralCheckFindsARowPointingNowhere() throws {
+        let p = path("v.rxv")
+        try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: [])
+        let sqlite = try SQLiteRecordStore(openingAt: p)
+        let store: any RecordStore = sqlite
+        #expect(try store.read { try store.checkStructure() } == [])
+        try sqlite.database.execute(
+            """
+            PRAGMA foreign_keys = OFF;
+            INSERT INTO prescription_version (prescription_id, version, wrapped_key, content, mac)
+            VALUES ('\(String(repeating: "ef", count: 16))', 1, x'01', x'02', x'03');
+            """)
+        #expect(
+            try store.read { try store.checkStructure() } == [
+                "a row of prescription_version points at a missing prescription"
+            ])
+    }
+
     @Test func aFailedWriteLeavesNothing() throws {
         let p = path("v.rxv")
         try SQLiteRecordStore.create(at: p, header: header, auditHeadMAC: [])
         let store = try SQLiteRecordStore(openingAt: p)
-        let id = String(repeating: "cd", count: 16)
+        let id = PrescriptionID(hex: String(repeating: "cd", count: 16))!
         #expect(throws: StoreError.self) {
             try store.write {
                 try store.insert(
@@ -117,7 +155,7 @@ import Testing
         }
     }
 
-    /// Issue 22: a value rxvault never writes, where a row is read, is `corrupt` naming the
+    /// A value rxvault never writes, where a row is read, is `corrupt` naming the
     /// table, the row (by its key as stored) and the column: never a number passed on to trap in
     /// a conversion or a sum. The CHECK constraints, foreign keys and STRICT types are turned off
     /// first, as anyone who can write the file can. Each change is made in a savepoint on the
@@ -127,7 +165,7 @@ import Testing
         try SQLiteRecordStore.create(
             at: p, header: header, auditHeadMAC: [], state: VaultStateRecord(writeCounter: 3, state: [1], mac: [2]))
         var store = try SQLiteRecordStore(openingAt: p)
-        let id = String(repeating: "ab", count: 16)
+        let id = PrescriptionID(hex: String(repeating: "ab", count: 16))!
         try store.write {
             try store.insert(
                 PrescriptionVersionRecord(prescriptionID: id, version: 1, wrappedKey: [1], content: [2], mac: [3]))

@@ -39,7 +39,7 @@ public final class TestVault: @unchecked Sendable {
     public static func secret(_ text: String) -> SecretBytes { RxTestSupport.secret(text) }
 
     public func open(_ passphrase: SecretBytes? = nil) throws -> Vault {
-        try Vault.open(at: path, passphrase: passphrase ?? self.passphrase, clock: .fixed(today: Self.today))
+        try Vault.open(at: path, with: .passphrase(passphrase ?? self.passphrase), clock: .fixed(today: Self.today))
     }
 
     /// A second, raw connection to the same file, to play the attacker with write access.

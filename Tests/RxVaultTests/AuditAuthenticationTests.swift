@@ -7,7 +7,7 @@ import Testing
 
 @testable import RxVault
 
-/// Client audit entries must be authenticated to the client they name (issue 10): someone with
+/// Client audit entries must be authenticated to the client they name: someone with
 /// write access (another client, holding its own identity and the file's public data) cannot log
 /// a read in another client's name, and the owner never countersigns what does not verify.
 @Suite struct AuditAuthenticationTests {

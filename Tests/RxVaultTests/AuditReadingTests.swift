@@ -7,8 +7,7 @@ import Testing
 
 @testable import RxVault
 
-/// `grants` and `requests` read the audit log newest first and only as far as they need (issue
-/// 15): a read older than a large entry is still found, a grant never read is "never", the answer
+/// `grants` and `requests` read the audit log newest first and only as far as they need: a read older than a large entry is still found, a grant never read is "never", the answer
 /// is the whole review's, and tampering with what they read is still refused.
 @Suite struct AuditReadingTests {
     struct Setup {
@@ -60,7 +59,7 @@ import Testing
 
     /// An owner entry naming `count` prescriptions, as an import or export of a large vault writes.
     func logLargeExport(_ s: Setup, count: Int = 20_000) throws {
-        let ids = (0..<count).map { _ in RecordID.random().hex }
+        let ids = (0..<count).map { _ in PrescriptionID.random().hex }
         try s.owner.recordExport(prescriptions: ids, attachments: [], format: "json", client: nil, recipients: nil)
     }
 

@@ -7,7 +7,7 @@ import Testing
 
 @testable import RxVault
 
-/// Issue 10, "what the file reveals without a key": in format 3 the file no longer says which
+/// "what the file reveals without a key": in format 3 the file no longer says which
 /// client may read which prescription, nor any client's public key; rows that would give the
 /// graph away when moved are refused; format-2 vaults open, read and upgrade.
 @Suite struct FormatThreeTests {
@@ -171,7 +171,7 @@ import Testing
         }
         let shop = try identity("lens-shop")
         let family = try identity("family")
-        let vault = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: today))
+        let vault = try Vault.open(at: path, with: .passphrase(passphrase), clock: .fixed(today: today))
         #expect(vault.header.formatVersion == 2)
         // Every read works on format 2 as it is.
         #expect(try vault.list().count == 2)
@@ -212,7 +212,7 @@ import Testing
         // in the root key's associated data.
         let db = try Database(path: path)
         try db.execute("UPDATE vault_header SET format_version = 2; PRAGMA user_version = 2")
-        RowRollbackTests().expectWrongPassphrase { _ = try Vault.open(at: path, passphrase: passphrase) }
+        RowRollbackTests().expectWrongPassphrase { _ = try Vault.open(at: path, with: .passphrase(passphrase)) }
     }
 
     @Test func aFormatTwoVaultWithARowPutBackIsNotUpgraded() throws {
@@ -223,7 +223,7 @@ import Testing
         let db = try Database(path: path)
         try db.execute("DELETE FROM access_grant WHERE prescription_id LIKE '0b6299e8%'")
         let vault = try Vault.open(
-            at: path, passphrase: TestVault.secret("format two fixture"),
+            at: path, with: .passphrase(TestVault.secret("format two fixture")),
             clock: .fixed(today: CalendarDate(year: 2026, month: 6, day: 20)!))
         var refusal = "accepted: a damaged format-2 vault was upgraded (and its damage made current)"
         do { _ = try vault.upgrade() } catch { refusal = error.description }

@@ -288,7 +288,7 @@ extension SeededGenerator {
     }
 
     mutating func item(_ n: Int, fhirKeys: Bool = true) -> ExportItem {
-        let id = RecordID(hex: String(format: "%032x", n))!
+        let id = PrescriptionID(hex: String(format: "%032x", n))!
         var rx = prescription()
         if fhirKeys && chance(40) { rx.fhir = kept() }
         let versions = Int.random(in: 1...3, using: &self)

@@ -6,7 +6,7 @@ import Testing
 
 @testable import RxVault
 
-/// The lens details of issue 12 (contact-lens type, add designation, D/N design, balance lens)
+/// The lens details of format 4 (contact-lens type, add designation, D/N design, balance lens)
 /// survive every place a prescription is kept or sent: the sealed record, the search index
 /// (`list`, `query`), FHIR export and import (which `rxvault serve` shares); and records written
 /// before they existed still read.
@@ -60,7 +60,7 @@ import Testing
     /// decodes with the details absent; one with a tag this version does not know is skipped.
     @Test func indexEntriesWithoutOrWithUnknownTrailingFieldsDecode() throws {
         let record = PrescriptionRecord(
-            id: RecordID(hex: String(repeating: "ab", count: 16))!, version: 1,
+            id: PrescriptionID(hex: String(repeating: "ab", count: 16))!, version: 1,
             recorded: "2026-06-20T10:00:00Z", prescription: Self.multifocal())
         func decode(_ bytes: [UInt8]) throws -> Prescription {
             var summary = record.prescription
@@ -100,7 +100,7 @@ import Testing
         let t = try TestVault()
         let path = try t.fixtureVault("format3")
         let vault = try Vault.open(
-            at: path, passphrase: TestVault.secret("format three fixture"), clock: .fixed(today: Self.today))
+            at: path, with: .passphrase(TestVault.secret("format three fixture")), clock: .fixed(today: Self.today))
         let listed = try vault.list()
         #expect(listed.count == 2)
         for record in listed {
@@ -130,7 +130,7 @@ import Testing
     @Test func fhirExportAndImportKeepEveryDetail() throws {
         for rx in [Self.multifocal(), Self.balance()] {
             let record = PrescriptionRecord(
-                id: RecordID(hex: String(repeating: "cd", count: 16))!, version: 1,
+                id: PrescriptionID(hex: String(repeating: "cd", count: 16))!, version: 1,
                 recorded: "2026-06-20T10:00:00Z", prescription: rx)
             let item = ExportItem(record: record, history: [], attachments: [])
             let bundle = try FHIR.bundle([item], exported: "2026-06-20T10:00:00Z")
@@ -144,8 +144,8 @@ import Testing
                         && text.contains("\"valueCode\" : \"non-dominant\""))
             } else {
                 // The balance lens carries no sphere: it has no prescribed power.
-                let resource = FHIR.visionPrescription(record, patientReference: "urn:uuid:x")
-                let specs = try #require(resource["lensSpecification"] as? [[String: Any]])
+                let resource = FHIR.visionPrescriptionResource(record, for: .export).foundation as? [String: Any]
+                let specs = try #require(resource?["lensSpecification"] as? [[String: Any]])
                 let left = try #require(specs.first { $0["eye"] as? String == "left" })
                 #expect(left["sphere"] == nil && left["power"] == nil)
                 #expect(FHIR.isBalanceLens(left))
@@ -155,7 +155,7 @@ import Testing
 
     @Test func anUnknownCodeInAFHIRExtensionIsRefusedNotDropped() throws {
         let record = PrescriptionRecord(
-            id: RecordID(hex: String(repeating: "ef", count: 16))!, version: 1,
+            id: PrescriptionID(hex: String(repeating: "ef", count: 16))!, version: 1,
             recorded: "2026-06-20T10:00:00Z", prescription: Self.multifocal())
         let bundle = String(
             decoding: try FHIR.bundle(

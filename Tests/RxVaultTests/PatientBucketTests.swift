@@ -7,7 +7,7 @@ import Testing
 
 @testable import RxVault
 
-/// Issue 15: reading one prescription checks only its patient's bucket of patient rows (the rows
+/// Reading one prescription checks only its patient's bucket of patient rows (the rows
 /// whose id starts with the same byte) against the owner's bucket hash, and that hash against the
 /// root's patients hash (`PatientBuckets`). Someone who can write the file deletes, adds, puts
 /// back or moves a patient row, or forges, deletes or puts back the bucket hashes; a read of a
@@ -258,8 +258,8 @@ import Testing
         let f = try fixture()
         #expect(PatientBuckets.bucket(ofRowID: Self.a1.hex) == 0xaa && PatientBuckets.prefix(0xaa) == "aa")
         #expect(PatientBuckets.bucket(ofRowID: "AA01") == nil && PatientBuckets.bucket(ofRowID: "a") == nil)
-        #expect(try f.vault.store.patientMACs(withPrefix: "aa").map(\.id) == [Self.a1.hex, Self.a2.hex])
-        #expect(try f.vault.store.patientMACs(withPrefix: "bb").map(\.id) == [Self.b.hex])
+        #expect(try f.vault.store.patientMACs(withPrefix: "aa").map(\.id) == [Self.a1, Self.a2])
+        #expect(try f.vault.store.patientMACs(withPrefix: "bb").map(\.id) == [Self.b])
         #expect(try f.vault.store.patientMACs(withPrefix: "ab").isEmpty)
         let all = try f.vault.store.patientMACs()
         let buckets = PatientBuckets(rows: all, patientsHash: VaultState.patientsHash(all))

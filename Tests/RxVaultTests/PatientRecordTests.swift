@@ -7,7 +7,7 @@ import Testing
 
 @testable import RxVault
 
-/// Issue 12, format 4: patient rows are the owner's, current, and bound to their place. Someone
+/// Format 4: patient rows are the owner's, current, and bound to their place. Someone
 /// who can write the file deletes one, puts back an older one (a rename undone), alters one or
 /// moves one's sealed info onto another; the owner's commands and `check` refuse each.
 @Suite struct PatientRecordTests {

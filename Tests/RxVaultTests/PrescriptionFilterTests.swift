@@ -20,7 +20,7 @@ import Testing
         let rx = Prescription(
             kind: kind, patient: Patient(name: name), prescriber: Prescriber(name: prescriber),
             issued: CalendarDate(iso: issued)!, expires: expires.flatMap { CalendarDate(iso: $0) }, right: lens)
-        return PrescriptionRecord(id: RecordID.random(), version: 1, recorded: "t", prescription: rx)
+        return PrescriptionRecord(id: PrescriptionID.random(), version: 1, recorded: "t", prescription: rx)
     }
 
     let records = [

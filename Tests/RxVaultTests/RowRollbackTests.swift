@@ -7,7 +7,7 @@ import Testing
 
 @testable import RxVault
 
-/// Issue 10: someone who can write the file (a revoked client with an old copy, say) deletes
+/// Someone who can write the file (a revoked client with an old copy, say) deletes
 /// rows, puts rows back from an older copy of the same vault, or mixes copies. Every row keeps a
 /// valid owner MAC, so only the state root and the manifest can tell: `check` must name what is
 /// wrong, and the owner's commands must refuse before they show, extend or re-seal anything.
@@ -189,7 +189,8 @@ import Testing
         let t = try TestVault()
         let anchor = RollbackAnchor(directory: t.directory.appendingPathComponent("state/rxvault").path)
         func open() throws -> Vault {
-            try Vault.open(at: t.path, passphrase: t.passphrase, clock: .fixed(today: TestVault.today), anchor: anchor)
+            try Vault.open(
+                at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: TestVault.today), anchor: anchor)
         }
         let owner = try open()
         let (record, _) = try owner.add(TestVault.glasses())
@@ -226,7 +227,7 @@ import Testing
         let t = try TestVault()
         let path = try t.fixtureVault("format1")
         let passphrase = TestVault.secret("format one fixture")
-        let vault = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: TestVault.today))
+        let vault = try Vault.open(at: path, with: .passphrase(passphrase), clock: .fixed(today: TestVault.today))
         #expect(vault.header.formatVersion == 1)
         let all = try vault.list()
         #expect(all.count == 2)
@@ -246,7 +247,7 @@ import Testing
         #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
         #expect(try vault.grants().count == 1)
         // Opened again, the upgraded vault unwraps with the format-3 associated data.
-        let again = try Vault.open(at: path, passphrase: passphrase, clock: .fixed(today: TestVault.today))
+        let again = try Vault.open(at: path, with: .passphrase(passphrase), clock: .fixed(today: TestVault.today))
         #expect(try again.prescription(edited.id).prescription.note == "after the upgrade")
         let log = try again.log()
         #expect(log.count == 3)
@@ -262,7 +263,7 @@ import Testing
         try db.execute(
             "UPDATE vault_header SET format_version = 1; DROP TABLE vault_state; DROP TABLE manifest; PRAGMA user_version = 1"
         )
-        expectWrongPassphrase { _ = try Vault.open(at: path, passphrase: passphrase) }
+        expectWrongPassphrase { _ = try Vault.open(at: path, with: .passphrase(passphrase)) }
     }
 }
 

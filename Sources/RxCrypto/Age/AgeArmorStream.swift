@@ -58,8 +58,12 @@ public final class AgeArmorStream {
                 return
             }
             guard state == .body else { throw AgeError.armor("line \(lineNumber) follows a short line") }
-            guard !line.isEmpty, line.count <= 64, line.count % 4 == 0 else { throw AgeError.armor("line \(lineNumber) has the wrong length") }
-            guard let bytes = AgeBase64.decodePadded(line) else { throw AgeError.armor("invalid base64 on line \(lineNumber)") }
+            guard !line.isEmpty, line.count <= 64, line.count % 4 == 0 else {
+                throw AgeError.armor("line \(lineNumber) has the wrong length")
+            }
+            guard let bytes = AgeBase64.decodePadded(line) else {
+                throw AgeError.armor("invalid base64 on line \(lineNumber)")
+            }
             if line.count < 64 || line.last == UInt8(ascii: "=") { state = .afterShortLine }
             decoded += bytes
         case .ended:
@@ -69,7 +73,7 @@ public final class AgeArmorStream {
 
     /// The next line without its LF (or CRLF); nil at the end of the input with nothing left.
     private func nextLine() throws -> [UInt8]? {
-        var scannedPastStart = 0     // relative: `fill` may move the buffer's contents
+        var scannedPastStart = 0 // relative: `fill` may move the buffer's contents
         while true {
             if let newline = text[(textStart + scannedPastStart)...].firstIndex(of: 0x0A) {
                 var line = Array(text[textStart..<newline])
@@ -103,8 +107,14 @@ public final class AgeArmorStream {
 
     /// Makes at least `wanted` unread bytes available, unless the source ends first.
     private func fill(_ wanted: Int) throws {
-        if textStart > 0 && textStart == text.count { text.removeAll(keepingCapacity: true); textStart = 0 }
-        if textStart > 4096 { text.removeFirst(textStart); textStart = 0 }
+        if textStart > 0 && textStart == text.count {
+            text.removeAll(keepingCapacity: true)
+            textStart = 0
+        }
+        if textStart > 4096 {
+            text.removeFirst(textStart)
+            textStart = 0
+        }
         while text.count - textStart < wanted && !sourceEnded {
             let n = try source(&chunk)
             if n == 0 { sourceEnded = true } else { text += chunk[0..<n] }

@@ -61,11 +61,15 @@ public enum AgeFile {
         private var counter: UInt64 = 0
         private var finished = false
 
-        public init(recipients: [Recipient], output: @escaping ([UInt8]) throws(CryptoError) -> Void) throws(CryptoError) {
+        public init(recipients: [Recipient], output: @escaping ([UInt8]) throws(CryptoError) -> Void)
+            throws(CryptoError)
+        {
             try Sodium.ready()
             guard recipients.contains(where: { !$0.isLabel }) else { throw .malformed("age recipients: none given") }
             let scryptCount = recipients.filter(\.isPassphrase).count
-            guard scryptCount == 0 || recipients.count == 1 else { throw .malformed("age recipients: a passphrase must be the only recipient") }
+            guard scryptCount == 0 || recipients.count == 1 else {
+                throw .malformed("age recipients: a passphrase must be the only recipient")
+            }
             emit = output
             let fileKey = SecretBytes(randomCount: 16)
             var header = AgeFile.versionLine + "\n"
@@ -103,7 +107,9 @@ public enum AgeFile {
         }
 
         private func seal(_ chunk: [UInt8], last: Bool) throws(CryptoError) {
-            let sealed = chunk.withUnsafeBytes { AgePrimitives.seal($0, key: payloadKey, nonce: AgeFile.streamNonce(counter, last: last)) }
+            let sealed = chunk.withUnsafeBytes {
+                AgePrimitives.seal($0, key: payloadKey, nonce: AgeFile.streamNonce(counter, last: last))
+            }
             counter += 1
             try emit(sealed)
         }
@@ -119,20 +125,25 @@ public enum AgeFile {
         case .x25519(let to):
             let ephemeral = SecretBytes(randomCount: 32)
             let share = try X25519.publicKey(of: ephemeral)
-            guard let shared = AgePrimitives.x25519(ephemeral, to.publicKey) else { throw .malformed("age recipient is a low-order point") }
-            let wrapKey = AgePrimitives.hkdf(secret: shared, salt: share + to.publicKey, info: "age-encryption.org/v1/X25519")
+            guard let shared = AgePrimitives.x25519(ephemeral, to.publicKey) else {
+                throw .malformed("age recipient is a low-order point")
+            }
+            let wrapKey = AgePrimitives.hkdf(
+                secret: shared, salt: share + to.publicKey, info: "age-encryption.org/v1/X25519")
             let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: wrapKey, nonce: zeroNonce) }
             return "-> X25519 \(AgeBase64.encode(share))\n" + wrapBody(body)
         case .sshEd25519(let to):
             return try to.stanza(fileKey: fileKey)
         case .label(let type, let arguments):
             guard ([type] + arguments).allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isVChar) }),
-                  !["X25519", "scrypt", "ssh-ed25519", "ssh-rsa"].contains(type) else { throw .malformed("age label stanza") }
+                !["X25519", "scrypt", "ssh-ed25519", "ssh-rsa"].contains(type)
+            else { throw .malformed("age label stanza") }
             return "-> " + ([type] + arguments).joined(separator: " ") + "\n\n"
         case .scrypt(let passphrase, let logN):
             guard (1...AgeFile.maxWriteLogN).contains(logN) else { throw .malformed("age scrypt work factor") }
             let salt = randomBytes(16)
-            let key = try AgePrimitives.scrypt(passphrase: passphrase, salt: Array("age-encryption.org/v1/scrypt".utf8) + salt, logN: logN)
+            let key = try AgePrimitives.scrypt(
+                passphrase: passphrase, salt: Array("age-encryption.org/v1/scrypt".utf8) + salt, logN: logN)
             let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: key, nonce: zeroNonce) }
             return "-> scrypt \(AgeBase64.encode(salt)) \(logN)\n" + wrapBody(body)
         }

@@ -3,7 +3,10 @@ extension AgeFile {
     public struct StanzaSummary: Sendable, Equatable {
         public let type: String
         public let arguments: [String]
-        public init(type: String, arguments: [String]) { self.type = type; self.arguments = arguments }
+        public init(type: String, arguments: [String]) {
+            self.type = type
+            self.arguments = arguments
+        }
     }
 
     /// The stanzas of an age file's header, read without any key: who it is encrypted to, and

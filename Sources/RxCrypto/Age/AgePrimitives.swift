@@ -29,9 +29,10 @@ enum AgePrimitives {
         var out = [UInt8](repeating: 0, count: plaintext.count + Int(crypto_aead_chacha20poly1305_ietf_ABYTES))
         var written: UInt64 = 0
         key.withUnsafeBytes { k in
-            _ = crypto_aead_chacha20poly1305_ietf_encrypt(&out, &written, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                                          UInt64(plaintext.count), nil, 0, nil, nonce,
-                                                          k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            _ = crypto_aead_chacha20poly1305_ietf_encrypt(
+                &out, &written, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                UInt64(plaintext.count), nil, 0, nil, nonce,
+                k.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
         return out
     }
@@ -43,9 +44,10 @@ enum AgePrimitives {
         let status = out.withUnsafeMutableBytes { o in
             key.withUnsafeBytes { k in
                 var written: UInt64 = 0
-                return crypto_aead_chacha20poly1305_ietf_decrypt(o.baseAddress?.assumingMemoryBound(to: UInt8.self), &written, nil,
-                                                                  ciphertext, UInt64(ciphertext.count), nil, 0, nonce,
-                                                                  k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                return crypto_aead_chacha20poly1305_ietf_decrypt(
+                    o.baseAddress?.assumingMemoryBound(to: UInt8.self), &written, nil,
+                    ciphertext, UInt64(ciphertext.count), nil, 0, nonce,
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         return status == 0 ? out : nil
@@ -56,7 +58,9 @@ enum AgePrimitives {
         let out = SecretBytes(zeroedCount: 32)
         let status = out.withUnsafeMutableBytes { o in
             scalar.withUnsafeBytes { s in
-                crypto_scalarmult(o.baseAddress!.assumingMemoryBound(to: UInt8.self), s.baseAddress!.assumingMemoryBound(to: UInt8.self), point)
+                crypto_scalarmult(
+                    o.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    s.baseAddress!.assumingMemoryBound(to: UInt8.self), point)
             }
         }
         return status == 0 ? out : nil
@@ -66,8 +70,10 @@ enum AgePrimitives {
         let key = SecretBytes(zeroedCount: 32)
         let status = key.withUnsafeMutableBytes { k in
             passphrase.withUnsafeBytes { p in
-                crypto_pwhash_scryptsalsa208sha256_ll((p.baseAddress ?? UnsafeRawPointer(k.baseAddress!)).assumingMemoryBound(to: UInt8.self), p.count, salt, salt.count,
-                                                      UInt64(1) << UInt64(logN), 8, 1, k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32)
+                crypto_pwhash_scryptsalsa208sha256_ll(
+                    (p.baseAddress ?? UnsafeRawPointer(k.baseAddress!)).assumingMemoryBound(to: UInt8.self), p.count,
+                    salt, salt.count,
+                    UInt64(1) << UInt64(logN), 8, 1, k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32)
             }
         }
         guard status == 0 else { throw .keyDerivationFailed }
@@ -108,7 +114,8 @@ enum AgeBase64 {
     static func decode(_ text: [UInt8]) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
         var out: [UInt8] = []
-        var accumulator = 0, bits = 0
+        var accumulator = 0
+        var bits = 0
         for c in text {
             let v = values[Int(c)]
             guard v >= 0 else { return nil }
@@ -128,7 +135,10 @@ enum AgeBase64 {
         guard text.count % 4 == 0 else { return nil }
         var body = text
         var padding = 0
-        while body.last == UInt8(ascii: "="), padding < 2 { body.removeLast(); padding += 1 }
+        while body.last == UInt8(ascii: "="), padding < 2 {
+            body.removeLast()
+            padding += 1
+        }
         guard !body.contains(UInt8(ascii: "=")), (body.count + padding) % 4 == 0 else { return nil }
         return decode(body)
     }

@@ -4,7 +4,8 @@ extension AgeFile {
     /// Whether `bytes` look like an age file (binary or armored).
     public static func looksLikeAge(_ bytes: [UInt8]) -> Bool {
         let trimmed = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        return bytes.starts(with: Array((versionLine + "\n").utf8)) || trimmed.starts(with: Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8))
+        return bytes.starts(with: Array((versionLine + "\n").utf8))
+            || trimmed.starts(with: Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8))
     }
 
     /// Decrypts a whole age file with `key`. `armored` nil means: armored if it begins (after
@@ -38,27 +39,34 @@ extension AgeFile {
     static func parseHeader(_ data: [UInt8]) throws(AgeError) -> (Header, Int) {
         var position = 0
         func line() throws(AgeError) -> [UInt8] {
-            guard let end = data[position...].firstIndex(of: 0x0A) else { throw .header("it ends before the header does") }
+            guard let end = data[position...].firstIndex(of: 0x0A) else {
+                throw .header("it ends before the header does")
+            }
             let bytes = Array(data[position..<end])
             position = end + 1
             return bytes
         }
         let first = try line()
         guard first == Array(versionLine.utf8) else {
-            throw .header(first.starts(with: Array("age-encryption.org/".utf8)) ? "unsupported version" : "not an age file")
+            throw .header(
+                first.starts(with: Array("age-encryption.org/".utf8)) ? "unsupported version" : "not an age file")
         }
         var stanzas: [Stanza] = []
         while true {
             let lineStart = position
             let current = try line()
             if current.starts(with: Array("---".utf8)) {
-                guard current.count == 3 + 1 + 43, current[3] == 0x20, let mac = AgeBase64.decode(Array(current[4...])), mac.count == 32 else {
+                guard current.count == 3 + 1 + 43, current[3] == 0x20, let mac = AgeBase64.decode(Array(current[4...])),
+                    mac.count == 32
+                else {
                     throw .header("malformed MAC line")
                 }
                 guard !stanzas.isEmpty else { throw .header("no recipient stanzas") }
                 return (Header(stanzas: stanzas, macInput: Array(data[0..<(lineStart + 3)]), mac: mac), position)
             }
-            guard current.starts(with: Array("-> ".utf8)) else { throw .header("expected a stanza (->) or the MAC line (---)") }
+            guard current.starts(with: Array("-> ".utf8)) else {
+                throw .header("expected a stanza (->) or the MAC line (---)")
+            }
             let fields = current[3...].split(separator: 0x20, omittingEmptySubsequences: false)
             guard !fields.isEmpty, fields.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isVChar) }) else {
                 throw .header("malformed stanza arguments")
@@ -66,7 +74,9 @@ extension AgeFile {
             var body: [UInt8] = []
             while true {
                 let bodyLine = try line()
-                guard bodyLine.count <= 64, let decoded = AgeBase64.decode(bodyLine) else { throw .header("malformed stanza body") }
+                guard bodyLine.count <= 64, let decoded = AgeBase64.decode(bodyLine) else {
+                    throw .header("malformed stanza body")
+                }
                 body += decoded
                 if bodyLine.count < 64 { break }
             }
@@ -82,31 +92,43 @@ extension AgeFile {
         for stanza in header.stanzas {
             switch stanza.type {
             case "X25519":
-                guard stanza.arguments.count == 1, let share = AgeBase64.decode(Array(stanza.arguments[0].utf8)), share.count == 32 else {
+                guard stanza.arguments.count == 1, let share = AgeBase64.decode(Array(stanza.arguments[0].utf8)),
+                    share.count == 32
+                else {
                     throw .header("malformed X25519 stanza")
                 }
                 guard stanza.body.count == 32 else { throw .header("X25519 stanza body is not 32 bytes") }
                 guard case .identities(let identities) = key else { continue }
                 for identity in identities {
-                    guard let shared = AgePrimitives.x25519(identity.secretKey, share) else { throw .header("X25519 share is a low-order point") }
-                    let wrapKey = AgePrimitives.hkdf(secret: shared, salt: share + identity.recipient.publicKey, info: "age-encryption.org/v1/X25519")
+                    guard let shared = AgePrimitives.x25519(identity.secretKey, share) else {
+                        throw .header("X25519 share is a low-order point")
+                    }
+                    let wrapKey = AgePrimitives.hkdf(
+                        secret: shared, salt: share + identity.recipient.publicKey, info: "age-encryption.org/v1/X25519"
+                    )
                     if let fileKey = AgePrimitives.open(stanza.body, key: wrapKey, nonce: zeroNonce) { return fileKey }
                 }
             case "scrypt":
-                guard stanza.arguments.count == 2, let salt = AgeBase64.decode(Array(stanza.arguments[0].utf8)), salt.count == 16 else {
+                guard stanza.arguments.count == 2, let salt = AgeBase64.decode(Array(stanza.arguments[0].utf8)),
+                    salt.count == 16
+                else {
                     throw .header("malformed scrypt stanza")
                 }
                 let factor = stanza.arguments[1]
                 guard !factor.isEmpty, factor.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), factor.first != "0",
-                      factor.count <= 2, let logN = Int(factor), logN >= 1, logN <= 64 else {
+                    factor.count <= 2, let logN = Int(factor), logN >= 1, logN <= 64
+                else {
                     throw .header("malformed scrypt work factor")
                 }
                 guard stanza.body.count == 32 else { throw .header("scrypt stanza body is not 32 bytes") }
                 guard case .passphrase(let passphrase, let maxLogN) = key else { continue }
-                guard logN <= maxLogN else { throw .header("scrypt work factor \(logN) is above the accepted \(maxLogN)") }
+                guard logN <= maxLogN else {
+                    throw .header("scrypt work factor \(logN) is above the accepted \(maxLogN)")
+                }
                 let wrapKey: SecretBytes
                 do {
-                    wrapKey = try AgePrimitives.scrypt(passphrase: passphrase, salt: Array("age-encryption.org/v1/scrypt".utf8) + salt, logN: logN)
+                    wrapKey = try AgePrimitives.scrypt(
+                        passphrase: passphrase, salt: Array("age-encryption.org/v1/scrypt".utf8) + salt, logN: logN)
                 } catch { throw .header("scrypt failed (work factor too large?)") }
                 if let fileKey = AgePrimitives.open(stanza.body, key: wrapKey, nonce: zeroNonce) { return fileKey }
             default:
@@ -130,14 +152,16 @@ extension AgeFile {
             let chunk = Array(payload[offset..<(offset + size)])
             let isLast = remaining <= full
             if isLast {
-                guard let plain = AgePrimitives.open(chunk, key: payloadKey, nonce: streamNonce(counter, last: true)) else {
+                guard let plain = AgePrimitives.open(chunk, key: payloadKey, nonce: streamNonce(counter, last: true))
+                else {
                     throw .payload("the final chunk does not authenticate (truncated or altered)")
                 }
                 guard plain.count > 0 || counter == 0 else { throw .payload("empty final chunk") }
                 plain.withUnsafeBytes { out += $0 }
                 return out
             }
-            guard let plain = AgePrimitives.open(chunk, key: payloadKey, nonce: streamNonce(counter, last: false)) else {
+            guard let plain = AgePrimitives.open(chunk, key: payloadKey, nonce: streamNonce(counter, last: false))
+            else {
                 throw .payload("chunk \(counter) does not authenticate")
             }
             plain.withUnsafeBytes { out += $0 }
@@ -157,7 +181,8 @@ extension AgeFile {
     /// Strict PEM-style armor: optional whitespace outside, BEGIN line, 64-column padded base64
     /// lines (the last 1-64 columns), END line; LF or CRLF.
     static func dearmor(_ file: [UInt8]) throws(AgeError) -> [UInt8] {
-        let begin = Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8), end = Array("-----END AGE ENCRYPTED FILE-----".utf8)
+        let begin = Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)
+        let end = Array("-----END AGE ENCRYPTED FILE-----".utf8)
         var text = Array(file.drop(while: isWhitespace))
         while let last = text.last, isWhitespace(last) { text.removeLast() }
         var lines: [[UInt8]] = text.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
@@ -172,7 +197,9 @@ extension AgeFile {
         var encoded: [UInt8] = []
         for (i, line) in lines.enumerated() {
             let isLast = i == lines.count - 1
-            guard line.count <= 64, isLast ? !line.isEmpty : line.count == 64 else { throw .armor("line \(i + 2) has the wrong length") }
+            guard line.count <= 64, isLast ? !line.isEmpty : line.count == 64 else {
+                throw .armor("line \(i + 2) has the wrong length")
+            }
             encoded += line
         }
         guard let decoded = AgeBase64.decodePadded(encoded) else { throw .armor("invalid base64") }

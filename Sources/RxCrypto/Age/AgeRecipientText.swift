@@ -19,8 +19,10 @@ public enum AgeRecipientText {
             switch self {
             case .malformed: return "not an age recipient (age1...) or an ssh-ed25519 public key"
             case .plugin: return "an age plugin recipient, which rxvault cannot encrypt to"
-            case .unsupportedSSHKey(let type): return "an SSH key of type \(type); rxvault encrypts to ssh-ed25519 keys only"
-            case .secretKey: return "a secret key, not a recipient: give the public key (age-keygen -y, or the .pub file)"
+            case .unsupportedSSHKey(let type):
+                return "an SSH key of type \(type); rxvault encrypts to ssh-ed25519 keys only"
+            case .secretKey:
+                return "a secret key, not a recipient: give the public key (age-keygen -y, or the .pub file)"
             }
         }
     }
@@ -35,7 +37,9 @@ public enum AgeRecipientText {
             guard let recipient = AgeRecipient(trimmed) else { throw .malformed }
             return .x25519(recipient)
         }
-        if trimmed.hasPrefix("ssh-") || trimmed.hasPrefix("sk-ssh-") || trimmed.hasPrefix("ecdsa-") || trimmed.hasPrefix("sk-ecdsa-") {
+        if trimmed.hasPrefix("ssh-") || trimmed.hasPrefix("sk-ssh-") || trimmed.hasPrefix("ecdsa-")
+            || trimmed.hasPrefix("sk-ecdsa-")
+        {
             if let key = AgeSSHRecipient(trimmed) { return .sshEd25519(key) }
             let type = String(trimmed.prefix { $0 != " " && $0 != "\t" })
             if type == AgeSSHRecipient.keyType { throw .malformed }
@@ -48,14 +52,19 @@ public enum AgeRecipientText {
     public struct LineRefusal: Error, Equatable, Sendable {
         public let line: Int
         public let refusal: Refusal
-        public init(line: Int, refusal: Refusal) { self.line = line; self.refusal = refusal }
+        public init(line: Int, refusal: Refusal) {
+            self.line = line
+            self.refusal = refusal
+        }
     }
 
     /// The recipients in the text of a recipients file, in order. Throws for the first line that
     /// is not one; an empty list means the file held only comments and blank lines.
     public static func parseFile(_ text: String) throws(LineRefusal) -> [AgeFile.Recipient] {
         var found: [AgeFile.Recipient] = []
-        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .enumerated()
+        {
             var line = Substring(raw)
             if line.last == "\r" { line = line.dropLast() }
             if line.isEmpty || line.hasPrefix("#") { continue }

@@ -26,7 +26,8 @@ public struct AgeSSHRecipient: Hashable, Sendable, CustomStringConvertible {
     /// line is not an ssh-ed25519 key or the key is not a valid curve point.
     public init?(_ line: String) {
         let fields = line.trimmingSpaces().split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard fields.count >= 2, fields[0] == Self.keyType, let blob = AgeBase64.decodePadded(Array(fields[1].utf8)) else { return nil }
+        guard fields.count >= 2, fields[0] == Self.keyType, let blob = AgeBase64.decodePadded(Array(fields[1].utf8))
+        else { return nil }
         // string "ssh-ed25519" (4 + 11 bytes), string key (4 + 32 bytes), nothing more.
         let prefix: [UInt8] = [0, 0, 0, 11] + Array(Self.keyType.utf8) + [0, 0, 0, 32]
         guard blob.count == prefix.count + 32, Array(blob[0..<prefix.count]) == prefix else { return nil }
@@ -53,11 +54,14 @@ public struct AgeSSHRecipient: Hashable, Sendable, CustomStringConvertible {
         let ephemeral = SecretBytes(randomCount: 32)
         let share = try X25519.publicKey(of: ephemeral)
         guard let shared = AgePrimitives.x25519(ephemeral, x25519Key),
-              let tweaked = shared.withUnsafeBytes({ AgePrimitives.x25519(tweak, Array($0)) }) else {
+            let tweaked = shared.withUnsafeBytes({ AgePrimitives.x25519(tweak, Array($0)) })
+        else {
             throw .malformed("ssh-ed25519 recipient is a low-order point")
         }
         let wrapKey = AgePrimitives.hkdf(secret: tweaked, salt: share + x25519Key, info: Self.label)
-        let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: wrapKey, nonce: [UInt8](repeating: 0, count: 12)) }
+        let body = fileKey.withUnsafeBytes {
+            AgePrimitives.seal($0, key: wrapKey, nonce: [UInt8](repeating: 0, count: 12))
+        }
         return "-> \(Self.keyType) \(tag) \(AgeBase64.encode(share))\n" + AgeFile.wrapBody(body)
     }
 }

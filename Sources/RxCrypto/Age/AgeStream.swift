@@ -19,7 +19,9 @@ extension AgeFile {
         var headerEnd: Int?
         while headerEnd == nil {
             try fill(buffer.count + 4096)
-            if let range = findMACLine(buffer) { headerEnd = range } else if ended || buffer.count > 1 << 20 {
+            if let range = findMACLine(buffer) {
+                headerEnd = range
+            } else if ended || buffer.count > 1 << 20 {
                 throw AgeError.header(ended ? "the header is incomplete" : "the header is too long")
             }
         }
@@ -43,8 +45,12 @@ extension AgeFile {
             let size = min(full, buffer.count)
             let chunk = Array(buffer[0..<size])
             buffer.removeFirst(size)
-            guard let plain = AgePrimitives.open(chunk, key: payloadKey, nonce: streamNonce(counter, last: isLast)) else {
-                throw AgeError.payload(isLast ? "the final chunk does not authenticate (truncated or altered)" : "chunk \(counter) does not authenticate")
+            guard let plain = AgePrimitives.open(chunk, key: payloadKey, nonce: streamNonce(counter, last: isLast))
+            else {
+                throw AgeError.payload(
+                    isLast
+                        ? "the final chunk does not authenticate (truncated or altered)"
+                        : "chunk \(counter) does not authenticate")
             }
             if isLast && plain.count == 0 && counter > 0 { throw AgeError.payload("empty final chunk") }
             try plain.withUnsafeBytes { try write(Array($0)) }

@@ -19,7 +19,7 @@ public struct ImportItem: Sendable {
     /// "prescriptions[2]", "entry[5] VisionPrescription": where a problem is reported.
     public let position: String
     /// The id to keep (rxvault exports, or FHIR identifiers from rxvault); nil means derive one.
-    public let id: RecordID?
+    public let id: PrescriptionID?
     public let prescription: Prescription
     public let attachments: [ImportAttachment]
     /// Earlier versions, oldest first (rxvault exports made with --versions).
@@ -131,8 +131,10 @@ public enum RxvaultExport {
 
     /// The export file. `bind` (the owner's vault) turns the canonical content into a binding;
     /// nil writes an unbound file (a client's export). Made by `Stream`, as a streamed export is.
-    public static func encode(_ items: [ExportItem], exported: String,
-                              bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil) throws -> [UInt8] {
+    public static func encode(
+        _ items: [ExportItem], exported: String,
+        bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil
+    ) throws -> [UInt8] {
         var bytes: [UInt8] = []
         let stream = try Stream(output: ExportOutput { bytes += $0 }, exported: exported, bind: bind)
         for item in items { try stream.add(item) }
@@ -142,12 +144,23 @@ public enum RxvaultExport {
 
     /// One prescription as the export writes it.
     static func entry(_ item: ExportItem) -> Entry {
-        Entry(id: item.record.id.hex, version: item.record.version, recorded: item.record.recorded, prescription: item.record.prescription,
-              history: item.history.isEmpty ? nil : item.history.map { Version(version: $0.version, recorded: $0.recorded, prescription: $0.prescription) },
-              attachments: item.attachments.isEmpty ? nil : item.attachments.map { a in
-                  Attachment(id: a.info.id.hex, name: a.info.metadata.name, type: a.info.metadata.type.rawValue, size: a.info.metadata.size,
-                             sha256: a.info.metadata.sha256, added: a.info.metadata.added, data: Data(a.data).base64EncodedString())
-              })
+        Entry(
+            id: item.record.id.hex, version: item.record.version, recorded: item.record.recorded,
+            prescription: item.record.prescription,
+            history: item.history.isEmpty
+                ? nil
+                : item.history.map {
+                    Version(version: $0.version, recorded: $0.recorded, prescription: $0.prescription)
+                },
+            attachments: item.attachments.isEmpty
+                ? nil
+                : item.attachments.map { a in
+                    Attachment(
+                        id: a.info.id.hex, name: a.info.metadata.name, type: a.info.metadata.type.rawValue,
+                        size: a.info.metadata.size,
+                        sha256: a.info.metadata.sha256, added: a.info.metadata.added,
+                        data: Data(a.data).base64EncodedString())
+                })
     }
 
     /// One prescription as the export writes it, in the bytes JSONEncoder makes from `entry(item)`
@@ -163,13 +176,20 @@ public enum RxvaultExport {
                 let m = a.info.metadata
                 w.element()
                 w.beginObject()
-                w.key("added"); w.string(m.added)
-                w.key("data"); w.string(attachmentData ? Data(a.data).base64EncodedString() : "")
-                w.key("id"); w.string(a.info.id.hex)
-                w.key("name"); w.string(m.name)
-                w.key("sha256"); w.string(m.sha256)
-                w.key("size"); w.int(m.size)
-                w.key("type"); w.string(m.type.rawValue)
+                w.key("added")
+                w.string(m.added)
+                w.key("data")
+                w.string(attachmentData ? Data(a.data).base64EncodedString() : "")
+                w.key("id")
+                w.string(a.info.id.hex)
+                w.key("name")
+                w.string(m.name)
+                w.key("sha256")
+                w.string(m.sha256)
+                w.key("size")
+                w.int(m.size)
+                w.key("type")
+                w.string(m.type.rawValue)
                 w.endObject()
             }
             w.endArray()
@@ -180,17 +200,24 @@ public enum RxvaultExport {
             for version in item.history {
                 w.element()
                 w.beginObject()
-                w.key("prescription"); try version.prescription.writeJSON(to: &w)
-                w.key("recorded"); w.string(version.recorded)
-                w.key("version"); w.int(version.version)
+                w.key("prescription")
+                try version.prescription.writeJSON(to: &w)
+                w.key("recorded")
+                w.string(version.recorded)
+                w.key("version")
+                w.int(version.version)
                 w.endObject()
             }
             w.endArray()
         }
-        w.key("id"); w.string(record.id.hex)
-        w.key("prescription"); try record.prescription.writeJSON(to: &w)
-        w.key("recorded"); w.string(record.recorded)
-        w.key("version"); w.int(record.version)
+        w.key("id")
+        w.string(record.id.hex)
+        w.key("prescription")
+        try record.prescription.writeJSON(to: &w)
+        w.key("recorded")
+        w.string(record.recorded)
+        w.key("version")
+        w.int(record.version)
         w.endObject()
     }
 
@@ -219,17 +246,23 @@ public enum RxvaultExport {
     public static func decodeFile(_ bytes: [UInt8]) throws(ImportError) -> ImportFile {
         // One entry at a time (JSONScanner): the file's bytes stay the largest thing in memory.
         let scanner = JSONScanner(bytes: bytes)
-        let notAnExport = ImportError(problems: ["not an rxvault export (expected {\"schema\": \"\(schema)\", \"prescriptions\": [...]})"])
+        let notAnExport = ImportError(problems: [
+            "not an rxvault export (expected {\"schema\": \"\(schema)\", \"prescriptions\": [...]})"
+        ])
         guard let members = try? scanner.topLevelMembers(),
-              let schemaRange = members.first(where: { $0.key == "schema" })?.value, scanner.object(schemaRange) as? String == schema,
-              let prescriptionsRange = members.first(where: { $0.key == "prescriptions" })?.value,
-              let entries = try? scanner.arrayElements(prescriptionsRange) else {
+            let schemaRange = members.first(where: { $0.key == "schema" })?.value,
+            scanner.object(schemaRange) as? String == schema,
+            let prescriptionsRange = members.first(where: { $0.key == "prescriptions" })?.value,
+            let entries = try? scanner.arrayElements(prescriptionsRange)
+        else {
             throw notAnExport
         }
         var binding: Binding?
         if let vaultRange = members.first(where: { $0.key == "vault" })?.value {
-            guard let object = scanner.object(vaultRange) as? [String: Any], let id = object["id"] as? String, let mac = object["mac"] as? String,
-                  Hex.decode(id)?.count == VaultHeader.vaultIDLength, Hex.decode(mac) != nil else {
+            guard let object = scanner.object(vaultRange) as? [String: Any], let id = object["id"] as? String,
+                let mac = object["mac"] as? String,
+                Hex.decode(id)?.count == VaultHeader.vaultIDLength, Hex.decode(mac) != nil
+            else {
                 throw ImportError(problems: ["vault: expected {\"id\": \"<32 hex digits>\", \"mac\": \"<hex>\"}"])
             }
             binding = Binding(id: id, mac: mac)
@@ -256,7 +289,10 @@ public enum RxvaultExport {
                     problems.append("\(position): cannot be read")
                     continue
                 }
-                guard let id = RecordID(hex: entry.id) else { problems.append("\(position): id '\(entry.id)' is not 32 hex digits"); continue }
+                guard let id = PrescriptionID(hex: entry.id) else {
+                    problems.append("\(position): id '\(entry.id)' is not 32 hex digits")
+                    continue
+                }
                 var attachments: [ImportAttachment] = []
                 for (k, a) in (entry.attachments ?? []).enumerated() {
                     guard let bytes = Data(base64Encoded: a.data) else {
@@ -271,13 +307,18 @@ public enum RxvaultExport {
                 }
                 // Once an entry failed nothing is imported: the rest are only checked.
                 guard problems.isEmpty else { continue }
-                var item = ImportItem(position: position, id: id, prescription: entry.prescription, attachments: attachments)
-                item.history = (entry.history ?? []).sorted { $0.version < $1.version }.map { ($0.recorded, $0.prescription) }
+                var item = ImportItem(
+                    position: position, id: id, prescription: entry.prescription, attachments: attachments)
+                item.history = (entry.history ?? []).sorted { $0.version < $1.version }.map {
+                    ($0.recorded, $0.prescription)
+                }
                 try each(item)
             }
             guard problems.isEmpty else { throw ImportError(problems: problems) }
             content.append(UInt8(ascii: "]"))
-            guard let binding, let vaultID = Hex.decode(binding.id), let mac = Hex.decode(binding.mac) else { return nil }
+            guard let binding, let vaultID = Hex.decode(binding.id), let mac = Hex.decode(binding.mac) else {
+                return nil
+            }
             return ExportBinding(vaultID: vaultID, mac: mac, content: content)
         }
     }
@@ -285,7 +326,11 @@ public enum RxvaultExport {
     /// An entry as the binding covers it: attachments without their data.
     static func stripped(_ entry: Entry) -> Entry {
         var entry = entry
-        entry.attachments = entry.attachments?.map { var a = $0; a.data = ""; return a }
+        entry.attachments = entry.attachments?.map {
+            var a = $0
+            a.data = ""
+            return a
+        }
         return entry
     }
 }

@@ -48,14 +48,17 @@ extension RxvaultExport {
         private var pretty = JSONWriter(style: .pretty, level: 2, capacity: 4096)
         private var compact = JSONWriter(style: .compact, capacity: 2048)
 
-        public init(output: ExportOutput, exported: String,
-                    bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil) throws {
+        public init(
+            output: ExportOutput, exported: String,
+            bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil
+        ) throws {
             self.output = output
             self.exported = exported
             self.bind = bind
             var header = JSONWriter(style: .compact, capacity: 64)
             header.string(exported)
-            try output.write(Array("{\n  \"exported\" : ".utf8) + header.bytes + Array(",\n  \"prescriptions\" : [".utf8))
+            try output.write(
+                Array("{\n  \"exported\" : ".utf8) + header.bytes + Array(",\n  \"prescriptions\" : [".utf8))
         }
 
         public func add(_ item: ExportItem) throws {
@@ -81,7 +84,9 @@ extension RxvaultExport {
             if let bind {
                 content.append(UInt8(ascii: "]"))
                 let (vaultID, mac) = try bind(content)
-                try output.write(",\n  \"vault\" : {\n    \"id\" : \"\(Hex.encode(vaultID))\",\n    \"mac\" : \"\(Hex.encode(mac))\"\n  }")
+                try output.write(
+                    ",\n  \"vault\" : {\n    \"id\" : \"\(Hex.encode(vaultID))\",\n    \"mac\" : \"\(Hex.encode(mac))\"\n  }"
+                )
             }
             try output.write("\n}")
             try output.flush()
@@ -123,7 +128,8 @@ extension FHIR {
             try output.write("  \"id\" : \"\(FHIR.uuid("bundle|" + exported))\",\n  \"resourceType\" : \"Bundle\",\n")
             var timestamp = JSONWriter(style: .compact, capacity: 64)
             timestamp.string(exported)
-            try output.write(Array("  \"timestamp\" : ".utf8) + timestamp.bytes + Array(",\n  \"type\" : \"collection\"\n}".utf8))
+            try output.write(
+                Array("  \"timestamp\" : ".utf8) + timestamp.bytes + Array(",\n  \"type\" : \"collection\"\n}".utf8))
             try output.flush()
         }
     }

@@ -18,10 +18,15 @@ extension FHIR {
     static func lensDetailExtensions(_ lens: LensSpecification) -> [JSONValue] {
         var extensions: [JSONValue] = []
         if let designation = lens.addDesignation {
-            extensions.append(.fields(["url": .string(ext("add-designation")), "valueCode": .string(designation.rawValue)]))
+            extensions.append(
+                .fields(["url": .string(ext("add-designation")), "valueCode": .string(designation.rawValue)]))
         }
-        if let dominance = lens.dominance { extensions.append(.fields(["url": .string(ext("lens-dominance")), "valueCode": .string(dominance.word)])) }
-        if lens.balance { extensions.append(.fields(["url": .string(ext("balance-lens")), "valueBoolean": .bool(true)])) }
+        if let dominance = lens.dominance {
+            extensions.append(.fields(["url": .string(ext("lens-dominance")), "valueCode": .string(dominance.word)]))
+        }
+        if lens.balance {
+            extensions.append(.fields(["url": .string(ext("balance-lens")), "valueBoolean": .bool(true)]))
+        }
         return extensions
     }
 
@@ -31,22 +36,36 @@ extension FHIR {
     }
 
     /// Reads the lens-detail extensions of `spec` into `lens`; an unknown code is a problem.
-    static func readLensDetails(_ spec: [String: Any], index: Int, into lens: inout LensSpecification, problems: inout [String]) {
+    static func readLensDetails(
+        _ spec: [String: Any], index: Int, into lens: inout LensSpecification, problems: inout [String]
+    ) {
         if let code = code(spec, "add-designation") {
-            if let designation = AddDesignation(text: code) { lens.addDesignation = designation }
-            else { problems.append("lensSpecification[\(index)] add-designation '\(code)': expected LOW, MED or HIGH") }
+            if let designation = AddDesignation(text: code) {
+                lens.addDesignation = designation
+            } else {
+                problems.append("lensSpecification[\(index)] add-designation '\(code)': expected LOW, MED or HIGH")
+            }
         }
         if let code = code(spec, "lens-dominance") {
-            if let dominance = LensDominance(word: code) { lens.dominance = dominance }
-            else { problems.append("lensSpecification[\(index)] lens-dominance '\(code)': expected dominant or non-dominant") }
+            if let dominance = LensDominance(word: code) {
+                lens.dominance = dominance
+            } else {
+                problems.append(
+                    "lensSpecification[\(index)] lens-dominance '\(code)': expected dominant or non-dominant")
+            }
         }
         lens.balance = isBalanceLens(spec)
     }
 
-    static func readPrescriptionDetails(_ resource: [String: Any], into rx: inout Prescription, problems: inout [String]) {
+    static func readPrescriptionDetails(
+        _ resource: [String: Any], into rx: inout Prescription, problems: inout [String]
+    ) {
         guard let code = code(resource, "contact-lens-type") else { return }
-        if let type = ContactLensType(rawValue: code) { rx.contactLensType = type }
-        else { problems.append("contact-lens-type '\(code)': expected \(ContactLensType.acceptedText)") }
+        if let type = ContactLensType(rawValue: code) {
+            rx.contactLensType = type
+        } else {
+            problems.append("contact-lens-type '\(code)': expected \(ContactLensType.acceptedText)")
+        }
     }
 
     private static func code(_ resource: [String: Any], _ name: String) -> String? {

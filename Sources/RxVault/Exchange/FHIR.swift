@@ -17,8 +17,8 @@ public enum FHIR {
     /// A UUID (urn:uuid form) from 16 bytes of `seed`'s SHA-256: stable, so exports are repeatable.
     static func uuid(_ seed: String) -> String {
         var b = Array(SHA256.hash(Array(seed.utf8)).prefix(16))
-        b[6] = b[6] & 0x0f | 0x50   // version 5 style (name-based)
-        b[8] = b[8] & 0x3f | 0x80   // RFC 4122 variant
+        b[6] = b[6] & 0x0f | 0x50 // version 5 style (name-based)
+        b[8] = b[8] & 0x3f | 0x80 // RFC 4122 variant
         var text: [UInt8] = []
         text.reserveCapacity(36)
         for (i, byte) in b.enumerated() {
@@ -32,7 +32,10 @@ public enum FHIR {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     static func mm(_ value: Hundredths) -> JSONValue {
-        .fields(["code": .string("mm"), "system": .string("http://unitsofmeasure.org"), "unit": .string("mm"), "value": .hundredths(value)])
+        .fields([
+            "code": .string("mm"), "system": .string("http://unitsofmeasure.org"), "unit": .string("mm"),
+            "value": .hundredths(value)
+        ])
     }
 
     static func reference(_ reference: String) -> JSONValue { .fields(["reference": .string(reference)]) }
@@ -50,7 +53,9 @@ public enum FHIR {
     /// The Bundle entries of one prescription: its Patient (the first time `patients` sees it),
     /// the Practitioner it was imported with (the first time `practitioners` sees it), its
     /// VisionPrescription and a DocumentReference per attachment.
-    static func entries(_ item: ExportItem, patients: inout Set<String>, practitioners: inout Set<String>) -> [JSONValue] {
+    static func entries(_ item: ExportItem, patients: inout Set<String>, practitioners: inout Set<String>)
+        -> [JSONValue]
+    {
         func entry(_ id: String, _ resource: JSONValue) -> JSONValue {
             .fields(["fullUrl": .string("urn:uuid:" + id), "resource": resource])
         }
@@ -58,27 +63,29 @@ public enum FHIR {
         let rx = item.record.prescription
         let patientID = patientResourceID(rx.patient)
         if patients.insert(patientID).inserted {
-            entries.append(entry(patientID, patientValue(rx.patient, id: patientID)))
+            entries.append(entry(patientID, patientResource(rx.patient)))
         }
         // A prescriber imported from a Practitioner goes back as that Practitioner, once.
-        var practitionerURL: String?
+        var practitionerID: String?
         if let (id, resource) = practitionerEntry(rx.fhir) {
             if practitioners.insert(id).inserted { entries.append(entry(id, resource)) }
-            practitionerURL = "urn:uuid:\(id)"
+            practitionerID = id
         }
-        let prescriptionID = prescriptionResourceID(item.record.id)
-        entries.append(entry(prescriptionID, visionPrescriptionValue(item.record, id: prescriptionID, patientReference: "urn:uuid:\(patientID)",
-                                                                     practitionerReference: practitionerURL, sourceID: true)))
+        entries.append(
+            entry(
+                prescriptionResourceID(item.record.id),
+                visionPrescriptionResource(item.record, for: .export, practitionerID: practitionerID)))
         for attachment in item.attachments {
-            let documentID = attachmentResourceID(attachment.info.id)
-            entries.append(entry(documentID, documentReferenceValue(
-                attachment.info, patientReference: "urn:uuid:\(patientID)", prescriptionReference: "urn:uuid:\(prescriptionID)",
-                content: .inline(attachment.data))))
+            entries.append(
+                entry(
+                    attachmentResourceID(attachment.info.id),
+                    documentReferenceResource(
+                        attachment.info, of: item.record, for: .export, content: .inline(attachment.data))))
         }
         return entries
     }
 
-    // MARK: - Resources (one mapping, for exports and the API alike)
+    // MARK: - Resources (one mapping and one writer, for exports and the API alike)
 
     /// Resource ids: stable UUIDs named by what they stand for, the same in every export and
     /// in `rxvault serve`.
@@ -93,14 +100,41 @@ public enum FHIR {
 
     public static func attachmentResourceID(_ id: AttachmentID) -> String { uuid("attachment|" + id.hex) }
 
-    /// The Patient resource as Foundation objects (the API's responses).
-    public static func patient(_ patient: Patient) -> [String: Any] {
-        patientValue(patient).foundationObject
+    /// Where a resource is read. The mapping is one and the writer (`JSONWriter`) is one: the
+    /// API sends a resource in the bytes the export writes for it, written compact, except for
+    /// these differences, all about where it is read (docs/api.md, "Resources"; tested by
+    /// RxServeTests `RenderingTests`):
+    public enum Rendering: Sendable, Equatable {
+        /// An entry of an export's collection Bundle (`export --format fhir`): a reference names
+        /// another entry (`urn:uuid:<id>`); an imported VisionPrescription keeps the id it came
+        /// with, and its prescriber references the Practitioner entry it came with; an
+        /// attachment's bytes are inline (`data`, `hash`). Written pretty, inside the Bundle.
+        case export
+        /// A resource a client reads from `rxvault serve`: a reference is the resource's relative
+        /// URL (`Patient/<id>`); ids are rxvault's (they are the URLs); a VisionPrescription's
+        /// `meta` is the server's, its version (`versionId`, `lastUpdated`), in place of any
+        /// `meta` an imported one came with; a prescriber is its display and identifier only
+        /// (no endpoint serves a Practitioner); an attachment's bytes are at its Binary's URL
+        /// (`url`). Written compact.
+        case api
+
+        /// How this rendering refers to the resource of `type` with id `id`.
+        public func reference(_ type: String, _ id: String) -> String {
+            self == .export ? "urn:uuid:" + id : type + "/" + id
+        }
+
+        /// A whole resource (or a document around resources: the API's Bundles) as its bytes.
+        public func bytes(_ value: JSONValue) -> [UInt8] {
+            JSONWriter.bytes(value, style: self == .export ? .pretty : .compact)
+        }
     }
 
-    static func patientValue(_ patient: Patient, id: String? = nil) -> JSONValue {
-        .fields(["birthDate": patient.birthDate.map { .string($0.description) }, "id": .string(id ?? patientResourceID(patient)),
-                 "name": .array([.fields(["text": .string(patient.name)])]), "resourceType": .string("Patient")])
+    /// The Patient resource (the same in both renderings).
+    public static func patientResource(_ patient: Patient) -> JSONValue {
+        .fields([
+            "birthDate": patient.birthDate.map { .string($0.description) }, "id": .string(patientResourceID(patient)),
+            "name": .array([.fields(["text": .string(patient.name)])]), "resourceType": .string("Patient")
+        ])
     }
 
     /// Where a DocumentReference's bytes are: inline (an export) or at a URL (the API's Binary).
@@ -109,15 +143,15 @@ public enum FHIR {
         case url(String)
     }
 
-    public static func documentReference(_ info: AttachmentInfo, patientReference: String, prescriptionReference: String,
-                                         content: AttachmentContent) -> [String: Any] {
-        documentReferenceValue(info, patientReference: patientReference, prescriptionReference: prescriptionReference, content: content).foundationObject
-    }
-
-    static func documentReferenceValue(_ info: AttachmentInfo, patientReference: String, prescriptionReference: String,
-                                       content: AttachmentContent) -> JSONValue {
+    /// The DocumentReference of one attachment of `record`.
+    public static func documentReferenceResource(
+        _ info: AttachmentInfo, of record: PrescriptionRecord, for rendering: Rendering,
+        content: AttachmentContent
+    ) -> JSONValue {
         let m = info.metadata
-        var data, hash, url: JSONValue?
+        var data: JSONValue?
+        var hash: JSONValue?
+        var url: JSONValue?
         switch content {
         case .inline(let bytes):
             data = .string(Data(bytes).base64EncodedString())
@@ -125,67 +159,95 @@ public enum FHIR {
         case .url(let location):
             url = .string(location)
         }
-        let attachment: JSONValue = .fields(["contentType": .string(m.type.mimeType), "creation": .string(m.added), "data": data, "hash": hash,
-                                             "size": .int(m.size), "title": .string(m.name), "url": url])
+        let attachment: JSONValue = .fields([
+            "contentType": .string(m.type.mimeType), "creation": .string(m.added), "data": data, "hash": hash,
+            "size": .int(m.size), "title": .string(m.name), "url": url
+        ])
+        let prescription = rendering.reference("VisionPrescription", prescriptionResourceID(record.id))
         return .fields([
             "content": .array([.fields(["attachment": attachment])]),
-            "context": .fields(["related": .array([reference(prescriptionReference)])]),
+            "context": .fields(["related": .array([reference(prescription)])]),
             "date": .string(m.added), "description": .string(m.name),
             "id": .string(attachmentResourceID(info.id)),
-            "identifier": .array([.fields(["system": .string("urn:rxvault:attachment"), "value": .string(info.id.hex)])]),
+            "identifier": .array([.fields(["system": .string("urn:rxvault:attachment"), "value": .string(info.id.hex)])]
+            ),
             "resourceType": .string("DocumentReference"), "status": .string("current"),
-            "subject": reference(patientReference),
+            "subject": reference(rendering.reference("Patient", patientResourceID(record.prescription.patient)))
         ])
     }
 
-    /// `practitionerReference`: where the kept Practitioner of an imported prescriber is in the
-    /// Bundle (nil: none is written, so the prescriber is its display and licence). `sourceID`:
-    /// write the id the resource had where it came from (exports) instead of rxvault's (the API,
-    /// whose URLs are rxvault's ids). As Foundation objects (the API's responses).
-    public static func visionPrescription(_ record: PrescriptionRecord, patientReference: String,
-                                          practitionerReference: String? = nil, sourceID: Bool = false) -> [String: Any] {
-        visionPrescriptionValue(record, patientReference: patientReference, practitionerReference: practitionerReference,
-                                sourceID: sourceID).foundationObject
-    }
-
-    static func visionPrescriptionValue(_ record: PrescriptionRecord, id: String? = nil, patientReference: String,
-                                        practitionerReference: String? = nil, sourceID: Bool = false) -> JSONValue {
+    /// The VisionPrescription of one version. `practitionerID`: the export's entry for the
+    /// Practitioner an imported prescriber came with (`practitionerEntry`); the API has none.
+    public static func visionPrescriptionResource(
+        _ record: PrescriptionRecord, for rendering: Rendering,
+        practitionerID: String? = nil
+    ) -> JSONValue {
         let rx = record.prescription
         var extensions: [JSONValue] = []
-        if let expires = rx.expires { extensions.append(.fields(["url": .string(ext("expiration-date")), "valueDate": .string(expires.description)])) }
+        if let expires = rx.expires {
+            extensions.append(
+                .fields(["url": .string(ext("expiration-date")), "valueDate": .string(expires.description)]))
+        }
         if let pd = rx.pupillaryDistance {
             extensions.append(.fields(["url": .string(ext("far-pupillary-distance")), "valueQuantity": mm(pd.far)]))
-            if let near = pd.near { extensions.append(.fields(["url": .string(ext("near-pupillary-distance")), "valueQuantity": mm(near)])) }
+            if let near = pd.near {
+                extensions.append(.fields(["url": .string(ext("near-pupillary-distance")), "valueQuantity": mm(near)]))
+            }
         }
-        if let note = rx.note { extensions.append(.fields(["url": .string(ext("note")), "valueString": .string(note)])) }
+        if let note = rx.note {
+            extensions.append(.fields(["url": .string(ext("note")), "valueString": .string(note)]))
+        }
         extensions += prescriptionDetailExtensions(rx)
-        let prescriber: JSONValue = .fields(["display": .string(rx.prescriber.name),
-                                             "identifier": rx.prescriber.licence.map { .fields(["value": .string($0)]) }])
+        let prescriber: JSONValue = .fields([
+            "display": .string(rx.prescriber.name),
+            "identifier": rx.prescriber.licence.map { .fields(["value": .string($0)]) }
+        ])
         if let contact = rx.prescriber.contact {
             extensions.append(.fields(["url": .string(ext("prescriber-contact")), "valueString": .string(contact)]))
         }
         var resource: JSONValue = .fields([
             "created": .string(record.recorded), "dateWritten": .string(rx.issued.description),
             "extension": extensions.isEmpty ? nil : .array(extensions),
-            "id": .string(id ?? prescriptionResourceID(record.id)),
+            "id": .string(prescriptionResourceID(record.id)),
             "identifier": .array([.fields(["system": .string(identifierSystem), "value": .string(record.id.hex)])]),
             "lensSpecification": .array(rx.eyes.map { eye, lens in lensSpecification(lens, eye: eye, kind: rx.kind) }),
-            "patient": reference(patientReference), "prescriber": prescriber,
-            "resourceType": .string("VisionPrescription"), "status": .string("active"),
+            "patient": reference(rendering.reference("Patient", patientResourceID(rx.patient))),
+            "prescriber": prescriber,
+            "resourceType": .string("VisionPrescription"), "status": .string("active")
         ])
-        if let kept = rx.fhir { restore(kept, into: &resource, rx: rx, practitionerReference: practitionerReference, sourceID: sourceID) }
+        if let kept = rx.fhir {
+            restore(
+                kept, into: &resource, rx: rx,
+                practitionerReference: rendering == .export ? practitionerID.map { "urn:uuid:" + $0 } : nil,
+                sourceID: rendering == .export)
+        }
+        if rendering == .api {
+            resource["meta"] = .fields([
+                "lastUpdated": .string(record.recorded), "versionId": .string(String(record.version))
+            ])
+        }
         return resource
     }
 
     static func lensSpecification(_ lens: LensSpecification, eye: Eye, kind: PrescriptionKind) -> JSONValue {
         var extensions: [JSONValue] = []
-        if let v = lens.vertexDistance { extensions.append(.fields(["url": .string(ext("vertex-distance")), "valueQuantity": mm(v)])) }
-        if let pd = lens.farPD { extensions.append(.fields(["url": .string(ext("far-pupillary-distance")), "valueQuantity": mm(pd)])) }
-        if let pd = lens.nearPD { extensions.append(.fields(["url": .string(ext("near-pupillary-distance")), "valueQuantity": mm(pd)])) }
-        if case let .polar(amount, angle)? = lens.prism {
-            extensions.append(.fields(["extension": .array([
-                .fields(["url": .string("amount"), "valueDecimal": .hundredths(amount)]),
-                .fields(["url": .string("angle"), "valueInteger": .int(angle)])]), "url": .string(ext("prism-base-angle"))]))
+        if let v = lens.vertexDistance {
+            extensions.append(.fields(["url": .string(ext("vertex-distance")), "valueQuantity": mm(v)]))
+        }
+        if let pd = lens.farPD {
+            extensions.append(.fields(["url": .string(ext("far-pupillary-distance")), "valueQuantity": mm(pd)]))
+        }
+        if let pd = lens.nearPD {
+            extensions.append(.fields(["url": .string(ext("near-pupillary-distance")), "valueQuantity": mm(pd)]))
+        }
+        if case .polar(let amount, let angle)? = lens.prism {
+            extensions.append(
+                .fields([
+                    "extension": .array([
+                        .fields(["url": .string("amount"), "valueDecimal": .hundredths(amount)]),
+                        .fields(["url": .string("angle"), "valueInteger": .int(angle)])
+                    ]), "url": .string(ext("prism-base-angle"))
+                ]))
         }
         extensions += lensDetailExtensions(lens)
         // A balance lens has no prescribed power: no sphere, no power.
@@ -203,8 +265,12 @@ public enum FHIR {
             "prism": lens.prism.map { prism -> JSONValue in
                 .array(prismParts(prism, eye: eye).map { .fields(["amount": .double($0.0), "base": .string($0.1)]) })
             },
-            "product": .fields(["coding": .array([.fields(["code": .string(kind == .glasses ? "lens" : "contact"), "system": .string(productSystem)])])]),
-            "sphere": sphere,
+            "product": .fields([
+                "coding": .array([
+                    .fields(["code": .string(kind == .glasses ? "lens" : "contact"), "system": .string(productSystem)])
+                ])
+            ]),
+            "sphere": sphere
         ])
     }
 
@@ -212,9 +278,12 @@ public enum FHIR {
     /// parts (V = P sin t, H = P cos t; for OD 0 degrees is base in, for OS base out).
     static func prismParts(_ prism: Prism, eye: Eye) -> [(Double, String)] {
         switch prism {
-        case let .rectangular(vertical, horizontal):
-            return [vertical.map { ($0.amount.doubleValue, $0.base.rawValue) }, horizontal.map { ($0.amount.doubleValue, $0.base.rawValue) }].compactMap { $0 }
-        case let .polar(amount, angle):
+        case .rectangular(let vertical, let horizontal):
+            return [
+                vertical.map { ($0.amount.doubleValue, $0.base.rawValue) },
+                horizontal.map { ($0.amount.doubleValue, $0.base.rawValue) }
+            ].compactMap { $0 }
+        case .polar(let amount, let angle):
             let radians = Double(angle) * .pi / 180
             let v = (amount.doubleValue * sin(radians) * 100).rounded() / 100
             let h = (amount.doubleValue * cos(radians) * 100).rounded() / 100

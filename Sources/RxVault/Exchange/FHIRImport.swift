@@ -1,4 +1,5 @@
 import Foundation
+import RxCrypto
 import RxModel
 
 extension FHIR {
@@ -20,8 +21,9 @@ extension FHIR {
         // referenced resources and the items, never a tree of the whole Bundle.
         let scanner = JSONScanner(bytes: bytes)
         guard let members = try? scanner.topLevelMembers(),
-              let typeRange = members.first(where: { $0.key == "resourceType" })?.value,
-              let type = scanner.object(typeRange) as? String else {
+            let typeRange = members.first(where: { $0.key == "resourceType" })?.value,
+            let type = scanner.object(typeRange) as? String
+        else {
             throw ImportError(problems: ["not a FHIR resource (no resourceType)"])
         }
         var entries: [(position: Int, range: Range<Int>)] = []
@@ -33,7 +35,9 @@ extension FHIR {
         case "VisionPrescription":
             entries = [(-1, 0..<bytes.count)]
         default:
-            throw ImportError(problems: ["a FHIR \(type) is not something to import (expected a Bundle or a VisionPrescription)"])
+            throw ImportError(problems: [
+                "a FHIR \(type) is not something to import (expected a Bundle or a VisionPrescription)"
+            ])
         }
         // Pass 1: what references resolve to, and which DocumentReferences relate to what.
         var problems: [String] = []
@@ -47,7 +51,8 @@ extension FHIR {
         /// prescription unless asked for (`--status`); a missing or unknown one is a problem.
         func admit(_ entry: (position: Int, range: Range<Int>), position: String, status: String?) {
             guard let status else {
-                problems.append("\(position): status is missing (FHIR R4 requires one of \(Self.statuses.joined(separator: ", ")))")
+                problems.append(
+                    "\(position): status is missing (FHIR R4 requires one of \(Self.statuses.joined(separator: ", ")))")
                 return
             }
             guard Self.statuses.contains(status) else {
@@ -68,12 +73,16 @@ extension FHIR {
                 admit(entry, position: position, status: status)
                 continue
             }
-            guard let (position, fullUrl, object) = resource(scanner, entry), let kind = object["resourceType"] as? String else { continue }
+            guard let (position, fullUrl, object) = resource(scanner, entry),
+                let kind = object["resourceType"] as? String
+            else { continue }
             switch kind {
             case "VisionPrescription":
                 admit(entry, position: position, status: object["status"] as? String)
             case "DocumentReference":
-                let related = ((object["context"] as? [String: Any])?["related"] as? [[String: Any]] ?? []).compactMap { $0["reference"] as? String }
+                let related = ((object["context"] as? [String: Any])?["related"] as? [[String: Any]] ?? []).compactMap {
+                    $0["reference"] as? String
+                }
                 for reference in Set(related) { documentsByReference[reference, default: []].append(documents.count) }
                 documents.append(entry)
             default:
@@ -86,17 +95,22 @@ extension FHIR {
         }
         // Pass 2: each prescription, with its patient, its prescriber and its attachments. Every
         // problem is found before anything is imported. (Decoding each prescription a second
-        // time inside the import instead of keeping the items was tried for issue 15: at 100,000
+        // time inside the import instead of keeping the items was tried: at 100,000
         // it cost a third more time and did not lower the peak memory, which the file's bytes
         // and the import's own bookkeeping set.)
-        let context = Pass2(scanner: scanner, options: options, byReference: byReference, practitioners: practitioners,
-                            documents: documents, documentsByReference: documentsByReference)
+        let context = Pass2(
+            scanner: scanner, options: options, byReference: byReference, practitioners: practitioners,
+            documents: documents, documentsByReference: documentsByReference)
         var items: [ImportItem] = []
         items.reserveCapacity(prescriptions.count)
         for entry in prescriptions {
-            if let item = context.item(entry, problems: &problems, assumedExpiry: &result.assumedExpiry) { items.append(item) }
+            if let item = context.item(entry, problems: &problems, assumedExpiry: &result.assumedExpiry) {
+                items.append(item)
+            }
         }
-        if items.isEmpty && problems.isEmpty && result.skipped.isEmpty { problems.append("the file holds no VisionPrescription") }
+        if items.isEmpty && problems.isEmpty && result.skipped.isEmpty {
+            problems.append("the file holds no VisionPrescription")
+        }
         guard problems.isEmpty else { throw ImportError(problems: problems) }
         result.file = ImportFile(items: items)
         return result
@@ -111,8 +125,11 @@ extension FHIR {
         let documents: [(position: Int, range: Range<Int>)]
         let documentsByReference: [String: [Int]]
 
-        init(scanner: JSONScanner, options: ImportOptions, byReference: [String: [String: Any]], practitioners: [String: Range<Int>],
-             documents: [(position: Int, range: Range<Int>)], documentsByReference: [String: [Int]]) {
+        init(
+            scanner: JSONScanner, options: ImportOptions, byReference: [String: [String: Any]],
+            practitioners: [String: Range<Int>],
+            documents: [(position: Int, range: Range<Int>)], documentsByReference: [String: [Int]]
+        ) {
             self.scanner = scanner
             self.options = options
             self.byReference = byReference
@@ -123,22 +140,28 @@ extension FHIR {
 
         /// The prescription at `entry` with its patient, prescriber and attachments; nil, with
         /// its problems added (named by position), when it has any.
-        func item(_ entry: (position: Int, range: Range<Int>), problems: inout [String], assumedExpiry: inout [String]) -> ImportItem? {
+        func item(_ entry: (position: Int, range: Range<Int>), problems: inout [String], assumedExpiry: inout [String])
+            -> ImportItem?
+        {
             guard let (position, fullUrl, object) = FHIR.resource(scanner, entry) else { return nil }
             var local: [String] = []
             var prescription = FHIR.visionPrescription(object, references: byReference, problems: &local)
             let practitioner = FHIR.practitionerReference(object, references: byReference).flatMap { practitioners[$0] }
             if var rx = prescription, let range = FHIR.resourceRange(scanner, entry) {
-                rx.fhir = FHIR.kept(scanner, resource: range, practitioner: practitioner, own: FHIR.rxvaultID(object), parsed: object)
+                rx.fhir = FHIR.kept(
+                    scanner, resource: range, practitioner: practitioner, own: FHIR.rxvaultID(object), parsed: object)
                 if rx.kind == .contacts && rx.expires == nil {
                     if let assumed = options.assumeExpiry {
                         rx.expires = assumed.after(rx.issued)
-                        if rx.expires == nil { local.append("\(assumed) after \(rx.issued) is past \(CalendarDate.latest)") }
+                        if rx.expires == nil {
+                            local.append("\(assumed) after \(rx.issued) is past \(CalendarDate.latest)")
+                        }
                         assumedExpiry.append(position)
                     } else {
-                        local.append("a contact-lens prescription needs an expiry date and this one has none (FHIR has no element "
-                                     + "for it; rxvault reads its expiration-date extension): give --assume-expiry DURATION, "
-                                     + "e.g. --assume-expiry 1y, to set it that long after the issue date")
+                        local.append(
+                            "a contact-lens prescription needs an expiry date and this one has none (FHIR has no element "
+                                + "for it; rxvault reads its expiration-date extension): give --assume-expiry DURATION, "
+                                + "e.g. --assume-expiry 1y, to set it that long after the issue date")
                     }
                 }
                 prescription = rx
@@ -149,24 +172,31 @@ extension FHIR {
             let attachments = FHIR.documents(related, problems: &local)
             problems += local.map { "\(position): \($0)" }
             guard let prescription, local.isEmpty else { return nil }
-            return ImportItem(position: position, id: FHIR.recordID(object, patient: prescription.patient),
-                              prescription: prescription, attachments: attachments)
+            return ImportItem(
+                position: position, id: FHIR.recordID(object, patient: prescription.patient),
+                prescription: prescription, attachments: attachments)
         }
     }
 
     /// An entry's resource, parsed, with its position and fullUrl; nil when it is not an object with a resource.
     static func resource(_ scanner: JSONScanner, _ entry: (position: Int, range: Range<Int>))
-        -> (position: String, fullUrl: String?, resource: [String: Any])? {
+        -> (position: String, fullUrl: String?, resource: [String: Any])?
+    {
         guard let object = scanner.object(entry.range) as? [String: Any] else { return nil }
         if entry.position < 0 { return ("VisionPrescription", nil, object) }
         guard let resource = object["resource"] as? [String: Any] else { return nil }
-        return ("entry[\(entry.position)] \(resource["resourceType"] as? String ?? "?")", object["fullUrl"] as? String, resource)
+        return (
+            "entry[\(entry.position)] \(resource["resourceType"] as? String ?? "?")", object["fullUrl"] as? String,
+            resource
+        )
     }
 
     /// When `entry` is a VisionPrescription: its position and its status (nil when it has none that
     /// is a string). Nil for anything else, and for an entry that is not JSON or has no resource
     /// object (skipped, as `resource` skips it).
-    static func prescriptionStatus(_ scanner: JSONScanner, _ entry: (position: Int, range: Range<Int>)) -> (position: String, status: String?)? {
+    static func prescriptionStatus(_ scanner: JSONScanner, _ entry: (position: Int, range: Range<Int>)) -> (
+        position: String, status: String?
+    )? {
         guard case .object(let members)? = try? JSONTree(parsing: scanner.bytes[entry.range]) else { return nil }
         let object = JSONObjectReader(members: members, path: [])
         var resource = object
@@ -196,13 +226,21 @@ extension FHIR {
     }
 
     static func quantity(_ resource: [String: Any], _ name: String) -> Hundredths? {
-        ((extensionValue(resource, name) as? [String: Any])?["valueQuantity"] as? [String: Any]).flatMap { number($0["value"]) }
+        ((extensionValue(resource, name) as? [String: Any])?["valueQuantity"] as? [String: Any]).flatMap {
+            number($0["value"])
+        }
     }
 
-    static func visionPrescription(_ r: [String: Any], references: [String: [String: Any]], problems: inout [String]) -> Prescription? {
-        guard let dateWritten = r["dateWritten"] as? String, let issued = CalendarDate(iso: String(dateWritten.prefix(10))) else {
+    static func visionPrescription(_ r: [String: Any], references: [String: [String: Any]], problems: inout [String])
+        -> Prescription?
+    {
+        guard let dateWritten = r["dateWritten"] as? String,
+            let issued = CalendarDate(iso: String(dateWritten.prefix(10)))
+        else {
             // A year past 9999 has more digits than the 10 characters read as the date.
-            let problem = (r["dateWritten"] as? String).flatMap { CalendarDate.problem(iso: String($0.prefix { $0 != "T" })) }
+            let problem = (r["dateWritten"] as? String).flatMap {
+                CalendarDate.problem(iso: String($0.prefix { $0 != "T" }))
+            }
             problems.append(problem.map { "dateWritten: \($0)" } ?? "dateWritten is missing or not a date")
             return nil
         }
@@ -211,12 +249,17 @@ extension FHIR {
         var patient = Patient(name: "")
         if let p = patientResource {
             let name = (p["name"] as? [[String: Any]])?.first
-            let text = name?["text"] as? String
-                ?? ([(name?["given"] as? [String])?.joined(separator: " "), name?["family"] as? String].compactMap { $0 }.joined(separator: " "))
+            let text =
+                name?["text"] as? String
+                ?? ([(name?["given"] as? [String])?.joined(separator: " "), name?["family"] as? String].compactMap {
+                    $0
+                }.joined(separator: " "))
             patient.name = text
             if let dob = p["birthDate"] as? String {
                 patient.birthDate = CalendarDate(iso: dob)
-                if patient.birthDate == nil { problems.append("the patient's birthDate '\(dob)' is not a full date (YYYY-MM-DD)") }
+                if patient.birthDate == nil {
+                    problems.append("the patient's birthDate '\(dob)' is not a full date (YYYY-MM-DD)")
+                }
             }
         } else {
             problems.append("patient \(patientReference ?? "(none)") is not in the bundle")
@@ -226,44 +269,67 @@ extension FHIR {
         // (an NPI first) and telecom/address. A display and an identifier on the reference (what
         // rxvault writes) come first; rxvault's prescriber-contact extension before telecom.
         let practitioner = practitionerReference(r, references: references).flatMap { references[$0] }
-        var prescriber = Prescriber(name: prescriberReference?["display"] as? String ?? practitioner.flatMap(humanName) ?? "")
-        prescriber.licence = (prescriberReference?["identifier"] as? [String: Any])?["value"] as? String ?? practitioner.flatMap(licence)
-        prescriber.contact = (extensionValue(r, "prescriber-contact") as? [String: Any])?["valueString"] as? String ?? practitioner.flatMap(contact)
+        var prescriber = Prescriber(
+            name: prescriberReference?["display"] as? String ?? practitioner.flatMap(humanName) ?? "")
+        prescriber.licence =
+            (prescriberReference?["identifier"] as? [String: Any])?["value"] as? String ?? practitioner.flatMap(licence)
+        prescriber.contact =
+            (extensionValue(r, "prescriber-contact") as? [String: Any])?["valueString"] as? String
+            ?? practitioner.flatMap(contact)
         let specs = r["lensSpecification"] as? [[String: Any]] ?? []
-        guard !specs.isEmpty else { problems.append("no lensSpecification"); return nil }
+        guard !specs.isEmpty else {
+            problems.append("no lensSpecification")
+            return nil
+        }
         var kind: PrescriptionKind?
         var rx = Prescription(kind: .glasses, patient: patient, prescriber: prescriber, issued: issued)
         for (index, spec) in specs.enumerated() {
             let code = ((spec["product"] as? [String: Any])?["coding"] as? [[String: Any]])?.first?["code"] as? String
             let specKind: PrescriptionKind? = code == "lens" ? .glasses : code == "contact" ? .contacts : nil
-            guard let specKind else { problems.append("lensSpecification[\(index)].product is neither lens nor contact"); continue }
-            if let kind, kind != specKind { problems.append("lensSpecification[\(index)] mixes glasses and contacts"); continue }
+            guard let specKind else {
+                problems.append("lensSpecification[\(index)].product is neither lens nor contact")
+                continue
+            }
+            if let kind, kind != specKind {
+                problems.append("lensSpecification[\(index)] mixes glasses and contacts")
+                continue
+            }
             kind = specKind
-            guard let eyeCode = spec["eye"] as? String, let eye: Eye = eyeCode == "right" ? .right : eyeCode == "left" ? .left : nil else {
+            guard let eyeCode = spec["eye"] as? String,
+                let eye: Eye = eyeCode == "right" ? .right : eyeCode == "left" ? .left : nil
+            else {
                 problems.append("lensSpecification[\(index)].eye is neither right nor left")
                 continue
             }
-            guard rx[eye] == nil else { problems.append("lensSpecification[\(index)]: a second \(eye.label)"); continue }
-            guard let sphere = number(spec["sphere"]) ?? number(spec["power"]) ?? (isBalanceLens(spec) ? .zero : nil) else {
+            guard rx[eye] == nil else {
+                problems.append("lensSpecification[\(index)]: a second \(eye.label)")
+                continue
+            }
+            guard let sphere = number(spec["sphere"]) ?? number(spec["power"]) ?? (isBalanceLens(spec) ? .zero : nil)
+            else {
                 problems.append("lensSpecification[\(index)]: no sphere or power")
                 continue
             }
             // Both given: they are the same number (a contact lens's power is its sphere), or one is wrong.
             if let power = number(spec["power"]), power != sphere {
-                problems.append("lensSpecification[\(index)] (\(eye.label)): sphere \(sphere.signedPower) and power \(power.signedPower) disagree; "
-                                + "a lens has one spherical power: remove one of them or make them equal")
+                problems.append(
+                    "lensSpecification[\(index)] (\(eye.label)): sphere \(sphere.signedPower) and power \(power.signedPower) disagree; "
+                        + "a lens has one spherical power: remove one of them or make them equal")
                 continue
             }
-            var lens = LensSpecification(sphere: sphere, cylinder: number(spec["cylinder"]), axis: spec["axis"] as? Int,
-                                         add: number(spec["add"]), baseCurve: number(spec["backCurve"]), diameter: number(spec["diameter"]),
-                                         brand: spec["brand"] as? String)
+            var lens = LensSpecification(
+                sphere: sphere, cylinder: number(spec["cylinder"]), axis: spec["axis"] as? Int,
+                add: number(spec["add"]), baseCurve: number(spec["backCurve"]), diameter: number(spec["diameter"]),
+                brand: spec["brand"] as? String)
             lens.vertexDistance = quantity(spec, "vertex-distance")
             lens.farPD = quantity(spec, "far-pupillary-distance")
             lens.nearPD = quantity(spec, "near-pupillary-distance")
             readLensDetails(spec, index: index, into: &lens, problems: &problems)
-            if let polar = (extensionValue(spec, "prism-base-angle") as? [String: Any])?["extension"] as? [[String: Any]],
-               let amount = number(polar.first { $0["url"] as? String == "amount" }?["valueDecimal"]),
-               let angle = polar.first(where: { $0["url"] as? String == "angle" })?["valueInteger"] as? Int {
+            if let polar = (extensionValue(spec, "prism-base-angle") as? [String: Any])?["extension"]
+                as? [[String: Any]],
+                let amount = number(polar.first { $0["url"] as? String == "amount" }?["valueDecimal"]),
+                let angle = polar.first(where: { $0["url"] as? String == "angle" })?["valueInteger"] as? Int
+            {
                 lens.prism = .polar(amount: amount, angle: angle)
             } else if let parts = spec["prism"] as? [[String: Any]], !parts.isEmpty {
                 var vertical: Prism.Part<Prism.VerticalBase>?
@@ -273,9 +339,13 @@ extension FHIR {
                         problems.append("lensSpecification[\(index)].prism needs an amount and a base")
                         continue
                     }
-                    if let b = Prism.VerticalBase(rawValue: base), vertical == nil { vertical = .init(amount: amount, base: b) }
-                    else if let b = Prism.HorizontalBase(rawValue: base), horizontal == nil { horizontal = .init(amount: amount, base: b) }
-                    else { problems.append("lensSpecification[\(index)].prism: base '\(base)' repeated or unknown") }
+                    if let b = Prism.VerticalBase(rawValue: base), vertical == nil {
+                        vertical = .init(amount: amount, base: b)
+                    } else if let b = Prism.HorizontalBase(rawValue: base), horizontal == nil {
+                        horizontal = .init(amount: amount, base: b)
+                    } else {
+                        problems.append("lensSpecification[\(index)].prism: base '\(base)' repeated or unknown")
+                    }
                 }
                 lens.prism = .rectangular(vertical: vertical, horizontal: horizontal)
             }
@@ -284,9 +354,13 @@ extension FHIR {
         rx.kind = kind ?? .glasses
         if let expires = (extensionValue(r, "expiration-date") as? [String: Any])?["valueDate"] as? String {
             rx.expires = CalendarDate(iso: expires)
-            if let problem = CalendarDate.problem(iso: expires) { problems.append("expiration-date '\(expires)': \(problem)") }
+            if let problem = CalendarDate.problem(iso: expires) {
+                problems.append("expiration-date '\(expires)': \(problem)")
+            }
         }
-        if let far = quantity(r, "far-pupillary-distance") { rx.pupillaryDistance = PupillaryDistance(far: far, near: quantity(r, "near-pupillary-distance")) }
+        if let far = quantity(r, "far-pupillary-distance") {
+            rx.pupillaryDistance = PupillaryDistance(far: far, near: quantity(r, "near-pupillary-distance"))
+        }
         rx.note = (extensionValue(r, "note") as? [String: Any])?["valueString"] as? String
         readPrescriptionDetails(r, into: &rx, problems: &problems)
         return rx
@@ -298,12 +372,17 @@ extension FHIR {
         var found: [ImportAttachment] = []
         for resource in resources {
             for content in resource["content"] as? [[String: Any]] ?? [] {
-                guard let attachment = content["attachment"] as? [String: Any], let base64 = attachment["data"] as? String,
-                      let data = Data(base64Encoded: base64) else {
-                    problems.append("a DocumentReference has no inline base64 data (only inline attachments can be imported)")
+                guard let attachment = content["attachment"] as? [String: Any],
+                    let base64 = attachment["data"] as? String,
+                    let data = Data(base64Encoded: base64)
+                else {
+                    problems.append(
+                        "a DocumentReference has no inline base64 data (only inline attachments can be imported)")
                     continue
                 }
-                if let hash = attachment["hash"] as? String, Data(RxCryptoSHA1.hash(Array(data))).base64EncodedString() != hash {
+                if let hash = attachment["hash"] as? String,
+                    Data(RxCryptoSHA1.hash(Array(data))).base64EncodedString() != hash
+                {
                     problems.append("a DocumentReference's data does not match its SHA-1 hash")
                     continue
                 }
@@ -311,12 +390,13 @@ extension FHIR {
                     problems.append("a DocumentReference's data is not the size it claims")
                     continue
                 }
-                found.append(ImportAttachment(name: attachment["title"] as? String ?? "attachment", data: Array(data), sha256: nil))
+                found.append(
+                    ImportAttachment(
+                        name: attachment["title"] as? String ?? "attachment", data: Array(data), sha256: nil))
             }
         }
         return found
     }
 }
 
-import RxCrypto
 typealias RxCryptoSHA1 = SHA1

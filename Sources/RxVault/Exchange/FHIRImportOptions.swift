@@ -24,14 +24,22 @@ extension FHIR {
         /// entered-in-error, which is only ever imported when named).
         public static func statuses(_ text: String) throws(ImportError) -> Set<String> {
             var chosen: Set<String> = []
-            for code in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !code.isEmpty {
-                if code == "all" { chosen.formUnion(["active", "cancelled", "draft"]); continue }
+            for code in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() })
+            where !code.isEmpty {
+                if code == "all" {
+                    chosen.formUnion(["active", "cancelled", "draft"])
+                    continue
+                }
                 guard FHIR.statuses.contains(code) else {
-                    throw ImportError(problems: ["--status '\(code)': give all or some of \(FHIR.statuses.joined(separator: ", ")), comma-separated"])
+                    throw ImportError(problems: [
+                        "--status '\(code)': give all or some of \(FHIR.statuses.joined(separator: ", ")), comma-separated"
+                    ])
                 }
                 chosen.insert(code)
             }
-            guard !chosen.isEmpty else { throw ImportError(problems: ["--status: give all or some of \(FHIR.statuses.joined(separator: ", "))"]) }
+            guard !chosen.isEmpty else {
+                throw ImportError(problems: ["--status: give all or some of \(FHIR.statuses.joined(separator: ", "))"])
+            }
             return chosen
         }
     }
@@ -47,8 +55,12 @@ extension FHIR {
             let t = text.trimmingCharacters(in: .whitespaces).lowercased()
             guard let unit = t.last, let n = Int(t.dropLast()), n > 0, n <= 100 * 365 else { return nil }
             switch unit {
-            case "y": guard n <= 100 else { return nil }; (months, days) = (12 * n, 0)
-            case "m": guard n <= 1200 else { return nil }; (months, days) = (n, 0)
+            case "y":
+                guard n <= 100 else { return nil }
+                (months, days) = (12 * n, 0)
+            case "m":
+                guard n <= 1200 else { return nil }
+                (months, days) = (n, 0)
             case "w": (months, days) = (0, 7 * n)
             case "d": (months, days) = (0, n)
             default: return nil
@@ -63,7 +75,9 @@ extension FHIR {
             guard year <= CalendarDate.latest.year else { return nil }
             // The same day of the month, or the month's last day when it has fewer.
             for day in stride(from: date.day, through: max(date.day - 3, 1), by: -1) {
-                if let shifted = CalendarDate(iso: String(format: "%04d-%02d-%02d", year, month, day)) { return shifted.adding(days: days) }
+                if let shifted = CalendarDate(iso: String(format: "%04d-%02d-%02d", year, month, day)) {
+                    return shifted.adding(days: days)
+                }
             }
             return nil
         }
@@ -95,9 +109,9 @@ extension FHIR {
     // MARK: - Matching (docs/format.md, "FHIR import": which prescription an amended one is)
 
     /// rxvault's own identifier, when rxvault wrote the resource.
-    static func rxvaultID(_ r: [String: Any]) -> RecordID? {
+    static func rxvaultID(_ r: [String: Any]) -> PrescriptionID? {
         (r["identifier"] as? [[String: Any]])?.first { $0["system"] as? String == identifierSystem }
-            .flatMap { $0["value"] as? String }.flatMap { RecordID(hex: $0) }
+            .flatMap { $0["value"] as? String }.flatMap { PrescriptionID(hex: $0) }
     }
 
     /// The id a FHIR prescription is stored under, so the same prescription (amended or not)
@@ -105,7 +119,7 @@ extension FHIR {
     /// identifier with a value (system and value); else the resource id with the patient's name
     /// and birth date (ids are only unique on the server that gave them); else nil (the vault
     /// derives one from the content).
-    static func recordID(_ r: [String: Any], patient: Patient) -> RecordID? {
+    static func recordID(_ r: [String: Any], patient: Patient) -> PrescriptionID? {
         if let own = rxvaultID(r) { return own }
         if let identifier = (r["identifier"] as? [[String: Any]])?.first(where: { $0["value"] is String }) {
             return derived("identifier|\(identifier["system"] as? String ?? "")|\(identifier["value"] as! String)")
@@ -116,9 +130,9 @@ extension FHIR {
         return nil
     }
 
-    static func derived(_ seed: String) -> RecordID {
+    static func derived(_ seed: String) -> PrescriptionID {
         let digest = SHA256.hash(Array("rxvault/v1 fhir \(seed)".utf8))
-        return RecordID(hex: digest.prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())!
+        return PrescriptionID(hex: digest.prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())!
     }
 
     // MARK: - The prescriber
@@ -129,7 +143,8 @@ extension FHIR {
         guard var reference = (r["prescriber"] as? [String: Any])?["reference"] as? String else { return nil }
         reference = resolvable(reference, in: references) ?? reference
         if let role = references[reference], role["resourceType"] as? String == "PractitionerRole",
-           let inner = (role["practitioner"] as? [String: Any])?["reference"] as? String {
+            let inner = (role["practitioner"] as? [String: Any])?["reference"] as? String
+        {
             reference = resolvable(inner, in: references) ?? inner
         }
         guard references[reference]?["resourceType"] as? String == "Practitioner" else { return nil }
@@ -150,7 +165,8 @@ extension FHIR {
         let names = p["name"] as? [[String: Any]] ?? []
         guard let name = names.first(where: { $0["use"] as? String == "official" }) ?? names.first else { return nil }
         if let text = name["text"] as? String, !text.isEmpty { return text }
-        let parts = (name["prefix"] as? [String] ?? []) + (name["given"] as? [String] ?? [])
+        let parts =
+            (name["prefix"] as? [String] ?? []) + (name["given"] as? [String] ?? [])
             + [name["family"] as? String].compactMap { $0 } + (name["suffix"] as? [String] ?? [])
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
@@ -171,8 +187,12 @@ extension FHIR {
             parts.append([telecom["system"] as? String, value].compactMap { $0 }.joined(separator: " "))
         }
         for address in p["address"] as? [[String: Any]] ?? [] {
-            if let text = address["text"] as? String { parts.append(text); continue }
-            let region = [address["state"] as? String, address["postalCode"] as? String].compactMap { $0 }.joined(separator: " ")
+            if let text = address["text"] as? String {
+                parts.append(text)
+                continue
+            }
+            let region = [address["state"] as? String, address["postalCode"] as? String].compactMap { $0 }.joined(
+                separator: " ")
             let place: [String] = [address["city"] as? String, region, address["country"] as? String].compactMap { $0 }
             let line = (address["line"] as? [String] ?? []) + place
             let text = line.filter { !$0.isEmpty }.joined(separator: ", ")
@@ -184,22 +204,30 @@ extension FHIR {
     // MARK: - Kept elements
 
     /// The VisionPrescription members rxvault reads into its own fields (never kept as they were).
-    static let modelledMembers: Set<String> = ["resourceType", "dateWritten", "patient", "prescriber", "lensSpecification", "identifier", "extension", "status"]
-    static let modelledLensMembers: Set<String> = ["eye", "sphere", "power", "cylinder", "axis", "add", "prism", "backCurve", "diameter", "brand", "product", "extension"]
+    static let modelledMembers: Set<String> = [
+        "resourceType", "dateWritten", "patient", "prescriber", "lensSpecification", "identifier", "extension", "status"
+    ]
+    static let modelledLensMembers: Set<String> = [
+        "eye", "sphere", "power", "cylinder", "axis", "add", "prism", "backCurve", "diameter", "brand", "product",
+        "extension"
+    ]
     /// What the resource at `range` carries that rxvault does not model (`KeptFHIR`), read from
     /// its bytes so numbers and booleans stay exactly what they were. `own`: rxvault's identifier,
     /// when rxvault wrote it: then an `id` that is rxvault's resource id for it, and a `created`
     /// in rxvault's form (a UTC time to the second, its record time), are rxvault's own (made
     /// again on export), not kept. `practitioner`: the resolved prescriber, kept whole (its
     /// reference is then made again on export, so the reference itself is not kept).
-    static func kept(_ scanner: JSONScanner, resource range: Range<Int>, practitioner: Range<Int>?, own: RecordID?,
-                     parsed r: [String: Any]) -> KeptFHIR? {
+    static func kept(
+        _ scanner: JSONScanner, resource range: Range<Int>, practitioner: Range<Int>?, own: PrescriptionID?,
+        parsed r: [String: Any]
+    ) -> KeptFHIR? {
         // What rxvault itself wrote is recognised on the parsed resource first, so an import of
         // rxvault's own export decodes nothing more (the common case on large imports).
         func onlyOwn(_ key: String, _ entries: Any?) -> Bool {
             guard let entries = entries as? [[String: Any]] else { return entries == nil }
             return entries.allSatisfy { entry in
-                key == "identifier" ? entry["system"] as? String == identifierSystem
+                key == "identifier"
+                    ? entry["system"] as? String == identifierSystem
                     : (entry["url"] as? String)?.hasPrefix(extensionBase) == true
             }
         }
@@ -247,18 +275,25 @@ extension FHIR {
                 guard var reference = object(valueRange) else { continue }
                 reference["display"] = nil
                 if practitioner != nil { reference["reference"] = nil }
-                if case .object(let identifier)? = reference["identifier"], identifier.keys.allSatisfy({ $0 == "value" }) { reference["identifier"] = nil }
+                if case .object(let identifier)? = reference["identifier"],
+                    identifier.keys.allSatisfy({ $0 == "value" })
+                {
+                    reference["identifier"] = nil
+                }
                 if !reference.isEmpty { kept.prescriber = reference }
             case "lensSpecification":
                 for element in (try? scanner.arrayElements(valueRange)) ?? nil ?? [] {
                     guard let lens = (try? scanner.objectMembers(element)) ?? nil,
-                          let eyeRange = lens.first(where: { $0.key == "eye" })?.value,
-                          case .string(let code)? = value(eyeRange), let eye = Eye(rawValue: code) else { continue }
+                        let eyeRange = lens.first(where: { $0.key == "eye" })?.value,
+                        case .string(let code)? = value(eyeRange), let eye = Eye(rawValue: code)
+                    else { continue }
                     var members: [String: FHIRValue] = [:]
                     for (lensKey, lensRange) in lens {
                         switch lensKey {
                         case "extension":
-                            let parsed = (r["lensSpecification"] as? [[String: Any]])?.first { $0["eye"] as? String == code }?["extension"]
+                            let parsed = (r["lensSpecification"] as? [[String: Any]])?.first {
+                                $0["eye"] as? String == code
+                            }?["extension"]
                             if onlyOwn("extension", parsed) { continue }
                             guard case .array(let all)? = value(lensRange) else { continue }
                             let foreign = all.filter {
@@ -268,10 +303,14 @@ extension FHIR {
                             if !foreign.isEmpty { members[lensKey] = .array(foreign) }
                         case "product":
                             // Kept only when it says more than rxvault's own coding (a display, a text, another code).
-                            let spec = (r["lensSpecification"] as? [[String: Any]])?.first { $0["eye"] as? String == code }
+                            let spec = (r["lensSpecification"] as? [[String: Any]])?.first {
+                                $0["eye"] as? String == code
+                            }
                             if let product = spec?["product"] as? [String: Any], isOwnProduct(product) { continue }
                             guard let product = value(lensRange) else { continue }
-                            let code = product == productValue(code: "lens") ? "lens" : product == productValue(code: "contact") ? "contact" : nil
+                            let code =
+                                product == productValue(code: "lens")
+                                ? "lens" : product == productValue(code: "contact") ? "contact" : nil
                             if code == nil { members[lensKey] = product }
                         case _ where modelledLensMembers.contains(lensKey):
                             continue
@@ -293,8 +332,10 @@ extension FHIR {
 
     /// Whether a parsed product is exactly rxvault's own (one coding: its system, lens or contact).
     static func isOwnProduct(_ product: [String: Any]) -> Bool {
-        guard product.count == 1, let coding = product["coding"] as? [[String: Any]], coding.count == 1, coding[0].count == 2,
-              coding[0]["system"] as? String == productSystem, let code = coding[0]["code"] as? String else { return false }
+        guard product.count == 1, let coding = product["coding"] as? [[String: Any]], coding.count == 1,
+            coding[0].count == 2,
+            coding[0]["system"] as? String == productSystem, let code = coding[0]["code"] as? String
+        else { return false }
         return code == "lens" || code == "contact"
     }
 

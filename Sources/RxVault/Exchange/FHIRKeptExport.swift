@@ -8,21 +8,27 @@ extension FHIR {
     /// Puts `kept` into the resource rxvault made from `rx`. rxvault's own fields win where
     /// they are modelled (the numbers, dates, patient, prescriber name); identifiers and
     /// extensions are appended to rxvault's; the rest is written as it came.
-    static func restore(_ kept: KeptFHIR, into resource: inout JSONValue, rx: Prescription,
-                        practitionerReference: String?, sourceID: Bool) {
+    static func restore(
+        _ kept: KeptFHIR, into resource: inout JSONValue, rx: Prescription,
+        practitionerReference: String?, sourceID: Bool
+    ) {
         for (key, value) in kept.resource {
             switch key {
             case "identifier", "extension":
                 resource[key] = .array((resource[key]?.arrayItems ?? []) + (value.jsonValue.arrayItems ?? []))
             case "patient":
                 var patient = resource[key]?.objectOrNil ?? .object([])
-                for (member, kept) in value.objectMembers where patient[member] == nil { patient[member] = kept.jsonValue }
+                for (member, kept) in value.objectMembers where patient[member] == nil {
+                    patient[member] = kept.jsonValue
+                }
                 resource[key] = patient
             case "id":
                 if sourceID { resource[key] = value.jsonValue }
             case "dateWritten":
                 // The kept dateTime only while it still says the issue date.
-                if case .string(let text) = value, text.hasPrefix(rx.issued.description) { resource[key] = .string(text) }
+                if case .string(let text) = value, text.hasPrefix(rx.issued.description) {
+                    resource[key] = .string(text)
+                }
             default:
                 resource[key] = value.jsonValue
             }
@@ -31,13 +37,17 @@ extension FHIR {
         for (key, value) in kept.prescriber ?? [:] where prescriber[key] == nil { prescriber[key] = value.jsonValue }
         if let practitionerReference { prescriber["reference"] = .string(practitionerReference) }
         resource["prescriber"] = prescriber
-        guard var specs = resource["lensSpecification"]?.arrayItems, specs.allSatisfy({ $0.objectOrNil != nil }) else { return }
+        guard var specs = resource["lensSpecification"]?.arrayItems, specs.allSatisfy({ $0.objectOrNil != nil }) else {
+            return
+        }
         for index in specs.indices {
-            guard let eye = specs[index]["eye"]?.stringValue.flatMap(Eye.init(rawValue:)), let members = kept[eye] else { continue }
+            guard let eye = specs[index]["eye"]?.stringValue.flatMap(Eye.init(rawValue:)), let members = kept[eye]
+            else { continue }
             for (key, value) in members {
                 switch key {
                 case "extension":
-                    specs[index][key] = .array((specs[index][key]?.arrayItems ?? []) + (value.jsonValue.arrayItems ?? []))
+                    specs[index][key] = .array(
+                        (specs[index][key]?.arrayItems ?? []) + (value.jsonValue.arrayItems ?? []))
                 default:
                     specs[index][key] = value.jsonValue
                 }
@@ -54,7 +64,10 @@ extension FHIR {
         guard let practitioner = kept?.practitioner else { return nil }
         var writer = JSONWriter(style: .compact, escapeSlashes: true)
         FHIRValue.object(practitioner).writeJSON(to: &writer)
-        return (uuid("practitioner|" + String(decoding: writer.bytes, as: UTF8.self)), FHIRValue.object(practitioner).jsonValue)
+        return (
+            uuid("practitioner|" + String(decoding: writer.bytes, as: UTF8.self)),
+            FHIRValue.object(practitioner).jsonValue
+        )
     }
 }
 
@@ -72,7 +85,8 @@ extension JSONValue {
         return nil
     }
 
-    /// The value as Foundation objects, for JSONSerialization (the API's responses).
+    /// The value as Foundation objects, for JSONSerialization (JSONWriterDifferentialTests
+    /// compares the writer with it).
     var foundation: Any {
         switch self {
         case .null: return NSNull()
@@ -83,9 +97,8 @@ extension JSONValue {
             return Double(text) ?? 0
         case .string(let s): return s
         case .array(let items): return items.map(\.foundation)
-        case .object(let members): return Dictionary(members.map { ($0.0, $0.1.foundation) }, uniquingKeysWith: { _, last in last })
+        case .object(let members):
+            return Dictionary(members.map { ($0.0, $0.1.foundation) }, uniquingKeysWith: { _, last in last })
         }
     }
-
-    var foundationObject: [String: Any] { foundation as? [String: Any] ?? [:] }
 }

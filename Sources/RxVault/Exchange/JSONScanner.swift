@@ -25,7 +25,9 @@ struct JSONScanner {
         while true {
             guard p < bytes.count, bytes[p] == UInt8(ascii: "\"") else { throw Malformed(offset: p) }
             let keyEnd = try skipString(p)
-            guard let key = try? JSONDecoder().decode(String.self, from: Data(bytes[p..<keyEnd])) else { throw Malformed(offset: p) }
+            guard let key = try? JSONDecoder().decode(String.self, from: Data(bytes[p..<keyEnd])) else {
+                throw Malformed(offset: p)
+            }
             p = skipSpace(keyEnd)
             guard p < bytes.count, bytes[p] == UInt8(ascii: ":") else { throw Malformed(offset: p) }
             let start = skipSpace(p + 1)
@@ -33,13 +35,18 @@ struct JSONScanner {
             members.append((key, start..<valueEnd))
             p = skipSpace(valueEnd)
             guard p < bytes.count else { throw Malformed(offset: p) }
-            if bytes[p] == UInt8(ascii: ",") { p = skipSpace(p + 1); continue }
+            if bytes[p] == UInt8(ascii: ",") {
+                p = skipSpace(p + 1)
+                continue
+            }
             guard bytes[p] == UInt8(ascii: "}") else { throw Malformed(offset: p) }
             return try end(after: p + 1, members)
         }
     }
 
-    private func end(after p: Int, _ members: [(key: String, value: Range<Int>)]) throws(Malformed) -> [(key: String, value: Range<Int>)] {
+    private func end(after p: Int, _ members: [(key: String, value: Range<Int>)]) throws(Malformed) -> [(
+        key: String, value: Range<Int>
+    )] {
         let rest = skipSpace(p)
         guard rest == bytes.count else { throw Malformed(offset: rest) }
         return members
@@ -57,7 +64,10 @@ struct JSONScanner {
             elements.append(p..<end)
             p = skipSpace(end)
             guard p < range.upperBound else { throw Malformed(offset: p) }
-            if bytes[p] == UInt8(ascii: ",") { p = skipSpace(p + 1); continue }
+            if bytes[p] == UInt8(ascii: ",") {
+                p = skipSpace(p + 1)
+                continue
+            }
             guard bytes[p] == UInt8(ascii: "]") else { throw Malformed(offset: p) }
             return elements
         }
@@ -76,8 +86,11 @@ struct JSONScanner {
             let keyEnd = try skipString(p)
             // A key without escapes (all of FHIR's) is its bytes; only others need a decoder.
             let plain = !bytes[(p + 1)..<(keyEnd - 1)].contains(UInt8(ascii: "\\"))
-            guard let key = plain ? String(decoding: bytes[(p + 1)..<(keyEnd - 1)], as: UTF8.self)
-                    : try? JSONDecoder().decode(String.self, from: Data(bytes[p..<keyEnd])) else { throw Malformed(offset: p) }
+            guard
+                let key = plain
+                    ? String(decoding: bytes[(p + 1)..<(keyEnd - 1)], as: UTF8.self)
+                    : try? JSONDecoder().decode(String.self, from: Data(bytes[p..<keyEnd]))
+            else { throw Malformed(offset: p) }
             p = skipSpace(keyEnd)
             guard p < range.upperBound, bytes[p] == UInt8(ascii: ":") else { throw Malformed(offset: p) }
             let start = skipSpace(p + 1)
@@ -85,7 +98,10 @@ struct JSONScanner {
             members.append((key, start..<valueEnd))
             p = skipSpace(valueEnd)
             guard p < range.upperBound else { throw Malformed(offset: p) }
-            if bytes[p] == UInt8(ascii: ",") { p = skipSpace(p + 1); continue }
+            if bytes[p] == UInt8(ascii: ",") {
+                p = skipSpace(p + 1)
+                continue
+            }
             guard bytes[p] == UInt8(ascii: "}") else { throw Malformed(offset: p) }
             return members
         }

@@ -9,33 +9,44 @@ extension RxvaultExport.Entry {
     static func read(_ bytes: ArraySlice<UInt8>) throws(DecodingError) -> Self {
         let tree: JSONTree
         do { tree = try JSONTree(parsing: bytes) } catch {
-            throw .dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
+            throw .dataCorrupted(
+                .init(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
         }
         return try Self(json: JSONValueReader(tree))
     }
 
     init(json value: JSONValueReader) throws(DecodingError) {
         let c = try value.object()
-        self.init(id: try c.required("id").string(), version: try c.required("version").int(), recorded: try c.required("recorded").string(),
-                  prescription: try Prescription(json: c.required("prescription")),
-                  history: try c.optional("history")?.array().map { v throws(DecodingError) in try RxvaultExport.Version(json: v) },
-                  attachments: try c.optional("attachments")?.array().map { v throws(DecodingError) in try RxvaultExport.Attachment(json: v) })
+        self.init(
+            id: try c.required("id").string(), version: try c.required("version").int(),
+            recorded: try c.required("recorded").string(),
+            prescription: try Prescription(json: c.required("prescription")),
+            history: try c.optional("history")?.array().map { v throws(DecodingError) in
+                try RxvaultExport.Version(json: v)
+            },
+            attachments: try c.optional("attachments")?.array().map { v throws(DecodingError) in
+                try RxvaultExport.Attachment(json: v)
+            })
     }
 }
 
 extension RxvaultExport.Version {
     init(json value: JSONValueReader) throws(DecodingError) {
         let c = try value.object()
-        self.init(version: try c.required("version").int(), recorded: try c.required("recorded").string(),
-                  prescription: try Prescription(json: c.required("prescription")))
+        self.init(
+            version: try c.required("version").int(), recorded: try c.required("recorded").string(),
+            prescription: try Prescription(json: c.required("prescription")))
     }
 }
 
 extension RxvaultExport.Attachment {
     init(json value: JSONValueReader) throws(DecodingError) {
         let c = try value.object()
-        self.init(id: try c.required("id").string(), name: try c.required("name").string(), type: try c.required("type").string(),
-                  size: try c.required("size").int(), sha256: try c.required("sha256").string(), added: try c.required("added").string(),
-                  data: try c.required("data").string())
+        self.init(
+            id: try c.required("id").string(), name: try c.required("name").string(),
+            type: try c.required("type").string(),
+            size: try c.required("size").int(), sha256: try c.required("sha256").string(),
+            added: try c.required("added").string(),
+            data: try c.required("data").string())
     }
 }

@@ -6,14 +6,21 @@ extension RxVaultCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check the vault's integrity: structure, every record, attachments, grants, the audit log.",
-            discussion: "Exits 0 when everything verifies, 76 when anything does not. --read-data also decrypts every attachment chunk.")
+            discussion:
+                "Exits 0 when everything verifies, 76 when anything does not. --read-data also decrypts every attachment chunk."
+        )
 
         @Flag(help: "Also read and verify every attachment's content.") var readData = false
-        @Flag(help: "First rewrite search-index entries that differ from their records at the same version, or that an earlier rxvault wrote without the status.") var repairIndex = false
+        @Flag(
+            help:
+                "First rewrite search-index entries that differ from their records at the same version, or that an earlier rxvault wrote without the status."
+        ) var repairIndex = false
         @Option(help: "Output format.") var format: DocumentFormat = .table
-        @Flag(help: "Accept this vault as the newest state (after putting an older copy back on purpose): this computer forgets the newer write it saw, and changes are allowed again.") var acceptRollback = false
+        @Flag(
+            help:
+                "Accept this vault as the newest state (after putting an older copy back on purpose): this computer forgets the newer write it saw, and changes are allowed again."
+        ) var acceptRollback = false
         @OptionGroup var options: VaultOptions
-
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -22,20 +29,26 @@ extension RxVaultCommand {
                     vault = try options.openVault(command: "check")
                 } catch VaultError.integrity(let why) {
                     // A header or key slot that does not read keeps the vault shut: that is check's
-                    // finding, reported as the others are (issue 22), with the same exit code.
-                    let stage = Vault.CheckReport.Stage(name: "vault header and key slots", checked: 1,
-                                                        errors: [VaultError.integrity(why).description], notes: [])
+                    // finding, reported as the others are, with the same exit code.
+                    let stage = Vault.CheckReport.Stage(
+                        name: "vault header and key slots", checked: 1,
+                        errors: [VaultError.integrity(why).description], notes: [])
                     try show(Vault.CheckReport(stages: [stage]))
-                    throw CLIError(.integrity, "the vault has integrity errors (listed above)",
-                                   hint: "restore it from a backup; do not keep writing to a damaged vault")
+                    throw CLIError(
+                        .integrity, "the vault has integrity errors (listed above)",
+                        hint: "restore it from a backup; do not keep writing to a damaged vault")
                 }
                 if acceptRollback {
                     try vault.acceptCurrentState()
-                    Terminal.err("rxvault: recorded write \(try vault.writeCounter()) of this vault as the newest this computer has seen")
+                    Terminal.err(
+                        "rxvault: recorded write \(try vault.writeCounter()) of this vault as the newest this computer has seen"
+                    )
                 }
                 if repairIndex {
                     let repaired = try vault.repairIndex()
-                    Terminal.err("rxvault: repaired the search-index entries of \(repaired.count) prescription(s)\(repaired.isEmpty ? "" : ": " + repaired.map(\.short).joined(separator: ", "))")
+                    Terminal.err(
+                        "rxvault: repaired the search-index entries of \(repaired.count) prescription(s)\(repaired.isEmpty ? "" : ": " + repaired.map(\.short).joined(separator: ", "))"
+                    )
                 }
                 let report = try vault.check(readData: readData)
                 try show(report)
@@ -44,16 +57,20 @@ extension RxVaultCommand {
                     // --repair-index rewrites; anything else is damage a backup restores.
                     let errors = report.stages.flatMap(\.errors)
                     let indexOnly = errors.allSatisfy { $0.contains("search index:") && $0.contains("--repair-index") }
-                    throw CLIError(.integrity, "the vault has integrity errors (listed above)",
-                                   hint: indexOnly ? "only search-index entries differ from their records: 'rxvault check --repair-index' rewrites them"
-                                                   : "restore it from a backup; do not keep writing to a damaged vault")
+                    throw CLIError(
+                        .integrity, "the vault has integrity errors (listed above)",
+                        hint: indexOnly
+                            ? "only search-index entries differ from their records: 'rxvault check --repair-index' rewrites them"
+                            : "restore it from a backup; do not keep writing to a damaged vault")
                 }
             }
         }
 
         func show(_ report: Vault.CheckReport) throws {
             if format == .json {
-                let stages: [[String: Any]] = report.stages.map { ["stage": $0.name, "checked": $0.checked, "errors": $0.errors, "notes": $0.notes] }
+                let stages: [[String: Any]] = report.stages.map {
+                    ["stage": $0.name, "checked": $0.checked, "errors": $0.errors, "notes": $0.notes]
+                }
                 Terminal.out(try jsonText(["schema": "rxvault/check/v1", "ok": report.isClean, "stages": stages]))
             } else {
                 for stage in report.stages {

@@ -6,17 +6,18 @@ extension RxVaultCommand {
     struct Config: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show or change the vault's settings.",
-            discussion: flowing("""
-            One setting today: max-attachment-size, the largest attachment the vault accepts
-            (chosen at 'rxvault init --max-attachment-size', 32 MiB unless told). It is kept in
-            the vault header and, from format 4, authenticated by the owner's key ring: an edit
-            by someone without the key fails every owner command and 'rxvault check'.
+            discussion: flowing(
+                """
+                One setting today: max-attachment-size, the largest attachment the vault accepts
+                (chosen at 'rxvault init --max-attachment-size', 32 MiB unless told). It is kept in
+                the vault header and, from format 4, authenticated by the owner's key ring: an edit
+                by someone without the key fails every owner command and 'rxvault check'.
 
-            Examples:
-              rxvault config show
-              rxvault config get max-attachment-size
-              rxvault config set max-attachment-size 64MiB
-            """),
+                Examples:
+                  rxvault config show
+                  rxvault config get max-attachment-size
+                  rxvault config set max-attachment-size 64MiB
+                """),
             subcommands: [ConfigShow.self, ConfigGet.self, ConfigSet.self])
     }
 
@@ -33,17 +34,24 @@ extension RxVaultCommand {
             try CommandRunner.run(json: format == .json) {
                 let header = try options.openVault(command: "config show").verifiedHeader()
                 if format == .json {
-                    Terminal.out(try jsonText(["schema": "rxvault/config/v1", "max-attachment-size": header.maxAttachmentBytes]))
+                    Terminal.out(
+                        try jsonText(["schema": "rxvault/config/v1", "max-attachment-size": header.maxAttachmentBytes]))
                 } else {
-                    Terminal.out(Table.keyValue([(SettingName.maxAttachmentSize.rawValue,
-                                                  "\(ByteCount(header.maxAttachmentBytes)) (\(header.maxAttachmentBytes) bytes)")]))
+                    Terminal.out(
+                        Table.keyValue([
+                            (
+                                SettingName.maxAttachmentSize.rawValue,
+                                "\(ByteCount(header.maxAttachmentBytes)) (\(header.maxAttachmentBytes) bytes)"
+                            )
+                        ]))
                 }
             }
         }
     }
 
     struct ConfigGet: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print one setting's value (bytes for sizes).")
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Print one setting's value (bytes for sizes).")
         @Argument(help: "The setting: max-attachment-size.") var name: SettingName
         @OptionGroup var options: VaultOptions
 
@@ -69,9 +77,12 @@ extension RxVaultCommand {
             try CommandRunner.run {
                 switch name {
                 case .maxAttachmentSize:
-                    guard let size = ByteSize(argument: value), ValidationLimits.maxBytesRange.contains(size.bytes) else {
-                        throw CLIError(.usage, "'\(value)' is not an attachment size limit rxvault accepts (\(ByteCount(ValidationLimits.maxBytesRange.lowerBound)) to \(ByteCount(ValidationLimits.maxBytesRange.upperBound)))",
-                                       hint: "give a size with a unit, e.g. 64MiB")
+                    guard let size = ByteSize(argument: value), ValidationLimits.maxBytesRange.contains(size.bytes)
+                    else {
+                        throw CLIError(
+                            .usage,
+                            "'\(value)' is not an attachment size limit rxvault accepts (\(ByteCount(ValidationLimits.maxBytesRange.lowerBound)) to \(ByteCount(ValidationLimits.maxBytesRange.upperBound)))",
+                            hint: "give a size with a unit, e.g. 64MiB")
                     }
                     let vault = try options.openVault(command: "config set")
                     let before = try vault.setMaxAttachmentBytes(size.bytes)

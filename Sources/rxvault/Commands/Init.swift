@@ -4,23 +4,22 @@ import RxCrypto
 import RxValidate
 import RxVault
 
-extension PasswordKDF.Preset: ExpressibleByArgument {}
-
 extension RxVaultCommand {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a new, empty vault file.",
-            discussion: flowing("""
-            Never overwrites an existing file. The file is created with mode 0600; missing parent
-            directories are created with mode 0700.
+            discussion: flowing(
+                """
+                Never overwrites an existing file. The file is created with mode 0600; missing parent
+                directories are created with mode 0700.
 
-            --kdf sets the cost of turning the passphrase into a key (Argon2id): interactive
-            (64 MiB, fast), moderate (256 MiB, about half a second; the default) or sensitive
-            (1 GiB, several seconds). Every command that opens the vault pays it once.
+                --kdf sets the cost of turning the passphrase into a key (Argon2id): interactive
+                (64 MiB, fast), moderate (256 MiB, about half a second; the default) or sensitive
+                (1 GiB, several seconds). Every command that opens the vault pays it once.
 
-            A forgotten passphrase cannot be recovered: add a recovery code afterwards with
-            'rxvault key add --recovery' and keep it on paper.
-            """))
+                A forgotten passphrase cannot be recovered: add a recovery code afterwards with
+                'rxvault key add --recovery' and keep it on paper.
+                """))
 
         @OptionGroup var options: VaultOptions
 
@@ -49,18 +48,23 @@ extension RxVaultCommand {
                 } else if let file = Environment.passphraseFile {
                     passphrase = try PassphraseSource.read(file: file, what: "passphrase")
                 } else {
-                    passphrase = try PassphraseSource.new(file: nil, options: options, prompt: "New passphrase for \(path): ")
+                    passphrase = try PassphraseSource.new(
+                        file: nil, options: options, prompt: "New passphrase for \(path): ")
                 }
                 if passphrase.count < 10 {
-                    Terminal.warning("the passphrase is short (\(passphrase.count) bytes); anyone with the file can try guesses offline")
+                    Terminal.warning(
+                        "the passphrase is short (\(passphrase.count) bytes); anyone with the file can try guesses offline"
+                    )
                 }
-                try Vault.create(at: path, passphrase: passphrase, kdf: PasswordKDF(preset: kdf),
-                                 maxAttachmentBytes: maxAttachmentSize?.bytes ?? ValidationLimits.defaultMaxBytes)
+                try Vault.create(
+                    at: path, passphrase: passphrase, kdf: PasswordKDF(preset: kdf),
+                    maxAttachmentBytes: maxAttachmentSize?.bytes ?? ValidationLimits.defaultMaxBytes)
                 Terminal.out("created \(path)")
                 // The one way back in when the passphrase is forgotten exists only if made now,
                 // while the passphrase is known: say so once, where the vault is born.
-                Terminal.err("rxvault: note: add a recovery code, the way back in if the passphrase is forgotten: rxvault key add --recovery"
-                             + (options.vault.map { " --vault '\($0)'" } ?? ""))
+                Terminal.err(
+                    "rxvault: note: add a recovery code, the way back in if the passphrase is forgotten: rxvault key add --recovery"
+                        + (options.vault.map { " --vault '\($0)'" } ?? ""))
             }
         }
     }

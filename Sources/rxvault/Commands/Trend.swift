@@ -4,64 +4,58 @@ import RxModel
 import RxPrint
 import RxVault
 
-/// `--eye right` (or `od`), `--eye left` (or `os`).
-extension Eye: ExpressibleByArgument {
-    public init?(argument: String) {
-        switch argument.lowercased() {
-        case "right", "od": self = .right
-        case "left", "os": self = .left
-        default: return nil
-        }
-    }
-
-    public static var allValueStrings: [String] { ["right", "left"] }
-}
-
 extension RxVaultCommand {
     struct TrendCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "trend",
             abstract: "Show how a patient's eyes change over time, as a table or a chart.",
-            discussion: flowing("""
-            Each eye's spherical equivalent (SE = sphere + cylinder / 2) and cylinder over the
-            patient's prescriptions, oldest first, with the change since the previous one and the
-            change per year (the change over the days between the issue dates / 365.25). The
-            overall rate per eye is the least-squares slope through all its prescriptions. For
-            children this is how myopia progression is followed.
+            discussion: flowing(
+                """
+                Each eye's spherical equivalent (SE = sphere + cylinder / 2) and cylinder over the
+                patient's prescriptions, oldest first, with the change since the previous one and the
+                change per year (the change over the days between the issue dates / 365.25). The
+                overall rate per eye is the least-squares slope through all its prescriptions. For
+                children this is how myopia progression is followed.
 
-            Glasses and contacts are compared at the spectacle plane: a contact lens's power is
-            converted per principal meridian with F = Fc / (1 + d*Fc), d the vertex distance of the
-            patient's glasses prescription nearest in time (12 mm assumed when none gives one).
-            Balance lenses have no power and give no value.
+                Glasses and contacts are compared at the spectacle plane: a contact lens's power is
+                converted per principal meridian with F = Fc / (1 + d*Fc), d the vertex distance of the
+                patient's glasses prescription nearest in time (12 mm assumed when none gives one).
+                Balance lenses have no power and give no value.
 
-            --out FILE draws the chart instead (one line per eye, glasses filled and contacts
-            hollow, the rate per year in the legend): .png (1200x800 pixels), .pdf (720x480 pt) or
-            .svg (1200x800 px), by the file name's extension. The chart file is written like an
-            export (mode 0600, --force to replace it) and recorded in the audit log.
+                --out FILE draws the chart instead (one line per eye, glasses filled and contacts
+                hollow, the rate per year in the legend): .png (1200x800 pixels), .pdf (720x480 pt) or
+                .svg (1200x800 px), by the file name's extension. The chart file is written like an
+                export (mode 0600, --force to replace it) and recorded in the audit log.
 
-            PATIENT is the patient's name or id prefix, as 'rxvault patients' shows them.
-            --format json prints {"schema": "rxvault/trend/v1", ...} (docs/format.md).
+                PATIENT is the patient's name or id prefix, as 'rxvault patients' shows them.
+                --format json prints {"schema": "rxvault/trend/v1", ...} (docs/format.md).
 
-            Examples:
-              rxvault trend "Mia Chen"
-              rxvault trend "Mia Chen" --eye right --format json
-              rxvault trend "Mia Chen" --out trend.png
-              rxvault trend 3f9a2c1e --out trend.pdf --force
-            """))
+                Examples:
+                  rxvault trend "Mia Chen"
+                  rxvault trend "Mia Chen" --eye right --format json
+                  rxvault trend "Mia Chen" --out trend.png
+                  rxvault trend 3f9a2c1e --out trend.pdf --force
+                """))
 
-        @Argument(help: "The patient's name or id prefix.", completion: .custom(Completion.patientNames)) var patient: String
+        @Argument(help: "The patient's name or id prefix.", completion: .custom(Completion.patientNames)) var patient:
+            String
         @Option(help: "Only this eye: right (od) or left (os).") var eye: Eye?
         @Option(help: "Output format (of the table; --out draws a chart instead).") var format: DocumentFormat = .table
-        @Option(help: ArgumentHelp("Draw the chart to this file: .png, .pdf or .svg (mode 0600).", valueName: "file")) var out: String?
+        @Option(help: ArgumentHelp("Draw the chart to this file: .png, .pdf or .svg (mode 0600).", valueName: "file"))
+        var out: String?
         @Flag(help: "Replace the chart file if it exists.") var force = false
         @OptionGroup var options: VaultOptions
 
         func validate() throws {
             if let out {
                 guard TrendChart.Format(fileName: out) != nil else {
-                    throw ValidationError("--out \(out): the chart is drawn as .png, .pdf or .svg, chosen by the file name's extension")
+                    throw ValidationError(
+                        "--out \(out): the chart is drawn as .png, .pdf or .svg, chosen by the file name's extension")
                 }
-                if format == .json { throw ValidationError("--format json prints the table as JSON; --out draws the chart: give one of them") }
+                if format == .json {
+                    throw ValidationError(
+                        "--format json prints the table as JSON; --out draws the chart: give one of them")
+                }
             } else if force {
                 throw ValidationError("--force replaces the chart file: it needs --out")
             }
@@ -75,11 +69,13 @@ extension RxVaultCommand {
                 let vault = try options.openVault(command: "trend")
                 let summary = try vault.resolvePatient(patient)
                 let records = try vault.patients().first { $0.0.id == summary.id }?.1 ?? []
-                let trend = Trend(records.map { ($0.id.hex, $0.prescription) }, eyes: eye.map { [$0] } ?? Set(Eye.allCases))
+                let trend = Trend(
+                    records.map { ($0.id.hex, $0.prescription) }, eyes: eye.map { [$0] } ?? Set(Eye.allCases))
                 guard !trend.isEmpty else {
                     let which = eye.map { " for the \($0 == .right ? "right" : "left") eye" } ?? ""
-                    throw CLIError(.notFound, "\(summary.line) has no prescription with a lens power\(which): no trend to show",
-                                   hint: records.isEmpty ? "'rxvault add glasses --patient ...' records one" : nil)
+                    throw CLIError(
+                        .notFound, "\(summary.line) has no prescription with a lens power\(which): no trend to show",
+                        hint: records.isEmpty ? "'rxvault add glasses --patient ...' records one" : nil)
                 }
                 guard let out, let chartFormat = TrendChart.Format(fileName: out) else {
                     switch format {
@@ -95,10 +91,14 @@ extension RxVaultCommand {
                 // Like an export: the audit entry first; if it cannot be written, neither is the file.
                 try SafeFileWriter.write(to: out, replace: force) { writer in
                     try writer.write(bytes)
-                    try vault.recordExport(prescriptions: trend.prescriptions, attachments: [], format: "trend chart (\(chartFormat.rawValue))",
-                                           client: nil, recipients: nil)
+                    try vault.recordExport(
+                        prescriptions: trend.prescriptions, attachments: [],
+                        format: "trend chart (\(chartFormat.rawValue))",
+                        client: nil, recipients: nil)
                 }
-                Terminal.err("rxvault: drew the trend of \(trend.prescriptions.count) prescription(s) of \(summary.name) to \(out)")
+                Terminal.err(
+                    "rxvault: drew the trend of \(trend.prescriptions.count) prescription(s) of \(summary.name) to \(out)"
+                )
             }
         }
     }

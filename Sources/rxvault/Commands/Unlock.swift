@@ -8,30 +8,38 @@ extension RxVaultCommand {
     struct Unlock: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask for the passphrase once; owner commands on this vault then need none until it locks.",
-            discussion: flowing("""
-            Starts an agent for this vault: a background process that keeps the vault's root key
-            in locked memory and hands it, over a Unix socket only your user can reach, to the
-            owner commands you run on this vault file. It locks (wipes the key and exits) after
-            --timeout without use, after --max-lifetime in any case, on 'rxvault lock', or when
-            the vault file is replaced or its passphrase changed. 'rxvault status' says until when.
+            discussion: flowing(
+                """
+                Starts an agent for this vault: a background process that keeps the vault's root key
+                in locked memory and hands it, over a Unix socket only your user can reach, to the
+                owner commands you run on this vault file. It locks (wipes the key and exits) after
+                --timeout without use, after --max-lifetime in any case, on 'rxvault lock', or when
+                the vault file is replaced or its passphrase changed. 'rxvault status' says until when.
 
-            While it runs, any program running as your user can take the vault's key from it
-            (SECURITY.md, "While a vault is unlocked"). A vault in an older format must be
-            upgraded first ('rxvault upgrade').
+                While it runs, any program running as your user can take the vault's key from it
+                (SECURITY.md, "While a vault is unlocked"). A vault in an older format must be
+                upgraded first ('rxvault upgrade').
 
-            Examples:
-              rxvault unlock
-              rxvault unlock --timeout 1h --max-lifetime 8h
-              rxvault lock
-            """))
+                Examples:
+                  rxvault unlock
+                  rxvault unlock --timeout 1h --max-lifetime 8h
+                  rxvault lock
+                """))
 
-        @Option(help: ArgumentHelp("Lock after this long without use: 90s, 15m, 2h (up to 24h).", valueName: "duration"))
+        @Option(
+            help: ArgumentHelp("Lock after this long without use: 90s, 15m, 2h (up to 24h).", valueName: "duration"))
         var timeout = AgentDuration(seconds: 15 * 60)
 
-        @Option(help: ArgumentHelp("Lock after this long in any case (default 4h, or --timeout if longer; up to 24h).", valueName: "duration"))
+        @Option(
+            help: ArgumentHelp(
+                "Lock after this long in any case (default 4h, or --timeout if longer; up to 24h).",
+                valueName: "duration"))
         var maxLifetime: AgentDuration?
 
-        @Flag(help: "If the vault is already unlocked, lock it and unlock it again (new timeouts; asks for the passphrase).")
+        @Flag(
+            help:
+                "If the vault is already unlocked, lock it and unlock it again (new timeouts; asks for the passphrase)."
+        )
         var restart = false
 
         @OptionGroup var options: VaultOptions
@@ -50,8 +58,12 @@ extension RxVaultCommand {
                 let path = Self.absolute(options.vaultPath)
                 let header = try VaultHeader.read(at: path)
                 guard header.formatVersion == VaultHeader.currentFormatVersion else {
-                    throw CLIError(.usage, "this vault is in format \(header.formatVersion); only a vault in format \(VaultHeader.currentFormatVersion) can be unlocked",
-                                   hint: "run 'rxvault upgrade' first (it asks for the passphrase; older rxvault versions cannot open the upgraded file)")
+                    throw CLIError(
+                        .usage,
+                        "this vault is in format \(header.formatVersion); only a vault in format \(VaultHeader.currentFormatVersion) can be unlocked",
+                        hint:
+                            "run 'rxvault upgrade' first (it asks for the passphrase; older rxvault versions cannot open the upgraded file)"
+                    )
                 }
                 let directory = AgentAccess.directory
                 try directory.prepare()
@@ -64,8 +76,9 @@ extension RxVaultCommand {
                     throw CLIError(.failure, why)
                 case .live(let status):
                     guard status.file == file else {
-                        throw CLIError(.busy, "another file of this vault is unlocked: \(status.path) (agent pid \(status.pid))",
-                                       hint: "lock it first: rxvault lock --vault \(status.path)")
+                        throw CLIError(
+                            .busy, "another file of this vault is unlocked: \(status.path) (agent pid \(status.pid))",
+                            hint: "lock it first: rxvault lock --vault \(status.path)")
                     }
                     if !restart {
                         Terminal.out("\(path) is already \(AgentAccess.describe(status))")
@@ -77,21 +90,27 @@ extension RxVaultCommand {
                 let passphrase = try PassphraseSource.existing(options)
                 let rootKey = try header.unwrapRootKey(passphrase: passphrase)
                 let lifetime = maxLifetime?.seconds ?? max(Self.defaultLifetime, timeout.seconds)
-                let settings = AgentProcess.Settings(vaultPath: path, socketPath: socket, idleTimeout: timeout.seconds, maxLifetime: lifetime)
+                let settings = AgentProcess.Settings(
+                    vaultPath: path, socketPath: socket, idleTimeout: timeout.seconds, maxLifetime: lifetime)
                 let executable = try ParserFactory.selfExecutable()
                 let status: AgentStatus
                 do {
-                    status = try AgentProcess.start(executable: executable,
-                                                    arguments: ["_agent"] + settings.arguments, rootKey: rootKey)
+                    status = try AgentProcess.start(
+                        executable: executable,
+                        arguments: ["_agent"] + settings.arguments, rootKey: rootKey)
                 } catch AgentError.alreadyRunning(let running) {
                     // Another unlock of this vault won the race: that agent stands.
                     Terminal.out("\(path) is already \(AgentAccess.describe(running))")
                     return
                 }
                 if !status.memoryLocked {
-                    Terminal.warning("the agent could not lock its memory (RLIMIT_MEMLOCK, see 'ulimit -l'): the key may be written to swap")
+                    Terminal.warning(
+                        "the agent could not lock its memory (RLIMIT_MEMLOCK, see 'ulimit -l'): the key may be written to swap"
+                    )
                 }
-                Terminal.out("unlocked \(path) until \(AgentAccess.clockTime(status.until)) (after \(timeout.text) unused, at \(AgentAccess.clockTime(status.lifetimeUntil)) at the latest; agent pid \(status.pid))")
+                Terminal.out(
+                    "unlocked \(path) until \(AgentAccess.clockTime(status.until)) (after \(timeout.text) unused, at \(AgentAccess.clockTime(status.lifetimeUntil)) at the latest; agent pid \(status.pid))"
+                )
             }
         }
 
@@ -99,76 +118,6 @@ extension RxVaultCommand {
         /// agent watches the path the user named).
         static func absolute(_ path: String) -> String {
             path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        }
-    }
-
-    struct Lock: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Lock an unlocked vault: its agent wipes the key and exits.",
-            discussion: flowing("""
-            Owner commands then ask for the passphrase again. Locking a vault that is not
-            unlocked is not an error.
-
-            Examples:
-              rxvault lock
-              rxvault lock --all
-            """))
-
-        @Flag(help: "Lock every vault this user has unlocked.") var all = false
-        @OptionGroup var options: VaultOptions
-
-        func run() throws {
-            try CommandRunner.run {
-                if all {
-                    var locked = 0
-                    let directory = AgentAccess.directory
-                    // An unsafe folder is said, not skipped: its sockets are not this user's to trust.
-                    for socket in try directory.isSafe() ? directory.socketPaths() : [] {
-                        if let status = try? AgentClient(socketPath: socket).lock() {
-                            Terminal.out("locked \(status.path)")
-                            locked += 1
-                        }
-                    }
-                    if locked == 0 { Terminal.out("no vault was unlocked") }
-                    return
-                }
-                try options.requireOwner("lock")
-                let path = options.vaultPath
-                let header = try VaultHeader.read(at: path)
-                if let status = try AgentAccess.lock(vaultIDHex: header.vaultIDHex) {
-                    Terminal.out("locked \(status.path)")
-                } else {
-                    Terminal.out("\(path) was not unlocked")
-                }
-            }
-        }
-    }
-
-    /// The agent itself (`unlock` starts it; never run by hand).
-    struct Agent: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "_agent", shouldDisplay: false)
-
-        @Option var vaultFile: String
-        @Option var socket: String
-        @Option var idleSeconds: Double
-        @Option var lifetimeSeconds: Double
-
-        func run() throws {
-            guard vaultFile.hasPrefix("/"), idleSeconds > 0, lifetimeSeconds > 0 else { throw ExitCode(64) }
-            let status = AgentProcess.main(AgentProcess.Settings(vaultPath: vaultFile, socketPath: socket,
-                                                                 idleTimeout: idleSeconds, maxLifetime: lifetimeSeconds))
-            throw ExitCode(status)
-        }
-    }
-}
-
-extension AgentError {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .unsafeDirectory: return .wrongPassphrase
-        case .socketPathTooLong: return .usage
-        case .alreadyRunning: return .busy
-        case .refused, .system, .protocolError: return .failure
         }
     }
 }

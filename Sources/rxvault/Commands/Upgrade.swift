@@ -5,17 +5,18 @@ extension RxVaultCommand {
     struct Upgrade: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Upgrade the vault file to the newest format now.",
-            discussion: flowing("""
-            Any owner command that changes the vault upgrades an older vault first, in the same
-            transaction; this does only that, so a script can upgrade on purpose. The upgrade is
-            atomic: the file is either all old format or all new. An older rxvault cannot open the
-            upgraded file. Format 3 stops the file from showing which client may read which
-            prescription and the clients' public keys (SECURITY.md, "What the file reveals").
+            discussion: flowing(
+                """
+                Any owner command that changes the vault upgrades an older vault first, in the same
+                transaction; this does only that, so a script can upgrade on purpose. The upgrade is
+                atomic: the file is either all old format or all new. An older rxvault cannot open the
+                upgraded file. Format 3 stops the file from showing which client may read which
+                prescription and the clients' public keys (SECURITY.md, "What the file reveals").
 
-            Examples:
-              rxvault upgrade
-              rxvault upgrade --format json
-            """))
+                Examples:
+                  rxvault upgrade
+                  rxvault upgrade --format json
+                """))
 
         @Option(help: "Output format.") var format: DocumentFormat = .table
         @OptionGroup var options: VaultOptions
@@ -25,7 +26,8 @@ extension RxVaultCommand {
                 let vault = try options.openVault(command: "upgrade")
                 let (from, to) = try vault.upgrade()
                 if format == .json {
-                    Terminal.out(try jsonText(["schema": "rxvault/upgrade/v1", "from": from, "to": to, "upgraded": from != to]))
+                    Terminal.out(
+                        try jsonText(["schema": "rxvault/upgrade/v1", "from": from, "to": to, "upgraded": from != to]))
                 } else if from == to {
                     Terminal.out("the vault is already in format \(to); nothing to do")
                 } else {

@@ -42,11 +42,17 @@ struct CorneaPower {
                 powers = [(axis, lens.sphere), (axis > 90 ? axis - 90 : axis + 90, lens.sphere + cylinder)]
             }
             let matters = powers.contains { abs($0.1.doubleValue) > Self.threshold }
-            let meridians = !matters ? [] : powers.map { degrees, power in
-                Meridian(degrees: degrees, glasses: power,
-                         cornea: VertexConversion.powerAtCornea(power.doubleValue, vertexDistance: vertex.doubleValue))
-            }
-            return EyeResult(eye: eye, vertex: vertex, vertexAssumed: lens.vertexDistance == nil, matters: matters, meridians: meridians)
+            let meridians =
+                !matters
+                ? []
+                : powers.map { degrees, power in
+                    Meridian(
+                        degrees: degrees, glasses: power,
+                        cornea: VertexConversion.powerAtCornea(power.doubleValue, vertexDistance: vertex.doubleValue))
+                }
+            return EyeResult(
+                eye: eye, vertex: vertex, vertexAssumed: lens.vertexDistance == nil, matters: matters,
+                meridians: meridians)
         }
     }
 
@@ -61,8 +67,11 @@ struct CorneaPower {
         var lines = ["power at the cornea: \(Self.disclaimer)"]
         let rows: [[String]] = eyes.filter(\.matters).flatMap { result in
             result.meridians.map { m in
-                [result.eye.label, m.degrees.map { String(format: "%03d", $0) } ?? "all", m.glasses.signedPower, Self.text(m.cornea),
-                 result.vertex.plain + (result.vertexAssumed ? " (assumed)" : "")]
+                [
+                    result.eye.label, m.degrees.map { String(format: "%03d", $0) } ?? "all", m.glasses.signedPower,
+                    Self.text(m.cornea),
+                    result.vertex.plain + (result.vertexAssumed ? " (assumed)" : "")
+                ]
             }
         }
         if !rows.isEmpty {
@@ -77,15 +86,25 @@ struct CorneaPower {
     var json: JSONValue {
         var pairs: [(String, JSONValue)] = [("calculation", .string(Self.disclaimer))]
         for result in eyes {
-            var eye: [(String, JSONValue)] = [("vertexDistance", .number(result.vertex.short)),
-                                              ("vertexDistanceAssumed", .bool(result.vertexAssumed)),
-                                              ("matters", .bool(result.matters))]
+            var eye: [(String, JSONValue)] = [
+                ("vertexDistance", .number(result.vertex.short)),
+                ("vertexDistanceAssumed", .bool(result.vertexAssumed)),
+                ("matters", .bool(result.matters))
+            ]
             if result.matters {
-                eye.append(("meridians", .array(result.meridians.map { m in
-                    var item: [(String, JSONValue)] = [("glasses", .number(m.glasses.short)), ("cornea", .number(Hundredths(raw: Int((m.cornea * 100).rounded())).short))]
-                    if let degrees = m.degrees { item.append(("meridian", .int(degrees))) }
-                    return .object(item)
-                })))
+                eye.append(
+                    (
+                        "meridians",
+                        .array(
+                            result.meridians.map { m in
+                                var item: [(String, JSONValue)] = [
+                                    ("glasses", .number(m.glasses.short)),
+                                    ("cornea", .number(Hundredths(raw: Int((m.cornea * 100).rounded())).short))
+                                ]
+                                if let degrees = m.degrees { item.append(("meridian", .int(degrees))) }
+                                return .object(item)
+                            })
+                    ))
             }
             pairs.append((result.eye == .right ? "right" : "left", .object(eye)))
         }

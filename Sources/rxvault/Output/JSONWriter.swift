@@ -14,7 +14,10 @@ extension JSONValue {
     /// Appends the text of `values` as a JSON array nested `level` deep, one item per element,
     /// built on all cores (large lists are most of the cost of `list` and `query` on a big vault).
     static func writeArray(_ values: [JSONValue], pretty: Bool, level: Int, into out: inout [UInt8]) {
-        guard !values.isEmpty else { out += Array("[]".utf8); return }
+        guard !values.isEmpty else {
+            out += Array("[]".utf8)
+            return
+        }
         let style: JSONWriter.Style = pretty ? .prettyShortEmpty : .compact
         var parts = [[UInt8]](repeating: [], count: values.count)
         parts.withUnsafeMutableBufferPointer { buffer in

@@ -13,14 +13,18 @@ enum PrescriptionPrint {
         var fields: [(label: String, value: String)] = [
             ("Patient", rx.patient.name + (rx.patient.birthDate.map { ", born \($0)" } ?? "")),
             ("Prescriber", rx.prescriber.name),
-            ("Licence", rx.prescriber.licence ?? "not recorded"),
+            ("Licence", rx.prescriber.licence ?? "not recorded")
         ]
         if let contact = rx.prescriber.contact { fields.append(("Contact", contact)) }
         fields += [
             ("Issued", rx.issued.description),
             ("Expires", rx.expires?.description ?? "no expiry date"),
             // A withdrawn prescription says so instead of a validity: it must not be dispensed from.
-            ("Validity", view.status.isWithdrawn ? "NOT VALID: \(view.statusText) (withdrawn; do not dispense)" : "\(view.statusText) on \(today)"),
+            (
+                "Validity",
+                view.status.isWithdrawn
+                    ? "NOT VALID: \(view.statusText) (withdrawn; do not dispense)" : "\(view.statusText) on \(today)"
+            )
         ]
         if let pd = rx.pupillaryDistance {
             fields.append(("PD", pd.far.plain + " mm" + (pd.near.map { " far, \($0.plain) mm near" } ?? "")))
@@ -28,9 +32,12 @@ enum PrescriptionPrint {
         let (headers, rows) = PrescriptionText.eyeGrid(view)
         let attachments = item.attachments.map { file -> String in
             let m = file.info.metadata
-            let detail = m.type == .png ? (m.width.flatMap { w in m.height.map { h in "\(w)x\(h) px" } } ?? "image")
-                                        : (m.pages.map { $0 == 1 ? "1 page" : "\($0) pages" } ?? "document")
-            return "\(m.name): \(m.type.rawValue.uppercased()), \(detail), \(ByteCount(m.size)), added \(m.added.prefix(10))"
+            let detail =
+                m.type == .png
+                ? (m.width.flatMap { w in m.height.map { h in "\(w)x\(h) px" } } ?? "image")
+                : (m.pages.map { $0 == 1 ? "1 page" : "\($0) pages" } ?? "document")
+            return
+                "\(m.name): \(m.type.rawValue.uppercased()), \(detail), \(ByteCount(m.size)), added \(m.added.prefix(10))"
         }
         return PrintedPage(
             title: rx.kind == .glasses ? "Spectacle prescription" : "Contact lens prescription",
@@ -40,7 +47,7 @@ enum PrescriptionPrint {
             grid: PrintedPage.Grid(headers: headers, rows: rows),
             sections: [
                 PrintedPage.Section(heading: "Notes", lines: [rx.note ?? "none"]),
-                PrintedPage.Section(heading: "Attachments", lines: attachments.isEmpty ? ["none"] : attachments),
+                PrintedPage.Section(heading: "Attachments", lines: attachments.isEmpty ? ["none"] : attachments)
             ],
             footer: "Printed by rxvault \(RxVaultCommand.version) on \(today) from prescription \(item.record.id.hex). "
                 + "Powers (SPH, CYL, ADD) in dioptres, AXIS in degrees, prism in prism dioptres, VERTEX, PD, BC and DIA in mm; "

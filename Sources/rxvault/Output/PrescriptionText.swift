@@ -9,9 +9,14 @@ enum PrescriptionText {
         var pairs: [(String, String)] = [
             ("prescription", "\(shortID)  \(rx.kind.rawValue), version \(view.record.version)"),
             ("patient", rx.patient.name + (rx.patient.birthDate.map { " (born \($0))" } ?? "")),
-            ("prescriber", ([rx.prescriber.name] + [rx.prescriber.licence.map { "licence \($0)" }, rx.prescriber.contact].compactMap { $0 }).joined(separator: ", ")),
+            (
+                "prescriber",
+                ([rx.prescriber.name]
+                    + [rx.prescriber.licence.map { "licence \($0)" }, rx.prescriber.contact].compactMap { $0 }).joined(
+                        separator: ", ")
+            ),
             ("issued", rx.issued.description),
-            ("expires", (rx.expires?.description ?? "no expiry date") + "  (\(view.statusText))"),
+            ("expires", (rx.expires?.description ?? "no expiry date") + "  (\(view.statusText))")
         ]
         if let pd = rx.pupillaryDistance {
             pairs.append(("PD", pd.far.plain + " mm" + (pd.near.map { " far, \($0.plain) mm near" } ?? "")))
@@ -39,15 +44,19 @@ enum PrescriptionText {
         case .glasses:
             headers = ["EYE", "SPH", "CYL", "AXIS", "ADD", "PRISM", "VERTEX", "PD", "NEAR PD", "SE"]
             rows = view.eyes.map { eye, lens in
-                [eye.label, sphere(lens), cylinder(lens), axis(lens), add(lens),
-                 lens.prism?.notation ?? "-", lens.vertexDistance.map { $0.plain } ?? "-",
-                 lens.farPD?.plain ?? "-", lens.nearPD?.plain ?? "-", equivalent(lens)]
+                [
+                    eye.label, sphere(lens), cylinder(lens), axis(lens), add(lens),
+                    lens.prism?.notation ?? "-", lens.vertexDistance.map { $0.plain } ?? "-",
+                    lens.farPD?.plain ?? "-", lens.nearPD?.plain ?? "-", equivalent(lens)
+                ]
             }
         case .contacts:
             headers = ["EYE", "SPH", "CYL", "AXIS", "ADD", "BC", "DIA", "BRAND", "SE"]
             rows = view.eyes.map { eye, lens in
-                [eye.label, sphere(lens), cylinder(lens), axis(lens), add(lens),
-                 lens.baseCurve?.plain ?? "-", lens.diameter?.plain ?? "-", lens.brand ?? "-", equivalent(lens)]
+                [
+                    eye.label, sphere(lens), cylinder(lens), axis(lens), add(lens),
+                    lens.baseCurve?.plain ?? "-", lens.diameter?.plain ?? "-", lens.brand ?? "-", equivalent(lens)
+                ]
             }
         }
         return (headers, rows)
@@ -68,8 +77,10 @@ enum PrescriptionText {
 
     static func listRow(_ view: PrescriptionView, shortID: String) -> [String] {
         let rx = view.prescription
-        return [shortID, rx.kind.rawValue, rx.patient.name, rx.issued.description, rx.expires?.description ?? "-",
-                view.statusText, view.notation(.right), view.notation(.left)]
+        return [
+            shortID, rx.kind.rawValue, rx.patient.name, rx.issued.description, rx.expires?.description ?? "-",
+            view.statusText, view.notation(.right), view.notation(.left)
+        ]
     }
 
     static func sphere(_ lens: LensSpecification) -> String {
@@ -88,11 +99,13 @@ enum PrescriptionText {
 
 /// `list --format csv`: one row per prescription and eye (docs/format.md, "CSV").
 enum PrescriptionCSV {
-    static let headers = ["id", "version", "kind", "status", "patient", "birth_date", "prescriber", "prescriber_licence",
-                          "issued", "expires", "eye", "sphere", "cylinder", "axis", "add", "prism", "vertex_mm",
-                          "pd_mm", "near_pd_mm", "binocular_pd_mm", "binocular_near_pd_mm", "base_curve_mm",
-                          "diameter_mm", "brand", "spherical_equivalent", "note",
-                          "contact_lens_type", "add_designation", "dominance", "balance"]
+    static let headers = [
+        "id", "version", "kind", "status", "patient", "birth_date", "prescriber", "prescriber_licence",
+        "issued", "expires", "eye", "sphere", "cylinder", "axis", "add", "prism", "vertex_mm",
+        "pd_mm", "near_pd_mm", "binocular_pd_mm", "binocular_near_pd_mm", "base_curve_mm",
+        "diameter_mm", "brand", "spherical_equivalent", "note",
+        "contact_lens_type", "add_designation", "dominance", "balance"
+    ]
 
     static func rows(_ view: PrescriptionView) -> [[String]] {
         let rx = view.prescription
@@ -100,19 +113,21 @@ enum PrescriptionCSV {
         func sphere(_ lens: LensSpecification) -> String { lens.balance ? "" : lens.sphere.signedPower }
         func equivalent(_ lens: LensSpecification) -> String { lens.balance ? "" : lens.sphericalEquivalentText }
         return view.eyes.map { eye, lens -> [String] in
-            let row: [String] = [view.record.id.hex, String(view.record.version), rx.kind.rawValue, view.status.rawValue,
-             CSV.text(rx.patient.name), rx.patient.birthDate?.description ?? "", CSV.text(rx.prescriber.name),
-             CSV.text(rx.prescriber.licence), rx.issued.description, rx.expires?.description ?? "",
-             eye.rawValue, sphere(lens), lens.cylinder?.signedPower ?? "", lens.axis.map { String($0) } ?? "",
-             lens.add?.signedPower ?? "", lens.prism?.notation ?? "", lens.vertexDistance?.plain ?? "",
-             lens.farPD?.plain ?? "", lens.nearPD?.plain ?? "", rx.pupillaryDistance?.far.plain ?? "",
-             rx.pupillaryDistance?.near?.plain ?? "", lens.baseCurve?.plain ?? "", lens.diameter?.plain ?? "",
-             CSV.text(lens.brand), equivalent(lens), CSV.text(rx.note)]
+            let row: [String] = [
+                view.record.id.hex, String(view.record.version), rx.kind.rawValue, view.status.rawValue,
+                CSV.text(rx.patient.name), rx.patient.birthDate?.description ?? "", CSV.text(rx.prescriber.name),
+                CSV.text(rx.prescriber.licence), rx.issued.description, rx.expires?.description ?? "",
+                eye.rawValue, sphere(lens), lens.cylinder?.signedPower ?? "", lens.axis.map { String($0) } ?? "",
+                lens.add?.signedPower ?? "", lens.prism?.notation ?? "", lens.vertexDistance?.plain ?? "",
+                lens.farPD?.plain ?? "", lens.nearPD?.plain ?? "", rx.pupillaryDistance?.far.plain ?? "",
+                rx.pupillaryDistance?.near?.plain ?? "", lens.baseCurve?.plain ?? "", lens.diameter?.plain ?? "",
+                CSV.text(lens.brand), equivalent(lens), CSV.text(rx.note)
+            ]
             return row + details(rx, lens)
         }
     }
 
-    /// The columns added after `note` (issue 12): contact-lens type, add designation, dominance, balance.
+    /// The columns added after `note`: contact-lens type, add designation, dominance, balance.
     static func details(_ rx: Prescription, _ lens: LensSpecification) -> [String] {
         let type: String = rx.contactLensType?.rawValue ?? ""
         let designation: String = lens.addDesignation?.rawValue ?? ""

@@ -42,9 +42,10 @@ struct PrescriptionJSON {
     var value: JSONValue {
         let rx = view.prescription
         var pairs: [(String, JSONValue)] = [
-            ("id", .string(view.record.id.hex)), ("version", .int(view.record.version)), ("recorded", .string(view.record.recorded)),
+            ("id", .string(view.record.id.hex)), ("version", .int(view.record.version)),
+            ("recorded", .string(view.record.recorded)),
             ("status", .string(view.status.rawValue)), ("kind", .string(rx.kind.rawValue)),
-            ("issued", .string(rx.issued.description)),
+            ("issued", .string(rx.issued.description))
         ]
         var patient: [(String, JSONValue)] = [("name", .string(rx.patient.name))]
         if let dob = rx.patient.birthDate { patient.append(("birthDate", .string(dob.description))) }
@@ -71,10 +72,15 @@ struct PrescriptionJSON {
     }
 
     static func lens(_ lens: LensSpecification) -> JSONValue {
-        var pairs: [(String, JSONValue)] = [("sphere", .number(lens.sphere.short)), ("notation", .string(LensNotation.format(lens)))]
+        var pairs: [(String, JSONValue)] = [
+            ("sphere", .number(lens.sphere.short)), ("notation", .string(LensNotation.format(lens)))
+        ]
         // A balance lens has no power, so no spherical equivalent.
-        if lens.balance { pairs.append(("balance", .bool(true))) }
-        else { pairs.append(("sphericalEquivalent", .number(String(lens.sphericalEquivalentText.drop { $0 == "+" })))) }
+        if lens.balance {
+            pairs.append(("balance", .bool(true)))
+        } else {
+            pairs.append(("sphericalEquivalent", .number(String(lens.sphericalEquivalentText.drop { $0 == "+" }))))
+        }
         if let c = lens.cylinder { pairs.append(("cylinder", .number(c.short))) }
         if let a = lens.axis { pairs.append(("axis", .int(a))) }
         if let add = lens.add { pairs.append(("add", .number(add.short))) }
@@ -82,12 +88,22 @@ struct PrescriptionJSON {
         if let dominance = lens.dominance { pairs.append(("dominance", .string(dominance.word))) }
         if let prism = lens.prism {
             switch prism {
-            case let .rectangular(vertical, horizontal):
+            case .rectangular(let vertical, let horizontal):
                 var parts: [(String, JSONValue)] = []
-                if let v = vertical { parts.append(("vertical", .object([("amount", .number(v.amount.short)), ("base", .string(v.base.rawValue))]))) }
-                if let h = horizontal { parts.append(("horizontal", .object([("amount", .number(h.amount.short)), ("base", .string(h.base.rawValue))]))) }
+                if let v = vertical {
+                    parts.append(
+                        ("vertical", .object([("amount", .number(v.amount.short)), ("base", .string(v.base.rawValue))]))
+                    )
+                }
+                if let h = horizontal {
+                    parts.append(
+                        (
+                            "horizontal",
+                            .object([("amount", .number(h.amount.short)), ("base", .string(h.base.rawValue))])
+                        ))
+                }
                 pairs.append(("prism", .object(parts)))
-            case let .polar(amount, angle):
+            case .polar(let amount, let angle):
                 pairs.append(("prism", .object([("amount", .number(amount.short)), ("angle", .int(angle))])))
             }
         }
@@ -141,12 +157,17 @@ struct PrescriptionListJSON {
         values = zip(views, changes).map { view, changes in
             let value = PrescriptionJSON(view: view).value
             guard case .object(var pairs) = value else { return value }
-            pairs.append(("changes", .array(changes.map { change in
-                var item: [(String, JSONValue)] = [("field", .string(change.field))]
-                if let before = change.before { item.append(("from", .string(before))) }
-                if let after = change.after { item.append(("to", .string(after))) }
-                return .object(item)
-            })))
+            pairs.append(
+                (
+                    "changes",
+                    .array(
+                        changes.map { change in
+                            var item: [(String, JSONValue)] = [("field", .string(change.field))]
+                            if let before = change.before { item.append(("from", .string(before))) }
+                            if let after = change.after { item.append(("to", .string(after))) }
+                            return .object(item)
+                        })
+                ))
             if let reason = view.record.change { pairs.append(("reason", .string(reason))) }
             return .object(pairs)
         }

@@ -1,10 +1,16 @@
+import Foundation
+
 /// Plain-text tables for the terminal: columns padded to their widest cell, two spaces apart.
 enum Table {
     /// What the vault prints comes from the vault, whose content might have been written by
     /// someone else: control and invisible format characters are shown as U+FFFD, never sent
     /// to the terminal.
     static func displayable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
+        guard
+            text.unicodeScalars.contains(where: {
+                $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+            })
+        else {
             return text
         }
         var out = String.UnicodeScalarView()
@@ -23,15 +29,20 @@ enum Table {
     /// columns), and, when it has a width, the widest of the `shrinkable` columns (free text:
     /// names) cut with an ellipsis until the table fits. Values (ids, dates, lens powers) are
     /// never cut: a truncated power would read as another power.
-    static func render(headers: [String], rows: [[String]], tones: [Tone?] = [], tinted: Set<Int> = [],
-                       shrinkable: Set<Int> = [], style: TableStyle) -> String {
+    static func render(
+        headers: [String], rows: [[String]], tones: [Tone?] = [], tinted: Set<Int> = [],
+        shrinkable: Set<Int> = [], style: TableStyle
+    ) -> String {
         var all = [headers] + rows.map { $0.map(displayable) }
         var widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         if let limit = style.width {
             let gap = 2 * max(0, headers.count - 1)
             // The header's own width is the least a column keeps (and at least 4: "Sam…").
             while widths.reduce(0, +) + gap > limit {
-                guard let widest = shrinkable.filter({ widths[$0] > max(4, headers[$0].count) }).max(by: { widths[$0] < widths[$1] })
+                guard
+                    let widest = shrinkable.filter({ widths[$0] > max(4, headers[$0].count) }).max(by: {
+                        widths[$0] < widths[$1]
+                    })
                 else { break }
                 let floor = max(4, headers[widest].count)
                 widths[widest] = max(floor, widths[widest] - (widths.reduce(0, +) + gap - limit))
@@ -43,7 +54,9 @@ enum Table {
         return all.enumerated().map { index, row in
             let tone = index == 0 ? nil : (index - 1 < tones.count ? tones[index - 1] : nil)
             return row.enumerated().map { column, cell in
-                let padded = column == row.count - 1 ? cell : cell + String(repeating: " ", count: max(0, widths[column] - cell.count))
+                let padded =
+                    column == row.count - 1
+                    ? cell : cell + String(repeating: " ", count: max(0, widths[column] - cell.count))
                 guard let tone, style.colour, tinted.contains(column) else { return padded }
                 // Colour only the text, not the padding: a terminal shows trailing colour otherwise.
                 let trailing = padded.count - cell.count
@@ -55,7 +68,8 @@ enum Table {
     /// `key  value` lines with the keys aligned.
     static func keyValue(_ pairs: [(String, String)]) -> String {
         let width = pairs.map(\.0.count).max() ?? 0
-        return pairs.map { $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + displayable($0.1) }.joined(separator: "\n")
+        return pairs.map { $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + displayable($0.1) }.joined(
+            separator: "\n")
     }
 }
 
@@ -89,5 +103,3 @@ enum CSV {
         return "=+-@\t\r".contains(first) ? "'" + value : value
     }
 }
-
-import Foundation

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What a row's status says at a glance: expired or withdrawn in red, expiring soon in yellow.
@@ -14,7 +14,7 @@ enum Tone {
     var escape: String { self == .expired ? "\u{1B}[31m" : "\u{1B}[33m" }
 }
 
-/// How tables are drawn for where stdout goes (README.md, "Colour and width").
+/// How tables are drawn for where stdout goes (docs/guide.md, "Colour and width").
 ///
 /// Colour only on a terminal, never with NO_COLOR set (to anything but the empty string, as
 /// no-color.org says) or TERM=dumb: a pipe, a file or a script gets plain text. Width only on a

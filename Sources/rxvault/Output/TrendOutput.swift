@@ -14,22 +14,34 @@ enum TrendOutput {
         var rows: [[String]] = []
         for series in trend.series {
             for point in series.points {
-                var row = [series.eye.label, point.issued.description, point.kind.rawValue, Trend.text(point.sphericalEquivalent),
-                           Trend.text(point.cylinder), point.change.map(Trend.text) ?? "-", rate(point),
-                           PrescriptionID(hex: point.prescription).flatMap { short[$0] } ?? String(point.prescription.prefix(8))]
-                if contacts { row.append(point.vertexDistance.map { "\($0.short) mm" + (point.vertexDistanceAssumed ? " (assumed)" : "") } ?? "-") }
+                var row = [
+                    series.eye.label, point.issued.description, point.kind.rawValue,
+                    Trend.text(point.sphericalEquivalent),
+                    Trend.text(point.cylinder), point.change.map(Trend.text) ?? "-", rate(point),
+                    PrescriptionID(hex: point.prescription).flatMap { short[$0] }
+                        ?? String(point.prescription.prefix(8))
+                ]
+                if contacts {
+                    row.append(
+                        point.vertexDistance.map {
+                            "\($0.short) mm" + (point.vertexDistanceAssumed ? " (assumed)" : "")
+                        } ?? "-")
+                }
                 rows.append(row)
             }
         }
-        var lines = ["\(patient.line): spherical equivalent (SE) and cylinder at the spectacle plane, in dioptres", "",
-                     Table.render(headers: headers, rows: rows), ""]
+        var lines = [
+            "\(patient.line): spherical equivalent (SE) and cylinder at the spectacle plane, in dioptres", "",
+            Table.render(headers: headers, rows: rows), ""
+        ]
         for series in trend.series { lines.append("\(series.eye.label): \(series.rateSummary)") }
         if contacts {
             lines.append("contacts: converted to the spectacle plane per meridian at the vertex distance shown")
         }
         for skipped in trend.skipped {
             let id = String(skipped.prescription.prefix(8))
-            lines.append("left out: \(id) \(skipped.issued)\(skipped.eye.map { " \($0.label)" } ?? ""): \(skipped.reason)")
+            lines.append(
+                "left out: \(id) \(skipped.issued)\(skipped.eye.map { " \($0.label)" } ?? ""): \(skipped.reason)")
         }
         return lines.joined(separator: "\n")
     }
@@ -44,25 +56,33 @@ enum TrendOutput {
         var who: [(String, JSONValue)] = [("id", .string(patient.id.hex)), ("name", .string(patient.name))]
         if let born = patient.birthDate { who.append(("birthDate", .string(born.description))) }
         let eyes: [JSONValue] = trend.series.map { series in
-            var pairs: [(String, JSONValue)] = [("eye", .string(series.eye.rawValue)), ("rateSummary", .string(series.rateSummary)),
-                                                ("points", .array(series.points.map(point)))]
+            var pairs: [(String, JSONValue)] = [
+                ("eye", .string(series.eye.rawValue)), ("rateSummary", .string(series.rateSummary)),
+                ("points", .array(series.points.map(point)))
+            ]
             if let rate = series.ratePerYear { pairs.append(("ratePerYear", number(rate))) }
             return .object(pairs)
         }
         let skipped: [JSONValue] = trend.skipped.map { item in
-            var pairs: [(String, JSONValue)] = [("prescription", .string(item.prescription)), ("issued", .string(item.issued.description)),
-                                                ("reason", .string(item.reason))]
+            var pairs: [(String, JSONValue)] = [
+                ("prescription", .string(item.prescription)), ("issued", .string(item.issued.description)),
+                ("reason", .string(item.reason))
+            ]
             if let eye = item.eye { pairs.append(("eye", .string(eye.rawValue))) }
             return .object(pairs)
         }
-        return .object([("schema", .string("rxvault/trend/v1")), ("patient", .object(who)), ("daysPerYear", .number("365.25")),
-                        ("rateMethod", .string("least-squares")), ("eyes", .array(eyes)), ("skipped", .array(skipped))])
+        return .object([
+            ("schema", .string("rxvault/trend/v1")), ("patient", .object(who)), ("daysPerYear", .number("365.25")),
+            ("rateMethod", .string("least-squares")), ("eyes", .array(eyes)), ("skipped", .array(skipped))
+        ])
     }
 
     static func point(_ point: Trend.Point) -> JSONValue {
-        var pairs: [(String, JSONValue)] = [("prescription", .string(point.prescription)), ("issued", .string(point.issued.description)),
-                                            ("kind", .string(point.kind.rawValue)), ("sphericalEquivalent", number(point.sphericalEquivalent)),
-                                            ("cylinder", number(point.cylinder))]
+        var pairs: [(String, JSONValue)] = [
+            ("prescription", .string(point.prescription)), ("issued", .string(point.issued.description)),
+            ("kind", .string(point.kind.rawValue)), ("sphericalEquivalent", number(point.sphericalEquivalent)),
+            ("cylinder", number(point.cylinder))
+        ]
         if let change = point.change { pairs.append(("change", number(change))) }
         if let days = point.days { pairs.append(("days", .int(days))) }
         if let rate = point.ratePerYear { pairs.append(("ratePerYear", number(rate))) }

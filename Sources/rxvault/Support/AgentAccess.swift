@@ -14,30 +14,34 @@ enum AgentAccess {
     static var disabledByEnvironment: Bool { Environment.values["RXVAULT_NO_AGENT"] == "1" }
 
     /// The client for the agent of this vault, or nil when the folder for agents does not exist
-    /// (nothing was ever unlocked) or is unsafe (said once, as a warning).
-    static func client(vaultIDHex: String) -> AgentClient? {
+    /// (nothing was ever unlocked) or is unsafe (said once, as a warning, unless `quiet`).
+    static func client(vaultIDHex: String, quiet: Bool = false) -> AgentClient? {
         do {
             guard try directory.isSafe() else { return nil }
             return AgentClient(socketPath: try directory.socketPath(vaultIDHex: vaultIDHex))
         } catch {
-            Terminal.warning("not using an agent: \(error)")
+            if !quiet { Terminal.warning("not using an agent: \(error)") }
             return nil
         }
     }
 
     /// The root key of the vault at `path` from the agent that holds it, or nil (no agent, or
-    /// it refused: then the caller asks for the passphrase as usual).
-    static func rootKey(path: String, header: VaultHeader) -> SecretBytes? {
+    /// it refused: then the caller asks for the passphrase as usual, `VaultOptions.ownerKey`).
+    /// Why it was not used is a warning, unless `quiet` (shell completion says nothing).
+    static func rootKey(path: String, header: VaultHeader, quiet: Bool = false) -> SecretBytes? {
         guard header.formatVersion == VaultHeader.currentFormatVersion,
-              let client = client(vaultIDHex: header.vaultIDHex) else { return nil }
+            let client = client(vaultIDHex: header.vaultIDHex, quiet: quiet)
+        else { return nil }
         do {
             let file = try VaultFileIdentity(path: path, header: header)
             return try client.rootKey(for: file)
         } catch .refused(_, let message, let locked) {
-            Terminal.warning(locked ? "\(message); the passphrase is needed" : "not using the agent: \(message)")
+            if !quiet {
+                Terminal.warning(locked ? "\(message); the passphrase is needed" : "not using the agent: \(message)")
+            }
             return nil
         } catch {
-            Terminal.warning("not using the agent: \(error)")
+            if !quiet { Terminal.warning("not using the agent: \(error)") }
             return nil
         }
     }
@@ -91,9 +95,13 @@ struct AgentDuration: ExpressibleByArgument, Sendable {
     init(seconds: Double) { self.seconds = seconds }
 
     init?(argument: String) {
-        var total = 0.0, number = ""
+        var total = 0.0
+        var number = ""
         for character in argument {
-            if character.isASCII && character.isNumber { number.append(character); continue }
+            if character.isASCII && character.isNumber {
+                number.append(character)
+                continue
+            }
             guard let value = Double(number) else { return nil }
             switch character {
             case "s": total += value

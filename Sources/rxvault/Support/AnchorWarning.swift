@@ -15,8 +15,10 @@ enum AnchorWarning {
             return !warned
         }
         guard first else { return }
-        Terminal.warning("this computer cannot remember the newest state of the vault (\(why)): "
-                         + "an older copy put in place of the vault file will not be noticed; "
-                         + "set XDG_STATE_HOME to a folder you can write (the rollback anchor is kept in $XDG_STATE_HOME/rxvault)")
+        Terminal.warning(
+            "this computer cannot remember the newest state of the vault (\(why)): "
+                + "an older copy put in place of the vault file will not be noticed; "
+                + "set XDG_STATE_HOME to a folder you can write (the rollback anchor is kept in $XDG_STATE_HOME/rxvault)"
+        )
     }
 }

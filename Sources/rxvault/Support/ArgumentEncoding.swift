@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Command-line arguments and the environment values rxvault reads must be UTF-8 text.
@@ -13,12 +13,14 @@ import Darwin
 /// and `getenv`, before any conversion) are checked first, and anything that is not UTF-8 is
 /// refused before a command runs.
 enum ArgumentEncoding {
-    /// The environment variables rxvault reads (README.md, "Environment"), whose values become
+    /// The environment variables rxvault reads (docs/reference.md, "Environment"), whose values become
     /// paths, names or settings.
-    static let environmentNames = ["RXVAULT_PATH", "RXVAULT_PASSPHRASE_FILE", "RXVAULT_BUSY_TIMEOUT", "RXVAULT_PARSER_TIMEOUT",
-                                   "RXVAULT_PARSER_FAULT", "RXVAULT_TEST_WRITE_PAUSE_MS", "RXVAULT_TEST_READ_PAUSE_MS",
-                                   "RXVAULT_TODAY",
-                                   "XDG_DATA_HOME", "XDG_STATE_HOME", "HOME"]
+    static let environmentNames = [
+        "RXVAULT_PATH", "RXVAULT_PASSPHRASE_FILE", "RXVAULT_BUSY_TIMEOUT", "RXVAULT_PARSER_TIMEOUT",
+        "RXVAULT_PARSER_FAULT", "RXVAULT_TEST_WRITE_PAUSE_MS", "RXVAULT_TEST_READ_PAUSE_MS",
+        "RXVAULT_TODAY",
+        "XDG_DATA_HOME", "XDG_STATE_HOME", "HOME"
+    ]
 
     /// Why the command line cannot be used as given, or nil when every argument (after the
     /// program's name) and every environment value rxvault reads is UTF-8.
@@ -28,16 +30,20 @@ enum ArgumentEncoding {
             guard let pointer = argv[index] else { continue }
             let bytes = raw(pointer)
             if String(validating: bytes, as: UTF8.self) == nil {
-                return CLIError(.usage, "argument \(index) is not UTF-8 text: '\(escaped(bytes))'",
-                                hint: "rxvault reads paths and names as UTF-8; rename the file to a UTF-8 name (convmv does it), or give a link with one")
+                return CLIError(
+                    .usage, "argument \(index) is not UTF-8 text: '\(escaped(bytes))'",
+                    hint:
+                        "rxvault reads paths and names as UTF-8; rename the file to a UTF-8 name (convmv does it), or give a link with one"
+                )
             }
         }
         for name in environmentNames {
             guard let pointer = getenv(name) else { continue }
             let bytes = raw(pointer)
             if String(validating: bytes, as: UTF8.self) == nil {
-                return CLIError(.usage, "the environment variable \(name) is not UTF-8 text: '\(escaped(bytes))'",
-                                hint: "set \(name) to a UTF-8 value (for a path: rename it, or use a link with a UTF-8 name)")
+                return CLIError(
+                    .usage, "the environment variable \(name) is not UTF-8 text: '\(escaped(bytes))'",
+                    hint: "set \(name) to a UTF-8 value (for a path: rename it, or use a link with a UTF-8 name)")
             }
         }
         return nil
@@ -71,6 +77,6 @@ enum ArgumentEncoding {
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

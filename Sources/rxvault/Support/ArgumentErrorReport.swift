@@ -1,5 +1,5 @@
-import Foundation
 import ArgumentParser
+import Foundation
 
 /// Command-line errors found before a command runs (an unknown flag, a missing argument, a value
 /// that does not parse, a `validate()` refusal) in rxvault's documented form: `rxvault: error:
@@ -50,7 +50,9 @@ enum ArgumentErrorReport {
     /// Whether the command line asks for JSON output, so the error should be JSON too.
     static func wantsJSON(_ arguments: [String]) -> Bool {
         for (index, argument) in arguments.enumerated() {
-            if argument == "--format", index + 1 < arguments.count, ["json", "ndjson"].contains(arguments[index + 1]) { return true }
+            if argument == "--format", index + 1 < arguments.count, ["json", "ndjson"].contains(arguments[index + 1]) {
+                return true
+            }
             if argument == "--format=json" || argument == "--format=ndjson" { return true }
             if argument == "--" { break }
         }

@@ -26,9 +26,11 @@ struct AttachSource {
 
     /// Reads the rest of the photo (up to the vault's limit) and has the child convert it.
     mutating func convert(parser: IsolatedParser, fullSize: Bool) throws -> PhotoConversion {
-        let rest = try input.readAll(limit: max(0, limit - head.count), tooLarge: CLIError(
-            .invalidInput, "refused: file is over the \(ByteCount(limit)) limit of this vault",
-            hint: "a larger limit is chosen when the vault is made (rxvault init --max-attachment-size)"))
+        let rest = try input.readAll(
+            limit: max(0, limit - head.count),
+            tooLarge: CLIError(
+                .invalidInput, "refused: file is over the \(ByteCount(limit)) limit of this vault",
+                hint: "a larger limit is chosen when the vault is made (rxvault init --max-attachment-size)"))
         let (conversion, png) = try parser.convertPhoto(head + rest, fullSize: fullSize)
         converted = png
         head = []
@@ -64,7 +66,8 @@ struct AttachSource {
 /// What `attach` says about a conversion, on stderr (stdout keeps only the new id).
 enum PhotoText {
     static func converted(_ c: PhotoConversion) -> String {
-        var text = "converted from \(c.from.rawValue) (\(c.sourceWidth)x\(c.sourceHeight)) to a \(c.width)x\(c.height) PNG"
+        var text =
+            "converted from \(c.from.rawValue) (\(c.sourceWidth)x\(c.sourceHeight)) to a \(c.width)x\(c.height) PNG"
         if c.orientation != 1 { text += ", turned upright (EXIF orientation \(c.orientation))" }
         if max(c.width, c.height) < max(c.sourceWidth, c.sourceHeight) {
             text += ", scaled down (--full-size keeps every pixel)"

@@ -4,9 +4,9 @@ import RxValidate
 import RxVault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Builds the isolated parser: rxvault runs itself with the hidden `_parse-untrusted` command.
@@ -14,8 +14,9 @@ enum ParserFactory {
     static func make(limits: ValidationLimits) throws -> IsolatedParser {
         var environment: [String: String] = [:]
         if let fault = Environment.values["RXVAULT_PARSER_FAULT"] { environment["RXVAULT_PARSER_FAULT"] = fault }
-        var parser = IsolatedParser(executable: try selfExecutable(), arguments: ["_parse-untrusted"], limits: limits,
-                                    environment: environment)
+        var parser = IsolatedParser(
+            executable: try selfExecutable(), arguments: ["_parse-untrusted"], limits: limits,
+            environment: environment)
         parser.onUnsandboxed = { sandbox in
             Terminal.err("rxvault: warning: the file checker ran with \(sandbox) (SECURITY.md, \"Attachment checker\")")
         }
@@ -50,9 +51,15 @@ struct SafeFileWriter {
         let target = try WriteTarget.file(for: given, replace: replace)
         let directory = PathText.folder(of: target)
         let name = PathText.name(of: target)
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).rxvault-\(String(UInt32.random(in: .min ... .max), radix: 16))"
+        let temporary =
+            (directory.isEmpty ? "." : directory)
+            + "/.\(name).rxvault-\(String(UInt32.random(in: .min ... .max), radix: 16))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CLIError(.cannotWrite, "cannot create a file in \(directory.isEmpty ? "." : directory): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw CLIError(
+                .cannotWrite,
+                "cannot create a file in \(directory.isEmpty ? "." : directory): \(String(cString: strerror(errno)))")
+        }
         self.target = target
         self.temporary = temporary
         self.fd = fd
@@ -61,7 +68,10 @@ struct SafeFileWriter {
     /// Creates `target` with what `body` writes, all or nothing.
     static func write(to target: String, replace: Bool, _ body: (SafeFileWriter) throws -> Void) throws {
         let writer = try SafeFileWriter(target: target, replace: replace)
-        do { try body(writer) } catch { writer.discard(); throw error }
+        do { try body(writer) } catch {
+            writer.discard()
+            throw error
+        }
         try writer.commit(replace: replace)
     }
 
@@ -89,8 +99,9 @@ struct SafeFileWriter {
         } else {
             defer { unlink(temporary) }
             guard link(temporary, target) == 0 else {
-                throw errno == EEXIST ? CLIError(.alreadyExists, "\(target) already exists", hint: "pass --force to replace it")
-                                      : CLIError(.cannotWrite, "cannot write \(target): \(String(cString: strerror(errno)))")
+                throw errno == EEXIST
+                    ? CLIError(.alreadyExists, "\(target) already exists", hint: "pass --force to replace it")
+                    : CLIError(.cannotWrite, "cannot write \(target): \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -112,7 +123,9 @@ struct SafeFileWriter {
         for sequence in 1...10_000 {
             let candidate = name(sequence)
             if link(temporary, candidate) == 0 { return candidate }
-            guard errno == EEXIST else { throw CLIError(.cannotWrite, "cannot write \(candidate): \(String(cString: strerror(errno)))") }
+            guard errno == EEXIST else {
+                throw CLIError(.cannotWrite, "cannot write \(candidate): \(String(cString: strerror(errno)))")
+            }
         }
         throw CLIError(.alreadyExists, "\(name(1)) and 10,000 names after it already exist")
     }
@@ -123,8 +136,10 @@ struct ByteSize: ExpressibleByArgument {
     let bytes: Int
     init?(argument: String) {
         let text = argument.lowercased().replacingOccurrences(of: " ", with: "")
-        let units: [(String, Int)] = [("gib", 1 << 30), ("mib", 1 << 20), ("kib", 1 << 10), ("gb", 1_000_000_000), ("mb", 1_000_000),
-                                      ("kb", 1000), ("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10), ("b", 1)]
+        let units: [(String, Int)] = [
+            ("gib", 1 << 30), ("mib", 1 << 20), ("kib", 1 << 10), ("gb", 1_000_000_000), ("mb", 1_000_000),
+            ("kb", 1000), ("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10), ("b", 1)
+        ]
         var multiplier = 1
         var number = Substring(text)
         for (suffix, value) in units where text.hasSuffix(suffix) {
@@ -132,7 +147,9 @@ struct ByteSize: ExpressibleByArgument {
             number = text.dropLast(suffix.count)
             break
         }
-        guard let value = Int(number), value > 0, value <= ValidationLimits.maxBytesRange.upperBound / multiplier else { return nil }
+        guard let value = Int(number), value > 0, value <= ValidationLimits.maxBytesRange.upperBound / multiplier else {
+            return nil
+        }
         bytes = value * multiplier
     }
 }

@@ -23,6 +23,21 @@ enum CommandRunner {
         }
     }
 
+    /// The same, for a command whose body is async (`serve`).
+    static func run(json: Bool = false, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch {
+            let (status, message, hint) = describe(error)
+            report(status: status, message: message, hint: hint, json: json)
+            throw ExitCode(status.rawValue)
+        }
+    }
+
     static func describe(_ error: any Error) -> (ExitStatus, String, String?) {
         switch error {
         case let e as CLIError:
@@ -30,7 +45,8 @@ enum CommandRunner {
         case let e as VaultError:
             if case .invalidPrescription(let invalid) = e {
                 let lines = invalid.violations.map(\.description)
-                let message = lines.count == 1 ? "refused: \(lines[0])" : "refused:\n  " + lines.joined(separator: "\n  ")
+                let message =
+                    lines.count == 1 ? "refused: \(lines[0])" : "refused:\n  " + lines.joined(separator: "\n  ")
                 return (.invalidInput, message, "nothing was written")
             }
             return (e.exitStatus, e.description, Audience.isClient ? e.clientHint : e.hint)
@@ -38,8 +54,13 @@ enum CommandRunner {
             return (.invalidInput, e.description, nil)
         case let e as ImportError:
             // The first 20 problems are enough to fix a generator; thousands would bury the hint.
-            let shown = e.problems.prefix(20) + (e.problems.count > 20 ? ["... and \(e.problems.count - 20) more problem(s)"] : [])
-            let message = e.problems.count == 1 ? "import refused: \(e.problems[0])" : "import refused (\(e.problems.count) problems):\n  " + shown.joined(separator: "\n  ")
+            let shown =
+                e.problems.prefix(20)
+                + (e.problems.count > 20 ? ["... and \(e.problems.count - 20) more problem(s)"] : [])
+            let message =
+                e.problems.count == 1
+                ? "import refused: \(e.problems[0])"
+                : "import refused (\(e.problems.count) problems):\n  " + shown.joined(separator: "\n  ")
             return (.invalidInput, message, "nothing was imported")
         case let e as AgeError:
             return (e == .noMatch ? .wrongPassphrase : .invalidInput, e.description, nil)
@@ -55,12 +76,16 @@ enum CommandRunner {
     static func report(status: ExitStatus, message rawMessage: String, hint: String?, json: Bool) {
         // Messages can quote values from files (an import, a vault written by someone else):
         // never let their control characters reach the terminal.
-        let message = rawMessage.split(separator: "\n", omittingEmptySubsequences: false).map { Table.displayable(String($0)) }
-            .joined(separator: "\n")
+        let message = rawMessage.split(separator: "\n", omittingEmptySubsequences: false).map {
+            Table.displayable(String($0))
+        }
+        .joined(separator: "\n")
         if json {
             var body: [String: Any] = ["code": status.name, "exit": Int(status.rawValue), "message": message]
             if let hint { body["hint"] = hint }
-            if let data = try? JSONSerialization.data(withJSONObject: ["error": body], options: [.sortedKeys, .withoutEscapingSlashes]) {
+            if let data = try? JSONSerialization.data(
+                withJSONObject: ["error": body], options: [.sortedKeys, .withoutEscapingSlashes])
+            {
                 FileHandle.standardError.write(data + Data("\n".utf8))
                 return
             }

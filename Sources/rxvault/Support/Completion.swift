@@ -1,5 +1,4 @@
 import Foundation
-import RxAgent
 import RxVault
 
 /// Dynamic shell completion (`completion: .custom`): prescription ids, client names and patient
@@ -35,14 +34,16 @@ enum Completion {
     /// key its agent holds; nil when there is no agent for it (or `--no-agent`, RXVAULT_NO_AGENT).
     static func unlockedVault(_ words: [String]) -> Vault? {
         if words.contains("--no-agent") || words.contains(where: { $0.hasPrefix("--passphrase") })
-            || Environment.values["RXVAULT_NO_AGENT"] == "1" { return nil }
+            || Environment.values["RXVAULT_NO_AGENT"] == "1"
+        {
+            return nil
+        }
         let path = vaultPath(in: words)
-        guard let header = try? VaultHeader.read(at: path), header.formatVersion == VaultHeader.currentFormatVersion else { return nil }
-        let directory = AgentDirectory.standard(environment: Environment.values)
-        guard (try? directory.isSafe()) == true, let socket = try? directory.socketPath(vaultIDHex: header.vaultIDHex),
-              let file = try? VaultFileIdentity(path: path, header: header),
-              let key = try? AgentClient(socketPath: socket).rootKey(for: file), let clock = try? Environment.clock() else { return nil }
-        return try? Vault.open(at: path, rootKey: key, clock: clock, busyTimeoutMilliseconds: 1000, anchor: nil)
+        guard let header = try? VaultHeader.read(at: path),
+            let key = AgentAccess.rootKey(path: path, header: header, quiet: true),
+            let clock = try? Environment.clock()
+        else { return nil }
+        return try? Vault.open(at: path, with: .rootKey(key), clock: clock, busyTimeoutMilliseconds: 1000, anchor: nil)
     }
 
     /// `--vault PATH` or `--vault=PATH` among the words typed so far (a leading `~/` expanded, as

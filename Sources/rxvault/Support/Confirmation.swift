@@ -24,8 +24,11 @@ struct Confirmation {
     func require(_ question: @autoclosure () throws -> String) throws {
         if given { return }
         guard !noInput, Terminal.canAsk else {
-            throw CLIError(.usage, "\(command) needs confirmation and " + (noInput ? "--no-input forbids asking" : "there is no terminal to ask on"),
-                           hint: "pass --yes to \(verb) without asking")
+            throw CLIError(
+                .usage,
+                "\(command) needs confirmation and "
+                    + (noInput ? "--no-input forbids asking" : "there is no terminal to ask on"),
+                hint: "pass --yes to \(verb) without asking")
         }
         guard Terminal.confirm(try question()) else {
             throw CLIError(.cancelled, "not confirmed: nothing changed")

@@ -2,7 +2,7 @@ import Foundation
 import RxModel
 import RxVault
 
-/// The environment variables rxvault reads (README.md, "Environment").
+/// The environment variables rxvault reads (docs/reference.md, "Environment").
 enum Environment {
     static var values: [String: String] { ProcessInfo.processInfo.environment }
 
@@ -22,7 +22,9 @@ enum Environment {
     /// `RXVAULT_NOW=YYYY-MM-DDTHH:MM:SSZ` fixes the time as well (tests of dated backups).
     static func clock() throws -> VaultClock {
         if let text = nonEmpty("RXVAULT_NOW") {
-            guard let time = BackupTime(iso: text), text.count == 20, let day = CalendarDate(year: time.year, month: time.month, day: time.day) else {
+            guard let time = BackupTime(iso: text), text.count == 20,
+                let day = CalendarDate(year: time.year, month: time.month, day: time.day)
+            else {
                 throw CLIError(.usage, "RXVAULT_NOW '\(text)' is not a UTC time in the form YYYY-MM-DDTHH:MM:SSZ")
             }
             return VaultClock(today: { day }, timestamp: { time.iso })
@@ -50,7 +52,9 @@ enum Environment {
     /// home: the anchor goes where the environment says, or the user is told it goes nowhere).
     static var rollbackAnchor: RollbackAnchor? {
         let xdg = nonEmpty("XDG_STATE_HOME")
-        if let xdg, xdg.hasPrefix("/") { return RollbackAnchor(directory: xdg + "/rxvault", whenNotKept: AnchorWarning.notKept) }
+        if let xdg, xdg.hasPrefix("/") {
+            return RollbackAnchor(directory: xdg + "/rxvault", whenNotKept: AnchorWarning.notKept)
+        }
         let ignored = xdg == nil ? "" : " (XDG_STATE_HOME is not an absolute path)"
         guard let home = nonEmpty("HOME") else {
             AnchorWarning.notKept("HOME is not set" + (xdg == nil ? " and neither is XDG_STATE_HOME" : ignored))

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RxVault
 
-/// rxvault's documented exit codes (README.md, "Exit codes"). Scripts depend on these numbers:
+/// rxvault's documented exit codes (docs/reference.md, "Exit codes"). Scripts depend on these numbers:
 /// never renumber one, only add.
 enum ExitStatus: Int32, CaseIterable {
     case success = 0
@@ -94,7 +94,9 @@ extension VaultError {
         case .wrongPassphrase(let recoverySlot):
             // A forgotten passphrase has a remedy only when the vault has a recovery code.
             return "nothing was changed; check the passphrase file, or the keyboard layout at the prompt"
-                + (recoverySlot ? "; forgotten? this vault has a recovery code: 'rxvault passwd --recovery' sets a new passphrase with it" : "")
+                + (recoverySlot
+                    ? "; forgotten? this vault has a recovery code: 'rxvault passwd --recovery' sets a new passphrase with it"
+                    : "")
         case .noVault: return "create one with 'rxvault init', or point to it with --vault PATH or RXVAULT_PATH"
         case .ambiguousID: return "give more characters of the id ('rxvault list' shows them)"
         case .notFound: return "'rxvault list' shows the prescriptions in this vault"
@@ -104,9 +106,11 @@ extension VaultError {
         case .duplicateAttachment: return "nothing was stored; pass --allow-duplicate to attach a second copy"
         case .grantNotFound: return "'rxvault grants' shows who can read what"
         case .patientNotFound: return "'rxvault patients' lists the patients in this vault"
-        case .ambiguousPatient: return "give the patient's id (the prefix shown is enough), or merge them with 'rxvault patient merge'"
+        case .ambiguousPatient:
+            return "give the patient's id (the prefix shown is enough), or merge them with 'rxvault patient merge'"
         case .keySlotNotFound: return "'rxvault key list' shows the vault's key slots"
-        case .wrongRecoveryCode: return "nothing was changed; a recovery code is the one 'rxvault key add --recovery' printed for this vault"
+        case .wrongRecoveryCode:
+            return "nothing was changed; a recovery code is the one 'rxvault key add --recovery' printed for this vault"
         case .attachmentRefused(let refusal): return refusal.hint
         default: return nil
         }

@@ -2,27 +2,41 @@ import ArgumentParser
 import RxModel
 import RxVault
 
-/// The query filters, shared by `query` and `export` (README.md, "Queries").
+/// The query filters, shared by `query` and `export` (docs/guide.md, "Queries").
 struct FilterOptions: ParsableArguments {
-    @Option(help: "Patient's name contains this (any case).", completion: .custom(Completion.patientNames)) var patient: String?
+    @Option(help: "Patient's name contains this (any case).", completion: .custom(Completion.patientNames)) var patient:
+        String?
     @Option(help: "glasses or contacts.") var kind: PrescriptionKind?
-    @Option(help: ArgumentHelp("Only these FHIR statuses: active, cancelled, draft, entered-in-error (comma-separated) or all.",
-                               valueName: "codes")) var status: String?
-    @Option(help: ArgumentHelp("Issued on or before the day and not expired on it.", valueName: "yyyy-mm-dd")) var validOn: String?
+    @Option(
+        help: ArgumentHelp(
+            "Only these FHIR statuses: active, cancelled, draft, entered-in-error (comma-separated) or all.",
+            valueName: "codes")) var status: String?
+    @Option(help: ArgumentHelp("Issued on or before the day and not expired on it.", valueName: "yyyy-mm-dd"))
+    var validOn: String?
     @Flag(help: "Expired before today.") var expired = false
-    @Option(help: ArgumentHelp("Expires within this many days from today (e.g. 60d, 8w).", valueName: "days")) var expiringWithin: String?
+    @Option(help: ArgumentHelp("Expires within this many days from today (e.g. 60d, 8w).", valueName: "days"))
+    var expiringWithin: String?
     @Option(help: ArgumentHelp("Issued on or after the day.", valueName: "yyyy-mm-dd")) var issuedAfter: String?
     @Option(help: ArgumentHelp("Issued on or before the day.", valueName: "yyyy-mm-dd")) var issuedBefore: String?
     @Option(help: "A lens brand contains this (any case).") var brand: String?
     @Option(help: "The prescriber's name contains this (any case).") var prescriber: String?
     @Flag(help: "Only the newest prescription per patient and kind.") var latest = false
     @Flag(help: "Only prescriptions with attachments.") var hasAttachments = false
-    @Option(name: .customLong("sphere-min"), parsing: .unconditional, help: ArgumentHelp("Some eye's sphere at least this.", valueName: "D")) var sphereMin: String?
-    @Option(name: .customLong("sphere-max"), parsing: .unconditional, help: ArgumentHelp("Some eye's sphere at most this.", valueName: "D")) var sphereMax: String?
-    @Option(name: .customLong("cyl-min"), parsing: .unconditional, help: ArgumentHelp("Some eye's cylinder at least this.", valueName: "D")) var cylMin: String?
-    @Option(name: .customLong("cyl-max"), parsing: .unconditional, help: ArgumentHelp("Some eye's cylinder at most this.", valueName: "D")) var cylMax: String?
+    @Option(
+        name: .customLong("sphere-min"), parsing: .unconditional,
+        help: ArgumentHelp("Some eye's sphere at least this.", valueName: "D")) var sphereMin: String?
+    @Option(
+        name: .customLong("sphere-max"), parsing: .unconditional,
+        help: ArgumentHelp("Some eye's sphere at most this.", valueName: "D")) var sphereMax: String?
+    @Option(
+        name: .customLong("cyl-min"), parsing: .unconditional,
+        help: ArgumentHelp("Some eye's cylinder at least this.", valueName: "D")) var cylMin: String?
+    @Option(
+        name: .customLong("cyl-max"), parsing: .unconditional,
+        help: ArgumentHelp("Some eye's cylinder at most this.", valueName: "D")) var cylMax: String?
     @Flag(name: .customLong("add"), help: "Only prescriptions with a near addition (multifocal).") var hasAdd = false
-    @Option(help: "Sort by issued (newest first), expires (soonest first), patient or kind.") var sort: SortKey = .issued
+    @Option(help: "Sort by issued (newest first), expires (soonest first), patient or kind.") var sort: SortKey =
+        .issued
     @Flag(help: "Reverse the order.") var reverse = false
     @Option(help: "At most this many results.") var limit: Int?
 
@@ -34,19 +48,28 @@ struct FilterOptions: ParsableArguments {
     }
 
     private var filterValues: [String?] {
-        [patient, kind?.rawValue, status, validOn, expiringWithin, issuedAfter, issuedBefore, brand, prescriber, sphereMin, sphereMax, cylMin, cylMax]
+        [
+            patient, kind?.rawValue, status, validOn, expiringWithin, issuedAfter, issuedBefore, brand, prescriber,
+            sphereMin, sphereMax, cylMin, cylMax
+        ]
     }
 
     func filter() throws -> PrescriptionFilter {
         func date(_ text: String?, _ flag: String) throws -> CalendarDate? {
             guard let text else { return nil }
-            guard let d = CalendarDate(iso: text) else { throw CLIError(.invalidInput, "--\(flag) '\(text)': \(CalendarDate.problem(iso: text)!)") }
+            guard let d = CalendarDate(iso: text) else {
+                throw CLIError(.invalidInput, "--\(flag) '\(text)': \(CalendarDate.problem(iso: text)!)")
+            }
             return d
         }
         func power(_ text: String?, _ flag: String) throws -> Hundredths? {
             guard let text else { return nil }
-            if let comma = LensNotation.decimalComma(in: text) { throw CLIError(.invalidInput, "--\(flag) \(comma.problem)") }
-            guard let value = Hundredths(parsing: text) else { throw CLIError(.invalidInput, "--\(flag) '\(text)': not a number such as -2.25") }
+            if let comma = LensNotation.decimalComma(in: text) {
+                throw CLIError(.invalidInput, "--\(flag) \(comma.problem)")
+            }
+            guard let value = Hundredths(parsing: text) else {
+                throw CLIError(.invalidInput, "--\(flag) '\(text)': not a number such as -2.25")
+            }
             return value
         }
         var f = PrescriptionFilter()
@@ -54,7 +77,10 @@ struct FilterOptions: ParsableArguments {
         f.kind = kind
         if let status {
             guard let codes = RecordStatus.list(status) else {
-                throw CLIError(.invalidInput, "--status '\(status)': give all or some of \(RecordStatus.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated, or all")
+                throw CLIError(
+                    .invalidInput,
+                    "--status '\(status)': give all or some of \(RecordStatus.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated, or all"
+                )
             }
             f.statuses = codes
         }
@@ -62,7 +88,8 @@ struct FilterOptions: ParsableArguments {
         f.expired = expired
         if let text = expiringWithin {
             guard let days = Duration.days(text) else {
-                throw CLIError(.invalidInput, "--expiring-within '\(text)': give a number of days such as 60d, 8w or 2m")
+                throw CLIError(
+                    .invalidInput, "--expiring-within '\(text)': give a number of days such as 60d, 8w or 2m")
             }
             f.expiringWithinDays = days
         }

@@ -4,10 +4,16 @@ import RxVault
 /// The terms a grant states (`grant`, `requests approve`): an end, or none, and whether the
 /// attachments are included. Nil for what is not stated: a repeated grant keeps it.
 struct GrantTermsOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Last day the grant works: YYYY-MM-DD, Nd / Nw / Nm from today, or never.", valueName: "date|30d"))
+    @Option(
+        help: ArgumentHelp(
+            "Last day the grant works: YYYY-MM-DD, Nd / Nw / Nm from today, or never.", valueName: "date|30d"))
     var expires: String?
     @Flag(help: "No end: the grant works until revoked (same as --expires never).") var noExpiry = false
-    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Let the client read the attachments, or not (default for a new grant: yes; a repeated grant keeps its setting).")
+    @Flag(
+        inversion: .prefixedNo, exclusivity: .exclusive,
+        help:
+            "Let the client read the attachments, or not (default for a new grant: yes; a repeated grant keeps its setting)."
+    )
     var attachments: Bool?
 
     func validate() throws {

@@ -1,16 +1,16 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A file named on the command line that rxvault reads: the file to attach or import, a backup,
 /// a passphrase or identity file; or `-`, standard input, where a command offers it.
 ///
 /// Every such file is opened here, so each command says the same thing about the same mistake
-/// (README.md, "Exit codes"): a file that is not there exits 67 (64 for passphrase and identity
+/// (docs/reference.md, "Exit codes"): a file that is not there exits 67 (64 for passphrase and identity
 /// files, as a missing setting), a directory or a file that cannot be read (permissions, a loop
 /// of links) exits 64, both before any passphrase is asked for. Anything else that opens is read
 /// as a stream, as `cat` reads it: `/dev/null` is an empty file, and a FIFO or `<(command)` is
@@ -37,7 +37,9 @@ struct InputFile {
         let opened = open(path, O_RDONLY | O_CLOEXEC)
         guard opened >= 0 else {
             let error = errno
-            throw CLIError(error == ENOENT || error == ENOTDIR ? missing : .usage, "cannot read \(named): \(String(cString: strerror(error)))")
+            throw CLIError(
+                error == ENOENT || error == ENOTDIR ? missing : .usage,
+                "cannot read \(named): \(String(cString: strerror(error)))")
         }
         var info = stat()
         guard fstat(opened, &info) == 0 else {
@@ -60,7 +62,11 @@ struct InputFile {
         while filled < buffer.count {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw CLIError(.failure, "cannot read \(isStandardInput ? "the input" : path): \(String(cString: strerror(errno)))") }
+            if n < 0 {
+                throw CLIError(
+                    .failure, "cannot read \(isStandardInput ? "the input" : path): \(String(cString: strerror(errno)))"
+                )
+            }
             if n == 0 { break }
             filled += n
         }

@@ -20,6 +20,8 @@ struct KeyChangeAgent {
     func lockAfterChange() {
         guard let status else { return }
         _ = try? AgentAccess.lock(vaultIDHex: vaultIDHex)
-        Terminal.err("rxvault: \(status.path) was unlocked (agent pid \(status.pid)) and is locked now: 'rxvault unlock' asks for a passphrase again")
+        Terminal.err(
+            "rxvault: \(status.path) was unlocked (agent pid \(status.pid)) and is locked now: 'rxvault unlock' asks for a passphrase again"
+        )
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import RxCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Files that hold a secret: passphrase files and age identity files. The secret in them is only
 /// as safe as the file, so rxvault says so (as ssh does for keys) when others can read one, but
@@ -37,7 +38,9 @@ enum KeyFile {
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw CLIError(.usage, "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))") }
+            if n < 0 {
+                throw CLIError(.usage, "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))")
+            }
             if n == 0 { break }
             bytes += buffer[0..<n]
             guard bytes.count <= maxIdentityFileBytes else {
@@ -45,14 +48,22 @@ enum KeyFile {
             }
         }
         defer { for i in bytes.indices { bytes[i] = 0 } }
-        if bytes.starts(with: Array("-----BEGIN OPENSSH PRIVATE KEY-----".utf8)) || bytes.starts(with: Array("-----BEGIN".utf8)) {
+        if bytes.starts(with: Array("-----BEGIN OPENSSH PRIVATE KEY-----".utf8))
+            || bytes.starts(with: Array("-----BEGIN".utf8))
+        {
             // age reads SSH private keys (and asks for their passphrase); rxvault leaves that to it.
-            throw CLIError(.usage, "\(path) is an SSH private key; rxvault reads age identity files only",
-                           hint: "let age decrypt with it and give rxvault the result (a backup: age -d -i \(path) BACKUP | rxvault restore -)")
+            throw CLIError(
+                .usage, "\(path) is an SSH private key; rxvault reads age identity files only",
+                hint:
+                    "let age decrypt with it and give rxvault the result (a backup: age -d -i \(path) BACKUP | rxvault restore -)"
+            )
         }
-        guard let text = String(validating: bytes, as: UTF8.self), let identities = AgeIdentity.parseFile(text), !identities.isEmpty else {
-            throw CLIError(.usage, "\(path) is not an age identity file (AGE-SECRET-KEY-1... lines)",
-                           hint: "make one with age-keygen, or with rxvault client add NAME --generate --identity-out FILE")
+        guard let text = String(validating: bytes, as: UTF8.self), let identities = AgeIdentity.parseFile(text),
+            !identities.isEmpty
+        else {
+            throw CLIError(
+                .usage, "\(path) is not an age identity file (AGE-SECRET-KEY-1... lines)",
+                hint: "make one with age-keygen, or with rxvault client add NAME --generate --identity-out FILE")
         }
         return identities
     }

@@ -4,13 +4,23 @@ import RxModel
 /// `edit`'s flags that remove one part of one eye's lens: `--no-od-cyl` (with its axis),
 /// `--no-od-add`, `--no-od-prism`, `--no-od-vertex`, `--no-od-bc`, `--no-od-dia`,
 /// `--no-od-brand`, and the same with `--no-os-`. An edit drops a stored value only when the
-/// person names it like this (README.md, "Edit, history, remove"); writing the eye again in
+/// person names it like this (docs/guide.md, "Edit, history, remove"); writing the eye again in
 /// notation keeps what the notation does not mention.
 enum LensRemovalFlag: String, EnumerableFlag, CaseIterable {
-    case odCyl = "no-od-cyl", odAdd = "no-od-add", odPrism = "no-od-prism", odVertex = "no-od-vertex"
-    case odBaseCurve = "no-od-bc", odDiameter = "no-od-dia", odBrand = "no-od-brand"
-    case osCyl = "no-os-cyl", osAdd = "no-os-add", osPrism = "no-os-prism", osVertex = "no-os-vertex"
-    case osBaseCurve = "no-os-bc", osDiameter = "no-os-dia", osBrand = "no-os-brand"
+    case odCyl = "no-od-cyl"
+    case odAdd = "no-od-add"
+    case odPrism = "no-od-prism"
+    case odVertex = "no-od-vertex"
+    case odBaseCurve = "no-od-bc"
+    case odDiameter = "no-od-dia"
+    case odBrand = "no-od-brand"
+    case osCyl = "no-os-cyl"
+    case osAdd = "no-os-add"
+    case osPrism = "no-os-prism"
+    case osVertex = "no-os-vertex"
+    case osBaseCurve = "no-os-bc"
+    case osDiameter = "no-os-dia"
+    case osBrand = "no-os-brand"
 
     static func name(for value: LensRemovalFlag) -> NameSpecification { .customLong(value.rawValue) }
     static func help(for value: LensRemovalFlag) -> ArgumentHelp? { .hidden }

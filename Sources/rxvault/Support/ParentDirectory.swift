@@ -8,8 +8,9 @@ enum ParentDirectory {
         let parent = PathText.folder(of: path)
         guard !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) else { return }
         do {
-            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: parent, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw CLIError(.cannotWrite, "cannot create the directory \(parent)")
         }

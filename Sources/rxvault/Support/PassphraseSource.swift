@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import RxCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Where a passphrase comes from. Never argv: a value on the command line shows in `ps` and in
 /// shell history. In order: `--passphrase-file`, `--passphrase-fd`, `RXVAULT_PASSPHRASE_FILE`,
@@ -37,7 +38,9 @@ enum PassphraseSource {
         if let fd = options.passphraseFd { return try read(fd: fd, what: "passphrase") }
         if let path = Environment.passphraseFile { return try read(file: path, what: "passphrase") }
         try requirePrompt(options)
-        guard let secret = Terminal.readSecretLine(prompt: "Passphrase for \(label ?? options.vaultPath): "), secret.count > 0 else {
+        guard let secret = Terminal.readSecretLine(prompt: "Passphrase for \(label ?? options.vaultPath): "),
+            secret.count > 0
+        else {
             throw CLIError(.usage, "no passphrase entered")
         }
         return secret
@@ -63,12 +66,14 @@ enum PassphraseSource {
 
     private static func requirePrompt(_ options: VaultOptions, flag: String = "--passphrase-file") throws {
         if options.noInput {
-            throw CLIError(.usage, "a passphrase is needed and --no-input forbids asking for one",
-                           hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
+            throw CLIError(
+                .usage, "a passphrase is needed and --no-input forbids asking for one",
+                hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
         }
         guard Terminal.canAsk else {
-            throw CLIError(.usage, "a passphrase is needed and there is no terminal to ask on",
-                           hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
+            throw CLIError(
+                .usage, "a passphrase is needed and there is no terminal to ask on",
+                hint: "give \(flag) FILE or set RXVAULT_PASSPHRASE_FILE")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import RxModel
 
 /// Applies `PrescriptionOptions` to a prescription: a blank one for `add`, the current version
@@ -38,7 +39,8 @@ struct PrescriptionBuilder {
         for eye in Eye.allCases {
             if removeEyes.contains(eye) {
                 guard o.notation(eye) == nil, o.fieldFlags(eye).isEmpty else {
-                    throw CLIError(.usage, "--no-\(eye == .right ? "od" : "os") cannot be combined with values for that eye")
+                    throw CLIError(
+                        .usage, "--no-\(eye == .right ? "od" : "os") cannot be combined with values for that eye")
                 }
                 rx[eye] = nil
                 continue
@@ -51,7 +53,9 @@ struct PrescriptionBuilder {
         }
         if let vertex = o.vertex {
             let value = try number(vertex, nil, "vertex distance")
-            for eye in Eye.allCases where rx[eye] != nil && o.fieldFlags(eye).vertex == nil { rx[eye]!.vertexDistance = value }
+            for eye in Eye.allCases where rx[eye] != nil && o.fieldFlags(eye).vertex == nil {
+                rx[eye]!.vertexDistance = value
+            }
         }
         try applyPupillaryDistance(&rx)
     }
@@ -60,31 +64,37 @@ struct PrescriptionBuilder {
         var reading: LensNotation.Reading?
         if let text = options.notation(eye) {
             do { reading = try LensNotation.read(text) } catch {
-                throw CLIError(.invalidInput, "\(eye.label) notation: \(error.problem)",
-                               hint: "write it as on the paper, e.g. \"-2.25 -0.75 x180 add +2.00\", \"plano\" or \"-3.00 bc 8.6 dia 14.2\"")
+                throw CLIError(
+                    .invalidInput, "\(eye.label) notation: \(error.problem)",
+                    hint:
+                        "write it as on the paper, e.g. \"-2.25 -0.75 x180 add +2.00\", \"plano\" or \"-3.00 bc 8.6 dia 14.2\""
+                )
             }
         }
         var lens = current
         for removal in removeFields where removal.eye == eye {
             if let given = givenElsewhere(removal, reading: reading) {
-                throw CLIError(.usage, "\(removal.flag) cannot be combined with \(given)",
-                               hint: "remove a part, or give its new value, not both")
+                throw CLIError(
+                    .usage, "\(removal.flag) cannot be combined with \(given)",
+                    hint: "remove a part, or give its new value, not both")
             }
             if lens != nil { removal.field.remove(from: &lens!) }
         }
         if let reading {
             do { lens = try reading.applied(to: lens) } catch {
                 let prefix = eye == .right ? "od" : "os"
-                throw CLIError(.invalidInput, "\(eye.label) notation: \(error.problem)",
-                               hint: "--\(prefix)-sphere D changes the sphere alone; --no-\(prefix)-cyl removes the cylinder")
+                throw CLIError(
+                    .invalidInput, "\(eye.label) notation: \(error.problem)",
+                    hint: "--\(prefix)-sphere D changes the sphere alone; --no-\(prefix)-cyl removes the cylinder")
             }
         }
         let f = options.fieldFlags(eye)
         if f.isEmpty { return lens }
         if lens == nil {
             guard let sphere = f.sphere else {
-                throw CLIError(.invalidInput, "\(eye.label) sphere: required to add that eye",
-                               hint: "give --\(eye == .right ? "od" : "os") SPEC or --\(eye == .right ? "od" : "os")-sphere D")
+                throw CLIError(
+                    .invalidInput, "\(eye.label) sphere: required to add that eye",
+                    hint: "give --\(eye == .right ? "od" : "os") SPEC or --\(eye == .right ? "od" : "os")-sphere D")
             }
             lens = LensSpecification(sphere: try power(sphere, eye, "sphere"))
         }
@@ -94,7 +104,9 @@ struct PrescriptionBuilder {
         if let v = f.add { lens!.add = try number(v, eye, "add") }
         if let v = f.prism {
             do { lens!.prism = v.isEmpty ? nil : try Prism.parse(v) } catch {
-                throw CLIError(.invalidInput, "\(eye.label) prism: \(error.problem)", hint: "e.g. \"1.5 BI\", \"1 BU 2 BO\" or \"2 @ 45\"")
+                throw CLIError(
+                    .invalidInput, "\(eye.label) prism: \(error.problem)",
+                    hint: "e.g. \"1.5 BI\", \"1 BU 2 BO\" or \"2 @ 45\"")
             }
         }
         if let v = f.vertex { lens!.vertexDistance = try number(v, eye, "vertex distance") }
@@ -114,8 +126,10 @@ struct PrescriptionBuilder {
             return "a \(field.label) in \(prefix) \"\(options.notation(eye)!)\""
         }
         let flags: [(LensField, String, String?)] = [
-            (.cylinder, "-cyl", f.cylinder), (.cylinder, "-axis", f.axis), (.add, "-add", f.add), (.prism, "-prism", f.prism),
-            (.vertexDistance, "-vertex", f.vertex), (.baseCurve, "-bc", f.baseCurve), (.diameter, "-dia", f.diameter), (.brand, "-brand", f.brand),
+            (.cylinder, "-cyl", f.cylinder), (.cylinder, "-axis", f.axis), (.add, "-add", f.add),
+            (.prism, "-prism", f.prism),
+            (.vertexDistance, "-vertex", f.vertex), (.baseCurve, "-bc", f.baseCurve), (.diameter, "-dia", f.diameter),
+            (.brand, "-brand", f.brand)
         ]
         if let (_, suffix, _) = flags.first(where: { $0.0 == field && $0.2 != nil }) { return prefix + suffix }
         if field == .vertexDistance, options.vertex != nil { return "--vertex" }
@@ -127,18 +141,23 @@ struct PrescriptionBuilder {
         let o = options
         if removePD {
             rx.pupillaryDistance = nil
-            for eye in Eye.allCases where rx[eye] != nil { rx[eye]!.farPD = nil; rx[eye]!.nearPD = nil }
+            for eye in Eye.allCases where rx[eye] != nil {
+                rx[eye]!.farPD = nil
+                rx[eye]!.nearPD = nil
+            }
         }
         // Switching between one binocular PD and one PD per eye drops the other kind, near PDs
         // included: it happens only when the person also says --no-pd.
         let monocularGiven = [o.pdRight, o.pdLeft, o.nearPdRight, o.nearPdLeft].contains { $0 != nil }
         if o.pd != nil, rx.eyes.contains(where: { $0.1.farPD != nil || $0.1.nearPD != nil }) {
-            throw CLIError(.usage, "--pd would drop the PDs stored per eye",
-                           hint: "add --no-pd to replace them with one binocular PD")
+            throw CLIError(
+                .usage, "--pd would drop the PDs stored per eye",
+                hint: "add --no-pd to replace them with one binocular PD")
         }
         if monocularGiven, o.pd == nil, rx.pupillaryDistance != nil {
-            throw CLIError(.usage, "a PD per eye would drop the binocular PD stored",
-                           hint: "add --no-pd to replace it with one PD per eye (--pd-od, --pd-os, --near-pd-od, --near-pd-os)")
+            throw CLIError(
+                .usage, "a PD per eye would drop the binocular PD stored",
+                hint: "add --no-pd to replace it with one PD per eye (--pd-od, --pd-os, --near-pd-od, --near-pd-os)")
         }
         if let pd = o.pd {
             guard let far = try number(pd, nil, "PD") else {
@@ -146,11 +165,16 @@ struct PrescriptionBuilder {
             }
             rx.pupillaryDistance = PupillaryDistance(far: far, near: rx.pupillaryDistance?.near)
             // A binocular PD replaces monocular ones.
-            for eye in Eye.allCases where rx[eye] != nil { rx[eye]!.farPD = nil; rx[eye]!.nearPD = nil }
+            for eye in Eye.allCases where rx[eye] != nil {
+                rx[eye]!.farPD = nil
+                rx[eye]!.nearPD = nil
+            }
         }
         if let near = o.nearPd {
             guard rx.pupillaryDistance != nil else {
-                throw CLIError(.usage, "--near-pd needs a far PD (--pd)", hint: "for one value per eye use --near-pd-od and --near-pd-os")
+                throw CLIError(
+                    .usage, "--near-pd needs a far PD (--pd)",
+                    hint: "for one value per eye use --near-pd-od and --near-pd-os")
             }
             rx.pupillaryDistance!.near = try number(near, nil, "near PD")
         }
@@ -167,7 +191,9 @@ struct PrescriptionBuilder {
 
     // MARK: - Reading values
 
-    private func label(_ eye: Eye?, _ field: String) -> String { [eye?.label, field].compactMap { $0 }.joined(separator: " ") }
+    private func label(_ eye: Eye?, _ field: String) -> String {
+        [eye?.label, field].compactMap { $0 }.joined(separator: " ")
+    }
 
     private func number(_ text: String, _ eye: Eye?, _ field: String) throws -> Hundredths? {
         if text.isEmpty { return nil }
@@ -206,5 +232,3 @@ struct PrescriptionBuilder {
         return date
     }
 }
-
-import Foundation

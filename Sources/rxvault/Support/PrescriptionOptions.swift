@@ -1,7 +1,7 @@
 import ArgumentParser
 import RxModel
 
-/// The add/edit flags: the contract scripts rely on (README.md, "Adding prescriptions").
+/// The add/edit flags: the contract scripts rely on (docs/guide.md, "Add prescriptions").
 ///
 /// Values are taken as text and read by RxModel's parsers, so a bad value is reported with the
 /// eye, field and value whether it came from a flag, the notation or (later) an import.
@@ -15,9 +15,15 @@ struct PrescriptionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Expiry date (required for contacts).", valueName: "yyyy-mm-dd")) var expires: String?
     @Option(help: "A free-text note.") var note: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Right eye in prescription notation, e.g. \"-2.25 -0.75 x180 add +2.00\".", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Right eye in prescription notation, e.g. \"-2.25 -0.75 x180 add +2.00\".", valueName: "spec"))
     var od: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Left eye in prescription notation, e.g. \"plano\" or \"-3.00 bc 8.6 dia 14.2\".", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Left eye in prescription notation, e.g. \"plano\" or \"-3.00 bc 8.6 dia 14.2\".", valueName: "spec"))
     var os: String?
 
     @Option(name: .customLong("od-sphere"), parsing: .unconditional, help: .hidden) var odSphere: String?
@@ -41,22 +47,30 @@ struct PrescriptionOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Binocular far pupillary distance (glasses).", valueName: "mm")) var pd: String?
     @Option(help: ArgumentHelp("Binocular near pupillary distance (glasses).", valueName: "mm")) var nearPd: String?
-    @Option(name: .customLong("pd-od"), help: ArgumentHelp("Right monocular far PD (glasses).", valueName: "mm")) var pdRight: String?
-    @Option(name: .customLong("pd-os"), help: ArgumentHelp("Left monocular far PD (glasses).", valueName: "mm")) var pdLeft: String?
-    @Option(name: .customLong("near-pd-od"), help: ArgumentHelp("Right monocular near PD (glasses).", valueName: "mm")) var nearPdRight: String?
-    @Option(name: .customLong("near-pd-os"), help: ArgumentHelp("Left monocular near PD (glasses).", valueName: "mm")) var nearPdLeft: String?
+    @Option(name: .customLong("pd-od"), help: ArgumentHelp("Right monocular far PD (glasses).", valueName: "mm"))
+    var pdRight: String?
+    @Option(name: .customLong("pd-os"), help: ArgumentHelp("Left monocular far PD (glasses).", valueName: "mm"))
+    var pdLeft: String?
+    @Option(name: .customLong("near-pd-od"), help: ArgumentHelp("Right monocular near PD (glasses).", valueName: "mm"))
+    var nearPdRight: String?
+    @Option(name: .customLong("near-pd-os"), help: ArgumentHelp("Left monocular near PD (glasses).", valueName: "mm"))
+    var nearPdLeft: String?
     @Option(help: ArgumentHelp("Vertex distance for both eyes (glasses).", valueName: "mm")) var vertex: String?
     @Option(help: "Lens brand for both eyes (contacts); --od-brand/--os-brand when they differ.") var brand: String?
-    @Option(help: ArgumentHelp("Contact-lens type: soft, rgp, scleral, hybrid or ortho-k (contacts; sharpens the base-curve and diameter warnings).",
-                               valueName: "type")) var lensType: String?
+    @Option(
+        help: ArgumentHelp(
+            "Contact-lens type: soft, rgp, scleral, hybrid or ortho-k (contacts; sharpens the base-curve and diameter warnings).",
+            valueName: "type")) var lensType: String?
 
     /// Per-eye field flags (`--od-sphere` ... `--os-brand`), by eye.
     func fieldFlags(_ eye: Eye) -> EyeFields {
         eye == .right
-            ? EyeFields(sphere: odSphere, cylinder: odCylinder, axis: odAxis, add: odAdd, prism: odPrism,
-                        vertex: odVertex, baseCurve: odBaseCurve, diameter: odDiameter, brand: odBrand)
-            : EyeFields(sphere: osSphere, cylinder: osCylinder, axis: osAxis, add: osAdd, prism: osPrism,
-                        vertex: osVertex, baseCurve: osBaseCurve, diameter: osDiameter, brand: osBrand)
+            ? EyeFields(
+                sphere: odSphere, cylinder: odCylinder, axis: odAxis, add: odAdd, prism: odPrism,
+                vertex: odVertex, baseCurve: odBaseCurve, diameter: odDiameter, brand: odBrand)
+            : EyeFields(
+                sphere: osSphere, cylinder: osCylinder, axis: osAxis, add: osAdd, prism: osPrism,
+                vertex: osVertex, baseCurve: osBaseCurve, diameter: osDiameter, brand: osBrand)
     }
 
     func notation(_ eye: Eye) -> String? { eye == .right ? od : os }
@@ -70,8 +84,10 @@ struct PrescriptionOptions: ParsableArguments {
 
     /// Whether any field flag at all was given (edit refuses to do nothing).
     var isEmpty: Bool {
-        let all: [String?] = [patient, dob, prescriber, prescriberLicence, prescriberContact, issued, expires, note, od, os,
-                              pd, nearPd, pdRight, pdLeft, nearPdRight, nearPdLeft, vertex, brand, lensType]
+        let all: [String?] = [
+            patient, dob, prescriber, prescriberLicence, prescriberContact, issued, expires, note, od, os,
+            pd, nearPd, pdRight, pdLeft, nearPdRight, nearPdLeft, vertex, brand, lensType
+        ]
         return all.allSatisfy { $0 == nil } && fieldFlags(.right).isEmpty && fieldFlags(.left).isEmpty
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import RxCrypto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--recipient` and `--recipients-file`, as age's `-r` and `-R` take them: `age1...` keys and
@@ -11,10 +11,14 @@ import Glibc
 /// skipped). Encrypting to a recipient needs no secret, which is what lets a scheduled backup
 /// run with no passphrase on the machine.
 struct RecipientOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Encrypt to this age recipient: age1... or an ssh-ed25519 public key line (repeatable).",
-                               valueName: "recipient")) var recipient: [String] = []
-    @Option(help: ArgumentHelp("Encrypt to every recipient in this file, one per line, # comments allowed (as age -R; repeatable).",
-                               valueName: "file"), completion: .file()) var recipientsFile: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "Encrypt to this age recipient: age1... or an ssh-ed25519 public key line (repeatable).",
+            valueName: "recipient")) var recipient: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "Encrypt to every recipient in this file, one per line, # comments allowed (as age -R; repeatable).",
+            valueName: "file"), completion: .file()) var recipientsFile: [String] = []
 
     var isEmpty: Bool { recipient.isEmpty && recipientsFile.isEmpty }
 
@@ -28,15 +32,20 @@ struct RecipientOptions: ParsableArguments {
         for text in recipient {
             do { all.append(try AgeRecipientText.parse(text)) } catch {
                 let shown = text.count > 80 ? String(text.prefix(60)) + "..." : text
-                throw CLIError(.invalidInput, "--recipient '\(shown)' is \(error.description)",
-                               hint: "age recipients look like age1... (age-keygen -y KEY); SSH keys like ssh-ed25519 AAAA... (the .pub file)")
+                throw CLIError(
+                    .invalidInput, "--recipient '\(shown)' is \(error.description)",
+                    hint:
+                        "age recipients look like age1... (age-keygen -y KEY); SSH keys like ssh-ed25519 AAAA... (the .pub file)"
+                )
             }
         }
         for path in recipientsFile {
             let text = try Self.read(path)
             do {
                 let found = try AgeRecipientText.parseFile(text)
-                guard !found.isEmpty else { throw CLIError(.usage, "\(path) lists no recipients (only comments or blank lines)") }
+                guard !found.isEmpty else {
+                    throw CLIError(.usage, "\(path) lists no recipients (only comments or blank lines)")
+                }
                 all += found
             } catch let refusal as AgeRecipientText.LineRefusal {
                 throw CLIError(.invalidInput, "\(path), line \(refusal.line): \(refusal.refusal.description)")
@@ -52,8 +61,12 @@ struct RecipientOptions: ParsableArguments {
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: maxFileBytes + 1)) ?? nil
         guard let data else { throw CLIError(.usage, "cannot read the recipients file \(path)") }
-        guard data.count <= maxFileBytes else { throw CLIError(.usage, "\(path) is not a recipients file (over \(maxFileBytes >> 20) MiB)") }
-        guard let text = String(data: data, encoding: .utf8) else { throw CLIError(.usage, "\(path) is not a recipients file (not UTF-8 text)") }
+        guard data.count <= maxFileBytes else {
+            throw CLIError(.usage, "\(path) is not a recipients file (over \(maxFileBytes >> 20) MiB)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CLIError(.usage, "\(path) is not a recipients file (not UTF-8 text)")
+        }
         return text
     }
 }

@@ -10,14 +10,17 @@ struct RecoveryCodeOptions: ParsableArguments {
     @Flag(help: "Open the vault inside the backup with its recovery code (asked for) instead of the passphrase.")
     var recovery = false
 
-    @Option(help: ArgumentHelp("Open the vault inside the backup with the recovery code in this file.", valueName: "file"),
-            completion: .file())
+    @Option(
+        help: ArgumentHelp("Open the vault inside the backup with the recovery code in this file.", valueName: "file"),
+        completion: .file())
     var recoveryKeyFile: String?
 
     var isGiven: Bool { recovery || recoveryKeyFile != nil }
 
     func validate() throws {
-        if recovery && recoveryKeyFile != nil { throw ValidationError("give --recovery or --recovery-key-file, not both") }
+        if recovery && recoveryKeyFile != nil {
+            throw ValidationError("give --recovery or --recovery-key-file, not both")
+        }
     }
 
     /// The code (asked for on the terminal as the code of `label`), or nil when none was asked
@@ -29,12 +32,22 @@ struct RecoveryCodeOptions: ParsableArguments {
         return try RecoveryCodeSource.read(file: recoveryKeyFile, options: options, label: label)
     }
 
+    /// What opens the vault inside a backup: the recovery code when one is asked for, else the
+    /// vault's passphrase as it was the day the backup was made (asked for as the one of
+    /// `label`). Only the passphrase can also open a default backup's age layer
+    /// (`passphraseLayerRefusal`).
+    func backupVaultKey(options: VaultOptions, label: String) throws -> VaultKey {
+        if let code = try read(options: options, label: label) { return .recoveryCode(code) }
+        return .passphrase(try PassphraseSource.existing(options, for: label))
+    }
+
     /// Refuses a recovery code given with a passphrase on the command line (a usage error, told
     /// before anything about the backup).
     func requireAlone(_ options: VaultOptions) throws {
         if isGiven && (options.passphraseFile != nil || options.passphraseFd != nil) {
-            throw CLIError(.usage, "give the vault's passphrase or its recovery code, not both",
-                           hint: "the passphrase of a backup's age layer goes in --age-passphrase-file")
+            throw CLIError(
+                .usage, "give the vault's passphrase or its recovery code, not both",
+                hint: "the passphrase of a backup's age layer goes in --age-passphrase-file")
         }
     }
 
@@ -42,10 +55,11 @@ struct RecoveryCodeOptions: ParsableArguments {
     /// passphrase of the day it was made (or an --age-passphrase-file's). age allows no other
     /// stanza beside scrypt, so nothing a recovery slot holds can open that layer.
     static func passphraseLayerRefusal(_ file: String) -> CLIError {
-        CLIError(.wrongPassphrase,
-                 "\(file) was made with a passphrase (the vault's of that day, or an --age-passphrase-file's): its age layer opens only with that passphrase, never with a recovery code",
-                 hint: "give that passphrase (--age-passphrase-file FILE, or the vault's without --recovery); "
-                     + "for backups a recovery code restores, back up to a recipient (rxvault backup DIR --recipient age1...) "
-                     + "and keep its identity with the recovery code")
+        CLIError(
+            .wrongPassphrase,
+            "\(file) was made with a passphrase (the vault's of that day, or an --age-passphrase-file's): its age layer opens only with that passphrase, never with a recovery code",
+            hint: "give that passphrase (--age-passphrase-file FILE, or the vault's without --recovery); "
+                + "for backups a recovery code restores, back up to a recipient (rxvault backup DIR --recipient age1...) "
+                + "and keep its identity with the recovery code")
     }
 }

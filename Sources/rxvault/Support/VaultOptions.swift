@@ -5,27 +5,40 @@ import RxVault
 
 /// Options every command takes, before or after the subcommand name.
 struct VaultOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The vault file.",
-        discussion: "Default: $RXVAULT_PATH, else $XDG_DATA_HOME/rxvault/vault.rxv, else ~/.local/share/rxvault/vault.rxv.",
-        valueName: "path"), completion: .file())
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The vault file.",
+            discussion:
+                "Default: $RXVAULT_PATH, else $XDG_DATA_HOME/rxvault/vault.rxv, else ~/.local/share/rxvault/vault.rxv.",
+            valueName: "path"), completion: .file())
     var vault: String?
 
-    @Option(name: .long, help: ArgumentHelp("Read the passphrase from the first line of this file (or set RXVAULT_PASSPHRASE_FILE).", valueName: "file"),
-            completion: .file())
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read the passphrase from the first line of this file (or set RXVAULT_PASSPHRASE_FILE).", valueName: "file"),
+        completion: .file())
     var passphraseFile: String?
 
-    @Option(name: .long, help: ArgumentHelp("Read the passphrase from this open file descriptor (e.g. 3, with 3<file).", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Read the passphrase from this open file descriptor (e.g. 3, with 3<file).", valueName: "n"))
     var passphraseFd: Int32?
 
     @Flag(name: .long, help: "Never prompt: fail if a passphrase is needed and no file gives it.")
     var noInput = false
 
-    @Option(name: .long, help: ArgumentHelp("Read as a client app with this age identity file instead of the passphrase.", valueName: "file"),
-            completion: .file())
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read as a client app with this age identity file instead of the passphrase.", valueName: "file"),
+        completion: .file())
     var identity: String?
 
-    @Flag(name: .long, help: "Do not use an unlocked agent ('rxvault unlock'): ask for the passphrase (or set RXVAULT_NO_AGENT=1).")
+    @Flag(
+        name: .long,
+        help: "Do not use an unlocked agent ('rxvault unlock'): ask for the passphrase (or set RXVAULT_NO_AGENT=1).")
     var noAgent = false
 
     var vaultPath: String { vault ?? Environment.defaultVaultPath }
@@ -41,47 +54,45 @@ struct VaultOptions: ParsableArguments {
         if identity != nil { throw VaultError.ownerOnly(command) }
     }
 
-    /// Opens the vault as the owner: with the root key from the agent that holds it (`rxvault
-    /// unlock`), else with the passphrase from the configured source. Refused with a client
-    /// identity: only the owner changes the vault.
-    ///
-    /// The agent is not asked when `agent` is false (`passwd` must prove the passphrase), with
-    /// `--no-agent` or `RXVAULT_NO_AGENT=1`, or when a passphrase is given on this command line
-    /// (`--passphrase-file`, `--passphrase-fd`): what the user names explicitly is what is used.
-    /// `anchored` false skips the rollback anchor (as `backup` always has).
+    /// Opens the vault as the owner, with the key `ownerKey` finds (the agent's, else the
+    /// passphrase; not the agent's when `agent` is false). Refused with a client identity: only
+    /// the owner changes the vault. `anchored` false skips the rollback anchor (as `backup`
+    /// always has).
     func openVault(command: String = "this command", agent: Bool = true, anchored: Bool = true) throws -> Vault {
-        if identity != nil { throw VaultError.ownerOnly(command) }
-        let path = vaultPath
+        try requireOwner(command)
         // Say "no vault" before asking for a passphrase that could not open anything.
-        let header = try VaultHeader.read(at: path)
-        let anchor = anchored ? Environment.rollbackAnchor : nil
-        let vault: Vault
-        if agent && mayUseAgent, let rootKey = AgentAccess.rootKey(path: path, header: header) {
-            vault = try Vault.open(at: path, rootKey: rootKey, clock: Environment.clock(),
-                                   busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: anchor)
-        } else {
-            let passphrase = try PassphraseSource.existing(self)
-            vault = try Vault.open(at: path, passphrase: passphrase, clock: Environment.clock(),
-                                   busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: anchor)
+        let header = try VaultHeader.read(at: vaultPath)
+        guard let key = try ownerKey(header: header, agent: agent) else {
+            throw CLIError(.usage, "a passphrase is needed")
         }
-        if let rollback = vault.rollback {
-            Terminal.warning("this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): it may have been replaced by an older copy; changes are refused until you run 'rxvault check --accept-rollback' (if you restored it on purpose)")
-        }
-        return vault
+        return try openVault(with: key, anchored: anchored)
     }
 
-    /// Whether an agent may stand in for the passphrase on this command line.
-    var mayUseAgent: Bool {
-        !noAgent && !AgentAccess.disabledByEnvironment && passphraseFile == nil && passphraseFd == nil
+    /// Opens the vault as the owner with `key` (from `ownerKey`, or a recovery code), warning
+    /// when it is older than a copy of it this computer has seen.
+    func openVault(with key: VaultKey, anchored: Bool = true) throws -> Vault {
+        let vault = try Vault.open(
+            at: vaultPath, with: key, clock: Environment.clock(),
+            busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(),
+            anchor: anchored ? Environment.rollbackAnchor : nil)
+        if let rollback = vault.rollback {
+            Terminal.warning(
+                "this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): it may have been replaced by an older copy; changes are refused until you run 'rxvault check --accept-rollback' (if you restored it on purpose)"
+            )
+        }
+        return vault
     }
 
     /// Opens the vault for reading: as a client when `--identity` is given, else as the owner.
     func openReader() throws -> any VaultReader {
         guard let identity else { return try openVault() }
-        guard let first = try KeyFile.identities(identity).first else { throw CLIError(.usage, "\(identity) holds no identity") }
+        guard let first = try KeyFile.identities(identity).first else {
+            throw CLIError(.usage, "\(identity) holds no identity")
+        }
         _ = try VaultHeader.read(at: vaultPath)
-        return try ClientVault.open(at: vaultPath, identity: first, clock: Environment.clock(),
-                                    busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
+        return try ClientVault.open(
+            at: vaultPath, identity: first, clock: Environment.clock(),
+            busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
     }
 }
 

@@ -11,8 +11,10 @@ protocol VaultReader {
     func prescription(_ id: PrescriptionID, version: Int?) throws -> PrescriptionRecord
     func attachments(of prescriptionID: PrescriptionID) throws -> [AttachmentInfo]
     func resolveAttachment(_ reference: String, of prescriptionID: PrescriptionID) throws -> AttachmentID
-    func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, write: ([UInt8]) throws -> Void) throws -> AttachmentInfo
-    func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32, parser: IsolatedParser) throws -> [UInt8]
+    func readAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, write: ([UInt8]) throws -> Void) throws
+        -> AttachmentInfo
+    func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32, parser: IsolatedParser)
+        throws -> [UInt8]
     var attachmentLimits: ValidationLimits { get }
     /// Set when a client's read could not be written to the audit log: why.
     var readLogFailure: VaultError? { get }

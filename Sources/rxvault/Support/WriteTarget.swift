@@ -2,16 +2,16 @@ import Foundation
 import RxVault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The file a command that creates or replaces `path` writes (`restore`, `backup`, `extract`,
 /// `export`, `preview`, `client add --identity-out`), and whether it can be written at all.
 ///
 /// Every command checks its output path here first, before a passphrase is asked for or any work
-/// is done, so a path that can never be a new file costs nothing (exit 73, README.md "Exit
+/// is done, so a path that can never be a new file costs nothing (exit 73, docs/reference.md "Exit
 /// codes"); the writer checks again when it writes (`SafeFileWriter`), as the file system may
 /// have changed meanwhile. Refused: a path ending in `/`, a directory (nothing is written "into"
 /// one), something that is not a regular file (a device such as /dev/null, a FIFO, a socket: a
@@ -27,8 +27,10 @@ import Darwin
 enum WriteTarget {
     /// `example` names a file to suggest inside a directory given by mistake (e.g. vault.rxv);
     /// `existsHint` gives the hint for a file that is already there (from the file the path names).
-    static func file(for path: String, replace: Bool, createsFolders: Bool = false, example: String? = nil,
-                     existsHint: ((String) -> String)? = nil) throws -> String {
+    static func file(
+        for path: String, replace: Bool, createsFolders: Bool = false, example: String? = nil,
+        existsHint: ((String) -> String)? = nil
+    ) throws -> String {
         guard !path.isEmpty else { throw CLIError(.usage, "the path of the file to write is empty") }
         if path.hasSuffix("/") {
             if isDirectory(path) { throw directory(path, example: example) }
@@ -48,7 +50,11 @@ enum WriteTarget {
             }
             switch info.st_mode & S_IFMT {
             case S_IFREG:
-                if !replace { throw CLIError(.alreadyExists, "\(path) already exists", hint: existsHint?(current) ?? "pass --force to replace it") }
+                if !replace {
+                    throw CLIError(
+                        .alreadyExists, "\(path) already exists",
+                        hint: existsHint?(current) ?? "pass --force to replace it")
+                }
                 return current
             case S_IFDIR:
                 throw directory(path, example: example)
@@ -57,20 +63,26 @@ enum WriteTarget {
                 guard hops <= 40 else { throw CLIError(.alreadyExists, "\(path): too many levels of symbolic links") }
                 var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 let n = readlink(current, &buffer, buffer.count - 1)
-                guard n > 0 else { throw CLIError(.cannotWrite, "cannot read the link \(current): \(String(cString: strerror(errno)))") }
+                guard n > 0 else {
+                    throw CLIError(.cannotWrite, "cannot read the link \(current): \(String(cString: strerror(errno)))")
+                }
                 let destination = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                current = destination.hasPrefix("/") ? destination : PathText.join(PathText.folder(of: current), destination)
+                current =
+                    destination.hasPrefix("/") ? destination : PathText.join(PathText.folder(of: current), destination)
             default:
-                throw CLIError(.alreadyExists, "\(path) is not a regular file (a device, FIFO or socket); rxvault writes only regular files",
-                               hint: "give the path of a new file")
+                throw CLIError(
+                    .alreadyExists,
+                    "\(path) is not a regular file (a device, FIFO or socket); rxvault writes only regular files",
+                    hint: "give the path of a new file")
             }
         }
     }
 
     private static func directory(_ path: String, example: String?) -> CLIError {
         let folder = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
-        return CLIError(.alreadyExists, "\(path) is a directory; give the path of the file to write",
-                        hint: example.map { "for example \(folder)/\($0)" })
+        return CLIError(
+            .alreadyExists, "\(path) is a directory; give the path of the file to write",
+            hint: example.map { "for example \(folder)/\($0)" })
     }
 
     /// The folder `file` goes in must be a folder, and must exist unless the command creates it.
@@ -84,7 +96,9 @@ enum WriteTarget {
                     throw CLIError(.alreadyExists, "cannot create \(path): \(folder) is not a directory")
                 }
                 if let missing, !createsFolders {
-                    throw CLIError(.alreadyExists, "cannot create \(path): the directory \(missing) does not exist", hint: "create it first")
+                    throw CLIError(
+                        .alreadyExists, "cannot create \(path): the directory \(missing) does not exist",
+                        hint: "create it first")
                 }
                 return
             }

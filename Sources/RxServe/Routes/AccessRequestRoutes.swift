@@ -1,0 +1,69 @@
+import Hummingbird
+import RxModel
+import RxVault
+
+/// `POST /access-requests` and `GET /access-requests/{id}` (docs/api.md, "Asking for access"):
+/// a client asks the owner for prescriptions, and later learns whether the request was answered.
+struct AccessRequestRoutes {
+    let support: RouteSupport
+
+    var collection: RouteCollection<ClientRequestContext> {
+        let routes = RouteCollection(context: ClientRequestContext.self)
+        routes.post { request, context in try await create(request, context) }
+        routes.get(":id") { _, context in try await read(context) }
+        return routes
+    }
+
+    func create(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
+        let body = try await support.jsonBody(request)
+        guard let reason = body.string("reason") else {
+            throw APIError.invalid(
+                "send {\"reason\": \"why\", \"patient\": \"name\" (optional), \"kinds\": [\"glasses\", \"contacts\"] (optional)}"
+            )
+        }
+        let patient = body.string("patient")
+        var kinds: [PrescriptionKind] = []
+        if case .array(let items)? = body["kinds"] {
+            for item in items {
+                guard case .string(let text) = item, let kind = PrescriptionKind(rawValue: text) else {
+                    throw APIError.invalid("kinds: glasses or contacts")
+                }
+                kinds.append(kind)
+            }
+        }
+        let clientID = try await support.view(context).clientID
+        do {
+            let made = try await support.gateway.requestAccess(
+                clientID: clientID, reason: reason, patient: patient, kinds: kinds)
+            context.logger.info(
+                "access requested", metadata: ["client": .string(clientID.short), "request": .string(made.id)])
+            return FHIRResponse.json(
+                Self.resource(made), status: .accepted,
+                headers: [.location: "\(support.baseURL(request))/access-requests/\(made.id)"])
+        } catch let error as VaultError {
+            if case .invalidInput(let why) = error, why.hasPrefix("too many requests") {
+                throw APIError.throttled(why, retryAfter: 3600)
+            }
+            throw APIError.from(error)
+        }
+    }
+
+    func read(_ context: ClientRequestContext) async throws -> Response {
+        guard let id = context.parameters.get("id"),
+            let found = try await support.gateway.accessRequest(id, clientID: try await support.view(context).clientID)
+        else { throw APIError.notFound() }
+        return FHIRResponse.json(Self.resource(found))
+    }
+
+    /// What a client is told of its request: pending or answered, and what the answer granted
+    /// (a later revoke shows in the resources, not here) - never whether it was denied, nor
+    /// anything else the vault holds.
+    static func resource(_ request: AccessRequest) -> JSONValue {
+        .fields([
+            "expires": .string(request.expires),
+            "granted": .array(request.granted.map { .string("VisionPrescription/\(FHIR.prescriptionResourceID($0))") }),
+            "id": .string(request.id), "requested": .string(request.requested),
+            "status": .string(request.status == .pending ? "pending" : "answered")
+        ])
+    }
+}

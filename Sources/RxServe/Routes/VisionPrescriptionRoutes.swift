@@ -1,0 +1,110 @@
+import Hummingbird
+import NIOCore
+import RxModel
+import RxVault
+
+/// `/VisionPrescription`: search, read, history and one version of the client's granted
+/// prescriptions (a grant covers the version current when it was made and every later one).
+struct VisionPrescriptionRoutes {
+    let support: RouteSupport
+    var gateway: VaultGateway { support.gateway }
+
+    var collection: RouteCollection<ClientRequestContext> {
+        let routes = RouteCollection(context: ClientRequestContext.self)
+        routes.get { request, context in try await search(request, context) }
+        routes.get(":id") { request, context in try await readNewest(context) }
+        routes.get(":id/_history") { request, context in try await history(request, context) }
+        routes.get(":id/_history/:version") { request, context in
+            guard let version = context.parameters.get("version").flatMap(Int.init) else { throw APIError.notFound() }
+            return try await read(version: version, context)
+        }
+        return routes
+    }
+
+    func search(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
+        let client = try await support.view(context)
+        let search = try VisionPrescriptionSearch(
+            request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+        var matches: [PrescriptionRecord] = []
+        for id in client.granted {
+            let record = try await gateway.prescription(id)
+            if search.matches(record) { matches.append(record) }
+        }
+        matches.sort { ($0.prescription.issued, $0.id.hex) > ($1.prescription.issued, $1.id.hex) }
+        let page = Array(matches.dropFirst(search.offset).prefix(search.count))
+        let base = support.baseURL(request)
+        func link(_ relation: String, offset: Int) -> JSONValue {
+            .fields([
+                "relation": .string(relation),
+                "url": .string("\(base)/VisionPrescription?\(search.query(offset: offset))")
+            ])
+        }
+        var links = [link("self", offset: search.offset)]
+        if search.offset + search.count < matches.count {
+            links.append(link("next", offset: search.offset + search.count))
+        }
+        if search.offset > 0 { links.append(link("previous", offset: max(0, search.offset - search.count))) }
+        let entries: [JSONValue] = page.map { record in
+            .fields([
+                "fullUrl": .string("\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))"),
+                "resource": FHIR.visionPrescriptionResource(record, for: .api),
+                "search": .fields(["mode": .string("match")])
+            ])
+        }
+        await support.logRead(client, prescriptions: page.map(\.id), detail: "api search VisionPrescription")
+        return FHIRResponse.ok(RouteSupport.bundle("searchset", total: matches.count, links: links, entries: entries))
+    }
+
+    /// The newest version, the most frequent request: one turn of the gateway (the grant checked
+    /// again in that turn), the rendering kept per vault state (`ServedCache`) and sent as it is.
+    func readNewest(_ context: ClientRequestContext) async throws -> Response {
+        guard let id = context.parameters.get("id") else { throw APIError.notFound() }
+        switch try await gateway.readNewest(clientID: context.clientID, resourceID: id) {
+        case .unregistered: throw APIError.unregistered
+        case .notGranted: throw APIError.notFound()
+        case .found(let rendered):
+            return Response(
+                status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
+        }
+    }
+
+    func read(version: Int, _ context: ClientRequestContext) async throws -> Response {
+        let client = try await support.view(context)
+        let id = try support.granted(context, in: client)
+        guard let record = try await coveredHistory(id, client).first(where: { $0.version == version }) else {
+            throw APIError.notFound()
+        }
+        await support.logRead(
+            client, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
+        return FHIRResponse.ok(FHIR.visionPrescriptionResource(record, for: .api))
+    }
+
+    func history(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
+        let client = try await support.view(context)
+        let id = try support.granted(context, in: client)
+        let versions = try await coveredHistory(id, client).reversed()
+        let base = support.baseURL(request)
+        let entries: [JSONValue] = versions.map { record in
+            let resourceID = FHIR.prescriptionResourceID(record.id)
+            return .fields([
+                "fullUrl": .string("\(base)/VisionPrescription/\(resourceID)"),
+                "resource": FHIR.visionPrescriptionResource(record, for: .api),
+                "request": .fields([
+                    "method": .string(record.version == 1 ? "POST" : "PUT"),
+                    "url": .string("VisionPrescription/\(resourceID)")
+                ]),
+                "response": .fields(["status": .string(record.version == 1 ? "201" : "200")])
+            ])
+        }
+        await support.logRead(client, prescriptions: [id], detail: "api history VisionPrescription")
+        return FHIRResponse.ok(RouteSupport.bundle("history", total: entries.count, entries: entries))
+    }
+
+    /// The versions a grant covers: the one that was current when it was granted, and every later one.
+    func coveredHistory(_ id: PrescriptionID, _ client: ClientView) async throws -> [PrescriptionRecord] {
+        guard let grant = client.access.grants[id] else { throw APIError.notFound() }
+        let all = try await gateway.history(id)
+        let first = all.lastIndex { $0.recorded <= grant.granted } ?? 0
+        return Array(all[first...])
+    }
+}

@@ -1,0 +1,202 @@
+import CSQLite
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One SQLite connection with the settings a vault needs (DESIGN.md, "Storage").
+///
+/// - WAL journal (persistent, set at creation) so readers never block the writer;
+/// - `synchronous=FULL` so a committed command survives power loss;
+/// - `secure_delete=ON` so deleted records are overwritten, not just unlinked;
+/// - `temp_store=MEMORY` so sorts and temporary tables never reach the disk;
+/// - foreign keys on; a busy timeout so a second rxvault process waits instead of failing.
+public final class Database {
+    let handle: OpaquePointer
+    public let path: String
+    let busyTimeoutMilliseconds: Int32
+    /// Prepared statements not in use, by SQL text (`reusable`). A handle is here or owned by
+    /// exactly one `Statement`, never both: that is what makes reuse safe.
+    private let idle = Mutex(IdleStatements())
+
+    struct IdleStatements {
+        /// A handle no `Statement` owns: only ever moved between the map and one owner, under the lock.
+        struct Handle: @unchecked Sendable { let pointer: OpaquePointer }
+        var handles: [String: [Handle]] = [:]
+        var count = 0
+        /// Enough for the few statements an import or a query repeats, with a nested use or two.
+        static let limit = 64
+
+        mutating func finalizeAll() {
+            for list in handles.values { for handle in list { sqlite3_finalize(handle.pointer) } }
+            handles = [:]
+            count = 0
+        }
+    }
+
+    /// How long a command waits for another process's write transaction before giving up.
+    public static let defaultBusyTimeoutMilliseconds: Int32 = 30_000
+
+    /// Opens an existing file read-write; never creates one.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds)
+        throws(StoreError)
+    {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw StoreError.missing(path: path) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError.notAVault(path: path, reason: "not a regular file")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw StoreError.notAVault(path: path, reason: "no permission to read it")
+        }
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(db)
+            throw StoreError.engine(name: "SQLite", code: String(rc), message: message, sql: nil)
+        }
+        handle = db
+        self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        // A file that is no SQLite database fails here (`error` makes it `notAVault`).
+        try execute(
+            "PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY;"
+        )
+    }
+
+    deinit {
+        idle.withLock { $0.finalizeAll() }
+        sqlite3_close_v2(handle)
+    }
+
+    public func prepare(_ sql: String) throws(StoreError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// A statement for `sql` that is this caller's alone until it is released, then kept
+    /// prepared for the next caller (an import runs a few statements hundreds of thousands of
+    /// times; preparing each afresh was a third of its time). Two uses at once, e.g. a
+    /// `forEach` whose body runs the same SQL, get two handles.
+    public func reusable(_ sql: String) throws(StoreError) -> Statement {
+        let handle: IdleStatements.Handle? = idle.withLock { idle in
+            guard var list = idle.handles[sql], let handle = list.popLast() else { return nil }
+            idle.handles[sql] = list.isEmpty ? nil : list
+            idle.count -= 1
+            return handle
+        }
+        if let handle { return Statement(database: self, sql: sql, idleHandle: handle.pointer) }
+        return try Statement(database: self, sql: sql, reused: true)
+    }
+
+    /// Takes back a reusable statement's handle (already reset), or finalizes it when enough
+    /// are idle.
+    func giveBack(_ handle: OpaquePointer, sql: String) {
+        let kept = idle.withLock { idle in
+            guard idle.count < IdleStatements.limit else { return false }
+            idle.handles[sql, default: []].append(IdleStatements.Handle(pointer: handle))
+            idle.count += 1
+            return true
+        }
+        if !kept { sqlite3_finalize(handle) }
+    }
+
+    /// Runs one or more statements without parameters.
+    public func execute(_ sql: String) throws(StoreError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
+    }
+
+    /// Reads a single integer (`PRAGMA user_version`, `SELECT count(*)`).
+    public func integer(_ sql: String, _ values: [Statement.Value] = []) throws(StoreError) -> Int64? {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        return try statement.step() ? statement.int(0) : nil
+    }
+
+    /// Reads a single blob (the first column of the first row; empty when there is none).
+    public func blob(_ sql: String, _ values: [Statement.Value] = []) throws(StoreError) -> [UInt8] {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        return try statement.step() ? statement.blob(0) : []
+    }
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`: the write lock is taken up front,
+    /// so two writers queue on the busy timeout instead of deadlocking), committing on success and
+    /// rolling back on any error.
+    public func writeTransaction<T, E: Error>(_ body: () throws(E) -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// A read transaction, so several reads see one consistent snapshot. Inside a transaction
+    /// already open, `body` just runs in it (a command reading many prescriptions in one snapshot).
+    public func readTransaction<T, E: Error>(_ body: () throws(E) -> T) throws -> T {
+        if sqlite3_get_autocommit(handle) == 0 { return try body() }
+        try execute("BEGIN DEFERRED")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+
+    /// Copies the WAL into the main file and truncates the WAL to zero bytes, so content deleted
+    /// by `secure_delete` is gone from both files. Returns false if a reader kept it from finishing.
+    @discardableResult
+    public func checkpointAndTruncateWAL() -> Bool {
+        var logFrames: Int32 = 0
+        var checkpointed: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointed)
+        return rc == SQLITE_OK
+    }
+
+    /// Copies into the main file what the WAL holds, as far as no reader still needs it, and
+    /// truncates the WAL if no reader is using it, without waiting for anyone (a TRUNCATE
+    /// checkpoint with no busy wait goes on as a PASSIVE one). False when it could not do all.
+    @discardableResult
+    public func checkpointWithoutWaiting() -> Bool {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        var logFrames: Int32 = 0
+        var checkpointed: Int32 = 0
+        return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointed)
+            == SQLITE_OK
+    }
+
+    /// Whether the file this connection has open is no longer the one at `path` (renamed over,
+    /// or removed): SQLite compares its descriptor's inode with the path's. A connection to a
+    /// replaced file still works, on the deleted inode, and nobody will read what it writes.
+    public var fileHasMoved: Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func error(_ rc: Int32, sql: String?) -> StoreError {
+        let primary = rc & 0xff
+        let message = String(cString: sqlite3_errmsg(handle))
+        switch primary {
+        case SQLITE_BUSY, SQLITE_LOCKED: return .busy
+        case SQLITE_FULL: return .cannotWrite("the disk is full")
+        case SQLITE_READONLY: return .cannotWrite("the file is read-only")
+        case SQLITE_IOERR: return .cannotWrite("the disk refused a write (full, or over a file-size limit)")
+        case SQLITE_NOTADB: return .notAVault(path: path, reason: "not an SQLite database")
+        case SQLITE_CORRUPT: return .corrupt("SQLite reports: \(message)")
+        case SQLITE_CANTOPEN:
+            return .cannotWrite("cannot open \(path) or its -wal/-shm files (check the directory's permissions)")
+        default: return .engine(name: "SQLite", code: String(rc), message: message, sql: sql)
+        }
+    }
+}

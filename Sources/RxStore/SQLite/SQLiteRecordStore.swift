@@ -1,0 +1,129 @@
+import CSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The vault file: one SQLite database (docs/format.md, DESIGN.md "Schema" and "Storage and
+/// concurrency"). This file opens and creates it; each `SQLiteRecordStore+Section.swift` beside
+/// it implements one section of `RecordStore` (`SQLiteRecordStore+Engine.swift`: transactions,
+/// upkeep and the structural check).
+public final class SQLiteRecordStore: RecordStore {
+    /// The connection: for the sections here, and for tests that alter the file as an attacker would.
+    public let database: Database
+    /// `vaultStateStamp`'s statement, prepared once.
+    var stampStatement: Statement?
+    /// `insertChunk`'s statement, prepared once: a 30 MiB attachment is ~500 inserts.
+    lazy var chunkInsertStatement: Statement? = try? database.prepare(
+        "INSERT INTO attachment_chunk (attachment_id, seq, data) VALUES (?, ?, ?)")
+
+    /// A prepared statement for `sql`, this caller's alone while it holds it, kept prepared for
+    /// the next caller once released (`Database.reusable`). An earlier cache that handed the
+    /// same statement object to every caller let one use reset another in the middle of its
+    /// rows (a download cut short; mismatched rows under concurrency).
+    func statement(_ sql: String) throws(StoreError) -> Statement {
+        try database.reusable(sql)
+    }
+
+    /// Opens an existing vault, checking it is one of ours and of a version we read.
+    public init(openingAt path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds)
+        throws(StoreError)
+    {
+        database = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let applicationID = try database.integer("PRAGMA application_id") ?? 0
+        guard applicationID == Int64(Schema.applicationID) else {
+            throw StoreError.notAVault(
+                path: path,
+                reason: applicationID == 0 ? "an SQLite database of another program" : "unknown application id")
+        }
+        let version = Int(try statement("PRAGMA user_version").first { $0.int(0) } ?? 0)
+        guard version <= Schema.currentVersion else {
+            throw StoreError.unsupportedVersion(found: version, supported: Schema.currentVersion)
+        }
+        guard version >= 1 else { throw StoreError.corrupt("schema version \(version)") }
+    }
+
+    /// Creates a new vault file at `path` with `header` and an empty audit log whose head (sequence
+    /// 0) carries `auditHeadMAC`, atomically and without ever replacing a
+    /// file: the database is built in a temporary file (mode 0600) beside `path` and linked into
+    /// place with link(2), which fails if `path` exists, so two `init`s cannot both win and a
+    /// failed `init` leaves nothing behind.
+    public static func create(
+        at path: String, header: VaultHeaderRecord, auditHeadMAC: [UInt8],
+        state: VaultStateRecord? = nil, keyRing: KeyRingRecord? = nil
+    ) throws(StoreError) {
+        guard access(path, F_OK) != 0 else { throw StoreError.cannotWrite("\(path) already exists") }
+        let temporary = path + ".tmp-" + String(UInt32.random(in: .min ... .max), radix: 16)
+        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreError.cannotWrite("cannot create \(temporary): \(String(cString: strerror(errno)))")
+        }
+        close(fd)
+        defer {
+            unlink(temporary)
+            unlink(temporary + "-wal")
+            unlink(temporary + "-shm")
+        }
+        do {
+            let database = try Database(path: temporary)
+            try database.execute("PRAGMA journal_mode = WAL")
+            try database.execute("PRAGMA application_id = \(Schema.applicationID)")
+            try database.writeTransaction { () throws(StoreError) in
+                try database.execute(Schema.version1)
+                try database.execute(Schema.version2)
+                try database.execute(Schema.version3)
+                try database.execute(Schema.version4Patients)
+                try database.execute(Schema.version4KeySlots)
+                try database.prepare(
+                    """
+                    INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
+                                              kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes,
+                                              audit_public_key)
+                    VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+                ).run([
+                    .integer(Int64(header.formatVersion)), .blob(header.vaultID), .text(header.kdfAlgorithm),
+                    .integer(Int64(header.kdfOpsLimit)), .integer(Int64(header.kdfMemLimit)),
+                    .blob(header.kdfSalt), .blob(header.wrappedRootKey), .integer(Int64(header.maxAttachmentBytes)),
+                    .blob(header.auditPublicKey)
+                ])
+                try database.prepare("INSERT INTO audit_head (singleton, seq, hash, mac) VALUES (1, 0, ?, ?)")
+                    .run([.blob([UInt8](repeating: 0, count: 32)), .blob(auditHeadMAC)])
+                if let state {
+                    try database.prepare(
+                        "INSERT INTO vault_state (singleton, write_counter, state, mac) VALUES (1, ?, ?, ?)"
+                    )
+                    .run([.integer(Int64(state.writeCounter)), .blob(state.state), .blob(state.mac)])
+                }
+                if let keyRing {
+                    try database.prepare(
+                        "INSERT INTO key_ring (singleton, write_counter, content, mac) VALUES (1, ?, ?, ?)"
+                    )
+                    .run([.integer(Int64(keyRing.writeCounter)), .blob(keyRing.content), .blob(keyRing.mac)])
+                }
+                try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
+            }
+            database.checkpointAndTruncateWAL()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.cannotWrite("\(error)")
+        }
+        // The connection is closed (WAL folded in) before the file is linked into place.
+        guard link(temporary, path) == 0 else {
+            let reason =
+                errno == EEXIST
+                ? "\(path) already exists" : "cannot create \(path): \(String(cString: strerror(errno)))"
+            throw StoreError.cannotWrite(reason)
+        }
+    }
+
+    /// Whether the table exists (the format-4 upgrade creates it before `user_version` moves).
+    func tableExists(_ name: String) throws(StoreError) -> Bool {
+        let s = try database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        try s.bind([.text(name)])
+        return try s.step()
+    }
+}

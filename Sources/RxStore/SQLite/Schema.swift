@@ -1,0 +1,187 @@
+/// The vault file's SQLite schema (docs/format.md, "Vault file v1", "Format 2", "Format 3" and "Format 4").
+///
+/// Plaintext columns hold only what joins and lookups need: random ids, version numbers and
+/// the KDF header. Everything about a prescription is inside `content` (ciphertext).
+enum Schema {
+    /// `PRAGMA application_id`: "RxVt". Tells an rxvault vault from any other SQLite file.
+    static let applicationID: Int32 = 0x5278_5674
+    /// `PRAGMA user_version`: the schema version; migrations step it one at a time.
+    static let currentVersion = 4
+
+    static let version1 = """
+        CREATE TABLE vault_header (
+            singleton        INTEGER PRIMARY KEY CHECK (singleton = 1),
+            format_version   INTEGER NOT NULL,
+            vault_id         BLOB    NOT NULL CHECK (length(vault_id) = 16),
+            kdf_algorithm    TEXT    NOT NULL,
+            kdf_ops_limit    INTEGER NOT NULL,
+            kdf_mem_limit    INTEGER NOT NULL,
+            kdf_salt         BLOB    NOT NULL,
+            wrapped_root_key BLOB    NOT NULL,
+            max_attachment_bytes INTEGER NOT NULL CHECK (max_attachment_bytes > 0),
+            audit_public_key BLOB    NOT NULL CHECK (length(audit_public_key) = 32)
+        ) STRICT;
+        CREATE TABLE prescription (
+            id TEXT PRIMARY KEY CHECK (length(id) = 32)
+        ) STRICT;
+        CREATE TABLE prescription_version (
+            prescription_id TEXT    NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
+            version         INTEGER NOT NULL CHECK (version >= 1),
+            wrapped_key     BLOB    NOT NULL,
+            content         BLOB    NOT NULL,
+            mac             BLOB    NOT NULL,
+            PRIMARY KEY (prescription_id, version)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE attachment (
+            id              TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+            prescription_id TEXT NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
+            wrapped_key     BLOB NOT NULL,
+            metadata        BLOB NOT NULL,
+            stream_header   BLOB NOT NULL CHECK (length(stream_header) = 24),
+            mac             BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX attachment_by_prescription ON attachment (prescription_id);
+        CREATE TABLE attachment_chunk (
+            attachment_id TEXT    NOT NULL REFERENCES attachment(id) ON DELETE CASCADE,
+            seq           INTEGER NOT NULL CHECK (seq >= 0),
+            data          BLOB    NOT NULL,
+            PRIMARY KEY (attachment_id, seq)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE client (
+            id         TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+            public_key BLOB NOT NULL UNIQUE CHECK (length(public_key) = 32),
+            info       BLOB NOT NULL,
+            mac        BLOB NOT NULL
+        ) STRICT;
+        CREATE TABLE access_grant (
+            id              TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+            client_id       TEXT NOT NULL REFERENCES client(id) ON DELETE CASCADE,
+            prescription_id TEXT NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
+            sealed_keys     BLOB NOT NULL,
+            info            BLOB NOT NULL,
+            mac             BLOB NOT NULL,
+            UNIQUE (client_id, prescription_id)
+        ) STRICT;
+        CREATE INDEX access_grant_by_prescription ON access_grant (prescription_id);
+        CREATE TABLE audit_entry (
+            seq   INTEGER PRIMARY KEY CHECK (seq >= 1),
+            entry BLOB NOT NULL,
+            hash  BLOB NOT NULL CHECK (length(hash) = 32),
+            mac   BLOB
+        ) STRICT;
+        CREATE TABLE search_index (
+            bucket  INTEGER PRIMARY KEY CHECK (bucket >= 0 AND bucket < 256),
+            content BLOB NOT NULL
+        ) STRICT;
+        CREATE TABLE audit_head (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            seq       INTEGER NOT NULL,
+            hash      BLOB    NOT NULL,
+            mac       BLOB    NOT NULL
+        ) STRICT;
+        """
+
+    /// Format 2: the owner's commitment to the current set of rows. `vault_state` is
+    /// one MAC'd row (write counter, hashes of every index and manifest bucket, the client set,
+    /// the audit head); `manifest` lists, per prescription, the MACs of its current rows.
+    static let version2 = """
+        CREATE TABLE vault_state (
+            singleton     INTEGER PRIMARY KEY CHECK (singleton = 1),
+            write_counter INTEGER NOT NULL CHECK (write_counter >= 0),
+            state         BLOB    NOT NULL,
+            mac           BLOB    NOT NULL
+        ) STRICT;
+        CREATE TABLE manifest (
+            bucket  INTEGER PRIMARY KEY CHECK (bucket >= 0 AND bucket < 256),
+            content BLOB NOT NULL
+        ) STRICT;
+        """
+
+    /// Format 3 ("what the file reveals without a key"): the client table no longer
+    /// holds public keys and grants no longer name their prescription. A client row is found by
+    /// its `lookup` tag (a hash of the X25519 secret shared by the client's key and the vault's
+    /// audit key: only the owner and that client can compute it); a grant row by its
+    /// `reference` (a keyed hash, under an owner sub-key, of its client and prescription). The
+    /// prescription id and the client's public key are inside the owner's sealed `info`.
+    ///
+    /// Run on the format-2 tables inside the upgrade's transaction, after their rows were read
+    /// (the caller writes them back in the new form). Grants are dropped first: nothing refers to
+    /// them, and once they are gone nothing refers to the old client table either.
+    static let version3 = """
+        DROP INDEX IF EXISTS access_grant_by_prescription;
+        DROP TABLE access_grant;
+        DROP TABLE client;
+        CREATE TABLE client (
+            id     TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+            lookup BLOB NOT NULL UNIQUE CHECK (length(lookup) = 32),
+            info   BLOB NOT NULL,
+            mac    BLOB NOT NULL
+        ) STRICT;
+        CREATE TABLE access_grant (
+            id          TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+            client_id   TEXT NOT NULL REFERENCES client(id) ON DELETE CASCADE,
+            reference   TEXT NOT NULL UNIQUE CHECK (length(reference) = 32),
+            sealed_keys BLOB NOT NULL,
+            info        BLOB NOT NULL,
+            mac         BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX access_grant_by_client ON access_grant (client_id);
+        """
+
+    /// Format 4, patients: a patient is a record of its own. A prescription's sealed
+    /// content names its patient by id; the patient's name and birth date are in `info`, sealed
+    /// under the owner-info sub-key and bound to the row's id, and `mac` is the owner's record MAC
+    /// over the row. Nothing about a patient (not even which prescriptions are theirs) is in the
+    /// clear: the row is a random id and two ciphertexts. The table is called `person`: the file
+    /// names no field of what it holds (the word "patient" appears nowhere in it, schema included).
+    static let version4Patients = """
+        CREATE TABLE person (
+            id   TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
+            info BLOB NOT NULL,
+            mac  BLOB NOT NULL
+        ) STRICT;
+        """
+
+    /// Format 4, patient buckets (added without a format change, so an older rxvault
+    /// still reads and writes the vault and simply leaves this row alone): the SHA-256 of each
+    /// of the 256 buckets of patient rows (by the first byte of the id) and the patients hash
+    /// they were computed with, MAC'd under the state sub-key. Reading one prescription checks
+    /// its patient's bucket (a few hundred rows at 100,000 patients) instead of every row.
+    /// Created by the first owner write of an rxvault that knows it.
+    static let version4PatientBuckets = """
+        CREATE TABLE IF NOT EXISTS person_buckets (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            content   BLOB NOT NULL,
+            mac       BLOB NOT NULL
+        ) STRICT;
+        """
+
+    /// Format 4, key slots: more ways into the vault than the header's passphrase. Each
+    /// `key_slot` row wraps the same root key as the header does (slot 1), under a key derived
+    /// from another passphrase (Argon2id, its own salt and costs) or from a recovery code
+    /// (keyed BLAKE2b); `info` is the owner's sealed label and creation time. `key_ring` is the
+    /// owner's commitment to the set of slots and to the header's settings, MAC'd with the write
+    /// counter of the state root it was written with (docs/format.md, "Format 4: key slots").
+    static let version4KeySlots = """
+        CREATE TABLE key_slot (
+            id               INTEGER PRIMARY KEY CHECK (id >= 2 AND id <= 8),
+            kind             TEXT    NOT NULL CHECK (kind IN ('passphrase', 'recovery')),
+            kdf_algorithm    TEXT    NOT NULL,
+            kdf_ops_limit    INTEGER NOT NULL CHECK (kdf_ops_limit >= 0),
+            kdf_mem_limit    INTEGER NOT NULL CHECK (kdf_mem_limit >= 0),
+            kdf_salt         BLOB    NOT NULL,
+            wrapped_root_key BLOB    NOT NULL,
+            info             BLOB    NOT NULL
+        ) STRICT;
+        CREATE TABLE key_ring (
+            singleton     INTEGER PRIMARY KEY CHECK (singleton = 1),
+            write_counter INTEGER NOT NULL CHECK (write_counter >= 0),
+            content       BLOB    NOT NULL,
+            mac           BLOB    NOT NULL
+        ) STRICT;
+        """
+
+    /// The columns that changed meaning in format 3, by schema version.
+    static func clientLookupColumn(_ version: Int) -> String { version >= 3 ? "lookup" : "public_key" }
+    static func grantReferenceColumn(_ version: Int) -> String { version >= 3 ? "reference" : "prescription_id" }
+}

@@ -1,0 +1,70 @@
+import RxStore
+
+/// One owner write's working state (DESIGN.md, "State root"): what the write path
+/// (`Vault.ownerWrite`, behind `perform` and `importItems`) keeps while its transaction is open.
+/// It is made when the write begins and dropped whole when the write commits or rolls back, so
+/// nothing of one write (a verified root, a manifest bucket opened, an index entry pending, the
+/// patient records as it left them) can be taken for current by the next, and no reset has to
+/// name each field.
+///
+/// What outlives a write stays on `Vault`, each for its own reason:
+/// - `lastWrite`: what the last committed write left, for its caller to read after the commit
+///   (the root it wrote, the patient notes of `add` and `import`);
+/// - `patientCache`, `patientRows`: reads' caches, valid under the state root's stamp they were
+///   read at (dropped after every write all the same);
+/// - `readScope`: one verified read transaction's (`verifiedReads`), never a write's;
+/// - `rollback`, `header`: the vault's, not the write's (a write that rolls back puts back the
+///   header it began with).
+final class OwnerWrite {
+    /// The header as the write found it: put back if the write rolls back (it re-reads the stored
+    /// header and may upgrade it), and compared by a served-reads write (`logServedReads`).
+    let headerBefore: VaultHeader
+    /// The verified state root as this write has changed it so far (index and manifest bucket
+    /// hashes, the patients hash). Nil only while a format-1 vault is upgraded, before its first
+    /// root is computed.
+    var state: VaultState?
+    /// Prescriptions verified against the manifest in this write: their entries are rewritten from
+    /// their rows at the end (or every few ten thousand, by a large import).
+    var touched: Set<String> = []
+    /// Index changes (prescription id -> entry, nil = removed), applied to the buckets at the end.
+    /// Kept encoded (a few hundred bytes each), so a large import can leave them all pending.
+    var pendingIndex: [String: [UInt8]?] = [:]
+    /// Manifest buckets opened in this write: the file cannot change under it, so each bucket is
+    /// decrypted once per write instead of once per prescription (an import of 100,000 opened
+    /// each ~400 times).
+    var manifestCache: [Int: [String: ManifestEntry]] = [:]
+    /// Format 4: the patient records as verified in this write, kept up to date by its own
+    /// patient writes.
+    var patients: PatientDirectory?
+    /// A patient row was written or deleted: the root's patients hash is stale until
+    /// `refreshPatientsHash`.
+    var patientsChanged = false
+    /// The patient bucket hashes computed with the patients hash (`refreshPatientsHash`).
+    var freshPatientBuckets: PatientBuckets?
+    /// What the write did to patient records on its own (created one, set a birth date), for
+    /// `add` and `import` to say on stderr (`Vault.patientNotes`).
+    var patientNotes: [String] = []
+    /// Set while the write upgrades a format-1 vault: client reads logged by rxvault 0.1.0 (before
+    /// clients authenticated their entries) are countersigned as format 1 did.
+    var trustingFormatOneReads = false
+    /// The root the write wrote (set by `finishOwnerWrite`, just before the commit).
+    var written: StateStamp?
+
+    init(header: VaultHeader) {
+        headerBefore = header
+    }
+
+    /// The state root of the write; an internal error before one is known.
+    func root() throws -> VaultState {
+        guard let state else { throw VaultError.internalError("no state root in a write") }
+        return state
+    }
+
+    /// What a committed write leaves for its caller.
+    struct Committed {
+        /// The state root it wrote: its counter goes to the rollback anchor, and a server tells
+        /// its own audit writes from anyone else's by it (`logServedReads`).
+        let stamp: StateStamp
+        let patientNotes: [String]
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import RxCrypto
+import RxModel
+import RxStore
+
+/// The patient commands (`patients`, `patient show|edit|merge`) over the patient records of
+/// Vault+Patients.swift: list, resolve a name or id, rename or date, merge two records.
+extension Vault {
+    // MARK: - Commands
+
+    /// Every patient record with its prescriptions (newest versions), by name.
+    public func patients() throws(VaultError) -> [(PatientSummary, [PrescriptionRecord])] {
+        try requirePatientRecords()
+        let records = try list()
+        let directory: PatientDirectory = try read { try patientDirectory() }
+        var byPatient: [String: [PrescriptionRecord]] = [:]
+        for record in records {
+            if let id = record.prescription.patient.id { byPatient[id, default: []].append(record) }
+        }
+        return directory.all.map { ($0, byPatient[$0.id.hex] ?? []) }
+    }
+
+    /// The patient a name or id prefix stands for: an exact name match (as `add` matches), else
+    /// a unique id prefix. Two or more is an error listing them.
+    public func resolvePatient(_ text: String) throws(VaultError) -> PatientSummary {
+        try requirePatientRecords()
+        let directory: PatientDirectory = try read { try patientDirectory() }
+        let byName = directory.all.filter { PatientName.key($0.name) == PatientName.key(text) }
+        if byName.count == 1 { return byName[0] }
+        if byName.count > 1 { throw .ambiguousPatient("patient '\(text)'", candidates: byName.map(\.line)) }
+        let prefix = text.lowercased()
+        guard prefix.count >= RecordID.minimumPrefixLength, RecordID.isHex(prefix) else {
+            throw .patientNotFound("'\(text)'")
+        }
+        let byID = directory.all.filter { $0.id.hex.hasPrefix(prefix) }
+        guard byID.count == 1 else {
+            if byID.isEmpty { throw .patientNotFound("'\(text)'") }
+            throw .ambiguousPatient("id prefix \(text)", candidates: byID.map(\.line))
+        }
+        return byID[0]
+    }
+
+    /// Which of `patient` (written as free text) the vault's records are, by `add`'s rule.
+    public func matchingPatients(_ patient: Patient) throws(VaultError) -> [PatientSummary] {
+        guard header.formatVersion >= 4 else { return [] }
+        return try read { try patientDirectory().matching(patient) }
+    }
+
+    /// Renames a patient and/or sets (nil in `birthDate`: keeps; `.some(nil)`: removes) the birth
+    /// date. Every prescription of the patient reads the new values at once; their grants are
+    /// sealed again so clients see them too. Returns the record as it now is.
+    @discardableResult
+    public func updatePatient(_ id: PatientID, name: String?, birthDate: CalendarDate??) throws(VaultError)
+        -> PatientSummary
+    {
+        try requirePatientRecords()
+        let name = name.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        if let name {
+            if name.isEmpty { throw .invalidInput("a patient's name cannot be empty") }
+            if let problem = TextField.name.problem(with: name) { throw .invalidInput("patient name: \(problem)") }
+        }
+        if case .some(.some(let day)) = birthDate, day > clock.today() {
+            throw .invalidInput("date of birth \(day) is in the future")
+        }
+        return try perform {
+            guard var summary = try patientDirectory().records[id.hex] else {
+                throw VaultError.patientNotFound(id.short)
+            }
+            if let name { summary.name = name }
+            if let birthDate { summary.birthDate = birthDate }
+            for record in try prescriptions(of: [id.hex]) {
+                if let dob = summary.birthDate, dob > record.prescription.issued {
+                    throw VaultError.invalidInput(
+                        "date of birth \(dob) is after prescription \(record.id.short)'s issue date \(record.prescription.issued)"
+                    )
+                }
+            }
+            try writePatient(summary)
+            try refreshPrescriptions(of: [id.hex])
+            return summary
+        }
+    }
+
+    /// Merges patient `from` into `into`: each of `from`'s prescriptions gets a new version naming
+    /// `into` (its grants sealed again to it), `from`'s record goes, and its id is kept in `into`'s
+    /// as merged, so older versions that name it read as `into`. `into` keeps its name, and its
+    /// birth date unless it had none.
+    @discardableResult
+    public func mergePatients(_ from: PatientID, into: PatientID) throws(VaultError) -> (PatientSummary, moved: Int) {
+        try requirePatientRecords()
+        guard from != into else { throw .invalidInput("a patient cannot be merged into itself") }
+        return try perform {
+            let directory = try patientDirectory()
+            guard let source = directory.records[from.hex] else { throw VaultError.patientNotFound(from.short) }
+            guard var target = directory.records[into.hex] else { throw VaultError.patientNotFound(into.short) }
+            if let a = target.birthDate, let b = source.birthDate, a != b {
+                throw VaultError.invalidInput(
+                    "\(target.line) and \(source.line) have different birth dates; set one with 'rxvault patient rename --birth-date' first if they are one person"
+                )
+            }
+            target.birthDate = target.birthDate ?? source.birthDate
+            target.merged += [from.hex] + source.merged
+            let moving = try prescriptions(of: [from.hex])
+            try deletePatientRow(from)
+            try writePatient(target)
+            try refreshPrescriptions(of: [into.hex])
+            for indexed in moving {
+                guard let row = try store.latestVersion(of: indexed.id) else { continue }
+                try touch(indexed.id.hex)
+                let current = try open(row)
+                var next = PrescriptionRecord(
+                    id: current.id, version: current.version + 1, recorded: clock.timestamp(),
+                    prescription: current.prescription)
+                next.change = "patient \(from.short) merged into \(into.short)"
+                try storeVersion(next)
+                try resealGrants(of: indexed.id, previousVersion: current.version)
+            }
+            return (target, moving.count)
+        }
+    }
+}

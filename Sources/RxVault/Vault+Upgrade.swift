@@ -1,0 +1,155 @@
+import Foundation
+import RxCrypto
+import RxStore
+
+/// Upgrades of an older vault to the current format, inside the owner write that finds it older
+/// (docs/format.md, the format table): each step brings the rows, the root and the manifest one
+/// format further, trusting what the earlier format could vouch for and nothing more.
+extension Vault {
+    /// Upgrades a format-1 vault inside the current write transaction: adds the format-2
+    /// tables, re-wraps the root key for format 2 and computes the root and the manifest from
+    /// the rows as they are. Those rows are trusted as the owner's (SECURITY.md), but any whose
+    /// MAC does not verify refuses the upgrade.
+    func upgradeToFormat2() throws {
+        let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
+        if let finding = try AuditLog.verify(
+            entries: try store.auditEntries(), head: try store.auditHead(), macKey: auditMACKey
+        ).first {
+            throw VaultError.integrity("cannot upgrade to format 2: \(finding.message); run 'rxvault check'")
+        }
+        let ids = try store.allPrescriptionIDs()
+        for id in ids {
+            for row in try store.versions(of: id) where !MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey)
+            {
+                throw VaultError.integrity(
+                    "cannot upgrade to format 2: prescription \(id.short) version \(row.version) was altered; run 'rxvault check'"
+                )
+            }
+            for row in try store.attachments(of: id)
+            where !MAC.verify(
+                row.mac,
+                attachmentRowMessage(
+                    id: row.id, prescriptionID: row.prescriptionID, wrappedKey: row.wrappedKey, metadata: row.metadata,
+                    streamHeader: row.streamHeader), key: recordMACKey)
+            {
+                throw VaultError.integrity(
+                    "cannot upgrade to format 2: attachment \(row.id.short) was altered; run 'rxvault check'")
+            }
+            for grant in try storedGrants(clientID: nil, prescriptionID: id) {
+                guard let client = clients[grant.row.clientID] else {
+                    throw VaultError.integrity("grant \(grant.row.id.short) names no client")
+                }
+                _ = try openGrant(grant, client: client)
+            }
+        }
+        var record = header.record
+        record.formatVersion = 2
+        record.wrappedRootKey = try rootKeyWrapped(for: record)
+        try store.upgradeToFormat2(wrappedRootKey: record.wrappedRootKey)
+        header = try VaultHeader(record)
+        var state = VaultState.empty(clientsHash: VaultState.clientsHash(try store.clients()))
+        for (bucket, sealed) in try store.indexBuckets() { state.indexHashes[bucket] = VaultState.bucketHash(sealed) }
+        if let head = try store.auditHead() {
+            state.auditSequence = head.sequence
+            state.auditHash = head.hash
+        }
+        let write = try requireWrite()
+        write.state = state
+        if try store.indexBuckets().isEmpty, !ids.isEmpty { try rebuildIndex() }
+        write.touched = Set(ids.map(\.hex))
+        // Client reads logged by rxvault 0.1.0 and not countersigned yet carry no client
+        // authenticator; this write countersigns them as format 1 would have (SECURITY.md).
+        write.trustingFormatOneReads = true
+    }
+
+    /// Upgrades a format-2 vault (or one just upgraded from format 1) inside the current write
+    /// transaction: client rows get lookup tags, grant rows references, their public keys and
+    /// prescriptions move into the sealed info, the manifest is sealed, and the root key is
+    /// re-wrapped for format 3. A format-2 vault is first verified whole against its root and
+    /// manifest (once, at the upgrade), so no row deleted or put back is carried over as current.
+    func upgradeToFormat3(verifyingManifest: Bool) throws {
+        let write = try requireWrite()
+        let state = try write.root()
+        let ids = try store.allPrescriptionIDs()
+        // A vault just upgraded from format 1 has no manifest yet (its rows were checked then).
+        if verifyingManifest {
+            for id in ids { try touch(id.hex) }
+        }
+        let clients = try clientSummaries()
+        let byID = Dictionary(uniqueKeysWithValues: clients.map { ($0.id, $0) })
+        var grants: [(StoredGrant, ClientSummary, GrantInfo)] = []
+        for grant in try storedGrants(clientID: nil, prescriptionID: nil) {
+            guard let client = byID[grant.row.clientID] else {
+                throw VaultError.integrity("grant \(grant.row.id.short) names no client")
+            }
+            _ = try openGrant(grant, client: client)
+            grants.append((grant, client, try grantInfo(grant.row)))
+        }
+        var record = header.record
+        record.formatVersion = 3
+        record.wrappedRootKey = try rootKeyWrapped(for: record)
+        // From here on rows are written in the format-3 form (the header is what they consult).
+        let previousHeader = header
+        header = try VaultHeader(record)
+        do {
+            let clientRows = try clients.map { client in
+                try clientRow(
+                    id: client.id, recipient: client.recipient,
+                    info: ClientInfo(schema: 1, name: client.name, added: client.added))
+            }
+            var grantRows: [GrantRecord] = []
+            for (grant, client, info) in grants {
+                var info = info
+                info.prescription = grant.prescriptionID.hex
+                let reference = try grantReference(clientID: client.id, prescriptionID: grant.prescriptionID)
+                let sealedInfo = try sealOwnerInfo(
+                    info, purpose: .grantInfo, fields: [.text(grant.row.id.hex), .text(client.id.hex), .text(reference)]
+                )
+                var row = GrantRecord(
+                    id: grant.row.id, clientID: client.id, reference: reference, sealedKeys: grant.row.sealedKeys,
+                    info: sealedInfo, mac: [])
+                let sealedFor = try store.latestVersion(of: grant.prescriptionID)?.version ?? 0
+                row.mac = try MAC.authenticate(grantRowMessage(row, version: sealedFor), key: grantMACKey)
+                grantRows.append(row)
+            }
+            try store.upgradeToFormat3(wrappedRootKey: record.wrappedRootKey, clients: clientRows, grants: grantRows)
+        } catch {
+            header = previousHeader
+            throw error
+        }
+        // Every manifest bucket is written again, sealed, at the end of this write.
+        var fresh = state
+        for (bucket, _) in try store.manifestBuckets() { try store.setManifestBucket(bucket, to: nil) }
+        fresh.manifestHashes = Array(repeating: VaultState.absentBucket, count: VaultState.bucketCount)
+        write.state = fresh
+        write.touched = Set(ids.map(\.hex))
+    }
+
+    /// Upgrades a format-3 vault (or one just upgraded to format 3) to format 4 inside the current
+    /// write transaction: the root key is re-wrapped with format 4 in its associated data, as
+    /// `upgradeToFormat3` does, then each format-4 part takes its step: patients (the state root
+    /// gains the patients hash, state schema 2) and key slots (their tables; the key ring is
+    /// written at the end of the write, as at every owner write).
+    func upgradeToFormat4() throws {
+        let write = try requireWrite()
+        var state = try write.root()
+        var record = header.record
+        record.formatVersion = 4
+        record.wrappedRootKey = try rootKeyWrapped(for: record)
+        try store.createPatientTable()
+        try store.upgradeToFormat4(wrappedRootKey: record.wrappedRootKey)
+        header = try VaultHeader(record)
+        state.patientsHash = VaultState.patientsHash([PatientRecord]())
+        write.state = state
+        write.patients = PatientDirectory()
+        try upgradePatientsToFormat4()
+        try upgradeKeySlotsToFormat4()
+    }
+
+    /// Format 4, key slots: the header's passphrase stays where it is and becomes slot 1; the
+    /// tables for more slots and the key ring are added (the ring is written at the end of this
+    /// write, as at every owner write).
+    func upgradeKeySlotsToFormat4() throws {
+        try store.upgradeKeySlotsToFormat4()
+    }
+}

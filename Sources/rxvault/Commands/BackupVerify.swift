@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import RxCrypto
+import RxVault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension RxVaultCommand {
+    struct BackupVerify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify",
+            abstract: "Decrypt a backup and check every object in it, without restoring.",
+            discussion: flowing(
+                """
+                Exits 0 when everything verifies, 76 when anything does not (77 when the key does not
+                open it). The vault inside opens with its passphrase of the day the backup was made,
+                or with --recovery / --recovery-key-file and a recovery code the vault had then; the
+                age layer of a backup to recipients needs --age-identity as well.
+                """))
+
+        @Argument(help: "The backup file.") var file: String
+        @Option(
+            help: ArgumentHelp(
+                "Open the age layer with this identity file (backups made with --recipient).", valueName: "file"))
+        var ageIdentity: String?
+        @Option(help: ArgumentHelp("Open the age layer with the passphrase in this file.", valueName: "file"))
+        var agePassphraseFile: String?
+        @OptionGroup var recovery: RecoveryCodeOptions
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                let scratch = try Scratch()
+                defer { scratch.remove() }
+                let inner = scratch.path + "/vault.rxv"
+                let key = try Restore.openBackup(
+                    file, into: inner, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
+                    recovery: recovery, options: options, purpose: .verify)
+                let verification = try Restore.verifyVault(at: inner, of: file, key: key)
+                for stage in verification.report.stages {
+                    Terminal.out("\(stage.errors.isEmpty ? "ok  " : "FAIL") \(stage.name): \(stage.checked) checked")
+                    for error in stage.errors { Terminal.out("     error: \(error)") }
+                }
+                guard verification.report.isClean else {
+                    throw CLIError(.integrity, "the backup has integrity errors (listed above)")
+                }
+                Terminal.out("the backup verifies: it restores \(Restore.describe(verification))")
+            }
+        }
+    }
+}

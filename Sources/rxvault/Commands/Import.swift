@@ -1,0 +1,243 @@
+import ArgumentParser
+import Foundation
+import RxCrypto
+import RxModel
+import RxPrint
+import RxVault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension RxVaultCommand {
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import prescriptions from rxvault JSON or FHIR R4 (optionally age-encrypted).",
+            discussion: flowing(
+                """
+                Accepts an rxvault export (json), a FHIR R4 VisionPrescription or a Bundle of them with
+                their Patients and DocumentReferences, or an age file of either. Every prescription is
+                checked by the same rules as 'add' and every attachment by the attachment validator; if
+                anything is refused, nothing is imported and every problem is listed. Importing the
+                same file again changes nothing.
+
+                Import adds prescriptions. One whose id is already in the vault with other content
+                (or without some of the file's attachments) refuses the import, unless --update is
+                given: then the file's content becomes a new version, and only if the file is an
+                export of this vault that nobody changed since (rxvault JSON exports carry the vault's
+                id and the owner's MAC). --update-unverified updates from any file (another vault's,
+                a client's export, FHIR, an edited export). --dry-run lists every item as new,
+                unchanged, update (with the fields that change) or refused.
+
+                FHIR: only active prescriptions are imported (--status for others; skipped ones are
+                counted on stderr); elements rxvault has no field for are kept with the prescription
+                and written back on export; a Practitioner prescriber is resolved; contacts without
+                rxvault's expiry extension need --assume-expiry. An amended prescription (same
+                identifier, or same resource id) is the same record (--update-unverified).
+
+                Examples:
+                  rxvault import rx-bundle.json --dry-run
+                  rxvault import from-clinic.age --age-identity my.key
+                  rxvault import my-export.json --update --dry-run
+                  rxvault import clinic-bundle.json --assume-expiry 1y --status all
+                """))
+
+        @Argument(help: "The file to import, or - for standard input.") var file: String
+        @Option(help: ArgumentHelp("Decrypt an age file with this identity file.", valueName: "file")) var ageIdentity:
+            String?
+        @Option(help: ArgumentHelp("Decrypt an age file with the passphrase in this file.", valueName: "file"))
+        var agePassphraseFile: String?
+        @Flag(help: "Check everything and list what each prescription would do, without importing.") var dryRun = false
+        @Flag(
+            help:
+                "Replace prescriptions already in the vault with the file's content (as new versions); the file must be an export of this vault."
+        )
+        var update = false
+        @Flag(
+            help:
+                "Like --update, but also from a file not bound to this vault (another vault's, a client's, FHIR, edited)."
+        )
+        var updateUnverified = false
+        @Option(
+            help: ArgumentHelp(
+                "FHIR: import prescriptions with these statuses: all (active, cancelled, draft) or codes, comma-separated (default active; entered-in-error only when named).",
+                valueName: "codes|all"))
+        var status: String?
+        @Option(
+            help: ArgumentHelp(
+                "FHIR: give contact-lens prescriptions without an expiry one this long after their issue date (1y, 18m, 26w, 90d).",
+                valueName: "duration"))
+        var assumeExpiry: String?
+        @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if let assumeExpiry, FHIR.ExpiryAssumption(assumeExpiry) == nil {
+                throw ValidationError("--assume-expiry '\(assumeExpiry)': give a duration such as 1y, 18m, 26w or 90d")
+            }
+            if let status { _ = try Self.statuses(status) }
+        }
+
+        static func statuses(_ text: String) throws -> Set<String> {
+            do { return try FHIR.ImportOptions.statuses(text) } catch {
+                throw ValidationError(error.problems.joined(separator: "; "))
+            }
+        }
+
+        /// Largest import file read (an export with attachments of the largest allowed size).
+        static let maxBytes = 512 << 20
+
+        func run() throws {
+            try CommandRunner.run {
+                try options.requireOwner("import")
+                var bytes = try Self.readInput(file)
+                if AgeFile.looksLikeAge(bytes) {
+                    let key: AgeFile.Key
+                    if let path = agePassphraseFile {
+                        key = .passphrase(
+                            try PassphraseSource.read(file: path, what: "age passphrase"), maxLogN: AgeFile.maxReadLogN)
+                    } else if let path = ageIdentity {
+                        key = .identities(try KeyFile.identities(path, what: "age identity"))
+                    } else {
+                        throw CLIError(
+                            .usage, "\(file) is age-encrypted",
+                            hint: "give --age-identity FILE or --age-passphrase-file FILE")
+                    }
+                    bytes = try AgeFile.decrypt(bytes, with: key)
+                }
+                let fhirOptions = FHIR.ImportOptions(
+                    statuses: try status.map(Self.statuses) ?? ["active"],
+                    assumeExpiry: assumeExpiry.flatMap(FHIR.ExpiryAssumption.init))
+                let (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
+                if fhir == nil && (status != nil || assumeExpiry != nil) {
+                    throw CLIError(
+                        .usage, "--status and --assume-expiry are for FHIR files",
+                        hint: "this file is an rxvault export")
+                }
+                if let fhir { Self.tell(fhir, options: fhirOptions, dryRun: dryRun) }
+                let vault = try options.openVault(command: "import")
+                let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified)
+                let report: Vault.ImportReport
+                let progress = Progress(dryRun ? "checking" : "importing")
+                let total = file.count
+                do {
+                    defer { progress.finish() }
+                    report = try vault.importItems(
+                        file, policy: policy, parser: try ParserFactory.make(limits: vault.attachmentLimits),
+                        dryRun: dryRun,
+                        progress: total >= Progress.minimumItems ? { progress.update($0, total) } : nil)
+                } catch let error as ImportError {
+                    guard let refused = error.report else { throw error }
+                    if dryRun { Self.list(refused.items) }
+                    throw Self.refusal(error, refused)
+                }
+                report.warnings.forEach(Terminal.warning)
+                if !dryRun { PatientChoice.sayNotes(vault) }
+                // A dry run lists every item; an import names what it updated.
+                Self.list(report.items.filter { dryRun || $0.action == .update })
+                let verb = dryRun ? "would import" : "imported"
+                Terminal.out(
+                    "\(verb): \(report.added.count) new, \(report.updated.count) updated (new version), "
+                        + "\(report.unchanged.count) unchanged, \(report.attachmentsAdded) attachment(s)")
+            }
+        }
+
+        /// `update     3f9a2c1e  prescriptions[2]: OD sphere -2.00 → -2.25; note`, one line per item.
+        static func list(_ items: [Vault.ImportOutcome]) {
+            for item in items {
+                let summary = item.changeSummary
+                let line =
+                    "\(item.action.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.id.short)  \(item.position)"
+                    + (summary.isEmpty || item.action == .new ? "" : ": \(summary)")
+                Terminal.out(Table.displayable(line))
+            }
+        }
+
+        /// The refusal of updates the user did not allow, with what would allow them.
+        static func refusal(_ error: ImportError, _ report: Vault.ImportReport) -> CLIError {
+            let (status, message, _) = CommandRunner.describe(error)
+            let unbound = report.refused.compactMap { outcome -> Vault.ImportOrigin? in
+                if case .notBound(let origin)? = outcome.refusal { return origin }
+                return nil
+            }
+            let hint =
+                unbound.isEmpty && report.origin != .thisVault
+                ? "nothing was imported; this file is not an export of this vault (FHIR, another vault's or a client's), so only "
+                    + "--update-unverified makes its content a new version: check with --dry-run --update-unverified first"
+                : unbound.isEmpty
+                    ? "nothing was imported; to replace them with the file's content, check with --dry-run --update, then pass --update"
+                    : "nothing was imported; --update only takes exports of this vault that were not changed since; "
+                        + "--update-unverified updates from this file anyway"
+            return CLIError(status, message, hint: hint)
+        }
+
+        static func readInput(_ path: String) throws -> [UInt8] {
+            let input = try InputFile(path: path)
+            defer { input.close() }
+            return try input.readAll(
+                limit: maxBytes,
+                tooLarge: CLIError(.invalidInput, "\(path) is over the \(maxBytes >> 20) MiB import limit"))
+        }
+
+        /// What a FHIR file's reading decided before the vault sees it: skipped by status, expiry assumed.
+        static func tell(_ result: FHIR.ImportResult, options: FHIR.ImportOptions, dryRun: Bool) {
+            if !result.skipped.isEmpty {
+                if dryRun {
+                    for skipped in result.skipped {
+                        Terminal.out(
+                            Table.displayable("skipped    -         \(skipped.position): status \(skipped.status)"))
+                    }
+                }
+                // entered-in-error means "this should never have existed": suggested only apart.
+                let statuses = Set(result.skipped.map(\.status)).union(options.statuses)
+                let asked = FHIR.statuses.filter { statuses.contains($0) && $0 != "entered-in-error" }.joined(
+                    separator: ",")
+                let named = statuses.contains("entered-in-error") && !options.statuses.contains("entered-in-error")
+                Terminal.err(
+                    Table.displayable(
+                        "rxvault: skipped \(result.skipped.count) prescription(s) by status (\(result.skippedCounts)): "
+                            + "only \(FHIR.statuses.filter(options.statuses.contains).joined(separator: ", ")) ones are imported"
+                    ))
+                let others = result.skipped.contains { $0.status != "entered-in-error" }
+                let current = FHIR.statuses.filter(options.statuses.contains).joined(separator: ",")
+                Terminal.err(
+                    Table.displayable(
+                        others
+                            ? "rxvault: hint: to import them too, pass --status \(asked)"
+                                + (named
+                                    ? " (entered-in-error ones only if you name that status too: they were recorded by mistake)"
+                                    : "")
+                            : "rxvault: hint: entered-in-error ones were recorded by mistake; to import them anyway, pass --status \(current),entered-in-error"
+                    ))
+            }
+            if let assumed = options.assumeExpiry, !result.assumedExpiry.isEmpty {
+                Terminal.err(
+                    Table.displayable(
+                        "rxvault: \(dryRun ? "would give" : "gave") \(result.assumedExpiry.count) contact-lens prescription(s) without an expiry one \(assumed) after the issue date (--assume-expiry): "
+                            + result.assumedExpiry.joined(separator: ", ")))
+            }
+        }
+
+        /// rxvault JSON or FHIR, by content; for FHIR also what was skipped and assumed.
+        static func parse(_ bytes: [UInt8], fhir options: FHIR.ImportOptions) throws -> (ImportFile, FHIR.ImportResult?)
+        {
+            guard let keys = ImportFormat.topLevelKeys(bytes), keys.contains("resourceType") else {
+                return (try parse(bytes), nil)
+            }
+            let result = try FHIR.decodeFile(bytes, options: options)
+            return (result.file, result)
+        }
+
+        /// rxvault JSON or FHIR, by content.
+        static func parse(_ bytes: [UInt8]) throws -> ImportFile {
+            // Only the top-level keys are looked at here: the decoders read the rest one entry at a time.
+            guard let keys = ImportFormat.topLevelKeys(bytes) else {
+                throw CLIError(
+                    .invalidInput, "the file is neither JSON nor an age file",
+                    hint: "rxvault imports its own JSON exports and FHIR R4 JSON")
+            }
+            if keys.contains("schema") { return try RxvaultExport.decodeFile(bytes) }
+            if keys.contains("resourceType") { return ImportFile(items: try FHIR.decode(bytes)) }
+            throw CLIError(.invalidInput, "the JSON is neither an rxvault export nor a FHIR resource")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import RxModel
+import RxVault
+
+extension RxVaultCommand {
+    struct Query: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find prescriptions by patient, kind, dates, brand, prescriber or lens values.",
+            discussion: flowing(
+                """
+                Filters combine (all must match). With --identity, only the identity's grants are searched.
+
+                Examples:
+                  rxvault query --expiring-within 60d
+                  rxvault query --patient sam --kind contacts --latest
+                  rxvault query --valid-on 2026-12-01 --format json
+                  rxvault query --sphere-max -6 --add --sort expires
+                """))
+
+        @OptionGroup var filters: FilterOptions
+        @Option(help: "Output format (ndjson: one JSON object per line).") var format: OutputFormat = .table
+        @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
+        @Flag(help: "Show every cell whole, however wide the terminal (names are otherwise cut with … to fit).")
+        var wide = false
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run(json: format == .json || format == .ndjson) {
+                let filter = try filters.filter()
+                let vault = try options.openReader()
+                try PrescriptionOutput.print(
+                    try vault.query(filter), format: format, cyl: cyl, wide: wide,
+                    emptyMessage: "rxvault: no prescriptions match", keepOrder: true)
+                warnIfNotLogged(vault)
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import RxModel
+import RxVault
+
+extension RxVaultCommand {
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a prescription and all its versions.",
+            discussion: flowing(
+                """
+                The content is overwritten in the file and its write-ahead log, not just unlinked.
+                Asks for confirmation on a terminal; scripts pass --yes.
+                """))
+
+        @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs))
+        var id: String
+        @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                let confirmation = Confirmation(yes: yes, noInput: options.noInput, command: "remove", verb: "remove")
+                let vault = try options.openVault(command: "remove")
+                let prescriptionID = try vault.resolve(id)
+                try confirmation.require(
+                    {
+                        let record = try vault.prescription(prescriptionID)
+                        let rx = record.prescription
+                        return
+                            "Remove the \(rx.kind.rawValue) prescription \(prescriptionID.short) of \(rx.patient.name), issued \(rx.issued), with all \(record.version) version(s)?"
+                    }())
+                try vault.remove(prescriptionID)
+                warnIfNotPurged(vault)
+                Terminal.out("removed \(prescriptionID.short)")
+            }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+import ArgumentParser
+import Foundation
+import RxCrypto
+import RxVault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension RxVaultCommand {
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Restore a backup into a vault file, after verifying all of it.",
+            discussion: flowing(
+                """
+                The target is --to PATH, else the vault --vault, RXVAULT_PATH or the default path
+                names; missing folders are created with mode 0700. Decrypts the backup next to the
+                target, checks every object (as 'backup verify'), and only then moves it into place.
+                Never replaces an existing vault without --force; with --force the old vault is kept as
+                PATH.bak (PATH.bak.1, ... if that exists); the path always names a whole vault, old or
+                new. A target that is a symbolic link is followed: the file it points to is restored
+                (created if missing), the link stays as it is, and the .bak lies beside that file.
+                Stop other rxvault commands on the vault first: restore refuses (75) while one has it
+                open.
+
+                Forgotten passphrase: --recovery (asked for) or --recovery-key-file opens the vault
+                inside with a recovery code it had the day the backup was made. That reaches backups
+                made to a recipient (with --age-identity) or with --age-passphrase-file; a default
+                backup's age layer is the vault's passphrase of that day, which no recovery code
+                replaces. Set a new passphrase afterwards with 'rxvault passwd --recovery'.
+
+                Examples:
+                  rxvault restore ~/backups/rx-2026-11-21.age   # to the default vault
+                  rxvault restore ~/backups/rx-2026-11-21.age --to ~/rx-restored.rxv
+                  rxvault restore rx.age --age-identity id.key --recovery-key-file code.txt
+                """))
+
+        @Argument(help: "The backup file.") var file: String
+        @Option(
+            help: ArgumentHelp(
+                "The vault file to create (default: the vault --vault, RXVAULT_PATH or the default path names).",
+                valueName: "path")) var to: String?
+        @Option(help: ArgumentHelp("Open the age layer with this identity file.", valueName: "file")) var ageIdentity:
+            String?
+        @Option(help: ArgumentHelp("Open the age layer with the passphrase in this file.", valueName: "file"))
+        var agePassphraseFile: String?
+        @Flag(help: "Replace an existing vault at the target (the old one is kept as PATH.bak).") var force = false
+        @OptionGroup var recovery: RecoveryCodeOptions
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                try options.requireOwner("restore")
+                let given = to ?? options.vaultPath
+                // Through a symbolic link, the file it points to: the link stays a link.
+                let target = try WriteTarget.file(
+                    for: given, replace: force, createsFolders: true, example: "vault.rxv"
+                ) { target in
+                    "restore elsewhere with --to PATH, or pass --force (the old vault is kept as \(target).bak, or .bak.N if that exists)"
+                }
+                let directory = PathText.folder(of: target)
+                let prefix = ".\(PathText.name(of: target)).restore-"
+                let temporary = directory + "/" + prefix + "\(getpid())-\(UInt32.random(in: .min ... .max))"
+                defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
+                let key = try Self.openBackup(
+                    file, into: temporary, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
+                    recovery: recovery, options: options, purpose: .restore
+                ) {
+                    // Only once the backup opened and the key is known: a mistyped backup path
+                    // leaves no folders behind.
+                    try ParentDirectory.create(for: target)
+                    Scratch.sweep(in: directory, prefix: prefix)
+                }
+                let verification = try Self.verifyVault(at: temporary, of: file, key: key)
+                guard verification.report.isClean else {
+                    let first = verification.report.stages.flatMap(\.errors).first ?? "?"
+                    throw CLIError(
+                        .integrity, "the backup does not verify (\(first)); nothing was restored",
+                        hint: "'rxvault backup verify \(file)' (with the same key options) lists every finding")
+                }
+                try BackupFile.prepareForUse(path: temporary)
+                let installed: BackupFile.Installed
+                do { installed = try BackupFile.install(temporary, at: target, replacing: force) } catch VaultError
+                    .alreadyExists
+                {
+                    throw CLIError(
+                        .alreadyExists, "\(given) appeared while restoring; nothing was replaced",
+                        hint: "pass --force to replace it")
+                }
+                // The new vault is in place: it must open, or the old one goes back.
+                do {
+                    // The owner chose to go back: this computer records the restored vault's write
+                    // counter as the newest, so no rollback warning follows.
+                    try Vault.open(at: target, with: key, anchor: Environment.rollbackAnchor).acceptCurrentState()
+                } catch {
+                    BackupFile.rollBack(installed, at: target)
+                    throw error
+                }
+                if let previous = installed.previous {
+                    Terminal.err("rxvault: the previous vault is kept as \(previous)")
+                }
+                Terminal.out(
+                    "restored \(given)" + (target == given ? "" : " (the link's file, \(target))")
+                        + ": \(Self.describe(verification))")
+                if case .recoveryCode = key {
+                    // Its passphrase is the one of the backup's day, the one that was forgotten.
+                    Terminal.err(
+                        "rxvault: note: the recovery code opened it; set a new passphrase with 'rxvault passwd --recovery"
+                            + (given == options.vaultPath ? "'" : " --vault \(given)'"))
+                }
+            }
+        }
+
+        /// What a backup is opened for: says what progress shows and what a failure left undone.
+        enum Purpose {
+            case verify, restore
+            var verb: String { self == .verify ? "verifying" : "restoring" }
+        }
+
+        /// Checks the decrypted vault. A wrong passphrase here is the vault's, not the age
+        /// layer's (that one opened): say so, since the two can differ.
+        static func verifyVault(at path: String, of file: String, key: VaultKey) throws -> BackupFile.Verification {
+            do { return try BackupFile.verify(path: path, with: key) } catch .wrongPassphrase {
+                throw CLIError(
+                    .wrongPassphrase, "the passphrase does not open the vault inside \(file)",
+                    hint:
+                        "it is the passphrase of the vault that was backed up, as it was that day; give it with --passphrase-file or at the prompt. "
+                        + olderPassphraseHint)
+            } catch .wrongRecoveryCode(let why) {
+                throw CLIError(
+                    .wrongPassphrase, "the recovery code does not open the vault inside \(file) (\(why))",
+                    hint:
+                        "a backup keeps the key slots of the day it was made: one made before 'rxvault key add --recovery' "
+                        + "opens only with the passphrase of that day")
+            }
+        }
+
+        /// A backup keeps the passphrase of the day it was made.
+        static let olderPassphraseHint =
+            "a backup made with the vault's passphrase needs the passphrase of the day it was made: "
+            + "if it is older than the last passphrase change ('rxvault passwd'), give the passphrase from before that change"
+
+        /// The stanza types of an age file's header, read without a key.
+        static func peekStanzas(_ file: String) throws -> [String] {
+            guard let handle = FileHandle(forReadingAtPath: file) else { return [] }
+            defer { try? handle.close() }
+            let raw: (inout [UInt8]) throws -> Int = { buffer in
+                guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
+                chunk.copyBytes(to: &buffer, count: chunk.count)
+                return chunk.count
+            }
+            var first = [UInt8](repeating: 0, count: 1)
+            let n = try raw(&first)
+            var pending = Array(first[0..<n])
+            let replay: (inout [UInt8]) throws -> Int = { buffer in
+                if !pending.isEmpty {
+                    buffer[0] = pending.removeFirst()
+                    return 1
+                }
+                return try raw(&buffer)
+            }
+            let armored = pending.first == UInt8(ascii: "-") || pending.first.map(AgeFile.isWhitespace) == true
+            let stream = armored ? AgeArmorStream(source: replay) : nil
+            return try AgeFile.peekHeader { buffer in try stream?.read(&buffer) ?? replay(&buffer) }.map(\.type)
+        }
+
+        /// "vault ID, N prescriptions (V versions, A attachments), backed up TIME".
+        static func describe(_ verification: BackupFile.Verification) -> String {
+            var parts = ["vault \(verification.vaultID)"]
+            if let c = verification.counts {
+                parts.append(
+                    "\(counted(c.prescriptions, "prescription")) (\(counted(c.versions, "version")), \(counted(c.attachments, "attachment")))"
+                )
+            }
+            if let time = verification.backedUp { parts.append("backed up \(time)") }
+            return parts.joined(separator: ", ")
+        }
+
+        /// Decrypts the backup into `path`; returns the key to open the vault inside with (the
+        /// vault's passphrase, or the recovery code). `prepare` runs once the backup file is open,
+        /// looks like age and the key is read, before `path` is written.
+        static func openBackup(
+            _ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
+            recovery: RecoveryCodeOptions, options: VaultOptions, purpose: Purpose,
+            prepare: () throws -> Void = {}
+        ) throws -> VaultKey {
+            // "-": the backup comes on standard input (`... | rxvault restore -`); a file is opened
+            // and checked (a directory, an unreadable file) before any passphrase is asked for.
+            let input = file == "-" ? nil : try InputFile(path: file, standardInput: false)
+            defer { input?.close() }
+            let handle =
+                input.map { FileHandle(fileDescriptor: $0.fd, closeOnDealloc: false) } ?? FileHandle.standardInput
+            let total = input?.size ?? 0
+            // A recovery code cannot open a passphrase backup's age layer: say so before the code
+            // is asked for (standard input cannot be looked at twice: it is told on decrypting).
+            try recovery.requireAlone(options)
+            if recovery.isGiven, ageIdentity == nil, agePassphraseFile == nil, file != "-",
+                let stanzas = try? Self.peekStanzas(file), stanzas.contains("scrypt")
+            {
+                throw RecoveryCodeOptions.passphraseLayerRefusal(file)
+            }
+            // The prompt names the backup: the vault the options name is not the one asked for.
+            let vaultKey = try recovery.backupVaultKey(options: options, label: "backup \(file)")
+            let key: AgeFile.Key
+            if let ageIdentity {
+                key = .identities(try KeyFile.identities(ageIdentity, what: "age identity"))
+            } else if let passphrase = try agePassphraseFile.map({
+                try PassphraseSource.read(file: $0, what: "age passphrase")
+            }) ?? vaultKey.passphrase {
+                key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
+            } else {
+                // A recovery code alone: no age stanza opens with it; a vault file (what age -d
+                // makes of a backup) is read as it is.
+                key = .identities([])
+            }
+            let progress = Progress(purpose.verb, amount: byteCountText)
+            do {
+                var peek: [UInt8] = []
+                while peek.count < 64, let more = try handle.read(upToCount: 64 - peek.count), !more.isEmpty {
+                    peek += more
+                }
+                // A vault file itself (what `age -d` makes of a backup, e.g. one to an SSH key:
+                // age -d -i ~/.ssh/id_ed25519 b.age | rxvault restore -) is taken as it is.
+                let isVault = peek.starts(with: Array("SQLite format 3\0".utf8))
+                guard isVault || AgeFile.looksLikeAge(peek) else {
+                    throw CLIError(
+                        .invalidInput,
+                        "\(file == "-" ? "standard input" : file) is neither an age file nor a vault (not an rxvault backup)"
+                    )
+                }
+                try prepare()
+                // Progress is against the file's size: the bytes taken from it, the peeked ones first.
+                let source = PeekedFile(handle: handle, peeked: peek)
+                let raw: (inout [UInt8]) throws -> Int = { try source.read(&$0) }
+                // `age -a` output (or a backup re-encrypted that way) is read through the armor.
+                if isVault {
+                    try BackupFile.copy(read: raw, to: path) { _ in progress.update(source.consumed, total) }
+                    progress.finish()
+                    return vaultKey
+                }
+                let armor =
+                    peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-")
+                    ? AgeArmorStream(source: raw) : nil
+                try BackupFile.decrypt(
+                    read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path,
+                    progress: { _ in progress.update(source.consumed, total) })
+            } catch let error as AgeError {
+                progress.finish()
+                switch error {
+                case .noMatch:
+                    if ageIdentity != nil {
+                        throw CLIError(
+                            .wrongPassphrase, "the identity does not open this backup",
+                            hint: "it was made to other recipients, or with a passphrase")
+                    }
+                    let stanzas = file == "-" ? nil : try? Self.peekStanzas(file)
+                    if let stanzas, !stanzas.contains("scrypt") {
+                        throw CLIError(
+                            .wrongPassphrase,
+                            "this backup is encrypted to age recipients (\(stanzas.filter { $0 != BackupLabel.stanzaType }.joined(separator: ", "))), not a passphrase",
+                            hint:
+                                "give --age-identity FILE\(recovery.isGiven ? " (the identity kept with the recovery code)" : ""); "
+                                + "for an SSH key: age -d -i ~/.ssh/id_ed25519 \(file) | rxvault restore -")
+                    }
+                    if vaultKey.passphrase == nil && agePassphraseFile == nil {
+                        // Standard input, whose header could not be looked at before.
+                        throw CLIError(
+                            .wrongPassphrase, "a recovery code alone opens no backup's age layer",
+                            hint:
+                                "give --age-identity FILE for a backup made to a recipient; a backup made with a passphrase "
+                                + "opens only with that passphrase (--age-passphrase-file FILE, or the vault's without --recovery)"
+                        )
+                    }
+                    if agePassphraseFile != nil {
+                        throw CLIError(
+                            .wrongPassphrase, "the passphrase in \(agePassphraseFile!) does not open this backup")
+                    }
+                    throw CLIError(
+                        .wrongPassphrase, "the passphrase does not open this backup",
+                        hint: Self.olderPassphraseHint)
+                default:
+                    throw CLIError(
+                        .integrity, "the backup is damaged: \(error.description)",
+                        hint: purpose == .restore ? "nothing was restored" : nil)
+                }
+            }
+            progress.finish()
+            return vaultKey
+        }
+    }
+}

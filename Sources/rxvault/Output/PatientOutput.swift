@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import RxModel
+import RxVault
+
+enum PatientOutput {
+    static func json(_ patient: PatientSummary, _ records: [PrescriptionRecord]) -> JSONValue {
+        var pairs: [(String, JSONValue)] = [("id", .string(patient.id.hex)), ("name", .string(patient.name))]
+        if let dob = patient.birthDate { pairs.append(("birthDate", .string(dob.description))) }
+        if !patient.merged.isEmpty { pairs.append(("merged", .array(patient.merged.map { .string($0) }))) }
+        pairs.append(
+            (
+                "prescriptions",
+                .array(
+                    records.map { record in
+                        .object(
+                            [
+                                ("id", .string(record.id.hex)), ("kind", .string(record.prescription.kind.rawValue)),
+                                ("issued", .string(record.prescription.issued.description))
+                            ]
+                                + (record.prescription.expires.map { [("expires", JSONValue.string($0.description))] }
+                                    ?? []))
+                    })
+            ))
+        return .object(pairs)
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import RxModel
+import RxVault
+
+/// Printing a set of prescriptions in any of the list formats.
+enum PrescriptionOutput {
+    static func print(
+        _ records: [PrescriptionRecord], format: OutputFormat, cyl: CylinderForm?, wide: Bool = false,
+        emptyMessage: String, keepOrder: Bool = false
+    ) throws {
+        let today = try Environment.clock().today()
+        let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: cyl) }
+        switch format {
+        case .table:
+            guard !views.isEmpty else {
+                Terminal.err(emptyMessage)
+                return
+            }
+            let short = PrescriptionID.shortForms(records.map(\.id))
+            Terminal.out(
+                Table.render(
+                    headers: PrescriptionText.listHeaders,
+                    rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) },
+                    tones: views.map { PrescriptionText.tone($0.status) }, tinted: PrescriptionText.listTinted,
+                    shrinkable: PrescriptionText.listShrinkable, style: .forStandardOutput(wide: wide)))
+        case .json:
+            let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
+            Terminal.out(list.text())
+        case .ndjson:
+            if !views.isEmpty {
+                Terminal.out(views.map { PrescriptionJSON(view: $0).text(pretty: false) }.joined(separator: "\n"))
+            }
+        case .csv:
+            Terminal.out(
+                ([PrescriptionCSV.headers] + views.flatMap(PrescriptionCSV.rows)).map(CSV.line).joined(separator: "\n"))
+        }
+    }
+}

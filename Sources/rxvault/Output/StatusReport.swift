@@ -1,0 +1,136 @@
+import Foundation
+import RxAgent
+import RxCrypto
+import RxValidate
+import RxVault
+
+/// What `status` says about a vault file, gathered once and printed either way: as text, or as
+/// the JSON document of docs/format.md ("status --format json"). The JSON members are the stored
+/// properties (sorted by key when written); the text is made from the same values.
+struct StatusReport: Encodable {
+    /// The cost of one way in: a passphrase slot's Argon2id settings, or a recovery code's size.
+    struct Cost: Encodable {
+        let algorithm: String
+        var preset: String?
+        var opsLimit: UInt64?
+        var memLimitBytes: UInt64?
+        var codeBits: Int?
+
+        init(_ kdf: PasswordKDF?) {
+            guard let kdf else {
+                algorithm = RecoveryKDF.algorithmName
+                codeBits = RecoveryCode.secretLength * 8
+                return
+            }
+            algorithm = PasswordKDF.algorithmName
+            preset = kdf.preset?.rawValue ?? "custom"
+            opsLimit = kdf.opsLimit
+            memLimitBytes = kdf.memLimit
+        }
+    }
+
+    struct Slot: Encodable {
+        let slot: Int
+        let kind: String
+        let kdf: Cost
+    }
+
+    /// Whether an agent holds this file (asked of the agent, never its key), and until when.
+    struct Agent: Encodable {
+        let unlocked: Bool
+        var until: String?
+        var lifetimeUntil: String?
+        var idleTimeoutSeconds: Int?
+        var pid: Int?
+        var memoryLocked: Bool?
+        var note: String?
+        /// The text line ("unlocked until 14:05 (agent pid 4242)", "locked (...)").
+        let text: String
+
+        enum CodingKeys: String, CodingKey {
+            case unlocked, until, lifetimeUntil, idleTimeoutSeconds, pid, memoryLocked, note
+        }
+    }
+
+    let path: String
+    let vault = true
+    let formatVersion: Int
+    let vaultID: String
+    let kdf: Cost
+    /// The passphrase given opened the vault (not whether an agent holds it: see `agent`).
+    let unlocked: Bool
+    let maxAttachmentBytes: Int
+    let attachmentChecker: String
+    let attachmentSandbox: String
+    let keySlots: [Slot]
+    /// For a client's identity: how many prescriptions it was granted.
+    let granted: Int?
+    /// nil for a client's identity (an agent holds owners' keys only).
+    let agent: Agent?
+    let prescriptions: Int?
+    let versions: Int?
+    let attachments: Int?
+    /// Slot 1 is the passphrase `init` set; its cost is the header's KDF (text only).
+    let firstSlotIsInit: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case path, vault, formatVersion, vaultID, kdf, unlocked, maxAttachmentBytes, attachmentChecker,
+            attachmentSandbox
+        case keySlots, granted, agent, prescriptions, versions, attachments
+    }
+
+    init(
+        path: String, header: VaultHeader, counts: Vault.Counts?, granted: Int?, agent: Agent?,
+        checker: String, sandboxed: Bool
+    ) {
+        self.path = path
+        formatVersion = header.formatVersion
+        vaultID = header.vaultIDHex
+        kdf = Cost(header.kdf)
+        unlocked = counts != nil
+        maxAttachmentBytes = header.maxAttachmentBytes
+        attachmentChecker = checker
+        attachmentSandbox = sandboxed ? "seccomp" : "rlimits-only"
+        keySlots = header.slots.map { Slot(slot: $0.id, kind: $0.kind.rawValue, kdf: Cost($0.kdf)) }
+        self.granted = granted
+        self.agent = agent
+        prescriptions = counts?.prescriptions
+        versions = counts?.versions
+        attachments = counts?.attachments
+        firstSlotIsInit = header.slots.first?.id == 1
+        kdfText =
+            "\(header.kdfAlgorithm), \(kdf.preset ?? "custom") (ops \(header.kdf.opsLimit), memory \(header.kdf.memLimit / (1 << 20)) MiB)"
+        slotsText = header.slots.map { "\($0.id) \($0.kind.rawValue): \(KeySlotText.cost($0.kdf))" }.joined(
+            separator: "; ")
+    }
+
+    private let kdfText: String
+    private let slotsText: String
+
+    /// Written as the CLI's other Codable documents are (`AttachmentJSON.encoder()`).
+    func json() throws -> String {
+        String(decoding: try AttachmentJSON.encoder().encode(self), as: UTF8.self)
+    }
+
+    var text: String {
+        var lines = [
+            ("vault", path),
+            ("format", "rxvault vault, format version \(formatVersion)"),
+            ("vault id", vaultID),
+            ("kdf", firstSlotIsInit ? kdfText : "slot 1 removed; see the key slots"),
+            ("key slots", slotsText),
+            ("attachments", "PNG or PDF, up to \(ByteCount(maxAttachmentBytes)) each"),
+            ("file checker", attachmentChecker)
+        ]
+        if let agent { lines.append(("agent", agent.text)) }
+        if let prescriptions, let versions, let attachments {
+            lines.append(("passphrase", "correct"))
+            lines.append(("prescriptions", "\(prescriptions) (\(versions) versions, \(attachments) attachments)"))
+        }
+        if let granted { lines.append(("granted", "\(granted) prescriptions shared with this identity")) }
+        return Table.keyValue(lines)
+    }
+
+    /// Nothing beyond the header could be said: no passphrase, no identity, no agent.
+    var saysOnlyTheHeader: Bool { !unlocked && granted == nil && agent?.unlocked != true }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import RxCrypto
+import RxVault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Opening one backup of a folder with the keys given, and checking it as `backup verify` does,
+/// plus that its name (and label) agree with what is inside.
+struct BackupCheck {
+    enum Outcome {
+        case ok(BackupFile.Verification)
+        case failed(String)
+        case wrongKey(String)
+        case notChecked(String)
+
+        var isOK: Bool { if case .ok = self { return true } else { return false } }
+        var text: String {
+            switch self {
+            case .ok: return "ok"
+            case .failed(let why): return "FAILED: \(why)"
+            case .wrongKey(let why): return "not opened: \(why)"
+            case .notChecked(let why): return "not checked: \(why)"
+            }
+        }
+    }
+
+    let vaultKey: VaultKey
+    let agePassphrase: SecretBytes?
+    let identities: [AgeIdentity]?
+
+    init(keys: RxVaultCommand.BackupKeyOptions, options: VaultOptions, label: String) throws {
+        identities = try keys.ageIdentity.map { try KeyFile.identities($0, what: "age identity") }
+        agePassphrase = try keys.agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
+        vaultKey = try keys.recovery.backupVaultKey(options: options, label: label)
+    }
+
+    func check(_ entry: BackupFolder.Entry) -> Outcome {
+        if let problem = entry.problem { return .failed(problem) }
+        let key: AgeFile.Key
+        switch entry.kind {
+        case .passphrase?:
+            guard let passphrase = agePassphrase ?? vaultKey.passphrase else {
+                return .wrongKey("made with a passphrase: a recovery code does not open its age layer")
+            }
+            key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
+        case .recipients?:
+            guard let identities else { return .notChecked("made to recipients: give --age-identity") }
+            key = .identities(identities)
+        case nil: return .failed("unreadable")
+        }
+        guard let scratch = try? Scratch() else { return .failed("cannot create a temporary directory") }
+        defer { scratch.remove() }
+        let inner = scratch.path + "/vault.rxv"
+        guard let handle = FileHandle(forReadingAtPath: entry.path) else { return .failed("cannot be read") }
+        defer { try? handle.close() }
+        let raw: (inout [UInt8]) throws -> Int = { buffer in
+            guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
+            chunk.copyBytes(to: &buffer, count: chunk.count)
+            return chunk.count
+        }
+        let armor = entry.armored ? AgeArmorStream(source: raw) : nil
+        do {
+            try BackupFile.decrypt(read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: inner)
+        } catch AgeError.noMatch {
+            if case .passphrase = entry.kind, agePassphrase == nil {
+                return .wrongKey("the passphrase does not open it: it may be older than the last passphrase change")
+            }
+            return .wrongKey("the \(agePassphrase != nil ? "passphrase" : "identity") given does not open it")
+        } catch {
+            return .failed("\(error)")
+        }
+        let verification: BackupFile.Verification
+        do { verification = try BackupFile.verify(path: inner, with: vaultKey) } catch .wrongPassphrase {
+            return .wrongKey(
+                "the passphrase does not open the vault inside: it may be older than the last passphrase change")
+        } catch .wrongRecoveryCode {
+            return .wrongKey("the recovery code does not open the vault inside: it may be older than the recovery code")
+        } catch {
+            return .failed(error.description)
+        }
+        guard verification.report.isClean else {
+            return .failed(verification.report.stages.flatMap(\.errors).first ?? "integrity errors")
+        }
+        guard entry.name.names(vaultID: verification.vaultID) else {
+            return .failed("holds vault \(verification.vaultID.prefix(8)), not \(entry.name.vault) as its name says")
+        }
+        if let label = entry.label {
+            // Opened: the label is now authenticated by the header MAC.
+            guard label.vaultID == verification.vaultID else {
+                return .failed("its label names another vault than the one inside")
+            }
+        } else if let made = verification.backedUp.flatMap(BackupTime.init(iso:)), made != entry.name.time {
+            return .failed("its name says \(entry.name.time), the backup inside was made at \(made)")
+        }
+        return .ok(verification)
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import RxModel
+import RxVault
+
+/// Which patient record `add --patient` means (docs/guide.md, "Patients").
+enum PatientChoice {
+    /// Before `add`: the patient the name stands for. One match (ignoring case and white space, no
+    /// differing birth date): the vault links it. None: an id prefix, if the text is one, else the
+    /// vault creates a record. Two or more: asks on a terminal which one, else refuses listing them.
+    static func choose(for rx: inout Prescription, in vault: Vault, noInput: Bool) throws {
+        guard vault.header.formatVersion >= 4 else { return }
+        let matches = try vault.matchingPatients(rx.patient)
+        if matches.isEmpty {
+            if let byID = try? vault.resolvePatient(rx.patient.name),
+                PatientName.key(byID.name) != PatientName.key(rx.patient.name)
+            {
+                rx.patient = byID.patient
+            }
+            return
+        }
+        guard matches.count > 1 else { return }
+        let listing = matches.map(\.line)
+        guard !noInput, Terminal.canAsk else {
+            throw VaultError.ambiguousPatient("patient '\(rx.patient.name)'", candidates: listing)
+        }
+        Terminal.err(
+            "rxvault: '\(rx.patient.name)' matches \(matches.count) patients:\n  " + listing.joined(separator: "\n  "))
+        guard let answer = Terminal.ask("Which one? Its id (empty to cancel): "), !answer.isEmpty else {
+            throw CLIError(.cancelled, "no patient chosen: nothing was written")
+        }
+        let picked = matches.filter { $0.id.hex.hasPrefix(answer.lowercased()) }
+        guard picked.count == 1 else {
+            throw CLIError(.usage, "'\(answer)' is not one of the ids listed", hint: "nothing was written")
+        }
+        rx.patient = picked[0].patient
+    }
+
+    /// What the write did to patient records on its own ("new patient ..."), on stderr.
+    static func sayNotes(_ vault: Vault) {
+        for note in vault.patientNotes { Terminal.err("rxvault: \(note)") }
+    }
+}
