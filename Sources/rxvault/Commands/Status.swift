@@ -48,7 +48,9 @@ extension RxVaultCommand {
                 // A client learns only how many prescriptions it was granted.
                 granted = (try options.openReader() as? ClientVault)?.count
             } else if PassphraseSource.isGivenWithoutPrompt(options) {
-                counts = try options.openVault().counts()
+                // The passphrase itself, never an agent's key: status checks the passphrase, and
+                // must neither use nor extend an unlock.
+                counts = try options.openVault(agent: false).counts()
             }
             let agent = options.identity == nil ? agentState(path: path, header: header) : nil
             // Which sandbox the attachment checker gets here: asked of the child itself.
