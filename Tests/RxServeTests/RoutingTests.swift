@@ -108,9 +108,9 @@ import Testing
         _ = try vault.owner.edit(record.id) { $0.note = "version 2" }
         try vault.addClient("shop")
         // The grant is a second after version 2 (timestamps are to the second).
-        try await Task.sleep(for: .milliseconds(1100))
+        vault.clock.advance(seconds: 1)
         try vault.grant("shop", [record.id])
-        try await Task.sleep(for: .milliseconds(1100))
+        vault.clock.advance(seconds: 1)
         _ = try vault.owner.edit(record.id) { $0.note = "version 3" }
         let resourceID = FHIR.prescriptionResourceID(record.id)
         try await vault.serve { api in

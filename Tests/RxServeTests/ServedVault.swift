@@ -145,6 +145,7 @@ final class ServedVault: @unchecked Sendable {
 final class TestClock: @unchecked Sendable {
     private let lock = NSLock()
     private var day: CalendarDate
+    private var secondsAhead: TimeInterval = 0
 
     init(today: String) { day = CalendarDate(iso: today)! }
 
@@ -152,7 +153,13 @@ final class TestClock: @unchecked Sendable {
 
     func advance(days: Int) { lock.withLock { day = day.adding(days: days)! } }
 
+    /// Moves the recorded time on (timestamps are to the second), so a test orders two writes
+    /// by time without sleeping.
+    func advance(seconds: TimeInterval) { lock.withLock { secondsAhead += seconds } }
+
     var vaultClock: VaultClock {
-        VaultClock(today: { [self] in today }, timestamp: { Date().formatted(.iso8601) })
+        VaultClock(
+            today: { [self] in today },
+            timestamp: { [self] in Date(timeIntervalSinceNow: lock.withLock { secondsAhead }).formatted(.iso8601) })
     }
 }
