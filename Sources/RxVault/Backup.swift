@@ -26,7 +26,7 @@ extension Vault {
         output: @escaping ([UInt8]) throws(CryptoError) -> Void,
         progress: (Int, Int) -> Void = { _, _ in }
     ) throws -> BackupReport {
-        let keys = recipients.filter { if case .label = $0 { return false } else { return true } }
+        let keys = recipients.filter { !$0.isLabel }
         // A backup that would not restore must not be written: it would say "wrote" and protect
         // nothing. The vault is checked as `backup verify` and `restore` check the copy (every
         // attachment chunk included), before the audit entry, so a refused backup leaves no trace.
@@ -41,7 +41,7 @@ extension Vault {
             try audit(
                 AuditEvent(
                     time: time ?? clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,
-                    detail: keys.contains { if case .scrypt = $0 { return true } else { return false } }
+                    detail: keys.contains(where: \.isPassphrase)
                         ? "age, passphrase" : "age, \(keys.count) recipient(s)"))
         }
         let snapshot = scratch + "/snapshot.rxv"
@@ -72,7 +72,7 @@ extension BackupFile {
         output: @escaping ([UInt8]) throws(CryptoError) -> Void,
         progress: (Int, Int) -> Void = { _, _ in }
     ) throws -> Vault.BackupReport {
-        let labelled = !recipients.contains { if case .scrypt = $0 { return true } else { return false } }
+        let labelled = !recipients.contains(where: \.isPassphrase)
         switch source {
         case .vault(let vault):
             return try vault.backup(
@@ -95,7 +95,7 @@ extension BackupFile {
         labelTime: BackupTime?, scratch: String, output: @escaping ([UInt8]) throws(CryptoError) -> Void,
         progress: (Int, Int) -> Void = { _, _ in }
     ) throws -> Vault.BackupReport {
-        guard !recipients.contains(where: { if case .scrypt = $0 { return true } else { return false } }) else {
+        guard !recipients.contains(where: \.isPassphrase) else {
             throw VaultError.invalidInput("a backup with a passphrase needs the vault opened")
         }
         let (store, header) = try VaultHeader.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)

@@ -176,7 +176,7 @@ public struct VaultHeader: Sendable {
     /// Reads the header of the vault at `path` (no passphrase needed).
     public static func read(at path: String) throws(VaultError) -> VaultHeader {
         do {
-            let store = try SQLiteRecordStore(openingAt: path)
+            let store = try engine(at: path, busyTimeoutMilliseconds: Database.defaultBusyTimeoutMilliseconds)
             return try VaultHeader(store.header(), slots: store.keySlots())
         } catch let error as StoreError {
             throw VaultError.from(error)
@@ -188,13 +188,13 @@ public struct VaultHeader: Sendable {
 
 extension VaultHeader {
     /// Opens the store at `path` and reads its header: the first step of every way into a vault
-    /// (owner and client), so both report a missing file, a non-vault or a busy one alike. The
-    /// one place that opens an engine: everything after works on `RecordStore`.
+    /// (owner and client), so both report a missing file, a non-vault or a busy one alike.
+    /// Everything after works on `RecordStore`.
     static func openStore(at path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> (
         any RecordStore, VaultHeader
     ) {
         do {
-            let store = try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            let store = try engine(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             let header = try VaultHeader(store.header(), slots: store.keySlots())
             // The header's format is authenticated (it is in the root key's associated data); the
             // schema version is not, and says which tables to read: they must agree.
@@ -208,5 +208,11 @@ extension VaultHeader {
         } catch {
             throw VaultError.wrap(error)
         }
+    }
+
+    /// Opens the storage engine at a vault's location (every reader goes through here; making
+    /// one is `Vault.create`'s).
+    static func engine(at path: String, busyTimeoutMilliseconds: Int32) throws -> any RecordStore {
+        try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 }

@@ -195,7 +195,7 @@ import Testing
     /// The two values that trapped, one at a time: the owner's commands exit 76 naming the table,
     /// the row and the column, `check` reports it as a finding (the other stages still run), and
     /// a client still reads, told why its read could not be logged.
-    @Test func theTwoTrapsOfIssue22AreIntegrityErrorsNamingTheirRow() throws {
+    @Test func theTwoFormerTrapsAreIntegrityErrorsNamingTheirRow() throws {
         let cli = try CLIHarness()
         try cli.initVault()
         let rx = try cli.add(CLIHarness.glassesArguments)

@@ -23,8 +23,8 @@ public enum AgeFile {
         /// the file is opened). Refused beside a passphrase, which must stand alone in age.
         case label(type: String, arguments: [String])
 
-        var isPassphrase: Bool { if case .scrypt = self { return true } else { return false } }
-        var isLabel: Bool { if case .label = self { return true } else { return false } }
+        public var isPassphrase: Bool { if case .scrypt = self { return true } else { return false } }
+        public var isLabel: Bool { if case .label = self { return true } else { return false } }
     }
 
     /// What we try when opening a file.

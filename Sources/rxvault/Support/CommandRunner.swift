@@ -10,32 +10,21 @@ import RxVault
 /// command was asked for JSON, then the documented exit code.
 enum CommandRunner {
     static func run(json: Bool = false, _ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let error as ExitCode {
-            throw error
-        } catch let error as CleanExit {
-            throw error
-        } catch {
-            let (status, message, hint) = describe(error)
-            report(status: status, message: message, hint: hint, json: json)
-            throw ExitCode(status.rawValue)
-        }
+        do { try body() } catch { throw reported(error, json: json) }
     }
 
     /// The same, for a command whose body is async (`serve`).
     static func run(json: Bool = false, _ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch let error as ExitCode {
-            throw error
-        } catch let error as CleanExit {
-            throw error
-        } catch {
-            let (status, message, hint) = describe(error)
-            report(status: status, message: message, hint: hint, json: json)
-            throw ExitCode(status.rawValue)
-        }
+        do { try await body() } catch { throw reported(error, json: json) }
+    }
+
+    /// argument-parser's own exits pass through; any other error is reported here and becomes
+    /// its documented exit code.
+    static func reported(_ error: any Error, json: Bool) -> any Error {
+        if error is ExitCode || error is CleanExit { return error }
+        let (status, message, hint) = describe(error)
+        report(status: status, message: message, hint: hint, json: json)
+        return ExitCode(status.rawValue)
     }
 
     static func describe(_ error: any Error) -> (ExitStatus, String, String?) {
