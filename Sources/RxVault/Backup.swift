@@ -144,6 +144,18 @@ extension BackupFile {
 
 /// Opening backups: decrypt into a private file, then check it as a vault.
 public enum BackupFile {
+    /// The scrypt work factor of a backup locked with the vault's own passphrase: the memory
+    /// the vault's Argon2id asks of a guesser (2^logN KiB), never above age's default (18,
+    /// 256 MiB, the moderate preset's memory) nor below 10. Whoever holds such a backup is then
+    /// no better placed to guess the passphrase than whoever holds the vault file: a default
+    /// vault's backups are age's default, an interactive one's 64 MiB (16), and a vault made
+    /// below the presets (the test suite's, through the library) costs milliseconds to back up.
+    public static func scryptWorkFactor(matching kdf: PasswordKDF) -> Int {
+        var logN = 0
+        while logN < AgeFile.defaultScryptLogN, UInt64(1024) << UInt64(logN + 1) <= kdf.memLimit { logN += 1 }
+        return max(10, logN)
+    }
+
     /// Decrypts the backup read through `read` into a new file at `path` (mode 0600).
     public static func decrypt(
         read: (inout [UInt8]) throws -> Int, key: AgeFile.Key, to path: String,

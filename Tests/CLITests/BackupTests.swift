@@ -150,6 +150,31 @@ import Testing
             ]).status == 0)
     }
 
+    /// A backup locked with the vault's passphrase costs a guesser what the vault file does: age's
+    /// default work factor (18) for the default preset, 16 (64 MiB) for interactive, and 10 for the
+    /// suite's vaults made below the presets; a passphrase of its own gets age's default.
+    @Test func theBackupsWorkFactorFollowsTheVaultsKDF() throws {
+        func workFactor(_ cli: CLIHarness, _ name: String, _ extra: [String] = []) throws -> String {
+            let made = try cli.run(["backup", cli.path(name)] + extra)
+            #expect(made.status == 0, "\(made)")
+            let header = String(
+                decoding: FileManager.default.contents(atPath: cli.path(name))!.prefix(200), as: UTF8.self)
+            let stanza = header.split(separator: "\n").first { $0.hasPrefix("-> scrypt ") } ?? ""
+            return String(stanza.split(separator: " ").last ?? "")
+        }
+        let fast = try CLIHarness()
+        try fast.initVault()
+        #expect(try workFactor(fast, "fast.age") == "10")
+        let own = try fast.write("a passphrase of the backup's own\n", to: "own-pass")
+        #expect(try workFactor(fast, "own.age", ["--age-passphrase-file", own]) == "18")
+        for (preset, expected) in [("interactive", "16"), ("moderate", "18")] {
+            let cli = try CLIHarness()
+            try cli.initVault(through: preset)
+            #expect(try workFactor(cli, "\(preset).age") == expected, "\(preset)")
+            #expect(try cli.run(["backup", "verify", cli.path("\(preset).age")]).status == 0)
+        }
+    }
+
     /// Files rxvault encrypts with a passphrase (age scrypt) open with Debian's age, which asks for
     /// the passphrase on a terminal: driven through a pseudo-terminal.
     @Test func passphraseFilesOpenWithDebiansAge() throws {

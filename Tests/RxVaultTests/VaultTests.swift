@@ -148,3 +148,15 @@ struct SQLiteTestFile {
         #expect(PathText.join("a/b", "x") == "a/b/x")
     }
 }
+
+@Suite struct BackupWorkFactorTests {
+    /// 2^logN KiB of scrypt memory against the Argon2id memory of the vault's passphrase, capped
+    /// at age's default and floored at 10.
+    @Test func theWorkFactorMatchesTheVaultsMemoryCost() {
+        #expect(BackupFile.scryptWorkFactor(matching: PasswordKDF(preset: .interactive)) == 16)
+        #expect(BackupFile.scryptWorkFactor(matching: PasswordKDF(preset: .moderate)) == 18)
+        #expect(BackupFile.scryptWorkFactor(matching: PasswordKDF(preset: .sensitive)) == 18)
+        #expect(BackupFile.scryptWorkFactor(matching: PasswordKDF(opsLimit: 1, memLimit: 8192)) == 10)
+        #expect(BackupFile.scryptWorkFactor(matching: PasswordKDF(opsLimit: 2, memLimit: 3 << 20)) == 11)
+    }
+}

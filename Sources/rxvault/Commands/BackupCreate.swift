@@ -125,12 +125,16 @@ extension RxVaultCommand {
                     destination: destination, source: source, recipients: keys, opener: .recipients, time: time,
                     vaultIDHex: header.vaultIDHex)
             }
-            let passphrase =
-                try agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
-                ?? key?.passphrase ?? PassphraseSource.existing(options)
+            // A passphrase of its own gets age's default work factor; the vault's passphrase
+            // gets the cost the vault itself puts on guessing it.
+            let agePassphrase = try agePassphraseFile.map {
+                try PassphraseSource.read(file: $0, what: "age passphrase")
+            }
+            let passphrase = try agePassphrase ?? key?.passphrase ?? PassphraseSource.existing(options)
+            let logN =
+                agePassphrase == nil ? BackupFile.scryptWorkFactor(matching: header.kdf) : AgeFile.defaultScryptLogN
             return Plan(
-                destination: destination, source: source,
-                recipients: [.scrypt(passphrase: passphrase, logN: AgeFile.defaultScryptLogN)],
+                destination: destination, source: source, recipients: [.scrypt(passphrase: passphrase, logN: logN)],
                 opener: agePassphraseFile == nil ? .vaultPassphrase : .agePassphraseFile, time: time,
                 vaultIDHex: header.vaultIDHex)
         }

@@ -114,23 +114,28 @@ extension RxVaultCommand {
                 let agent = agentKey.flatMap {
                     Self.startAgent(vaultPath: options.vaultPath, vaultIDHex: vaultID, rootKey: $0)
                 }
+                // The agent stops however the server ends.
+                let served: Result<Void, any Error>
                 do {
                     try await RxServer.run(vault: vault, settings: settings, logger: Logger(label: "rxvault.serve")) {
                         address in
                         Terminal.err(
                             "rxvault: serving vault \(vaultID.prefix(8)) at \(address) (Ctrl-C or SIGTERM to stop)")
                     }
-                } catch let error as ServeStartError {
-                    await agent?.stop()
+                    served = .success(())
+                } catch {
+                    served = .failure(error)
+                }
+                await agent?.stop()
+                switch served {
+                case .success: break
+                case .failure(let error as ServeStartError):
                     switch error {
                     case .socketPathInUse, .addressInUse: throw CLIError(.alreadyExists, error.description)
                     case .tls(let why): throw CLIError(.invalidInput, why)
                     }
-                } catch {
-                    await agent?.stop()
-                    throw CLIError(.failure, "the server stopped: \(error)")
+                case .failure(let error): throw CLIError(.failure, "the server stopped: \(error)")
                 }
-                await agent?.stop()
                 Terminal.err("rxvault: stopped; served reads are in the audit log")
             }
         }
@@ -150,23 +155,17 @@ extension RxVaultCommand.Serve {
         try options.requireOwner("serve")
         let path = options.vaultPath
         let header = try VaultHeader.read(at: path)
+        let refused = "changes, and the reads served, are refused"
         if let agentKey = try options.ownerKey(header: header, passphrase: .never) {
-            return (try options.openVault(with: agentKey), nil)
+            return (try options.openVault(with: agentKey, refused: refused), nil)
         }
         guard header.formatVersion == VaultHeader.currentFormatVersion else {
             // An older format is upgraded by the first write; the agent holds only current vaults.
-            return (try options.openVault(command: "serve", agent: false), nil)
+            return (try options.openVault(command: "serve", agent: false, refused: refused), nil)
         }
         // No agent holds it: the passphrase unwraps the root key, which the server's own agent holds too.
         let rootKey = try header.unwrapRootKey(passphrase: try PassphraseSource.existing(options)).lockedCopy()
-        let vault = try Vault.open(
-            at: path, with: .rootKey(rootKey), clock: Environment.clock(),
-            busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(), anchor: Environment.rollbackAnchor)
-        if let rollback = vault.rollback {
-            Terminal.warning(
-                "this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): changes, and the reads served, are refused until you run 'rxvault check --accept-rollback'"
-            )
-        }
+        let vault = try options.openVault(with: .rootKey(rootKey), refused: refused)
         return (vault, rootKey.lockedCopy())
     }
 

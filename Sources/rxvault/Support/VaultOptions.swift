@@ -58,26 +58,30 @@ struct VaultOptions: ParsableArguments {
     /// passphrase; not the agent's when `agent` is false). Refused with a client identity: only
     /// the owner changes the vault. `anchored` false skips the rollback anchor (as `backup`
     /// always has).
-    func openVault(command: String = "this command", agent: Bool = true, anchored: Bool = true) throws -> Vault {
+    func openVault(
+        command: String = "this command", agent: Bool = true, anchored: Bool = true,
+        refused: String = "changes are refused"
+    ) throws -> Vault {
         try requireOwner(command)
         // Say "no vault" before asking for a passphrase that could not open anything.
         let header = try VaultHeader.read(at: vaultPath)
         guard let key = try ownerKey(header: header, agent: agent) else {
             throw CLIError(.usage, "a passphrase is needed")
         }
-        return try openVault(with: key, anchored: anchored)
+        return try openVault(with: key, anchored: anchored, refused: refused)
     }
 
     /// Opens the vault as the owner with `key` (from `ownerKey`, or a recovery code), warning
-    /// when it is older than a copy of it this computer has seen.
-    func openVault(with key: VaultKey, anchored: Bool = true) throws -> Vault {
+    /// when it is older than a copy of it this computer has seen; `refused` says what the
+    /// rolled-back vault refuses (a server refuses its reads too).
+    func openVault(with key: VaultKey, anchored: Bool = true, refused: String = "changes are refused") throws -> Vault {
         let vault = try Vault.open(
             at: vaultPath, with: key, clock: Environment.clock(),
             busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(),
             anchor: anchored ? Environment.rollbackAnchor : nil)
         if let rollback = vault.rollback {
             Terminal.warning(
-                "this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): it may have been replaced by an older copy; changes are refused until you run 'rxvault check --accept-rollback' (if you restored it on purpose)"
+                "this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): it may have been replaced by an older copy; \(refused) until you run 'rxvault check --accept-rollback' (if you restored it on purpose)"
             )
         }
         return vault
