@@ -1,12 +1,12 @@
 import Foundation
+import RxTestSupport
 import Testing
 
 /// The README's short tour, run as written: a reader copies it into a shell, so every line of it
 /// must work, in order, on a fresh vault (sh -e; rxvault on PATH; the passphrase from a file, as
 /// a reader who set up `RXVAULT_PASSPHRASE_FILE` has it; a scan.png in the folder).
 @Suite struct ReadmeTourTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = Repository.root
 
     /// The first `sh` block after the heading, as the README has it.
     static func block(after heading: String, in file: String) throws -> String {
@@ -15,6 +15,15 @@ import Testing
         let opened = try #require(text.range(of: "```sh\n", range: start..<text.endIndex)).upperBound
         let closed = try #require(text.range(of: "\n```", range: opened..<text.endIndex)).lowerBound
         return String(text[opened..<closed])
+    }
+
+    /// The README routes: what rxvault is, install, the two commands, the tour, links. Guides
+    /// and reference live in docs/ and the man pages, so it stays short enough to read at once.
+    @Test func theReadmeStaysShort() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(
+            lines <= 250, "README.md has \(lines) lines; move tasks to docs/guide.md, reference to docs/reference.md")
     }
 
     @Test func theTourRunsAsWritten() throws {

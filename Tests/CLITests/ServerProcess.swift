@@ -1,4 +1,5 @@
 import Foundation
+import RxTestSupport
 import Testing
 
 /// `rxvault serve` running in the background for a test, on a Unix socket in the test's folder
@@ -152,13 +153,9 @@ final class ServerProcess: @unchecked Sendable {
         return (status == 0, status == 0 ? out.trimmingCharacters(in: .whitespacesAndNewlines) : err)
     }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = Repository.root
 
-    static var python: String {
-        ProcessInfo.processInfo.environment["RXVAULT_FHIR_PYTHON"]
-            ?? root.appendingPathComponent(".build/python/bin/python3").path
-    }
+    static var python: String { Repository.fhirPython }
 
     static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> (Int32, String, String) {
         let process = Process()

@@ -78,6 +78,7 @@ import Testing
         let expiring =
             try cli.json(try cli.run(["query", "--expiring-within", "3000d", "--format", "json"]).stdout)[
                 "prescriptions"] as? [[String: Any]] ?? []
+        #expect(!expiring.isEmpty)
         #expect(expiring.allSatisfy { !withdrawn.contains($0["id"] as? String ?? "") })
         let cancelledOnly =
             try cli.json(try cli.run(["query", "--status", "cancelled", "--format", "json"]).stdout)["prescriptions"]

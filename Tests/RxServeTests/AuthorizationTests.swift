@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import RxModel
+import RxTestSupport
 import Testing
 
 @testable import RxServe
@@ -245,8 +246,7 @@ import Testing
         #expect(try vault.owner.check(readData: false).isClean)
     }
 
-    static let pixel = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/attachments/valid/png-1x1.png").path
+    static let pixel = Repository.fixture("attachments/valid/png-1x1.png")
 
     /// A grant's terms in the model: the last day (nil: no end), and whether attachments are readable.
     struct Terms {
@@ -337,14 +337,5 @@ import Testing
     }
 }
 
-/// SplitMix64, seeded: the same walk on every run.
-struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// RxTestSupport's SplitMix64, seeded: the same walk on every run.
+typealias Generator = SeededGenerator

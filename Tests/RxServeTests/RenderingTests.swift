@@ -1,5 +1,6 @@
 import Foundation
 import RxModel
+import RxTestSupport
 import Testing
 
 @testable import RxServe
@@ -17,15 +18,12 @@ import Testing
         let contacts = try vault.add(ServedVault.contacts)
         try vault.attach(to: glasses.id)
         // Imported from a clinic's FHIR: kept elements, the source's ids and meta, a Practitioner.
-        let clinic = Array(
-            try Data(
-                contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                    .deletingLastPathComponent().appendingPathComponent("Fixtures/fhir/clinic-bundle.json")))
+        let clinic = Array(try Data(contentsOf: URL(fileURLWithPath: Repository.fixture("fhir/clinic-bundle.json"))))
         let options = FHIR.ImportOptions(
             statuses: ["active", "cancelled", "draft", "entered-in-error"], assumeExpiry: FHIR.ExpiryAssumption("1y"))
         let file = try FHIR.decodeFile(clinic, options: options).file
         let imported = try vault.owner.importItems(file, parser: try ServedVault.parser, dryRun: false).added
-        #expect(imported.count >= 4, "\(imported.count) imported")
+        #expect(imported.count == 5, "\(imported.count) imported: the fixture holds five VisionPrescriptions")
         let all = [glasses.id, contacts.id] + imported
         try vault.addClient("shop")
         try vault.grant("shop", all)

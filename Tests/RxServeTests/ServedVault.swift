@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import RxCrypto
 import RxModel
+import RxTestSupport
 import RxValidate
 import Testing
 
@@ -111,10 +112,7 @@ final class ServedVault: @unchecked Sendable {
         }
     }
 
-    static let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(
-            "Fixtures/attachments/valid/png-prescription-photo-1200x1600.png"
-        ).path
+    static let photo = Repository.fixture("attachments/valid/png-prescription-photo-1200x1600.png")
 
     // MARK: - The server's side
 
