@@ -150,6 +150,15 @@ public enum BackupFile {
     /// no better placed to guess the passphrase than whoever holds the vault file: a default
     /// vault's backups are age's default, an interactive one's 64 MiB (16), and a vault made
     /// below the presets (the test suite's, through the library) costs milliseconds to back up.
+    public static func scryptWorkFactor(for header: VaultHeader) -> Int {
+        // The costliest passphrase slot, not the header's own settings: slot 1 may have been
+        // removed (its old costs stay) or be cheaper than the slot whose passphrase this is, and
+        // too high a cost never weakens a backup.
+        let costliest = header.slots.compactMap(\.kdf).max { $0.memLimit < $1.memLimit } ?? header.kdf
+        return scryptWorkFactor(matching: costliest)
+    }
+
+    /// The work factor for one Argon2id cost (the rule above).
     public static func scryptWorkFactor(matching kdf: PasswordKDF) -> Int {
         var logN = 0
         while logN < AgeFile.defaultScryptLogN, UInt64(1024) << UInt64(logN + 1) <= kdf.memLimit { logN += 1 }

@@ -173,6 +173,13 @@ import Testing
             #expect(try workFactor(cli, "\(preset).age") == expected, "\(preset)")
             #expect(try cli.run(["backup", "verify", cli.path("\(preset).age")]).status == 0)
         }
+        // A costlier second passphrase slot sets the cost, whichever passphrase locks the backup.
+        let mixed = try CLIHarness()
+        try mixed.initVault(through: "interactive")
+        let second = try mixed.write("a second passphrase for the vault\n", to: "second-pass")
+        #expect(
+            try mixed.run(["key", "add", "--kdf", "moderate", "--new-passphrase-file", second]).status == 0)
+        #expect(try workFactor(mixed, "mixed.age") == "18")
     }
 
     /// Files rxvault encrypts with a passphrase (age scrypt) open with Debian's age, which asks for

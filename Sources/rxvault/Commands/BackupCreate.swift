@@ -132,7 +132,7 @@ extension RxVaultCommand {
             }
             let passphrase = try agePassphrase ?? key?.passphrase ?? PassphraseSource.existing(options)
             let logN =
-                agePassphrase == nil ? BackupFile.scryptWorkFactor(matching: header.kdf) : AgeFile.defaultScryptLogN
+                agePassphrase == nil ? BackupFile.scryptWorkFactor(for: header) : AgeFile.defaultScryptLogN
             return Plan(
                 destination: destination, source: source, recipients: [.scrypt(passphrase: passphrase, logN: logN)],
                 opener: agePassphraseFile == nil ? .vaultPassphrase : .agePassphraseFile, time: time,
