@@ -5,6 +5,7 @@ import RxVault
 extension RxVaultCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a glasses or contacts prescription.",
             discussion: flowing(
                 """

@@ -13,6 +13,7 @@ import RxVault
 extension RxVaultCommand {
     struct Attach: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "attach",
             abstract: "Attach a photo or scan (PNG or PDF; a JPEG or HEIC photo is converted to PNG).",
             discussion: flowing(
                 """

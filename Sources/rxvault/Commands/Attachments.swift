@@ -13,6 +13,7 @@ import RxVault
 extension RxVaultCommand {
     struct Attachments: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "attachments",
             abstract: "List a prescription's attachments.",
             discussion: "SHA-256 is of the original file, as sha256sum prints it.")
 

@@ -10,6 +10,7 @@ import RxVault
 extension RxVaultCommand {
     struct Backup: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "backup",
             abstract: "Back up the vault into an age file; list, prune or verify backups.",
             discussion: flowing(
                 """

@@ -5,6 +5,7 @@ import RxVault
 extension RxVaultCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check the vault's integrity: structure, every record, attachments, grants, the audit log.",
             discussion:
                 "Exits 0 when everything verifies, 76 when anything does not. --read-data also decrypts every attachment chunk."

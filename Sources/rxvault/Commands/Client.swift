@@ -11,6 +11,7 @@ import RxVault
 extension RxVaultCommand {
     struct Client: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "client",
             abstract: "Register, list and remove client apps (the apps you grant read access to).",
             discussion: flowing(
                 """

@@ -5,6 +5,7 @@ import RxVault
 extension RxVaultCommand {
     struct Config: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "config",
             abstract: "Show or change the vault's settings.",
             discussion: flowing(
                 """

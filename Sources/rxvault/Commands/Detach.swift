@@ -13,6 +13,7 @@ import RxVault
 extension RxVaultCommand {
     struct Detach: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "detach",
             abstract: "Delete an attachment from a prescription.",
             discussion:
                 "Asks for confirmation on a terminal; scripts pass --yes. The content is overwritten in the file and its WAL."

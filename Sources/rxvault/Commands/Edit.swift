@@ -5,6 +5,7 @@ import RxVault
 extension RxVaultCommand {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Change a prescription; the change is stored as a new version.",
             discussion: flowing(
                 """

@@ -12,6 +12,7 @@ import RxVault
 extension RxVaultCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Export prescriptions as FHIR R4, rxvault JSON or CSV, optionally age-encrypted.",
             discussion: flowing(
                 """

@@ -13,6 +13,7 @@ import RxVault
 extension RxVaultCommand {
     struct Extract: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "extract",
             abstract: "Write an attachment back out, byte for byte.",
             discussion: flowing(
                 """

@@ -11,6 +11,7 @@ import RxVault
 extension RxVaultCommand {
     struct Grant: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "grant",
             abstract: "Let a client app read specific prescriptions, or change the terms of its grants.",
             discussion: flowing(
                 """

@@ -11,6 +11,7 @@ import RxVault
 extension RxVaultCommand {
     struct Grants: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "grants",
             abstract: "Show who can read what, since when, until when, and when they last read it.")
         @Option(help: "Only this client (name or id prefix).", completion: .custom(Completion.clientNames)) var client:
             String?

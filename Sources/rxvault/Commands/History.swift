@@ -6,6 +6,7 @@ import RxVault
 extension RxVaultCommand {
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "List every version of a prescription, oldest first.",
             discussion: flowing(
                 """

@@ -12,6 +12,7 @@ import RxVault
 extension RxVaultCommand {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import prescriptions from rxvault JSON or FHIR R4 (optionally age-encrypted).",
             discussion: flowing(
                 """

@@ -7,6 +7,7 @@ import RxVault
 extension RxVaultCommand {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Create a new, empty vault file.",
             discussion: flowing(
                 """

@@ -6,6 +6,7 @@ import RxVault
 extension RxVaultCommand {
     struct Key: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "key",
             abstract: "Add, list and remove the passphrases and recovery codes that open the vault.",
             discussion: flowing(
                 """

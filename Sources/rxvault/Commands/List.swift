@@ -6,6 +6,7 @@ import RxVault
 extension RxVaultCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the prescriptions, newest issue date first.",
             discussion: flowing(
                 """

@@ -7,6 +7,7 @@ import RxVault
 extension RxVaultCommand {
     struct Lock: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lock",
             abstract: "Lock an unlocked vault: its agent wipes the key and exits.",
             discussion: flowing(
                 """

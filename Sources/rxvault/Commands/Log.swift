@@ -11,6 +11,7 @@ import RxVault
 extension RxVaultCommand {
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "log",
             abstract: "Show the audit log: grants, revokes, client reads, exports, backups.",
             discussion:
                 "The log is encrypted and hash-chained; 'rxvault check' verifies it. An entry the owner cannot vouch for (a client read not authenticated by the client it names) is shown marked NOT VERIFIED, with a warning."

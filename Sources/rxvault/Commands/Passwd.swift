@@ -7,6 +7,7 @@ import RxVault
 extension RxVaultCommand {
     struct Passwd: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "passwd",
             abstract: "Change a passphrase of the vault, or its key-derivation cost.",
             discussion: flowing(
                 """

@@ -21,7 +21,8 @@ extension RxVaultCommand {
             subcommands: [Show.self, Rename.self, Merge.self])
 
         struct Show: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show a patient and their prescriptions.")
+            static let configuration = CommandConfiguration(
+                commandName: "show", abstract: "Show a patient and their prescriptions.")
 
             @Argument(help: "The patient's name or id prefix.") var patient: String
             @Option(help: "Output format.") var format: DocumentFormat = .table
@@ -64,6 +65,7 @@ extension RxVaultCommand {
 
         struct Rename: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "rename",
                 abstract: "Rename a patient, or set or remove their date of birth.",
                 discussion: flowing(
                     """
@@ -108,6 +110,7 @@ extension RxVaultCommand {
 
         struct Merge: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "merge",
                 abstract: "Merge patient B into patient A: B's prescriptions become A's.",
                 discussion: flowing(
                     """

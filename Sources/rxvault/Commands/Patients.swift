@@ -6,6 +6,7 @@ import RxVault
 extension RxVaultCommand {
     struct Patients: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "patients",
             abstract: "List the patients with their prescriptions.",
             discussion: flowing(
                 """

@@ -13,6 +13,7 @@ import RxVault
 extension RxVaultCommand {
     struct Preview: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "preview",
             abstract: "Write a downscaled PNG of an attachment (a PDF's first page), to look at.",
             discussion: "Example:\n  rxvault preview 3f9a scan.pdf --out scan-preview.png --width 600")
 

@@ -6,6 +6,7 @@ import RxVault
 extension RxVaultCommand {
     struct Query: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "query",
             abstract: "Find prescriptions by patient, kind, dates, brand, prescriber or lens values.",
             discussion: flowing(
                 """

@@ -6,6 +6,7 @@ import RxVault
 extension RxVaultCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Delete a prescription and all its versions.",
             discussion: flowing(
                 """

@@ -8,6 +8,7 @@ extension RxVaultCommand {
     /// person which records an app may read.
     struct Requests: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "requests",
             abstract: "Show client apps' access requests; approve chosen prescriptions or deny.",
             discussion: flowing(
                 """
@@ -71,6 +72,7 @@ extension RxVaultCommand {
 
         struct Approve: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "approve",
                 abstract: "Grant the client chosen prescriptions, answering its request.")
             @Argument(help: "The request's id (any unique prefix).") var request: String
             @Argument(
@@ -101,7 +103,8 @@ extension RxVaultCommand {
         }
 
         struct Deny: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Answer a request without granting anything.")
+            static let configuration = CommandConfiguration(
+                commandName: "deny", abstract: "Answer a request without granting anything.")
             @Argument(help: "The request's id (any unique prefix).") var request: String
             @OptionGroup var options: VaultOptions
 

@@ -10,6 +10,7 @@ import RxVault
 extension RxVaultCommand {
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Restore a backup into a vault file, after verifying all of it.",
             discussion: flowing(
                 """

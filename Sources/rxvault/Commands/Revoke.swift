@@ -11,6 +11,7 @@ import RxVault
 extension RxVaultCommand {
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Take back a client app's access to prescriptions.",
             discussion: flowing(
                 """

@@ -9,6 +9,7 @@ import RxVault
 extension RxVaultCommand {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Serve a read-only FHIR R4 API to client apps (what each was granted, nothing else).",
             discussion: flowing(
                 """

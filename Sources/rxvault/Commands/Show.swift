@@ -6,6 +6,7 @@ import RxVault
 extension RxVaultCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one prescription with a row per eye.",
             discussion: flowing(
                 """

@@ -8,6 +8,7 @@ import RxVault
 extension RxVaultCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Tell whether a file is a vault, its format and key-derivation settings.",
             discussion: flowing(
                 """

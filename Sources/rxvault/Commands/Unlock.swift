@@ -7,6 +7,7 @@ import RxVault
 extension RxVaultCommand {
     struct Unlock: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unlock",
             abstract: "Ask for the passphrase once; owner commands on this vault then need none until it locks.",
             discussion: flowing(
                 """

@@ -4,6 +4,7 @@ import RxVault
 extension RxVaultCommand {
     struct Upgrade: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "upgrade",
             abstract: "Upgrade the vault file to the newest format now.",
             discussion: flowing(
                 """
