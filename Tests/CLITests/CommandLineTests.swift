@@ -1,4 +1,5 @@
 import Foundation
+import RxTestSupport
 import Testing
 
 /// The command line itself, across every command: errors in the documented form, `--help` that
@@ -47,6 +48,27 @@ import Testing
         ] {
             #expect(paths.contains(expected), "\(expected) missing from \(paths)")
         }
+    }
+
+    /// Every command names itself: without `commandName:`, swift-argument-parser derives the name
+    /// with `String(describing:)` at each start, a scan of every protocol conformance in the
+    /// binary per command, which once cost a fifth of the suite's time.
+    @Test func everyCommandIsNamedInItsConfiguration() throws {
+        let sources = Repository.root.appendingPathComponent("Sources/rxvault")
+        let files =
+            FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        var configurations = 0
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for part in text.components(separatedBy: "CommandConfiguration(").dropFirst() {
+                configurations += 1
+                // The call's first argument, where `commandName:` goes.
+                let head = String(part.drop { $0 == " " || $0 == "\n" }.prefix(12))
+                #expect(head == "commandName:", "\(file.lastPathComponent): a CommandConfiguration without commandName")
+            }
+        }
+        #expect(configurations >= 50, "found \(configurations) command configurations under \(sources.path)")
     }
 
     /// Unknown flags, missing arguments, bad values and `validate()` refusals all print
