@@ -119,13 +119,13 @@ extension RxVaultCommand {
                 let slots = try vault.keySlots()
                 switch format {
                 case .json:
-                    let items: [[String: Any]] = slots.map { slot in
+                    let items: [[String: Any]] = try slots.map { slot in
                         var item: [String: Any] = [
                             "slot": slot.id, "kind": slot.kind.rawValue, "opened": slot.isCurrent
                         ]
                         if let label = slot.label { item["label"] = label }
                         if let created = slot.created { item["created"] = created }
-                        item["kdf"] = KeySlotText.costJSON(slot.kdf)
+                        item["kdf"] = try KeySlotCost(slot.kdf).jsonObject()
                         return item
                     }
                     Terminal.out(

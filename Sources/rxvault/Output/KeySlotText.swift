@@ -9,15 +9,31 @@ enum KeySlotText {
         guard let kdf else { return "recovery code (\(RecoveryCode.secretLength * 8) bits, BLAKE2b)" }
         return "\(kdf.preset?.rawValue ?? "custom") (ops \(kdf.opsLimit), \(kdf.memLimit >> 20) MiB)"
     }
+}
 
-    /// The same as JSON (`key list` and `status`, docs/format.md).
-    static func costJSON(_ kdf: PasswordKDF?) -> [String: Any] {
+/// The cost of one way in, as `key list` and `status` print it in JSON (docs/format.md): a
+/// passphrase slot's Argon2id settings, or a recovery code's size.
+struct KeySlotCost: Encodable {
+    let algorithm: String
+    var preset: String?
+    var opsLimit: UInt64?
+    var memLimitBytes: UInt64?
+    var codeBits: Int?
+
+    init(_ kdf: PasswordKDF?) {
         guard let kdf else {
-            return ["algorithm": RecoveryKDF.algorithmName, "codeBits": RecoveryCode.secretLength * 8]
+            algorithm = RecoveryKDF.algorithmName
+            codeBits = RecoveryCode.secretLength * 8
+            return
         }
-        return [
-            "algorithm": PasswordKDF.algorithmName, "preset": kdf.preset?.rawValue ?? "custom",
-            "opsLimit": kdf.opsLimit, "memLimitBytes": kdf.memLimit
-        ]
+        algorithm = PasswordKDF.algorithmName
+        preset = kdf.preset?.rawValue ?? "custom"
+        opsLimit = kdf.opsLimit
+        memLimitBytes = kdf.memLimit
+    }
+
+    /// The same members for a document built as a dictionary (`key list`).
+    func jsonObject() throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: JSONEncoder().encode(self)) as? [String: Any] ?? [:]
     }
 }

@@ -8,31 +8,10 @@ import RxVault
 /// the JSON document of docs/format.md ("status --format json"). The JSON members are the stored
 /// properties (sorted by key when written); the text is made from the same values.
 struct StatusReport: Encodable {
-    /// The cost of one way in: a passphrase slot's Argon2id settings, or a recovery code's size.
-    struct Cost: Encodable {
-        let algorithm: String
-        var preset: String?
-        var opsLimit: UInt64?
-        var memLimitBytes: UInt64?
-        var codeBits: Int?
-
-        init(_ kdf: PasswordKDF?) {
-            guard let kdf else {
-                algorithm = RecoveryKDF.algorithmName
-                codeBits = RecoveryCode.secretLength * 8
-                return
-            }
-            algorithm = PasswordKDF.algorithmName
-            preset = kdf.preset?.rawValue ?? "custom"
-            opsLimit = kdf.opsLimit
-            memLimitBytes = kdf.memLimit
-        }
-    }
-
     struct Slot: Encodable {
         let slot: Int
         let kind: String
-        let kdf: Cost
+        let kdf: KeySlotCost
     }
 
     /// Whether an agent holds this file (asked of the agent, never its key), and until when.
@@ -56,7 +35,7 @@ struct StatusReport: Encodable {
     let vault = true
     let formatVersion: Int
     let vaultID: String
-    let kdf: Cost
+    let kdf: KeySlotCost
     /// The passphrase given opened the vault (not whether an agent holds it: see `agent`).
     let unlocked: Bool
     let maxAttachmentBytes: Int
@@ -86,12 +65,12 @@ struct StatusReport: Encodable {
         self.path = path
         formatVersion = header.formatVersion
         vaultID = header.vaultIDHex
-        kdf = Cost(header.kdf)
+        kdf = KeySlotCost(header.kdf)
         unlocked = counts != nil
         maxAttachmentBytes = header.maxAttachmentBytes
         attachmentChecker = checker
         attachmentSandbox = sandboxed ? "seccomp" : "rlimits-only"
-        keySlots = header.slots.map { Slot(slot: $0.id, kind: $0.kind.rawValue, kdf: Cost($0.kdf)) }
+        keySlots = header.slots.map { Slot(slot: $0.id, kind: $0.kind.rawValue, kdf: KeySlotCost($0.kdf)) }
         self.granted = granted
         self.agent = agent
         prescriptions = counts?.prescriptions
