@@ -6,8 +6,9 @@ import RxVault
 ///
 /// Only ever into the file at the vault's path: a connection whose file was replaced (renamed
 /// over, removed) writes nothing, and the entries wait for the file the gateway follows to; a
-/// write the replacement overtook between the look and the commit went into the old file and
-/// is done again in the new one (`.fileReplaced`).
+/// write the replacement overtook while it waited for the lock is rolled back
+/// (`Vault.logServedReads`), and one it overtook in the instant before the commit went into the
+/// old file; either is done again in the new one (`.fileReplaced`).
 actor AuditWriter {
     private var vault: Vault?
     /// Which file the connection is to (`VaultGateway.ReadBatch.generation`).
@@ -27,7 +28,7 @@ actor AuditWriter {
     /// still the one at the path.
     func write(_ batch: VaultGateway.ReadBatch) throws(VaultError) -> Outcome {
         guard let vault, batch.generation == generation, !vault.fileWasReplaced else { return .fileReplaced }
-        let write = try vault.logServedReads(batch.events)
+        guard let write = try vault.logServedReads(batch.events) else { return .fileReplaced }
         if vault.fileWasReplaced {
             // The log under the path is now the new file's: nothing of the old file may stay in it.
             vault.emptyWriteAheadLog()

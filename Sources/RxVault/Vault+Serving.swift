@@ -85,22 +85,34 @@ extension Vault {
         public let onlyAudit: Bool
     }
 
-    /// Appends the reads a server answered, one owner-MAC'd entry each, in one write.
+    /// Appends the reads a server answered, one owner-MAC'd entry each, in one write; nil when
+    /// the file was renamed over while the write waited for the lock (a sync tool, a restore):
+    /// then nothing is written to the old file, whose write counter would otherwise pass the new
+    /// file's (and the rollback anchor with it), so that the new one would be refused as an older
+    /// copy. The caller writes the reads to the new file.
     @discardableResult
-    public func logServedReads(_ events: [AuditEvent]) throws(VaultError) -> ServedReadsWrite {
+    public func logServedReads(_ events: [AuditEvent]) throws(VaultError) -> ServedReadsWrite? {
         guard !events.isEmpty else { return ServedReadsWrite(from: nil, to: nil, onlyAudit: false) }
         var from: StateStamp?
         var onlyAudit = false
-        try perform {
-            // The root is rewritten only when the write finishes: here it is still the one the
-            // write started from. The housekeeping before this (countersigning client entries,
-            // sweeping expired grants) has run: a sweep re-keys prescriptions, so it touched them.
-            from = try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) }
-            let write = try requireWrite()
-            onlyAudit =
-                write.touched.isEmpty && write.pendingIndex.isEmpty
-                && write.headerBefore.formatVersion == header.formatVersion
-            for event in events { try audit(event) }
+        struct Overtaken: Error {}
+        do {
+            try ownerWrite {
+                // The root is rewritten only when the write finishes: here it is still the one the
+                // write started from. The housekeeping before this (countersigning client entries,
+                // sweeping expired grants) has run: a sweep re-keys prescriptions, so it touched them.
+                from = try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) }
+                let write = try requireWrite()
+                onlyAudit =
+                    write.touched.isEmpty && write.pendingIndex.isEmpty
+                    && write.headerBefore.formatVersion == header.formatVersion
+                for event in events { try audit(event) }
+                if fileWasReplaced { throw Overtaken() }
+            }
+        } catch is Overtaken {
+            return nil
+        } catch {
+            throw VaultError.wrap(error)
         }
         return ServedReadsWrite(from: from, to: lastWrite?.stamp, onlyAudit: onlyAudit)
     }

@@ -355,15 +355,21 @@ final class Life {
                 "config set")
         case .replaceFile:
             // As a sync tool delivers a file: a whole copy written beside it, renamed over it.
+            // The vault's write lock is held from the copy to the rename: a write the server
+            // committed in between (its served reads, each second) would be in the old file
+            // only, and the copy an older one, rightly refused. The server's write that waited
+            // for the lock finds the file replaced and goes to the new one.
             let copied = try CLIHarness.spawn(
                 [
                     "/usr/bin/env", "python3", "-c",
                     """
                     import os, sqlite3, sys
                     source, target = sys.argv[1], sys.argv[1] + ".sync-tmp"
-                    src = sqlite3.connect(source); dst = sqlite3.connect(target)
-                    src.backup(dst); dst.close(); src.close()
+                    src = sqlite3.connect(source, isolation_level=None, timeout=30)
+                    src.execute("BEGIN IMMEDIATE")
+                    dst = sqlite3.connect(target); src.backup(dst); dst.close()
                     os.chmod(target, 0o600); os.rename(target, source)
+                    src.execute("ROLLBACK"); src.close()
                     """, cli.vaultPath
                 ], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
             try Life.expect(copied, 0, "replacing the file")
@@ -377,9 +383,13 @@ final class Life {
                 while server.stderr.components(separatedBy: "serving the vault file now at").count == switches {
                     if let token { _ = try RawHTTP.get(server.socket, "/VisionPrescription?_count=1", token: token) }
                     guard Date() < deadline else {
+                        let refusal =
+                            server.stderr.split(separator: "\n").last { $0.contains("cannot serve the file now") }
+                            ?? "none said"
                         throw Mismatch(
                             message:
-                                "the server did not switch to the new file within 10 s: \(server.stderr.suffix(600))")
+                                "the server did not switch to the new file within 10 s; its refusal: \(refusal); \(server.stderr.suffix(600))"
+                        )
                     }
                     usleep(50_000)
                 }
