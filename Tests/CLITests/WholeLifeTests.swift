@@ -365,11 +365,12 @@ final class Life {
                     """
                     import os, sqlite3, sys
                     source, target = sys.argv[1], sys.argv[1] + ".sync-tmp"
-                    src = sqlite3.connect(source, isolation_level=None, timeout=30)
-                    src.execute("BEGIN IMMEDIATE")
-                    dst = sqlite3.connect(target); src.backup(dst); dst.close()
+                    lock = sqlite3.connect(source, isolation_level=None, timeout=30)
+                    lock.execute("BEGIN IMMEDIATE")
+                    src = sqlite3.connect(source); dst = sqlite3.connect(target)
+                    src.backup(dst); dst.close(); src.close()
                     os.chmod(target, 0o600); os.rename(target, source)
-                    src.execute("ROLLBACK"); src.close()
+                    lock.execute("ROLLBACK"); lock.close()
                     """, cli.vaultPath
                 ], environment: ["PATH": "/usr/bin:/bin"], directory: cli.directory)
             try Life.expect(copied, 0, "replacing the file")
