@@ -104,7 +104,8 @@ let package = Package(
                 "RxServe", "RxVault", "RxModel", "RxCrypto", "RxValidate", "rxvault", "RxTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log")
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio")
             ]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
         .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"])

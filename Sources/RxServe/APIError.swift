@@ -22,6 +22,14 @@ struct APIError: HTTPResponseError {
         APIError(
             status: .unauthorized, code: "login", message: why, headers: [.wwwAuthenticate: "Bearer realm=\"rxvault\""])
     }
+    /// A path the API has, asked with a method it does not take there (RFC 9110: with `Allow`).
+    static func methodNotAllowed(_ method: HTTPRequest.Method, allowed: [HTTPRequest.Method]) -> APIError {
+        let list = allowed.map(\.rawValue).joined(separator: ", ")
+        return APIError(
+            status: .methodNotAllowed, code: "not-supported",
+            message: "\(method.rawValue) is not supported here; use \(list)",
+            headers: [.allow: list])
+    }
     static func forbidden(_ why: String) -> APIError { APIError(status: .forbidden, code: "forbidden", message: why) }
     static func throttled(_ why: String, retryAfter: Int) -> APIError {
         APIError(status: .tooManyRequests, code: "throttled", message: why, headers: [.retryAfter: String(retryAfter)])

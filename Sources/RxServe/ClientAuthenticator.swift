@@ -16,7 +16,6 @@ import RxVault
 actor ClientAuthenticator {
     struct Challenge {
         let clientID: ClientID?
-        let recipient: [UInt8]
         let secretHash: [UInt8]
         let expires: Date
     }
@@ -31,10 +30,14 @@ actor ClientAuthenticator {
     /// Token hashes -> tokens, behind a lock rather than the actor: every request checks its
     /// token, and a hop onto this actor each time would cost more than the check.
     private nonisolated let tokens = NIOLockedValueBox<[[UInt8]: Token]>([:])
-    /// Recent failures by recipient key (and all together, under an empty key), and recent challenges.
-    private var failures: [[UInt8]: [Date]] = [:]
-    private var issued: [Date] = []
-    private let maxOutstanding = 1024
+    /// Recent failed token requests and recent challenges, by source (`RequestSource`): what a
+    /// source costs counts against that source alone, never against the client it names, since
+    /// a wrong answer only burns its own challenge (a 256-bit secret is not guessed).
+    private var failures: [RequestSource: [Date]] = [:]
+    private var issued: [RequestSource: [Date]] = [:]
+    /// Challenges waiting for an answer, in all: a bound on memory, reached only by hundreds
+    /// of sources at once (each may hold `maxChallengesPerMinute`).
+    private let maxOutstanding = 4096
 
     init(settings: ServeSettings) {
         self.settings = settings
@@ -50,49 +53,51 @@ actor ClientAuthenticator {
         case invalid(String)
     }
 
-    /// A challenge for `recipient`: its id, the armored age file, and when it expires.
-    func challenge(recipient text: String, lookup: (AgeRecipient) async throws -> ClientID?) async throws -> (
-        String, String, Date
-    ) {
+    /// A challenge for `recipient`, asked by `source`: its id, the armored age file, and when it
+    /// expires.
+    func challenge(
+        recipient text: String, from source: RequestSource, lookup: (AgeRecipient) async throws -> ClientID?
+    ) async throws -> (String, String, Date) {
         guard let recipient = AgeRecipient(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw Refusal.malformedRecipient
         }
         let now = settings.now()
         prune(now)
-        if issued.count >= settings.maxChallengesPerMinute || challenges.count >= maxOutstanding {
+        if failures[source, default: []].count >= settings.maxFailuresPerMinute
+            || issued[source, default: []].count >= settings.maxChallengesPerMinute
+            || challenges.count >= maxOutstanding
+        {
             throw Refusal.throttled(retryAfter: 60)
         }
-        if recentFailures(recipient.publicKey, now) >= settings.maxFailuresPerMinute {
-            throw Refusal.throttled(retryAfter: 60)
-        }
-        issued.append(now)
+        issued[source, default: []].append(now)
         let clientID = try await lookup(recipient)
         let secret = Self.base64URL(randomBytes(32))
         let id = Self.base64URL(randomBytes(16))
         let expires = now.addingTimeInterval(settings.challengeLifetimeSeconds)
         challenges[id] = Challenge(
-            clientID: clientID, recipient: recipient.publicKey, secretHash: SHA256.hash(Array(secret.utf8)),
+            clientID: clientID, secretHash: SHA256.hash(Array(secret.utf8)),
             expires: expires)
         let file = try AgeFile.encrypt(Array((secret + "\n").utf8), to: [.x25519(recipient)])
         return (id, AgeFile.armor(file), expires)
     }
 
-    /// Redeems a challenge: the token, and when it expires. Any attempt uses the challenge up.
-    func token(challenge id: String, response: String) throws -> (String, ClientID, Date) {
+    /// Redeems a challenge, for `source`: the token, and when it expires. Any attempt uses the
+    /// challenge up; a failed one counts against `source`.
+    func token(challenge id: String, response: String, from source: RequestSource) throws -> (String, ClientID, Date) {
         let now = settings.now()
         prune(now)
-        guard let challenge = challenges.removeValue(forKey: id) else {
-            recordFailure([], now)
-            throw Refusal.invalid("unknown or expired challenge; ask for a new one")
-        }
-        if recentFailures(challenge.recipient, now) >= settings.maxFailuresPerMinute {
+        if failures[source, default: []].count >= settings.maxFailuresPerMinute {
             throw Refusal.throttled(retryAfter: 60)
+        }
+        guard let challenge = challenges.removeValue(forKey: id) else {
+            failures[source, default: []].append(now)
+            throw Refusal.invalid("unknown or expired challenge; ask for a new one")
         }
         let answer = response.trimmingCharacters(in: .whitespacesAndNewlines)
         guard challenge.expires > now, constantTimeEqual(SHA256.hash(Array(answer.utf8)), challenge.secretHash),
             let clientID = challenge.clientID
         else {
-            recordFailure(challenge.recipient, now)
+            failures[source, default: []].append(now)
             throw Refusal.invalid(
                 "the response does not answer the challenge, or this key is not a client of the vault")
         }
@@ -117,24 +122,20 @@ actor ClientAuthenticator {
         }
     }
 
-    private func recentFailures(_ recipient: [UInt8], _ now: Date) -> Int {
-        max(failures[recipient]?.count ?? 0, (failures[[]]?.count ?? 0) / 10)
-    }
-
-    private func recordFailure(_ recipient: [UInt8], _ now: Date) {
-        failures[recipient, default: []].append(now)
-        if !recipient.isEmpty { failures[[], default: []].append(now) }
-    }
-
     private func prune(_ now: Date) {
         let minuteAgo = now.addingTimeInterval(-60)
-        issued.removeAll { $0 < minuteAgo }
-        for (key, times) in failures {
-            let recent = times.filter { $0 >= minuteAgo }
-            failures[key] = recent.isEmpty ? nil : recent
-        }
+        issued = Self.since(minuteAgo, issued)
+        failures = Self.since(minuteAgo, failures)
         challenges = challenges.filter { $0.value.expires > now }
         tokens.withLockedValue { table in table = table.filter { $0.value.expires > now } }
+    }
+
+    /// The times at or after `start`, without the sources left with none.
+    private static func since(_ start: Date, _ table: [RequestSource: [Date]]) -> [RequestSource: [Date]] {
+        table.compactMapValues { times in
+            let recent = times.filter { $0 >= start }
+            return recent.isEmpty ? nil : recent
+        }
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import RxVault
 
 /// What a client may read now: its live grants, and the FHIR resource id of each granted
@@ -27,10 +28,13 @@ struct ClientView: Sendable {
 struct ServeRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     var clientID: ClientID?
+    /// Who is asking, for the limits on what a stranger can cost others.
+    let source: RequestSource
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         clientID = nil
+        self.source = RequestSource(source.channel.remoteAddress)
     }
 }
 
@@ -86,24 +90,81 @@ struct ClientAuthentication: RouterMiddleware {
 }
 
 /// Every error as an OperationOutcome (docs/api.md, "Errors"): the routes' own, a vault error
-/// that reached this far, and Hummingbird's (a path no route has, a body over the limit).
+/// that reached this far, and Hummingbird's (a path no route has, a method a path does not take,
+/// a body over the limit).
 struct OperationOutcomes: RouterMiddleware {
     typealias Context = ServeRequestContext
+    /// The router's routes, to tell a path no route has (404) from a method this path does not
+    /// take (405, with `Allow`).
+    let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         do {
             return try await next(request, context)
-        } catch let error as APIError {
-            throw error
         } catch let error as VaultError {
             throw APIError.from(error)
         } catch let error as any HTTPResponseError {
+            // Hummingbird's own 404 (no route matched), not a route's "no such resource".
+            if error.status == .notFound, !(error is APIError) {
+                let allowed = routes.methods(at: request.uri.path)
+                if !allowed.isEmpty { throw APIError.methodNotAllowed(request.method, allowed: allowed) }
+            }
             throw APIError.from(error)
         }
         // Anything else (a request the HTTP parser refused mid-body, a connection gone) goes on
         // as it is: the server closes the connection rather than answer 500 for a client's mistake.
+    }
+}
+
+/// The paths and methods the router has, set once when the routes are added.
+final class RouteTable: Sendable {
+    private struct Route: Sendable {
+        let components: [RouterPath.Element]
+        let method: HTTPRequest.Method
+    }
+    private let routes = NIOLockedValueBox<[Route]>([])
+
+    func set(_ routes: [Router<ServeRequestContext>.RouteDescription]) {
+        let table = routes.map { Route(components: $0.path.components, method: $0.method) }
+        self.routes.withLockedValue { $0 = table }
+    }
+
+    /// The methods the routes whose path matches `path` take, in a stable order.
+    func methods(at path: String) -> [HTTPRequest.Method] {
+        let parts = path.split(separator: "/")
+        let matching = routes.withLockedValue { routes in
+            routes.filter { route in
+                route.components.count == parts.count
+                    && zip(route.components, parts).allSatisfy { element, part in element ~= part }
+            }
+        }
+        return Array(Set(matching.map(\.method.rawValue))).sorted().compactMap { HTTPRequest.Method($0) }
+    }
+}
+
+/// Headers every answer carries, errors included: `X-Content-Type-Options: nosniff`, so a
+/// browser takes a response for the type it declares (an attachment is never sniffed into
+/// HTML), and a Content-Security-Policy that sandboxes whatever a browser makes of a response and
+/// lets it load nothing. Outermost but for the log line, so errors are answered here.
+struct ProtectiveHeaders: RouterMiddleware {
+    typealias Context = ServeRequestContext
+    static let noSniff = HTTPField.Name("X-Content-Type-Options")!
+    static let policy = "default-src 'none'; frame-ancestors 'none'; sandbox"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[Self.noSniff] = "nosniff"
+        response.headers[.contentSecurityPolicy] = Self.policy
+        return response
     }
 }
 

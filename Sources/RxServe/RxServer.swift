@@ -36,8 +36,11 @@ public enum RxServer {
         let router = api.router()
 
         let idle = TimeAmount.seconds(settings.idleTimeoutSeconds)
+        let perSource = ConnectionsPerSource.Table(limit: settings.maxConnectionsPerSource)
         let http = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ClientDeadlines(limit: idle), WritesBeforeClose()],
+            additionalChannelHandlers: [
+                ConnectionsPerSource(table: perSource), ClientDeadlines(limit: idle), WritesBeforeClose()
+            ],
             idleTimeout: idle,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: settings.maxHeaderBytes, maxHeaderListSize: settings.maxHeaderBytes,

@@ -31,8 +31,10 @@ struct ServeAPI: Sendable {
 
     func router() -> Router<ServeRequestContext> {
         let router = Router(context: ServeRequestContext.self)
+        let routes = RouteTable()
         router.add(middleware: RequestLogging())
-        router.add(middleware: OperationOutcomes())
+        router.add(middleware: ProtectiveHeaders())
+        router.add(middleware: OperationOutcomes(routes: routes))
         let support = RouteSupport(gateway: gateway, settings: settings)
         router.addRoutes(MetadataRoutes().collection, atPath: "metadata")
         router.addRoutes(AuthRoutes(support: support, authenticator: authenticator).collection, atPath: "auth")
@@ -45,6 +47,7 @@ struct ServeAPI: Sendable {
         clients.addRoutes(DocumentReferenceRoutes(support: support).collection, atPath: "DocumentReference")
         clients.addRoutes(BinaryRoutes(support: support).collection, atPath: "Binary")
         clients.addRoutes(AccessRequestRoutes(support: support).collection, atPath: "access-requests")
+        routes.set(router.routes)
         return router
     }
 

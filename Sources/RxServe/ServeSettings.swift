@@ -14,6 +14,9 @@ public struct ServeSettings: Sendable {
     public var tlsKey: String?
     /// Connections served at once; more wait in the listen queue.
     public var maxConnections = 64
+    /// Connections served at once from one source over TCP (an IPv4 address, an IPv6 /64); more
+    /// are closed as they open, so one stranger cannot hold every slot.
+    public var maxConnectionsPerSource = 16
     /// A connection that sends or reads nothing for this long is closed (slow-loris clients).
     public var idleTimeoutSeconds: Int64 = 30
     /// Request header bytes and count, and the largest request body (JSON requests only).
@@ -24,9 +27,11 @@ public struct ServeSettings: Sendable {
     public var tokenLifetimeSeconds: TimeInterval = 15 * 60
     /// A challenge must be answered within this time, once.
     public var challengeLifetimeSeconds: TimeInterval = 60
-    /// Failed authentications allowed per client key (and in all) per minute before 429.
-    public var maxFailuresPerMinute = 5
-    public var maxChallengesPerMinute = 60
+    /// Failed token requests and challenges allowed per source (`RequestSource`: an IPv4
+    /// address, an IPv6 /64, the Unix socket) per minute before that source gets 429. Never per
+    /// client: a stranger who knows a client's recipient cannot lock it out.
+    public var maxFailuresPerMinute = 10
+    public var maxChallengesPerMinute = 30
     /// The time the authenticator judges challenges, tokens and failure counts by: the system's;
     /// tests fix it so a loaded machine cannot stretch "five failures in a minute".
     public var now: @Sendable () -> Date = { Date() }

@@ -1,4 +1,5 @@
 import Foundation
+import RxTestSupport
 import Testing
 
 /// `rxvault serve`, end to end over real sockets: curl, the Python reference client,
@@ -110,6 +111,7 @@ import Testing
             s.sendall(f"GET {target} HTTP/1.1\\r\\nHost: localhost\\r\\nAuthorization: Bearer {token}\\r\\nConnection: close\\r\\n\\r\\n".encode())
             data = b""
             while chunk := s.recv(4096):
+                if not data: open(out + ".started", "w").close()
                 data += chunk; time.sleep(0.05)
             head, _, body = data.partition(b"\\r\\n\\r\\n")
             open(out, "wb").write(body)
@@ -122,7 +124,8 @@ import Testing
         let out = Pipe()
         download.standardOutput = out
         try download.run()
-        usleep(500_000)
+        // The signal comes once the first bytes have arrived, while the rest are still to come.
+        #expect(eventually(within: 30) { FileManager.default.fileExists(atPath: cli.path("slow.png.started")) })
         #expect(download.isRunning, "the download is still in flight when the signal comes")
         server.process.terminate()
         download.waitUntilExit()
@@ -134,6 +137,78 @@ import Testing
         #expect(server.stop() == 0)
         let log = try cli.run(["log", "--format", "json"]).stdout
         #expect(log.contains("api read Binary scan.png"), "the read was logged at shutdown")
+    }
+
+    /// Over TCP, limits follow the peer's address: a stranger at 127.0.0.2 that names the shop's
+    /// recipient and answers wrong is refused after ten failures, on both endpoints, while the
+    /// shop, from 127.0.0.1, logs in and reads.
+    @Test func aStrangersAddressIsRefusedWhileTheClientLogsIn() throws {
+        let (cli, _, _, shop, _) = try household()
+        let port = Int.random(in: 40001...60000)
+        let server = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
+        defer { server.stop() }
+        let url = "http://127.0.0.1:\(port)"
+        let stranger = ["--interface", "127.0.0.2"]
+        let recipient = try ServerProcess.recipient(of: shop)
+        var statuses: [Int] = []
+        for _ in 0..<12 {
+            let challenge = try server.curl(
+                "POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#, url: url, extra: stranger)
+            guard challenge.status == 200, let id = challenge.json["challenge"] as? String else {
+                statuses.append(challenge.status)
+                break
+            }
+            let answer = try server.curl(
+                "POST", "/auth/token", body: #"{"challenge": "\#(id)", "response": "wrong"}"#, url: url, extra: stranger
+            )
+            statuses.append(answer.status)
+        }
+        #expect(statuses == Array(repeating: 401, count: 10) + [429], "\(statuses)")
+        let token = try server.token(identity: shop, url: url)
+        let read = try server.curl("GET", "/VisionPrescription", token: token, url: url)
+        #expect(read.status == 200 && (read.json["entry"] as? [Any])?.count == 1, "\(read.body)")
+        let refused = try server.curl(
+            "POST", "/auth/token", body: #"{"challenge": "x", "response": "y"}"#, url: url, extra: stranger)
+        #expect(refused.status == 429)
+
+        // 70 idle connections from the stranger's address (more than the 64 in all): 16 are
+        // kept, the rest closed as they open, and a request from another address is answered
+        // at once rather than after the idle timeout (30 s) frees a slot.
+        let flood = try cli.write(
+            #"""
+            import socket, sys, time
+            port = int(sys.argv[1])
+            held = []
+            for _ in range(70):
+                s = socket.socket(); s.bind(("127.0.0.2", 0)); s.settimeout(5)
+                try:
+                    s.connect(("127.0.0.1", port)); s.setblocking(False); held.append(s)
+                except OSError:
+                    pass
+            closed, deadline = set(), time.monotonic() + 5
+            while len(closed) < 54 and time.monotonic() < deadline:
+                for s in held:
+                    try:
+                        if s not in closed and s.recv(1) == b"": closed.add(s)
+                    except BlockingIOError:
+                        pass
+                    except ConnectionError:
+                        closed.add(s)
+                time.sleep(0.05)
+            closed = len(closed)
+            start = time.monotonic()
+            c = socket.create_connection(("127.0.0.1", port), timeout=25)
+            c.sendall(b"GET /metadata HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            status = c.recv(12).split()[1].decode()
+            print(closed, status, round(time.monotonic() - start, 1))
+            """#, to: "flood.py")
+        let (code, out, err) = try ServerProcess.run("/usr/bin/python3", [flood, String(port)], in: cli.directory)
+        let fields = out.split(separator: " ").map(String.init)
+        #expect(code == 0 && fields.count == 3, "\(out) \(err)")
+        if fields.count == 3 {
+            #expect(fields[0] == "54" && fields[1] == "200", "closed, status, seconds: \(out)")
+            #expect((Double(fields[2].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 99) < 10, "\(out)")
+        }
     }
 
     /// While it serves, the server is the vault's agent: owner commands need no passphrase; after it stops, they do.

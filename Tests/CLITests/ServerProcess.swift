@@ -98,10 +98,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// A bearer token for the client whose identity file is `identity` (as docs/api.md shows
-    /// with curl and age).
-    func token(identity: String) throws -> String {
+    /// with curl and age), over the socket or at `url` (TCP).
+    func token(identity: String, url: String? = nil) throws -> String {
         let recipient = try Self.recipient(of: identity)
-        let challenge = try curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#).json
+        let challenge = try curl("POST", "/auth/challenge", body: #"{"recipient": "\#(recipient)"}"#, url: url).json
         let armored = try #require(challenge["age"] as? String)
         try armored.write(toFile: cli.path("challenge.age"), atomically: true, encoding: .utf8)
         let (status, secret, _) = try Self.run(
@@ -110,7 +110,8 @@ final class ServerProcess: @unchecked Sendable {
         let id = try #require(challenge["challenge"] as? String)
         let answer = try curl(
             "POST", "/auth/token",
-            body: #"{"challenge": "\#(id)", "response": "\#(secret.trimmingCharacters(in: .whitespacesAndNewlines))"}"#)
+            body: #"{"challenge": "\#(id)", "response": "\#(secret.trimmingCharacters(in: .whitespacesAndNewlines))"}"#,
+            url: url)
         #expect(answer.status == 200, "\(answer.body)")
         return try #require(answer.json["access_token"] as? String)
     }

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 import RxCrypto
+import RxVault
 import Testing
 
 @testable import RxServe
@@ -63,8 +65,10 @@ import Testing
         let vault = try ServedVault()
         try vault.addClient("shop")
         try await vault.serve { api in
-            // Five failures for one key in a minute: 429 with Retry-After, even with the right answer.
-            for _ in 0..<5 {
+            // Ten failures from one source in a minute: that source gets 429 with Retry-After on
+            // both endpoints, even with the right answer to a challenge it already holds.
+            let (held, secret) = try await api.challenge("shop")
+            for _ in 0..<10 {
                 let (id, _) = try await api.challenge("shop")
                 #expect(
                     try await api.post("/auth/token", body: #"{"challenge": "\#(id)", "response": "wrong"}"#).status
@@ -75,6 +79,81 @@ import Testing
             #expect(
                 throttled.status == .tooManyRequests && throttled.outcome == "throttled"
                     && throttled.headers[.retryAfter] == "60")
+            let late = try await api.post("/auth/token", body: #"{"challenge": "\#(held)", "response": "\#(secret)"}"#)
+            #expect(late.status == .tooManyRequests && late.outcome == "throttled")
         }
+    }
+
+    /// A stranger who knows a client's recipient cannot lock it out, nor everyone: wrong answers
+    /// and challenges count against the stranger's own source, and the client, from another,
+    /// logs in while the stranger is refused.
+    @Test func aStrangerHammeringBothEndpointsLocksOutOnlyItself() async throws {
+        let vault = try ServedVault()
+        try vault.addClient("shop")
+        let identity = try vault.identity("shop")
+        let shop = try vault.client("shop").id
+        let authenticator = ClientAuthenticator(settings: ServeSettings(address: .unixSocket(path: "/unused")))
+        let lookup: @Sendable (AgeRecipient) async throws -> ClientID? = { _ in shop }
+        // The stranger moves between addresses of one IPv6 /64: one source.
+        let stranger = [
+            try SocketAddress(ipAddress: "2001:db8:5:6::1", port: 4000),
+            try SocketAddress(ipAddress: "2001:db8:5:6:ffff::9", port: 4001)
+        ].map(RequestSource.init)
+        var answered = 0
+        var refused = false
+        hammering: for attempt in 0..<200 {
+            let source = stranger[attempt % 2]
+            do {
+                let (id, _, _) = try await authenticator.challenge(
+                    recipient: "\(identity.recipient)", from: source, lookup: lookup)
+                _ = try await authenticator.token(challenge: id, response: "wrong", from: source)
+            } catch ClientAuthenticator.Refusal.throttled {
+                refused = true
+                break hammering
+            } catch ClientAuthenticator.Refusal.invalid {
+                answered += 1
+            }
+        }
+        #expect(refused && answered == 10, "refused after \(answered) wrong answers")
+        // Challenges for random recipients, to use up a budget: the stranger's own only.
+        let random = try SocketAddress(ipAddress: "203.0.113.9", port: 4002)
+        var challenges = 0
+        for _ in 0..<100 {
+            guard
+                (try? await authenticator.challenge(
+                    recipient: "\(AgeIdentity.generate().recipient)", from: RequestSource(random), lookup: lookup))
+                    != nil
+            else { break }
+            challenges += 1
+        }
+        #expect(challenges == 30)
+        // The client, from its own address, logs in.
+        let client = RequestSource(try SocketAddress(ipAddress: "198.51.100.7", port: 5000))
+        let (id, armored, _) = try await authenticator.challenge(
+            recipient: "\(identity.recipient)", from: client, lookup: lookup)
+        let secret = String(
+            decoding: try AgeFile.decrypt(Array(armored.utf8), with: .identities([identity])), as: UTF8.self)
+        let (token, who, _) = try await authenticator.token(challenge: id, response: secret, from: client)
+        #expect(who == shop && authenticator.client(bearer: token) == shop)
+        await #expect(throws: ClientAuthenticator.Refusal.self) {
+            try await authenticator.challenge(recipient: "\(identity.recipient)", from: stranger[0], lookup: lookup)
+        }
+    }
+
+    /// What counts as one source: an IPv4 address, an IPv6 /64 (an IPv4 client of a dual-stack
+    /// listener is its IPv4 address), and the Unix socket (only the owner's processes reach it).
+    @Test func sourcesAreAddressesSlash64sOrTheSocket() throws {
+        func source(_ ip: String, _ port: Int = 80) throws -> RequestSource {
+            RequestSource(try SocketAddress(ipAddress: ip, port: port))
+        }
+        #expect(try source("203.0.113.9").description == "203.0.113.9")
+        #expect(try source("203.0.113.9", 1) == source("203.0.113.9", 2))
+        #expect(try source("203.0.113.9") != source("203.0.113.10"))
+        #expect(try source("::ffff:203.0.113.9") == source("203.0.113.9"))
+        #expect(try source("2001:db8:5:6::1").description == "2001:db8:5:6::/64")
+        #expect(try source("2001:db8:5:6::1") == source("2001:db8:5:6:abcd::2"))
+        #expect(try source("2001:db8:5:6::1") != source("2001:db8:5:7::1"))
+        #expect(RequestSource(try SocketAddress(unixDomainSocketPath: "/tmp/x")).description == "local")
+        #expect(RequestSource(nil).description == "local")
     }
 }

@@ -35,8 +35,24 @@ import Testing
             #expect(
                 nowhere.status == .notFound && nowhere.outcome == "not-found"
                     && nowhere.contentType?.hasPrefix("application/fhir+json") == true)
-            let deleted = try await api.request(.delete, "/metadata")
-            #expect(deleted.status == .notFound && deleted.outcome == "not-found", "\(deleted.status) \(deleted.text)")
+            // A path the API has with a method it does not take: 405 with the methods it does,
+            // before any token is asked for.
+            for (method, path, allow) in [
+                (HTTPRequest.Method.delete, "/metadata", "GET"), (.get, "/auth/token", "POST"),
+                (.post, "/VisionPrescription/abc", "GET"), (.put, "/access-requests", "POST"),
+                (.delete, "/access-requests/abc", "GET")
+            ] {
+                let answer = try await api.request(method, path)
+                #expect(
+                    answer.status == .methodNotAllowed && answer.outcome == "not-supported"
+                        && answer.headers[.allow] == allow,
+                    "\(method) \(path): \(answer.status) \(answer.headers[.allow] ?? "no Allow") \(answer.text)")
+            }
+            // Every answer, success or error, says it must not be sniffed and may run nothing.
+            for answer in [nowhere, try await api.get("/metadata"), try await api.request(.delete, "/metadata")] {
+                #expect(answer.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+                #expect(answer.headers[.contentSecurityPolicy]?.contains("sandbox") == true)
+            }
             // A body over 16 KiB: 413, before it is read whole.
             let big = try await api.post("/auth/challenge", body: String(repeating: "x", count: 100_000))
             #expect(big.status == .contentTooLarge && big.outcome == "too-costly")

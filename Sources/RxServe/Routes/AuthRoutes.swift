@@ -24,7 +24,8 @@ struct AuthRoutes {
         }
         do {
             let gateway = support.gateway
-            let (id, age, expires) = try await authenticator.challenge(recipient: recipient) { recipient in
+            let (id, age, expires) = try await authenticator.challenge(recipient: recipient, from: context.source) {
+                recipient in
                 try await gateway.client(publicKey: recipient.publicKey)?.id
             }
             return FHIRResponse.json(
@@ -41,7 +42,8 @@ struct AuthRoutes {
             throw APIError.invalid("send {\"challenge\": \"...\", \"response\": \"<the decrypted secret>\"}")
         }
         do {
-            let (token, clientID, expires) = try await authenticator.token(challenge: id, response: response)
+            let (token, clientID, expires) = try await authenticator.token(
+                challenge: id, response: response, from: context.source)
             context.logger.info("client authenticated", metadata: ["client": .string(clientID.short)])
             return FHIRResponse.json(
                 .fields([
