@@ -120,6 +120,8 @@ import Testing
             statuses.append((try? cli.run(CLIHarness.glassesArguments).status) ?? -1)
             done.signal()
         }
+        // The one fixed wait the suite keeps, because the time is what is tested: a second on,
+        // three times the refused command's timeout, the second process is still waiting.
         Thread.sleep(forTimeInterval: 1.0)
         #expect(statuses.values.isEmpty, "the second process is still waiting")
         try holder.execute("COMMIT")
