@@ -37,10 +37,11 @@ static int refuse(rx_pdf_result *result, int refusal, const char *format, const 
     return refusal;
 }
 
-// "%PDF-1.0" to "%PDF-1.7", or "%PDF-2.0", at offset 0.
+// "%PDF-1.x" (any digit: readers open 1.8 and 1.9, which some producers write) or "%PDF-2.0",
+// at offset 0.
 static int has_pdf_header(const uint8_t *data, size_t length) {
     if (length < 8 || memcmp(data, "%PDF-", 5) != 0) return 0;
-    if (data[5] == '1' && data[6] == '.' && data[7] >= '0' && data[7] <= '7') return 1;
+    if (data[5] == '1' && data[6] == '.' && data[7] >= '0' && data[7] <= '9') return 1;
     return data[5] == '2' && data[6] == '.' && data[7] == '0';
 }
 

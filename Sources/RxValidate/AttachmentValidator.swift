@@ -43,7 +43,7 @@ public enum AttachmentValidator {
             let version = String(decoding: bytes.prefix(12).prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
             return AttachmentRefusal(
                 .notPNGOrPDF,
-                "not a PDF this vault accepts: the header says \(version) (accepted: %PDF-1.0 to %PDF-1.7, %PDF-2.0)")
+                "not a PDF this vault accepts: the header says \(version) (accepted: %PDF-1.0 to %PDF-1.9, %PDF-2.0)")
         }
         return AttachmentRefusal(
             .notPNGOrPDF, "not a PNG or PDF (looks like \(ContentSniffer.describe(Array(bytes.prefix(1024)))))")
