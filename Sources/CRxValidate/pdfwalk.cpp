@@ -18,6 +18,7 @@
 #include <qpdf/QPDFExc.hh>
 #include <qpdf/QPDFObjectHandle.hh>
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -75,7 +76,8 @@ std::string object_label(QPDFObjGen og) {
 }
 
 // "<script", "<xfa:script" or "<SCRIPT" followed by a space, '>' or '/'.
-bool has_script_element(const std::string &xml) {
+bool has_element(const std::string &xml, const char *name) {
+    size_t n = strlen(name);
     for (size_t i = 0; i < xml.size(); i++) {
         if (xml[i] != '<') continue;
         size_t j = i + 1;
@@ -83,11 +85,33 @@ bool has_script_element(const std::string &xml) {
         while (colon < xml.size() && colon - j < 32 && (isalnum((unsigned char)xml[colon]) || xml[colon] == '-' || xml[colon] == '_'
                                                         || xml[colon] == '.')) colon++;
         if (colon < xml.size() && xml[colon] == ':') j = colon + 1;
-        if (xml.size() - j < 7 || strncasecmp(xml.data() + j, "script", 6) != 0) continue;
-        char next = xml[j + 6];
+        if (xml.size() - j < n + 1 || strncasecmp(xml.data() + j, name, n) != 0) continue;
+        char next = xml[j + n];
         if (next == '>' || next == '/' || next == ' ' || next == '\t' || next == '\n' || next == '\r') return true;
     }
     return false;
+}
+
+bool has_script_element(const std::string &xml) { return has_element(xml, "script"); }
+
+// A link's address by its scheme: a click on http(s), mailto or tel only opens a browser, a mail
+// or a dialler; javascript: runs script in the viewer, and file:, smb: and any other scheme open
+// or fetch files on the reader's machine or network (an SMB address also hands a Windows
+// reader's credentials to that server). Returns the refused scheme, or "" when the link is fine.
+std::string refused_uri_scheme(const std::string &uri) {
+    size_t start = 0;
+    while (start < uri.size() && (unsigned char)uri[start] <= ' ') start++;
+    size_t colon = uri.find(':', start);
+    if (colon == std::string::npos || colon == start) return "";  // relative: resolved against the document's base, http
+    std::string scheme;
+    for (size_t i = start; i < colon; i++) {
+        char c = (char)tolower((unsigned char)uri[i]);
+        if (c == '\t' || c == '\n' || c == '\r') continue;  // browsers drop these inside a scheme
+        if (!isalnum((unsigned char)c) && c != '+' && c != '-' && c != '.') return "";  // not a scheme: a path
+        scheme += c;
+    }
+    if (scheme == "http" || scheme == "https" || scheme == "mailto" || scheme == "tel") return "";
+    return scheme;
 }
 
 class Walker {
@@ -154,6 +178,23 @@ class Walker {
             found(RX_PDF_EMBEDDED_FILE, "PDF has a file attached to it", "a /FileAttachment annotation");
         if (name_is(subtype, "/RichMedia"))
             found(RX_PDF_ACTIVE_CONTENT, "PDF contains rich media (Flash or video)", "a /RichMedia annotation");
+        // 3D models run their own JavaScript (/OnInstantiate in the /3DD stream); movies, sounds
+        // and screens play media, some of them by themselves.
+        if (name_is(subtype, "/3D"))
+            found(RX_PDF_ACTIVE_CONTENT, "PDF contains a 3D model, which can run JavaScript", "a /3D annotation");
+        if (name_is(subtype, "/Movie") || name_is(subtype, "/Sound") || name_is(subtype, "/Screen"))
+            found(RX_PDF_ACTIVE_CONTENT, "PDF contains media that can play by itself", "a " + subtype.getName() + " annotation");
+        if (name_is(s, "/URI")) {
+            QPDFObjectHandle uri = dict.getKey("/URI");
+            std::string scheme = uri.isString() ? refused_uri_scheme(uri.getStringValue()) : "";
+            if (scheme == "javascript")
+                found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a javascript: link");
+            if (!scheme.empty())
+                found(RX_PDF_ACTIVE_CONTENT, "PDF has a link that opens a file on the reader's machine or network",
+                      "a " + scheme + ": link");
+        }
+        if (name_is(s, "/Thread") && dict.hasKey("/F"))
+            found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that opens another PDF file", "a /Thread action with /F");
         if (name_is(type, "/EmbeddedFile"))
             found(RX_PDF_EMBEDDED_FILE, "PDF has an embedded file", "an /EmbeddedFile stream");
         for (const std::string &key : dict.getKeys()) {
@@ -163,6 +204,8 @@ class Walker {
                 found(RX_PDF_EMBEDDED_FILE, "PDF has embedded files", "an /EmbeddedFiles name tree");
             if (key == "/EF")
                 found(RX_PDF_EMBEDDED_FILE, "PDF has an embedded file", "a file specification with /EF");
+            if (key == "/3DD" || key == "/OnInstantiate")
+                found(RX_PDF_ACTIVE_CONTENT, "PDF contains a 3D model, which can run JavaScript", "a " + key + " entry");
             if (key == "/RichMediaContent" || key == "/RichMediaSettings")
                 found(RX_PDF_ACTIVE_CONTENT, "PDF contains rich media (Flash or video)", "a " + key + " entry");
             QPDFObjectHandle value = dict.getKey(key);
@@ -186,6 +229,8 @@ class Walker {
         if (type == "/GoToE") found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that opens an embedded PDF file", "a /GoToE action");
         if (type == "/Rendition") found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that plays media or runs a script", "a /Rendition action");
         if (type == "/RichMediaExecute") found(RX_PDF_ACTIVE_CONTENT, "PDF contains rich media (Flash or video)", "a /RichMediaExecute action");
+        if (type == "/Movie" || type == "/Sound")
+            found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that plays media", "a " + type + " action");
     }
 
     // An action that runs by itself, when the document opens or a page is shown (/OpenAction,
@@ -223,9 +268,15 @@ class Walker {
             // same decoded-bytes budget as every other stream.
             if (!xfa_seen_.insert(part.getObjGen()).second) continue;
             std::string xml = decode(part, limits_.max_stream_bytes);
-            if (has_script_element(xml)) {
-                current_ = part.getObjGen();
+            current_ = part.getObjGen();
+            if (has_script_element(xml))
                 found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a <script> element in the XFA form,");
+            // Elements that act without a script: send the form, run a web service or a
+            // database query, connect to a data source (an initialize event can fire them).
+            for (const char *element : {"submit", "execute", "connectionSet"}) {
+                if (has_element(xml, element))
+                    found(RX_PDF_ACTIVE_CONTENT, "PDF contains a form that sends or fetches data",
+                          std::string(element[0] == 'e' ? "an <" : "a <") + element + "> element in the XFA form,");
             }
         }
     }

@@ -62,7 +62,8 @@ import Testing
     static func reasonMatches(_ keyword: String, _ refusal: AttachmentRefusal) -> Bool {
         switch keyword {
         case "encrypted": return refusal.reason == .encrypted
-        case "javascript", "launch", "xfa-javascript", "active-action", "rich-media", "auto-uri":
+        case "javascript", "launch", "xfa-javascript", "active-action", "rich-media", "auto-uri", "media", "uri-scheme",
+            "xfa-action":
             return refusal.reason == .activeContent
         case "embedded-file": return refusal.reason == .embeddedFile
         case "polyglot": return refusal.reason == .notPNGOrPDF
