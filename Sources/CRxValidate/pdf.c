@@ -183,7 +183,9 @@ int rx_pdf_check(const uint8_t *data, size_t length, const rx_pdf_limits *limits
     // checks below stay as a second net.
     status = rx_pdf_walk(data, length, &limits->walk, result);
     if (status) goto done;
-    if (has_name(data, length, "JavaScript") || has_name(data, length, "JS") || poppler_document_has_javascript(document)) {
+    // JavaScript where it acts (actions, the catalog's name tree, XFA: the walk above) and what
+    // poppler itself would run; never a mere name such as a font called /JS.
+    if (poppler_document_has_javascript(document)) {
         status = refuse(result, RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript%s", NULL);
         goto done;
     }

@@ -123,6 +123,13 @@ class Walker {
         if (pdf_.getObjectCount() > (size_t)limits_.max_objects) too_many_objects();
         std::vector<QPDFObjectHandle> objects = pdf_.getAllObjects();
         if (objects.size() > (size_t)limits_.max_objects) too_many_objects();
+        // Document JavaScript is the /JavaScript entry of the catalog's /Names (run when the
+        // document opens); a /JavaScript key anywhere else is only a name.
+        QPDFObjectHandle root = pdf_.getRoot();
+        QPDFObjectHandle names = root.getKey("/Names");
+        current_ = names.isIndirect() ? names.getObjGen() : root.getObjGen();
+        if (names.isDictionary() && names.hasKey("/JavaScript"))
+            found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JavaScript name tree");
         current_ = QPDFObjGen();
         visit(pdf_.getTrailer(), 0);
         for (QPDFObjectHandle &object : objects) {
@@ -198,8 +205,10 @@ class Walker {
         if (name_is(type, "/EmbeddedFile"))
             found(RX_PDF_EMBEDDED_FILE, "PDF has an embedded file", "an /EmbeddedFile stream");
         for (const std::string &key : dict.getKeys()) {
-            if (key == "/JS") found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JS script");
-            if (key == "/JavaScript") found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JavaScript name tree");
+            // A script is the /JS of an action (a dictionary with /S, whatever its type says);
+            // a font, a resource or private data merely named /JS runs nothing.
+            if (key == "/JS" && (dict.hasKey("/S") || name_is(type, "/Action")))
+                found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JS script");
             if (key == "/EmbeddedFiles")
                 found(RX_PDF_EMBEDDED_FILE, "PDF has embedded files", "an /EmbeddedFiles name tree");
             if (key == "/EF")
