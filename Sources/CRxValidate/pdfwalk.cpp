@@ -257,6 +257,8 @@ class Walker {
             return;
         }
         if (!action.isDictionary()) return;
+        // Where an action runs by itself, a /JS is a script even without /S (lenient viewers).
+        if (action.hasKey("/JS")) found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JS script in " + where + ",");
         if (name_is(action.getKey("/S"), "/URI"))
             found(RX_PDF_ACTIVE_CONTENT, "PDF opens a web address by itself, without a click", "a /URI action in " + where + ",");
         if (action.hasKey("/Next")) check_automatic(action.getKey("/Next"), where, hops + 1);
