@@ -35,9 +35,6 @@ final class ConnectionsPerSource: ChannelInboundHandler, RemovableChannelHandler
                 counts[source] = left > 0 ? left : nil
             }
         }
-
-        /// The connections open now from `source` (for tests).
-        func count(_ source: RequestSource) -> Int { counts.withLockedValue { $0[source, default: 0] } }
     }
 
     private let table: Table

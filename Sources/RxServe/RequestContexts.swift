@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import RxVault
 
 /// What a client may read now: its live grants, and the FHIR resource id of each granted
@@ -28,13 +29,16 @@ struct ClientView: Sendable {
 struct ServeRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     var clientID: ClientID?
+    /// The peer's address, kept as it is: only the login routes turn it into a `source`, so
+    /// the reads that make most requests do not pay for it.
+    let remoteAddress: SocketAddress?
     /// Who is asking, for the limits on what a stranger can cost others.
-    let source: RequestSource
+    var source: RequestSource { RequestSource(remoteAddress) }
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         clientID = nil
-        self.source = RequestSource(source.channel.remoteAddress)
+        remoteAddress = source.channel.remoteAddress
     }
 }
 
