@@ -10,6 +10,7 @@ let package = Package(
         .executableTarget(name: "FuzzNotation", dependencies: [.product(name: "RxVault", package: "rxvault")]),
         .executableTarget(name: "FuzzImport", dependencies: [.product(name: "RxVault", package: "rxvault")]),
         .executableTarget(name: "FuzzAge", dependencies: [.product(name: "RxVault", package: "rxvault")]),
+        .executableTarget(name: "FuzzPolyglot", dependencies: [.product(name: "RxVault", package: "rxvault")]),
     ],
     swiftLanguageModes: [.v6]
 )
