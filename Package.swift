@@ -35,7 +35,7 @@ let package = Package(
         .target(
             name: "CRxValidate", dependencies: ["CPNG", "CPoppler", "CQPDF"],
             linkerSettings: [
-                .linkedLibrary("png16"), .linkedLibrary("poppler-glib"), .linkedLibrary("gio-2.0"),
+                .linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("poppler-glib"), .linkedLibrary("gio-2.0"),
                 .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("cairo"),
                 .linkedLibrary("qpdf"), .linkedLibrary("stdc++"),
                 .linkedLibrary("jpeg"), .linkedLibrary("heif")

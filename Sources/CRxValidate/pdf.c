@@ -133,30 +133,11 @@ static int action_is_active(PopplerAction *action) {
         || action->type == POPPLER_ACTION_RENDITION;
 }
 
-// HTML markup a browser acts on: "<html", "<script", ... followed by a space, '>' or '/'. A PDF
-// with such markup (in a comment, a string or an uncompressed stream) is also an HTML page when
-// it is served or saved as one, and a script in it runs. PDFs made for a prescription have none.
-static const char *html_markup(const uint8_t *data, size_t length) {
-    static const char *const tags[] = { "<!doctype html", "<html", "<head", "<body", "<script", "<iframe", "<svg", "<object", "<embed" };
-    for (size_t i = 0; i < length; i++) {
-        if (data[i] != '<') continue;
-        for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
-            size_t n = strlen(tags[t]);
-            if (length - i <= n || g_ascii_strncasecmp((const char *)data + i, tags[t], n) != 0) continue;
-            uint8_t next = data[i + n];
-            if (next == '>' || next == '/' || next == ' ' || next == '\t' || next == '\n' || next == '\r' || next == '\f')
-                return tags[t];
-        }
-    }
-    return NULL;
-}
-
 int rx_pdf_check(const uint8_t *data, size_t length, const rx_pdf_limits *limits, rx_pdf_result *result) {
     memset(result, 0, sizeof *result);
     if (!has_pdf_header(data, length)) return refuse(result, RX_PDF_NOT_PDF, "no PDF header at the start%s", NULL);
     if (check_trailer(data, length, result)) return result->refusal;
-    const char *markup = html_markup(data, length);
-    if (markup) return refuse(result, RX_PDF_NOT_ONLY_PDF, "file is a PDF and an HTML page at once (it has %s> markup)", markup);
+    // HTML a browser would act on is the Swift side's to find (ActiveMarkup.swift), before this.
 
     log_capture capture = { 0, "" };
     guint handler = g_log_set_handler("Poppler", G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION, on_poppler_log, &capture);

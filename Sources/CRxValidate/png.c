@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 typedef struct {
     const uint8_t *data;
@@ -202,4 +203,31 @@ int rx_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height,
 int rx_png_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
                       uint8_t **out, size_t *out_length, char message[RX_MESSAGE_SIZE]) {
     return encode(rgb, width, height, 3, out, out_length, message);
+}
+
+int64_t rx_zlib_inflated_size(const uint8_t *data, size_t length, uint64_t limit) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (inflateInit(&stream) != Z_OK) return -1;
+    uint8_t scratch[16384];
+    uint64_t total = 0;
+    int status = Z_OK;
+    size_t offset = 0;
+    while (status == Z_OK) {
+        if (stream.avail_in == 0 && offset < length) {
+            size_t piece = length - offset > 1u << 30 ? 1u << 30 : length - offset;
+            stream.next_in = (Bytef *)(data + offset);
+            stream.avail_in = (uInt)piece;
+            offset += piece;
+        }
+        stream.next_out = scratch;
+        stream.avail_out = sizeof scratch;
+        status = inflate(&stream, Z_NO_FLUSH);
+        total += sizeof scratch - stream.avail_out;
+        if (total > limit) { inflateEnd(&stream); return (int64_t)limit + 1; }
+        // No progress: more input to feed goes on; otherwise the stream ends early.
+        if (status == Z_BUF_ERROR) status = stream.avail_in == 0 && offset < length ? Z_OK : Z_DATA_ERROR;
+    }
+    inflateEnd(&stream);
+    return status == Z_STREAM_END ? (int64_t)total : -1;
 }

@@ -17,25 +17,84 @@ public struct ValidatedAttachment: Sendable, Codable, Equatable {
     }
 }
 
+/// A file the validator accepted, as it is to be stored: a PNG without its metadata chunks
+/// (unless they are kept), any other file byte for byte.
+public struct CheckedAttachment: Sendable, Equatable {
+    public let validated: ValidatedAttachment
+    public let stored: [UInt8]
+    /// The chunks left out of a PNG ("eXIf", "tEXt x3"), in file order; empty when none were.
+    public let droppedMetadata: [String]
+}
+
 /// Parses a whole file and accepts it only if it is a PNG or PDF that a full parse finds sound.
 ///
 /// This runs the C parsers in the calling process. It must only be called in the isolated child
 /// (`ParserChild`); the vault process uses `IsolatedParser`, which survives a parser that hangs
 /// or crashes.
 public enum AttachmentValidator {
-    public static func validate(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal)
-        -> ValidatedAttachment
+    /// Checks the file and says what to store. `keepMetadata` stores a PNG exactly as given;
+    /// otherwise its metadata chunks are dropped (`PNGMetadata`), and what is stored is what
+    /// the markup check reads.
+    public static func check(_ bytes: [UInt8], limits: ValidationLimits, keepMetadata: Bool = false)
+        throws(AttachmentRefusal) -> CheckedAttachment
     {
         guard bytes.count <= limits.maxBytes else {
             throw AttachmentRefusal(
                 .tooLarge, "file is \(ByteCount(bytes.count)): over the \(ByteCount(limits.maxBytes)) limit")
         }
-        switch AttachmentType.announced(by: Array(bytes.prefix(16))) {
-        case .png?: return try validatePNG(bytes, limits: limits)
-        case .pdf?: return try validatePDF(bytes, limits: limits)
-        case nil:
-            throw notPNGOrPDF(bytes)
+        guard let type = AttachmentType.announced(by: Array(bytes.prefix(16))) else { throw notPNGOrPDF(bytes) }
+        if type == .pdf && !hasAcceptedPDFHeader(bytes) { throw notPNGOrPDF(bytes) }
+        let (stored, dropped) = try checkStructure(bytes, type: type, limits: limits, keepMetadata: keepMetadata)
+        let validated = type == .png ? try validatePNG(bytes, limits: limits) : try validatePDF(bytes, limits: limits)
+        return CheckedAttachment(validated: validated, stored: stored, droppedMetadata: dropped)
+    }
+
+    /// The rules rxvault applies itself, before libpng or poppler see the file: no ZIP archive
+    /// inside, a PNG's chunks (no animation, the text budget, no other format in a private
+    /// chunk), its metadata dropped unless kept, and no HTML that acts in what is stored. Returns
+    /// the bytes to store and what was dropped. Public for the fuzzer (`scripts/fuzz polyglot`).
+    public static func checkStructure(
+        _ bytes: [UInt8], type: AttachmentType, limits: ValidationLimits, keepMetadata: Bool
+    ) throws(AttachmentRefusal) -> (stored: [UInt8], dropped: [String]) {
+        if let archive = ZipDirectory.find(in: bytes) {
+            let listed = archive.entries.map { " of \($0) entr\($0 == 1 ? "y" : "ies")" } ?? ""
+            throw AttachmentRefusal(
+                .notPNGOrPDF,
+                "file is a \(type == .png ? "PNG" : "PDF") and a ZIP archive at once (a ZIP reader opens the archive\(listed) whose directory ends at byte \(archive.record))"
+            )
         }
+        guard type == .png else {
+            try refuseActiveMarkup(bytes, type: type)
+            return (bytes, [])
+        }
+        let chunks = PNGChunks.read(bytes)
+        try PNGContent.check(chunks, in: bytes, limits: limits)
+        let (stored, dropped) = keepMetadata ? (bytes, []) : PNGMetadata.strip(bytes, chunks: chunks)
+        try refuseActiveMarkup(stored, type: type)
+        return (stored, dropped)
+    }
+
+    /// `check`'s verdict alone, for the preview renderer and the fixture tests.
+    public static func validate(_ bytes: [UInt8], limits: ValidationLimits) throws(AttachmentRefusal)
+        -> ValidatedAttachment
+    {
+        try check(bytes, limits: limits).validated
+    }
+
+    static func refuseActiveMarkup(_ bytes: [UInt8], type: AttachmentType) throws(AttachmentRefusal) {
+        let sniffed = type == .pdf ? ActiveMarkup.pdfHeaderLength(bytes) : ActiveMarkup.resourceHeaderLength
+        guard let found = ActiveMarkup.find(in: bytes, sniffedLength: sniffed) else { return }
+        throw AttachmentRefusal(
+            .notPNGOrPDF,
+            "file is a \(type == .png ? "PNG" : "PDF") and an HTML page at once (it has \(found))"
+        )
+    }
+
+    /// "%PDF-1.0" to "%PDF-1.9" or "%PDF-2.0" at the start (pdf.c checks the same again).
+    static func hasAcceptedPDFHeader(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 8, bytes.starts(with: Array("%PDF-".utf8)) else { return false }
+        if bytes[5] == 0x31 && bytes[6] == 0x2E && (0x30...0x39).contains(bytes[7]) { return true }
+        return bytes[5] == 0x32 && bytes[6] == 0x2E && bytes[7] == 0x30
     }
 
     static func notPNGOrPDF(_ bytes: [UInt8]) -> AttachmentRefusal {

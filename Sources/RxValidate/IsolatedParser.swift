@@ -24,10 +24,20 @@ public struct IsolatedParser: Sendable {
     /// Called when a child reports that it ran with resource limits only (the kernel refused
     /// the seccomp filter): the CLI prints a warning, once per run of the child.
     public var onUnsandboxed: (@Sendable (Sandbox) -> Void)?
+    /// Called once when a check is still running after `slowAfterSeconds`, with the wall-clock
+    /// limit: the CLI says on a terminal that it is still checking and when it gives up.
+    public var onSlow: (@Sendable (Double) -> Void)?
+    public var slowAfterSeconds: Double = 2
+
+    /// The time a check may take, CPU and wall clock (RXVAULT_PARSER_TIMEOUT sets both): twice
+    /// what the heaviest file accepted takes here (a 100-page PDF of 300 dpi A4 scans, 870 MB of
+    /// decoded images: 10 s on a 2-core machine), so a hostile file holds `attach` no longer.
+    public static let defaultSeconds = 20
 
     public init(
-        executable: String, arguments: [String], limits: ValidationLimits, cpuSeconds: Int = 20,
-        memoryBytes: Int = 2 << 30, wallClockSeconds: Double = 30, environment: [String: String] = [:]
+        executable: String, arguments: [String], limits: ValidationLimits, cpuSeconds: Int = defaultSeconds,
+        memoryBytes: Int = 2 << 30, wallClockSeconds: Double = Double(defaultSeconds),
+        environment: [String: String] = [:]
     ) {
         self.executable = executable
         self.arguments = arguments
@@ -88,7 +98,10 @@ public struct IsolatedParser: Sendable {
         public private(set) var sandbox: Sandbox?
         /// In the convert modes: what the photo was converted from (set by `finish`).
         public private(set) var conversion: PhotoConversion?
+        /// In the validate modes: the PNG chunks left out of the file to store (set by `finish`).
+        public private(set) var droppedMetadata: [String] = []
         private let deadline: DispatchWorkItem
+        private let slowNotice: DispatchWorkItem?
         private let timedOut = TimeoutFlag()
 
         init(parser: IsolatedParser, mode: ParserChild.Mode, previewWidth: UInt32) throws(AttachmentRefusal) {
@@ -114,10 +127,19 @@ public struct IsolatedParser: Sendable {
                 kill(pid, SIGKILL)
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + parser.wallClockSeconds, execute: deadline)
+            if let onSlow = parser.onSlow, mode != .probe {
+                let limit = parser.wallClockSeconds
+                let notice = DispatchWorkItem { onSlow(limit) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + parser.slowAfterSeconds, execute: notice)
+                slowNotice = notice
+            } else {
+                slowNotice = nil
+            }
         }
 
         deinit {
             deadline.cancel()
+            slowNotice?.cancel()
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
 
@@ -147,17 +169,91 @@ public struct IsolatedParser: Sendable {
             }
         }
 
-        /// Ends the input, waits for the child, and returns what it found and the preview bytes
-        /// (empty in validate mode).
+        /// Ends the input, waits for the child, and returns what it found and the payload: the
+        /// preview, the converted photo, or in the validate modes the file to store.
         public func finish() throws(AttachmentRefusal) -> (ValidatedAttachment, [UInt8]) {
+            var payload: [UInt8] = []
+            do {
+                let accepted = try finish { payload += $0 }
+                return (accepted, payload)
+            } catch let refusal as AttachmentRefusal {
+                throw refusal
+            } catch {
+                throw AttachmentRefusal(.parserFailed, "the file checker's answer could not be read: \(error)")
+            }
+        }
+
+        /// Like `finish()`, but hands the payload to `consume` piece by piece as it arrives, so the
+        /// caller's memory stays at a piece whatever the file's size. Nothing is handed over unless
+        /// the child accepted the file; a payload cut short throws after the pieces were given,
+        /// so the caller must discard what it got then. Throws `AttachmentRefusal`, or what
+        /// `consume` throws.
+        public func finish(streaming consume: (ArraySlice<UInt8>) throws -> Void) throws -> ValidatedAttachment {
             closeInput()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let fd = output.fileHandleForReading.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            func readPiece() -> ArraySlice<UInt8>? {
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    return n > 0 ? buffer[0..<n] : nil
+                }
+            }
+            func drain() { while readPiece() != nil {} }
+            var head: [UInt8] = []
+            var newline: Int?
+            while newline == nil, head.count < 1 << 20, let piece = readPiece() {
+                head += piece
+                newline = head.firstIndex(of: 0x0A)
+            }
+            guard let newline,
+                let verdict = try? JSONDecoder().decode(ParserChild.Verdict.self, from: Data(head[..<newline]))
+            else {
+                drain()
+                try waitForExit()
+                throw AttachmentRefusal(
+                    .parserFailed,
+                    "the file checker failed on this file (exit \(process.terminationStatus)); it is refused as malformed"
+                )
+            }
+            sandbox = verdict.sandbox.map(Sandbox.init(reported:))
+            conversion = verdict.converted
+            droppedMetadata = verdict.dropped ?? []
+            if let sandbox, !sandbox.isSeccomp { parser.onUnsandboxed?(sandbox) }
+            if let reason = verdict.refusal {
+                drain()
+                try waitForExit()
+                throw AttachmentRefusal(reason, verdict.message ?? "refused")
+            }
+            guard
+                let accepted = verdict.accepted ?? (verdict.payloadBytes != nil ? ValidatedAttachment(type: .png) : nil)
+            else {
+                drain()
+                try waitForExit()
+                throw AttachmentRefusal(.parserFailed, "the file checker gave no verdict")
+            }
+            var received = head.count - newline - 1
+            if received > 0 { try consume(head[(newline + 1)...]) }
+            while let piece = readPiece() {
+                received += piece.count
+                try consume(piece)
+            }
+            try waitForExit()
+            if let expected = verdict.payloadBytes, expected != received {
+                throw AttachmentRefusal(.parserFailed, "the file checker's answer was cut short")
+            }
+            return accepted
+        }
+
+        /// Waits for the child to end; throws when the watchdog killed it or it died of a signal.
+        private func waitForExit() throws(AttachmentRefusal) {
             process.waitUntilExit()
             deadline.cancel()
+            slowNotice?.cancel()
             if timedOut.isSet {
                 throw AttachmentRefusal(
                     .parserFailed,
-                    "the file checker did not finish within \(Int(parser.wallClockSeconds)) s; the file is refused as suspicious"
+                    "the file checker did not finish within \(Int(parser.wallClockSeconds)) s, the limit for checking a file; it is refused as suspicious (RXVAULT_PARSER_TIMEOUT sets the limit)"
                 )
             }
             if process.terminationReason == .uncaughtSignal {
@@ -171,28 +267,6 @@ public struct IsolatedParser: Sendable {
                 throw AttachmentRefusal(
                     .parserFailed, "the file checker \(what) on this file; it is refused as malformed")
             }
-            guard let newline = data.firstIndex(of: 0x0A),
-                let verdict = try? JSONDecoder().decode(ParserChild.Verdict.self, from: data[data.startIndex..<newline])
-            else {
-                throw AttachmentRefusal(
-                    .parserFailed,
-                    "the file checker failed on this file (exit \(process.terminationStatus)); it is refused as malformed"
-                )
-            }
-            sandbox = verdict.sandbox.map(Sandbox.init(reported:))
-            conversion = verdict.converted
-            if let sandbox, !sandbox.isSeccomp { parser.onUnsandboxed?(sandbox) }
-            if let reason = verdict.refusal { throw AttachmentRefusal(reason, verdict.message ?? "refused") }
-            guard
-                let accepted = verdict.accepted ?? (verdict.previewBytes != nil ? ValidatedAttachment(type: .png) : nil)
-            else {
-                throw AttachmentRefusal(.parserFailed, "the file checker gave no verdict")
-            }
-            let payload = Array(data[data.index(after: newline)...])
-            if let expected = verdict.previewBytes, expected != payload.count {
-                throw AttachmentRefusal(.parserFailed, "the preview was cut short")
-            }
-            return (accepted, payload)
         }
     }
 }

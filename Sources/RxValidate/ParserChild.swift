@@ -21,18 +21,24 @@ public enum ParserChild {
         var accepted: ValidatedAttachment?
         var refusal: AttachmentRefusal.Reason?
         var message: String?
-        var previewBytes: Int?
+        /// Bytes after the verdict line: the preview, the converted photo, or the file to store.
+        var payloadBytes: Int?
+        /// In the validate modes: the PNG chunks left out of the file to store.
+        var dropped: [String]?
         /// Which sandbox the child ran in (`Sandbox.description`).
         var sandbox: String?
         /// In the convert modes: what the photo was and what it became (the PNG is the payload).
         var converted: PhotoConversion?
     }
 
+    /// `validate` checks the file and sends back what to store: a PNG without its metadata
+    /// chunks (`validate-keep-metadata`: as given), a PDF as given.
     /// `probe` checks nothing: the child only enters its sandbox and reports which one ran.
     /// `convert` turns a JPEG or HEIC photo into a PNG scaled to `PhotoConverter.defaultLongestSide`
     /// (`convert-full-size`: every pixel), checks the PNG with the validator, and sends it back.
     public enum Mode: String, Sendable, CaseIterable {
         case validate, preview, probe, convert
+        case validateKeepingMetadata = "validate-keep-metadata"
         case convertFullSize = "convert-full-size"
     }
 
@@ -106,11 +112,16 @@ public enum ParserChild {
                 throw AttachmentRefusal(.tooLarge, "file is over the \(ByteCount(limits.maxBytes)) limit")
             }
             switch mode {
-            case .validate:
-                verdict.accepted = try AttachmentValidator.validate(bytes, limits: limits)
+            case .validate, .validateKeepingMetadata:
+                let checked = try AttachmentValidator.check(
+                    bytes, limits: limits, keepMetadata: mode == .validateKeepingMetadata)
+                verdict.accepted = checked.validated
+                verdict.dropped = checked.droppedMetadata
+                payload = checked.stored
+                verdict.payloadBytes = payload.count
             case .preview:
                 payload = try PreviewRenderer.render(bytes, width: previewWidth, limits: limits)
-                verdict.previewBytes = payload.count
+                verdict.payloadBytes = payload.count
             case .convert, .convertFullSize:
                 let (conversion, png) = try PhotoConverter.convert(
                     bytes, limits: limits, fullSize: mode == .convertFullSize)
@@ -119,7 +130,7 @@ public enum ParserChild {
                 verdict.accepted = try AttachmentValidator.validate(png, limits: limits)
                 verdict.converted = conversion
                 payload = png
-                verdict.previewBytes = payload.count
+                verdict.payloadBytes = payload.count
             case .probe: break
             }
         } catch {

@@ -5,6 +5,9 @@ public struct AttachmentInfo: Sendable, Equatable {
     public let id: AttachmentID
     public let prescriptionID: PrescriptionID
     public let metadata: AttachmentMetadata
+    /// Only as `attach` returns it: the PNG chunks left out of the stored file ("eXIf",
+    /// "tEXt x3"). Not stored; empty when nothing was dropped.
+    public var droppedMetadata: [String] = []
 }
 
 /// The plaintext sealed in an attachment row's `metadata` (docs/format.md, "Attachment metadata").
@@ -13,9 +16,9 @@ public struct AttachmentMetadata: Codable, Sendable, Equatable {
     /// The name shown and used by `extract` as the default file name.
     public var name: String
     public var type: AttachmentType
-    /// Bytes of the original file.
+    /// Bytes of the stored file (a PNG's without the metadata chunks `attach` dropped).
     public var size: Int
-    /// SHA-256 of the original file, lower-case hex, as `sha256sum` prints it.
+    /// SHA-256 of the stored file (what `extract` writes), lower-case hex, as `sha256sum` prints it.
     public var sha256: String
     public var width: UInt32?
     public var height: UInt32?

@@ -25,19 +25,20 @@ extension Vault {
     /// that has it, unless `allowDuplicate`: a second copy is rarely meant, and two attachments
     /// of one name make the name ambiguous.
     public func attach(
-        to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, parser: IsolatedParser,
-        read: (inout [UInt8]) throws -> Int
+        to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, keepMetadata: Bool = false,
+        parser: IsolatedParser, read: (inout [UInt8]) throws -> Int
     ) throws(VaultError) -> AttachmentInfo {
         try perform {
             try storeAttachment(
-                to: prescriptionID, name: name, allowDuplicate: allowDuplicate, parser: parser, read: read)
+                to: prescriptionID, name: name, allowDuplicate: allowDuplicate, keepMetadata: keepMetadata,
+                parser: parser, read: read)
         }
     }
 
     /// `attach`'s work inside the caller's write transaction (so an import can add many).
     func storeAttachment(
-        to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, parser: IsolatedParser,
-        read: (inout [UInt8]) throws -> Int
+        to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, keepMetadata: Bool = false,
+        parser: IsolatedParser, read: (inout [UInt8]) throws -> Int
     ) throws -> AttachmentInfo {
         if let name { try Self.checkName(name) }
         let attachmentID = AttachmentID.random()
@@ -63,17 +64,11 @@ extension Vault {
                 AttachmentRecord(
                     id: attachmentID, prescriptionID: prescriptionID, wrappedKey: wrappedKey,
                     metadata: [], streamHeader: writer.header, mac: []))
-            let session = try parser.start(mode: .validate)
-            let hash = SHA256()
+            // The whole file goes to the checker first; what is stored is what it sends back
+            // (a PNG without its metadata unless kept), sealed as it arrives.
+            let session = try parser.start(mode: keepMetadata ? .validateKeepingMetadata : .validate)
             var total = 0
-            var sequence = 0
-            var pending: [UInt8]?
             var buffer = [UInt8](repeating: 0, count: Self.attachmentChunkSize)
-            func storeChunk(_ chunk: [UInt8], final: Bool) throws {
-                let sealed = try chunk.withUnsafeBytes { try writer.push($0, associatedData: chunkAAD, final: final) }
-                try store.insertChunk(attachmentID: attachmentID, sequence: sequence, data: sealed)
-                sequence += 1
-            }
             while true {
                 let count = try read(&buffer)
                 if count == 0 { break }
@@ -81,21 +76,39 @@ extension Vault {
                 guard total <= limit else {
                     throw AttachmentRefusal(.tooLarge, "file is over the \(ByteCount(limit)) limit of this vault")
                 }
-                let chunk = Array(buffer[0..<count])
-                hash.update(chunk)
-                chunk.withUnsafeBytes { _ = session.send($0) }
-                if let previous = pending { try storeChunk(previous, final: false) }
-                pending = chunk
+                buffer.withUnsafeBytes { _ = session.send(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             }
-            try storeChunk(pending ?? [], final: true)
-            let (validated, _) = try session.finish()
+            let hash = SHA256()
+            var size = 0
+            var sequence = 0
+            var pending: [UInt8] = []
+            pending.reserveCapacity(Self.attachmentChunkSize)
+            func storeChunk(final: Bool) throws {
+                let sealed = try pending.withUnsafeBytes { try writer.push($0, associatedData: chunkAAD, final: final) }
+                try store.insertChunk(attachmentID: attachmentID, sequence: sequence, data: sealed)
+                sequence += 1
+                pending.removeAll(keepingCapacity: true)
+            }
+            let validated = try session.finish { piece in
+                hash.update(Array(piece))
+                size += piece.count
+                var rest = piece
+                while !rest.isEmpty {
+                    // A full chunk is sealed only once more follows, so the last one is final.
+                    if pending.count == Self.attachmentChunkSize { try storeChunk(final: false) }
+                    let take = min(Self.attachmentChunkSize - pending.count, rest.count)
+                    pending += rest.prefix(take)
+                    rest = rest.dropFirst(take)
+                }
+            }
+            try storeChunk(final: true)
             let sha256 = hash.finalHex()
             if let same = existing.first(where: { $0.metadata.sha256 == sha256 }) {
                 throw VaultError.duplicateAttachment(existing: same.label)
             }
             let metadata = AttachmentMetadata(
                 schema: AttachmentMetadata.currentSchema, name: name ?? "attachment.\(validated.type.fileExtension)",
-                type: validated.type, size: total, sha256: sha256, width: validated.width, height: validated.height,
+                type: validated.type, size: size, sha256: sha256, width: validated.width, height: validated.height,
                 pages: validated.pages, added: clock.timestamp())
             let sealedMetadata = try sealMetadata(metadata, keys: keys, id: attachmentID, prescription: prescriptionID)
             let mac = try MAC.authenticate(
@@ -104,7 +117,9 @@ extension Vault {
                     metadata: sealedMetadata, streamHeader: writer.header), key: recordMACKey)
             try store.updateMetadata(ofAttachment: attachmentID, to: sealedMetadata, mac: mac)
             try resealGrants(of: prescriptionID)
-            return AttachmentInfo(id: attachmentID, prescriptionID: prescriptionID, metadata: metadata)
+            var info = AttachmentInfo(id: attachmentID, prescriptionID: prescriptionID, metadata: metadata)
+            info.droppedMetadata = session.droppedMetadata
+            return info
         }
     }
 

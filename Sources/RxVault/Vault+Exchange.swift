@@ -461,7 +461,11 @@ extension Vault {
                 guard existing.insert(hash.finalHex()).inserted else { continue }
                 let source = ByteSource(attachment.data)
                 do {
-                    _ = try storeAttachment(to: id, name: attachment.name, allowDuplicate: true, parser: parser) {
+                    // Stored as the file carries it (an rxvault export carries what was stored), so
+                    // importing the same file again finds every attachment already there.
+                    _ = try storeAttachment(
+                        to: id, name: attachment.name, allowDuplicate: true, keepMetadata: true, parser: parser
+                    ) {
                         try source.read(into: &$0)
                     }
                 } catch let error as AttachmentRefusal {

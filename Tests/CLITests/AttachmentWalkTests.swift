@@ -46,11 +46,17 @@ import Testing
                 "invalid/pdf-uri-openaction.pdf",
                 "PDF opens a web address by itself, without a click (a /URI action in /OpenAction"
             ),
-            ("invalid/pdf-html-polyglot.pdf", "file is a PDF and an HTML page at once (it has <html> markup)"),
-            ("invalid/pdf-zip-after-eof.pdf", "PDF is damaged: data after the final %%EOF"),
+            (
+                "invalid/pdf-html-polyglot.pdf",
+                "file is a PDF and an HTML page at once (it has <html> at byte 16, which makes a browser that sniffs take the file for an HTML page)"
+            ),
+            (
+                "invalid/pdf-zip-after-eof.pdf",
+                "file is a PDF and a ZIP archive at once (a ZIP reader opens the archive of 1 entry whose directory ends at byte"
+            ),
             (
                 "invalid/png-zip-after-iend.png",
-                "PNG has 167 bytes after its end (IEND) that look like a ZIP archive: a PNG that is also another file is refused"
+                "file is a PNG and a ZIP archive at once (a ZIP reader opens the archive of 1 entry whose directory ends at byte 405)"
             ),
             ("invalid/pdf-page-tree-loop.pdf", "PDF is damaged")
         ]

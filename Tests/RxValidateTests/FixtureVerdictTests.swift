@@ -66,8 +66,8 @@ import Testing
             "xfa-action":
             return refusal.reason == .activeContent
         case "embedded-file": return refusal.reason == .embeddedFile
-        case "polyglot": return refusal.reason == .notPNGOrPDF
-        case "bomb", "pixels", "chunk-too-large": return refusal.reason == .limit
+        case "polyglot", "animated": return refusal.reason == .notPNGOrPDF
+        case "bomb", "pixels", "chunk-too-large", "text-budget": return refusal.reason == .limit
         case "dimensions": return refusal.reason == .limit || refusal.reason == .corrupt
         case "not-png-or-pdf", "empty", "header", "signature": return refusal.reason == .notPNGOrPDF
         case "no-pages": return refusal.reason == .limit

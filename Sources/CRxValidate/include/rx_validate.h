@@ -35,6 +35,11 @@ typedef struct {
 int rx_png_check(const uint8_t *data, size_t length, const rx_png_limits *limits,
                  rx_png_result *result, uint8_t **rgba);
 
+// Inflates one zlib stream (a zTXt, compressed iTXt or iCCP chunk's payload) without keeping the
+// output, to learn its size before libpng allocates it. Returns the decompressed size, or
+// `limit` + 1 as soon as it would exceed `limit`, or -1 when the stream is damaged or ends early.
+int64_t rx_zlib_inflated_size(const uint8_t *data, size_t length, uint64_t limit);
+
 // Encodes RGBA pixels (8 bits per channel, rows of width * 4 bytes) as a PNG into a malloc'ed
 // buffer. Returns 0 on success.
 int rx_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height,

@@ -27,7 +27,11 @@ extension RxVaultCommand {
                 actions, images over 16384 pixels a side or 50 megapixels, files over the vault's
                 size limit. The name (extract's default file name) may not contain '/', '\\', control
                 or invisible characters, nor start with '.' or '-'; a converted photo's default name
-                ends in .png. Prints the new attachment's id. The same content twice on one
+                ends in .png. A PNG is stored without its metadata (text chunks, eXIf with a
+                possible GPS position, times, private chunks; what was dropped is said on standard
+                error); what changes how it looks stays (palette, transparency, colour profile,
+                gamma, pixel size). --keep-metadata stores it exactly as given. Prints the new
+                attachment's id. The same content twice on one
                 prescription is refused (exit 73, naming the attachment that has it) unless
                 --allow-duplicate.
 
@@ -50,6 +54,8 @@ extension RxVaultCommand {
                 "Keep every pixel of a converted JPEG or HEIC photo (default: at most 2048 pixels on the longest side)."
         )
         var fullSize = false
+        @Flag(help: "Store a PNG exactly as given, with its text, eXIf and other metadata chunks (default: drop them).")
+        var keepMetadata = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -92,9 +98,14 @@ extension RxVaultCommand {
                 let prescriptionID = try vault.resolve(prescription)
                 let parser = try ParserFactory.make(limits: vault.attachmentLimits)
                 let info = try vault.attach(
-                    to: prescriptionID, name: storedName, allowDuplicate: allowDuplicate,
+                    to: prescriptionID, name: storedName, allowDuplicate: allowDuplicate, keepMetadata: keepMetadata,
                     parser: parser
                 ) { try source.read(into: &$0) }
+                if !info.droppedMetadata.isEmpty {
+                    Terminal.err(
+                        "rxvault: stored the PNG without its metadata: \(info.droppedMetadata.joined(separator: ", ")) (--keep-metadata keeps it)"
+                    )
+                }
                 Terminal.out(info.id.short)
             }
         }

@@ -20,6 +20,11 @@ enum ParserFactory {
         parser.onUnsandboxed = { sandbox in
             Terminal.err("rxvault: warning: the file checker ran with \(sandbox) (SECURITY.md, \"Attachment checker\")")
         }
+        if Terminal.stderrIsTTY {
+            parser.onSlow = { limit in
+                Terminal.err("rxvault: still checking the file (it is refused if that takes over \(Int(limit)) s)")
+            }
+        }
         if let text = Environment.values["RXVAULT_PARSER_TIMEOUT"], !text.isEmpty {
             guard let seconds = Int(text), (1...3600).contains(seconds) else {
                 throw CLIError(.usage, "RXVAULT_PARSER_TIMEOUT '\(text)' is not a number of seconds (1 to 3600)")

@@ -1,0 +1,98 @@
+import Foundation
+import RxTestSupport
+import Testing
+
+@testable import RxValidate
+
+/// The polyglot rules by class (ActiveMarkup, ZipDirectory, PNGContent), on bytes made here:
+/// each rule finds what it covers however it is written, and finds nothing in data that merely
+/// has the letters (hex strings, XHTML form values, random bytes as compressed streams are).
+@Suite struct StructuralPolyglotTests {
+    func markup(_ text: String, sniffed: Int = 0) -> ActiveMarkup.Found? {
+        ActiveMarkup.find(in: Array(text.utf8), sniffedLength: sniffed)
+    }
+
+    @Test func htmlThatActsIsFoundHoweverItIsWritten() {
+        let acting: [(String, String)] = [
+            ("%<img src=x onerror=alert(1)>", "<img onerror=...>"),
+            ("(<IMG SRC=x\tOnError = \"alert(1)\">)", "<img onerror=...>"),
+            ("<meta http-equiv=refresh content=0;url=https://example.invalid/>", "<meta http-equiv=...>"),
+            ("<svg/onload=alert(1)>", "<svg>"),
+            ("<ScRiPt>alert(1)</script>", "<script>"),
+            ("<iframe srcdoc='x'>", "<iframe>"),
+            ("<a href=\"&#106;ava&#x09;script&colon;alert(1)\">", "<a href=javascript:...>"),
+            ("<a href=\"  &#0000106;avascript:x\">", "<a href=javascript:...>"),
+            ("<form action=vbscript:x>", "<form action=vbscript:...>"),
+            ("<a href='data:text/html,<b>x</b>'>", "<a href=data:text/html...>"),
+            ("<!-- x --!><img src=x onerror=y>", "<img onerror=...>"),
+            ("<body onload=alert(1)>", "<body onload=...>")
+        ]
+        for (text, what) in acting {
+            #expect(markup(text)?.what == what, "\(text)")
+        }
+    }
+
+    @Test func markupThatDoesNothingByItselfIsLeftAlone() {
+        let inert = [
+            "<< /Type /Page /Parent 2 0 R >>", "/ID [<a0b1c2d3e4f5> <A0B1C2D3E4F5>]", "<ab cd ef>",
+            "<?xml version=\"1.0\"?><body xmlns=\"http://www.w3.org/1999/xhtml\"><p dir=\"ltr\" style=\"font-size:10pt\">Sam</p></body>",
+            "<template xmlns=\"http://www.xfa.org/schema/xfa-template/3.3/\"><subform name=\"f\"/></template>",
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF/></x:xmpmeta>", "<a href=\"https://example.org/\">x</a>",
+            "<p class=one>text</p>", "</script>"
+        ]
+        for text in inert { #expect(markup(text) == nil, "\(text)") }
+    }
+
+    @Test func theSniffingRuleReadsOnlyTheStartAndSkipsHexStrings() {
+        #expect(markup("%PDF-1.4\n%<html>\n", sniffed: 1445)?.sniffed == true)
+        #expect(markup("%PDF-1.4\n%<!-- x -->\n", sniffed: 1445)?.what == "<!-->")
+        #expect(markup("%PDF-1.4\n<a 0b 1c>\n", sniffed: 1445) == nil)
+        let late = String(repeating: " ", count: 1500) + "<html>"
+        #expect(markup(late, sniffed: 1445) == nil)
+        #expect(ActiveMarkup.pdfHeaderLength(Array("%PDF-1.4\n%\u{e2}\n1 0 obj\n<html>".utf8)) == 17)
+    }
+
+    @Test func randomBytesAreNotTakenForMarkupOrAnArchive() {
+        var generator = SeededGenerator(seed: 23)
+        for _ in 0..<4 {
+            let bytes = (0..<(2 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(ActiveMarkup.find(in: bytes) == nil)
+            #expect(ZipDirectory.find(in: bytes) == nil)
+        }
+    }
+
+    @Test func aZipIsFoundByItsDirectoryAnywhereAndNotByItsSignatureAlone() throws {
+        let zip = Array(
+            try Data(contentsOf: URL(fileURLWithPath: Repository.fixture("attachments/invalid/pdf-really-zip.pdf"))))
+        let inside = Array("%PDF-1.4\nstream\n".utf8) + zip + Array("\nendstream\ntrailer\n%%EOF\n".utf8)
+        let found = ZipDirectory.find(in: inside)
+        #expect(found?.entries == 1)
+        // The end record's signature without a central directory where it points: chance bytes.
+        var chance =
+            Array("data".utf8) + [0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 1, count: 18) + Array("more".utf8)
+        #expect(ZipDirectory.find(in: chance) == nil)
+        // An empty archive lists nothing.
+        chance = [0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)
+        #expect(ZipDirectory.find(in: chance) == nil)
+    }
+
+    @Test func keptMetadataIsCheckedAndDroppedMetadataIsGone() throws {
+        let bytes = Array(
+            try Data(
+                contentsOf: URL(fileURLWithPath: Repository.fixture("attachments/valid/png-exif-text-private.png"))))
+        let dropped = try AttachmentValidator.check(bytes, limits: ValidationLimits())
+        #expect(dropped.droppedMetadata == ["eXIf", "tEXt x2", "tIME", "prVt"])
+        #expect(PNGChunks.read(dropped.stored).map(\.type) == ["IHDR", "IDAT", "IEND"])
+        #expect(try AttachmentValidator.validate(dropped.stored, limits: ValidationLimits()).type == .png)
+        #expect(throws: AttachmentRefusal.self) {
+            try AttachmentValidator.check(bytes, limits: ValidationLimits(), keepMetadata: true)
+        }
+        let plain = Array(
+            try Data(contentsOf: URL(fileURLWithPath: Repository.fixture("attachments/valid/png-ancillary-chunks.png")))
+        )
+        let kept = try AttachmentValidator.check(plain, limits: ValidationLimits(), keepMetadata: true)
+        #expect(kept.stored == plain && kept.droppedMetadata.isEmpty)
+        let stripped = try AttachmentValidator.check(plain, limits: ValidationLimits())
+        #expect(PNGChunks.read(stripped.stored).map(\.type) == ["IHDR", "gAMA", "pHYs", "IDAT", "IEND"])
+    }
+}
