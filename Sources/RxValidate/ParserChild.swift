@@ -104,6 +104,7 @@ public enum ParserChild {
             let address = UnsafeMutablePointer<Int>(bitPattern: Int.random(in: 1..<4096))!
             address.pointee = 1
         case "hang"?: while true { _ = sqrt(Double(Int.random(in: 0..<1000))) }
+        case "stall"?: while true { sleep(60) } // waits without using CPU: only the wall clock stops it
         default: break
         }
         var payload: [UInt8] = []

@@ -101,7 +101,10 @@ import Testing
                 "PNG has text and profile chunks that decompress to over 8 MiB together (2 chunks by the zTXt at byte"
             ),
             ("invalid/png-private-chunk-jpeg.png", "PNG carries another file: its private chunk jpEg at byte"),
-            ("invalid/png-pdf-in-private-chunk.png", "file is a PNG and a PDF at once (a PDF header at byte 41, where PDF readers look for one)"),
+            (
+                "invalid/png-pdf-in-private-chunk.png",
+                "file is a PNG and a PDF at once (a PDF header at byte 41, where PDF readers look for one)"
+            ),
             (
                 "invalid/png-private-chunk-zip.png",
                 "file is a PNG and a ZIP archive at once (a ZIP reader opens the archive of 1 entry whose directory ends at byte"

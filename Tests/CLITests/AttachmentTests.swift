@@ -179,6 +179,28 @@ import Testing
         #expect(try cli.run(["attach", rx, Self.photo]).status == 0)
     }
 
+    /// A check that waits without using CPU is stopped by the wall clock; on a terminal the person
+    /// hears after 2 s that it is still checking, and the refusal names the limit.
+    @Test func aStalledCheckIsStoppedByTheWallClockAndSaysSo() throws {
+        let (cli, rx) = try setUp()
+        let started = Date()
+        let r = try TerminalOutputTests.runOnTerminal(
+            cli, ["attach", rx, Self.photo], columns: 100, stderrToo: true,
+            environment: ["RXVAULT_PARSER_FAULT": "stall", "RXVAULT_PARSER_TIMEOUT": "4"])
+        #expect(r.status == 65, "\(r)")
+        #expect(r.stdout.contains("rxvault: still checking the file (it is refused if that takes over 4 s)"), "\(r)")
+        #expect(
+            r.stdout.contains(
+                "the file checker did not finish within 4 s, the limit for checking a file; it is refused as suspicious (RXVAULT_PARSER_TIMEOUT sets the limit)"
+            ), "\(r)")
+        #expect(Date().timeIntervalSince(started) < 30)
+        // Not on a terminal: no notice, the same refusal.
+        let piped = try cli.run(
+            ["attach", rx, Self.photo], environment: ["RXVAULT_PARSER_FAULT": "stall", "RXVAULT_PARSER_TIMEOUT": "3"])
+        #expect(piped.status == 65 && !piped.stderr.contains("still checking"), "\(piped)")
+        #expect(try cli.run(["attachments", rx]).stderr.contains("no attachments"))
+    }
+
     @Test func tamperedChunksFailToExtractAndWriteNothing() throws {
         let (cli, rx) = try setUp()
         let id = try cli.run(["attach", rx, Self.photo]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)

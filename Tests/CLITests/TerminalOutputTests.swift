@@ -9,14 +9,16 @@ import Testing
     static let red = "\u{1B}[31m", yellow = "\u{1B}[33m", reset = "\u{1B}[0m"
     static let longName = "Quintessa Marlowe-Fairweather of Upper Addleston"
 
-    /// Runs rxvault with stdout on a new pseudo-terminal `columns` wide (stderr stays a pipe).
-    /// What the terminal showed comes back as stdout, with the terminal's CRLF made LF.
+    /// Runs rxvault with stdout on a new pseudo-terminal `columns` wide (stderr stays a pipe, or
+    /// goes to the terminal too with `stderrToo`). What the terminal showed comes back as stdout,
+    /// with the terminal's CRLF made LF.
     static func runOnTerminal(
-        _ cli: CLIHarness, _ arguments: [String], columns: Int, environment extra: [String: String?] = [:]
+        _ cli: CLIHarness, _ arguments: [String], columns: Int, stderrToo: Bool = false,
+        environment extra: [String: String?] = [:]
     ) throws -> CLIHarness.Result {
         let script = """
             import fcntl, os, struct, sys, termios
-            columns, argv = int(sys.argv[1]), sys.argv[2:]
+            columns, both, argv = int(sys.argv[1]), sys.argv[2] == "both", sys.argv[3:]
             master, slave = os.openpty()
             fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
             pid = os.fork()
@@ -24,6 +26,7 @@ import Testing
                 os.setsid()
                 null = os.open("/dev/null", os.O_RDONLY)
                 os.dup2(null, 0); os.dup2(slave, 1)
+                if both: os.dup2(slave, 2)
                 os.close(master); os.close(slave)
                 os.execv(argv[0], argv)
             os.close(slave)
@@ -43,7 +46,8 @@ import Testing
         var env = cli.environment
         for (key, value) in extra { env[key] = value }
         return try CLIHarness.spawn(
-            ["/usr/bin/env", "python3", "-c", script, String(columns), CLIHarness.binary] + arguments,
+            ["/usr/bin/env", "python3", "-c", script, String(columns), stderrToo ? "both" : "out", CLIHarness.binary]
+                + arguments,
             environment: env, directory: cli.directory)
     }
 
