@@ -9,18 +9,6 @@ import Testing
 @Suite struct AttachmentMetadataTests {
     static func fixture(_ name: String) -> String { AttachmentTests.fixture(name) }
 
-    /// The chunk types of a PNG, in file order.
-    static func chunkTypes(_ bytes: [UInt8]) -> [String] {
-        var types: [String] = []
-        var offset = 8
-        while offset + 12 <= bytes.count {
-            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            types.append(String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self))
-            offset += 12 + length
-        }
-        return types
-    }
-
     func setUp() throws -> (CLIHarness, String) {
         let cli = try CLIHarness()
         try cli.initVault()
@@ -31,7 +19,7 @@ import Testing
         let (cli, rx) = try setUp()
         let file = Self.fixture("valid/png-exif-text-private.png")
         let original = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
-        #expect(Self.chunkTypes(original).contains("eXIf"))
+        #expect(pngChunkTypes(original).contains("eXIf"))
 
         let attached = try cli.run(["attach", rx, file])
         #expect(attached.status == 0, "\(attached)")
@@ -43,7 +31,7 @@ import Testing
         let out = cli.path("stored.png")
         #expect(try cli.run(["extract", rx, id, "--out", out]).status == 0)
         let stored = Array(try Data(contentsOf: URL(fileURLWithPath: out)))
-        #expect(Self.chunkTypes(stored) == ["IHDR", "IDAT", "IEND"])
+        #expect(pngChunkTypes(stored) == ["IHDR", "IDAT", "IEND"])
         #expect(!String(decoding: stored, as: UTF8.self).contains("Sam Rivera"))
 
         // The listing's size and hash are the stored file's, and the same file again is a duplicate.

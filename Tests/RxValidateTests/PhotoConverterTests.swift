@@ -1,5 +1,6 @@
 import CRxValidate
 import Foundation
+import RxTestSupport
 import RxValidate
 import Testing
 
@@ -15,18 +16,6 @@ import Testing
 
     static func convert(_ name: String, fullSize: Bool = false) throws -> (PhotoConversion, [UInt8]) {
         try PhotoConverter.convert(try bytes(name), limits: ValidationLimits(), fullSize: fullSize)
-    }
-
-    /// The chunk types of a PNG, in order.
-    static func chunkTypes(_ png: [UInt8]) -> [String] {
-        var types: [String] = []
-        var at = 8
-        while at + 8 <= png.count {
-            let length = png[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
-            types.append(String(decoding: png[at + 4..<at + 8], as: UTF8.self))
-            at += 12 + length
-        }
-        return types
     }
 
     /// The RGBA pixel at (x, y), decoded by the validator's own PNG reader.
@@ -91,7 +80,7 @@ import Testing
             "the fixture must carry the EXIF it is meant to test")
         let (conversion, png) = try Self.convert(name)
         #expect(conversion.from == (name.hasSuffix(".heic") ? .heic : .jpeg))
-        let chunks = Self.chunkTypes(png)
+        let chunks = pngChunkTypes(png)
         #expect(chunks.first == "IHDR" && chunks.last == "IEND" && Set(chunks) == ["IHDR", "IDAT", "IEND"], "\(chunks)")
         for trace in traces { #expect(!PhotoTraces.contains(png, trace), "found \(trace) in the converted PNG") }
     }
