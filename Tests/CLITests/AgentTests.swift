@@ -105,10 +105,16 @@ final class AgentHarness: @unchecked Sendable {
         #expect(try h.runWithoutPassphrase(["edit", id, "--note", "edited while unlocked"]).status == 0)
         #expect(try h.runWithoutPassphrase(["check"]).status == 0)
         let status = try h.cli.run(["status", "--format", "json"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
-        let agent = try #require(try h.cli.json(status.stdout)["agent"] as? [String: Any])
+        let document = try h.cli.json(status.stdout)
+        let agent = try #require(document["agent"] as? [String: Any])
         #expect(
             agent["unlocked"] as? Bool == true && agent["pid"] as? Int == Int(pid)
                 && agent["memoryLocked"] as? Bool == true)
+        // No passphrase was given: the top level says so under a name of its own, and has no
+        // "unlocked" a script could take for the agent's.
+        #expect(document["passphraseCorrect"] as? Bool == false && document["unlocked"] == nil)
+        let withPassphrase = try h.cli.json(h.cli.run(["status", "--format", "json"]).stdout)
+        #expect(withPassphrase["passphraseCorrect"] as? Bool == true && withPassphrase["unlocked"] == nil)
         #expect(try agentLine(h.cli.run(["status"])).hasPrefix("unlocked until "))
 
         // The agent is not used when told not to, nor for passwd (it must prove the passphrase).

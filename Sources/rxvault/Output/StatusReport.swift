@@ -36,8 +36,9 @@ struct StatusReport: Encodable {
     let formatVersion: Int
     let vaultID: String
     let kdf: KeySlotCost
-    /// The passphrase given opened the vault (not whether an agent holds it: see `agent`).
-    let unlocked: Bool
+    /// A passphrase was given and opened the vault. Not whether an agent holds it (`agent.unlocked`):
+    /// named apart so that a script cannot read the one for the other (was `unlocked` before 0.5).
+    let passphraseCorrect: Bool
     let maxAttachmentBytes: Int
     let attachmentChecker: String
     let attachmentSandbox: String
@@ -53,7 +54,7 @@ struct StatusReport: Encodable {
     let firstSlotIsInit: Bool
 
     enum CodingKeys: String, CodingKey {
-        case path, vault, formatVersion, vaultID, kdf, unlocked, maxAttachmentBytes, attachmentChecker,
+        case path, vault, formatVersion, vaultID, kdf, passphraseCorrect, maxAttachmentBytes, attachmentChecker,
             attachmentSandbox
         case keySlots, granted, agent, prescriptions, versions, attachments
     }
@@ -66,7 +67,7 @@ struct StatusReport: Encodable {
         formatVersion = header.formatVersion
         vaultID = header.vaultIDHex
         kdf = KeySlotCost(header.kdf)
-        unlocked = counts != nil
+        passphraseCorrect = counts != nil
         maxAttachmentBytes = header.maxAttachmentBytes
         attachmentChecker = checker
         attachmentSandbox = sandboxed ? "seccomp" : "rlimits-only"
@@ -111,5 +112,5 @@ struct StatusReport: Encodable {
     }
 
     /// Nothing beyond the header could be said: no passphrase, no identity, no agent.
-    var saysOnlyTheHeader: Bool { !unlocked && granted == nil && agent?.unlocked != true }
+    var saysOnlyTheHeader: Bool { !passphraseCorrect && granted == nil && agent?.unlocked != true }
 }
