@@ -23,6 +23,24 @@ import Testing
         return (cli, partner)
     }
 
+    /// A slot cheaper than every other passphrase slot lowers what a guesser must pay for the
+    /// whole vault: `key add` says so, and says nothing when the new slot costs as much or more.
+    @Test func aCheaperPassphraseSlotIsNamedAsWhatTheVaultIsNowWorth() throws {
+        let cli = try CLIHarness()
+        try cli.initVault(through: "moderate")
+        let partner = try cli.write("partner's own passphrase 2026\n", to: "partner")
+        let same = try cli.run(["key", "add", "--new-passphrase-file", partner])
+        #expect(same.status == 0 && !same.stderr.contains("cheaper"), "\(same)")
+        let cheaper = try cli.run(["key", "add", "--kdf", "interactive", "--new-passphrase-file", partner])
+        #expect(cheaper.status == 0, "\(cheaper)")
+        #expect(
+            cheaper.stderr.contains(
+                "rxvault: warning: the new slot's key derivation (interactive) is cheaper than every other passphrase slot's (moderate): the vault is now only as hard to guess as this slot; give --kdf moderate to keep it as it was"
+            ), "\(cheaper.stderr)")
+        let again = try cli.run(["key", "add", "--kdf", "interactive", "--new-passphrase-file", partner])
+        #expect(again.status == 0 && !again.stderr.contains("cheaper"), "\(again)")
+    }
+
     func sql(_ cli: CLIHarness, _ statement: String) throws {
         let database = try Database(path: cli.vaultPath)
         try database.execute(statement)

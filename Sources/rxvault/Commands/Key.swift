@@ -95,6 +95,16 @@ extension RxVaultCommand {
                         )
                     }
                     let preset = kdf ?? .moderate
+                    // A guesser picks the cheapest way in: a cheaper slot lowers the whole vault.
+                    let new = PasswordKDF(preset: preset)
+                    let cheapest = vault.header.slots.compactMap(\.kdf).min {
+                        ($0.memLimit, $0.opsLimit) < ($1.memLimit, $1.opsLimit)
+                    }
+                    if let cheapest, (new.memLimit, new.opsLimit) < (cheapest.memLimit, cheapest.opsLimit) {
+                        Terminal.warning(
+                            "the new slot's key derivation (\(preset.rawValue)) is cheaper than every other passphrase slot's (\(cheapest.preset?.rawValue ?? KeySlotText.cost(cheapest))): the vault is now only as hard to guess as this slot; give --kdf \(cheapest.preset?.rawValue ?? "moderate") to keep it as it was"
+                        )
+                    }
                     let slot = try vault.addPassphraseSlot(
                         passphrase: passphrase, kdf: PasswordKDF(preset: preset), label: label)
                     Terminal.out(
