@@ -105,8 +105,15 @@ import Testing
             let declined = try drive(cli, command, answers: [secret, "n"])
             #expect(declined.stdout.contains("[y/N]"), "\(command): \(declined)")
             #expect(declined.status == 2, "\(command): \(declined)")
-            #expect(
-                declined.stdout.contains("rxvault: error: not confirmed: nothing changed"), "\(command): \(declined)")
+            #expect(declined.stdout.contains("rxvault: cancelled: nothing changed"), "\(command): \(declined)")
+            #expect(!declined.stdout.contains("error"), "\(command): \(declined)")
+            if command[0] == "remove" {
+                // The question says what else goes: the attachment, and what the client loses.
+                #expect(
+                    declined.stdout.contains(
+                        "with all 1 version(s), its attachment and the grant of shop (it can no longer read it)? [y/N]"),
+                    "\(declined)")
+            }
             // No answer (end of input: Ctrl-D) is a no.
             let unanswered = try drive(cli, command, answers: [secret, "\u{04}"])
             #expect(unanswered.status == 2, "\(command): \(unanswered)")

@@ -28,8 +28,18 @@ extension RxVaultCommand {
                     {
                         let record = try vault.prescription(prescriptionID)
                         let rx = record.prescription
+                        // What else goes with it: its attachments, and what clients lose.
+                        let attachments = try vault.attachments(of: prescriptionID).count
+                        let clients = Set(try vault.grants(prescription: prescriptionID).map(\.client.name)).sorted()
+                        var also: [String] = []
+                        if attachments > 0 { also.append(attachments == 1 ? "its attachment" : "its \(attachments) attachments") }
+                        if !clients.isEmpty {
+                            also.append(
+                                "the \(clients.count == 1 ? "grant" : "grants") of \(clients.joined(separator: ", ")) (\(clients.count == 1 ? "it" : "they") can no longer read it)"
+                            )
+                        }
                         return
-                            "Remove the \(rx.kind.rawValue) prescription \(prescriptionID.short) of \(rx.patient.name), issued \(rx.issued), with all \(record.version) version(s)?"
+                            "Remove the \(rx.kind.rawValue) prescription \(prescriptionID.short) of \(rx.patient.name), issued \(rx.issued), with all \(record.version) version(s)\(also.isEmpty ? "" : ", " + also.joined(separator: " and "))?"
                     }())
                 try vault.remove(prescriptionID)
                 warnIfNotPurged(vault)

@@ -79,7 +79,8 @@ enum CommandRunner {
                 return
             }
         }
-        Terminal.err("rxvault: error: \(message)")
+        // A "no" to a question is the person's answer, not an error (exit 2, "cancelled").
+        Terminal.err(status == .cancelled ? "rxvault: \(message)" : "rxvault: error: \(message)")
         if let hint { Terminal.err("rxvault: hint: \(hint)") }
     }
 }

@@ -31,7 +31,7 @@ struct Confirmation {
                 hint: "pass --yes to \(verb) without asking")
         }
         guard Terminal.confirm(try question()) else {
-            throw CLIError(.cancelled, "not confirmed: nothing changed")
+            throw CLIError(.cancelled, "cancelled: nothing changed")
         }
     }
 }
