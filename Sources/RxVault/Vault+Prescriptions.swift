@@ -112,6 +112,8 @@ extension Vault {
     /// Stores `change` applied to the newest version as a new version. The old versions stay
     /// (see `history`). Returns nil, writing nothing, when the change leaves the prescription as it was.
     /// Throws a `VaultError`, or whatever `change` throws (unchanged, so the caller can report it).
+    /// Applies `change` as a new version. Returns it with the advisories the change introduced
+    /// (not those the previous version had already), or nil when nothing changed.
     public func edit(_ id: PrescriptionID, _ change: (inout Prescription) throws -> Void) throws -> (
         PrescriptionRecord, [String]
     )? {
@@ -146,7 +148,10 @@ extension Vault {
             guard candidate.prescription != current.prescription else { return }
             let record = try storeVersion(candidate)
             try resealGrants(of: id, previousVersion: current.version)
-            result = (record, checked.advisories)
+            // An advisory is news when the edit brings it: one the stored version already had
+            // ("no expiry date") was said when it was introduced, not at every edit after.
+            let before = Set((try? check(current.prescription).advisories) ?? [])
+            result = (record, checked.advisories.filter { !before.contains($0) })
         }
         if let changeError { throw changeError }
         return result

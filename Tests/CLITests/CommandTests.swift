@@ -149,6 +149,13 @@ import Testing
         #expect(warnings.stderr.contains("rxvault: warning: OD axis 0 read as 180"))
         #expect(warnings.stderr.contains("add +1.00 and OS add +1.50 differ"))
         #expect(warnings.stderr.contains("no expiry date"))
+        // An edit warns of what it introduces, not of what the prescription already had.
+        let id = warnings.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let edited = try cli.run(["edit", id, "--note", "checked"])
+        #expect(edited.status == 0 && !edited.stderr.contains("warning"), "\(edited)")
+        let changed = try cli.run(["edit", id, "--os", "-1.00 add +1.75"])
+        #expect(changed.stderr.contains("add +1.00 and OS add +1.75 differ"), "\(changed)")
+        #expect(!changed.stderr.contains("no expiry date"), "\(changed)")
     }
 
     @Test func editKeepsHistoryAndPrefixesWork() throws {
