@@ -43,4 +43,28 @@ import Testing
         let patients = try target.run(["patients", "--format", "json"])
         #expect(patients.stdout.contains("2001-02-03"), "\(patients)")
     }
+
+    /// A practice's file makes many patients at once: a few are named, many are counted in one line.
+    @Test func manyNewPatientsAreCountedNotListed() throws {
+        let source = try CLIHarness()
+        try source.initVault()
+        for n in 1...7 {
+            try source.add([
+                "add", "glasses", "--patient", "Patient Number \(n)", "--prescriber", "Dr Lee", "--issued",
+                "2026-01-0\(n)", "--expires", "2028-01-01", "--od", "-1.00", "--os", "-1.00"
+            ])
+        }
+        let file = source.path("seven.json")
+        #expect(try source.run(["export", "--format", "json", "--out", file]).status == 0)
+        let few = try CLIHarness()
+        try few.initVault()
+        try few.add([
+            "add", "glasses", "--patient", "Solo", "--prescriber", "Dr Lee", "--issued", "2026-01-01", "--expires",
+            "2028-01-01", "--od", "-1.00", "--os", "-1.00"
+        ])
+        let imported = try few.run(["import", file])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stderr.contains("rxvault: 7 new patients ('rxvault patients' lists them)"), "\(imported)")
+        #expect(!imported.stderr.contains("rxvault: new patient "), "\(imported)")
+    }
 }

@@ -132,7 +132,7 @@ extension RxVaultCommand {
                     throw Self.refusal(error, refused)
                 }
                 report.warnings.forEach(Terminal.warning)
-                if !dryRun { PatientChoice.sayNotes(vault) }
+                if !dryRun { PatientChoice.sayNotes(vault, listingAtMost: 5) }
                 // A dry run lists every item; an import names what it updated.
                 Self.list(report.items.filter { dryRun || $0.action == .update })
                 let verb = dryRun ? "would import" : "imported"

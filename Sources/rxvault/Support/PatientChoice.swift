@@ -36,8 +36,14 @@ enum PatientChoice {
         rx.patient = picked[0].patient
     }
 
-    /// What the write did to patient records on its own ("new patient ..."), on stderr.
-    static func sayNotes(_ vault: Vault) {
-        for note in vault.patientNotes { Terminal.err("rxvault: \(note)") }
+    /// What the write did to patient records on its own ("new patient ..."), on stderr. Over
+    /// `listingAtMost` new patients (an import of a practice's file makes hundreds), they are
+    /// counted in one line instead, pointing to where they are listed.
+    static func sayNotes(_ vault: Vault, listingAtMost: Int = .max) {
+        let notes = vault.patientNotes
+        let created = notes.filter { $0.hasPrefix("new patient ") }
+        let summarise = created.count > listingAtMost
+        for note in notes where !(summarise && note.hasPrefix("new patient ")) { Terminal.err("rxvault: \(note)") }
+        if summarise { Terminal.err("rxvault: \(created.count) new patients ('rxvault patients' lists them)") }
     }
 }
