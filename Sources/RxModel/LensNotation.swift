@@ -220,6 +220,14 @@ public enum LensNotation {
             var seen: Set<String> = []
             while let token = next() {
                 guard case .word(let word) = token else {
+                    // "-2.00 -0.50 180", as many printed forms leave out the x: say how it reads.
+                    if seen.isEmpty, given.contains(.cylinder), !given.contains(.axis), let axis = Int(token.text),
+                        (0...180).contains(axis)
+                    {
+                        throw Unreadable(
+                            problem:
+                                "unexpected number '\(token.text)' after the cylinder: an axis is written with x, as x\(axis)")
+                    }
                     throw Unreadable(
                         problem: "unexpected number '\(token.text)': expected a word such as add, prism, bc or dia")
                 }

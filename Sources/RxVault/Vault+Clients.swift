@@ -13,10 +13,10 @@ extension Vault {
         return try perform {
             let existing = try clientSummaries()
             if existing.contains(where: { $0.name.lowercased() == name.lowercased() }) {
-                throw VaultError.invalidInput("a client named '\(name)' already exists")
+                throw VaultError.duplicateClient("a client named '\(name)' already exists")
             }
             if let other = existing.first(where: { $0.recipient == recipient }) {
-                throw VaultError.invalidInput("that recipient is already registered as client '\(other.name)'")
+                throw VaultError.duplicateClient("that recipient is already registered as client '\(other.name)'")
             }
             try store.insert(
                 try clientRow(id: id, recipient: recipient, info: ClientInfo(schema: 1, name: name, added: added)))

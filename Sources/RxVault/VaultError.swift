@@ -38,6 +38,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case ambiguousAttachment(String, candidates: [String] = [])
     /// The same content (SHA-256) is already attached to the prescription, as `existing` (id and name).
     case duplicateAttachment(existing: String)
+    /// A client of that name, or with that recipient, is already registered (`client add`).
+    case duplicateClient(String)
     /// No client with that name or id.
     case clientNotFound(String)
     /// No access request with this id (or prefix).
@@ -84,6 +86,7 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             return "\(what) matches \(candidates.count) attachments:\n  " + candidates.joined(separator: "\n  ")
         case .ambiguousAttachment(let what, _): return "\(what) matches more than one attachment"
         case .duplicateAttachment(let existing): return "this file is already attached as \(existing)"
+        case .duplicateClient(let what): return what
         case .clientNotFound(let what): return "no client \(what)"
         case .requestNotFound(let what): return "no access request \(what)"
         case .grantNotFound(let client, let prescription):

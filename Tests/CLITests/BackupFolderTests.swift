@@ -187,6 +187,9 @@ import Testing
         #expect(rsa.status == 65 && rsa.stderr.contains("ssh-ed25519 keys only"), "\(rsa)")
         let empty = try cli.write("# nobody\n", to: "empty")
         #expect(try cli.run(["backup", cli.path("x.age"), "--recipients-file", empty]).status == 64)
+        // A recipients file that is not there is "not found", as every file a command reads.
+        let missing = try cli.run(["backup", cli.path("x.age"), "--recipients-file", cli.path("no-such-list")])
+        #expect(missing.status == 67 && missing.stderr.contains("No such file"), "\(missing)")
         #expect(!FileManager.default.fileExists(atPath: cli.path("x.age")))
     }
 

@@ -28,13 +28,15 @@ extension RxVaultCommand {
                 """))
 
         @Option(
-            help: ArgumentHelp("Lock after this long without use: 90s, 15m, 2h (up to 24h).", valueName: "duration"))
+            help: ArgumentHelp("Lock after this long without use: 90s, 15m, 2h (default 15m, up to 24h).", valueName: "duration"),
+            transform: AgentDuration.parse)
         var timeout = AgentDuration(seconds: 15 * 60)
 
         @Option(
             help: ArgumentHelp(
                 "Lock after this long in any case (default 4h, or --timeout if longer; up to 24h).",
-                valueName: "duration"))
+                valueName: "duration"),
+            transform: AgentDuration.parse)
         var maxLifetime: AgentDuration?
 
         @Flag(

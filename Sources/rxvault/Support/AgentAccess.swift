@@ -95,6 +95,14 @@ struct AgentDuration: ExpressibleByArgument, Sendable {
     init(seconds: Double) { self.seconds = seconds }
 
     init?(argument: String) {
+        guard let parsed = try? Self.parse(argument) else { return nil }
+        self = parsed
+    }
+
+    /// The duration, or an error that says what is wrong with it (the range, or the form): the
+    /// options use this as their transform, so `--timeout 25h` says "up to 24h".
+    static func parse(_ argument: String) throws -> AgentDuration {
+        let form = ValidationError("a length of time is written 90s, 15m, 8h or 1h30m (or plain seconds)")
         var total = 0.0
         var number = ""
         for character in argument {
@@ -102,21 +110,23 @@ struct AgentDuration: ExpressibleByArgument, Sendable {
                 number.append(character)
                 continue
             }
-            guard let value = Double(number) else { return nil }
+            guard let value = Double(number) else { throw form }
             switch character {
             case "s": total += value
             case "m": total += value * 60
             case "h": total += value * 3600
-            default: return nil
+            default: throw form
             }
             number = ""
         }
         if !number.isEmpty {
-            guard let value = Double(number), total == 0 else { return nil }
+            guard let value = Double(number), total == 0 else { throw form }
             total = value
         }
-        guard Self.range.contains(total) else { return nil }
-        seconds = total
+        guard Self.range.contains(total) else {
+            throw ValidationError("\(argument) is outside 1s to 24h, the range an unlock may last")
+        }
+        return AgentDuration(seconds: total)
     }
 
     /// `--help` shows the default as it is typed.

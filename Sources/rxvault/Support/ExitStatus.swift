@@ -77,7 +77,7 @@ extension VaultError {
         case .invalidPrescription, .invalidInput, .attachmentRefused: return .invalidInput
         case .attachmentNotFound, .clientNotFound, .grantNotFound, .requestNotFound, .patientNotFound: return .notFound
         case .ambiguousPatient: return .usage
-        case .duplicateAttachment: return .alreadyExists
+        case .duplicateAttachment, .duplicateClient: return .alreadyExists
         case .unknownIdentity: return .wrongPassphrase
         case .ownerOnly: return .usage
         case .ambiguousAttachment: return .usage
@@ -98,6 +98,8 @@ extension VaultError {
                     ? "; forgotten? this vault has a recovery code: 'rxvault passwd --recovery' sets a new passphrase with it"
                     : "")
         case .noVault: return "create one with 'rxvault init', or point to it with --vault PATH or RXVAULT_PATH"
+        case .alreadyExists:
+            return "'rxvault status' says what it is; for a new vault elsewhere give 'rxvault init --vault PATH'"
         case .ambiguousID: return "give more characters of the id ('rxvault list' shows them)"
         case .notFound: return "'rxvault list' shows the prescriptions in this vault"
         case .integrity: return "the vault file was changed outside rxvault or is damaged; restore it from a backup"
@@ -105,6 +107,8 @@ extension VaultError {
         case .ambiguousAttachment: return "give the attachment's id (the prefix shown is enough)"
         case .duplicateAttachment: return "nothing was stored; pass --allow-duplicate to attach a second copy"
         case .grantNotFound: return "'rxvault grants' shows who can read what"
+        case .clientNotFound: return "'rxvault client list' shows the clients of this vault"
+        case .duplicateClient: return "nothing was changed; 'rxvault client list' shows the clients of this vault"
         case .patientNotFound: return "'rxvault patients' lists the patients in this vault"
         case .ambiguousPatient:
             return "give the patient's id (the prefix shown is enough), or merge them with 'rxvault patient merge'"

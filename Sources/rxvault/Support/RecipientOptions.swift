@@ -56,7 +56,11 @@ struct RecipientOptions: ParsableArguments {
 
     static func read(_ path: String) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CLIError(.usage, "cannot read the recipients file \(path): \(String(cString: strerror(errno)))")
+            // A missing file is "not found" (67), as for every other file a command reads.
+            let error = errno
+            throw CLIError(
+                error == ENOENT || error == ENOTDIR ? .notFound : .usage,
+                "cannot read the recipients file \(path): \(String(cString: strerror(error)))")
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: maxFileBytes + 1)) ?? nil
