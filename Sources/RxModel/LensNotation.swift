@@ -226,7 +226,8 @@ public enum LensNotation {
                     {
                         throw Unreadable(
                             problem:
-                                "unexpected number '\(token.text)' after the cylinder: an axis is written with x, as x\(axis)")
+                                "unexpected number '\(token.text)' after the cylinder: an axis is written with x, as x\(axis)"
+                        )
                     }
                     throw Unreadable(
                         problem: "unexpected number '\(token.text)': expected a word such as add, prism, bc or dia")

@@ -32,7 +32,9 @@ extension RxVaultCommand {
                         let attachments = try vault.attachments(of: prescriptionID).count
                         let clients = Set(try vault.grants(prescription: prescriptionID).map(\.client.name)).sorted()
                         var also: [String] = []
-                        if attachments > 0 { also.append(attachments == 1 ? "its attachment" : "its \(attachments) attachments") }
+                        if attachments > 0 {
+                            also.append(attachments == 1 ? "its attachment" : "its \(attachments) attachments")
+                        }
                         if !clients.isEmpty {
                             also.append(
                                 "the \(clients.count == 1 ? "grant" : "grants") of \(clients.joined(separator: ", ")) (\(clients.count == 1 ? "it" : "they") can no longer read it)"

@@ -28,7 +28,8 @@ extension RxVaultCommand {
                 """))
 
         @Option(
-            help: ArgumentHelp("Lock after this long without use: 90s, 15m, 2h (default 15m, up to 24h).", valueName: "duration"),
+            help: ArgumentHelp(
+                "Lock after this long without use: 90s, 15m, 2h (default 15m, up to 24h).", valueName: "duration"),
             transform: AgentDuration.parse)
         var timeout = AgentDuration(seconds: 15 * 60)
 
