@@ -72,12 +72,26 @@ import Testing
         #expect(listed.stdout.contains("Quintessa Marlowe"))
         #expect(!listed.stdout.contains(secret))
 
-        let wrong = try drive(cli, ["list"], answers: ["not-it"])
-        #expect(wrong.status == 77)
+        // A mistyped passphrase is asked again, three tries in all, as sudo does.
+        let retried = try drive(cli, ["list"], answers: ["not-it", secret])
+        #expect(retried.status == 0 && retried.stdout.contains("Quintessa Marlowe"), "\(retried)")
+        #expect(retried.stdout.contains("rxvault: that passphrase does not open the vault; try again"), "\(retried)")
+        let wrong = try drive(cli, ["list"], answers: ["not-it", "nor-this", "nor-that"])
+        #expect(wrong.status == 77, "\(wrong)")
+        #expect(wrong.stdout.components(separatedBy: "try again").count == 3, "\(wrong)")
 
-        let mismatch = try drive(cli, ["passwd"], answers: [secret, "new-one-aaaaaaa", "new-one-bbbbbbb"])
-        #expect(mismatch.status == 64)
-        #expect(mismatch.stdout.contains("differ"))
+        // A repeat that differs is asked again (both entries), three times in all.
+        let mismatch = try drive(
+            cli, ["passwd"],
+            answers: [secret, "new-one-aaaaaaa", "new-one-bbbbbbb", "new-one-aaaaaaa", "new-one-ccccccc", "x", "y"])
+        #expect(mismatch.status == 64, "\(mismatch)")
+        #expect(mismatch.stdout.contains("rxvault: the two passphrases differ; try again"), "\(mismatch)")
+        #expect(mismatch.stdout.contains("the two passphrases differed 3 times; nothing was changed"), "\(mismatch)")
+        let other = try CLIHarness()
+        let fixed = try drive(
+            other, ["init", "--kdf", "interactive"],
+            answers: ["first-try-passphrase", "first-try-passphrasf", "first-try-passphrase", "first-try-passphrase"])
+        #expect(fixed.status == 0 && fixed.stdout.contains("differ; try again"), "\(fixed)")
 
         let declined = try drive(cli, ["remove", id], answers: [secret, "n"])
         #expect(declined.status == 2, "a declined confirmation is not a success: \(declined)")

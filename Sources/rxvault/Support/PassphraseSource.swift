@@ -51,17 +51,26 @@ enum PassphraseSource {
         options.passphraseFile != nil || options.passphraseFd != nil || Environment.passphraseFile != nil
     }
 
-    /// A new passphrase: from `file` if given, else asked twice at the terminal.
+    /// Tries at a prompt: a mistyped repeat of a new passphrase, or a wrong one for a vault, is
+    /// asked again, as passwd(1) and sudo do, up to this many times in all.
+    static let promptTries = 3
+
+    /// A new passphrase: from `file` if given, else asked twice at the terminal; a repeat that
+    /// differs is asked again (both entries), up to `promptTries` times.
     static func new(file: String?, options: VaultOptions, prompt: String) throws -> SecretBytes {
         if let file { return try read(file: file, what: "new passphrase") }
         try requirePrompt(options, flag: "--new-passphrase-file")
-        guard let first = Terminal.readSecretLine(prompt: prompt), first.count > 0 else {
-            throw CLIError(.usage, "no passphrase entered")
+        for attempt in 1...promptTries {
+            guard let first = Terminal.readSecretLine(prompt: prompt), first.count > 0 else {
+                throw CLIError(.usage, "no passphrase entered")
+            }
+            guard let second = Terminal.readSecretLine(prompt: "Repeat it: ") else {
+                throw CLIError(.usage, "no passphrase entered")
+            }
+            if second == first { return first }
+            if attempt < promptTries { Terminal.err("rxvault: the two passphrases differ; try again") }
         }
-        guard let second = Terminal.readSecretLine(prompt: "Repeat it: "), second == first else {
-            throw CLIError(.usage, "the two passphrases differ; nothing was changed")
-        }
-        return first
+        throw CLIError(.usage, "the two passphrases differed \(promptTries) times; nothing was changed")
     }
 
     private static func requirePrompt(_ options: VaultOptions, flag: String = "--passphrase-file") throws {

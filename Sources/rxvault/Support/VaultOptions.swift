@@ -65,10 +65,24 @@ struct VaultOptions: ParsableArguments {
         try requireOwner(command)
         // Say "no vault" before asking for a passphrase that could not open anything.
         let header = try VaultHeader.read(at: vaultPath)
-        guard let key = try ownerKey(header: header, agent: agent) else {
-            throw CLIError(.usage, "a passphrase is needed")
+        // A passphrase typed at the prompt may be mistyped: asked again, as sudo does. One from
+        // a file or descriptor is what it is, and is refused at once.
+        let prompted = !PassphraseSource.isGivenWithoutPrompt(self)
+        var attempt = 1
+        while true {
+            guard let key = try ownerKey(header: header, agent: agent) else {
+                throw CLIError(.usage, "a passphrase is needed")
+            }
+            do {
+                return try openVault(with: key, anchored: anchored, refused: refused)
+            } catch VaultError.wrongPassphrase(let recoverySlot)
+                where prompted && attempt < PassphraseSource.promptTries
+            {
+                guard case .passphrase = key else { throw VaultError.wrongPassphrase(recoverySlot: recoverySlot) }
+                Terminal.err("rxvault: that passphrase does not open the vault; try again")
+                attempt += 1
+            }
         }
-        return try openVault(with: key, anchored: anchored, refused: refused)
     }
 
     /// Opens the vault as the owner with `key` (from `ownerKey`, or a recovery code), warning
