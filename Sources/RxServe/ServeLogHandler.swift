@@ -23,6 +23,9 @@ public struct ServeLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        // Hummingbird's own notices ("Server started and listening on ...") repeat what rxvault
+        // says in its own words and style; its warnings and errors still show.
+        if event.level < .warning, event.source.hasPrefix("Hummingbird") { return }
         var fields = metadata
         if let extra = event.metadata { fields.merge(extra) { _, new in new } }
         if let error = event.error { fields["error.message"] = "\(error)" }

@@ -147,6 +147,9 @@ import Testing
         let port = Int.random(in: 40001...60000)
         let server = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
         defer { server.stop() }
+        // One style of start-up lines: rxvault's, not Hummingbird's own beside it.
+        #expect(server.stderr.contains("rxvault: serving vault"))
+        #expect(!server.stderr.contains("Hummingbird"), "\(server.stderr)")
         let url = "http://127.0.0.1:\(port)"
         let stranger = ["--interface", "127.0.0.2"]
         let recipient = try ServerProcess.recipient(of: shop)
