@@ -27,14 +27,29 @@ struct RxVaultCommand: AsyncParsableCommand {
               rxvault show 3f9a --cyl plus
             """),
         version: version,
-        subcommands: [
-            Init.self, Status.self, Passwd.self, Key.self, Config.self, Unlock.self, Lock.self, Add.self, List.self,
-            Query.self, Show.self,
-            Edit.self, History.self, Remove.self, Patients.self, PatientCommand.self, TrendCommand.self, Attach.self,
-            Attachments.self, Extract.self,
-            Detach.self, Preview.self, Client.self, Grant.self, Revoke.self, Grants.self, Log.self, Requests.self,
-            Serve.self, Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self,
-            ParseUntrusted.self, Agent.self
+        // Grouped in `--help` as git groups its own; the order within is the order of use.
+        subcommands: [ParseUntrusted.self, Agent.self],
+        groupedSubcommands: [
+            CommandGroup(
+                name: "Set up and keys",
+                subcommands: [
+                    Init.self, Status.self, Passwd.self, Key.self, Config.self, Unlock.self, Lock.self
+                ]),
+            CommandGroup(
+                name: "Prescriptions",
+                subcommands: [Add.self, List.self, Query.self, Show.self, Edit.self, History.self, Remove.self]),
+            CommandGroup(name: "Patients", subcommands: [Patients.self, PatientCommand.self, TrendCommand.self]),
+            CommandGroup(
+                name: "Attachments",
+                subcommands: [Attach.self, Attachments.self, Extract.self, Detach.self, Preview.self]),
+            CommandGroup(
+                name: "Sharing with client apps",
+                subcommands: [
+                    Client.self, Grant.self, Revoke.self, Grants.self, Log.self, Requests.self, Serve.self
+                ]),
+            CommandGroup(
+                name: "Files and backups",
+                subcommands: [Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self])
         ])
 
     @OptionGroup var options: VaultOptions

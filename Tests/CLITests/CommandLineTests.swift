@@ -24,10 +24,11 @@ import Testing
         var pending: [[String]] = [[]]
         while let path = pending.popLast() {
             let help = try cli.run(path + ["--help"]).stdout
-            // "SUBCOMMANDS:", then "  name   abstract" lines (wrapped abstracts are indented further), then a blank line.
+            // "SUBCOMMANDS:" (or a group's "PRESCRIPTIONS SUBCOMMANDS:"), then "  name   abstract"
+            // lines (wrapped abstracts are indented further), then a blank line.
             let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
             var children: [[String]] = []
-            if let start = lines.firstIndex(where: { $0.hasPrefix("SUBCOMMANDS:") }) {
+            for start in lines.indices where lines[start].hasSuffix("SUBCOMMANDS:") {
                 for line in lines[(start + 1)...] {
                     if line.isEmpty { break }
                     guard line.hasPrefix("  "), line.dropFirst(2).first?.isLetter == true else { continue }
@@ -39,6 +40,20 @@ import Testing
             pending += children
         }
         return found
+    }
+
+    /// The top-level help groups the commands, as git does its own.
+    @Test func theTopLevelHelpGroupsTheCommands() throws {
+        let help = try #require(try Self.helpTexts.get()[[]])
+        for group in [
+            "SET UP AND KEYS SUBCOMMANDS:", "PRESCRIPTIONS SUBCOMMANDS:", "PATIENTS SUBCOMMANDS:",
+            "ATTACHMENTS SUBCOMMANDS:", "SHARING WITH CLIENT APPS SUBCOMMANDS:", "FILES AND BACKUPS SUBCOMMANDS:"
+        ] {
+            #expect(help.contains(group), "\(group)")
+        }
+        #expect(!help.contains("\nSUBCOMMANDS:"), "every visible command is in a group")
+        let export = try #require(try Self.helpTexts.get()[["export"]]).split(whereSeparator: \.isWhitespace)
+        #expect(export.joined(separator: " ").contains("CSV or a printable PDF"))
     }
 
     @Test func everyCommandIsFound() throws {

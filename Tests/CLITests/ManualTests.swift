@@ -63,6 +63,13 @@ import Testing
             #expect(top.contains(".B \(path[1].replacingOccurrences(of: "-", with: "\\-"))\n"), "\(path)")
         }
         #expect(try page(["rxvault", "attach"]).contains("\\-\\-full\\-size"))
+        // The per-field flags --help leaves out are in the synopsis and the options of add and edit.
+        for command in ["add", "edit"] {
+            let text = try page(["rxvault", command])
+            let synopsis = text.components(separatedBy: ".SH DESCRIPTION")[0]
+            #expect(synopsis.contains("[\\-\\-od\\-sphere <"), "\(command)")
+            #expect(text.contains(".B \\-\\-os\\-cyl <"), "\(command)")
+        }
         #expect(top.contains(".SH EXIT STATUS") && top.contains(".B 65"))
     }
 

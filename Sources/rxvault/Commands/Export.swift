@@ -13,7 +13,8 @@ extension RxVaultCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
-            abstract: "Export prescriptions as FHIR R4, rxvault JSON or CSV, optionally age-encrypted.",
+            abstract:
+                "Export prescriptions as FHIR R4, rxvault JSON, CSV or a printable PDF, optionally age-encrypted.",
             discussion: flowing(
                 """
                 Exports the given prescriptions, or those the query filters select (all without either).

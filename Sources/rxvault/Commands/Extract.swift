@@ -14,7 +14,7 @@ extension RxVaultCommand {
     struct Extract: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "extract",
-            abstract: "Write an attachment back out, byte for byte.",
+            abstract: "Write an attachment back out, byte for byte as stored.",
             discussion: flowing(
                 """
                 The content is verified (every chunk, the final tag, size and SHA-256) before the file
