@@ -241,6 +241,12 @@ import Testing
         let outcomes = try #require(try cli.json(verified.stdout)["backups"] as? [[String: Any]])
         #expect(outcomes[0]["verified"] as? Bool == true && outcomes[1]["verified"] as? Bool == true)
         #expect(outcomes[2]["verified"] as? Bool == false)
+        // On a terminal, verifying shows how far it got (each backup is opened whole); not in a pipe.
+        let watched = try TerminalOutputTests.runOnTerminal(
+            cli, ["backup", "list", folder, "--verify", "--age-identity", cli.path("backup.key")], columns: 100,
+            stderrToo: true)
+        #expect(watched.stdout.contains("rxvault: verifying backups [#"), "\(watched)")
+        #expect(!verified.stderr.contains("verifying backups"), "\(verified)")
         // Without the identity, the recipient backups are not checked (77); a damaged one fails (76).
         let noIdentity = try cli.run(["backup", "list", folder, "--verify"])
         #expect(noIdentity.status == 77 && noIdentity.stdout.contains("give --age-identity"), "\(noIdentity)")
@@ -338,7 +344,13 @@ import Testing
         ])
         #expect(dry.status == 0, "\(dry)")
         #expect(try files(folder) == everything, "a dry run removes nothing")
-        #expect(dry.stdout.contains("would remove  \(name("2026-01-05T09:00:00Z"))"))
+        #expect(dry.stdout.contains("would remove \(name("2026-01-05T09:00:00Z"))"))
+        // One column of verdicts: every file name starts where the widest verdict's does.
+        let starts = Set(
+            dry.stdout.split(separator: "\n").compactMap { line in
+                line.range(of: "rxvault-").map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+            })
+        #expect(starts == ["would remove ".count], "\(dry.stdout)")
 
         let pruned = try cli.run([
             "backup", "prune", folder, "--keep-daily", "2", "--keep-weekly", "2", "--keep-monthly", "2"
@@ -370,9 +382,11 @@ import Testing
         ])
         #expect(opened.status == 0, "\(opened)")
         #expect(
-            opened.stdout.contains("keep    \(name("2026-02-03T18:00:00Z"))  the newest that verifies"), "\(opened)")
+            opened.stdout.contains("keep         \(name("2026-02-03T18:00:00Z"))  the newest that verifies"),
+            "\(opened)")
         #expect(
-            opened.stdout.contains("keep    \(name("2026-02-04T09:00:00Z"))  daily (FAILED: is damaged"), "\(opened)")
+            opened.stdout.contains("keep         \(name("2026-02-04T09:00:00Z"))  daily (FAILED: is damaged"),
+            "\(opened)")
         // With a key that opens nothing, nothing verifies and nothing is removed.
         _ = try cli.ageKeygen("stranger.key")
         let stranger = try cli.run([

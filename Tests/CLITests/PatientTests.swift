@@ -109,6 +109,12 @@ import Testing
         #expect(show.status == 64 && show.stderr.contains("matches 2 patients"))
         let missing = try cli.run(["patient", "show", "Nobody Here"])
         #expect(missing.status == 67 && missing.stderr.contains("no patient"), "\(missing)")
+        // The short id, as every other view shows it; JSON keeps the whole one.
+        let full = try #require(try patients(cli).first?["id"] as? String)
+        #expect(full.count == 32)
+        let shown = try cli.run(["patient", "show", String(full.prefix(8))])
+        #expect(shown.stdout.hasPrefix("patient  \(full.prefix(8))\n"), "\(shown)")
+        #expect(!shown.stdout.contains(full), "\(shown)")
     }
 
     /// On a terminal, `add` asks which of two matching patients is meant; `patient merge` asks

@@ -40,7 +40,13 @@ extension RxVaultCommand {
                 var outcomes: [BackupCheck.Outcome?] = Array(repeating: nil, count: entries.count)
                 if keys.verify && !entries.isEmpty {
                     let checker = try BackupCheck(keys: keys, options: options, label: "the backups in \(folder)")
-                    for (i, entry) in entries.enumerated() { outcomes[i] = checker.check(entry) }
+                    // Each backup is opened and checked whole: say how far it got, on a terminal.
+                    let progress = Progress("verifying backups")
+                    defer { progress.finish() }
+                    for (i, entry) in entries.enumerated() {
+                        progress.update(i, entries.count)
+                        outcomes[i] = checker.check(entry)
+                    }
                 }
                 if format == .json {
                     let items: [[String: Any]] = zip(entries, outcomes).map { entry, outcome in

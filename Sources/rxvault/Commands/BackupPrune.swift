@@ -126,6 +126,11 @@ extension RxVaultCommand {
 
                 var removed = 0
                 var failed = 0
+                // One column of verdicts, as wide as the longest this run can print.
+                let width = dryRun ? "would remove".count : "removed".count
+                func say(_ verdict: String, _ rest: String) {
+                    Terminal.out(verdict.padding(toLength: width, withPad: " ", startingAt: 0) + " " + rest)
+                }
                 // Newest first: every backup before the protected one is newer and did not verify.
                 // None of them is removed: a backup goes only while a newer one verifies.
                 var newerThanProtected = true
@@ -144,14 +149,14 @@ extension RxVaultCommand {
                     }
                     let note = findings[name].map { " (\($0))" } ?? ""
                     if !reasons.isEmpty {
-                        Terminal.out("keep    \(name)  \(reasons.joined(separator: ", "))\(note)")
+                        say("keep", "\(name)  \(reasons.joined(separator: ", "))\(note)")
                         continue
                     }
                     if dryRun {
-                        Terminal.out("would remove  \(name)\(note)")
+                        say("would remove", "\(name)\(note)")
                         removed += 1
                     } else if unlink(decision.item.path) == 0 {
-                        Terminal.out("removed \(name)\(note)")
+                        say("removed", "\(name)\(note)")
                         removed += 1
                     } else {
                         Terminal.err(

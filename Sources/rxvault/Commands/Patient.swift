@@ -38,7 +38,7 @@ extension RxVaultCommand {
                     case .json: Terminal.out(PatientOutput.json(summary, records).write(pretty: true))
                     default:
                         var pairs = [
-                            ("patient", summary.id.hex), ("name", summary.name),
+                            ("patient", summary.id.short), ("name", summary.name),
                             ("born", summary.birthDate?.description ?? "-")
                         ]
                         if !summary.merged.isEmpty {
