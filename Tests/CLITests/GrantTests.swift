@@ -78,8 +78,8 @@ import Testing
             try cli.run(["client", "add", "other", "--generate", "--identity-out", cli.path("mom.key")]).status == 73)
         #expect(
             try cli.run(["client", "add", "moms-phone", "--generate", "--identity-out", cli.path("x.key")]).status
-                == 65,
-            "names are unique")
+                == 73,
+            "names are unique (already exists, as a duplicate attachment)")
         #expect(try cli.run(["client", "add", "bad", "--recipient", "age1notakey"]).status == 65)
         #expect(try cli.run(["client", "add", "both", "--generate"]).status == 64)
 

@@ -93,32 +93,89 @@ import Testing
         }
     }
 
-    @Test func tablesFitTheTerminalByCuttingTheNameColumn() throws {
+    /// At 80 columns the eyes go beneath each row, one line each, then the dates: names and
+    /// values stay whole, every line fits, and `--wide` or a pipe keep one line per row.
+    @Test func tablesFitEightyColumnsWithNamesWhole() throws {
         let cli = try setUp()
         let whole = try cli.run(["list"])
-        let full = whole.stdout.split(separator: "\n").map { (line: Substring) in line.count }.max() ?? 0
-        #expect(whole.stdout.contains(Self.longName))
-        let columns = full - 20
-        let fitted = try Self.runOnTerminal(cli, ["list"], columns: columns)
+        #expect(whole.stdout.split(separator: "\n").count == 4)
+        let fitted = try Self.runOnTerminal(cli, ["list"], columns: 80)
         #expect(fitted.status == 0, "\(fitted)")
         let lines = fitted.stdout.split(separator: "\n")
-        #expect(lines.count == 4)
-        for line in lines { #expect(Self.visibleWidth(line) <= columns, "wider than \(columns): \(line)") }
-        #expect(fitted.stdout.contains("…") && !fitted.stdout.contains(Self.longName), "\(fitted)")
-        #expect(fitted.stdout.contains(String(Self.longName.prefix(10))), "\(fitted)")
-        // Values are never cut: every lens notation is whole.
-        for value in ["-2.25 -0.75 x180 add +2.00", "-3.25 bc 8.6 dia 14.2", "2028-03-01"] {
-            #expect(fitted.stdout.contains(value), "\(value) in \(fitted)")
-        }
+        for line in lines { #expect(Self.visibleWidth(line) <= 80, "wider than 80: \(line)") }
+        #expect(fitted.stdout.contains(Self.longName) && !fitted.stdout.contains("…"), "\(fitted)")
+        // Every lens notation whole, each eye on a line of its own under its row.
+        #expect(fitted.stdout.contains("    OD  -2.25 -0.75 x180 add +2.00"), "\(fitted)")
+        #expect(fitted.stdout.contains("    OS  -1.75 -0.50 x170 add +2.00 prism 1.5 BI"), "\(fitted)")
+        #expect(fitted.stdout.contains("-3.25 bc 8.6 dia 14.2"), "\(fitted)")
+        #expect(lines.count > 4, "\(fitted)")
 
-        let wide = try Self.runOnTerminal(cli, ["list", "--wide"], columns: columns)
-        #expect(wide.stdout.contains(Self.longName) && !wide.stdout.contains("…"), "\(wide)")
-        // A pipe is never cut, whatever COLUMNS says.
+        let wide = try Self.runOnTerminal(cli, ["list", "--wide"], columns: 80)
+        #expect(wide.stdout.split(separator: "\n").count == 4, "\(wide)")
+        // A pipe is never rearranged, whatever COLUMNS says.
         let piped = try cli.run(["list"], environment: ["COLUMNS": "40"])
-        #expect(piped.stdout.contains(Self.longName) && !piped.stdout.contains("…"), "\(piped)")
+        #expect(piped.stdout == whole.stdout, "\(piped)")
     }
 
-    @Test func grantsAreColouredAndCutToo() throws {
+    /// history and attachments fit too; the SHA-256 only with --long (or JSON).
+    @Test func historyAndAttachmentsFitEightyColumns() throws {
+        let cli = try setUp()
+        let rx = try cli.add(CLIHarness.glassesArguments)
+        #expect(
+            try cli.run(["edit", rx, "--os", "-2.00 -0.50 x170 add +2.00 prism 1.5 BI", "--note", "changed"]).status
+                == 0)
+        #expect(try cli.run(["attach", rx, AttachmentTests.photo]).status == 0)
+        for command in [["history", rx], ["attachments", rx]] {
+            let fitted = try Self.runOnTerminal(cli, command, columns: 80)
+            #expect(fitted.status == 0, "\(fitted)")
+            for line in fitted.stdout.split(separator: "\n") {
+                #expect(Self.visibleWidth(line) <= 80, "\(command): wider than 80: \(line)")
+            }
+        }
+        let attachments = try cli.run(["attachments", rx])
+        #expect(!attachments.stdout.contains("SHA-256"), "\(attachments)")
+        let long = try cli.run(["attachments", rx, "--long"])
+        #expect(long.stdout.contains("SHA-256"), "\(long)")
+        let hash = try #require(
+            (try cli.json(try cli.run(["attachments", rx, "--format", "json"]).stdout)["attachments"]
+                as? [[String: Any]])?.first?["sha256"] as? String)
+        #expect(long.stdout.contains(hash))
+    }
+
+    /// log: newest first, an export's many ids as the first and a count, --limit, and a pager on
+    /// a terminal only when the table is taller than the window.
+    @Test func theLogIsNewestFirstLimitedAndPaged() throws {
+        let cli = try setUp()
+        #expect(try cli.run(["export", "--format", "json", "--out", cli.path("all.json")]).status == 0)
+        #expect(
+            try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        let rx = try cli.add(CLIHarness.glassesArguments)
+        for _ in 0..<12 {
+            #expect(try cli.run(["grant", "shop", rx]).status == 0)
+            #expect(try cli.run(["revoke", "shop", rx]).status == 0)
+        }
+        let log = try cli.run(["log"])
+        let rows = log.stdout.split(separator: "\n").dropFirst()
+        let sequences = rows.compactMap { Int($0.prefix { $0.isNumber }) }
+        #expect(sequences == sequences.sorted(by: >) && sequences.count >= 26, "\(log)")
+        #expect(log.stdout.contains(" +2 "), "an export of three prescriptions: \(log)")
+        let everything = try cli.run(["log", "--long"])
+        #expect(everything.stdout.split(separator: "\n").contains { $0.contains(",") && $0.contains("export") })
+        let limited = try cli.run(["log", "--limit", "3"])
+        #expect(limited.stdout.split(separator: "\n").count == 4, "\(limited)")
+        #expect(limited.stdout.split(separator: "\n")[1].hasPrefix(String(sequences[0])), "\(limited)")
+
+        let paged = try Self.runOnTerminal(cli, ["log"], columns: 200, environment: ["PAGER": "sed s/^/paged:/"])
+        #expect(paged.status == 0 && paged.stdout.contains("paged:SEQ"), "\(paged)")
+        let direct = try Self.runOnTerminal(
+            cli, ["log", "--no-pager"], columns: 200, environment: ["PAGER": "sed s/^/paged:/"])
+        #expect(direct.status == 0 && !direct.stdout.contains("paged:"), "\(direct)")
+        let short = try Self.runOnTerminal(
+            cli, ["log", "--limit", "5"], columns: 200, environment: ["PAGER": "sed s/^/paged:/"])
+        #expect(!short.stdout.contains("paged:"), "it fits the window: \(short)")
+    }
+
+    @Test func grantsAreColouredAndFitToo() throws {
         let cli = try setUp()
         let rx = try cli.add(CLIHarness.glassesArguments)
         let long = "the-lens-shop-on-the-corner-of-high-street-and-mill-lane"
@@ -141,10 +198,11 @@ import Testing
 
         let full =
             try cli.run(["grants"]).stdout.split(separator: "\n").map { (line: Substring) in line.count }.max() ?? 0
-        let fitted = try Self.runOnTerminal(cli, ["grants"], columns: full - 15, environment: ["NO_COLOR": "1"])
-        for line in fitted.stdout.split(separator: "\n") { #expect(line.count <= full - 15, "\(line)") }
-        #expect(
-            fitted.stdout.contains("the-lens-shop") && fitted.stdout.contains("…") && !fitted.stdout.contains(long),
-            "\(fitted)")
+        #expect(full > 80)
+        let fitted = try Self.runOnTerminal(cli, ["grants"], columns: 80, environment: ["NO_COLOR": "1"])
+        for line in fitted.stdout.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
+        // The name stays whole; the times go beneath the row.
+        #expect(fitted.stdout.contains(long) && !fitted.stdout.contains("…"), "\(fitted)")
+        #expect(fitted.stdout.contains("    granted "), "\(fitted)")
     }
 }

@@ -15,11 +15,14 @@ extension RxVaultCommand {
         static let configuration = CommandConfiguration(
             commandName: "attachments",
             abstract: "List a prescription's attachments.",
-            discussion: "SHA-256 is of the original file, as sha256sum prints it.")
+            discussion:
+                "--long adds each file's SHA-256 (of the stored file, what 'extract' writes, as sha256sum prints it); JSON always has it."
+        )
 
         @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs))
         var prescription: String
         @Option(help: "Output format.") var format: DocumentFormat = .table
+        @Flag(help: "Add the SHA-256 of each file (64 characters) to the table.") var long = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -50,14 +53,14 @@ extension RxVaultCommand {
                     let short = RecordID.shortForms(attachments.map(\.id))
                     Terminal.out(
                         Table.render(
-                            headers: ["ID", "NAME", "TYPE", "SIZE", "DETAILS", "SHA-256", "ADDED"],
+                            headers: ["ID", "NAME", "TYPE", "SIZE", "DETAILS", "ADDED"] + (long ? ["SHA-256"] : []),
                             rows: attachments.map { a in
                                 let m = a.metadata
                                 return [
                                     short[a.id]!, m.name, m.type.rawValue, ByteCount(m.size).description, m.dimensions,
-                                    m.sha256, m.added
-                                ]
-                            }))
+                                    m.added
+                                ] + (long ? [m.sha256] : [])
+                            }, overflow: [.init(columns: [5])], style: .forStandardOutput(wide: long)))
                 }
             }
         }

@@ -18,7 +18,10 @@ extension RxVaultCommand {
         @Option(help: "Only this prescription (id prefix).", completion: .custom(Completion.prescriptionIDs)) var rx:
             String?
         @Option(help: "Output format.") var format: DocumentFormat = .table
-        @Flag(help: "Show every cell whole, however wide the terminal (client names are otherwise cut with … to fit).")
+        @Flag(
+            help:
+                "One line per row, however narrow the terminal (otherwise columns that do not fit go on lines beneath each row)."
+        )
         var wide = false
         @OptionGroup var options: VaultOptions
 

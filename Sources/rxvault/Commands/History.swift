@@ -17,6 +17,11 @@ extension RxVaultCommand {
         @Argument(help: "The prescription's id (any unique prefix).", completion: .custom(Completion.prescriptionIDs))
         var id: String
         @Option(help: "Output format.") var format: DocumentFormat = .table
+        @Flag(
+            help:
+                "One line per row, however narrow the terminal (otherwise columns that do not fit go on lines beneath each row)."
+        )
+        var wide = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -42,7 +47,9 @@ extension RxVaultCommand {
                                     v.prescription.expires?.description ?? "-", v.notation(.right), v.notation(.left),
                                     Self.changeText(v.record, changes)
                                 ]
-                            }))
+                            },
+                            overflow: [.init(columns: [4, 5], stacked: true), .init(columns: [6]), .init(columns: [1])],
+                            style: .forStandardOutput(wide: wide)))
                 }
             }
         }

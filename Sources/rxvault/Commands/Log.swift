@@ -14,7 +14,7 @@ extension RxVaultCommand {
             commandName: "log",
             abstract: "Show the audit log: grants, revokes, client reads, exports, backups.",
             discussion:
-                "The log is encrypted and hash-chained; 'rxvault check' verifies it. An entry the owner cannot vouch for (a client read not authenticated by the client it names) is shown marked NOT VERIFIED, with a warning."
+                "The log is encrypted and hash-chained; 'rxvault check' verifies it. An entry the owner cannot vouch for (a client read not authenticated by the client it names) is shown marked NOT VERIFIED, with a warning. The table shows the newest entries first, through a pager on a terminal when it is taller than the window (PAGER, default less; --no-pager prints directly); JSON keeps the log's order. --limit N keeps the newest N."
         )
         @Option(
             help: "Only entries about this client (name or id prefix).", completion: .custom(Completion.clientNames))
@@ -23,8 +23,16 @@ extension RxVaultCommand {
             help: "Only entries about this prescription (id prefix).", completion: .custom(Completion.prescriptionIDs))
         var rx: String?
         @Option(help: ArgumentHelp("Only entries on or after this day.", valueName: "yyyy-mm-dd")) var since: String?
+        @Option(help: ArgumentHelp("Only the newest N entries.", valueName: "n")) var limit: Int?
         @Option(help: "Output format.") var format: DocumentFormat = .table
+        @Flag(help: "Every prescription id of an entry (an export names many), not the first and a count.")
+        var long = false
+        @Flag(help: "Print directly, never through a pager.") var noPager = false
         @OptionGroup var options: VaultOptions
+
+        func validate() throws {
+            if let limit, limit < 1 { throw ValidationError("--limit \(limit): give 1 or more entries") }
+        }
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
@@ -37,7 +45,8 @@ extension RxVaultCommand {
                 let vault = try options.openVault(command: "log")
                 let c = try client.map { try vault.resolveClient($0) }
                 let p = try rx.map { try vault.resolve($0) }
-                let entries = try vault.log(client: c, prescription: p, since: day)
+                var entries = try vault.log(client: c, prescription: p, since: day)
+                if let limit { entries = Array(entries.suffix(limit)) }
                 let names = Dictionary(uniqueKeysWithValues: try vault.clients().map { ($0.id.hex, $0.name) })
                 func who(_ id: String?) -> String {
                     guard let id else { return "-" }
@@ -64,17 +73,24 @@ extension RxVaultCommand {
                     Terminal.err(
                         "rxvault: the log has no entries\(c != nil || p != nil || day != nil ? " matching that" : "")")
                 } else {
-                    Terminal.out(
+                    // Newest first, as `git log`; an export's many ids as the first and a count.
+                    func prescriptions(_ ids: [String]) -> String {
+                        let shown = ids.map { String($0.prefix(8)) }
+                        if long || shown.count <= 1 { return shown.joined(separator: ",") }
+                        return "\(shown[0]) +\(shown.count - 1)"
+                    }
+                    Pager.show(
                         Table.render(
                             headers: ["SEQ", "TIME", "ACTOR", "ACTION", "CLIENT", "PRESCRIPTIONS", "DETAIL"],
-                            rows: entries.map { r in
+                            rows: entries.reversed().map { r in
                                 [
                                     String(r.sequence), r.event.time, who(r.event.actor), r.event.action.rawValue,
-                                    who(r.event.client),
-                                    r.event.prescriptions.map { String($0.prefix(8)) }.joined(separator: ","),
+                                    who(r.event.client), prescriptions(r.event.prescriptions),
                                     (r.isVerified ? "" : "NOT VERIFIED ") + (r.event.readableDetail ?? "")
                                 ]
-                            }))
+                            }, overflow: [.init(columns: [1]), .init(columns: [6])],
+                            style: .forStandardOutput(wide: long)),
+                        enabled: !noPager)
                 }
                 let unverified = entries.filter { !$0.isVerified }
                 if !unverified.isEmpty {

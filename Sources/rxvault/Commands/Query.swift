@@ -22,7 +22,10 @@ extension RxVaultCommand {
         @OptionGroup var filters: FilterOptions
         @Option(help: "Output format (ndjson: one JSON object per line).") var format: OutputFormat = .table
         @Option(help: "Print cylinders in minus- or plus-cyl form (default: as written).") var cyl: CylinderForm?
-        @Flag(help: "Show every cell whole, however wide the terminal (names are otherwise cut with … to fit).")
+        @Flag(
+            help:
+                "One line per row, however narrow the terminal (otherwise columns that do not fit go on lines beneath each row)."
+        )
         var wide = false
         @OptionGroup var options: VaultOptions
 

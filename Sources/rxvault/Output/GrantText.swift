@@ -10,7 +10,8 @@ import RxVault
 
 enum GrantText {
     /// EXPIRES and STATUS in red for an expired grant, yellow for one that ends within the
-    /// window a prescription counts as expiring in; CLIENT (a name) is cut to fit.
+    /// window a prescription counts as expiring in. On a narrow terminal the times (granted,
+    /// last read) go beneath the row, then whether attachments are shared: names stay whole.
     static func table(_ grants: [GrantSummary], today: CalendarDate, style: TableStyle = .plain) -> String {
         Table.render(
             headers: ["CLIENT", "PRESCRIPTION", "GRANTED", "EXPIRES", "ATTACHMENTS", "STATUS", "LAST READ"],
@@ -26,7 +27,8 @@ enum GrantText {
                     ? .expired
                     : g.expires.map { today.days(until: $0) <= PrescriptionStatus.defaultWarningDays } == true
                         ? .expiring : nil
-            }, tinted: [3, 5], shrinkable: [0], style: style)
+            }, tinted: [3, 5], overflow: [.init(columns: [2, 6]), .init(columns: [4]), .init(columns: [3, 5])],
+            style: style)
     }
 
     /// "2026-12-31", or a duration from today: "30d", "12w", "6m". The end must be a day the

@@ -23,7 +23,7 @@ enum PrescriptionOutput {
                     headers: PrescriptionText.listHeaders,
                     rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) },
                     tones: views.map { PrescriptionText.tone($0.status) }, tinted: PrescriptionText.listTinted,
-                    shrinkable: PrescriptionText.listShrinkable, style: .forStandardOutput(wide: wide)))
+                    overflow: PrescriptionText.listOverflow, style: .forStandardOutput(wide: wide)))
         case .json:
             let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
             Terminal.out(list.text())

@@ -63,9 +63,12 @@ enum PrescriptionText {
     }
 
     static let listHeaders = ["ID", "KIND", "PATIENT", "ISSUED", "EXPIRES", "STATUS", "OD", "OS"]
-    /// EXPIRES and STATUS take the row's colour; PATIENT (free text) is what is cut to fit.
+    /// EXPIRES and STATUS take the row's colour. On a narrow terminal the eyes go beneath the
+    /// row, one line each, then the dates, then the status (in its colour): names stay whole.
     static let listTinted: Set<Int> = [4, 5]
-    static let listShrinkable: Set<Int> = [2]
+    static let listOverflow: [Table.Overflow] = [
+        .init(columns: [6, 7], stacked: true), .init(columns: [3, 4]), .init(columns: [5])
+    ]
 
     static func tone(_ status: PrescriptionStatus) -> Tone? {
         switch status {

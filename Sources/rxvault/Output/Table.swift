@@ -25,44 +25,72 @@ enum Table {
         render(headers: headers, rows: rows, style: .plain)
     }
 
+    /// Columns that may leave the row for lines of their own beneath it when the table is wider
+    /// than the terminal: the eyes' lens columns (one line per eye, `stacked`), dates, times.
+    struct Overflow {
+        let columns: [Int]
+        /// Each column on its own line ("  OD  -2.25 -0.75 x180"), else the group on one line.
+        var stacked = false
+    }
+
     /// A table as `style` wants it: cells of rows with a tone in colour (only the `tinted`
-    /// columns), and, when it has a width, the widest of the `shrinkable` columns (free text:
-    /// names) cut with an ellipsis until the table fits. Values (ids, dates, lens powers) are
-    /// never cut: a truncated power would read as another power.
+    /// columns), and, when it has a width and the table is wider, the `overflow` groups moved
+    /// out of the row, in order, onto lines beneath it until the row fits. Nothing is cut:
+    /// names stay whole, and a truncated power would read as another power.
     static func render(
         headers: [String], rows: [[String]], tones: [Tone?] = [], tinted: Set<Int> = [],
-        shrinkable: Set<Int> = [], style: TableStyle
+        overflow: [Overflow] = [], style: TableStyle
     ) -> String {
-        var all = [headers] + rows.map { $0.map(displayable) }
-        var widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let body = rows.map { $0.map(displayable) }
+        let all = [headers] + body
+        let gap = 2
+        func width(of columns: [Int]) -> Int {
+            columns.map { column in all.map { $0[column].count }.max() ?? 0 }.reduce(0, +)
+                + gap * max(0, columns.count - 1)
+        }
+        var shown = Array(headers.indices)
+        var moved: [Overflow] = []
         if let limit = style.width {
-            let gap = 2 * max(0, headers.count - 1)
-            // The header's own width is the least a column keeps (and at least 4: "Sam…").
-            while widths.reduce(0, +) + gap > limit {
-                guard
-                    let widest = shrinkable.filter({ widths[$0] > max(4, headers[$0].count) }).max(by: {
-                        widths[$0] < widths[$1]
-                    })
-                else { break }
-                let floor = max(4, headers[widest].count)
-                widths[widest] = max(floor, widths[widest] - (widths.reduce(0, +) + gap - limit))
-                for row in all.indices where all[row][widest].count > widths[widest] {
-                    all[row][widest] = String(all[row][widest].prefix(widths[widest] - 1)) + "…"
+            for group in overflow where width(of: shown) > limit {
+                shown.removeAll { group.columns.contains($0) }
+                moved.append(group)
+            }
+        }
+        let widths = Dictionary(
+            uniqueKeysWithValues: shown.map { column in (column, all.map { $0[column].count }.max() ?? 0) })
+        var lines: [String] = []
+        for (index, row) in all.enumerated() {
+            let tone = index == 0 ? nil : (index - 1 < tones.count ? tones[index - 1] : nil)
+            func coloured(_ column: Int, _ text: String) -> String {
+                guard let tone, style.colour, tinted.contains(column) else { return text }
+                return tone.escape + text + TableStyle.reset
+            }
+            lines.append(
+                shown.enumerated().map { position, column in
+                    let cell = row[column]
+                    // Colour only the text, not the padding: a terminal shows trailing colour otherwise.
+                    let padding = position == shown.count - 1 ? 0 : max(0, widths[column]! - cell.count)
+                    return coloured(column, cell) + String(repeating: " ", count: padding)
+                }.joined(separator: "  ").trailingSpacesDropped)
+            guard index > 0 else { continue }
+            for group in moved {
+                if group.stacked {
+                    let labelWidth = group.columns.map { headers[$0].count }.max() ?? 0
+                    for column in group.columns {
+                        let label = headers[column]
+                        lines.append(
+                            "    " + label + String(repeating: " ", count: labelWidth - label.count) + "  "
+                                + coloured(column, row[column]))
+                    }
+                } else {
+                    lines.append(
+                        "    "
+                            + group.columns.map { "\(headers[$0].lowercased()) \(coloured($0, row[$0]))" }.joined(
+                                separator: "  "))
                 }
             }
         }
-        return all.enumerated().map { index, row in
-            let tone = index == 0 ? nil : (index - 1 < tones.count ? tones[index - 1] : nil)
-            return row.enumerated().map { column, cell in
-                let padded =
-                    column == row.count - 1
-                    ? cell : cell + String(repeating: " ", count: max(0, widths[column] - cell.count))
-                guard let tone, style.colour, tinted.contains(column) else { return padded }
-                // Colour only the text, not the padding: a terminal shows trailing colour otherwise.
-                let trailing = padded.count - cell.count
-                return tone.escape + cell + TableStyle.reset + String(repeating: " ", count: trailing)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        return lines.joined(separator: "\n")
     }
 
     /// `key  value` lines with the keys aligned.
@@ -101,5 +129,14 @@ enum CSV {
     static func text(_ value: String?) -> String {
         guard let value, let first = value.first else { return "" }
         return "=+-@\t\r".contains(first) ? "'" + value : value
+    }
+}
+
+extension String {
+    /// Without the spaces at the end (a row whose last cells are empty).
+    var trailingSpacesDropped: String {
+        var text = Substring(self)
+        while text.last == " " { text = text.dropLast() }
+        return String(text)
     }
 }
