@@ -20,14 +20,39 @@ struct VisionPrescriptionSearch {
         }
     }
 
+    /// A `_lastUpdated` bound: a day (every time in it) or a time ("2026-11-27T04:18:54Z"),
+    /// compared with the newest version's `meta.lastUpdated`.
+    struct UpdatedBound {
+        let comparison: DateBound.Comparison
+        let value: String
+
+        func admits(_ recorded: String) -> Bool {
+            // A day compares with the day part; a time with the time (both in rxvault's one form,
+            // so the text order is the time order).
+            let other = value.count == 10 ? String(recorded.prefix(10)) : recorded
+            switch comparison {
+            case .eq: return other == value
+            case .ge: return other >= value
+            case .le: return other <= value
+            case .gt: return other > value
+            case .lt: return other < value
+            }
+        }
+    }
+
     var patient: String?
     var dateWritten: [DateBound] = []
+    var lastUpdated: [UpdatedBound] = []
+    /// `_include=VisionPrescription:patient`: the page's patients as entries of their own.
+    var includePatients = false
     var status: String?
     var identifier: String?
     var count = ServeSettings.defaultPageSize
     var offset = 0
 
-    static let supported = ["patient", "datewritten", "status", "identifier", "_count", "_offset"]
+    static let supported = [
+        "patient", "datewritten", "status", "identifier", "_lastUpdated", "_include", "_count", "_offset"
+    ]
 
     init(_ parameters: [(String, String)]) throws(APIError) {
         for (name, value) in parameters {
@@ -69,11 +94,32 @@ struct VisionPrescriptionSearch {
                 } else {
                     identifier = value
                 }
-            case "_count":
-                guard let n = Int(value), (1...ServeSettings.maxPageSize).contains(n) else {
-                    throw .invalid("_count: a number from 1 to \(ServeSettings.maxPageSize)")
+            case "_lastUpdated":
+                var text = Substring(value)
+                var comparison = DateBound.Comparison.eq
+                if let prefix = DateBound.Comparison(rawValue: String(text.prefix(2))), text.first?.isLetter == true {
+                    comparison = prefix
+                    text = text.dropFirst(2)
                 }
-                count = n
+                let bound = String(text)
+                guard CalendarDate(iso: bound) != nil || Self.isTimestamp(bound) else {
+                    throw .invalid(
+                        "_lastUpdated: '\(value)' is not a date or time (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, optionally after ge, le, gt, lt or eq)"
+                    )
+                }
+                lastUpdated.append(UpdatedBound(comparison: comparison, value: bound))
+            case "_include":
+                guard value == "VisionPrescription:patient" else {
+                    throw .invalid("_include: only VisionPrescription:patient is supported")
+                }
+                includePatients = true
+            case "_count":
+                // More than the largest page is that page, as FHIR servers answer; 0 asks for the
+                // total alone.
+                guard let n = Int(value), n >= 0 else {
+                    throw .invalid("_count: a number from 0 (at most \(ServeSettings.maxPageSize) are sent)")
+                }
+                count = min(n, ServeSettings.maxPageSize)
             case "_offset":
                 guard let n = Int(value), n >= 0, n <= 10_000_000 else { throw .invalid("_offset: a number from 0") }
                 offset = n
@@ -87,8 +133,24 @@ struct VisionPrescriptionSearch {
     func matches(_ record: PrescriptionRecord) -> Bool {
         if let patient, FHIR.patientResourceID(record.prescription.patient) != patient { return false }
         if let status, !(RecordStatus.list(status) ?? []).contains(record.prescription.recordStatus) { return false }
-        if let identifier, identifier.lowercased() != record.id.hex { return false }
+        // The whole id, or the owner's short form of it (8 or more hex digits, as `list` shows).
+        if let identifier {
+            let wanted = identifier.lowercased()
+            guard wanted == record.id.hex || (wanted.count >= 8 && record.id.hex.hasPrefix(wanted)) else {
+                return false
+            }
+        }
+        if !lastUpdated.allSatisfy({ $0.admits(record.recorded) }) { return false }
         return dateWritten.allSatisfy { $0.admits(record.prescription.issued) }
+    }
+
+    /// "2026-11-27T04:18:54Z", the one form rxvault writes times in (UTC, seconds).
+    static func isTimestamp(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        guard b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A
+        else { return false }
+        return [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].allSatisfy { (0x30...0x39).contains(b[$0]) }
+            && CalendarDate(iso: String(text.prefix(10))) != nil
     }
 
     /// The query string of this search at another offset (for Bundle links).
@@ -99,6 +161,8 @@ struct VisionPrescriptionSearch {
         for bound in dateWritten { add("datewritten", bound.comparison.rawValue + bound.day.description) }
         if let status { add("status", status) }
         if let identifier { add("identifier", identifier) }
+        for bound in lastUpdated { add("_lastUpdated", bound.comparison.rawValue + bound.value) }
+        if includePatients { add("_include", "VisionPrescription:patient") }
         add("_count", String(count))
         add("_offset", String(offset))
         return parts.joined(separator: "&")

@@ -45,4 +45,25 @@ import Testing
         let garbled = try cli.run(["unlock", "--max-lifetime", "8 hours"])
         #expect(garbled.status == 64 && garbled.stderr.contains("written 90s, 15m, 8h or 1h30m"), "\(garbled)")
     }
+
+    /// The owner sees the id a client app's requests use: in `show` and in `grants`.
+    @Test func theOwnerSeesTheIDTheAppSees() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        #expect(
+            try cli.run(["client", "add", "shop", "--generate", "--identity-out", cli.path("shop.key")]).status == 0)
+        #expect(try cli.run(["grant", "shop", id]).status == 0)
+        let granted = try cli.json(try cli.run(["grants", "--format", "json"]).stdout)
+        let first = try #require((granted["grants"] as? [[String: Any]])?.first)
+        let apiID = try #require(first["apiID"] as? String)
+        #expect(apiID.count == 36 && apiID.split(separator: "-").count == 5, "\(apiID)")
+        let shown = try cli.run(["show", id])
+        #expect(shown.stdout.contains("API id        VisionPrescription/\(apiID)"), "\(shown)")
+        #expect(try cli.run(["grants", "--wide"]).stdout.contains(apiID))
+        // It is the id the export and the API give the resource.
+        let exported = try cli.run(["export", "--format", "fhir", "--out", "-"])
+        let compact = exported.stdout.filter { !$0.isWhitespace }
+        #expect(compact.contains("\"id\":\"\(apiID)\""), "\(exported.stdout.prefix(600))")
+    }
 }

@@ -75,8 +75,8 @@ import Testing
         try await vault.serve { api in
             let token = try await api.token("shop")
             for query in [
-                "foo=bar", "datewritten=yesterday", "_count=100000", "_count=0", "status=revoked", "status=all",
-                "_offset=-1"
+                "foo=bar", "datewritten=yesterday", "_count=-1", "_count=many", "status=revoked", "status=all",
+                "_offset=-1", "_lastUpdated=today", "_lastUpdated=ge2026-13-01", "_include=VisionPrescription:performer"
             ] {
                 let answer = try await api.get("/VisionPrescription?\(query)", token: token)
                 #expect(answer.status == .badRequest && answer.outcome == "invalid", "\(query): \(answer.text)")
@@ -99,8 +99,32 @@ import Testing
             #expect(withdrawn.resources.first?["status"] as? String == "cancelled")
             #expect(try await ids("identifier=\(FHIR.identifierSystem)|\(glasses.id.hex)") == [glasses.id.hex])
             #expect(try await ids("identifier=urn:other|\(glasses.id.hex)").isEmpty)
+            // The owner's short id (8 or more hex digits, as `list` shows it) finds it too.
+            #expect(try await ids("identifier=\(glasses.id.short)") == [glasses.id.hex])
+            #expect(try await ids("identifier=\(glasses.id.hex.prefix(4))").isEmpty, "too short to mean one")
             let patient = FHIR.patientResourceID(glasses.prescription.patient)
             #expect(try await ids("patient=Patient/\(patient)").count == 2, "one patient record for both")
+            // What changed since: _lastUpdated against each resource's meta.lastUpdated.
+            let meta = try #require(
+                (try await api.get("/VisionPrescription?status=active", token: token)).resources.first?["meta"]
+                    as? [String: Any])
+            let recorded = try #require(meta["lastUpdated"] as? String)
+            #expect(try await ids("_lastUpdated=ge\(recorded)").count == 2)
+            #expect(try await ids("_lastUpdated=gt\(recorded)").isEmpty)
+            #expect(try await ids("_lastUpdated=\(recorded.prefix(10))").count == 2)
+            #expect(try await ids("_lastUpdated=lt\(recorded.prefix(10))").isEmpty)
+            // _include adds each patient once, as an include entry outside the total.
+            let included = try await api.get("/VisionPrescription?_include=VisionPrescription:patient", token: token)
+            let modes = (included.json["entry"] as? [[String: Any]] ?? []).compactMap {
+                ($0["search"] as? [String: Any])?["mode"] as? String
+            }
+            #expect(included.total == 2 && modes.sorted() == ["include", "match", "match"], "\(included.text)")
+            #expect(included.text.contains("\"resourceType\":\"Patient\""))
+            // A page larger than the largest is the largest, as FHIR servers answer; 0 is the total alone.
+            let big = try await api.get("/VisionPrescription?_count=100000", token: token)
+            #expect(big.status == .ok && big.resources.count == 2, "\(big.text)")
+            let none = try await api.get("/VisionPrescription?_count=0", token: token)
+            #expect(none.status == .ok && none.total == 2 && none.resources.isEmpty, "\(none.text)")
             #expect(try await ids("patient=\(UUID().uuidString.lowercased())").isEmpty)
 
             // Pages: self, next and previous links that carry the search.

@@ -42,9 +42,18 @@ struct MetadataRoutes {
                                     "status", "token",
                                     "active, cancelled, draft or entered-in-error (comma-separated: any of them); a withdrawn prescription is never valid"
                                 ),
-                                parameter("identifier", "token", "\(FHIR.identifierSystem)|<rxvault id>"),
-                                parameter("_count", "number", "page size, 1 to \(ServeSettings.maxPageSize)")
-                            ])
+                                parameter(
+                                    "identifier", "token",
+                                    "\(FHIR.identifierSystem)|<rxvault id>, or the owner's id (8 or more hex digits)"),
+                                parameter(
+                                    "_lastUpdated", "date",
+                                    "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ with ge, le, gt, lt or eq: what changed since"),
+                                parameter(
+                                    "_count", "number",
+                                    "page size, 0 (the total alone) to \(ServeSettings.maxPageSize); more is \(ServeSettings.maxPageSize)"
+                                )
+                            ]),
+                            "searchInclude": .array([.string("VisionPrescription:patient")])
                         ]),
                         .fields(["type": .string("Patient"), "interaction": interactions("read")]),
                         .fields([

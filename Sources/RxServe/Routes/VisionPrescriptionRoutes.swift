@@ -44,12 +44,26 @@ struct VisionPrescriptionRoutes {
             links.append(link("next", offset: search.offset + search.count))
         }
         if search.offset > 0 { links.append(link("previous", offset: max(0, search.offset - search.count))) }
-        let entries: [JSONValue] = page.map { record in
+        var entries: [JSONValue] = page.map { record in
             .fields([
                 "fullUrl": .string("\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))"),
                 "resource": FHIR.visionPrescriptionResource(record, for: .api),
                 "search": .fields(["mode": .string("match")])
             ])
+        }
+        if search.includePatients {
+            // Each patient of the page once, as an "include" entry (not counted in the total).
+            var seen: Set<String> = []
+            for record in page {
+                let patient = record.prescription.patient
+                let id = FHIR.patientResourceID(patient)
+                guard seen.insert(id).inserted else { continue }
+                entries.append(
+                    .fields([
+                        "fullUrl": .string("\(base)/Patient/\(id)"), "resource": FHIR.patientResource(patient),
+                        "search": .fields(["mode": .string("include")])
+                    ]))
+            }
         }
         await support.logRead(client, prescriptions: page.map(\.id), detail: "api search VisionPrescription")
         return FHIRResponse.ok(RouteSupport.bundle("searchset", total: matches.count, links: links, entries: entries))

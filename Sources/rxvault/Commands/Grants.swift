@@ -36,6 +36,7 @@ extension RxVaultCommand {
                     let items: [[String: Any]] = grants.map { g in
                         var item: [String: Any] = [
                             "client": g.client.name, "clientID": g.client.id.hex, "prescription": g.prescriptionID.hex,
+                            "apiID": FHIR.prescriptionResourceID(g.prescriptionID),
                             "granted": g.granted, "attachments": g.includesAttachments, "active": g.isActive(on: today)
                         ]
                         if let e = g.expires { item["expires"] = e.description }

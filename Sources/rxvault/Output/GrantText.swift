@@ -14,12 +14,13 @@ enum GrantText {
     /// last read) go beneath the row, then whether attachments are shared: names stay whole.
     static func table(_ grants: [GrantSummary], today: CalendarDate, style: TableStyle = .plain) -> String {
         Table.render(
-            headers: ["CLIENT", "PRESCRIPTION", "GRANTED", "EXPIRES", "ATTACHMENTS", "STATUS", "LAST READ"],
+            headers: ["CLIENT", "PRESCRIPTION", "GRANTED", "EXPIRES", "ATTACHMENTS", "STATUS", "LAST READ", "API ID"],
             rows: grants.map { g in
                 [
                     g.client.name, g.prescriptionID.short, g.granted, g.expires?.description ?? "-",
                     g.includesAttachments ? "yes" : "no",
-                    g.isActive(on: today) ? "active" : "expired", g.lastRead ?? "never"
+                    g.isActive(on: today) ? "active" : "expired", g.lastRead ?? "never",
+                    FHIR.prescriptionResourceID(g.prescriptionID)
                 ]
             },
             tones: grants.map { g in
@@ -27,7 +28,8 @@ enum GrantText {
                     ? .expired
                     : g.expires.map { today.days(until: $0) <= PrescriptionStatus.defaultWarningDays } == true
                         ? .expiring : nil
-            }, tinted: [3, 5], overflow: [.init(columns: [2, 6]), .init(columns: [4]), .init(columns: [3, 5])],
+            }, tinted: [3, 5],
+            overflow: [.init(columns: [7]), .init(columns: [2, 6]), .init(columns: [4]), .init(columns: [3, 5])],
             style: style)
     }
 

@@ -8,6 +8,8 @@ enum PrescriptionText {
         let rx = view.prescription
         var pairs: [(String, String)] = [
             ("prescription", "\(shortID)  \(rx.kind.rawValue), version \(view.record.version)"),
+            // What a client app sees: the FHIR id its requests and responses use.
+            ("API id", "VisionPrescription/\(FHIR.prescriptionResourceID(view.record.id))"),
             ("patient", rx.patient.name + (rx.patient.birthDate.map { " (born \($0))" } ?? "")),
             (
                 "prescriber",
