@@ -115,7 +115,8 @@ class RxvaultClient:
         """Every page of GET /VisionPrescription, following the Bundle's next links."""
         path = "/VisionPrescription"
         if params:
-            path += "?" + urllib.parse.urlencode(params)
+            # A parameter given several times (datewritten=ge...&datewritten=lt...) is a list.
+            path += "?" + urllib.parse.urlencode(params, doseq=True)
         resources = []
         while path:
             bundle = self._request("GET", path)
@@ -158,7 +159,8 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     listing = sub.add_parser("list")
     listing.add_argument("--patient")
-    listing.add_argument("--datewritten", action="append")
+    listing.add_argument("--datewritten", action="append", help="e.g. ge2026-01-01; may be repeated")
+    listing.add_argument("--updated-since", help="only what changed since: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ")
     sub.add_parser("metadata")
     for name in ("show", "history", "attachments", "patient", "request-status"):
         sub.add_parser(name).add_argument("id")
@@ -176,10 +178,15 @@ def main():
         if args.command == "metadata":
             result = client._request("GET", "/metadata", authorized=False)
         elif args.command == "list":
+            # Every filter given, together (the server ANDs them; repeated dates bound a range).
             params = {}
             if args.patient:
                 params["patient"] = args.patient
-            result = client.search(**params) if not args.datewritten else client.search(datewritten=args.datewritten[0])
+            if args.datewritten:
+                params["datewritten"] = args.datewritten
+            if args.updated_since:
+                params["_lastUpdated"] = "ge" + args.updated_since
+            result = client.search(**params)
         elif args.command == "show":
             result = client.read("VisionPrescription", args.id)
         elif args.command == "history":

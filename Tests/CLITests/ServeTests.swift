@@ -269,6 +269,21 @@ import Testing
         #expect(answered["status"] as? String == "answered" && (answered["granted"] as? [String])?.count == 1)
         let (_, after, _) = try server.client(identity: shop, ["list"])
         #expect((try JSONSerialization.jsonObject(with: Data(after.utf8)) as? [[String: Any]])?.count == 2)
+        // Every filter counts together: the patient with dates, and every date bound given.
+        func count(_ filters: [String]) throws -> Int? {
+            let (code, out, err) = try server.client(identity: shop, ["list"] + filters)
+            #expect(code == 0, "\(filters): \(err)")
+            return (try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])?.count
+        }
+        let patient = try #require(
+            ((try JSONSerialization.jsonObject(with: Data(after.utf8)) as? [[String: Any]])?.first?["patient"]
+                as? [String: Any])?["reference"] as? String)
+        #expect(try count(["--patient", patient, "--datewritten", "ge2026-01-01"]) == 2)
+        #expect(
+            try count(["--patient", "Patient/\(UUID().uuidString.lowercased())", "--datewritten", "ge2026-01-01"]) == 0)
+        #expect(try count(["--datewritten", "ge2026-01-01", "--datewritten", "lt2026-03-01"]) == 0)
+        #expect(try count(["--datewritten", "ge2026-01-01", "--datewritten", "lt2026-03-02"]) == 2)
+        #expect(try count(["--updated-since", "2000-01-01"]) == 2)
         #expect(try cli.run(["requests"]).stdout.contains("no access requests waiting"))
         // The log's table says what was asked and answered in words; its JSON keeps the record.
         let logTable = try cli.run(["log"]).stdout
