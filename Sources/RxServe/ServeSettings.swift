@@ -40,6 +40,11 @@ public struct ServeSettings: Sendable {
     /// Served reads are written to the owner's audit log at least this often.
     public var auditFlushSeconds: UInt64 = 1
     /// Largest page of a search.
+    /// Called once for each access request a client makes (`serve --on-request CMD`), with the
+    /// request's id and the client's name as the owner registered it: never the request's text,
+    /// which the client wrote, nor anything of a prescription.
+    public var onAccessRequest: (@Sendable (_ requestID: String, _ clientName: String) -> Void)?
+
     public static let maxPageSize = 200
     public static let defaultPageSize = 50
 

@@ -235,6 +235,35 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: runtime + "/rxvault").isEmpty, "no socket is left")
     }
 
+    /// `--on-request` tells the owner of each access request by running their command, with the
+    /// request's id and the client's name, and nothing the client wrote or any prescription.
+    @Test func theOwnersCommandHearsOfEachAccessRequest() throws {
+        let (cli, _, _, shop, _) = try household()
+        let heard = cli.path("heard.txt")
+        let environment = cli.path("environment.txt")
+        let server = try ServerProcess(
+            cli,
+            arguments: [
+                "--socket", cli.path("api.sock"), "--on-request",
+                "printf '%s %s\\n' \"$RXVAULT_REQUEST_ID\" \"$RXVAULT_REQUEST_CLIENT\" >> '\(heard)'; env > '\(environment)'"
+            ])
+        defer { server.stop() }
+        let (asked, askedOut, askedErr) = try server.client(
+            identity: shop, ["request", "--reason", "ordering lenses; rm -rf ~", "--kind", "contacts"])
+        #expect(asked == 0, "\(askedErr)")
+        let request = try #require(try JSONSerialization.jsonObject(with: Data(askedOut.utf8)) as? [String: Any])
+        let requestID = try #require(request["id"] as? String)
+        var text = ""
+        for _ in 0..<100 where !text.contains("\n") {
+            Thread.sleep(forTimeInterval: 0.05)
+            text = (try? String(contentsOfFile: heard, encoding: .utf8)) ?? ""
+        }
+        #expect(text == "\(requestID) shop\n", "\(text)")
+        let seen = (try? String(contentsOfFile: environment, encoding: .utf8)) ?? ""
+        #expect(!seen.contains("ordering lenses") && !seen.contains("RXVAULT_PASSPHRASE_FILE"), "\(seen)")
+        #expect(!seen.contains("Quintessa"), "no prescription data")
+    }
+
     @Test func theReferenceClientReadsDownloadsAndAsksForAccess() throws {
         let (cli, glasses, contacts, shop, _) = try household()
         let server = try ServerProcess(cli)

@@ -31,12 +31,14 @@ struct AccessRequestRoutes {
                 kinds.append(kind)
             }
         }
-        let clientID = try await support.view(context).clientID
+        let view = try await support.view(context)
+        let clientID = view.clientID
         do {
             let made = try await support.gateway.requestAccess(
                 clientID: clientID, reason: reason, patient: patient, kinds: kinds)
             context.logger.info(
                 "access requested", metadata: ["client": .string(clientID.short), "request": .string(made.id)])
+            support.settings.onAccessRequest?(made.id, view.access.client.name)
             return FHIRResponse.json(
                 Self.resource(made), status: .accepted,
                 headers: [.location: "\(support.baseURL(request))/access-requests/\(made.id)"])

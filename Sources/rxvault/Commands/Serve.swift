@@ -27,6 +27,7 @@ extension RxVaultCommand {
                   rxvault serve
                   rxvault serve --socket /run/user/1000/rxvault.sock
                   rxvault serve --listen 127.0.0.1:8443 --tls-cert cert.pem --tls-key key.pem
+                  rxvault serve --on-request 'notify-send "rxvault" "$RXVAULT_REQUEST_CLIENT asks for access"'
                 """))
 
         @Option(help: ArgumentHelp("Listen on this Unix socket (mode 0600).", valueName: "path")) var socket: String?
@@ -38,6 +39,11 @@ extension RxVaultCommand {
             help: ArgumentHelp(
                 "How much to log on stderr: info (a line per request), notice, error.", valueName: "level"))
         var logLevel: String = "info"
+        @Option(
+            help: ArgumentHelp(
+                "Run this shell command for each access request a client makes (e.g. notify-send), with RXVAULT_REQUEST_ID and RXVAULT_REQUEST_CLIENT set; it gets no prescription data and not the client's text.",
+                valueName: "command"))
+        var onRequest: String?
         @OptionGroup var options: VaultOptions
 
         func validate() throws {
@@ -76,6 +82,10 @@ extension RxVaultCommand {
             if let idle = try Environment.serveIdleTimeoutSeconds() { settings.idleTimeoutSeconds = idle }
             settings.busyTimeoutMilliseconds = try Environment.busyTimeoutMilliseconds()
             settings.tlsKey = tlsKey
+            if let onRequest, !onRequest.trimmingCharacters(in: .whitespaces).isEmpty {
+                let notifier = RequestNotifier(command: onRequest)
+                settings.onAccessRequest = { id, client in notifier.notify(requestID: id, clientName: client) }
+            }
             if settings.needsTLS && tlsCert == nil {
                 throw CLIError(
                     .usage, "serving on \(listen ?? "") without TLS would send tokens and prescriptions in the clear",
