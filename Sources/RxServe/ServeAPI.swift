@@ -37,6 +37,11 @@ struct ServeAPI: Sendable {
         router.add(middleware: OperationOutcomes(routes: routes))
         let support = RouteSupport(gateway: gateway, settings: settings)
         router.addRoutes(MetadataRoutes().collection, atPath: "metadata")
+        router.get("openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
+        }
         router.addRoutes(AuthRoutes(support: support, authenticator: authenticator).collection, atPath: "auth")
 
         let clients = router.group()

@@ -226,6 +226,14 @@ import Testing
         try vault.addClient("shop")
         try await vault.serve { api in
             let token = try await api.token("shop")
+            // A member of the wrong type is refused, never read as "any" (schemathesis found it).
+            for body in [
+                #"{"reason": "x", "kinds": "contacts"}"#, #"{"reason": "x", "patient": 5}"#,
+                #"{"reason": "x", "patient": null}"#, #"{"reason": "x", "kinds": ["spectacles"]}"#
+            ] {
+                let refused = try await api.post("/access-requests", token: token, body: body)
+                #expect(refused.status == .badRequest && refused.outcome == "invalid", "\(body): \(refused.text)")
+            }
             let made = try await api.post(
                 "/access-requests", token: token, body: #"{"reason": "ordering contact lenses", "kinds": ["contacts"]}"#
             )

@@ -21,9 +21,14 @@ struct AccessRequestRoutes {
                 "send {\"reason\": \"why\", \"patient\": \"name\" (optional), \"kinds\": [\"glasses\", \"contacts\"] (optional)}"
             )
         }
+        // A member of the wrong type is refused, not read as absent ("any patient", "any kind").
+        if body["patient"] != nil && body.string("patient") == nil {
+            throw APIError.invalid("patient: a name, as a string")
+        }
         let patient = body.string("patient")
         var kinds: [PrescriptionKind] = []
-        if case .array(let items)? = body["kinds"] {
+        if let given = body["kinds"] {
+            guard case .array(let items) = given else { throw APIError.invalid("kinds: a list of glasses or contacts") }
             for item in items {
                 guard case .string(let text) = item, let kind = PrescriptionKind(rawValue: text) else {
                     throw APIError.invalid("kinds: glasses or contacts")
