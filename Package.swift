@@ -8,7 +8,9 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "rxvault", targets: ["rxvault"]),
-        .library(name: "RxVault", targets: ["RxVault"])
+        .library(name: "RxVault", targets: ["RxVault"]),
+        // For client apps: the API's side of a granted app, in Swift (URLSession).
+        .library(name: "RxVaultClient", targets: ["RxVaultClient"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -52,6 +54,8 @@ let package = Package(
         .target(name: "RxStore", dependencies: ["CSQLite"]),
         // Attachment validators (run in an isolated child process) and the parent side that runs them.
         .target(name: "RxValidate", dependencies: ["CRxValidate"]),
+        // A client app's side of `rxvault serve` (docs/api.md): login with the age identity, search, read.
+        .target(name: "RxVaultClient", dependencies: ["RxCrypto"]),
         // The service: vault, key hierarchy, prescriptions. Enforces everything the CLI offers.
         .target(name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore", "RxValidate"]),
         // `rxvault serve`: the read-only FHIR R4 API, client authentication, access requests.
@@ -94,7 +98,9 @@ let package = Package(
         .testTarget(
             name: "RxVaultTests",
             dependencies: ["RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "RxTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["rxvault", "RxVault", "RxStore", "RxCrypto", "RxTestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["rxvault", "RxVault", "RxStore", "RxCrypto", "RxVaultClient", "RxTestSupport"]),
         .testTarget(name: "RxAgentTests", dependencies: ["RxAgent", "RxVault", "RxCrypto", "RxTestSupport"]),
         // The API in-process (HummingbirdTesting): routes, errors, authorization, on a vault made
         // with RxVault; "rxvault" only so the attachment parser's binary is built.

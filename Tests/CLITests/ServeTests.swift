@@ -1,5 +1,8 @@
 import Foundation
+import RxStore
 import RxTestSupport
+import RxVault
+import RxVaultClient
 import Testing
 
 /// `rxvault serve`, end to end over real sockets: curl, the Python reference client,
@@ -286,6 +289,50 @@ import Testing
             ], in: cli.directory)
         #expect(status == 0, "schemathesis: \(out.suffix(4000)) \(err.suffix(2000))")
         #expect(out.contains("passed"), "\(out.suffix(2000))")
+    }
+
+    /// The Swift client library (RxVaultClient, a product of the package) against a live server:
+    /// it logs in with the identity, searches with every filter, reads, downloads and asks.
+    @Test func theSwiftClientReadsDownloadsAndAsksForAccess() async throws {
+        let (cli, glasses, _, shop, _) = try household()
+        let port = Int.random(in: 40001...60000)
+        let server = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
+        defer { server.stop() }
+        let client = try RxVaultClient(
+            baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")),
+            identity: try String(contentsOfFile: shop, encoding: .utf8))
+        try await client.authenticate()
+        let all = try await client.search()
+        #expect(all.count == 1 && all[0].lensSpecification.count == 2, "\(all)")
+        let full = try fullID(cli, glasses)
+        #expect(all[0].id == FHIR.prescriptionResourceID(try #require(PrescriptionID(hex: full))))
+        let right = try #require(all[0].lensSpecification.first { $0.eye == "right" })
+        #expect(right.sphere == -2.25 && right.cylinder == -0.75 && right.axis == 180 && right.add == 2.0)
+        let patient = try #require(all[0].patient?.reference)
+        #expect(try await client.search(.init(patient: patient, dateWritten: ["ge2026-01-01"])).count == 1)
+        #expect(try await client.search(.init(dateWritten: ["ge2026-01-01", "lt2026-03-01"])).isEmpty)
+        #expect(try await client.search(.init(lastUpdatedSince: "2000-01-01")).count == 1)
+        #expect(try await client.prescription(all[0].id) == all[0])
+        #expect(try await client.history(all[0].id).count == 1)
+        let documents = try await client.attachments(of: all[0].id)
+        let binary = try #require(documents.first?.binaryID)
+        let (data, type) = try await client.download(binary)
+        let photo = try Data(contentsOf: URL(fileURLWithPath: AttachmentTests.photo))
+        #expect(type == "image/png" && data == photo)
+        // Not granted: the server's 404, as the client error says it.
+        await #expect(throws: RxVaultClientError.self) { try await client.prescription(UUID().uuidString.lowercased()) }
+        let asked = try await client.requestAccess(reason: "ordering contact lenses", kinds: ["contacts"])
+        #expect(asked.status == "pending")
+        #expect(try await client.accessRequest(asked.id).status == "pending")
+        // A key that is no client's cannot log in; text that holds no key is refused at once.
+        _ = try cli.ageKeygen("stranger.key")
+        let stranger = try RxVaultClient(
+            baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")),
+            identity: try String(contentsOfFile: cli.path("stranger.key"), encoding: .utf8))
+        await #expect(throws: RxVaultClientError.self) { try await stranger.authenticate() }
+        #expect(throws: RxVaultClientError.self) {
+            try RxVaultClient(baseURL: URL(fileURLWithPath: "/"), identity: "# no key here")
+        }
     }
 
     @Test func theReferenceClientReadsDownloadsAndAsksForAccess() throws {

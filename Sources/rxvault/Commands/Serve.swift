@@ -27,7 +27,7 @@ extension RxVaultCommand {
                   rxvault serve
                   rxvault serve --socket /run/user/1000/rxvault.sock
                   rxvault serve --listen 127.0.0.1:8443 --tls-cert cert.pem --tls-key key.pem
-                  rxvault serve --on-request 'notify-send "rxvault" "$RXVAULT_REQUEST_CLIENT asks for access"'
+                  rxvault serve --on-request 'notify-send "$RXVAULT_REQUEST_CLIENT asks"'
                 """))
 
         @Option(help: ArgumentHelp("Listen on this Unix socket (mode 0600).", valueName: "path")) var socket: String?
