@@ -264,7 +264,14 @@ import Testing
             toPath: folder + "/" + labelled.replacingOccurrences(of: "20260302", with: "20260309"))
         let renamed = try cli.run(["backup", "list", folder])
         #expect(renamed.stdout.contains("was renamed"), "\(renamed)")
-        #expect(try cli.run(["backup", "list", cli.path("nowhere")]).status == 66)
+        let nowhere = try cli.run(["backup", "list", cli.path("nowhere")])
+        #expect(nowhere.status == 66, "\(nowhere)")
+        #expect(
+            nowhere.stderr.contains("writes the backups to") && !nowhere.stderr.contains("rxvault init"), "\(nowhere)")
+        // At 80 columns the time and vault (both in the file's name) go beneath each row.
+        let fitted = try TerminalOutputTests.runOnTerminal(cli, ["backup", "list", folder], columns: 80)
+        for line in fitted.stdout.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
+        #expect(fitted.stdout.contains("    time 20"), "\(fitted)")
     }
 
     /// A backup goes only while a newer one verifies. Two damaged backups newer than

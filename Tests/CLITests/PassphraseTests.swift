@@ -79,7 +79,7 @@ import Testing
         #expect(locked.stdout.contains("argon2id13, interactive (ops 2, memory 64 MiB)"))
         #expect(!locked.stdout.contains("prescriptions "))
         let unlocked = try cli.run(["status"])
-        #expect(unlocked.stdout.contains("prescriptions  1 (1 versions, 0 attachments)"))
+        #expect(unlocked.stdout.contains("prescriptions  1 (1 version, 0 attachments)"))
         let json = try cli.json(try cli.run(["status", "--format", "json"]).stdout)
         #expect(json["formatVersion"] as? Int == 4)
         #expect(json["prescriptions"] as? Int == 1)

@@ -117,6 +117,18 @@ import Testing
         #expect(piped.stdout == whole.stdout, "\(piped)")
     }
 
+    /// client list fits too: the recipient (62 characters) goes beneath its row.
+    @Test func clientListFitsEightyColumns() throws {
+        let cli = try setUp()
+        #expect(
+            try cli.run(["client", "add", "lens shop", "--generate", "--identity-out", cli.path("shop.key")]).status
+                == 0)
+        let fitted = try Self.runOnTerminal(cli, ["client", "list"], columns: 80)
+        for line in fitted.stdout.split(separator: "\n") { #expect(Self.visibleWidth(line) <= 80, "\(line)") }
+        #expect(fitted.stdout.contains("    recipient age1"), "\(fitted)")
+        #expect(try cli.run(["client", "list"]).stdout.split(separator: "\n").count == 2)
+    }
+
     /// history and attachments fit too; the SHA-256 only with --long (or JSON).
     @Test func historyAndAttachmentsFitEightyColumns() throws {
         let cli = try setUp()

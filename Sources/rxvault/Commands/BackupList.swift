@@ -36,7 +36,9 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
-                let entries = try BackupFolder.scan(folder, readWhole: keys.verify)
+                let entries = try BackupFolder.readable(folder) {
+                    try BackupFolder.scan(folder, readWhole: keys.verify)
+                }
                 var outcomes: [BackupCheck.Outcome?] = Array(repeating: nil, count: entries.count)
                 if keys.verify && !entries.isEmpty {
                     let checker = try BackupCheck(keys: keys, options: options, label: "the backups in \(folder)")
@@ -93,7 +95,12 @@ extension RxVaultCommand {
                                     row.append(entry.problem ?? "")
                                 }
                                 return row
-                            }))
+                            },
+                            // The time and the vault are in the file's name too: they go first.
+                            overflow: [
+                                .init(columns: [0]), .init(columns: [1]), .init(columns: Array(5..<headers.count))
+                            ],
+                            style: .forStandardOutput(wide: false)))
                 }
                 if outcomes.contains(where: { if case .failed? = $0 { return true } else { return false } }) {
                     throw CLIError(.integrity, "some backups do not verify (listed above)")

@@ -65,7 +65,7 @@ extension RxVaultCommand {
                     daily: keepDaily ?? 0, weekly: keepWeekly ?? 0, monthly: keepMonthly ?? 0, yearly: keepYearly ?? 0)
                 // Which vault: its id is in the header, readable without the passphrase.
                 let vaultID = try VaultHeader.read(at: options.vaultPath).vaultIDHex
-                let entries = try BackupFolder.scan(folder, readWhole: true)
+                let entries = try BackupFolder.readable(folder) { try BackupFolder.scan(folder, readWhole: true) }
                 var skipped: [(BackupFolder.Entry, String)] = []
                 var candidates: [BackupFolder.Entry] = []
                 for entry in entries {

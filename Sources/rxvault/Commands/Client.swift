@@ -129,7 +129,8 @@ extension RxVaultCommand {
                                     c.added,
                                     c.recipient.description
                                 ]
-                            }))
+                            }, overflow: [.init(columns: [4]), .init(columns: [3])],
+                            style: .forStandardOutput(wide: false)))
                 }
             }
         }

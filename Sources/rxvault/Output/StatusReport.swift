@@ -105,7 +105,11 @@ struct StatusReport: Encodable {
         if let agent { lines.append(("agent", agent.text)) }
         if let prescriptions, let versions, let attachments {
             lines.append(("passphrase", "correct"))
-            lines.append(("prescriptions", "\(prescriptions) (\(versions) versions, \(attachments) attachments)"))
+            lines.append(
+                (
+                    "prescriptions",
+                    "\(prescriptions) (\(counted(versions, "version")), \(counted(attachments, "attachment")))"
+                ))
         }
         if let granted { lines.append(("granted", "\(granted) prescriptions shared with this identity")) }
         return Table.keyValue(lines)

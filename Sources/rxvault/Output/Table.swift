@@ -78,19 +78,38 @@ enum Table {
                     let labelWidth = group.columns.map { headers[$0].count }.max() ?? 0
                     for column in group.columns {
                         let label = headers[column]
-                        lines.append(
+                        lines += continuation(
                             "    " + label + String(repeating: " ", count: labelWidth - label.count) + "  "
-                                + coloured(column, row[column]))
+                                + coloured(column, row[column]), width: style.width)
                     }
                 } else {
-                    lines.append(
+                    lines += continuation(
                         "    "
                             + group.columns.map { "\(headers[$0].lowercased()) \(coloured($0, row[$0]))" }.joined(
-                                separator: "  "))
+                                separator: "  "), width: style.width)
                 }
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A line beneath a row, as one or more lines within `width`: free text (a note, a detail)
+    /// is wrapped at spaces and continued further in; a line with colour is left whole.
+    static func continuation(_ line: String, width: Int?) -> [String] {
+        guard let width, line.count > width, !line.contains("\u{1B}") else { return [line] }
+        var lines: [String] = []
+        var current = ""
+        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = current.isEmpty ? String(word) : current + " " + word
+            if candidate.count > width && !current.trimmingCharacters(in: .whitespaces).isEmpty {
+                lines.append(current)
+                current = "      " + word
+            } else {
+                current = candidate
+            }
+        }
+        lines.append(current)
+        return lines
     }
 
     /// `key  value` lines with the keys aligned.

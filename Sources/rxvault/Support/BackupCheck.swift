@@ -98,3 +98,15 @@ struct BackupCheck {
         return .ok(verification)
     }
 }
+
+extension BackupFolder {
+    /// `body`'s answer; a folder that cannot be read is "no vault" (66) with a hint about backup
+    /// folders, not the vault's "create one with rxvault init".
+    static func readable<Value>(_ folder: String, _ body: () throws -> Value) throws -> Value {
+        do { return try body() } catch VaultError.noVault(let why) {
+            throw CLIError(
+                .noVault, why,
+                hint: "give the folder that 'rxvault backup FOLDER' writes the backups to")
+        }
+    }
+}
