@@ -81,7 +81,8 @@ import Testing
             text.contains("OS: -0.35 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)"),
             "\(text)")
         #expect(
-            text.split(separator: "\n").first?.contains("Mia Chen (born 2012-05-01): spherical equivalent") == true,
+            text.split(separator: "\n").prefix(2).joined(separator: " ").contains(
+                "Mia Chen (born 2012-05-01): spherical equivalent"),
             "\(text)")
 
         // The same numbers as JSON.

@@ -57,7 +57,10 @@ extension RxVaultCommand {
                             "\n"
                                 + Table.render(
                                     headers: PrescriptionText.listHeaders,
-                                    rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) }))
+                                    rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) },
+                                    tones: views.map { PrescriptionText.tone($0.status) },
+                                    tinted: PrescriptionText.listTinted, overflow: PrescriptionText.listOverflow,
+                                    style: .forStandardOutput(wide: false)))
                     }
                 }
             }

@@ -31,7 +31,7 @@ enum TrendOutput {
             }
         }
         var lines = [
-            "\(patient.line): spherical equivalent (SE) and cylinder at the spectacle plane, in dioptres", "",
+            "\(patient.line):", "spherical equivalent (SE) and cylinder at the spectacle plane, in dioptres", "",
             Table.render(headers: headers, rows: rows), ""
         ]
         for series in trend.series { lines.append("\(series.eye.label): \(series.rateSummary)") }
