@@ -384,6 +384,17 @@ import Testing
         #expect(try count(["--datewritten", "ge2026-01-01", "--datewritten", "lt2026-03-01"]) == 0)
         #expect(try count(["--datewritten", "ge2026-01-01", "--datewritten", "lt2026-03-02"]) == 2)
         #expect(try count(["--updated-since", "2000-01-01"]) == 2)
+        // Through the binary, with curl: the owner's short id, _include, and _count past the largest page.
+        let token = try server.token(identity: shop)
+        let byShortID = try server.curl("GET", "/VisionPrescription?identifier=\(glasses)", token: token)
+        #expect(byShortID.status == 200 && byShortID.json["total"] as? Int == 1, "\(byShortID.body)")
+        let included = try server.curl(
+            "GET", "/VisionPrescription?_include=VisionPrescription:patient&_count=100000", token: token)
+        #expect(included.status == 200 && included.body.contains("\"mode\":\"include\""), "\(included.body)")
+        let totalOnly = try server.curl("GET", "/VisionPrescription?_count=0", token: token)
+        #expect(
+            totalOnly.json["total"] as? Int == 2 && ((totalOnly.json["entry"] as? [Any])?.isEmpty ?? true),
+            "\(totalOnly.body)")
         #expect(try cli.run(["requests"]).stdout.contains("no access requests waiting"))
         // The log's table says what was asked and answered in words; its JSON keeps the record.
         let logTable = try cli.run(["log"]).stdout
