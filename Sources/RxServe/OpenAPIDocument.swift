@@ -1,10 +1,24 @@
-/// The API as an OpenAPI 3 document, served at `GET /openapi.json` and kept in docs/openapi.json
-/// (RxServeTests/OpenAPITests keeps the two the same; CI checks the server against it with
-/// schemathesis, so the document and the routes cannot drift). Written by hand from docs/api.md.
+// Written by scripts/make-openapi from docs/openapi.json: edit that file, then run the script.
+
+/// The API as an OpenAPI 3 document, served at `GET /openapi.json`; the same as
+/// docs/openapi.json (RxServeTests/OpenAPITests; CI also checks the server against it with
+/// schemathesis, so the document and the routes cannot drift).
 enum OpenAPIDocument {
     static let text = #"""
         {
           "components": {
+            "responses": {
+              "Error": {
+                "content": {
+                  "application/fhir+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/OperationOutcome"
+                    }
+                  }
+                },
+                "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+              }
+            },
             "schemas": {
               "AccessRequest": {
                 "properties": {
@@ -311,14 +325,7 @@ enum OpenAPIDocument {
                     "description": "the file"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [
@@ -355,14 +362,7 @@ enum OpenAPIDocument {
                     "description": "a searchset Bundle"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [
@@ -399,14 +399,7 @@ enum OpenAPIDocument {
                     "description": "the Patient"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [
@@ -508,14 +501,7 @@ enum OpenAPIDocument {
                     "description": "a searchset Bundle"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [
@@ -552,14 +538,7 @@ enum OpenAPIDocument {
                     "description": "the VisionPrescription"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [
@@ -596,14 +575,7 @@ enum OpenAPIDocument {
                     "description": "a history Bundle"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [
@@ -650,14 +622,7 @@ enum OpenAPIDocument {
                     "description": "the VisionPrescription"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [
@@ -714,14 +679,7 @@ enum OpenAPIDocument {
                     "description": "the request, pending"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [
@@ -758,14 +716,7 @@ enum OpenAPIDocument {
                     "description": "the request"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [
@@ -810,14 +761,7 @@ enum OpenAPIDocument {
                     "description": "an age file to open"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [],
@@ -861,14 +805,7 @@ enum OpenAPIDocument {
                     "description": "a bearer token"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [],
@@ -890,14 +827,7 @@ enum OpenAPIDocument {
                     "description": "the CapabilityStatement"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [],
@@ -919,14 +849,7 @@ enum OpenAPIDocument {
                     "description": "the OpenAPI document"
                   },
                   "default": {
-                    "content": {
-                      "application/fhir+json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OperationOutcome"
-                        }
-                      }
-                    },
-                    "description": "an OperationOutcome: 400 invalid, 401 login, 404 not-found, 405 not-supported, 413 too-costly, 429 throttled, 500 exception, 503 transient (docs/api.md, \"Errors\")"
+                    "$ref": "#/components/responses/Error"
                   }
                 },
                 "security": [],

@@ -4,39 +4,46 @@ import RxVault
 /// `GET /VisionPrescription?...`: the FHIR search parameters rxvault supports, parsed strictly
 /// (an unknown parameter or a malformed value is a 400, not silently ignored).
 struct VisionPrescriptionSearch {
+    /// A FHIR date search prefix (`ge2026-01-01`); none means `eq`.
+    enum Comparison: String {
+        case eq, ge, le, gt, lt
+
+        func holds<Value: Comparable>(_ value: Value, against bound: Value) -> Bool {
+            switch self {
+            case .eq: value == bound
+            case .ge: value >= bound
+            case .le: value <= bound
+            case .gt: value > bound
+            case .lt: value < bound
+            }
+        }
+
+        /// The prefix and what follows it.
+        static func split(_ value: String) -> (Comparison, String) {
+            if value.first?.isLetter == true, let prefix = Comparison(rawValue: String(value.prefix(2))) {
+                return (prefix, String(value.dropFirst(2)))
+            }
+            return (.eq, value)
+        }
+    }
+
     struct DateBound {
-        enum Comparison: String { case eq, ge, le, gt, lt }
         let comparison: Comparison
         let day: CalendarDate
 
-        func admits(_ other: CalendarDate) -> Bool {
-            switch comparison {
-            case .eq: other == day
-            case .ge: other >= day
-            case .le: other <= day
-            case .gt: other > day
-            case .lt: other < day
-            }
-        }
+        func admits(_ other: CalendarDate) -> Bool { comparison.holds(other, against: day) }
     }
 
     /// A `_lastUpdated` bound: a day (every time in it) or a time ("2026-11-27T04:18:54Z"),
     /// compared with the newest version's `meta.lastUpdated`.
     struct UpdatedBound {
-        let comparison: DateBound.Comparison
+        let comparison: Comparison
         let value: String
 
         func admits(_ recorded: String) -> Bool {
             // A day compares with the day part; a time with the time (both in rxvault's one form,
             // so the text order is the time order).
-            let other = value.count == 10 ? String(recorded.prefix(10)) : recorded
-            switch comparison {
-            case .eq: return other == value
-            case .ge: return other >= value
-            case .le: return other <= value
-            case .gt: return other > value
-            case .lt: return other < value
-            }
+            comparison.holds(value.count == 10 ? String(recorded.prefix(10)) : recorded, against: value)
         }
     }
 
@@ -61,15 +68,8 @@ struct VisionPrescriptionSearch {
                 // "Patient/<id>" or "<id>".
                 patient = value.hasPrefix("Patient/") ? String(value.dropFirst("Patient/".count)) : value
             case "datewritten":
-                var text = Substring(value)
-                var comparison = DateBound.Comparison.eq
-                if let prefix = DateBound.Comparison(rawValue: String(text.prefix(2))), text.count > 2,
-                    text.first?.isLetter == true
-                {
-                    comparison = prefix
-                    text = text.dropFirst(2)
-                }
-                guard let day = CalendarDate(iso: String(text)) else {
+                let (comparison, text) = Comparison.split(value)
+                guard let day = CalendarDate(iso: text) else {
                     throw .invalid(
                         "datewritten: '\(value)' is not a date (YYYY-MM-DD, optionally after ge, le, gt, lt or eq)")
                 }
@@ -95,14 +95,8 @@ struct VisionPrescriptionSearch {
                     identifier = value
                 }
             case "_lastUpdated":
-                var text = Substring(value)
-                var comparison = DateBound.Comparison.eq
-                if let prefix = DateBound.Comparison(rawValue: String(text.prefix(2))), text.first?.isLetter == true {
-                    comparison = prefix
-                    text = text.dropFirst(2)
-                }
-                let bound = String(text)
-                guard CalendarDate(iso: bound) != nil || Self.isTimestamp(bound) else {
+                let (comparison, bound) = Comparison.split(value)
+                guard CalendarDate(iso: bound) != nil || Vault.isTimestamp(bound) else {
                     throw .invalid(
                         "_lastUpdated: '\(value)' is not a date or time (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, optionally after ge, le, gt, lt or eq)"
                     )
@@ -142,15 +136,6 @@ struct VisionPrescriptionSearch {
         }
         if !lastUpdated.allSatisfy({ $0.admits(record.recorded) }) { return false }
         return dateWritten.allSatisfy { $0.admits(record.prescription.issued) }
-    }
-
-    /// "2026-11-27T04:18:54Z", the one form rxvault writes times in (UTC, seconds).
-    static func isTimestamp(_ text: String) -> Bool {
-        let b = Array(text.utf8)
-        guard b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A
-        else { return false }
-        return [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].allSatisfy { (0x30...0x39).contains(b[$0]) }
-            && CalendarDate(iso: String(text.prefix(10))) != nil
     }
 
     /// The query string of this search at another offset (for Bundle links).

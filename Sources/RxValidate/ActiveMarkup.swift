@@ -98,16 +98,11 @@ public enum ActiveMarkup {
     static func tokenized(_ buffer: UnsafeBufferPointer<UInt8>) -> Found? {
         let n = buffer.count
         var i = 0
-        func skip(past terminator: [UInt8], from start: Int) -> Int {
+        /// Just past the next ">" from `start` (the end of the buffer when there is none).
+        func pastNextClose(from start: Int) -> Int {
             var j = start
-            while j + terminator.count <= n {
-                if buffer[j] == terminator[0] && (1..<terminator.count).allSatisfy({ buffer[j + $0] == terminator[$0] })
-                {
-                    return j + terminator.count
-                }
-                j += 1
-            }
-            return n
+            while j < n, buffer[j] != 0x3E { j += 1 }
+            return min(j + 1, n)
         }
         while i < n {
             guard buffer[i] == 0x3C, i + 1 < n else {
@@ -120,7 +115,7 @@ public enum ActiveMarkup {
                 // "<!" and "<?": a comment or declaration, skipped only to the next ">". A
                 // browser skips a "<!--" comment further (to "-->" or "--!>"): seeing what it
                 // would skip only refuses more, never less.
-                i = skip(past: [0x3E], from: i + 2)
+                i = pastNextClose(from: i + 2)
                 continue
             }
             let endTag = next == 0x2F

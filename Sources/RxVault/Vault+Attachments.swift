@@ -90,7 +90,7 @@ extension Vault {
                 pending.removeAll(keepingCapacity: true)
             }
             let validated = try session.finish { piece in
-                hash.update(Array(piece))
+                piece.withUnsafeBytes { hash.update($0) }
                 size += piece.count
                 var rest = piece
                 while !rest.isEmpty {

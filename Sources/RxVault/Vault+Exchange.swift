@@ -484,8 +484,9 @@ extension Vault {
 
     struct DryRunRollback: Error {}
 
-    /// "2026-11-21T21:14:22Z": the only form a recorded time is stored in.
-    static func isTimestamp(_ text: String) -> Bool {
+    /// "2026-11-21T21:14:22Z": the only form a recorded time is stored in (also what the API's
+    /// `_lastUpdated` takes).
+    public static func isTimestamp(_ text: String) -> Bool {
         let b = Array(text.utf8)
         guard b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A
         else { return false }

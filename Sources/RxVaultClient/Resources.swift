@@ -103,7 +103,8 @@ public struct AccessRequest: Decodable, Sendable, Equatable {
     public let granted: [String]?
 }
 
-struct Bundle<Resource: Decodable>: Decodable {
+/// A searchset or history Bundle (named apart from Foundation's Bundle).
+struct FHIRBundle<Resource: Decodable>: Decodable {
     struct Link: Decodable {
         let relation: String
         let url: String

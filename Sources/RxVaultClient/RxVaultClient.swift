@@ -38,7 +38,7 @@ public actor RxVaultClient {
         var next: String? = "/VisionPrescription" + query.queryString
         var found: [VisionPrescription] = []
         while let path = next {
-            let bundle: Bundle<VisionPrescription> = try await get(path)
+            let bundle: FHIRBundle<VisionPrescription> = try await get(path)
             found += bundle.entry?.filter { $0.search?.mode != "include" }.compactMap(\.resource) ?? []
             next = bundle.link?.first { $0.relation == "next" }.map { Self.pathAndQuery($0.url) }
         }
@@ -52,14 +52,14 @@ public actor RxVaultClient {
 
     /// `GET /VisionPrescription/{id}/_history`: the versions the grant covers, newest first.
     public func history(_ id: String) async throws -> [VisionPrescription] {
-        let bundle: Bundle<VisionPrescription> = try await get("/VisionPrescription/\(Self.escaped(id))/_history")
+        let bundle: FHIRBundle<VisionPrescription> = try await get("/VisionPrescription/\(Self.escaped(id))/_history")
         return bundle.entry?.compactMap(\.resource) ?? []
     }
 
     /// `GET /DocumentReference?related=...`: the attachments of a prescription the grant includes.
     public func attachments(of id: String) async throws -> [DocumentReference] {
         let related = Self.escaped("VisionPrescription/\(id)")
-        let bundle: Bundle<DocumentReference> = try await get("/DocumentReference?related=\(related)")
+        let bundle: FHIRBundle<DocumentReference> = try await get("/DocumentReference?related=\(related)")
         return bundle.entry?.compactMap(\.resource) ?? []
     }
 

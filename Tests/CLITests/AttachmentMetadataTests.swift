@@ -77,6 +77,37 @@ import Testing
             "\(withMarkup.stderr)")
     }
 
+    /// What `--keep-metadata` stored travels whole: an export imported into another vault gives
+    /// back the same bytes, importing it again adds nothing, and both vaults pass `check`.
+    @Test func keptMetadataSurvivesExportAndImportAndImportingAgainAddsNothing() throws {
+        let (cli, rx) = try setUp()
+        let plain = Self.fixture("valid/png-ancillary-chunks.png")
+        let kept = try cli.run(["attach", rx, plain, "--keep-metadata"])
+        #expect(kept.status == 0, "\(kept)")
+        let stripped = try cli.run(["attach", rx, Self.fixture("valid/png-exif-text-private.png")])
+        #expect(stripped.status == 0, "\(stripped)")
+        let file = cli.path("all.json")
+        #expect(try cli.run(["export", "--format", "json", "--out", file]).status == 0)
+
+        let other = try CLIHarness()
+        try other.initVault()
+        for _ in 0..<2 {
+            let imported = try other.run(["import", file])
+            #expect(imported.status == 0, "\(imported)")
+        }
+        let listed = try other.json(try other.run(["list", "--format", "json"]).stdout)
+        let id = try #require((listed["prescriptions"] as? [[String: Any]])?.first?["id"] as? String)
+        let attachments = try other.json(try other.run(["attachments", id, "--format", "json"]).stdout)
+        let items = try #require(attachments["attachments"] as? [[String: Any]])
+        #expect(items.count == 2, "importing again adds nothing: \(items)")
+        let keptID = try #require(items.first { $0["name"] as? String == "png-ancillary-chunks.png" }?["id"] as? String)
+        let out = other.path("kept.png")
+        #expect(try other.run(["extract", id, keptID, "--out", out]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(contentsOf: URL(fileURLWithPath: plain)))
+        #expect(try cli.run(["check"]).status == 0)
+        #expect(try other.run(["check"]).status == 0)
+    }
+
     @Test func theFourthRoundIsRefusedWithMessagesThatSayWhatAndWhere() throws {
         let (cli, rx) = try setUp()
         let cases: [(String, String)] = [

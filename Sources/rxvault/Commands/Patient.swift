@@ -52,15 +52,7 @@ extension RxVaultCommand {
                         }
                         let today = try Environment.clock().today()
                         let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: nil) }
-                        let short = PrescriptionID.shortForms(records.map(\.id))
-                        Terminal.out(
-                            "\n"
-                                + Table.render(
-                                    headers: PrescriptionText.listHeaders,
-                                    rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) },
-                                    tones: views.map { PrescriptionText.tone($0.status) },
-                                    tinted: PrescriptionText.listTinted, overflow: PrescriptionText.listOverflow,
-                                    style: .forStandardOutput(wide: false)))
+                        Terminal.out("\n" + PrescriptionText.listTable(views, style: .forStandardOutput(wide: false)))
                     }
                 }
             }

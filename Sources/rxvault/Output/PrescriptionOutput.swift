@@ -17,13 +17,7 @@ enum PrescriptionOutput {
                 Terminal.err(emptyMessage)
                 return
             }
-            let short = PrescriptionID.shortForms(records.map(\.id))
-            Terminal.out(
-                Table.render(
-                    headers: PrescriptionText.listHeaders,
-                    rows: views.map { PrescriptionText.listRow($0, shortID: short[$0.record.id]!) },
-                    tones: views.map { PrescriptionText.tone($0.status) }, tinted: PrescriptionText.listTinted,
-                    overflow: PrescriptionText.listOverflow, style: .forStandardOutput(wide: wide)))
+            Terminal.out(PrescriptionText.listTable(views, style: .forStandardOutput(wide: wide)))
         case .json:
             let list = PrescriptionListJSON(prescriptions: views.map(PrescriptionJSON.init))
             Terminal.out(list.text())

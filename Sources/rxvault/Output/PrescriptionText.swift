@@ -80,6 +80,15 @@ enum PrescriptionText {
         }
     }
 
+    /// The table of `list`, `query` and `patient show`: a row per prescription, coloured by its
+    /// status, fitted to `style`'s width.
+    static func listTable(_ views: [PrescriptionView], style: TableStyle) -> String {
+        let short = PrescriptionID.shortForms(views.map(\.record.id))
+        return Table.render(
+            headers: listHeaders, rows: views.map { listRow($0, shortID: short[$0.record.id]!) },
+            tones: views.map { tone($0.status) }, tinted: listTinted, overflow: listOverflow, style: style)
+    }
+
     static func listRow(_ view: PrescriptionView, shortID: String) -> [String] {
         let rx = view.prescription
         return [
