@@ -67,21 +67,33 @@ public enum ContactLensType: String, Hashable, Sendable, CaseIterable, Codable {
     }
 }
 
-/// A multifocal contact lens's add written as a range rather than (or beside) a number:
-/// `add LOW`, `add MED`, `add HIGH`, as many manufacturers label them. Kept as written; rxvault
-/// never turns it into dioptres (each brand means something different by it).
+/// A multifocal contact lens's add written as a range rather than (or beside) a number, in the
+/// code the manufacturer prints on the box: Johnson & Johnson (Acuvue) LOW, MID, HGH; Alcon
+/// (Air Optix, Dailies, Total30) LO, MED, HI; Bausch + Lomb and CooperVision (clariti) LOW, HIGH;
+/// CooperVision (MyDay) LO, MED, HI. Kept as written, because a lens is ordered by the code on its
+/// box: rxvault never turns one code into another (MID is not MED to an order form) nor into
+/// dioptres (each brand means something different by it).
+///
+/// The cases are stored by their order in the search index (`RecordCodec`): new codes are
+/// appended, never inserted.
 public enum AddDesignation: String, Hashable, Sendable, CaseIterable, Codable {
     case low = "LOW"
     case medium = "MED"
     case high = "HIGH"
+    /// Alcon's and MyDay's low.
+    case lo = "LO"
+    /// Acuvue's medium.
+    case mid = "MID"
+    /// Acuvue's high.
+    case hgh = "HGH"
+    /// Alcon's and MyDay's high.
+    case hi = "HI"
+
+    /// The codes accepted, for messages.
+    public static let acceptedText = "LOW, LO, MED, MID, HIGH, HI or HGH"
 
     public init?(text: String) {
-        switch text.uppercased() {
-        case "LOW": self = .low
-        case "MED": self = .medium
-        case "HIGH": self = .high
-        default: return nil
-        }
+        self.init(rawValue: text.uppercased())
     }
 }
 

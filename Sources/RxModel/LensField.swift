@@ -8,13 +8,17 @@ public enum LensField: String, CaseIterable, Hashable, Sendable {
     case farPD = "PD"
     case nearPD = "near PD"
     case baseCurve = "base curve"
-    case diameter, brand
+    case diameter, brand, manufacturer, material
+    case equivalentBrand = "equivalent brand"
     case addDesignation = "add designation"
     case dominance
     case balance = "balance lens"
 
     /// The name in messages ("OD prism").
     public var label: String { rawValue }
+
+    /// Free text (names): `history` names the field without quoting it.
+    public var isText: Bool { [.brand, .manufacturer, .material, .equivalentBrand].contains(self) }
 
     /// The value as written in messages and history (`-1.25`, `180`, `1.5 BI`, `14.2`), nil when absent.
     public func text(in lens: LensSpecification) -> String? {
@@ -30,6 +34,9 @@ public enum LensField: String, CaseIterable, Hashable, Sendable {
         case .baseCurve: return lens.baseCurve?.plain
         case .diameter: return lens.diameter?.plain
         case .brand: return lens.brand
+        case .manufacturer: return lens.manufacturer
+        case .material: return lens.material
+        case .equivalentBrand: return lens.equivalentBrand
         case .addDesignation: return lens.addDesignation?.rawValue
         case .dominance: return lens.dominance?.rawValue
         case .balance: return lens.balance ? "BAL" : nil
@@ -50,6 +57,9 @@ public enum LensField: String, CaseIterable, Hashable, Sendable {
         case .baseCurve: lens.baseCurve = source.baseCurve
         case .diameter: lens.diameter = source.diameter
         case .brand: lens.brand = source.brand
+        case .manufacturer: lens.manufacturer = source.manufacturer
+        case .material: lens.material = source.material
+        case .equivalentBrand: lens.equivalentBrand = source.equivalentBrand
         case .addDesignation: lens.addDesignation = source.addDesignation
         case .dominance: lens.dominance = source.dominance
         case .balance: lens.balance = source.balance

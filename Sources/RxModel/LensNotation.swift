@@ -24,8 +24,47 @@ public enum LensNotation {
     /// Reads `text` and says which parts it wrote, so an edit can replace only those
     /// (`Reading.applied(to:)`).
     public static func read(_ text: String) throws(Unreadable) -> Reading {
-        var reader = Reader(tokens: try tokenize(text))
+        var reader = Reader(tokens: boxOrder(try tokenize(text)))
         return try reader.readSpecification()
+    }
+
+    /// Labels that name the power on a lens box and on order forms (`PWR -3.00`, `POWER -3.00`).
+    static let powerLabels: Set<String> = ["pwr", "power", "pow", "p"]
+
+    /// The order printed on contact-lens boxes and foil labels puts the fitting first and the
+    /// power after it, each with its label: `BC 8.6 DIA 14.2 PWR -3.00`, `BC 8.7 DIA 14.5
+    /// PWR -2.75 CYL -1.25 AX 170`, `BC 8.6 DIA 14.2 SPH -3.00`. Read as the prescription order
+    /// (`-2.75 -1.25 x170 bc 8.7 dia 14.5`): the labelled power, cylinder and axis are moved to the
+    /// front, everything else stays in its order. Tokens without such labels are returned as they are.
+    static func boxOrder(_ tokens: [Token]) -> [Token] {
+        func labelled(_ labels: Set<String>, in list: [Token]) -> Int? {
+            list.indices.first { i in
+                guard case .word(let w) = list[i], labels.contains(w), i + 1 < list.count,
+                    case .number = list[i + 1]
+                else { return false }
+                return true
+            }
+        }
+        let fittingFirst: Bool
+        if case .word(let w)? = tokens.first {
+            fittingFirst = Reader.canonicalField(w) != nil
+        } else {
+            fittingFirst = false
+        }
+        let sphereLabels = fittingFirst ? powerLabels.union(Reader.sphereLabels) : powerLabels
+        guard let power = labelled(sphereLabels, in: tokens) else { return tokens }
+        var rest = tokens
+        var front = [rest[power + 1]]
+        rest.removeSubrange(power...(power + 1))
+        if let cylinder = labelled(Reader.cylinderLabels, in: rest) {
+            front.append(rest[cylinder + 1])
+            rest.removeSubrange(cylinder...(cylinder + 1))
+            if let axis = labelled(Reader.axisWords, in: rest) {
+                front += [.word("x"), rest[axis + 1]]
+                rest.removeSubrange(axis...(axis + 1))
+            }
+        }
+        return front + rest
     }
 
     /// The canonical notation of `lens`: sphere, cylinder and axis (or `BAL` for a balance lens),
@@ -268,7 +307,9 @@ public enum LensNotation {
             guard lens.add != nil || lens.addDesignation != nil else {
                 let found = peek.map { " (found '\($0.text)')" } ?? ""
                 throw Unreadable(
-                    problem: "expected an add after 'add': a number (add +2.00) or LOW, MED or HIGH\(found)")
+                    problem:
+                        "expected an add after 'add': a number (add +2.00) or a code (\(AddDesignation.acceptedText))\(found)"
+                )
             }
             if case .word(let w)? = peek, let dominance = LensDominance(word: w) {
                 position += 1

@@ -30,6 +30,13 @@ public struct LensSpecification: Hashable, Sendable {
     public var diameter: Hundredths?
     /// The prescribed lens brand; contact-lens prescriptions name one per eye.
     public var brand: String?
+    /// The lens's manufacturer and material (16 CFR 315.2: "material or manufacturer or both").
+    public var manufacturer: String?
+    public var material: String?
+    /// For a private-label lens (a store's own name on another maker's lens), the brand it is
+    /// the same lens as (16 CFR 315.2: "the manufacturer, trade name of the private label
+    /// brand, and, if applicable, trade name of equivalent brand name").
+    public var equivalentBrand: String?
     /// A multifocal contact lens's add as a range (`add HIGH`), instead of or beside `add`.
     public var addDesignation: AddDesignation?
     /// A multifocal contact lens's dominant or non-dominant design (`D`, `N`).

@@ -79,7 +79,7 @@ extension Prism: Codable {
 extension LensSpecification: Codable {
     enum CodingKeys: String, CodingKey {
         case sphere, cylinder, axis, add, prism, vertexDistance, pupillaryDistance, baseCurve, diameter, brand
-        case addDesignation, dominance, balance
+        case addDesignation, dominance, balance, manufacturer, material, equivalentBrand
     }
     struct MonocularPD: Codable {
         var far: Hundredths?
@@ -110,6 +110,9 @@ extension LensSpecification: Codable {
             self.dominance = dominance
         }
         balance = try c.decodeIfPresent(Bool.self, forKey: .balance) ?? false
+        manufacturer = try c.decodeIfPresent(String.self, forKey: .manufacturer)
+        material = try c.decodeIfPresent(String.self, forKey: .material)
+        equivalentBrand = try c.decodeIfPresent(String.self, forKey: .equivalentBrand)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -129,13 +132,16 @@ extension LensSpecification: Codable {
         try c.encodeIfPresent(addDesignation, forKey: .addDesignation)
         try c.encodeIfPresent(dominance?.word, forKey: .dominance)
         if balance { try c.encode(true, forKey: .balance) }
+        try c.encodeIfPresent(manufacturer, forKey: .manufacturer)
+        try c.encodeIfPresent(material, forKey: .material)
+        try c.encodeIfPresent(equivalentBrand, forKey: .equivalentBrand)
     }
 }
 
 extension Prescription: Codable {
     enum CodingKeys: String, CodingKey {
         case kind, patient, prescriber, issued, expires, note, right, left, pupillaryDistance, fhir
-        case contactLensType
+        case contactLensType, examDate, shortExpiryReason
     }
 
     public init(from decoder: Decoder) throws {
@@ -152,6 +158,8 @@ extension Prescription: Codable {
             pupillaryDistance: try c.decodeIfPresent(PupillaryDistance.self, forKey: .pupillaryDistance))
         fhir = try c.decodeIfPresent(KeptFHIR.self, forKey: .fhir)
         contactLensType = try c.decodeIfPresent(ContactLensType.self, forKey: .contactLensType)
+        examDate = try c.decodeIfPresent(CalendarDate.self, forKey: .examDate)
+        shortExpiryReason = try c.decodeIfPresent(String.self, forKey: .shortExpiryReason)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -167,6 +175,8 @@ extension Prescription: Codable {
         try c.encodeIfPresent(pupillaryDistance, forKey: .pupillaryDistance)
         try c.encodeIfPresent(fhir, forKey: .fhir)
         try c.encodeIfPresent(contactLensType, forKey: .contactLensType)
+        try c.encodeIfPresent(examDate, forKey: .examDate)
+        try c.encodeIfPresent(shortExpiryReason, forKey: .shortExpiryReason)
     }
 }
 

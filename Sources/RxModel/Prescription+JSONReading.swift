@@ -22,6 +22,8 @@ extension Prescription {
             })
         fhir = try c.optional("fhir").map { v throws(DecodingError) in try KeptFHIR(json: v) }
         contactLensType = try c.optional("contactLensType")?.raw(ContactLensType.self)
+        examDate = try c.optional("examDate")?.date()
+        shortExpiryReason = try c.optional("shortExpiryReason")?.string()
     }
 }
 
@@ -40,7 +42,8 @@ extension Prescriber {
         let c = try value.object()
         self.init(
             name: try c.required("name").string(), licence: try c.optional("licence")?.string(),
-            contact: try c.optional("contact")?.string())
+            contact: try c.optional("contact")?.string(), address: try c.optional("address")?.string(),
+            phone: try c.optional("phone")?.string(), fax: try c.optional("fax")?.string())
     }
 }
 
@@ -80,6 +83,9 @@ extension LensSpecification {
             self.dominance = dominance
         }
         balance = try c.optional("balance")?.bool() ?? false
+        manufacturer = try c.optional("manufacturer")?.string()
+        material = try c.optional("material")?.string()
+        equivalentBrand = try c.optional("equivalentBrand")?.string()
     }
 }
 

@@ -10,6 +10,10 @@ extension Prescription {
             w.key("contactLensType")
             w.string(contactLensType.rawValue)
         }
+        if let examDate {
+            w.key("examDate")
+            try examDate.writeJSON(to: &w)
+        }
         if let expires {
             w.key("expires")
             try expires.writeJSON(to: &w)
@@ -34,9 +38,17 @@ extension Prescription {
         try patient.writeJSON(to: &w)
         w.key("prescriber")
         w.beginObject()
+        if let address = prescriber.address {
+            w.key("address")
+            w.string(address)
+        }
         if let contact = prescriber.contact {
             w.key("contact")
             w.string(contact)
+        }
+        if let fax = prescriber.fax {
+            w.key("fax")
+            w.string(fax)
         }
         if let licence = prescriber.licence {
             w.key("licence")
@@ -44,6 +56,10 @@ extension Prescription {
         }
         w.key("name")
         w.string(prescriber.name)
+        if let phone = prescriber.phone {
+            w.key("phone")
+            w.string(phone)
+        }
         w.endObject()
         if let pupillaryDistance {
             w.key("pupillaryDistance")
@@ -59,6 +75,10 @@ extension Prescription {
         if let right {
             w.key("right")
             try right.writeJSON(to: &w)
+        }
+        if let shortExpiryReason {
+            w.key("shortExpiryReason")
+            w.string(shortExpiryReason)
         }
         w.endObject()
     }
@@ -132,6 +152,18 @@ extension LensSpecification {
         if let dominance {
             w.key("dominance")
             w.string(dominance.word)
+        }
+        if let equivalentBrand {
+            w.key("equivalentBrand")
+            w.string(equivalentBrand)
+        }
+        if let manufacturer {
+            w.key("manufacturer")
+            w.string(manufacturer)
+        }
+        if let material {
+            w.key("material")
+            w.string(material)
         }
         if let prism {
             w.key("prism")

@@ -30,12 +30,24 @@ public struct Prescriber: Hashable, Sendable, Codable {
     public var name: String
     /// Licence or registration number, as printed on the prescription.
     public var licence: String?
-    /// Address, phone or e-mail of the practice.
+    /// Address, phone or e-mail of the practice, as one text (what records before the
+    /// structured fields below have, and what a prescription without them gives).
     public var contact: String?
-    public init(name: String, licence: String? = nil, contact: String? = nil) {
+    /// The practice's postal address, phone and fax: the US Contact Lens Rule (16 CFR 315.2)
+    /// lists each on a contact-lens prescription, so each is a field that can be checked.
+    public var address: String?
+    public var phone: String?
+    public var fax: String?
+    public init(
+        name: String, licence: String? = nil, contact: String? = nil, address: String? = nil, phone: String? = nil,
+        fax: String? = nil
+    ) {
         self.name = name
         self.licence = licence
         self.contact = contact
+        self.address = address
+        self.phone = phone
+        self.fax = fax
     }
 }
 
@@ -70,6 +82,12 @@ public struct Prescription: Hashable, Sendable {
     public var fhir: KeptFHIR?
     /// The kind of contact lens, when the prescription says (contacts only; sharpens the warnings).
     public var contactLensType: ContactLensType?
+    /// The date of the eye examination the prescription comes from (16 CFR 315.2 lists it on a
+    /// contact-lens prescription; it may be earlier than the issue date).
+    public var examDate: CalendarDate?
+    /// The medical reason a contact-lens prescription is valid for less than a year, as the
+    /// prescriber recorded it (16 CFR 315.6(b)(2) allows a shorter expiry only with one).
+    public var shortExpiryReason: String?
 
     public init(
         kind: PrescriptionKind, patient: Patient, prescriber: Prescriber, issued: CalendarDate,

@@ -39,8 +39,13 @@ extension Prescription {
         compare("prescriber name", previous.prescriber.name, prescriber.name, text: true)
         compare("prescriber licence", previous.prescriber.licence, prescriber.licence, text: true)
         compare("prescriber contact", previous.prescriber.contact, prescriber.contact, text: true)
+        compare("prescriber address", previous.prescriber.address, prescriber.address, text: true)
+        compare("prescriber phone", previous.prescriber.phone, prescriber.phone, text: true)
+        compare("prescriber fax", previous.prescriber.fax, prescriber.fax, text: true)
+        compare("exam date", previous.examDate?.description, examDate?.description)
         compare("issue date", previous.issued.description, issued.description)
         compare("expiry date", previous.expires?.description, expires?.description)
+        compare("short-expiry reason", previous.shortExpiryReason, shortExpiryReason, text: true)
         compare("PD", previous.pupillaryDistance?.far.plain, pupillaryDistance?.far.plain)
         compare("near PD", previous.pupillaryDistance?.near?.plain, pupillaryDistance?.near?.plain)
         compare("contact-lens type", previous.contactLensType?.rawValue, contactLensType?.rawValue)
@@ -52,7 +57,7 @@ extension Prescription {
                 for field in LensField.allCases {
                     compare(
                         "\(eye.label) \(field.label)", field.text(in: before), field.text(in: after),
-                        text: field == .brand)
+                        text: field.isText)
                 }
             case (let before, let after):
                 compare(eye.label, before.map(LensNotation.format), after.map(LensNotation.format))

@@ -54,7 +54,7 @@ extension PrescriptionRules {
                         RuleViolation(
                             eye: eye, field: "add", value: designation.rawValue,
                             accepted:
-                                "LOW, MED and HIGH apply to multifocal contact lenses only: give glasses an add in dioptres (add +2.00)"
+                                "add codes (\(AddDesignation.acceptedText)) apply to multifocal contact lenses only: give glasses an add in dioptres (add +2.00)"
                         ))
                 }
                 if let dominance = lens.dominance {
@@ -87,13 +87,14 @@ extension PrescriptionRules {
             )
         }
         if rx.kind == .glasses {
-            if let pd = rx.pupillaryDistance, !adultPDRange.contains(pd.far) {
+            // Under 40 mm is `eyeSlips`' (one eye's PD); between 40 and 54 a child's; above 74 rare.
+            if let pd = rx.pupillaryDistance, pd.far >= lowestBinocularPD, !adultPDRange.contains(pd.far) {
                 warnings.append(
-                    "PD \(pd.far.short) mm is outside the usual adult range 54 to 74 mm (right for a child): check it")
+                    "PD \(pd.far.short) mm is outside the usual adult range 54 to 74 mm\(childNote(pd.far)): check it")
             }
             if let r = rx.right?.farPD, let l = rx.left?.farPD, !adultPDRange.contains(r + l) {
                 warnings.append(
-                    "PD \(r.short)/\(l.short) mm (\((r + l).short) in all) is outside the usual adult range 54 to 74 mm (right for a child): check it"
+                    "PD \(r.short)/\(l.short) mm (\((r + l).short) in all) is outside the usual adult range 54 to 74 mm\(childNote(r + l)): check it"
                 )
             }
         }
@@ -123,6 +124,11 @@ extension PrescriptionRules {
             }
         }
         return warnings
+    }
+
+    /// Below the adult range, a child's PD is usual (about 43 to 58 mm); above it nobody's is.
+    private static func childNote(_ pd: Hundredths) -> String {
+        pd < adultPDRange.lowerBound ? " (usual for a child)" : ""
     }
 }
 

@@ -94,7 +94,9 @@ public enum PrescriptionRules {
             advisories.append("OD add \(r.signedPower) and OS add \(l.signedPower) differ: check the prescription")
         }
         checkLensKinds(rx, into: &problems)
+        advisories += eyeSlips(rx)
         advisories += unusualValues(rx)
+        advisories += contactLensRule(rx)
 
         guard problems.isEmpty else { throw PrescriptionInvalid(violations: problems) }
         return CheckedPrescription(prescription: rx, advisories: advisories)
@@ -111,9 +113,16 @@ public enum PrescriptionRules {
         rx.prescriber.name = rx.prescriber.name.trimmingWhitespace()
         rx.prescriber.licence = clean(rx.prescriber.licence)
         rx.prescriber.contact = clean(rx.prescriber.contact)
+        rx.prescriber.address = clean(rx.prescriber.address)
+        rx.prescriber.phone = clean(rx.prescriber.phone)
+        rx.prescriber.fax = clean(rx.prescriber.fax)
         rx.note = clean(rx.note)
+        rx.shortExpiryReason = clean(rx.shortExpiryReason)
         for eye in Eye.allCases where rx[eye] != nil {
             rx[eye]!.brand = clean(rx[eye]!.brand)
+            rx[eye]!.manufacturer = clean(rx[eye]!.manufacturer)
+            rx[eye]!.material = clean(rx[eye]!.material)
+            rx[eye]!.equivalentBrand = clean(rx[eye]!.equivalentBrand)
         }
     }
 
@@ -131,7 +140,11 @@ public enum PrescriptionRules {
         text(rx.prescriber.name, field: "prescriber name", required: true)
         text(rx.prescriber.licence, field: "prescriber licence", required: false)
         text(rx.prescriber.contact, field: "prescriber contact", required: false)
+        text(rx.prescriber.address, field: "prescriber address", required: false)
+        text(rx.prescriber.phone, field: "prescriber phone", required: false)
+        text(rx.prescriber.fax, field: "prescriber fax", required: false)
         text(rx.note, field: "note", required: false, rule: .note)
+        text(rx.shortExpiryReason, field: "short-expiry reason", required: false, rule: .note)
         if let dob = rx.patient.birthDate {
             if dob > today {
                 problems.append(
@@ -156,6 +169,25 @@ public enum PrescriptionRules {
                 RuleViolation(
                     eye: nil, field: "issue date", value: rx.issued.description,
                     accepted: "must not be in the future (today is \(today))"))
+        }
+        if let exam = rx.examDate {
+            if exam > today {
+                problems.append(
+                    RuleViolation(
+                        eye: nil, field: "exam date", value: exam.description,
+                        accepted: "must not be in the future (today is \(today))"))
+            } else if exam > rx.issued {
+                problems.append(
+                    RuleViolation(
+                        eye: nil, field: "exam date", value: exam.description,
+                        accepted: "must be on or before the issue date \(rx.issued) (a prescription follows its exam)"))
+            }
+        }
+        if rx.shortExpiryReason != nil && rx.kind != .contacts {
+            problems.append(
+                RuleViolation(
+                    eye: nil, field: "short-expiry reason", value: nil,
+                    accepted: "applies to contact lenses only (the Contact Lens Rule's one-year minimum)"))
         }
         if let expires = rx.expires {
             if expires <= rx.issued {
@@ -271,7 +303,9 @@ public enum PrescriptionRules {
                     accepted: "must be less than the far PD \(far.short) mm"))
         }
         let wrongKind: [(String, Bool)] = [
-            ("base curve", lens.baseCurve != nil), ("diameter", lens.diameter != nil), ("brand", lens.brand != nil)
+            ("base curve", lens.baseCurve != nil), ("diameter", lens.diameter != nil), ("brand", lens.brand != nil),
+            ("manufacturer", lens.manufacturer != nil), ("material", lens.material != nil),
+            ("equivalent brand", lens.equivalentBrand != nil)
         ]
         for (field, present) in wrongKind where present {
             problems.append(
@@ -298,6 +332,13 @@ public enum PrescriptionRules {
                     accepted: "required for contact lenses (--brand, or --\(eye == .right ? "od" : "os")-brand)"))
         } else if let brand = lens.brand, let problem = TextField.name.problem(with: brand) {
             problems.append(RuleViolation(eye: eye, field: "brand", value: nil, accepted: problem))
+        }
+        for (field, value) in [
+            ("manufacturer", lens.manufacturer), ("material", lens.material), ("equivalent brand", lens.equivalentBrand)
+        ] {
+            if let value, let problem = TextField.name.problem(with: value) {
+                problems.append(RuleViolation(eye: eye, field: field, value: nil, accepted: problem))
+            }
         }
         let wrongKind: [(String, Bool)] = [
             ("prism", lens.prism != nil), ("vertex distance", lens.vertexDistance != nil),

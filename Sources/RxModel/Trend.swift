@@ -10,6 +10,9 @@
 ///   spherical equivalent is taken. Contact-lens prescriptions carry no vertex distance, so d is
 ///   the one written on the patient's glasses prescription nearest in time (for that eye), else
 ///   12 mm (`assumedVertexDistance`; domain.md: usually 12-14 mm), and each point says which.
+/// - An ortho-k (orthokeratology) lens's power is the target it reshapes the cornea to, not the
+///   eye's refraction, and gives no point (issue 26: one +0.50 ortho-k record turned a -0.60
+///   D/yr progressor into -0.13 D/yr); it is listed in `skipped`.
 /// - A balance lens has no prescribed power and gives no point for its eye. A prescription whose
 ///   status is `entered-in-error` (it was never the patient's) or `draft` (not final), from a FHIR
 ///   source or `edit --status`, gives none either. Each is listed in `skipped`. A cancelled one
@@ -126,6 +129,13 @@ public struct Trend: Sendable, Equatable {
                     Skipped(
                         prescription: item.id, issued: item.prescription.issued, eye: nil,
                         reason: "its status is \(status.rawValue)"))
+            } else if item.prescription.kind == .contacts, item.prescription.contactLensType == .orthoK {
+                // An ortho-k lens's power is the target it reshapes the cornea to, not the eye's
+                // refraction: one +0.50 ortho-k record would halve a myopic child's progression.
+                skipped.append(
+                    Skipped(
+                        prescription: item.id, issued: item.prescription.issued, eye: nil,
+                        reason: "an ortho-k lens's power is its reshaping target, not the eye's refraction"))
             } else {
                 counted.append(item)
             }

@@ -163,6 +163,10 @@ extension RecordCodec {
     static let lensDetailsTag: UInt8 = 1
     /// Tag 2, format 4: the id of the prescription's patient record (text).
     static let patientIDTag: UInt8 = 2
+    /// Tag 3, the Contact Lens Rule's fields (16 CFR 315.2): exam date (date), short-expiry
+    /// reason, prescriber address, phone and fax (text), then per eye present (OD first) the
+    /// manufacturer, material and equivalent brand (text). Written only when one is present.
+    static let clinicalRecordTag: UInt8 = 3
 
     static func encodeTrailing(_ rx: Prescription, into w: inout Writer) {
         func index<T: CaseIterable & Equatable>(_ value: T?) -> UInt8 {
@@ -174,6 +178,25 @@ extension RecordCodec {
             var section = Writer()
             section.text(patientID)
             w.u8(patientIDTag)
+            w.i32(section.bytes.count)
+            w.bytes += section.bytes
+        }
+        let hasClinicalRecord =
+            rx.examDate != nil || rx.shortExpiryReason != nil || rx.prescriber.address != nil
+            || rx.prescriber.phone != nil || rx.prescriber.fax != nil
+            || rx.eyes.contains { $0.1.manufacturer != nil || $0.1.material != nil || $0.1.equivalentBrand != nil }
+        if hasClinicalRecord {
+            var section = Writer()
+            section.date(rx.examDate)
+            for text in [rx.shortExpiryReason, rx.prescriber.address, rx.prescriber.phone, rx.prescriber.fax] {
+                section.text(text)
+            }
+            for (_, lens) in rx.eyes {
+                section.text(lens.manufacturer)
+                section.text(lens.material)
+                section.text(lens.equivalentBrand)
+            }
+            w.u8(clinicalRecordTag)
             w.i32(section.bytes.count)
             w.bytes += section.bytes
         }
@@ -207,6 +230,20 @@ extension RecordCodec {
             let end = r.p + length
             if tag == patientIDTag {
                 rx.patient.id = try r.text()
+                guard r.p == end else { throw Reader.Truncated() }
+                continue
+            }
+            if tag == clinicalRecordTag {
+                rx.examDate = try r.date()
+                rx.shortExpiryReason = try r.text()
+                rx.prescriber.address = try r.text()
+                rx.prescriber.phone = try r.text()
+                rx.prescriber.fax = try r.text()
+                for eye in Eye.allCases where rx[eye] != nil {
+                    rx[eye]!.manufacturer = try r.text()
+                    rx[eye]!.material = try r.text()
+                    rx[eye]!.equivalentBrand = try r.text()
+                }
                 guard r.p == end else { throw Reader.Truncated() }
                 continue
             }

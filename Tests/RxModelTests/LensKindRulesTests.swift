@@ -69,17 +69,27 @@ import Testing
     }
 
     @Test func childrensPDsAreAcceptedWithAWarning() throws {
-        let infant = try #require(accepted(Fixture.glasses(pd: PupillaryDistance(far: h("38")))))
+        let child = try #require(accepted(Fixture.glasses(pd: PupillaryDistance(far: h("48")))))
         #expect(
-            infant.advisories == ["PD 38 mm is outside the usual adult range 54 to 74 mm (right for a child): check it"]
+            child.advisories == ["PD 48 mm is outside the usual adult range 54 to 74 mm (usual for a child): check it"]
         )
+        #expect(
+            try #require(accepted(Fixture.glasses(pd: PupillaryDistance(far: h("76"))))).advisories == [
+                "PD 76 mm is outside the usual adult range 54 to 74 mm: check it"
+            ])
+        // Under 40 mm is one eye's PD, even for an infant: the slip, not the child, is named.
+        let monocular = try #require(accepted(Fixture.glasses(pd: PupillaryDistance(far: h("31")))))
+        #expect(
+            monocular.advisories == [
+                "PD 31 mm is almost certainly one eye's (monocular) PD, not both eyes': give it per eye (--pd-od, --pd-os), or check it (even a newborn's binocular PD is about 40 mm)"
+            ])
         #expect(try #require(accepted(Fixture.glasses(pd: PupillaryDistance(far: h("63"))))).advisories.isEmpty)
         var mono = Fixture.glasses()
         mono.right!.farPD = h("19")
         mono.left!.farPD = h("19.5")
         #expect(
             try #require(accepted(mono)).advisories == [
-                "PD 19/19.5 mm (38.5 in all) is outside the usual adult range 54 to 74 mm (right for a child): check it"
+                "PD 19/19.5 mm (38.5 in all) is outside the usual adult range 54 to 74 mm (usual for a child): check it"
             ])
         mono.right!.farPD = h("32")
         mono.left!.farPD = h("31")
@@ -183,6 +193,8 @@ import Testing
         rx.left = try LensNotation.parse("-1.50 add +1.50 N bc 8.6 dia 14.2")
         rx.right!.brand = "Air Optix Multifocal"
         rx.left!.brand = "Biofinity Multifocal"
+        rx.right!.manufacturer = "Alcon"
+        rx.left!.manufacturer = "CooperVision"
         let checked = try #require(accepted(rx))
         #expect(checked.advisories.isEmpty)
         #expect(
@@ -199,7 +211,7 @@ import Testing
         glasses.right = try LensNotation.parse("-1.00 add MED")
         #expect(
             violations(of: glasses).first?.description
-                == "OD add MED: LOW, MED and HIGH apply to multifocal contact lenses only: give glasses an add in dioptres (add +2.00)"
+                == "OD add MED: add codes (LOW, LO, MED, MID, HIGH, HI or HGH) apply to multifocal contact lenses only: give glasses an add in dioptres (add +2.00)"
         )
         rx.left!.add = nil
         #expect(

@@ -371,11 +371,15 @@ private func expectEdges(
         rx.left!.add = h("+2.00")
         #expect(try #require(accepted(rx)).advisories.isEmpty)
         rx.left!.add = nil
-        #expect(try #require(accepted(rx)).advisories.isEmpty)
+        #expect(
+            try #require(accepted(rx)).advisories == [
+                "OD has add +2.00 and OS has none: an add is usually on both eyes; check the prescription"
+            ])
     }
 
     @Test func severalViolationsAreReportedTogether() {
         var rx = Fixture.contacts(issued: date("2026-03-20"), expires: date("2026-03-20"))
+        rx.examDate = nil
         rx.right!.sphere = h("-31.00")
         rx.right!.cylinder = h("-0.75")
         rx.right!.prism = .rectangular(vertical: nil, horizontal: .init(amount: h("1"), base: .in))

@@ -29,7 +29,10 @@ let today = CalendarDate(year: 2026, month: 3, day: 14)!
 
 enum Fixture {
     static let patient = Patient(name: "Ada Lovelace", birthDate: CalendarDate(year: 1990, month: 5, day: 1))
-    static let prescriber = Prescriber(name: "Dr. Iris Hale", licence: "OPT-1234", contact: "+1 555 0100")
+    /// Everything the Contact Lens Rule (16 CFR 315.2) lists of a prescriber.
+    static let prescriber = Prescriber(
+        name: "Dr. Iris Hale", licence: "OPT-1234", contact: "+1 555 0100", address: "1 Main St, Springfield",
+        phone: "+1 555 0100", fax: "+1 555 0101")
     static let issued = CalendarDate(year: 2026, month: 3, day: 1)!
 
     /// OD -2.25 -0.75 x180, OS -2.00 DS.
@@ -40,11 +43,13 @@ enum Fixture {
     /// OD -3.00 bc 8.6 dia 14.2, OS -2.75 -1.25 x170 bc 8.7 dia 14.5.
     static let contactsRight = LensSpecification(
         sphere: Hundredths(raw: -300), baseCurve: Hundredths(raw: 860),
-        diameter: Hundredths(raw: 1420), brand: "Acuvue Oasys")
+        diameter: Hundredths(raw: 1420), brand: "Acuvue Oasys"
+    ).manufactured(by: "Johnson & Johnson")
     static let contactsLeft = LensSpecification(
         sphere: Hundredths(raw: -275), cylinder: Hundredths(raw: -125), axis: 170,
         baseCurve: Hundredths(raw: 870), diameter: Hundredths(raw: 1450),
-        brand: "Acuvue Oasys for Astigmatism")
+        brand: "Acuvue Oasys for Astigmatism"
+    ).manufactured(by: "Johnson & Johnson")
 
     /// A valid glasses prescription (issued 2026-03-01, expires 2028-03-01).
     static func glasses(
@@ -62,9 +67,11 @@ enum Fixture {
         right: LensSpecification? = contactsRight, left: LensSpecification? = contactsLeft,
         issued: CalendarDate = issued, expires: CalendarDate? = CalendarDate(year: 2027, month: 3, day: 1)
     ) -> Prescription {
-        Prescription(
+        var rx = Prescription(
             kind: .contacts, patient: patient, prescriber: prescriber, issued: issued, expires: expires,
             right: right, left: left)
+        rx.examDate = issued
+        return rx
     }
 }
 
@@ -159,5 +166,13 @@ extension LensSpecification {
         LensSpecification(
             sphere: sphere, cylinder: cylinder, axis: axis, add: add, prism: prism,
             baseCurve: baseCurve, diameter: diameter)
+    }
+}
+
+extension LensSpecification {
+    func manufactured(by manufacturer: String) -> LensSpecification {
+        var lens = self
+        lens.manufacturer = manufacturer
+        return lens
     }
 }

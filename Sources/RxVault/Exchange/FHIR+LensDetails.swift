@@ -43,7 +43,8 @@ extension FHIR {
             if let designation = AddDesignation(text: code) {
                 lens.addDesignation = designation
             } else {
-                problems.append("lensSpecification[\(index)] add-designation '\(code)': expected LOW, MED or HIGH")
+                problems.append(
+                    "lensSpecification[\(index)] add-designation '\(code)': expected \(AddDesignation.acceptedText)")
             }
         }
         if let code = code(spec, "lens-dominance") {

@@ -198,6 +198,7 @@ public enum FHIR {
             extensions.append(.fields(["url": .string(ext("note")), "valueString": .string(note)]))
         }
         extensions += prescriptionDetailExtensions(rx)
+        extensions += clinicalRecordExtensions(rx)
         let prescriber: JSONValue = .fields([
             "display": .string(rx.prescriber.name),
             "identifier": rx.prescriber.licence.map { .fields(["value": .string($0)]) }
@@ -250,6 +251,7 @@ public enum FHIR {
                 ]))
         }
         extensions += lensDetailExtensions(lens)
+        extensions += lensMakerExtensions(lens)
         // A balance lens has no prescribed power: no sphere, no power.
         let sphere: JSONValue? = lens.balance ? nil : .hundredths(lens.sphere)
         return .fields([
@@ -272,6 +274,35 @@ public enum FHIR {
             ]),
             "sphere": sphere
         ])
+    }
+
+    /// A prism read from FHIR's base up/down/in/out parts. Parts in 0.25 steps are kept as
+    /// written. Parts in 0.01 steps are what a base angle becomes (`prismParts`: rxvault writes
+    /// 2 @ 45 as 1.41 up and 1.41 in, and a server that drops rxvault's extension hands back only
+    /// those): when they are exactly the parts of one polar prism with its amount in 0.25 steps
+    /// and a whole-degree angle, that prism is what was prescribed, and it is read back. Anything
+    /// else stays rectangular for the rules to refuse by their 0.25 step.
+    static func prism(
+        vertical: Prism.Part<Prism.VerticalBase>?, horizontal: Prism.Part<Prism.HorizontalBase>?, eye: Eye
+    ) -> Prism {
+        let written = Prism.rectangular(vertical: vertical, horizontal: horizontal)
+        guard written.amounts.contains(where: { !$0.isMultiple(of: 25) }) else { return written }
+        let v = vertical.map { $0.base == .up ? $0.amount.doubleValue : -$0.amount.doubleValue } ?? 0
+        let towardZero = (eye == .right) == (horizontal?.base == .in)
+        let h = horizontal.map { towardZero ? $0.amount.doubleValue : -$0.amount.doubleValue } ?? 0
+        let amount = Hundredths(raw: Int(((v * v + h * h).squareRoot() * 4).rounded()) * 25)
+        guard amount.raw > 0 else { return written }
+        var degrees = Int((atan2(v, h) * 180 / .pi).rounded())
+        if degrees < 0 { degrees += 360 }
+        let given = prismParts(written, eye: eye)
+        for angle in [degrees, degrees - 1, degrees + 1] where (0...360).contains(angle) {
+            let polar = Prism.polar(amount: amount, angle: angle)
+            let parts = prismParts(polar, eye: eye)
+            if parts.count == given.count, zip(parts, given).allSatisfy({ $0.0 == $1.0 && $0.1 == $1.1 }) {
+                return polar
+            }
+        }
+        return written
     }
 
     /// FHIR prism is base up/down/in/out only: a base angle becomes its vertical and horizontal

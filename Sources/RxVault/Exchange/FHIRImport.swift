@@ -325,6 +325,7 @@ extension FHIR {
             lens.farPD = quantity(spec, "far-pupillary-distance")
             lens.nearPD = quantity(spec, "near-pupillary-distance")
             readLensDetails(spec, index: index, into: &lens, problems: &problems)
+            readLensMakers(spec, into: &lens)
             if let polar = (extensionValue(spec, "prism-base-angle") as? [String: Any])?["extension"]
                 as? [[String: Any]],
                 let amount = number(polar.first { $0["url"] as? String == "amount" }?["valueDecimal"]),
@@ -347,7 +348,7 @@ extension FHIR {
                         problems.append("lensSpecification[\(index)].prism: base '\(base)' repeated or unknown")
                     }
                 }
-                lens.prism = .rectangular(vertical: vertical, horizontal: horizontal)
+                lens.prism = FHIR.prism(vertical: vertical, horizontal: horizontal, eye: eye)
             }
             rx[eye] = lens
         }
@@ -363,6 +364,7 @@ extension FHIR {
         }
         rx.note = (extensionValue(r, "note") as? [String: Any])?["valueString"] as? String
         readPrescriptionDetails(r, into: &rx, problems: &problems)
+        readClinicalRecord(r, into: &rx, problems: &problems)
         return rx
     }
 

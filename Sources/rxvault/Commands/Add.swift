@@ -26,7 +26,8 @@ extension RxVaultCommand {
                       --brand "Boston XO" --od "-4.50 bc 7.45 dia 9.6" \\
                       --os "-4.25 bc 7.5 dia 9.6"
 
-                Multifocal contacts: "add +1.50 D", "add HIGH N" (LOW/MED/HIGH, D/N as written).
+                Multifocal contacts: "add +1.50 D", "add HGH N" (the box's code: LOW, LO,
+                MED, MID, HIGH, HI, HGH; D/N), kept as written.
                 A balance lens for one eye of glasses: --os BAL.
                 """))
 

@@ -17,11 +17,12 @@ extension RxVaultCommand {
                 cylinder is refused: write the cylinder to keep it, or "-1.25 DS" for a sphere alone
                 (--od-sphere changes only the sphere).
 
-                An add is one part: "add ..." replaces its number, LOW/MED/HIGH and D/N together.
+                An add is one part: "add ..." replaces its number, code (LOW, MID, HGH...) and D/N
+                together.
                 BAL makes the eye a balance lens (dropping cylinder, add and prism).
 
                 A part is removed only by name: --no-od-cyl (with its axis), --no-od-add (with its
-                LOW/MED/HIGH and D/N), --no-od-prism, --no-od-vertex, --no-od-bc, --no-od-dia,
+                code and D/N), --no-od-prism, --no-od-vertex, --no-od-bc, --no-od-dia,
                 --no-od-brand, and the same with --no-os-; --no-lens-type removes the contact-lens
                 type. Switching between one binocular PD and a PD per eye needs --no-pd.
 

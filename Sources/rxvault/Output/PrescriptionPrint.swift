@@ -16,9 +16,14 @@ enum PrescriptionPrint {
             ("Licence", rx.prescriber.licence ?? "not recorded")
         ]
         if let contact = rx.prescriber.contact { fields.append(("Contact", contact)) }
+        fields += PrescriptionText.practice(rx.prescriber).map { (capitalised($0.0), $0.1) }
+        if let exam = rx.examDate { fields.append(("Exam date", exam.description)) }
         fields += [
             ("Issued", rx.issued.description),
-            ("Expires", rx.expires?.description ?? "no expiry date"),
+            ("Expires", rx.expires?.description ?? "no expiry date")
+        ]
+        if let reason = rx.shortExpiryReason { fields.append(("Short expiry", reason)) }
+        fields += [
             // A withdrawn prescription says so instead of a validity: it must not be dispensed from.
             (
                 "Validity",
@@ -29,6 +34,8 @@ enum PrescriptionPrint {
         if let pd = rx.pupillaryDistance {
             fields.append(("PD", pd.far.plain + " mm" + (pd.near.map { " far, \($0.plain) mm near" } ?? "")))
         }
+        if let type = rx.contactLensType { fields.append(("Lens type", type.label)) }
+        fields += PrescriptionText.lensMakers(view).map { (capitalised($0.0), $0.1) }
         let (headers, rows) = PrescriptionText.eyeGrid(view)
         let attachments = item.attachments.map { file -> String in
             let m = file.info.metadata
@@ -53,4 +60,7 @@ enum PrescriptionPrint {
                 + "Powers (SPH, CYL, ADD) in dioptres, AXIS in degrees, prism in prism dioptres, VERTEX, PD, BC and DIA in mm; "
                 + "SE is the spherical equivalent. A copy for reference: the prescriber's record is the original.")
     }
+
+    /// `address` -> `Address`, `OD manufacturer` as it is.
+    private static func capitalised(_ label: String) -> String { label.prefix(1).uppercased() + label.dropFirst() }
 }

@@ -16,14 +16,20 @@ enum PrescriptionText {
                 ([rx.prescriber.name]
                     + [rx.prescriber.licence.map { "licence \($0)" }, rx.prescriber.contact].compactMap { $0 }).joined(
                         separator: ", ")
-            ),
+            )
+        ]
+        pairs += practice(rx.prescriber)
+        if let exam = rx.examDate { pairs.append(("exam date", exam.description)) }
+        pairs += [
             ("issued", rx.issued.description),
             ("expires", (rx.expires?.description ?? "no expiry date") + "  (\(view.statusText))")
         ]
+        if let reason = rx.shortExpiryReason { pairs.append(("short expiry", reason)) }
         if let pd = rx.pupillaryDistance {
             pairs.append(("PD", pd.far.plain + " mm" + (pd.near.map { " far, \($0.plain) mm near" } ?? "")))
         }
         if let type = rx.contactLensType { pairs.append(("lens type", type.label)) }
+        pairs += lensMakers(view)
         if let note = rx.note { pairs.append(("note", note)) }
         if let form = view.cylinderForm { pairs.append(("cylinder", "shown in \(form.rawValue)-cyl form")) }
         // What an imported FHIR prescription carried beyond rxvault's fields, kept for export.
@@ -35,6 +41,31 @@ enum PrescriptionText {
         }
         let (headers, rows) = eyeGrid(view)
         return Table.keyValue(pairs) + "\n\n" + Table.render(headers: headers, rows: rows)
+    }
+
+    /// The practice's address, phone and fax, a line each (16 CFR 315.2 lists them).
+    static func practice(_ prescriber: Prescriber) -> [(String, String)] {
+        [("address", prescriber.address), ("phone", prescriber.phone), ("fax", prescriber.fax)]
+            .compactMap { key, value in value.map { (key, $0) } }
+    }
+
+    /// Manufacturer, material and a private label's equivalent brand: one line for both eyes
+    /// when they agree (the usual case), else a line per eye.
+    static func lensMakers(_ view: PrescriptionView) -> [(String, String)] {
+        let fields: [(String, KeyPath<LensSpecification, String?>)] = [
+            ("manufacturer", \.manufacturer), ("material", \.material), ("equivalent brand", \.equivalentBrand)
+        ]
+        var pairs: [(String, String)] = []
+        for (name, field) in fields {
+            let values = view.eyes.map { ($0.0, $0.1[keyPath: field]) }
+            guard values.contains(where: { $0.1 != nil }) else { continue }
+            if values.count == 2, values[0].1 == values[1].1 {
+                pairs.append((name, values[0].1!))
+            } else {
+                pairs += values.compactMap { eye, value in value.map { ("\(eye.label) \(name)", $0) } }
+            }
+        }
+        return pairs
     }
 
     /// One row per eye (OD first) with every value the kind has; `show` and the printed copy.
@@ -118,7 +149,9 @@ enum PrescriptionCSV {
         "issued", "expires", "eye", "sphere", "cylinder", "axis", "add", "prism", "vertex_mm",
         "pd_mm", "near_pd_mm", "binocular_pd_mm", "binocular_near_pd_mm", "base_curve_mm",
         "diameter_mm", "brand", "spherical_equivalent", "note",
-        "contact_lens_type", "add_designation", "dominance", "balance"
+        "contact_lens_type", "add_designation", "dominance", "balance",
+        "exam_date", "short_expiry_reason", "prescriber_address", "prescriber_phone", "prescriber_fax",
+        "manufacturer", "material", "equivalent_brand"
     ]
 
     static func rows(_ view: PrescriptionView) -> [[String]] {
@@ -146,7 +179,16 @@ enum PrescriptionCSV {
         let type: String = rx.contactLensType?.rawValue ?? ""
         let designation: String = lens.addDesignation?.rawValue ?? ""
         let dominance: String = lens.dominance?.word ?? ""
-        return [type, designation, dominance, lens.balance ? "yes" : ""]
+        return [type, designation, dominance, lens.balance ? "yes" : ""] + clinicalRecord(rx, lens)
+    }
+
+    /// The Contact Lens Rule's fields (16 CFR 315.2), after the lens details.
+    static func clinicalRecord(_ rx: Prescription, _ lens: LensSpecification) -> [String] {
+        [
+            rx.examDate?.description ?? "", CSV.text(rx.shortExpiryReason), CSV.text(rx.prescriber.address),
+            CSV.text(rx.prescriber.phone), CSV.text(rx.prescriber.fax), CSV.text(lens.manufacturer),
+            CSV.text(lens.material), CSV.text(lens.equivalentBrand)
+        ]
     }
 }
 

@@ -54,8 +54,13 @@ struct PrescriptionJSON {
         var prescriber: [(String, JSONValue)] = [("name", .string(rx.prescriber.name))]
         if let licence = rx.prescriber.licence { prescriber.append(("licence", .string(licence))) }
         if let contact = rx.prescriber.contact { prescriber.append(("contact", .string(contact))) }
+        if let address = rx.prescriber.address { prescriber.append(("address", .string(address))) }
+        if let phone = rx.prescriber.phone { prescriber.append(("phone", .string(phone))) }
+        if let fax = rx.prescriber.fax { prescriber.append(("fax", .string(fax))) }
         pairs.append(("prescriber", .object(prescriber)))
+        if let exam = rx.examDate { pairs.append(("examDate", .string(exam.description))) }
         if let expires = rx.expires { pairs.append(("expires", .string(expires.description))) }
+        if let reason = rx.shortExpiryReason { pairs.append(("shortExpiryReason", .string(reason))) }
         if let note = rx.note { pairs.append(("note", .string(note))) }
         if let type = rx.contactLensType { pairs.append(("contactLensType", .string(type.rawValue))) }
         if let pd = rx.pupillaryDistance {
@@ -117,6 +122,9 @@ struct PrescriptionJSON {
         if let bc = lens.baseCurve { pairs.append(("baseCurve", .number(bc.short))) }
         if let dia = lens.diameter { pairs.append(("diameter", .number(dia.short))) }
         if let brand = lens.brand { pairs.append(("brand", .string(brand))) }
+        if let manufacturer = lens.manufacturer { pairs.append(("manufacturer", .string(manufacturer))) }
+        if let material = lens.material { pairs.append(("material", .string(material))) }
+        if let equivalent = lens.equivalentBrand { pairs.append(("equivalentBrand", .string(equivalent))) }
         return .object(pairs)
     }
 

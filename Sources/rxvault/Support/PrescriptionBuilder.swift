@@ -23,9 +23,14 @@ struct PrescriptionBuilder {
         if let name = o.prescriber { rx.prescriber.name = name }
         if let licence = o.prescriberLicence { rx.prescriber.licence = licence }
         if let contact = o.prescriberContact { rx.prescriber.contact = contact }
+        if let address = o.prescriberAddress { rx.prescriber.address = address }
+        if let phone = o.prescriberPhone { rx.prescriber.phone = phone }
+        if let fax = o.prescriberFax { rx.prescriber.fax = fax }
+        if let exam = o.examDate { rx.examDate = exam.isEmpty ? nil : try date(exam, "exam date") }
         if let issued = o.issued { rx.issued = try date(issued, "issue date") }
         if let expires = o.expires { rx.expires = try date(expires, "expiry date") }
         if removeExpiry { rx.expires = nil }
+        if let reason = o.shortExpiryReason { rx.shortExpiryReason = reason }
         if let note = o.note { rx.note = note }
         if let text = o.lensType {
             if removeLensType { throw CLIError(.usage, "--lens-type cannot be combined with --no-lens-type") }
@@ -48,8 +53,17 @@ struct PrescriptionBuilder {
             rx[eye] = try lens(eye, current: rx[eye])
         }
 
-        if let brand = o.brand {
-            for eye in Eye.allCases where rx[eye] != nil && o.fieldFlags(eye).brand == nil { rx[eye]!.brand = brand }
+        let bothEyes:
+            [(String?, WritableKeyPath<LensSpecification, String?>, KeyPath<PrescriptionOptions.EyeFields, String?>)] =
+                [
+                    (o.brand, \.brand, \.brand), (o.manufacturer, \.manufacturer, \.manufacturer),
+                    (o.material, \.material, \.material), (o.equivalentBrand, \.equivalentBrand, \.equivalentBrand)
+                ]
+        for (value, field, perEye) in bothEyes {
+            guard let value else { continue }
+            for eye in Eye.allCases where rx[eye] != nil && o.fieldFlags(eye)[keyPath: perEye] == nil {
+                rx[eye]![keyPath: field] = value
+            }
         }
         if let vertex = o.vertex {
             let value = try number(vertex, nil, "vertex distance")
@@ -113,6 +127,9 @@ struct PrescriptionBuilder {
         if let v = f.baseCurve { lens!.baseCurve = try number(v, eye, "base curve") }
         if let v = f.diameter { lens!.diameter = try number(v, eye, "diameter") }
         if let v = f.brand { lens!.brand = v }
+        if let v = f.manufacturer { lens!.manufacturer = v }
+        if let v = f.material { lens!.material = v }
+        if let v = f.equivalentBrand { lens!.equivalentBrand = v }
         return lens
     }
 

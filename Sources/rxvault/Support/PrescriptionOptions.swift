@@ -10,9 +10,17 @@ struct PrescriptionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Patient's date of birth.", valueName: "yyyy-mm-dd")) var dob: String?
     @Option(help: "Prescriber's name.") var prescriber: String?
     @Option(help: "Prescriber's licence or registration number.") var prescriberLicence: String?
-    @Option(help: "Prescriber's address, phone or e-mail.") var prescriberContact: String?
+    @Option(help: "Prescriber's address, phone or e-mail, as one text.") var prescriberContact: String?
+    @Option(help: "Prescriber's postal address.") var prescriberAddress: String?
+    @Option(help: "Prescriber's phone number.") var prescriberPhone: String?
+    @Option(help: "Prescriber's fax number.") var prescriberFax: String?
+    @Option(help: ArgumentHelp("Date of the eye examination.", valueName: "yyyy-mm-dd")) var examDate: String?
     @Option(help: ArgumentHelp("Date the prescription was issued.", valueName: "yyyy-mm-dd")) var issued: String?
     @Option(help: ArgumentHelp("Expiry date (required for contacts).", valueName: "yyyy-mm-dd")) var expires: String?
+    @Option(
+        help: ArgumentHelp(
+            "The medical reason a contacts prescription is valid for less than a year.", valueName: "text"))
+    var shortExpiryReason: String?
     @Option(help: "A free-text note.") var note: String?
 
     @Option(
@@ -35,6 +43,9 @@ struct PrescriptionOptions: ParsableArguments {
     @Option(name: .customLong("od-bc"), parsing: .unconditional, help: .hidden) var odBaseCurve: String?
     @Option(name: .customLong("od-dia"), parsing: .unconditional, help: .hidden) var odDiameter: String?
     @Option(name: .customLong("od-brand"), help: .hidden) var odBrand: String?
+    @Option(name: .customLong("od-manufacturer"), help: .hidden) var odManufacturer: String?
+    @Option(name: .customLong("od-material"), help: .hidden) var odMaterial: String?
+    @Option(name: .customLong("od-equivalent-brand"), help: .hidden) var odEquivalentBrand: String?
     @Option(name: .customLong("os-sphere"), parsing: .unconditional, help: .hidden) var osSphere: String?
     @Option(name: .customLong("os-cyl"), parsing: .unconditional, help: .hidden) var osCylinder: String?
     @Option(name: .customLong("os-axis"), parsing: .unconditional, help: .hidden) var osAxis: String?
@@ -44,6 +55,9 @@ struct PrescriptionOptions: ParsableArguments {
     @Option(name: .customLong("os-bc"), parsing: .unconditional, help: .hidden) var osBaseCurve: String?
     @Option(name: .customLong("os-dia"), parsing: .unconditional, help: .hidden) var osDiameter: String?
     @Option(name: .customLong("os-brand"), help: .hidden) var osBrand: String?
+    @Option(name: .customLong("os-manufacturer"), help: .hidden) var osManufacturer: String?
+    @Option(name: .customLong("os-material"), help: .hidden) var osMaterial: String?
+    @Option(name: .customLong("os-equivalent-brand"), help: .hidden) var osEquivalentBrand: String?
 
     @Option(help: ArgumentHelp("Binocular far pupillary distance (glasses).", valueName: "mm")) var pd: String?
     @Option(help: ArgumentHelp("Binocular near pupillary distance (glasses).", valueName: "mm")) var nearPd: String?
@@ -57,6 +71,11 @@ struct PrescriptionOptions: ParsableArguments {
     var nearPdLeft: String?
     @Option(help: ArgumentHelp("Vertex distance for both eyes (glasses).", valueName: "mm")) var vertex: String?
     @Option(help: "Lens brand for both eyes (contacts); --od-brand/--os-brand when they differ.") var brand: String?
+    @Option(help: "Lens manufacturer for both eyes (contacts; --od-/--os-manufacturer).") var manufacturer: String?
+    @Option(help: "Lens material for both eyes (contacts; --od-/--os-material).") var material: String?
+    @Option(
+        help: "For a private-label lens, the brand it is the same lens as (contacts; --od-/--os-equivalent-brand).")
+    var equivalentBrand: String?
     @Option(
         help: ArgumentHelp(
             "Contact-lens type: soft, rgp, scleral, hybrid or ortho-k (contacts; sharpens the base-curve and diameter warnings).",
@@ -67,26 +86,33 @@ struct PrescriptionOptions: ParsableArguments {
         eye == .right
             ? EyeFields(
                 sphere: odSphere, cylinder: odCylinder, axis: odAxis, add: odAdd, prism: odPrism,
-                vertex: odVertex, baseCurve: odBaseCurve, diameter: odDiameter, brand: odBrand)
+                vertex: odVertex, baseCurve: odBaseCurve, diameter: odDiameter, brand: odBrand,
+                manufacturer: odManufacturer, material: odMaterial, equivalentBrand: odEquivalentBrand)
             : EyeFields(
                 sphere: osSphere, cylinder: osCylinder, axis: osAxis, add: osAdd, prism: osPrism,
-                vertex: osVertex, baseCurve: osBaseCurve, diameter: osDiameter, brand: osBrand)
+                vertex: osVertex, baseCurve: osBaseCurve, diameter: osDiameter, brand: osBrand,
+                manufacturer: osManufacturer, material: osMaterial, equivalentBrand: osEquivalentBrand)
     }
 
     func notation(_ eye: Eye) -> String? { eye == .right ? od : os }
 
     struct EyeFields {
         var sphere, cylinder, axis, add, prism, vertex, baseCurve, diameter, brand: String?
+        var manufacturer, material, equivalentBrand: String?
         var isEmpty: Bool {
-            [sphere, cylinder, axis, add, prism, vertex, baseCurve, diameter, brand].allSatisfy { $0 == nil }
+            [
+                sphere, cylinder, axis, add, prism, vertex, baseCurve, diameter, brand, manufacturer, material,
+                equivalentBrand
+            ].allSatisfy { $0 == nil }
         }
     }
 
     /// Whether any field flag at all was given (edit refuses to do nothing).
     var isEmpty: Bool {
         let all: [String?] = [
-            patient, dob, prescriber, prescriberLicence, prescriberContact, issued, expires, note, od, os,
-            pd, nearPd, pdRight, pdLeft, nearPdRight, nearPdLeft, vertex, brand, lensType
+            patient, dob, prescriber, prescriberLicence, prescriberContact, prescriberAddress, prescriberPhone,
+            prescriberFax, examDate, issued, expires, shortExpiryReason, note, od, os, pd, nearPd, pdRight, pdLeft,
+            nearPdRight, nearPdLeft, vertex, brand, manufacturer, material, equivalentBrand, lensType
         ]
         return all.allSatisfy { $0 == nil } && fieldFlags(.right).isEmpty && fieldFlags(.left).isEmpty
     }
