@@ -35,8 +35,10 @@ struct FilterOptions: ParsableArguments {
         name: .customLong("cyl-max"), parsing: .unconditional,
         help: ArgumentHelp("Some eye's cylinder at most this.", valueName: "D")) var cylMax: String?
     @Flag(name: .customLong("add"), help: "Only prescriptions with a near addition (multifocal).") var hasAdd = false
-    @Option(help: "Sort by issued (newest first), expires (soonest first), patient or kind.") var sort: SortKey =
-        .issued
+    @Option(
+        help:
+            "Sort by issued (newest first), expires (soonest first), patient or kind (default: issued; expires with --expiring-within)."
+    ) var sort: SortKey?
     @Flag(help: "Reverse the order.") var reverse = false
     @Option(help: "At most this many results.") var limit: Int?
 
@@ -104,7 +106,8 @@ struct FilterOptions: ParsableArguments {
         f.cylinderMin = try power(cylMin, "cyl-min")
         f.cylinderMax = try power(cylMax, "cyl-max")
         f.hasAdd = hasAdd
-        f.sort = PrescriptionFilter.Sort(rawValue: sort.rawValue)!
+        // Expiring soon is a to-do list: the soonest expiry first, unless another order is asked for.
+        f.sort = PrescriptionFilter.Sort(rawValue: (sort ?? (expiringWithin != nil ? .expires : .issued)).rawValue)!
         f.reverse = reverse
         if let limit, limit < 1 { throw CLIError(.usage, "--limit must be at least 1") }
         f.limit = limit
