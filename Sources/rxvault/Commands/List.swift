@@ -27,11 +27,13 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run(json: format == .json || format == .ndjson) {
                 let vault = try options.openReader()
+                let records = try vault.list()
                 try PrescriptionOutput.print(
-                    try vault.list(), format: format, cyl: cyl, wide: wide,
+                    records, format: format, cyl: cyl, wide: wide,
                     emptyMessage: options.identity == nil
                         ? "rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'"
-                        : "rxvault: no prescriptions are shared with this identity")
+                        : "rxvault: no prescriptions are shared with this identity",
+                    superseded: try vault.supersession(of: records))
                 warnIfNotLogged(vault)
             }
         }

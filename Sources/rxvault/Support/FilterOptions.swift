@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RxModel
 import RxVault
 
@@ -9,7 +10,7 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "glasses or contacts.") var kind: PrescriptionKind?
     @Option(
         help: ArgumentHelp(
-            "Only these FHIR statuses: active, cancelled, draft, entered-in-error (comma-separated) or all.",
+            "Only these statuses: active, cancelled, draft, entered-in-error (FHIR), superseded (comma-separated) or all.",
             valueName: "codes")) var status: String?
     @Option(help: ArgumentHelp("Issued on or before the day and not expired on it.", valueName: "yyyy-mm-dd"))
     var validOn: String?
@@ -78,13 +79,20 @@ struct FilterOptions: ParsableArguments {
         f.patient = patient
         f.kind = kind
         if let status {
-            guard let codes = RecordStatus.list(status) else {
+            // `superseded` is derived (a newer prescription replaces it), not a FHIR code: it is
+            // taken out here and the rest read as the FHIR statuses they are.
+            let codes = status.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            let fhir = codes.filter { $0 != "superseded" }
+            guard let statuses = fhir.isEmpty ? [] : RecordStatus.list(fhir.joined(separator: ",")) else {
                 throw CLIError(
                     .invalidInput,
-                    "--status '\(status)': give all or some of \(RecordStatus.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated, or all"
+                    "--status '\(status)': give all or some of \((RecordStatus.allCases.map(\.rawValue) + ["superseded"]).joined(separator: ", ")), comma-separated, or all"
                 )
             }
-            f.statuses = codes
+            f.statuses = statuses
+            f.includesSuperseded = codes.contains("superseded")
         }
         f.validOn = try date(validOn, "valid-on")
         f.expired = expired
