@@ -87,6 +87,7 @@ import Testing
         #expect(first["exam"] as? String == "overdue")
         #expect(first["expires"] as? String == "2026-01-01")
         #expect((first["patient"] as? [String: Any])?["name"] as? String == "Kim Park")
+        #expect((first["prescriber"] as? [String: Any])?["name"] as? String == "Dr Alvarez")
     }
 
     @Test func exitsThreeWhenNothingIsDue() throws {

@@ -60,7 +60,7 @@ enum RecallOutput {
             if let id = rx.patient.id { patient.append(("id", .string(id))) }
             return .object([
                 ("id", .string(recall.record.id.hex)), ("kind", .string(rx.kind.rawValue)),
-                ("patient", .object(patient)), ("prescriber", .string(rx.prescriber.name)),
+                ("patient", .object(patient)), ("prescriber", .object([("name", .string(rx.prescriber.name))])),
                 ("issued", .string(rx.issued.description)), ("expires", .string(recall.expires.description)),
                 ("daysLeft", .int(recall.daysLeft)),
                 ("status", .string((recall.isOverdue ? PrescriptionStatus.expired : .expiring).rawValue)),
