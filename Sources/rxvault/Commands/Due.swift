@@ -28,7 +28,7 @@ extension RxVaultCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Expiring within this many days from today (e.g. 60d, 8w, 3m).", valueName: "days"))
+                "Expiring within this many days from today, or already expired (e.g. 60d, 8w, 3m).", valueName: "days"))
         var within: String = "\(PrescriptionStatus.defaultWarningDays)d"
         @Option(help: "Output format (ics: iCalendar, RFC 5545).") var format: Format = .table
         @Flag(

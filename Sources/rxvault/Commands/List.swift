@@ -10,7 +10,9 @@ extension RxVaultCommand {
             abstract: "List the prescriptions, newest issue date first.",
             discussion: flowing(
                 """
-                STATUS is valid, expiring (within 60 days) or expired, as of today.
+                STATUS is valid, expiring (within 60 days) or expired, as of today; superseded when a
+                newer prescription of the same kind for the same patient replaces it; or the FHIR
+                status of a withdrawn one (cancelled, draft, entered-in-error).
                 --format json prints {"schema": "rxvault/prescriptions/v1", "prescriptions": [...]};
                 --format csv prints one row per prescription and eye (docs/format.md).
                 """))
