@@ -1,5 +1,9 @@
 /// Whether a prescription can still be used, on a given day: withdrawn (its FHIR status says it
-/// does not stand; `RecordStatus`), else valid, expiring or expired by its dates.
+/// does not stand; `RecordStatus`), else superseded (a newer one replaces it), else valid,
+/// expiring or expired by its dates.
+///
+/// Derived when shown, never stored: `superseded` depends on the vault's other prescriptions,
+/// which a prescription alone does not know (RxVault's `Supersession` works it out).
 public enum PrescriptionStatus: String, Sendable, CaseIterable {
     /// Not expired, and not expiring within the warning window (or no expiry date).
     case valid
@@ -13,11 +17,14 @@ public enum PrescriptionStatus: String, Sendable, CaseIterable {
     case draft
     /// Recorded by mistake (FHIR `entered-in-error`): never valid, left out of trends.
     case enteredInError = "entered-in-error"
+    /// A newer prescription of the same kind for the same patient replaces it: not withdrawn, but
+    /// not the one to renew either, so it is told apart from `expired` (which asks for an exam).
+    case superseded
 
     /// Valid or expiring: a prescription that can be used today.
     public var isUsable: Bool { self == .valid || self == .expiring }
     /// Cancelled, draft or entered in error.
-    public var isWithdrawn: Bool { !(self == .valid || self == .expiring || self == .expired) }
+    public var isWithdrawn: Bool { self == .cancelled || self == .draft || self == .enteredInError }
 
     init(withdrawn status: RecordStatus) {
         switch status {
@@ -52,5 +59,14 @@ extension Prescription {
     {
         if recordStatus.isWithdrawn { return PrescriptionStatus(withdrawn: recordStatus) }
         return PrescriptionStatus(expires: expires, today: today, warningDays: warningDays)
+    }
+
+    /// The same, for a prescription known to be `superseded` by a newer one: withdrawn still
+    /// comes first (a cancelled prescription stays cancelled), then superseded, then the dates.
+    public func status(
+        on today: CalendarDate, superseded: Bool, warningDays: Int = PrescriptionStatus.defaultWarningDays
+    ) -> PrescriptionStatus {
+        if superseded && !recordStatus.isWithdrawn { return .superseded }
+        return status(on: today, warningDays: warningDays)
     }
 }

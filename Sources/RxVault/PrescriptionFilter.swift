@@ -15,6 +15,10 @@ public struct PrescriptionFilter: Sendable, Equatable {
     /// Only these FHIR statuses (`--status`); nil for every status. Validity filters leave out
     /// withdrawn prescriptions whatever this says.
     public var statuses: Set<RecordStatus>?
+    /// With `statuses`: superseded prescriptions match too (`--status superseded`), those a newer
+    /// one of the same kind for the same patient replaces among the prescriptions filtered
+    /// (`Supersession`). They are FHIR `active`, so `active` alone already has them.
+    public var includesSuperseded = false
     /// Issued on or after / on or before the day.
     public var issuedAfter: CalendarDate?
     public var issuedBefore: CalendarDate?
@@ -42,11 +46,17 @@ public struct PrescriptionFilter: Sendable, Equatable {
 
     public init() {}
 
-    func matches<S: FilterSubject>(_ rx: S, attachmentCount: Int, today: CalendarDate) -> Bool {
+    func matches<S: FilterSubject>(
+        _ rx: S, attachmentCount: Int, today: CalendarDate, superseded: Set<PrescriptionID> = []
+    ) -> Bool {
         // Cheap numeric tests first: on a large vault most entries fail one of them, and the
         // text of the others is then never decoded.
         if let kind, rx.kind != kind { return false }
-        if let statuses, !statuses.contains(rx.recordStatus) { return false }
+        if let statuses, !statuses.contains(rx.recordStatus),
+            !(includesSuperseded && superseded.contains(rx.subjectID))
+        {
+            return false
+        }
         // FHIR status is a modifier: a withdrawn prescription matches no validity filter.
         if validOn != nil || expired || expiringWithinDays != nil, rx.recordStatus.isWithdrawn { return false }
         if let day = validOn {
@@ -88,8 +98,17 @@ public struct PrescriptionFilter: Sendable, Equatable {
         -> [S]
     {
         let needsCounts = hasAttachments
+        // Superseded is worked out over every item given (the whole vault, or a client's grants),
+        // only when asked for: it reads the names of the candidates.
+        var superseded: Set<PrescriptionID> = []
+        if includesSuperseded, let statuses {
+            let asked = items.filter { !statuses.contains($0.recordStatus) && (kind == nil || $0.kind == kind) }
+            superseded = Set(Supersession.superseding(asked, among: items).keys)
+        }
         var result = items.filter { item in
-            matches(item, attachmentCount: needsCounts ? attachmentCounts[item.subjectID] ?? 0 : 0, today: today)
+            matches(
+                item, attachmentCount: needsCounts ? attachmentCounts[item.subjectID] ?? 0 : 0, today: today,
+                superseded: superseded)
         }
         if latest {
             var newest: [String: S] = [:]

@@ -37,7 +37,9 @@ struct RxVaultCommand: AsyncParsableCommand {
                 ]),
             CommandGroup(
                 name: "Prescriptions",
-                subcommands: [Add.self, List.self, Query.self, Show.self, Edit.self, History.self, Remove.self]),
+                subcommands: [
+                    Add.self, List.self, Query.self, Due.self, Show.self, Edit.self, History.self, Remove.self
+                ]),
             CommandGroup(name: "Patients", subcommands: [Patients.self, PatientCommand.self, TrendCommand.self]),
             CommandGroup(
                 name: "Attachments",

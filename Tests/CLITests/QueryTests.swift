@@ -47,4 +47,39 @@ import Testing
         let clientExpired = try cli.run(["--identity", cli.path("shop.key"), "query", "--expired"])
         #expect(clientExpired.stdout.isEmpty)
     }
+
+    /// --expiring-within is a to-do list: soonest expiry first, whatever the issue dates; other
+    /// queries and list keep the newest issue first, and --sort still decides when given.
+    @Test func expiringWithinSortsBySoonestExpiry() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let later = try cli.add([
+            "add", "glasses", "--patient", "Kim Park", "--prescriber", "Dr Alvarez", "--issued", "2026-05-01",
+            "--expires", "2026-08-01", "--od", "+1.50", "--os", "+1.25"
+        ])
+        let sooner = try cli.add([
+            "add", "contacts", "--patient", "Ana Lima", "--prescriber", "Dr Alvarez", "--issued", "2026-01-01",
+            "--expires", "2026-07-01", "--od", "-1.00 bc 8.6 dia 14.2", "--os", "-1.00 bc 8.6 dia 14.2",
+            "--brand", "Acme"
+        ])
+        let valid = try cli.add([
+            "add", "glasses", "--patient", "Noor Haddad", "--prescriber", "Dr Alvarez", "--issued", "2025-01-01",
+            "--expires", "2028-01-01", "--od", "-1.00", "--os", "-1.00"
+        ])
+        func ids(_ command: [String]) throws -> [String] {
+            let r = try cli.run(command + ["--format", "json"])
+            #expect(r.status == 0, "\(r)")
+            return (try cli.json(r.stdout)["prescriptions"] as? [[String: Any]])?.compactMap {
+                ($0["id"] as? String).map { String($0.prefix(8)) }
+            } ?? []
+        }
+        #expect(try ids(["query", "--expiring-within", "60d"]) == [sooner, later])
+        #expect(try ids(["query", "--expiring-within", "60d", "--reverse"]) == [later, sooner])
+        #expect(try ids(["query", "--expiring-within", "60d", "--sort", "issued"]) == [later, sooner])
+        #expect(try ids(["query"]) == [later, sooner, valid])
+        #expect(try ids(["list"]) == [later, sooner, valid])
+        let table = try cli.run(["query", "--expiring-within", "8w"])
+        let rows = table.stdout.split(separator: "\n").dropFirst().map { String($0.prefix(8)) }
+        #expect(rows == [sooner, later], "\(table)")
+    }
 }

@@ -42,9 +42,12 @@ import Testing
             ["/bin/sh", "-e", "-c", tour], environment: environment, directory: cli.directory)
         #expect(ran.status == 0, "README tour:\n\(tour)\n\(ran)")
 
-        // It did what its comments say: two prescriptions, one attachment, a grant, a backup.
+        // It did what its comments say: two prescriptions and the glasses' renewal (the old
+        // glasses superseded by it), one attachment, a grant, a backup.
         let list = try cli.run(["list", "--format", "json"])
-        #expect(try (cli.json(list.stdout)["prescriptions"] as? [Any])?.count == 2, "\(list)")
+        let listed = try cli.json(list.stdout)["prescriptions"] as? [[String: Any]] ?? []
+        #expect(listed.count == 3, "\(list)")
+        #expect(listed.filter { $0["status"] as? String == "superseded" }.count == 1, "\(list)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: cli.path("backups")).count == 1)
         #expect(try cli.run(["grants"]).stdout.contains("lens-shop"))
         // The client's file opens with its key (Debian's age) and holds what it was granted only.

@@ -29,15 +29,30 @@ extension RxVaultCommand {
                 Multifocal contacts: "add +1.50 D", "add HGH N" (the box's code: LOW, LO,
                 MED, MID, HIGH, HI, HGH; D/N), kept as written.
                 A balance lens for one eye of glasses: --os BAL.
+
+                --from ID renews a prescription: a new one with the same patient, prescriber,
+                lenses, PD and note, issued today (or --issued); any other flag replaces what is
+                copied, as 'edit' applies it. The expiry date is not copied: give --expires (a
+                contacts prescription needs one). Attachments and grants stay with the old one,
+                which then reads as superseded.
+                  rxvault add --from 3f9a --expires 2028-03-01
                 """))
 
-        @Argument(help: "glasses or contacts.") var kind: PrescriptionKind
+        @Argument(help: "glasses or contacts (with --from, the kind of that prescription).") var kind: PrescriptionKind?
+        @Option(
+            name: .customLong("from"),
+            help: ArgumentHelp("Renew this prescription: copy it with new dates.", valueName: "id"),
+            completion: .custom(Completion.prescriptionIDs)) var source: String?
         @OptionGroup var fields: PrescriptionOptions
         @OptionGroup var options: VaultOptions
 
         func run() throws {
             try CommandRunner.run {
                 try options.requireOwner("add")
+                if let source { return try renew(source) }
+                guard let kind else {
+                    throw CLIError(.usage, "missing the kind: glasses or contacts", hint: "see 'rxvault add --help'")
+                }
                 let missing = [
                     ("--patient", fields.patient), ("--prescriber", fields.prescriber), ("--issued", fields.issued)
                 ]
@@ -58,6 +73,41 @@ extension RxVaultCommand {
                 advisories.forEach(Terminal.warning)
                 Terminal.out(record.id.short)
             }
+        }
+
+        /// `add --from`: the prescription `source` names, copied with today's issue date and no
+        /// expiry date, then the flags applied over it as `edit` applies them.
+        private func renew(_ source: String) throws {
+            let builder = PrescriptionBuilder(options: fields)
+            try builder.readValues()
+            let today = try Environment.clock().today()
+            let vault = try options.openVault(command: "add")
+            // The same lookup, so the same errors, as 'show'.
+            let old = try vault.prescription(try vault.resolve(source), version: nil)
+            if let kind, kind != old.prescription.kind {
+                throw CLIError(
+                    .usage,
+                    "prescription \(old.id.short) is a \(old.prescription.kind.rawValue) prescription, not \(kind.rawValue)",
+                    hint: "leave the kind out: --from renews a prescription as the kind it is")
+            }
+            var rx = old.prescription
+            // What was kept of an imported FHIR resource (its identifiers, status, narrative)
+            // describes the old prescription, not the renewal; and a renewal stands (active).
+            rx.fhir = nil
+            rx.issued = today
+            // Copying the old expiry would make the renewal expired already; how long it is valid
+            // is the prescriber's to say.
+            rx.expires = nil
+            try builder.apply(to: &rx)
+            if fields.patient != nil || fields.dob != nil {
+                // Another name or birth date is another patient, found or created by add's rule.
+                rx.patient.id = nil
+                try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput)
+            }
+            let (record, advisories) = try vault.add(rx)
+            PatientChoice.sayNotes(vault)
+            advisories.forEach(Terminal.warning)
+            Terminal.out(record.id.short)
         }
     }
 }

@@ -69,18 +69,8 @@ extension RxVaultCommand {
                 builder.removePD = removePD
                 builder.removeLensType = removeLensType
                 builder.removeFields = removeFields
-                // Read every value once before unlocking, so a typo costs no passphrase. The probe
-                // has both eyes and the kind of PD the flags give (binocular unless only per-eye
-                // PDs are given), so only unreadable or contradictory values can fail here.
-                let perEyePD =
-                    fields.pd == nil
-                    && [fields.pdRight, fields.pdLeft, fields.nearPdRight, fields.nearPdLeft].contains { $0 != nil }
-                var probe = Prescription(
-                    kind: .glasses, patient: Patient(name: ""), prescriber: Prescriber(name: ""),
-                    issued: CalendarDate(year: 2000, month: 1, day: 1)!,
-                    right: LensSpecification(sphere: .zero), left: LensSpecification(sphere: .zero),
-                    pupillaryDistance: perEyePD ? nil : PupillaryDistance(far: Hundredths(60)))
-                try builder.apply(to: &probe)
+                // Read every value once before unlocking, so a typo costs no passphrase.
+                try builder.readValues()
 
                 let vault = try options.openVault(command: "edit")
                 let prescriptionID = try vault.resolve(id)

@@ -10,7 +10,9 @@ extension RxVaultCommand {
             abstract: "List the prescriptions, newest issue date first.",
             discussion: flowing(
                 """
-                STATUS is valid, expiring (within 60 days) or expired, as of today.
+                STATUS is valid, expiring (within 60 days) or expired, as of today; superseded when a
+                newer prescription of the same kind for the same patient replaces it; or the FHIR
+                status of a withdrawn one (cancelled, draft, entered-in-error).
                 --format json prints {"schema": "rxvault/prescriptions/v1", "prescriptions": [...]};
                 --format csv prints one row per prescription and eye (docs/format.md).
                 """))
@@ -27,11 +29,13 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run(json: format == .json || format == .ndjson) {
                 let vault = try options.openReader()
+                let records = try vault.list()
                 try PrescriptionOutput.print(
-                    try vault.list(), format: format, cyl: cyl, wide: wide,
+                    records, format: format, cyl: cyl, wide: wide,
                     emptyMessage: options.identity == nil
                         ? "rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'"
-                        : "rxvault: no prescriptions are shared with this identity")
+                        : "rxvault: no prescriptions are shared with this identity",
+                    superseded: try vault.supersession(of: records))
                 warnIfNotLogged(vault)
             }
         }

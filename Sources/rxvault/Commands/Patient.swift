@@ -51,7 +51,11 @@ extension RxVaultCommand {
                             return
                         }
                         let today = try Environment.clock().today()
-                        let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: nil) }
+                        let superseded = try vault.supersession(of: records)
+                        let views = records.map {
+                            PrescriptionView(
+                                record: $0, today: today, cylinderForm: nil, supersededBy: superseded[$0.id])
+                        }
                         Terminal.out("\n" + PrescriptionText.listTable(views, style: .forStandardOutput(wide: false)))
                     }
                 }

@@ -33,9 +33,11 @@ extension RxVaultCommand {
             try CommandRunner.run(json: format == .json || format == .ndjson) {
                 let filter = try filters.filter()
                 let vault = try options.openReader()
+                let records = try vault.query(filter)
                 try PrescriptionOutput.print(
-                    try vault.query(filter), format: format, cyl: cyl, wide: wide,
-                    emptyMessage: "rxvault: no prescriptions match", keepOrder: true)
+                    records, format: format, cyl: cyl, wide: wide,
+                    emptyMessage: "rxvault: no prescriptions match", keepOrder: true,
+                    superseded: try vault.supersession(of: records))
                 warnIfNotLogged(vault)
             }
         }

@@ -35,7 +35,9 @@ extension RxVaultCommand {
                 let vault = try options.openReader()
                 let record = try vault.prescription(try vault.resolve(id), version: version)
                 warnIfNotLogged(vault)
-                let view = PrescriptionView(record: record, today: try Environment.clock().today(), cylinderForm: cyl)
+                let view = PrescriptionView(
+                    record: record, today: try Environment.clock().today(), cylinderForm: cyl,
+                    supersededBy: try vault.supersession(of: [record])[record.id])
                 if atCornea && record.prescription.kind != .glasses {
                     throw CLIError(
                         .usage, "--at-cornea applies to glasses prescriptions",

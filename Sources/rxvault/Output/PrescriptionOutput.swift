@@ -5,12 +5,15 @@ import RxVault
 
 /// Printing a set of prescriptions in any of the list formats.
 enum PrescriptionOutput {
+    /// `superseded`: which of `records` a newer one replaces (`VaultReader.supersession`).
     static func print(
         _ records: [PrescriptionRecord], format: OutputFormat, cyl: CylinderForm?, wide: Bool = false,
-        emptyMessage: String, keepOrder: Bool = false
+        emptyMessage: String, keepOrder: Bool = false, superseded: [PrescriptionID: PrescriptionID] = [:]
     ) throws {
         let today = try Environment.clock().today()
-        let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: cyl) }
+        let views = records.map {
+            PrescriptionView(record: $0, today: today, cylinderForm: cyl, supersededBy: superseded[$0.id])
+        }
         switch format {
         case .table:
             guard !views.isEmpty else {

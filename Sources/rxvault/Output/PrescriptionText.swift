@@ -25,6 +25,9 @@ enum PrescriptionText {
             ("expires", (rx.expires?.description ?? "no expiry date") + "  (\(view.statusText))")
         ]
         if let reason = rx.shortExpiryReason { pairs.append(("short expiry", reason)) }
+        if view.status == .superseded, let newer = view.supersededBy {
+            pairs.append(("superseded by", newer.short))
+        }
         if let pd = rx.pupillaryDistance {
             pairs.append(("PD", pd.far.plain + " mm" + (pd.near.map { " far, \($0.plain) mm near" } ?? "")))
         }
@@ -107,7 +110,8 @@ enum PrescriptionText {
         switch status {
         case .expired, .cancelled, .draft, .enteredInError: return .expired
         case .expiring: return .expiring
-        case .valid: return nil
+        // Superseded is not red: the newer one is the one to watch, not this.
+        case .valid, .superseded: return nil
         }
     }
 

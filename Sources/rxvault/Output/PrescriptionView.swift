@@ -7,9 +7,12 @@ struct PrescriptionView {
     let record: PrescriptionRecord
     let today: CalendarDate
     let cylinderForm: CylinderForm?
+    /// The newer prescription that replaces this one, when the command worked it out
+    /// (`VaultReader.supersession`): its status is then `superseded` instead of its dates'.
+    var supersededBy: PrescriptionID? = nil
 
     var prescription: Prescription { record.prescription }
-    var status: PrescriptionStatus { prescription.status(on: today) }
+    var status: PrescriptionStatus { prescription.status(on: today, superseded: supersededBy != nil) }
 
     func lens(_ eye: Eye) -> LensSpecification? {
         guard let lens = prescription[eye] else { return nil }
@@ -21,7 +24,7 @@ struct PrescriptionView {
     var statusText: String {
         switch status {
         case .valid: return "valid"
-        case .expired, .cancelled, .draft, .enteredInError: return status.rawValue
+        case .expired, .cancelled, .draft, .enteredInError, .superseded: return status.rawValue
         case .expiring:
             let days = today.days(until: prescription.expires!)
             return days == 0 ? "expires today" : days == 1 ? "expires tomorrow" : "expiring in \(days) days"
@@ -47,6 +50,9 @@ struct PrescriptionJSON {
             ("status", .string(view.status.rawValue)), ("kind", .string(rx.kind.rawValue)),
             ("issued", .string(rx.issued.description))
         ]
+        if view.status == .superseded, let newer = view.supersededBy {
+            pairs.append(("supersededBy", .string(newer.hex)))
+        }
         var patient: [(String, JSONValue)] = [("name", .string(rx.patient.name))]
         if let dob = rx.patient.birthDate { patient.append(("birthDate", .string(dob.description))) }
         if let id = rx.patient.id { patient.append(("id", .string(id))) }

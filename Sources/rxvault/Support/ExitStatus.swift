@@ -9,6 +9,10 @@ enum ExitStatus: Int32, CaseIterable {
     case failure = 1
     /// A confirmation was declined (or not answered): nothing changed. As GitHub's gh does.
     case cancelled = 2
+    /// `due` found nothing due: an answer, not an error, told apart from 0 (something is due)
+    /// and from every error, so a cron job can tell "nothing to do" from "could not look". As
+    /// grep's 1 for "no match", but 1 is taken here.
+    case nothingDue = 3
     /// Bad command line: unknown flag, missing argument, conflicting options, ambiguous id.
     case usage = 64
     /// Input refused: a prescription that breaks the rules, unreadable notation, a bad date.
@@ -37,6 +41,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .success: return "ok"
         case .failure: return "error"
         case .cancelled: return "cancelled"
+        case .nothingDue: return "nothing-due"
         case .usage: return "usage"
         case .invalidInput: return "invalid-input"
         case .noVault: return "no-vault"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RxModel
 import RxVault
 
@@ -9,7 +10,7 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "glasses or contacts.") var kind: PrescriptionKind?
     @Option(
         help: ArgumentHelp(
-            "Only these FHIR statuses: active, cancelled, draft, entered-in-error (comma-separated) or all.",
+            "Only these statuses: active, cancelled, draft, entered-in-error (FHIR), superseded (comma-separated) or all.",
             valueName: "codes")) var status: String?
     @Option(help: ArgumentHelp("Issued on or before the day and not expired on it.", valueName: "yyyy-mm-dd"))
     var validOn: String?
@@ -35,8 +36,10 @@ struct FilterOptions: ParsableArguments {
         name: .customLong("cyl-max"), parsing: .unconditional,
         help: ArgumentHelp("Some eye's cylinder at most this.", valueName: "D")) var cylMax: String?
     @Flag(name: .customLong("add"), help: "Only prescriptions with a near addition (multifocal).") var hasAdd = false
-    @Option(help: "Sort by issued (newest first), expires (soonest first), patient or kind.") var sort: SortKey =
-        .issued
+    @Option(
+        help:
+            "Sort by issued (newest first), expires (soonest first), patient or kind (default: issued; expires with --expiring-within)."
+    ) var sort: SortKey?
     @Flag(help: "Reverse the order.") var reverse = false
     @Option(help: "At most this many results.") var limit: Int?
 
@@ -76,13 +79,20 @@ struct FilterOptions: ParsableArguments {
         f.patient = patient
         f.kind = kind
         if let status {
-            guard let codes = RecordStatus.list(status) else {
+            // `superseded` is derived (a newer prescription replaces it), not a FHIR code: it is
+            // taken out here and the rest read as the FHIR statuses they are.
+            let codes = status.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            let fhir = codes.filter { $0 != "superseded" }
+            guard let statuses = fhir.isEmpty ? [] : RecordStatus.list(fhir.joined(separator: ",")) else {
                 throw CLIError(
                     .invalidInput,
-                    "--status '\(status)': give all or some of \(RecordStatus.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated, or all"
+                    "--status '\(status)': give all or some of \((RecordStatus.allCases.map(\.rawValue) + ["superseded"]).joined(separator: ", ")), comma-separated, or all"
                 )
             }
-            f.statuses = codes
+            f.statuses = statuses
+            f.includesSuperseded = codes.contains("superseded")
         }
         f.validOn = try date(validOn, "valid-on")
         f.expired = expired
@@ -104,7 +114,8 @@ struct FilterOptions: ParsableArguments {
         f.cylinderMin = try power(cylMin, "cyl-min")
         f.cylinderMax = try power(cylMax, "cyl-max")
         f.hasAdd = hasAdd
-        f.sort = PrescriptionFilter.Sort(rawValue: sort.rawValue)!
+        // Expiring soon is a to-do list: the soonest expiry first, unless another order is asked for.
+        f.sort = PrescriptionFilter.Sort(rawValue: (sort ?? (expiringWithin != nil ? .expires : .issued)).rawValue)!
         f.reverse = reverse
         if let limit, limit < 1 { throw CLIError(.usage, "--limit must be at least 1") }
         f.limit = limit

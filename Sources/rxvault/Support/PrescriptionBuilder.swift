@@ -16,6 +16,21 @@ struct PrescriptionBuilder {
     var removePD = false
     var removeLensType = false
 
+    /// Reads every value once, on a probe, so a typo is refused before a passphrase is asked
+    /// for (`edit`, `add --from`: their prescription is read only once the vault is open). The
+    /// probe has both eyes and the kind of PD the flags give (binocular unless only per-eye PDs
+    /// are given), so only unreadable or contradictory values can fail here.
+    func readValues() throws {
+        let o = options
+        let perEyePD = o.pd == nil && [o.pdRight, o.pdLeft, o.nearPdRight, o.nearPdLeft].contains { $0 != nil }
+        var probe = Prescription(
+            kind: .glasses, patient: Patient(name: ""), prescriber: Prescriber(name: ""),
+            issued: CalendarDate(year: 2000, month: 1, day: 1)!,
+            right: LensSpecification(sphere: .zero), left: LensSpecification(sphere: .zero),
+            pupillaryDistance: perEyePD ? nil : PupillaryDistance(far: Hundredths(60)))
+        try apply(to: &probe)
+    }
+
     func apply(to rx: inout Prescription) throws {
         let o = options
         if let name = o.patient { rx.patient.name = name }

@@ -16,6 +16,11 @@ enum Terminal {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
+    /// `text` exactly as given, with no newline added: a format with its own line endings (iCalendar's CRLF).
+    static func outExactly(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
     static func err(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

@@ -15,6 +15,9 @@ protocol VaultReader {
         -> AttachmentInfo
     func previewAttachment(_ id: AttachmentID, of prescriptionID: PrescriptionID, width: UInt32, parser: IsolatedParser)
         throws -> [UInt8]
+    /// Which of `records` a newer prescription this reader can see replaces (RxVault's
+    /// `Supersession`): the `superseded` status of list, query and show.
+    func supersession(of records: [PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID]
     var attachmentLimits: ValidationLimits { get }
     /// Set when a client's read could not be written to the audit log: why.
     var readLogFailure: VaultError? { get }
