@@ -76,7 +76,8 @@ extension RxVaultCommand {
         }
 
         /// `add --from`: the prescription `source` names, copied with today's issue date and no
-        /// expiry date, then the flags applied over it as `edit` applies them.
+        /// expiry date, exam date or short-expiry reason, then the flags applied over it as `edit`
+        /// applies them.
         private func renew(_ source: String) throws {
             let builder = PrescriptionBuilder(options: fields)
             try builder.readValues()
@@ -98,6 +99,9 @@ extension RxVaultCommand {
             // Copying the old expiry would make the renewal expired already; how long it is valid
             // is the prescriber's to say.
             rx.expires = nil
+            // The exam and a short expiry's reason belong to the old prescription's visit.
+            rx.examDate = nil
+            rx.shortExpiryReason = nil
             try builder.apply(to: &rx)
             if fields.patient != nil || fields.dob != nil {
                 // Another name or birth date is another patient, found or created by add's rule.
