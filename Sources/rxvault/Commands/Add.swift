@@ -28,10 +28,15 @@ extension RxVaultCommand {
 
                 Multifocal contacts: "add +1.50 D", "add HIGH N" (LOW/MED/HIGH, D/N as written).
                 A balance lens for one eye of glasses: --os BAL.
+
+                A --patient name close to an existing patient's (a typo, another order, accents)
+                asks "did you mean ...?" on a terminal; without one it is refused (exit 64) unless
+                --new-patient says a new patient is meant.
                 """))
 
         @Argument(help: "glasses or contacts.") var kind: PrescriptionKind
         @OptionGroup var fields: PrescriptionOptions
+        @Flag(help: "Make a new patient even when the name is close to an existing one's.") var newPatient = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -51,7 +56,7 @@ extension RxVaultCommand {
                     issued: CalendarDate(year: 2000, month: 1, day: 1)!)
                 try PrescriptionBuilder(options: fields).apply(to: &rx)
                 let vault = try options.openVault(command: "add")
-                try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput)
+                try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput, newPatient: newPatient)
                 let (record, advisories) = try vault.add(rx)
                 PatientChoice.sayNotes(vault)
                 advisories.forEach(Terminal.warning)

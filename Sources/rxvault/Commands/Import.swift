@@ -30,6 +30,10 @@ extension RxVaultCommand {
                 a client's export, FHIR, an edited export). --dry-run lists every item as new,
                 unchanged, update (with the fields that change) or refused.
 
+                A patient name close to an existing patient's (a typo, another order, accents)
+                refuses the import, listing each such name and the patient it may mean (exit 65);
+                --new-patient makes new patients of them. Nothing is asked row by row.
+
                 FHIR: only active prescriptions are imported (--status for others; skipped ones are
                 counted on stderr); elements rxvault has no field for are kept with the prescription
                 and written back on export; a Practitioner prescriber is resolved; contacts without
@@ -59,6 +63,8 @@ extension RxVaultCommand {
                 "Like --update, but also from a file not bound to this vault (another vault's, a client's, FHIR, edited)."
         )
         var updateUnverified = false
+        @Flag(help: "Make new patients for names close to an existing patient's (otherwise refused).")
+        var newPatient = false
         @Option(
             help: ArgumentHelp(
                 "FHIR: import prescriptions with these statuses: all (active, cancelled, draft) or codes, comma-separated (default active; entered-in-error only when named).",
@@ -116,7 +122,7 @@ extension RxVaultCommand {
                 }
                 if let fhir { Self.tell(fhir, options: fhirOptions, dryRun: dryRun) }
                 let vault = try options.openVault(command: "import")
-                let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified)
+                let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified, newPatients: newPatient)
                 let report: Vault.ImportReport
                 let progress = Progress(dryRun ? "checking" : "importing")
                 let total = file.count
