@@ -14,10 +14,18 @@ extension FHIR {
         /// The expiry to give contact-lens prescriptions that carry none (FHIR has no element
         /// for it), counted from each one's issue date.
         public var assumeExpiry: ExpiryAssumption?
+        /// The patient of prescriptions whose Patient the file does not hold (`import --patient`):
+        /// HL7's own examples, and what most servers return for a search of one resource type,
+        /// are VisionPrescriptions without their Patient. Prescriptions whose Patient the file
+        /// holds keep it.
+        public var patient: Patient?
 
-        public init(statuses: Set<String> = ["active"], assumeExpiry: ExpiryAssumption? = nil) {
+        public init(
+            statuses: Set<String> = ["active"], assumeExpiry: ExpiryAssumption? = nil, patient: Patient? = nil
+        ) {
             self.statuses = statuses
             self.assumeExpiry = assumeExpiry
+            self.patient = patient
         }
 
         /// `--status`: `active,draft` (codes, comma-separated) or `all` (every status except

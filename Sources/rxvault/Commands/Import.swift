@@ -38,13 +38,17 @@ extension RxVaultCommand {
                 counted on stderr); elements rxvault has no field for are kept with the prescription
                 and written back on export; a Practitioner prescriber is resolved; contacts without
                 rxvault's expiry extension need --assume-expiry. An amended prescription (same
-                identifier, or same resource id) is the same record (--update-unverified).
+                identifier, or same resource id) is the same record (--update-unverified). A
+                VisionPrescription without its Patient in the file (HL7's examples, a bare
+                resource) needs --patient NAME: an existing patient, found as 'query --patient'
+                finds one, or a new one of that name.
 
                 Examples:
                   rxvault import rx-bundle.json --dry-run
                   rxvault import from-clinic.age --age-identity my.key
                   rxvault import my-export.json --update --dry-run
                   rxvault import clinic-bundle.json --assume-expiry 1y --status all
+                  rxvault import visionprescription-example.json --patient "Sam Rivera"
                 """))
 
         @Argument(help: "The file to import, or - for standard input.") var file: String
@@ -75,6 +79,11 @@ extension RxVaultCommand {
                 "FHIR: give contact-lens prescriptions without an expiry one this long after their issue date (1y, 18m, 26w, 90d).",
                 valueName: "duration"))
         var assumeExpiry: String?
+        @Option(
+            help: ArgumentHelp(
+                "FHIR: the patient of prescriptions the file has no Patient for (found as 'query --patient' finds one, else made).",
+                valueName: "name"))
+        var patient: String?
         @OptionGroup var options: VaultOptions
 
         func validate() throws {
@@ -111,17 +120,25 @@ extension RxVaultCommand {
                     }
                     bytes = try AgeFile.decrypt(bytes, with: key)
                 }
-                let fhirOptions = FHIR.ImportOptions(
+                var fhirOptions = FHIR.ImportOptions(
                     statuses: try status.map(Self.statuses) ?? ["active"],
-                    assumeExpiry: assumeExpiry.flatMap(FHIR.ExpiryAssumption.init))
-                let (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
-                if fhir == nil && (status != nil || assumeExpiry != nil) {
+                    assumeExpiry: assumeExpiry.flatMap(FHIR.ExpiryAssumption.init),
+                    patient: patient.map { Patient(name: $0) })
+                // Read whole before the passphrase is asked for: a bad file costs none.
+                var (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
+                if fhir == nil && (status != nil || assumeExpiry != nil || patient != nil) {
                     throw CLIError(
-                        .usage, "--status and --assume-expiry are for FHIR files",
+                        .usage, "--status, --assume-expiry and --patient are for FHIR files",
                         hint: "this file is an rxvault export")
                 }
                 if let fhir { Self.tell(fhir, options: fhirOptions, dryRun: dryRun) }
                 let vault = try options.openVault(command: "import")
+                if let patient, fhir != nil {
+                    // The patient --patient names, found as `query --patient` finds one; the file is
+                    // read again with it (only its prescriptions without a Patient take it).
+                    fhirOptions.patient = try Self.patient(patient, in: vault)
+                    (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
+                }
                 let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified, newPatients: newPatient)
                 let report: Vault.ImportReport
                 let progress = Progress(dryRun ? "checking" : "importing")
@@ -146,6 +163,20 @@ extension RxVaultCommand {
                     "\(verb): \(report.added.count) new, \(report.updated.count) updated (new version), "
                         + "\(report.unchanged.count) unchanged, \(report.attachmentsAdded) attachment(s)")
             }
+        }
+
+        /// `--patient NAME`: the record `trend` and `patient show` would find (`Vault.findPatient`;
+        /// two or more is an error listing them), else a new patient of that name (which, close to
+        /// an existing name, the import's near-miss rule refuses without --new-patient).
+        static func patient(_ text: String, in vault: Vault) throws -> Patient {
+            let name = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            guard vault.header.formatVersion >= 4 else { return Patient(name: name) }
+            let found: PatientSummary
+            do { found = try vault.findPatient(text) } catch {
+                guard case .patientNotFound = error else { throw error }
+                return Patient(name: name)
+            }
+            return found.patient
         }
 
         /// `update     3f9a2c1e  prescriptions[2]: OD sphere -2.00 → -2.25; note`, one line per item.
