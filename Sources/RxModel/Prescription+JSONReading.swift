@@ -31,7 +31,10 @@ extension Patient {
         let c = try value.object()
         let id = try c.optional("id")?.string()
         let name = id == nil ? try c.required("name").string() : try c.optional("name")?.string() ?? ""
-        self.init(name: name, birthDate: try c.optional("birthDate")?.date(), id: id)
+        self.init(
+            name: name, birthDate: try c.optional("birthDate")?.date(), id: id,
+            family: try c.optional("family")?.string(),
+            given: try c.optional("given")?.array().map { v throws(DecodingError) in try v.string() })
     }
 }
 
@@ -40,7 +43,7 @@ extension Prescriber {
         let c = try value.object()
         self.init(
             name: try c.required("name").string(), licence: try c.optional("licence")?.string(),
-            contact: try c.optional("contact")?.string())
+            contact: try c.optional("contact")?.string(), licenceSystem: try c.optional("licenceSystem")?.string())
     }
 }
 

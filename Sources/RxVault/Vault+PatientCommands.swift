@@ -130,7 +130,11 @@ extension Vault {
             guard var summary = try patientDirectory().records[id.hex] else {
                 throw VaultError.patientNotFound(id.short)
             }
-            if let name { summary.name = name }
+            if let name, name != summary.name {
+                summary.name = name
+                // The parts of the old name no longer make up the new one.
+                (summary.family, summary.given) = (nil, nil)
+            }
             if let birthDate { summary.birthDate = birthDate }
             for record in try prescriptions(of: [id.hex]) {
                 if let dob = summary.birthDate, dob > record.prescription.issued {

@@ -258,6 +258,9 @@ extension FHIR {
                     $0
                 }.joined(separator: " "))
             patient.name = text
+            // Which part is the family name, kept as the source said it (written back on export).
+            patient.family = (name?["family"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+            patient.given = (name?["given"] as? [String]).flatMap { $0.isEmpty ? nil : $0 }
             if let dob = p["birthDate"] as? String {
                 patient.birthDate = CalendarDate(iso: dob)
                 if patient.birthDate == nil {
@@ -284,8 +287,12 @@ extension FHIR {
         if prescriber.name.isEmpty, practitioner == nil, let reference = prescriberReference?["reference"] as? String {
             prescriber.name = reference
         }
-        prescriber.licence =
-            (prescriberReference?["identifier"] as? [String: Any])?["value"] as? String ?? practitioner.flatMap(licence)
+        // The licence with its system (an NPI's http://hl7.org/fhir/sid/us-npi), written back on export.
+        let identifier =
+            (prescriberReference?["identifier"] as? [String: Any]).flatMap { $0["value"] is String ? $0 : nil }
+            ?? practitioner.flatMap(licenceIdentifier)
+        prescriber.licence = identifier?["value"] as? String
+        prescriber.licenceSystem = identifier?["system"] as? String
         prescriber.contact =
             (extensionValue(r, "prescriber-contact") as? [String: Any])?["valueString"] as? String
             ?? practitioner.flatMap(contact)
