@@ -118,7 +118,8 @@ enum PrescriptionCSV {
         "issued", "expires", "eye", "sphere", "cylinder", "axis", "add", "prism", "vertex_mm",
         "pd_mm", "near_pd_mm", "binocular_pd_mm", "binocular_near_pd_mm", "base_curve_mm",
         "diameter_mm", "brand", "spherical_equivalent", "note",
-        "contact_lens_type", "add_designation", "dominance", "balance"
+        "contact_lens_type", "add_designation", "dominance", "balance",
+        "tint", "wear_duration", "lens_note"
     ]
 
     static func rows(_ view: PrescriptionView) -> [[String]] {
@@ -137,7 +138,16 @@ enum PrescriptionCSV {
                 rx.pupillaryDistance?.near?.plain ?? "", lens.baseCurve?.plain ?? "", lens.diameter?.plain ?? "",
                 CSV.text(lens.brand), equivalent(lens), CSV.text(rx.note)
             ]
-            return row + details(rx, lens)
+            return row + details(rx, lens) + kept(rx, eye)
+        }
+    }
+
+    /// The columns after `balance`: the eye's clinical elements kept from FHIR
+    /// (`KeptFHIR.clinical`: tint, wear duration, the lensSpecification's notes), as `show` words them.
+    static func kept(_ rx: Prescription, _ eye: Eye) -> [String] {
+        let clinical = rx.fhir?.clinical(eye) ?? []
+        return KeptFHIR.clinicalLensElements.map { element in
+            CSV.text(clinical.first { $0.member == element.member }?.text)
         }
     }
 
