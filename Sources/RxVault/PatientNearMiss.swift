@@ -20,20 +20,47 @@ public enum PatientNearMiss {
     public static func isNearMiss(
         _ typed: String, birthDate: CalendarDate? = nil, of existing: String, born: CalendarDate? = nil
     ) -> Bool {
-        if let birthDate, let born, birthDate != born { return false }
-        if PatientName.key(typed) == PatientName.key(existing) { return false }
-        if TextField.name.problem(with: typed) != nil { return false }
-        if typed.filter(\.isNumber) != existing.filter(\.isNumber) { return false }
-        let a = words(typed)
-        let b = words(existing)
-        guard !a.isEmpty, !b.isEmpty else { return false }
-        if a == b || a.sorted() == b.sorted() { return true }
-        for (x, y) in [(a, b), (a.sorted(), b.sorted())] {
-            let s = Array(x.joined(separator: " "))
-            let t = Array(y.joined(separator: " "))
-            if within(s, t, edits: allowedEdits(max(s.count, t.count))) { return true }
+        Probe(typed, birthDate: birthDate).isNearMiss(of: existing, born: born)
+    }
+
+    /// A typed name made ready once for comparing with every record's (`add` compares it with all
+    /// of them): its key, digits and folded words.
+    struct Probe {
+        let name: String
+        let birthDate: CalendarDate?
+        let key: String
+        let digits: String
+        let words: [String]
+        /// False for a name rxvault refuses anyway (`TextField.name`): left to that refusal.
+        let comparable: Bool
+
+        init(_ name: String, birthDate: CalendarDate?) {
+            self.name = name
+            self.birthDate = birthDate
+            key = PatientName.key(name)
+            digits = name.filter(\.isNumber)
+            words = PatientNearMiss.words(name)
+            comparable = TextField.name.problem(with: name) == nil && !words.isEmpty
         }
-        return false
+
+        func isNearMiss(of existing: String, born: CalendarDate?) -> Bool {
+            guard comparable else { return false }
+            if let birthDate, let born, birthDate != born { return false }
+            // Folding changes a name's length little; one far longer or shorter is another name,
+            // and is not folded at all.
+            guard abs(existing.count - name.count) <= 12 else { return false }
+            if PatientName.key(existing) == key { return false }
+            if existing.filter(\.isNumber) != digits { return false }
+            let other = PatientNearMiss.words(existing)
+            guard !other.isEmpty else { return false }
+            if words == other || words.sorted() == other.sorted() { return true }
+            for (x, y) in [(words, other), (words.sorted(), other.sorted())] {
+                let s = Array(x.joined(separator: " "))
+                let t = Array(y.joined(separator: " "))
+                if within(s, t, edits: allowedEdits(max(s.count, t.count))) { return true }
+            }
+            return false
+        }
     }
 
     /// The edits a name of `length` characters may be away from another to be a near miss.
@@ -94,9 +121,8 @@ extension PatientDirectory {
     /// by name order. Empty when some record matches it: then it is that patient.
     func nearMisses(_ patient: Patient) -> [PatientSummary] {
         guard matching(patient).isEmpty else { return [] }
-        return all.filter {
-            PatientNearMiss.isNearMiss(
-                patient.name, birthDate: patient.birthDate, of: $0.name, born: $0.birthDate)
-        }
+        let probe = PatientNearMiss.Probe(patient.name, birthDate: patient.birthDate)
+        guard probe.comparable else { return [] }
+        return Self.ordered(records.values.filter { probe.isNearMiss(of: $0.name, born: $0.birthDate) })
     }
 }
