@@ -181,7 +181,7 @@ extension Prescription: Codable {
 }
 
 extension Patient {
-    enum CodingKeys: String, CodingKey { case id, name, birthDate }
+    enum CodingKeys: String, CodingKey { case id, name, birthDate, family, given }
 
     /// A patient record's reference alone (`{"id": ...}`, how format-4 record content names its
     /// patient) decodes with an empty name, for the vault to fill in from the record.
@@ -191,7 +191,9 @@ extension Patient {
         self.init(
             name: id == nil
                 ? try c.decode(String.self, forKey: .name) : try c.decodeIfPresent(String.self, forKey: .name) ?? "",
-            birthDate: try c.decodeIfPresent(CalendarDate.self, forKey: .birthDate), id: id)
+            birthDate: try c.decodeIfPresent(CalendarDate.self, forKey: .birthDate), id: id,
+            family: try c.decodeIfPresent(String.self, forKey: .family),
+            given: try c.decodeIfPresent([String].self, forKey: .given))
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -199,5 +201,7 @@ extension Patient {
         try c.encodeIfPresent(id, forKey: .id)
         if id == nil || !name.isEmpty { try c.encode(name, forKey: .name) }
         try c.encodeIfPresent(birthDate, forKey: .birthDate)
+        try c.encodeIfPresent(family, forKey: .family)
+        try c.encodeIfPresent(given, forKey: .given)
     }
 }

@@ -33,7 +33,10 @@ extension Patient {
         let c = try value.object()
         let id = try c.optional("id")?.string()
         let name = id == nil ? try c.required("name").string() : try c.optional("name")?.string() ?? ""
-        self.init(name: name, birthDate: try c.optional("birthDate")?.date(), id: id)
+        self.init(
+            name: name, birthDate: try c.optional("birthDate")?.date(), id: id,
+            family: try c.optional("family")?.string(),
+            given: try c.optional("given")?.array().map { v throws(DecodingError) in try v.string() })
     }
 }
 
@@ -43,7 +46,8 @@ extension Prescriber {
         self.init(
             name: try c.required("name").string(), licence: try c.optional("licence")?.string(),
             contact: try c.optional("contact")?.string(), address: try c.optional("address")?.string(),
-            phone: try c.optional("phone")?.string(), fax: try c.optional("fax")?.string())
+            phone: try c.optional("phone")?.string(), fax: try c.optional("fax")?.string(),
+            licenceSystem: try c.optional("licenceSystem")?.string())
     }
 }
 

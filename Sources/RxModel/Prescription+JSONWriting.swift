@@ -54,6 +54,10 @@ extension Prescription {
             w.key("licence")
             w.string(licence)
         }
+        if let system = prescriber.licenceSystem {
+            w.key("licenceSystem")
+            w.string(system)
+        }
         w.key("name")
         w.string(prescriber.name)
         if let phone = prescriber.phone {
@@ -90,6 +94,19 @@ extension Patient {
         if let birthDate {
             w.key("birthDate")
             try birthDate.writeJSON(to: &w)
+        }
+        if let family {
+            w.key("family")
+            w.string(family)
+        }
+        if let given {
+            w.key("given")
+            w.beginArray()
+            for part in given {
+                w.element()
+                w.string(part)
+            }
+            w.endArray()
         }
         if let id {
             w.key("id")

@@ -14,15 +14,25 @@ public enum Eye: String, Hashable, Sendable, CaseIterable {
 }
 
 public struct Patient: Hashable, Sendable, Codable {
+    /// The name as rxvault shows it and matches it (FHIR's HumanName `text`).
     public var name: String
     public var birthDate: CalendarDate?
     /// The vault's patient record this is (format 4; 32 hex digits), nil for a patient written as
     /// free text (a record from before format 4, or one not stored yet).
     public var id: String?
-    public init(name: String, birthDate: CalendarDate? = nil, id: String? = nil) {
+    /// The family name and given names, when a source said which is which (a FHIR HumanName's
+    /// `family` and `given`): kept so they go back out as they came; `name` stays what is shown.
+    /// Nil for patients written as one text (`add --patient`) and for records from before them.
+    public var family: String?
+    public var given: [String]?
+    public init(
+        name: String, birthDate: CalendarDate? = nil, id: String? = nil, family: String? = nil, given: [String]? = nil
+    ) {
         self.name = name
         self.birthDate = birthDate
         self.id = id
+        self.family = family
+        self.given = given
     }
 }
 
@@ -38,9 +48,12 @@ public struct Prescriber: Hashable, Sendable, Codable {
     public var address: String?
     public var phone: String?
     public var fax: String?
+    /// The namespace of `licence` when a source gave one (a FHIR Identifier's `system`, e.g.
+    /// `http://hl7.org/fhir/sid/us-npi`), so it goes back out with it; nil otherwise.
+    public var licenceSystem: String?
     public init(
         name: String, licence: String? = nil, contact: String? = nil, address: String? = nil, phone: String? = nil,
-        fax: String? = nil
+        fax: String? = nil, licenceSystem: String? = nil
     ) {
         self.name = name
         self.licence = licence
@@ -48,6 +61,7 @@ public struct Prescriber: Hashable, Sendable, Codable {
         self.address = address
         self.phone = phone
         self.fax = fax
+        self.licenceSystem = licenceSystem
     }
 }
 

@@ -83,10 +83,16 @@ public struct PrescriptionFilter: Sendable, Equatable {
             else { return false }
         }
         if hasAdd && !rx.minusCylinderPowers.contains(where: { $0.add != nil }) { return false }
-        if let patient, !rx.patientName.lowercased().contains(patient.lowercased()) { return false }
+        if let patient, !Self.patientName(rx.patientName, matches: patient) { return false }
         if let brand, !rx.brands.contains(where: { $0.lowercased().contains(brand.lowercased()) }) { return false }
         if let prescriber, !rx.prescriberName.lowercased().contains(prescriber.lowercased()) { return false }
         return true
+    }
+
+    /// `query --patient`'s rule, which `trend` and `patient show` share (`Vault.findPatient`):
+    /// the name contains the text, in any case.
+    public static func patientName(_ name: String, matches text: String) -> Bool {
+        name.lowercased().contains(text.lowercased())
     }
 
     private func within(_ value: Hundredths, _ low: Hundredths?, _ high: Hundredths?) -> Bool {

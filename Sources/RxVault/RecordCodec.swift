@@ -163,10 +163,14 @@ extension RecordCodec {
     static let lensDetailsTag: UInt8 = 1
     /// Tag 2, format 4: the id of the prescription's patient record (text).
     static let patientIDTag: UInt8 = 2
-    /// Tag 3, the Contact Lens Rule's fields (16 CFR 315.2): exam date (date), short-expiry
+    /// Tag 3, the parts kept from FHIR: the prescriber licence's system (text), the patient's
+    /// family name (text) and given names (a count, absent for none, then each as text).
+    /// Written only when one of them is there.
+    static let namePartsTag: UInt8 = 3
+    /// Tag 4, the Contact Lens Rule's fields (16 CFR 315.2): exam date (date), short-expiry
     /// reason, prescriber address, phone and fax (text), then per eye present (OD first) the
     /// manufacturer, material and equivalent brand (text). Written only when one is present.
-    static let clinicalRecordTag: UInt8 = 3
+    static let clinicalRecordTag: UInt8 = 4
 
     static func encodeTrailing(_ rx: Prescription, into w: inout Writer) {
         func index<T: CaseIterable & Equatable>(_ value: T?) -> UInt8 {
@@ -197,6 +201,16 @@ extension RecordCodec {
                 section.text(lens.equivalentBrand)
             }
             w.u8(clinicalRecordTag)
+            w.i32(section.bytes.count)
+            w.bytes += section.bytes
+        }
+        if rx.prescriber.licenceSystem != nil || rx.patient.family != nil || rx.patient.given != nil {
+            var section = Writer()
+            section.text(rx.prescriber.licenceSystem)
+            section.text(rx.patient.family)
+            section.int(rx.patient.given?.count)
+            for part in rx.patient.given ?? [] { section.text(part) }
+            w.u8(namePartsTag)
             w.i32(section.bytes.count)
             w.bytes += section.bytes
         }
@@ -243,6 +257,18 @@ extension RecordCodec {
                     rx[eye]!.manufacturer = try r.text()
                     rx[eye]!.material = try r.text()
                     rx[eye]!.equivalentBrand = try r.text()
+                }
+                guard r.p == end else { throw Reader.Truncated() }
+                continue
+            }
+            if tag == namePartsTag {
+                rx.prescriber.licenceSystem = try r.text()
+                rx.patient.family = try r.text()
+                if let count = try r.int() {
+                    guard count >= 0, count <= length else { throw Reader.Truncated() }
+                    var given: [String] = []
+                    for _ in 0..<count { given.append(try r.text() ?? "") }
+                    rx.patient.given = given
                 }
                 guard r.p == end else { throw Reader.Truncated() }
                 continue

@@ -150,10 +150,15 @@ extension Vault {
         public var update: Bool
         /// Update from a file that is not bound to this vault (or whose binding fails).
         public var unverified: Bool
+        /// Make new patient records for names close to an existing patient's (`PatientNearMiss`);
+        /// without it such names refuse the import, listed, so a typo in one row of a practice's
+        /// file cannot split a patient in two (one question per row would not do for a file).
+        public var newPatients: Bool
 
-        public init(update: Bool = false, unverified: Bool = false) {
+        public init(update: Bool = false, unverified: Bool = false, newPatients: Bool = false) {
             self.update = update || unverified
             self.unverified = unverified
+            self.newPatients = newPatients
         }
     }
 
@@ -226,6 +231,11 @@ extension Vault {
             try ownerWrite {
                 var read = 0
                 var refused = false
+                // Names are compared with the records the vault held before the import, once per name.
+                let before: PatientDirectory? =
+                    try header.formatVersion >= 4 && !policy.newPatients ? patientDirectory() : nil
+                var nearMisses: [String] = []
+                var namesSeen: Set<String> = []
                 let binding = try file.forEachItem { item in
                     read += 1
                     progress?(read)
@@ -245,6 +255,12 @@ extension Vault {
                     if outcome.action == .new || outcome.action == .update {
                         report.warnings += advisories.map { "\(item.position): \($0)" }
                     }
+                    if let before, outcome.action == .new || outcome.action == .update,
+                        let problem = Self.nearMissProblem(
+                            prescription.patient, at: item.position, in: before, seen: &namesSeen)
+                    {
+                        nearMisses.append(problem)
+                    }
                     if outcome.action == .refused { refused = true }
                     // Once anything is refused nothing more is written (it will all be rolled back).
                     if !refused {
@@ -254,7 +270,7 @@ extension Vault {
                     // The manifest written every few ten thousand, so what is pending stays small.
                     if try requireWrite().touched.count >= Self.importFlushInterval { try flushManifest() }
                 }
-                if !problems.isEmpty { throw ImportError(problems: problems) }
+                if !problems.isEmpty || !nearMisses.isEmpty { throw ImportError(problems: problems + nearMisses) }
                 let origin = self.origin(of: binding)
                 report.origin = origin
                 if origin != .thisVault && !policy.unverified && report.items.contains(where: { $0.action == .update })
@@ -331,6 +347,21 @@ extension Vault {
             problems += error.violations.map { "\(item.position): \($0)" }
             return nil
         }
+    }
+
+    /// `entry[2] VisionPrescription: no patient is named 'Sam Rivra': did you mean ...`, when
+    /// `patient` would make a new record and is a near miss of one in `directory`; each name once.
+    static func nearMissProblem(
+        _ patient: Patient, at position: String, in directory: PatientDirectory, seen: inout Set<String>
+    ) -> String? {
+        if let id = patient.id, directory.summary(id) != nil { return nil }
+        guard seen.insert(PatientName.key(patient.name) + "|" + (patient.birthDate?.description ?? "")).inserted
+        else { return nil }
+        let near = directory.nearMisses(patient)
+        guard !near.isEmpty else { return nil }
+        return "\(position): no patient is named '\(patient.name)': did you mean "
+            + near.map { "'\($0.name)' (\($0.id.short))" }.joined(separator: " or ")
+            + "? (--new-patient makes a new patient)"
     }
 
     /// Prescriptions an import writes between rewrites of the manifest buckets.

@@ -40,6 +40,70 @@ extension Vault {
         return byID[0]
     }
 
+    /// The patient a name, part of a name or id prefix stands for, as `query --patient` matches
+    /// names (`PrescriptionFilter.patientName(_:matches:)`: the name contains the text, in any
+    /// case), for `trend` and `patient show`. A name equal to the text (as `add` compares names)
+    /// wins over names that only contain it, so "Sam Rivera" is not ambiguous beside "Sam Rivera
+    /// Jr". Two or more matches is an error listing them, as for an ambiguous id; none, an id
+    /// prefix (`resolvePatient`).
+    public func findPatient(_ text: String) throws(VaultError) -> PatientSummary {
+        try requirePatientRecords()
+        let directory: PatientDirectory = try read { try patientDirectory() }
+        let exact = directory.all.filter { PatientName.key($0.name) == PatientName.key(text) }
+        let matches =
+            exact.isEmpty ? directory.all.filter { PrescriptionFilter.patientName($0.name, matches: text) } : exact
+        if matches.count == 1 { return matches[0] }
+        if matches.count > 1 { throw .ambiguousPatient("patient '\(text)'", candidates: matches.map(\.line)) }
+        return try resolvePatient(text)
+    }
+
+    /// The records `patient` (a name typed for a patient no record matches by `add`'s rule) may
+    /// have been meant as (`PatientNearMiss`); empty when a record matches it, or before format 4.
+    public func nearMissPatients(_ patient: Patient) throws(VaultError) -> [PatientSummary] {
+        guard header.formatVersion >= 4 else { return [] }
+        return try read { try patientDirectory().nearMisses(patient) }
+    }
+
+    /// Removes a patient record that no prescription names any more. Refused (invalid input)
+    /// while any prescription's newest version names it (the message says how many), and while
+    /// an earlier version of any prescription does: every version is read with its patient, and
+    /// one naming a record that is gone would read as tampering. Returns the record removed.
+    @discardableResult
+    public func removePatient(_ id: PatientID) throws(VaultError) -> PatientSummary {
+        try requirePatientRecords()
+        // Earlier versions first, outside the write: every version of every prescription is
+        // opened, which a write would have to re-verify one by one.
+        // (A version naming a record merged into this one reads as naming this one.)
+        var earlier: Set<PrescriptionID> = []
+        for record in try list() {
+            for version in try history(record.id).dropLast() where version.prescription.patient.id == id.hex {
+                earlier.insert(record.id)
+            }
+        }
+        return try perform {
+            guard let summary = try patientDirectory().records[id.hex] else {
+                throw VaultError.patientNotFound(id.short)
+            }
+            let current = try prescriptions(of: [id.hex]).count
+            if current > 0 {
+                throw VaultError.invalidInput(
+                    "\(summary.line) still has \(current) prescription\(current == 1 ? "" : "s"); "
+                        + "remove \(current == 1 ? "it" : "them") ('rxvault remove ID') or move \(current == 1 ? "it" : "them") "
+                        + "to another patient ('rxvault patient merge', 'rxvault edit ID --patient NAME') first"
+                )
+            }
+            if !earlier.isEmpty {
+                throw VaultError.invalidInput(
+                    "earlier versions of \(earlier.count) prescription\(earlier.count == 1 ? "" : "s") "
+                        + "(\(earlier.map(\.short).sorted().joined(separator: ", "))) name \(summary.line); "
+                        + "'rxvault history ID' shows them, and the patient is kept for them"
+                )
+            }
+            try deletePatientRow(id)
+            return summary
+        }
+    }
+
     /// Which of `patient` (written as free text) the vault's records are, by `add`'s rule.
     public func matchingPatients(_ patient: Patient) throws(VaultError) -> [PatientSummary] {
         guard header.formatVersion >= 4 else { return [] }
@@ -66,7 +130,11 @@ extension Vault {
             guard var summary = try patientDirectory().records[id.hex] else {
                 throw VaultError.patientNotFound(id.short)
             }
-            if let name { summary.name = name }
+            if let name, name != summary.name {
+                summary.name = name
+                // The parts of the old name no longer make up the new one.
+                (summary.family, summary.given) = (nil, nil)
+            }
             if let birthDate { summary.birthDate = birthDate }
             for record in try prescriptions(of: [id.hex]) {
                 if let dob = summary.birthDate, dob > record.prescription.issued {

@@ -13,9 +13,27 @@ public struct PatientSummary: Sendable, Hashable {
     /// Ids of the patient records merged into this one: older versions of their prescriptions
     /// still name them, and read as this patient.
     public var merged: [String]
+    /// The family and given names, when the source that made the record said which is which
+    /// (`Patient.family`, `.given`); cleared when the record is renamed.
+    public var family: String?
+    public var given: [String]?
+
+    public init(
+        id: PatientID, name: String, birthDate: CalendarDate?, merged: [String], family: String? = nil,
+        given: [String]? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.birthDate = birthDate
+        self.merged = merged
+        self.family = family
+        self.given = given
+    }
 
     /// The patient as a prescription shows it.
-    public var patient: Patient { Patient(name: name, birthDate: birthDate, id: id.hex) }
+    public var patient: Patient {
+        Patient(name: name, birthDate: birthDate, id: id.hex, family: family, given: given)
+    }
     /// `3f9a2c1e Ana Lima (born 1980-04-02)`: how a message lists a candidate.
     public var line: String { "\(id.short) \(name)" + (birthDate.map { " (born \($0))" } ?? "") }
 }
@@ -26,6 +44,9 @@ struct PatientInfo: Codable {
     var name: String
     var birthDate: CalendarDate?
     var merged: [String]?
+    /// Added without a format change: absent from records written before, which read as before.
+    var family: String?
+    var given: [String]?
 }
 
 extension PatientInfo {
@@ -38,6 +59,19 @@ extension PatientInfo {
         if let birthDate {
             w.key("birthDate")
             w.string(birthDate.description)
+        }
+        if let family {
+            w.key("family")
+            w.string(family)
+        }
+        if let given {
+            w.key("given")
+            w.beginArray()
+            for part in given {
+                w.element()
+                w.string(part)
+            }
+            w.endArray()
         }
         if let merged {
             w.key("merged")
@@ -65,6 +99,8 @@ extension PatientInfo {
         name = try c.required("name").string()
         birthDate = try c.optional("birthDate")?.date()
         merged = try c.optional("merged")?.array().map { v throws(DecodingError) in try v.string() }
+        family = try c.optional("family")?.string()
+        given = try c.optional("given")?.array().map { v throws(DecodingError) in try v.string() }
     }
 }
 
@@ -282,7 +318,9 @@ extension Vault {
         let info = try openOwnerInfo(
             row.info, purpose: .patientInfo, fields: [.text(id.hex)], place: "patient \(id.short)",
             read: PatientInfo.init(json:))
-        return PatientSummary(id: id, name: info.name, birthDate: info.birthDate, merged: info.merged ?? [])
+        return PatientSummary(
+            id: id, name: info.name, birthDate: info.birthDate, merged: info.merged ?? [], family: info.family,
+            given: info.given)
     }
 
     func patientRowMessage(_ row: PatientRecord) -> [UInt8] {
@@ -314,7 +352,7 @@ extension Vault {
     func writePatient(_ summary: PatientSummary) throws {
         let info = PatientInfo(
             schema: 1, name: summary.name, birthDate: summary.birthDate,
-            merged: summary.merged.isEmpty ? nil : summary.merged)
+            merged: summary.merged.isEmpty ? nil : summary.merged, family: summary.family, given: summary.given)
         var row = PatientRecord(
             id: summary.id,
             info: try sealOwnerInfo(
@@ -396,20 +434,34 @@ extension Vault {
                 throw VaultError.ambiguousPatient("patient '\(rx.patient.name)'", candidates: matches.map(\.line))
             }
             if var match = matches.first {
-                if match.birthDate == nil, let birthDate = rx.patient.birthDate, createPatients {
+                // What the record lacks and the prescription says (a birth date; family and given
+                // names from FHIR, for a record of the same name) is added to the record.
+                let before = match
+                var said: [String] = []
+                if match.birthDate == nil, let birthDate = rx.patient.birthDate {
                     match.birthDate = birthDate
+                    said.append("birth date set to \(birthDate)")
+                }
+                if match.family == nil && match.given == nil && (rx.patient.family != nil || rx.patient.given != nil) {
+                    (match.family, match.given) = (rx.patient.family, rx.patient.given)
+                    said.append("family and given names kept")
+                }
+                if match != before, createPatients {
                     try writePatient(match)
                     // The patient changed, as by `patient rename`: its other prescriptions' index
                     // entries and grants carry the birth date from now on (they were left stale,
                     // which `check` and so `backup` refused).
                     try refreshPrescriptions(of: [match.id.hex])
                     try requireWrite().patientNotes.append(
-                        "patient \(match.id.short) \(match.name): birth date set to \(birthDate)")
+                        "patient \(match.id.short) \(match.name): \(said.joined(separator: "; "))")
+                } else {
+                    match = before
                 }
                 rx.patient = match.patient
             } else if createPatients {
                 let summary = PatientSummary(
-                    id: PatientID.random(), name: rx.patient.name, birthDate: rx.patient.birthDate, merged: [])
+                    id: PatientID.random(), name: rx.patient.name, birthDate: rx.patient.birthDate, merged: [],
+                    family: rx.patient.family, given: rx.patient.given)
                 try writePatient(summary)
                 try requireWrite().patientNotes.append("new patient \(summary.line)")
                 rx.patient = summary.patient
@@ -474,7 +526,8 @@ extension Vault {
             }
             let newest = records.last!.prescription.patient
             let summary = PatientSummary(
-                id: PatientID.random(), name: newest.name, birthDate: newest.birthDate, merged: [])
+                id: PatientID.random(), name: newest.name, birthDate: newest.birthDate, merged: [],
+                family: newest.family, given: newest.given)
             try writePatient(summary)
             for record in records {
                 var rx = record.prescription

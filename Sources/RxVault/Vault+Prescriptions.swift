@@ -139,6 +139,10 @@ extension Vault {
                     || edited.patient.birthDate != current.prescription.patient.birthDate
             {
                 edited.patient.id = nil
+                // A new name's parts are not the old one's.
+                if edited.patient.name != current.prescription.patient.name {
+                    (edited.patient.family, edited.patient.given) = (nil, nil)
+                }
             }
             let checked = try check(edited)
             let candidate = try linkPatient(

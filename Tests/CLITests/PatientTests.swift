@@ -161,7 +161,9 @@ import Testing
         let typo = try cli.add([
             "add", "contacts", "--patient", "Quintesa Marlowe", "--prescriber", "Dr I. F.",
             "--issued", "2026-03-01", "--expires", "2026-12-01", "--od", "-3.25 bc 8.6 dia 14.2",
-            "--os", "-2.75 bc 8.6 dia 14.2", "--brand", "Zylofocus"
+            "--os", "-2.75 bc 8.6 dia 14.2", "--brand", "Zylofocus",
+            // A near miss of "Quintessa Marlowe": made as a second patient on purpose, to be merged.
+            "--new-patient"
         ])
         let recipient = try cli.ageKeygen("shop.key")
         #expect(try cli.run(["client", "add", "lens-shop", "--recipient", recipient]).status == 0)

@@ -129,11 +129,17 @@ public enum FHIR {
         }
     }
 
-    /// The Patient resource (the same in both renderings).
+    /// The Patient resource (the same in both renderings): one HumanName, its `text` the name
+    /// rxvault shows, with `family` and `given` when the record keeps them (an import from FHIR).
     public static func patientResource(_ patient: Patient) -> JSONValue {
-        .fields([
+        let name: JSONValue = .fields([
+            "family": patient.family.map { JSONValue.string($0) },
+            "given": patient.given.map { JSONValue.array($0.map { JSONValue.string($0) }) },
+            "text": .string(patient.name)
+        ])
+        return .fields([
             "birthDate": patient.birthDate.map { .string($0.description) }, "id": .string(patientResourceID(patient)),
-            "name": .array([.fields(["text": .string(patient.name)])]), "resourceType": .string("Patient")
+            "name": .array([name]), "resourceType": .string("Patient")
         ])
     }
 
@@ -201,7 +207,9 @@ public enum FHIR {
         extensions += clinicalRecordExtensions(rx)
         let prescriber: JSONValue = .fields([
             "display": .string(rx.prescriber.name),
-            "identifier": rx.prescriber.licence.map { .fields(["value": .string($0)]) }
+            "identifier": rx.prescriber.licence.map {
+                .fields(["system": rx.prescriber.licenceSystem.map { .string($0) }, "value": .string($0)])
+            }
         ])
         if let contact = rx.prescriber.contact {
             extensions.append(.fields(["url": .string(ext("prescriber-contact")), "valueString": .string(contact)]))

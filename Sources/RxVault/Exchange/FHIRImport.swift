@@ -145,7 +145,8 @@ extension FHIR {
         {
             guard let (position, fullUrl, object) = FHIR.resource(scanner, entry) else { return nil }
             var local: [String] = []
-            var prescription = FHIR.visionPrescription(object, references: byReference, problems: &local)
+            var prescription = FHIR.visionPrescription(
+                object, references: byReference, patient: options.patient, problems: &local)
             let practitioner = FHIR.practitionerReference(object, references: byReference).flatMap { practitioners[$0] }
             if var rx = prescription, let range = FHIR.resourceRange(scanner, entry) {
                 rx.fhir = FHIR.kept(
@@ -231,9 +232,11 @@ extension FHIR {
         }
     }
 
-    static func visionPrescription(_ r: [String: Any], references: [String: [String: Any]], problems: inout [String])
-        -> Prescription?
-    {
+    /// `patient`: the one to give the prescription when the file does not hold its Patient.
+    static func visionPrescription(
+        _ r: [String: Any], references: [String: [String: Any]], patient fallback: Patient? = nil,
+        problems: inout [String]
+    ) -> Prescription? {
         guard let dateWritten = r["dateWritten"] as? String,
             let issued = CalendarDate(iso: String(dateWritten.prefix(10)))
         else {
@@ -255,14 +258,22 @@ extension FHIR {
                     $0
                 }.joined(separator: " "))
             patient.name = text
+            // Which part is the family name, kept as the source said it (written back on export).
+            patient.family = (name?["family"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+            patient.given = (name?["given"] as? [String]).flatMap { $0.isEmpty ? nil : $0 }
             if let dob = p["birthDate"] as? String {
                 patient.birthDate = CalendarDate(iso: dob)
                 if patient.birthDate == nil {
                     problems.append("the patient's birthDate '\(dob)' is not a full date (YYYY-MM-DD)")
                 }
             }
+        } else if let fallback {
+            patient = fallback
         } else {
-            problems.append("patient \(patientReference ?? "(none)") is not in the bundle")
+            problems.append(
+                "patient \(patientReference ?? "(none)") is not in the file: "
+                    + "give --patient NAME to import it for a patient of this vault (found as 'query --patient' finds one, or made)"
+            )
         }
         let prescriberReference = r["prescriber"] as? [String: Any]
         // The usual FHIR way is a reference to a Practitioner in the Bundle: its name, licence
@@ -271,8 +282,17 @@ extension FHIR {
         let practitioner = practitionerReference(r, references: references).flatMap { references[$0] }
         var prescriber = Prescriber(
             name: prescriberReference?["display"] as? String ?? practitioner.flatMap(humanName) ?? "")
-        prescriber.licence =
-            (prescriberReference?["identifier"] as? [String: Any])?["value"] as? String ?? practitioner.flatMap(licence)
+        // A reference the file does not resolve, with no display (HL7's bare examples name
+        // "Practitioner/example"): the reference itself names the prescriber, rather than nothing.
+        if prescriber.name.isEmpty, practitioner == nil, let reference = prescriberReference?["reference"] as? String {
+            prescriber.name = reference
+        }
+        // The licence with its system (an NPI's http://hl7.org/fhir/sid/us-npi), written back on export.
+        let identifier =
+            (prescriberReference?["identifier"] as? [String: Any]).flatMap { $0["value"] is String ? $0 : nil }
+            ?? practitioner.flatMap(licenceIdentifier)
+        prescriber.licence = identifier?["value"] as? String
+        prescriber.licenceSystem = identifier?["system"] as? String
         prescriber.contact =
             (extensionValue(r, "prescriber-contact") as? [String: Any])?["valueString"] as? String
             ?? practitioner.flatMap(contact)

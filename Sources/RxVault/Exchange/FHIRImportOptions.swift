@@ -14,10 +14,18 @@ extension FHIR {
         /// The expiry to give contact-lens prescriptions that carry none (FHIR has no element
         /// for it), counted from each one's issue date.
         public var assumeExpiry: ExpiryAssumption?
+        /// The patient of prescriptions whose Patient the file does not hold (`import --patient`):
+        /// HL7's own examples, and what most servers return for a search of one resource type,
+        /// are VisionPrescriptions without their Patient. Prescriptions whose Patient the file
+        /// holds keep it.
+        public var patient: Patient?
 
-        public init(statuses: Set<String> = ["active"], assumeExpiry: ExpiryAssumption? = nil) {
+        public init(
+            statuses: Set<String> = ["active"], assumeExpiry: ExpiryAssumption? = nil, patient: Patient? = nil
+        ) {
             self.statuses = statuses
             self.assumeExpiry = assumeExpiry
+            self.patient = patient
         }
 
         /// `--status`: `active,draft` (codes, comma-separated) or `all` (every status except
@@ -173,10 +181,10 @@ extension FHIR {
 
     static let npiSystem = "http://hl7.org/fhir/sid/us-npi"
 
-    /// The licence number: an NPI if there is one, else the first identifier with a value.
-    static func licence(_ p: [String: Any]) -> String? {
+    /// The licence number's Identifier: an NPI if there is one, else the first identifier with a value.
+    static func licenceIdentifier(_ p: [String: Any]) -> [String: Any]? {
         let identifiers = (p["identifier"] as? [[String: Any]] ?? []).filter { $0["value"] is String }
-        return (identifiers.first { $0["system"] as? String == npiSystem } ?? identifiers.first)?["value"] as? String
+        return identifiers.first { $0["system"] as? String == npiSystem } ?? identifiers.first
     }
 
     /// `phone 555-0100; 534 Erewhon St, PleasantVille, Vic 3999`.
@@ -275,8 +283,9 @@ extension FHIR {
                 guard var reference = object(valueRange) else { continue }
                 reference["display"] = nil
                 if practitioner != nil { reference["reference"] = nil }
+                // The licence's value and system are modelled (`Prescriber.licence`, `.licenceSystem`).
                 if case .object(let identifier)? = reference["identifier"],
-                    identifier.keys.allSatisfy({ $0 == "value" })
+                    identifier.keys.allSatisfy({ $0 == "value" || $0 == "system" })
                 {
                     reference["identifier"] = nil
                 }

@@ -34,7 +34,17 @@ extension FHIR {
             }
         }
         var prescriber = resource["prescriber"]?.objectOrNil ?? .object([])
-        for (key, value) in kept.prescriber ?? [:] where prescriber[key] == nil { prescriber[key] = value.jsonValue }
+        for (key, value) in kept.prescriber ?? [:] {
+            if prescriber[key] == nil {
+                prescriber[key] = value.jsonValue
+            } else if key == "identifier", prescriber[key]?["system"] == nil,
+                case .string(let number)? = value.objectMembers["value"],
+                prescriber[key]?["value"]?.stringValue == number
+            {
+                // Kept whole by releases before the licence's system was modelled: the same licence, with its system.
+                prescriber[key] = value.jsonValue
+            }
+        }
         if let practitionerReference { prescriber["reference"] = .string(practitionerReference) }
         resource["prescriber"] = prescriber
         guard var specs = resource["lensSpecification"]?.arrayItems, specs.allSatisfy({ $0.objectOrNil != nil }) else {

@@ -36,6 +36,10 @@ extension RxVaultCommand {
                 contacts prescription needs one). Attachments and grants stay with the old one,
                 which then reads as superseded.
                   rxvault add --from 3f9a --expires 2028-03-01
+
+                A --patient name close to an existing patient's (a typo, another order, accents)
+                asks "did you mean ...?" on a terminal; without one it is refused (exit 64) unless
+                --new-patient says a new patient is meant.
                 """))
 
         @Argument(help: "glasses or contacts (with --from, the kind of that prescription).") var kind: PrescriptionKind?
@@ -44,6 +48,7 @@ extension RxVaultCommand {
             help: ArgumentHelp("Renew this prescription: copy it with new dates.", valueName: "id"),
             completion: .custom(Completion.prescriptionIDs)) var source: String?
         @OptionGroup var fields: PrescriptionOptions
+        @Flag(help: "Make a new patient even when the name is close to an existing one's.") var newPatient = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -67,7 +72,7 @@ extension RxVaultCommand {
                     issued: CalendarDate(year: 2000, month: 1, day: 1)!)
                 try PrescriptionBuilder(options: fields).apply(to: &rx)
                 let vault = try options.openVault(command: "add")
-                try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput)
+                try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput, newPatient: newPatient)
                 let (record, advisories) = try vault.add(rx)
                 PatientChoice.sayNotes(vault)
                 advisories.forEach(Terminal.warning)

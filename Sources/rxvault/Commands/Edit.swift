@@ -30,6 +30,9 @@ extension RxVaultCommand {
                 codes): from then on it is never valid, in any output, filter, export or client read;
                 --status active reinstates it.
 
+                --patient NAME close to an existing patient's name is asked about as by 'add'
+                (--new-patient to make a new patient without asking).
+
                 Earlier versions are kept: 'rxvault history ID' lists them with what each changed.
 
                 Examples:
@@ -47,6 +50,8 @@ extension RxVaultCommand {
         @Flag(name: .customLong("no-pd"), help: "Remove all pupillary distances.") var removePD = false
         @Flag(name: .customLong("no-lens-type"), help: "Remove the contact-lens type.") var removeLensType = false
         @Flag var removeFields: [LensRemovalFlag] = []
+        @Flag(help: "With --patient: make a new patient even when the name is close to an existing one's.")
+        var newPatient = false
         @Option(
             help: ArgumentHelp(
                 "Withdraw (cancelled, draft, entered-in-error) or reinstate (active) the prescription.",
@@ -74,11 +79,18 @@ extension RxVaultCommand {
 
                 let vault = try options.openVault(command: "edit")
                 let prescriptionID = try vault.resolve(id)
+                // A --patient name close to an existing patient's: asked about before the write, as by `add`.
+                var meant: Patient?
+                if fields.patient != nil {
+                    meant = try PatientChoice.nearMiss(
+                        probe.patient, in: vault, noInput: options.noInput, newPatient: newPatient)
+                }
                 guard
                     let (record, advisories) = try vault.edit(
                         prescriptionID,
                         { rx in
                             try builder.apply(to: &rx)
+                            if let meant { rx.patient = meant }
                             if let status { rx.recordStatus = status }
                         })
                 else {

@@ -30,17 +30,25 @@ extension RxVaultCommand {
                 a client's export, FHIR, an edited export). --dry-run lists every item as new,
                 unchanged, update (with the fields that change) or refused.
 
+                A patient name close to an existing patient's (a typo, another order, accents)
+                refuses the import, listing each such name and the patient it may mean (exit 65);
+                --new-patient makes new patients of them. Nothing is asked row by row.
+
                 FHIR: only active prescriptions are imported (--status for others; skipped ones are
                 counted on stderr); elements rxvault has no field for are kept with the prescription
                 and written back on export; a Practitioner prescriber is resolved; contacts without
                 rxvault's expiry extension need --assume-expiry. An amended prescription (same
-                identifier, or same resource id) is the same record (--update-unverified).
+                identifier, or same resource id) is the same record (--update-unverified). A
+                VisionPrescription without its Patient in the file (HL7's examples, a bare
+                resource) needs --patient NAME: an existing patient, found as 'query --patient'
+                finds one, or a new one of that name.
 
                 Examples:
                   rxvault import rx-bundle.json --dry-run
                   rxvault import from-clinic.age --age-identity my.key
                   rxvault import my-export.json --update --dry-run
                   rxvault import clinic-bundle.json --assume-expiry 1y --status all
+                  rxvault import visionprescription-example.json --patient "Sam Rivera"
                 """))
 
         @Argument(help: "The file to import, or - for standard input.") var file: String
@@ -59,6 +67,8 @@ extension RxVaultCommand {
                 "Like --update, but also from a file not bound to this vault (another vault's, a client's, FHIR, edited)."
         )
         var updateUnverified = false
+        @Flag(help: "Make new patients for names close to an existing patient's (otherwise refused).")
+        var newPatient = false
         @Option(
             help: ArgumentHelp(
                 "FHIR: import prescriptions with these statuses: all (active, cancelled, draft) or codes, comma-separated (default active; entered-in-error only when named).",
@@ -69,6 +79,11 @@ extension RxVaultCommand {
                 "FHIR: give contact-lens prescriptions without an expiry one this long after their issue date (1y, 18m, 26w, 90d).",
                 valueName: "duration"))
         var assumeExpiry: String?
+        @Option(
+            help: ArgumentHelp(
+                "FHIR: the patient of prescriptions the file has no Patient for (found as 'query --patient' finds one, else made).",
+                valueName: "name"))
+        var patient: String?
         @OptionGroup var options: VaultOptions
 
         func validate() throws {
@@ -105,18 +120,26 @@ extension RxVaultCommand {
                     }
                     bytes = try AgeFile.decrypt(bytes, with: key)
                 }
-                let fhirOptions = FHIR.ImportOptions(
+                var fhirOptions = FHIR.ImportOptions(
                     statuses: try status.map(Self.statuses) ?? ["active"],
-                    assumeExpiry: assumeExpiry.flatMap(FHIR.ExpiryAssumption.init))
-                let (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
-                if fhir == nil && (status != nil || assumeExpiry != nil) {
+                    assumeExpiry: assumeExpiry.flatMap(FHIR.ExpiryAssumption.init),
+                    patient: patient.map { Patient(name: $0) })
+                // Read whole before the passphrase is asked for: a bad file costs none.
+                var (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
+                if fhir == nil && (status != nil || assumeExpiry != nil || patient != nil) {
                     throw CLIError(
-                        .usage, "--status and --assume-expiry are for FHIR files",
+                        .usage, "--status, --assume-expiry and --patient are for FHIR files",
                         hint: "this file is an rxvault export")
                 }
                 if let fhir { Self.tell(fhir, options: fhirOptions, dryRun: dryRun) }
                 let vault = try options.openVault(command: "import")
-                let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified)
+                if let patient, fhir != nil {
+                    // The patient --patient names, found as `query --patient` finds one; the file is
+                    // read again with it (only its prescriptions without a Patient take it).
+                    fhirOptions.patient = try Self.patient(patient, in: vault)
+                    (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
+                }
+                let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified, newPatients: newPatient)
                 let report: Vault.ImportReport
                 let progress = Progress(dryRun ? "checking" : "importing")
                 let total = file.count
@@ -140,6 +163,20 @@ extension RxVaultCommand {
                     "\(verb): \(report.added.count) new, \(report.updated.count) updated (new version), "
                         + "\(report.unchanged.count) unchanged, \(report.attachmentsAdded) attachment(s)")
             }
+        }
+
+        /// `--patient NAME`: the record `trend` and `patient show` would find (`Vault.findPatient`;
+        /// two or more is an error listing them), else a new patient of that name (which, close to
+        /// an existing name, the import's near-miss rule refuses without --new-patient).
+        static func patient(_ text: String, in vault: Vault) throws -> Patient {
+            let name = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            guard vault.header.formatVersion >= 4 else { return Patient(name: name) }
+            let found: PatientSummary
+            do { found = try vault.findPatient(text) } catch {
+                guard case .patientNotFound = error else { throw error }
+                return Patient(name: name)
+            }
+            return found.patient
         }
 
         /// `update     3f9a2c1e  prescriptions[2]: OD sphere -2.00 → -2.25; note`, one line per item.

@@ -7,24 +7,32 @@ extension RxVaultCommand {
     struct PatientCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "patient",
-            abstract: "Show, rename or merge a patient.",
+            abstract: "Show, rename, merge or remove a patient.",
             discussion: flowing(
                 """
                 PATIENT is the patient's name (case and spacing do not matter) or id prefix, as
-                'rxvault patients' shows them.
+                'rxvault patients' shows them; 'patient show' also takes part of a name, as
+                'query --patient' does.
 
                 Examples:
                   rxvault patient show "Sam Rivera"
                   rxvault patient rename "sam rivera" "Samuel Rivera" --dob 1984-05-12
                   rxvault patient merge 3f9a2c1e 7c41d0aa
+                  rxvault patient remove 7c41d0aa
                 """),
-            subcommands: [Show.self, Rename.self, Merge.self])
+            subcommands: [Show.self, Rename.self, Merge.self, Remove.self])
 
         struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "show", abstract: "Show a patient and their prescriptions.")
+                commandName: "show", abstract: "Show a patient and their prescriptions.",
+                discussion: flowing(
+                    """
+                    PATIENT is matched as 'query --patient' matches: a name containing it (any
+                    case; an equal name first), else an id prefix. Two or more patients matching is
+                    an error listing them.
+                    """))
 
-            @Argument(help: "The patient's name or id prefix.") var patient: String
+            @Argument(help: "The patient's name, part of it, or id prefix.") var patient: String
             @Option(help: "Output format.") var format: DocumentFormat = .table
             @OptionGroup var options: VaultOptions
 
@@ -32,7 +40,7 @@ extension RxVaultCommand {
                 try CommandRunner.run(json: format == .json) {
                     try options.requireOwner("patient show")
                     let vault = try options.openVault(command: "patient show")
-                    let summary = try vault.resolvePatient(patient)
+                    let summary = try vault.findPatient(patient)
                     let records = try vault.patients().first { $0.0.id == summary.id }?.1 ?? []
                     switch format {
                     case .json: Terminal.out(PatientOutput.json(summary, records).write(pretty: true))
@@ -142,6 +150,45 @@ extension RxVaultCommand {
                         }())
                     let (merged, moved) = try vault.mergePatients(source.id, into: target.id)
                     Terminal.out("merged \(source.id.short) into \(merged.line): \(moved) prescription(s) moved")
+                }
+            }
+        }
+        struct Remove: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "remove",
+                abstract: "Remove a patient that has no prescriptions left.",
+                discussion: flowing(
+                    """
+                    For a record left empty (a typo's patient whose prescriptions were merged or
+                    moved away). A patient with prescriptions is refused (exit 65), saying how many
+                    remain: remove them, or move them with 'patient merge' or 'edit --patient', first.
+                    Asks for confirmation on a terminal; scripts pass --yes.
+                    """))
+
+            @Argument(help: "The patient's name or id prefix.") var patient: String
+            @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
+            @OptionGroup var options: VaultOptions
+
+            func run() throws {
+                try CommandRunner.run {
+                    try options.requireOwner("patient remove")
+                    let confirmation = Confirmation(
+                        yes: yes, noInput: options.noInput, command: "patient remove", verb: "remove")
+                    let vault = try options.openVault(command: "patient remove")
+                    let summary = try vault.resolvePatient(patient)
+                    // Refused before asking when prescriptions remain: nothing to confirm then.
+                    let count = try vault.patients().first { $0.0.id == summary.id }?.1.count ?? 0
+                    if count > 0 {
+                        throw CLIError(
+                            .invalidInput,
+                            "\(summary.line) still has \(count) prescription\(count == 1 ? "" : "s")",
+                            hint:
+                                "remove \(count == 1 ? "it" : "them") ('rxvault remove ID') or move \(count == 1 ? "it" : "them") to another patient ('rxvault patient merge', 'rxvault edit ID --patient NAME') first"
+                        )
+                    }
+                    try confirmation.require("Remove the patient \(summary.line)?")
+                    let removed = try vault.removePatient(summary.id)
+                    Terminal.out("removed patient \(removed.line)")
                 }
             }
         }

@@ -27,7 +27,9 @@ extension RxVaultCommand {
                 .svg (1200x800 px), by the file name's extension. The chart file is written like an
                 export (mode 0600, --force to replace it) and recorded in the audit log.
 
-                PATIENT is the patient's name or id prefix, as 'rxvault patients' shows them.
+                PATIENT is matched as 'query --patient' matches: a name containing it (any case;
+                an equal name first), else an id prefix, as 'rxvault patients' shows them. Two or
+                more patients matching is an error listing them.
                 --format json prints {"schema": "rxvault/trend/v1", ...} (docs/format.md).
 
                 Examples:
@@ -67,7 +69,7 @@ extension RxVaultCommand {
                 // Before any passphrase or work: a path that can never be written costs nothing.
                 if let out { _ = try WriteTarget.file(for: out, replace: force) }
                 let vault = try options.openVault(command: "trend")
-                let summary = try vault.resolvePatient(patient)
+                let summary = try vault.findPatient(patient)
                 let records = try vault.patients().first { $0.0.id == summary.id }?.1 ?? []
                 let trend = Trend(
                     records.map { ($0.id.hex, $0.prescription) }, eyes: eye.map { [$0] } ?? Set(Eye.allCases))

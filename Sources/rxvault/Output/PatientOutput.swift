@@ -7,6 +7,8 @@ enum PatientOutput {
     static func json(_ patient: PatientSummary, _ records: [PrescriptionRecord]) -> JSONValue {
         var pairs: [(String, JSONValue)] = [("id", .string(patient.id.hex)), ("name", .string(patient.name))]
         if let dob = patient.birthDate { pairs.append(("birthDate", .string(dob.description))) }
+        if let family = patient.family { pairs.append(("family", .string(family))) }
+        if let given = patient.given { pairs.append(("given", .array(given.map { .string($0) }))) }
         if !patient.merged.isEmpty { pairs.append(("merged", .array(patient.merged.map { .string($0) }))) }
         pairs.append(
             (

@@ -4,7 +4,8 @@ import RxValidate
 import RxVault
 
 /// `export --format pdf`: each prescription as a page laid out like the paper one (patient,
-/// prescriber and licence, dates and validity, a row per eye with every value, PD, notes, the
+/// prescriber and licence, dates and validity, a row per eye with every value, PD, notes, what
+/// the lens is beyond rxvault's fields as kept from FHIR (tint, wear duration, lens notes), the
 /// attachments it has), for an optician or a drawer. The values are the ones `show` prints.
 enum PrescriptionPrint {
     static func page(_ item: ExportItem, shortID: String, today: CalendarDate) -> PrintedPage {
@@ -37,6 +38,10 @@ enum PrescriptionPrint {
         if let type = rx.contactLensType { fields.append(("Lens type", type.label)) }
         fields += PrescriptionText.lensMakers(view).map { (capitalised($0.0), $0.1) }
         let (headers, rows) = PrescriptionText.eyeGrid(view)
+        // What the lens itself is, kept from FHIR beside rxvault's fields (tint, wear duration, notes).
+        let kept = view.eyes.flatMap { eye, _ in
+            (rx.fhir?.clinical(eye) ?? []).map { "\(eye.label) \($0.label): \($0.text)" }
+        }
         let attachments = item.attachments.map { file -> String in
             let m = file.info.metadata
             let detail =
@@ -53,7 +58,8 @@ enum PrescriptionPrint {
             fields: fields,
             grid: PrintedPage.Grid(headers: headers, rows: rows),
             sections: [
-                PrintedPage.Section(heading: "Notes", lines: [rx.note ?? "none"]),
+                PrintedPage.Section(heading: "Notes", lines: [rx.note ?? "none"])
+            ] + (kept.isEmpty ? [] : [PrintedPage.Section(heading: "Lens details (from FHIR)", lines: kept)]) + [
                 PrintedPage.Section(heading: "Attachments", lines: attachments.isEmpty ? ["none"] : attachments)
             ],
             footer: "Printed by rxvault \(RxVaultCommand.version) on \(today) from prescription \(item.record.id.hex). "

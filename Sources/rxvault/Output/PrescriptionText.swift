@@ -155,7 +155,8 @@ enum PrescriptionCSV {
         "diameter_mm", "brand", "spherical_equivalent", "note",
         "contact_lens_type", "add_designation", "dominance", "balance",
         "exam_date", "short_expiry_reason", "prescriber_address", "prescriber_phone", "prescriber_fax",
-        "manufacturer", "material", "equivalent_brand"
+        "manufacturer", "material", "equivalent_brand",
+        "tint", "wear_duration", "lens_note"
     ]
 
     static func rows(_ view: PrescriptionView) -> [[String]] {
@@ -174,7 +175,16 @@ enum PrescriptionCSV {
                 rx.pupillaryDistance?.near?.plain ?? "", lens.baseCurve?.plain ?? "", lens.diameter?.plain ?? "",
                 CSV.text(lens.brand), equivalent(lens), CSV.text(rx.note)
             ]
-            return row + details(rx, lens)
+            return row + details(rx, lens) + kept(rx, eye)
+        }
+    }
+
+    /// The columns after `balance`: the eye's clinical elements kept from FHIR
+    /// (`KeptFHIR.clinical`: tint, wear duration, the lensSpecification's notes), as `show` words them.
+    static func kept(_ rx: Prescription, _ eye: Eye) -> [String] {
+        let clinical = rx.fhir?.clinical(eye) ?? []
+        return KeptFHIR.clinicalLensElements.map { element in
+            CSV.text(clinical.first { $0.member == element.member }?.text)
         }
     }
 

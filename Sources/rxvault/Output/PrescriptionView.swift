@@ -56,9 +56,12 @@ struct PrescriptionJSON {
         var patient: [(String, JSONValue)] = [("name", .string(rx.patient.name))]
         if let dob = rx.patient.birthDate { patient.append(("birthDate", .string(dob.description))) }
         if let id = rx.patient.id { patient.append(("id", .string(id))) }
+        if let family = rx.patient.family { patient.append(("family", .string(family))) }
+        if let given = rx.patient.given { patient.append(("given", .array(given.map { .string($0) }))) }
         pairs.append(("patient", .object(patient)))
         var prescriber: [(String, JSONValue)] = [("name", .string(rx.prescriber.name))]
         if let licence = rx.prescriber.licence { prescriber.append(("licence", .string(licence))) }
+        if let system = rx.prescriber.licenceSystem { prescriber.append(("licenceSystem", .string(system))) }
         if let contact = rx.prescriber.contact { prescriber.append(("contact", .string(contact))) }
         if let address = rx.prescriber.address { prescriber.append(("address", .string(address))) }
         if let phone = rx.prescriber.phone { prescriber.append(("phone", .string(phone))) }

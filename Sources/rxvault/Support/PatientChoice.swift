@@ -6,9 +6,10 @@ import RxVault
 /// Which patient record `add --patient` means (docs/guide.md, "Patients").
 enum PatientChoice {
     /// Before `add`: the patient the name stands for. One match (ignoring case and white space, no
-    /// differing birth date): the vault links it. None: an id prefix, if the text is one, else the
-    /// vault creates a record. Two or more: asks on a terminal which one, else refuses listing them.
-    static func choose(for rx: inout Prescription, in vault: Vault, noInput: Bool) throws {
+    /// differing birth date): the vault links it. None: an id prefix, if the text is one, else
+    /// a near miss of a record is asked about (`nearMiss`), else the vault creates a record. Two
+    /// or more: asks on a terminal which one, else refuses listing them.
+    static func choose(for rx: inout Prescription, in vault: Vault, noInput: Bool, newPatient: Bool) throws {
         guard vault.header.formatVersion >= 4 else { return }
         let matches = try vault.matchingPatients(rx.patient)
         if matches.isEmpty {
@@ -16,6 +17,8 @@ enum PatientChoice {
                 PatientName.key(byID.name) != PatientName.key(rx.patient.name)
             {
                 rx.patient = byID.patient
+            } else if let meant = try nearMiss(rx.patient, in: vault, noInput: noInput, newPatient: newPatient) {
+                rx.patient = meant
             }
             return
         }
@@ -34,6 +37,32 @@ enum PatientChoice {
             throw CLIError(.usage, "'\(answer)' is not one of the ids listed", hint: "nothing was written")
         }
         rx.patient = picked[0].patient
+    }
+
+    /// A name no record matches that looks like a slip for one that exists (`PatientNearMiss`):
+    /// "did you mean ...?" on a terminal, where yes gives that record and no (the default) lets
+    /// the name make a new one; without a terminal (or with --no-input) a usage error (64)
+    /// naming the records, unless `newPatient` (`--new-patient`) says a new record is meant.
+    /// Returns the record meant, nil for a new one.
+    static func nearMiss(_ patient: Patient, in vault: Vault, noInput: Bool, newPatient: Bool) throws -> Patient? {
+        guard !newPatient else { return nil }
+        let near = try vault.nearMissPatients(patient)
+        guard !near.isEmpty else { return nil }
+        guard !noInput, Terminal.canAsk else {
+            throw CLIError(
+                .usage,
+                "no patient is named '\(patient.name)': did you mean "
+                    + near.map { "'\($0.name)' (\($0.id.short))" }.joined(separator: " or ") + "?",
+                hint:
+                    "give that name (or its id) to write to that patient, or pass --new-patient to make a new patient '\(patient.name)'"
+            )
+        }
+        Terminal.err("rxvault: no patient is named '\(patient.name)'")
+        for candidate in near
+        where Terminal.confirm("Did you mean \(candidate.line)? (no: a new patient '\(patient.name)')") {
+            return candidate.patient
+        }
+        return nil
     }
 
     /// What the write did to patient records on its own ("new patient ..."), on stderr. Over

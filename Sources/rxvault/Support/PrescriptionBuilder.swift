@@ -36,7 +36,10 @@ struct PrescriptionBuilder {
         if let name = o.patient { rx.patient.name = name }
         if let dob = o.dob { rx.patient.birthDate = dob.isEmpty ? nil : try date(dob, "date of birth") }
         if let name = o.prescriber { rx.prescriber.name = name }
-        if let licence = o.prescriberLicence { rx.prescriber.licence = licence }
+        if let licence = o.prescriberLicence, licence != rx.prescriber.licence {
+            rx.prescriber.licence = licence
+            rx.prescriber.licenceSystem = nil // the system was the old number's
+        }
         if let contact = o.prescriberContact { rx.prescriber.contact = contact }
         if let address = o.prescriberAddress { rx.prescriber.address = address }
         if let phone = o.prescriberPhone { rx.prescriber.phone = phone }
