@@ -111,7 +111,7 @@ extension RxVaultCommand {
             if fields.patient != nil || fields.dob != nil {
                 // Another name or birth date is another patient, found or created by add's rule.
                 rx.patient.id = nil
-                try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput)
+                try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput, newPatient: newPatient)
             }
             let (record, advisories) = try vault.add(rx)
             PatientChoice.sayNotes(vault)

@@ -75,7 +75,7 @@ extension RxVaultCommand {
                 builder.removeLensType = removeLensType
                 builder.removeFields = removeFields
                 // Read every value once before unlocking, so a typo costs no passphrase.
-                try builder.readValues()
+                let probe = try builder.readValues()
 
                 let vault = try options.openVault(command: "edit")
                 let prescriptionID = try vault.resolve(id)

@@ -179,7 +179,7 @@ enum PrescriptionCSV {
         }
     }
 
-    /// The columns after `balance`: the eye's clinical elements kept from FHIR
+    /// The last columns, after the Contact Lens Rule's: the eye's clinical elements kept from FHIR
     /// (`KeptFHIR.clinical`: tint, wear duration, the lensSpecification's notes), as `show` words them.
     static func kept(_ rx: Prescription, _ eye: Eye) -> [String] {
         let clinical = rx.fhir?.clinical(eye) ?? []

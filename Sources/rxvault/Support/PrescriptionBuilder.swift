@@ -20,7 +20,9 @@ struct PrescriptionBuilder {
     /// for (`edit`, `add --from`: their prescription is read only once the vault is open). The
     /// probe has both eyes and the kind of PD the flags give (binocular unless only per-eye PDs
     /// are given), so only unreadable or contradictory values can fail here.
-    func readValues() throws {
+    /// Returns the probe the values were applied to (its patient is the flags' name and birth date).
+    @discardableResult
+    func readValues() throws -> Prescription {
         let o = options
         let perEyePD = o.pd == nil && [o.pdRight, o.pdLeft, o.nearPdRight, o.nearPdLeft].contains { $0 != nil }
         var probe = Prescription(
@@ -29,6 +31,7 @@ struct PrescriptionBuilder {
             right: LensSpecification(sphere: .zero), left: LensSpecification(sphere: .zero),
             pupillaryDistance: perEyePD ? nil : PupillaryDistance(far: Hundredths(60)))
         try apply(to: &probe)
+        return probe
     }
 
     func apply(to rx: inout Prescription) throws {
