@@ -47,8 +47,8 @@ import Testing
         let csv = try String(contentsOfFile: cli.path("rx.csv"), encoding: .utf8)
         let header = csv.split(separator: "\n")[0]
         #expect(
-            header.hasSuffix(
-                "balance,exam_date,short_expiry_reason,prescriber_address,prescriber_phone,prescriber_fax,manufacturer,material,equivalent_brand"
+            header.contains(
+                "balance,exam_date,short_expiry_reason,prescriber_address,prescriber_phone,prescriber_fax,manufacturer,material,equivalent_brand,tint,wear_duration,lens_note"
             ), "\(header)")
         #expect(
             csv.contains(

@@ -72,13 +72,22 @@ import Testing
                 "--brand", "Acuvue Oasys", "--od", "-3.00 add HIGH D bc 8.6 dia 14.2", "--os",
                 "-2.75 add +1.50 N bc 8.6 dia 14.2"
             ] + common)
+        // The Contact Lens Rule's fields (16 CFR 315.2, 315.6(b)).
+        _ = try cli.add(
+            [
+                "add", "contacts", "--patient", "Sam Rivera", "--expires", "2026-09-02", "--brand", "Store Brand",
+                "--equivalent-brand", "Acuvue Oasys", "--manufacturer", "Johnson & Johnson", "--material",
+                "senofilcon A", "--exam-date", "2026-02-20", "--prescriber-address", "1 High St, Exeter",
+                "--prescriber-phone", "555-0100", "--prescriber-fax", "555-0101", "--short-expiry-reason",
+                "review after corneal graft", "--od", "-3.00 bc 8.6 dia 14.2"
+            ] + common)
         let export = try cli.run(["export", "--format", "fhir", "--out", "-"])
         #expect(export.status == 0, "\(export)")
         let entries = try cli.json(export.stdout)["entry"] as? [[String: Any]] ?? []
         let prescriptions = entries.compactMap { $0["resource"] as? [String: Any] }.filter {
             $0["resourceType"] as? String == "VisionPrescription"
         }
-        #expect(prescriptions.count == 3)
+        #expect(prescriptions.count == 4)
 
         // (url, where, the extension as written)
         var written: [(String, String, [String: Any])] = []

@@ -20,7 +20,8 @@ import Testing
         let lines = csv.stdout.split(separator: "\n").map(String.init)
         let header = lines.first?.split(separator: ",").map(String.init) ?? []
         #expect(Array(header.suffix(3)) == ["tint", "wear_duration", "lens_note"], "\(header)")
-        #expect(header.firstIndex(of: "balance") == header.count - 4)
+        // The Contact Lens Rule's eight columns sit between `balance` and these three.
+        #expect(header.firstIndex(of: "balance") == header.count - 12)
         #expect(header.firstIndex(of: "brand") == 23 && header.firstIndex(of: "note") == 25, "\(header)")
         #expect(lines.count == 3)
         for row in lines.dropFirst() {
