@@ -11,6 +11,18 @@ extension KeptFHIR {
         ("color", "tint"), ("duration", "wear duration"), ("note", "note")
     ]
 
+    /// Only the lenses' clinical elements (tint, wear duration, notes), nil when there are none:
+    /// what a renewal (`add --from`) keeps, since they describe the lens, not the old record.
+    public var clinicalOnly: KeptFHIR? {
+        var kept = KeptFHIR()
+        for eye in Eye.allCases {
+            guard let members = self[eye] else { continue }
+            let clinical = members.filter { member in Self.clinicalLensElements.contains { $0.member == member.key } }
+            if !clinical.isEmpty { kept[eye] = clinical }
+        }
+        return kept.isEmpty ? nil : kept
+    }
+
     /// One eye's clinical elements as one-line text (`green`, `1 month`), by member name; only
     /// those present.
     public func clinical(_ eye: Eye) -> [(member: String, label: String, text: String)] {

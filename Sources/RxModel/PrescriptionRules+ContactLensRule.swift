@@ -67,22 +67,25 @@ extension PrescriptionRules {
         return missing.isEmpty ? nil : missing.joined(separator: "; ")
     }
 
-    /// Values a soft lens is not made in, each with the nearest ones that are.
+    /// Values a soft lens is not made in, each with the nearest ones that are. Toric lenses are
+    /// made in minus cylinder: a plus-cyl prescription is checked as the minus-cyl lens it is
+    /// (sphere S + C, cylinder -C, axis +-90) and the messages name that form.
     static func unorderable(_ lens: LensSpecification, eye: Eye, soft: String) -> [String] {
         var warnings: [String] = []
-        let sphere = lens.sphere
+        let plus = (lens.cylinder?.raw ?? 0) > 0 && lens.axis != nil
+        let sphere = plus ? lens.sphere + lens.cylinder! : lens.sphere
+        let asMinus = plus ? " (as minus-cyl)" : ""
         if abs(sphere.raw) > softQuarterStepLimit.raw, !sphere.isMultiple(of: 50) {
             let low = Hundredths(raw: sphere.raw.flooredDivision(by: 50) * 50)
             let high = Hundredths(raw: low.raw + 50)
             warnings.append(
-                "\(eye.label) sphere \(sphere.signedPower) is not made in \(soft): beyond +-6.00 they come in 0.50 steps; "
-                    + "nearest \(low.signedPower) or \(high.signedPower)")
+                "\(eye.label) sphere \(sphere.signedPower)\(asMinus) is not made in \(soft): beyond +-6.00 they come in "
+                    + "0.50 steps; nearest \(low.signedPower) or \(high.signedPower)")
         }
         guard let cylinder = lens.cylinder, !cylinder.isZero, let axis = lens.axis else { return warnings }
-        // Toric lenses are made in minus cylinder: a plus-cyl prescription is read transposed.
-        let minus = cylinder.raw < 0 ? cylinder : cylinder.negated
-        let minusAxis = cylinder.raw < 0 ? axis : (axis + 90 - 1) % 180 + 1
-        let form = cylinder.raw < 0 ? "" : " (written plus-cyl; as minus-cyl \(minus.signedPower) x\(minusAxis))"
+        let minus = plus ? cylinder.negated : cylinder
+        let minusAxis = plus ? (axis + 90 - 1) % 180 + 1 : axis
+        let form = plus ? " (written plus-cyl; as minus-cyl \(minus.signedPower) x\(minusAxis))" : ""
         if !softToricCylinders.contains(minus) {
             let nearest: String
             if minus > softToricCylinders.first! {

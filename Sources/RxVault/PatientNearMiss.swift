@@ -27,6 +27,7 @@ public enum PatientNearMiss {
     /// of them): its key, digits and folded words.
     struct Probe {
         let name: String
+        let histogram: [Int]
         let birthDate: CalendarDate?
         let key: String
         let digits: String
@@ -40,19 +41,31 @@ public enum PatientNearMiss {
             key = PatientName.key(name)
             digits = name.filter(\.isNumber)
             words = PatientNearMiss.words(name)
+            histogram = PatientNearMiss.histogram(words)
             comparable = TextField.name.problem(with: name) == nil && !words.isEmpty
         }
 
         func isNearMiss(of existing: String, born: CalendarDate?) -> Bool {
-            guard comparable else { return false }
-            if let birthDate, let born, birthDate != born { return false }
             // Folding changes a name's length little; one far longer or shorter is another name,
             // and is not folded at all.
-            guard abs(existing.count - name.count) <= 12 else { return false }
-            if PatientName.key(existing) == key { return false }
-            if existing.filter(\.isNumber) != digits { return false }
-            let other = PatientNearMiss.words(existing)
+            guard comparable, abs(existing.count - name.count) <= 12 else { return false }
+            return isNearMiss(of: Candidate(existing, born: born))
+        }
+
+        func isNearMiss(of existing: Candidate) -> Bool {
+            guard comparable else { return false }
+            if let birthDate, let born = existing.born, birthDate != born { return false }
+            guard abs(existing.length - name.count) <= 12 else { return false }
+            if existing.key == key { return false }
+            if existing.digits != digits { return false }
+            let other = existing.words
             guard !other.isEmpty else { return false }
+            // Each edit moves a character count by at most 2 (a swap by none): a name whose
+            // characters differ more is no near miss, found without aligning the two.
+            let joinedLength = max(words.joined(separator: " ").count, other.joined(separator: " ").count)
+            var apart = 0
+            for i in 0..<histogram.count { apart += abs(histogram[i] - existing.histogram[i]) }
+            guard apart <= 2 * allowedEdits(joinedLength) else { return false }
             if words == other || words.sorted() == other.sorted() { return true }
             for (x, y) in [(words, other), (words.sorted(), other.sorted())] {
                 let s = Array(x.joined(separator: " "))
@@ -60,6 +73,69 @@ public enum PatientNearMiss {
                 if within(s, t, edits: allowedEdits(max(s.count, t.count))) { return true }
             }
             return false
+        }
+    }
+
+    /// A record's name made ready once (folded words, key, digits), so an import that compares
+    /// many typed names with every record folds each record's name once, not once per name.
+    struct Candidate: Sendable {
+        let summary: PatientSummary?
+        let histogram: [Int]
+        let born: CalendarDate?
+        let length: Int
+        let key: String
+        let digits: String
+        let words: [String]
+
+        init(_ name: String, born: CalendarDate?, summary: PatientSummary? = nil) {
+            self.summary = summary
+            self.born = born
+            length = name.count
+            key = PatientName.key(name)
+            digits = name.filter(\.isNumber)
+            words = PatientNearMiss.words(name)
+            histogram = PatientNearMiss.histogram(words)
+        }
+    }
+
+    /// How often each character occurs in the folded words with their separating spaces, in 64
+    /// buckets (a character by its last scalar's value modulo 64): two names `n` edits apart have
+    /// counts at most `2n` apart in all.
+    static func histogram(_ words: [String]) -> [Int] {
+        var counts = [Int](repeating: 0, count: 64)
+        counts[Int(UnicodeScalar(" ").value % 64)] = max(0, words.count - 1)
+        for word in words {
+            for character in word { counts[Int((character.unicodeScalars.last?.value ?? 0) % 64)] += 1 }
+        }
+        return counts
+    }
+
+    /// Every record of a directory as `Candidate`s, by name length: a typed name is compared
+    /// only with the records whose length is within the 12 characters `isNearMiss` allows.
+    struct Index: Sendable {
+        let byLength: [Int: [Candidate]]
+
+        init(_ directory: PatientDirectory) {
+            var byLength: [Int: [Candidate]] = [:]
+            for summary in directory.records.values {
+                let candidate = Candidate(summary.name, born: summary.birthDate, summary: summary)
+                byLength[candidate.length, default: []].append(candidate)
+            }
+            self.byLength = byLength
+        }
+
+        /// The records `patient` is a near miss of, by name order.
+        func nearMisses(_ patient: Patient) -> [PatientSummary] {
+            let probe = Probe(patient.name, birthDate: patient.birthDate)
+            guard probe.comparable else { return [] }
+            let length = patient.name.count
+            var found: [PatientSummary] = []
+            for l in max(0, length - 12)...(length + 12) {
+                for candidate in byLength[l] ?? [] where probe.isNearMiss(of: candidate) {
+                    found.append(candidate.summary!)
+                }
+            }
+            return PatientDirectory.ordered(found)
         }
     }
 
@@ -121,8 +197,12 @@ extension PatientDirectory {
     /// by name order. Empty when some record matches it: then it is that patient.
     func nearMisses(_ patient: Patient) -> [PatientSummary] {
         guard matching(patient).isEmpty else { return [] }
-        let probe = PatientNearMiss.Probe(patient.name, birthDate: patient.birthDate)
-        guard probe.comparable else { return [] }
-        return Self.ordered(records.values.filter { probe.isNearMiss(of: $0.name, born: $0.birthDate) })
+        return PatientNearMiss.Index(self).nearMisses(patient)
+    }
+
+    /// As `nearMisses(_:)`, with the records indexed once by the caller (`import`).
+    func nearMisses(_ patient: Patient, index: PatientNearMiss.Index) -> [PatientSummary] {
+        guard matching(patient).isEmpty else { return [] }
+        return index.nearMisses(patient)
     }
 }

@@ -234,6 +234,7 @@ extension Vault {
                 // Names are compared with the records the vault held before the import, once per name.
                 let before: PatientDirectory? =
                     try header.formatVersion >= 4 && !policy.newPatients ? patientDirectory() : nil
+                let nearMissIndex = before.map(PatientNearMiss.Index.init)
                 var nearMisses: [String] = []
                 var namesSeen: Set<String> = []
                 let binding = try file.forEachItem { item in
@@ -255,9 +256,10 @@ extension Vault {
                     if outcome.action == .new || outcome.action == .update {
                         report.warnings += advisories.map { "\(item.position): \($0)" }
                     }
-                    if let before, outcome.action == .new || outcome.action == .update,
+                    if let before, let nearMissIndex, outcome.action == .new || outcome.action == .update,
                         let problem = Self.nearMissProblem(
-                            prescription.patient, at: item.position, in: before, seen: &namesSeen)
+                            prescription.patient, at: item.position, in: before, index: nearMissIndex,
+                            seen: &namesSeen)
                     {
                         nearMisses.append(problem)
                     }
@@ -352,12 +354,13 @@ extension Vault {
     /// `entry[2] VisionPrescription: no patient is named 'Sam Rivra': did you mean ...`, when
     /// `patient` would make a new record and is a near miss of one in `directory`; each name once.
     static func nearMissProblem(
-        _ patient: Patient, at position: String, in directory: PatientDirectory, seen: inout Set<String>
+        _ patient: Patient, at position: String, in directory: PatientDirectory, index: PatientNearMiss.Index,
+        seen: inout Set<String>
     ) -> String? {
         if let id = patient.id, directory.summary(id) != nil { return nil }
         guard seen.insert(PatientName.key(patient.name) + "|" + (patient.birthDate?.description ?? "")).inserted
         else { return nil }
-        let near = directory.nearMisses(patient)
+        let near = directory.nearMisses(patient, index: index)
         guard !near.isEmpty else { return nil }
         return "\(position): no patient is named '\(patient.name)': did you mean "
             + near.map { "'\($0.name)' (\($0.id.short))" }.joined(separator: " or ")

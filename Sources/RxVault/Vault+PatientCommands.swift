@@ -71,18 +71,18 @@ extension Vault {
     @discardableResult
     public func removePatient(_ id: PatientID) throws(VaultError) -> PatientSummary {
         try requirePatientRecords()
-        // Earlier versions first, outside the write: every version of every prescription is
-        // opened, which a write would have to re-verify one by one.
-        // (A version naming a record merged into this one reads as naming this one.)
-        var earlier: Set<PrescriptionID> = []
-        for record in try list() {
-            for version in try history(record.id).dropLast() where version.prescription.patient.id == id.hex {
-                earlier.insert(record.id)
-            }
-        }
         return try perform {
             guard let summary = try patientDirectory().records[id.hex] else {
                 throw VaultError.patientNotFound(id.short)
+            }
+            // Inside the write, so an `edit --patient` run at the same moment cannot leave a
+            // version naming the record after it is gone (which `check` would call tampering).
+            // (A version naming a record merged into this one reads as naming this one.)
+            var earlier: Set<PrescriptionID> = []
+            for record in try list() {
+                for version in try history(record.id).dropLast() where version.prescription.patient.id == id.hex {
+                    earlier.insert(record.id)
+                }
             }
             let current = try prescriptions(of: [id.hex]).count
             if current > 0 {

@@ -240,3 +240,35 @@ extension ClinicalRecordTests {
         #expect(table.stdout.contains("ortho-k lens's power is its reshaping target"), "\(table)")
     }
 }
+
+extension ClinicalRecordTests {
+    /// A renewal keeps what describes the lenses (an imported tint and wear duration) and drops
+    /// what belonged to the old visit (exam date) and, for another patient, the old patient's
+    /// FHIR name parts (review of issue 26).
+    @Test func aRenewalKeepsTheLensesClinicalElementsAndNotTheOldVisitOrPatient() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let imported = try cli.run([
+            "import", FHIRBareImportTests.contacts, "--patient", "Peter Chalmers", "--assume-expiry", "1y"
+        ])
+        #expect(imported.status == 0, "\(imported)")
+        let listed = try cli.json(try cli.run(["list", "--format", "json"]).stdout)
+        let old = try #require((listed["prescriptions"] as? [[String: Any]])?.first?["id"] as? String)
+        let renewed = try cli.run([
+            "add", "--from", String(old.prefix(8)), "--expires", "2028-01-01", "--exam-date", "2026-02-01",
+            "--patient", "Alex Kim", "--new-patient"
+        ])
+        #expect(renewed.status == 0, "\(renewed)")
+        let id = renewed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let json = try cli.json(try cli.run(["show", id, "--format", "json"]).stdout)
+        let fhir = try #require(json["fhir"] as? [String: Any], "\(json)")
+        #expect((fhir["right"] as? [String: Any])?["color"] as? String == "green", "\(fhir)")
+        #expect((fhir["resource"] as? [String: Any])?["id"] == nil, "\(fhir)")
+        let patient = try #require(json["patient"] as? [String: Any])
+        #expect(patient["name"] as? String == "Alex Kim" && patient["family"] == nil, "\(patient)")
+        #expect(json["examDate"] as? String == "2026-02-01")
+        // Renewed for the same patient without --exam-date: the old visit's date is not copied.
+        let same = try cli.run(["add", "--from", String(old.prefix(8)), "--expires", "2028-01-01"])
+        #expect(same.status == 0 && same.stderr.contains("exam date (--exam-date)"), "\(same)")
+    }
+}

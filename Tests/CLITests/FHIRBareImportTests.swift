@@ -33,8 +33,8 @@ import Testing
         #expect(glasses.status == 0, "\(glasses)")
         #expect(glasses.stdout.contains("imported: 1 new"), "\(glasses)")
         #expect(glasses.stderr.contains("new patient") && glasses.stderr.contains("Peter Chalmers"), "\(glasses)")
-        // The same patient found by part of the name, as `query --patient chalmers` finds it.
-        let contacts = try cli.run(["import", Self.contacts, "--patient", "chalmers", "--assume-expiry", "1y"])
+        // The same patient found by the whole name as add matches it (case and spacing aside).
+        let contacts = try cli.run(["import", Self.contacts, "--patient", "PETER  chalmers", "--assume-expiry", "1y"])
         #expect(contacts.status == 0, "\(contacts)")
         #expect(!contacts.stderr.contains("new patient"), "\(contacts)")
         let all = try patients(cli)
@@ -65,10 +65,15 @@ import Testing
 
         let refused = try cli.run(["import", file, "--assume-expiry", "1y"])
         #expect(refused.status == 65 && refused.stderr.contains("--patient"), "\(refused)")
-        let ambiguous = try cli.run(["import", file, "--assume-expiry", "1y", "--patient", "rivera"])
-        #expect(ambiguous.status == 64, "\(ambiguous)")
-        #expect(
-            ambiguous.stderr.contains("Sam Rivera") && ambiguous.stderr.contains("Samuel Rivera Jr"), "\(ambiguous)")
+        // A part of a name is never taken for a patient by an import (it writes): "rivera" is a
+        // new patient, not Sam Rivera's nor Samuel Rivera Jr's (review of issue 26).
+        let third = try CLIHarness()
+        try third.initVault()
+        _ = try third.add(PatientNearMissTests.glasses("Sam Rivera"))
+        let part = try third.run(["import", file, "--assume-expiry", "1y", "--patient", "rivera"])
+        #expect(part.status == 0 && part.stderr.contains("new patient") && part.stderr.contains("rivera"), "\(part)")
+        let thirdSam = try #require(try patients(third).first { $0["name"] as? String == "Sam Rivera" })
+        #expect((thirdSam["prescriptions"] as? [Any])?.count == 1, "\(thirdSam)")
         let imported = try cli.run(["import", file, "--assume-expiry", "1y", "--patient", "Sam Rivera"])
         #expect(imported.status == 0 && imported.stdout.contains("imported: 2 new"), "\(imported)")
         #expect(!imported.stderr.contains("new patient"), "\(imported)")

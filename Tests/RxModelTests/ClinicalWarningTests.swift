@@ -181,3 +181,26 @@ import Testing
         #expect(refused?.problem.contains("LOW, LO, MED, MID, HIGH, HI or HGH") == true)
     }
 }
+
+extension ContactLensRuleTests {
+    /// A plus-cylinder lens is the minus-cylinder lens S + C, -C, axis +-90: its sphere is checked
+    /// in that form (review of issue 26).
+    @Test func aPlusCylinderLensIsCheckedAsItsMinusCylinderForm() throws {
+        func advisories(_ od: String) throws -> [String] {
+            var rx = Fixture.contacts(left: nil)
+            rx.contactLensType = .soft
+            var lens = try LensNotation.parse(od)
+            lens.brand = "Biofinity Toric"
+            lens.manufacturer = "CooperVision"
+            rx.right = lens
+            return try #require(accepted(rx)).advisories
+        }
+        // +5.50 +1.25 x090 is +6.75 -1.25 x180: not made.
+        #expect(
+            try advisories("+5.50 +1.25 x090 bc 8.7 dia 14.5") == [
+                "OD sphere +6.75 (as minus-cyl) is not made in soft lenses: beyond +-6.00 they come in 0.50 steps; nearest +6.50 or +7.00"
+            ])
+        // -6.25 +0.75 x090 is -5.50 -0.75 x180: made.
+        #expect(try advisories("-6.25 +0.75 x090 bc 8.7 dia 14.5").isEmpty)
+    }
+}

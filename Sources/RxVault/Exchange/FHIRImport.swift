@@ -261,6 +261,14 @@ extension FHIR {
             // Which part is the family name, kept as the source said it (written back on export).
             patient.family = (name?["family"] as? String).flatMap { $0.isEmpty ? nil : $0 }
             patient.given = (name?["given"] as? [String]).flatMap { $0.isEmpty ? nil : $0 }
+            // The parts are printed and exported as the name is: the same text rule (a name the
+            // rule refuses is refused with the prescription's other problems).
+            for part in [patient.family].compactMap({ $0 }) + (patient.given ?? []) {
+                if let problem = TextField.name.problem(with: part) {
+                    problems.append("the patient's name part: \(problem)")
+                }
+            }
+            if (patient.given?.count ?? 0) > 20 { problems.append("the patient's name has more than 20 given names") }
             if let dob = p["birthDate"] as? String {
                 patient.birthDate = CalendarDate(iso: dob)
                 if patient.birthDate == nil {
@@ -272,7 +280,7 @@ extension FHIR {
         } else {
             problems.append(
                 "patient \(patientReference ?? "(none)") is not in the file: "
-                    + "give --patient NAME to import it for a patient of this vault (found as 'query --patient' finds one, or made)"
+                    + "give --patient NAME to import it for a patient of this vault (that whole name or id, or made)"
             )
         }
         let prescriberReference = r["prescriber"] as? [String: Any]

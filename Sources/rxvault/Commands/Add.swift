@@ -99,7 +99,8 @@ extension RxVaultCommand {
             var rx = old.prescription
             // What was kept of an imported FHIR resource (its identifiers, status, narrative)
             // describes the old prescription, not the renewal; and a renewal stands (active).
-            rx.fhir = nil
+            // The lenses' tint, wear duration and notes describe the lenses: they stay.
+            rx.fhir = rx.fhir?.clinicalOnly
             rx.issued = today
             // Copying the old expiry would make the renewal expired already; how long it is valid
             // is the prescriber's to say.
@@ -109,8 +110,13 @@ extension RxVaultCommand {
             rx.shortExpiryReason = nil
             try builder.apply(to: &rx)
             if fields.patient != nil || fields.dob != nil {
-                // Another name or birth date is another patient, found or created by add's rule.
+                // Another name or birth date is another patient, found or created by add's rule;
+                // the old patient's FHIR name parts are not the new one's.
                 rx.patient.id = nil
+                if fields.patient != nil {
+                    rx.patient.family = nil
+                    rx.patient.given = nil
+                }
                 try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput, newPatient: newPatient)
             }
             let (record, advisories) = try vault.add(rx)

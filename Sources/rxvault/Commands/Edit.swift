@@ -82,8 +82,14 @@ extension RxVaultCommand {
                 // A --patient name close to an existing patient's: asked about before the write, as by `add`.
                 var meant: Patient?
                 if fields.patient != nil {
+                    // Without --dob the birth date is the prescription's: it tells people apart.
+                    var typed = probe.patient
+                    if fields.dob == nil {
+                        typed.birthDate = try vault.prescription(prescriptionID, version: nil).prescription.patient
+                            .birthDate
+                    }
                     meant = try PatientChoice.nearMiss(
-                        probe.patient, in: vault, noInput: options.noInput, newPatient: newPatient)
+                        typed, in: vault, noInput: options.noInput, newPatient: newPatient)
                 }
                 guard
                     let (record, advisories) = try vault.edit(

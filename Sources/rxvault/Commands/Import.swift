@@ -81,7 +81,7 @@ extension RxVaultCommand {
         var assumeExpiry: String?
         @Option(
             help: ArgumentHelp(
-                "FHIR: the patient of prescriptions the file has no Patient for (found as 'query --patient' finds one, else made).",
+                "FHIR: the patient of prescriptions the file has no Patient for (that whole name or id prefix, else made).",
                 valueName: "name"))
         var patient: String?
         @OptionGroup var options: VaultOptions
@@ -165,14 +165,16 @@ extension RxVaultCommand {
             }
         }
 
-        /// `--patient NAME`: the record `trend` and `patient show` would find (`Vault.findPatient`;
-        /// two or more is an error listing them), else a new patient of that name (which, close to
-        /// an existing name, the import's near-miss rule refuses without --new-patient).
+        /// `--patient NAME`: the record of that whole name (as `add` matches it) or id prefix
+        /// (`Vault.resolvePatient`; two or more is an error listing them), else a new patient of
+        /// that name (which, close to an existing name, the import's near-miss rule refuses
+        /// without --new-patient). Never a part of a name, as `trend` finds one: an import writes,
+        /// and "Ann" must not quietly become "Joanne Smith".
         static func patient(_ text: String, in vault: Vault) throws -> Patient {
             let name = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             guard vault.header.formatVersion >= 4 else { return Patient(name: name) }
             let found: PatientSummary
-            do { found = try vault.findPatient(text) } catch {
+            do { found = try vault.resolvePatient(text) } catch {
                 guard case .patientNotFound = error else { throw error }
                 return Patient(name: name)
             }

@@ -32,10 +32,12 @@ struct ICalendar {
         for event in events {
             lines += [
                 "BEGIN:VEVENT", "UID:" + Self.escaped(event.uid), "DTSTAMP:" + dtstamp,
-                "DTSTART;VALUE=DATE:" + Self.basic(event.day),
-                "DTEND;VALUE=DATE:" + Self.basic(event.day.adding(days: 1) ?? event.day),
-                "SUMMARY:" + Self.escaped(event.summary)
+                "DTSTART;VALUE=DATE:" + Self.basic(event.day)
             ]
+            // The day after; on 9999-12-31 there is none, and a DATE event without DTEND is
+            // that one day (RFC 5545 3.6.1): DTEND equal to DTSTART would be invalid.
+            if let next = event.day.adding(days: 1) { lines.append("DTEND;VALUE=DATE:" + Self.basic(next)) }
+            lines.append("SUMMARY:" + Self.escaped(event.summary))
             if let description = event.description { lines.append("DESCRIPTION:" + Self.escaped(description)) }
             // A reminder, not a busy day.
             lines += ["TRANSP:TRANSPARENT", "END:VEVENT"]

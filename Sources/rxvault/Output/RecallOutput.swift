@@ -63,7 +63,9 @@ enum RecallOutput {
                 ("patient", .object(patient)), ("prescriber", .object([("name", .string(rx.prescriber.name))])),
                 ("issued", .string(rx.issued.description)), ("expires", .string(recall.expires.description)),
                 ("daysLeft", .int(recall.daysLeft)),
-                ("status", .string((recall.isOverdue ? PrescriptionStatus.expired : .expiring).rawValue)),
+                // The status `show` gives it (valid, expiring, expired): a window of a year does
+                // not make a prescription "expiring" 200 days out.
+                ("status", .string(rx.status(on: today).rawValue)),
                 ("exam", .string(recall.isOverdue ? "overdue" : "due"))
             ])
         }

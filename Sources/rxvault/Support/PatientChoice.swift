@@ -60,7 +60,10 @@ enum PatientChoice {
         Terminal.err("rxvault: no patient is named '\(patient.name)'")
         for candidate in near
         where Terminal.confirm("Did you mean \(candidate.line)? (no: a new patient '\(patient.name)')") {
-            return candidate.patient
+            // The record's name; a birth date typed for a record without one is kept.
+            var meant = candidate.patient
+            if meant.birthDate == nil { meant.birthDate = patient.birthDate }
+            return meant
         }
         return nil
     }
