@@ -28,6 +28,10 @@ public enum PatientNearMiss {
     struct Probe {
         let name: String
         let histogram: [Int]
+        /// The folded words' characters with the spaces between them.
+        let joinedLength: Int
+        /// `name.count`, counted once (a String's count walks it).
+        let length: Int
         let birthDate: CalendarDate?
         let key: String
         let digits: String
@@ -42,30 +46,34 @@ public enum PatientNearMiss {
             digits = name.filter(\.isNumber)
             words = PatientNearMiss.words(name)
             histogram = PatientNearMiss.histogram(words)
+            joinedLength = PatientNearMiss.joinedLength(words)
+            length = name.count
             comparable = TextField.name.problem(with: name) == nil && !words.isEmpty
         }
 
         func isNearMiss(of existing: String, born: CalendarDate?) -> Bool {
             // Folding changes a name's length little; one far longer or shorter is another name,
             // and is not folded at all.
-            guard comparable, abs(existing.count - name.count) <= 12 else { return false }
+            guard comparable, abs(existing.count - length) <= 12 else { return false }
             return isNearMiss(of: Candidate(existing, born: born))
         }
 
         func isNearMiss(of existing: Candidate) -> Bool {
             guard comparable else { return false }
             if let birthDate, let born = existing.born, birthDate != born { return false }
-            guard abs(existing.length - name.count) <= 12 else { return false }
+            guard abs(existing.length - length) <= 12 else { return false }
             if existing.key == key { return false }
             if existing.digits != digits { return false }
             let other = existing.words
             guard !other.isEmpty else { return false }
             // Each edit moves a character count by at most 2 (a swap by none): a name whose
             // characters differ more is no near miss, found without aligning the two.
-            let joinedLength = max(words.joined(separator: " ").count, other.joined(separator: " ").count)
+            let bound = 2 * allowedEdits(max(joinedLength, existing.joinedLength))
             var apart = 0
-            for i in 0..<histogram.count { apart += abs(histogram[i] - existing.histogram[i]) }
-            guard apart <= 2 * allowedEdits(joinedLength) else { return false }
+            for i in 0..<histogram.count {
+                apart += abs(histogram[i] - existing.histogram[i])
+                if apart > bound { return false }
+            }
             if words == other || words.sorted() == other.sorted() { return true }
             for (x, y) in [(words, other), (words.sorted(), other.sorted())] {
                 let s = Array(x.joined(separator: " "))
@@ -81,6 +89,7 @@ public enum PatientNearMiss {
     struct Candidate: Sendable {
         let summary: PatientSummary?
         let histogram: [Int]
+        let joinedLength: Int
         let born: CalendarDate?
         let length: Int
         let key: String
@@ -95,7 +104,13 @@ public enum PatientNearMiss {
             digits = name.filter(\.isNumber)
             words = PatientNearMiss.words(name)
             histogram = PatientNearMiss.histogram(words)
+            joinedLength = PatientNearMiss.joinedLength(words)
         }
+    }
+
+    /// `words.joined(separator: " ").count`, without making the string.
+    static func joinedLength(_ words: [String]) -> Int {
+        words.reduce(max(0, words.count - 1)) { $0 + $1.count }
     }
 
     /// How often each character occurs in the folded words with their separating spaces, in 64
@@ -128,9 +143,8 @@ public enum PatientNearMiss {
         func nearMisses(_ patient: Patient) -> [PatientSummary] {
             let probe = Probe(patient.name, birthDate: patient.birthDate)
             guard probe.comparable else { return [] }
-            let length = patient.name.count
             var found: [PatientSummary] = []
-            for l in max(0, length - 12)...(length + 12) {
+            for l in max(0, probe.length - 12)...(probe.length + 12) {
                 for candidate in byLength[l] ?? [] where probe.isNearMiss(of: candidate) {
                     found.append(candidate.summary!)
                 }
