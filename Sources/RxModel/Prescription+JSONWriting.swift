@@ -95,19 +95,7 @@ extension Patient {
             w.key("birthDate")
             try birthDate.writeJSON(to: &w)
         }
-        if let family {
-            w.key("family")
-            w.string(family)
-        }
-        if let given {
-            w.key("given")
-            w.beginArray()
-            for part in given {
-                w.element()
-                w.string(part)
-            }
-            w.endArray()
-        }
+        w.nameParts(family: family, given: given)
         if let id {
             w.key("id")
             w.string(id)
@@ -117,6 +105,26 @@ extension Patient {
             w.string(name)
         }
         w.endObject()
+    }
+}
+
+extension JSONWriter {
+    /// A patient's `family` and `given` (a FHIR source's name parts), each when present, in key
+    /// order after `birthDate`: one writer for the prescription JSON and the sealed patient record.
+    public mutating func nameParts(family: String?, given: [String]?) {
+        if let family {
+            key("family")
+            string(family)
+        }
+        if let given {
+            key("given")
+            beginArray()
+            for part in given {
+                element()
+                string(part)
+            }
+            endArray()
+        }
     }
 }
 

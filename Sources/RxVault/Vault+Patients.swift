@@ -60,19 +60,7 @@ extension PatientInfo {
             w.key("birthDate")
             w.string(birthDate.description)
         }
-        if let family {
-            w.key("family")
-            w.string(family)
-        }
-        if let given {
-            w.key("given")
-            w.beginArray()
-            for part in given {
-                w.element()
-                w.string(part)
-            }
-            w.endArray()
-        }
+        w.nameParts(family: family, given: given)
         if let merged {
             w.key("merged")
             w.beginArray()
