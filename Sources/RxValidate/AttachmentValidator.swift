@@ -24,6 +24,9 @@ public struct CheckedAttachment: Sendable, Equatable {
     public let stored: [UInt8]
     /// The chunks left out of a PNG ("eXIf", "tEXt x3"), in file order; empty when none were.
     public let droppedMetadata: [String]
+    /// Places where a PNG's image data was cut into one more IDAT chunk because its compressed
+    /// bytes happened to spell markup (`PNGImageDataSplit`); 0 almost always. No pixel changes.
+    public var imageDataSplits = 0
 }
 
 /// Parses a whole file and accepts it only if it is a PNG or PDF that a full parse finds sound.
@@ -44,18 +47,25 @@ public enum AttachmentValidator {
         }
         guard let type = AttachmentType.announced(by: Array(bytes.prefix(16))) else { throw notPNGOrPDF(bytes) }
         if type == .pdf && !hasAcceptedPDFHeader(bytes) { throw notPNGOrPDF(bytes) }
-        let (stored, dropped) = try checkStructure(bytes, type: type, limits: limits, keepMetadata: keepMetadata)
+        let (stored, dropped, splits) = try checkStructure(
+            bytes, type: type, limits: limits, keepMetadata: keepMetadata)
         let validated = type == .png ? try validatePNG(bytes, limits: limits) : try validatePDF(bytes, limits: limits)
-        return CheckedAttachment(validated: validated, stored: stored, droppedMetadata: dropped)
+        // What the splits made is what is stored: libpng decodes it too, not only the file given.
+        if splits > 0 { _ = try validatePNG(stored, limits: limits) }
+        var checked = CheckedAttachment(validated: validated, stored: stored, droppedMetadata: dropped)
+        checked.imageDataSplits = splits
+        return checked
     }
 
     /// The rules rxvault applies itself, before libpng or poppler see the file: no ZIP archive
     /// inside, a PNG's chunks (no animation, the text budget, no other format in a private
-    /// chunk), its metadata dropped unless kept, and no HTML that acts in what is stored. Returns
-    /// the bytes to store and what was dropped. Public for the fuzzer (`scripts/fuzz polyglot`).
+    /// chunk), its metadata dropped unless kept, and no HTML that acts in what is stored (markup
+    /// that chance put in a PNG's compressed image data is cut apart, `PNGImageDataSplit`).
+    /// Returns the bytes to store, what was dropped and how many such cuts were made. Public for
+    /// the fuzzer (`scripts/fuzz polyglot`).
     public static func checkStructure(
         _ bytes: [UInt8], type: AttachmentType, limits: ValidationLimits, keepMetadata: Bool
-    ) throws(AttachmentRefusal) -> (stored: [UInt8], dropped: [String]) {
+    ) throws(AttachmentRefusal) -> (stored: [UInt8], dropped: [String], splits: Int) {
         if let archive = ZipDirectory.find(in: bytes) {
             let listed = archive.entries.map { " of \($0) entr\($0 == 1 ? "y" : "ies")" } ?? ""
             throw AttachmentRefusal(
@@ -64,14 +74,20 @@ public enum AttachmentValidator {
             )
         }
         guard type == .png else {
-            try refuseActiveMarkup(bytes, type: type)
-            return (bytes, [])
+            if let found = activeMarkup(in: bytes, type: type) { throw refusal(found, type: type) }
+            return (bytes, [], 0)
         }
         let chunks = PNGChunks.read(bytes)
         try PNGContent.check(chunks, in: bytes, limits: limits)
-        let (stored, dropped) = keepMetadata ? (bytes, []) : PNGMetadata.strip(bytes, chunks: chunks)
-        try refuseActiveMarkup(stored, type: type)
-        return (stored, dropped)
+        var (stored, dropped) = keepMetadata ? (bytes, []) : PNGMetadata.strip(bytes, chunks: chunks)
+        var splits = 0
+        while let found = activeMarkup(in: stored, type: type) {
+            guard splits < PNGImageDataSplit.maxSplits, let split = PNGImageDataSplit.split(stored, after: found.offset)
+            else { throw refusal(found, type: type) }
+            stored = split
+            splits += 1
+        }
+        return (stored, dropped, splits)
     }
 
     /// `check`'s verdict alone, for the preview renderer and the fixture tests.
@@ -81,10 +97,13 @@ public enum AttachmentValidator {
         try check(bytes, limits: limits).validated
     }
 
-    static func refuseActiveMarkup(_ bytes: [UInt8], type: AttachmentType) throws(AttachmentRefusal) {
+    static func activeMarkup(in bytes: [UInt8], type: AttachmentType) -> ActiveMarkup.Found? {
         let sniffed = type == .pdf ? ActiveMarkup.pdfHeaderLength(bytes) : ActiveMarkup.resourceHeaderLength
-        guard let found = ActiveMarkup.find(in: bytes, sniffedLength: sniffed) else { return }
-        throw AttachmentRefusal(
+        return ActiveMarkup.find(in: bytes, sniffedLength: sniffed)
+    }
+
+    static func refusal(_ found: ActiveMarkup.Found, type: AttachmentType) -> AttachmentRefusal {
+        AttachmentRefusal(
             .notPNGOrPDF,
             "file is a \(type == .png ? "PNG" : "PDF") and an HTML page at once (it has \(found))"
         )

@@ -100,6 +100,8 @@ public struct IsolatedParser: Sendable {
         public private(set) var conversion: PhotoConversion?
         /// In the validate modes: the PNG chunks left out of the file to store (set by `finish`).
         public private(set) var droppedMetadata: [String] = []
+        /// In the validate modes: how many cuts the PNG's image data needed (set by `finish`).
+        public private(set) var imageDataSplits = 0
         private let deadline: DispatchWorkItem
         private let slowNotice: DispatchWorkItem?
         private let timedOut = TimeoutFlag()
@@ -219,6 +221,7 @@ public struct IsolatedParser: Sendable {
             sandbox = verdict.sandbox.map(Sandbox.init(reported:))
             conversion = verdict.converted
             droppedMetadata = verdict.dropped ?? []
+            imageDataSplits = verdict.splits ?? 0
             if let sandbox, !sandbox.isSeccomp { parser.onUnsandboxed?(sandbox) }
             if let reason = verdict.refusal {
                 drain()

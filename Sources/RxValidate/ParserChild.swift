@@ -25,6 +25,8 @@ public enum ParserChild {
         var payloadBytes: Int?
         /// In the validate modes: the PNG chunks left out of the file to store.
         var dropped: [String]?
+        /// In the validate modes: how many cuts the PNG's image data needed (`PNGImageDataSplit`).
+        var splits: Int?
         /// Which sandbox the child ran in (`Sandbox.description`).
         var sandbox: String?
         /// In the convert modes: what the photo was and what it became (the PNG is the payload).
@@ -118,6 +120,7 @@ public enum ParserChild {
                     bytes, limits: limits, keepMetadata: mode == .validateKeepingMetadata)
                 verdict.accepted = checked.validated
                 verdict.dropped = checked.droppedMetadata
+                verdict.splits = checked.imageDataSplits
                 payload = checked.stored
                 verdict.payloadBytes = payload.count
             case .preview:

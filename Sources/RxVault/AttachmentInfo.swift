@@ -8,6 +8,9 @@ public struct AttachmentInfo: Sendable, Equatable {
     /// Only as `attach` returns it: the PNG chunks left out of the stored file ("eXIf",
     /// "tEXt x3"). Not stored; empty when nothing was dropped.
     public var droppedMetadata: [String] = []
+    /// Only as `attach` returns it: how many times the PNG's image data was cut into one more
+    /// chunk because its compressed bytes spelled markup (`PNGImageDataSplit`). Not stored.
+    public var imageDataSplits = 0
 }
 
 /// The plaintext sealed in an attachment row's `metadata` (docs/format.md, "Attachment metadata").

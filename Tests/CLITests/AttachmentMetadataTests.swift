@@ -56,6 +56,37 @@ import Testing
         #expect(try cli.run(["check"]).status == 0)
     }
 
+    /// A scan whose compressed image data happens to spell HTML (as one 30 MiB scan in a few
+    /// hundred does) is stored with that data cut apart, said on standard error, and every later
+    /// command gives back what was stored.
+    @Test func aPNGWhoseImageDataSpellsMarkupIsStoredCutApart() throws {
+        let (cli, rx) = try setUp()
+        var generator = SeededGenerator(seed: 11)
+        var rows = (0..<8).map { _ in (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        rows[5].replaceSubrange(2..<23, with: Array("<svg onload=alert(1)>".utf8))
+        let original = storedPNG(width: 32, rows: rows)
+        let file = cli.path("scan.png")
+        try Data(original).write(to: URL(fileURLWithPath: file))
+
+        let attached = try cli.run(["attach", rx, file, "--keep-metadata"])
+        #expect(attached.status == 0, "\(attached)")
+        #expect(attached.stderr.contains("rxvault: cut the PNG's image data into one more chunk at"), "\(attached)")
+        let id = attached.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let backup = cli.path("vault.age")
+        #expect(try cli.run(["backup", backup]).status == 0)
+        let restored = cli.path("restored.rxv")
+        #expect(try cli.run(["restore", backup, "--to", restored]).status == 0)
+        for vault in [cli.vaultPath, restored] {
+            let out = cli.path("out-\(vault.hashValue).png")
+            #expect(try cli.run(["extract", rx, id, "--out", out, "--vault", vault]).status == 0)
+            let stored = Array(try Data(contentsOf: URL(fileURLWithPath: out)))
+            #expect(pngImageData(stored) == pngImageData(original))
+            #expect(pngChunkTypes(stored).filter { $0 == "IDAT" }.count >= 2)
+            #expect(!String(decoding: stored, as: UTF8.self).contains("<svg"))
+        }
+        #expect(try cli.run(["check"]).status == 0)
+    }
+
     @Test func keepMetadataStoresThePNGByteForByteAndChecksWhatItKeeps() throws {
         let (cli, rx) = try setUp()
         let plain = Self.fixture("valid/png-ancillary-chunks.png")

@@ -6,7 +6,8 @@ import Testing
 
 /// The polyglot rules by class (ActiveMarkup, ZipDirectory, PNGContent), on bytes made here:
 /// each rule finds what it covers however it is written, and finds nothing in data that merely
-/// has the letters (hex strings, XHTML form values, random bytes as compressed streams are).
+/// has the letters (hex strings, XHTML form values), and markup that chance spelled in a PNG's
+/// compressed image data is cut apart instead of refused (PNGImageDataSplit).
 @Suite struct StructuralPolyglotTests {
     func markup(_ text: String, sniffed: Int = 0) -> ActiveMarkup.Found? {
         ActiveMarkup.find(in: Array(text.utf8), sniffedLength: sniffed)
@@ -52,6 +53,9 @@ import Testing
         #expect(ActiveMarkup.pdfHeaderLength(Array("%PDF-1.4\n%\u{e2}\n1 0 obj\n<html>".utf8)) == 17)
     }
 
+    /// Random bytes spell acting markup rarely (about once in 8 billion bytes by the rules'
+    /// arithmetic; none in 1 GiB counted once), so 8 MiB of them hold none here; the PNG case
+    /// below covers what chance does spell.
     @Test func randomBytesAreNotTakenForMarkupOrAnArchive() {
         var generator = SeededGenerator(seed: 23)
         for _ in 0..<4 {
@@ -94,5 +98,46 @@ import Testing
         #expect(kept.stored == plain && kept.droppedMetadata.isEmpty)
         let stripped = try AttachmentValidator.check(plain, limits: ValidationLimits())
         #expect(PNGChunks.read(stripped.stored).map(\.type) == ["IHDR", "gAMA", "pHYs", "IDAT", "IEND"])
+    }
+
+    /// A PNG of noise with markup in its image data, as chance (or a stored deflate block) puts
+    /// it: what is stored has the same image data cut into more IDAT chunks, and no markup; a
+    /// file that needs more cuts than chance ever makes is refused as before.
+    @Test func markupThatChanceSpelledInImageDataIsCutApartNotRefused() throws {
+        var generator = SeededGenerator(seed: 7)
+        var rows = (0..<16).map { _ in (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        rows[0].replaceSubrange(3..<6, with: Array("<b ".utf8)) // the sniffed start
+        rows[9].replaceSubrange(10..<31, with: Array("<svg onload=alert(1)>".utf8))
+        let png = storedPNG(width: 64, rows: rows)
+        #expect(ActiveMarkup.find(in: png)?.sniffed == true)
+
+        let checked = try AttachmentValidator.check(png, limits: ValidationLimits())
+        #expect((2...PNGImageDataSplit.maxSplits).contains(checked.imageDataSplits), "\(checked.imageDataSplits)")
+        #expect(ActiveMarkup.find(in: checked.stored) == nil)
+        #expect(
+            pngChunkTypes(checked.stored)
+                == ["IHDR"] + Array(repeating: "IDAT", count: checked.imageDataSplits + 1) + ["IEND"])
+        #expect(pngImageData(checked.stored) == pngImageData(png))
+        #expect(checked.stored.count == png.count + 12 * checked.imageDataSplits)
+        let again = try AttachmentValidator.check(checked.stored, limits: ValidationLimits())
+        #expect(again.stored == checked.stored && again.imageDataSplits == 0)
+        // Kept metadata or not, the image data is cut the same way.
+        let kept = try AttachmentValidator.check(png, limits: ValidationLimits(), keepMetadata: true)
+        #expect(kept.stored == checked.stored)
+
+        for row in 2..<14 { rows[row].replaceSubrange(0..<5, with: Array("<svg>".utf8)) }
+        let made = storedPNG(width: 64, rows: rows)
+        #expect(throws: AttachmentRefusal.self) { try AttachmentValidator.check(made, limits: ValidationLimits()) }
+    }
+
+    /// Markup outside the image data is never cut: a private chunk's is refused.
+    @Test func markupOutsideTheImageDataIsStillRefused() throws {
+        let png = storedPNG(width: 4, rows: [[1, 2, 3, 4]])
+        let iend = png.count - 12
+        let marked = Array(png[..<iend]) + pngChunk("tEXt", Array("Comment\0<svg onload=x>".utf8)) + png[iend...]
+        #expect(throws: AttachmentRefusal.self) {
+            try AttachmentValidator.check(marked, limits: ValidationLimits(), keepMetadata: true)
+        }
+        #expect(PNGImageDataSplit.split(marked, after: iend + 16) == nil)
     }
 }

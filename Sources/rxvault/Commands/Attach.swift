@@ -106,6 +106,12 @@ extension RxVaultCommand {
                         "rxvault: stored the PNG without its metadata: \(info.droppedMetadata.joined(separator: ", ")) (--keep-metadata keeps it)"
                     )
                 }
+                if info.imageDataSplits > 0 {
+                    let places = info.imageDataSplits == 1 ? "1 place" : "\(info.imageDataSplits) places"
+                    Terminal.err(
+                        "rxvault: cut the PNG's image data into one more chunk at \(places): its compressed bytes spelled HTML a browser could act on (the pixels are the same)"
+                    )
+                }
                 Terminal.out(info.id.short)
             }
         }
