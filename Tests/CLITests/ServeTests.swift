@@ -147,7 +147,7 @@ import Testing
     /// shop, from 127.0.0.1, logs in and reads.
     @Test func aStrangersAddressIsRefusedWhileTheClientLogsIn() throws {
         let (cli, _, _, shop, _) = try household()
-        let port = Int.random(in: 40001...60000)
+        let port = freeLoopbackPort()
         let server = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
         defer { server.stop() }
         // One style of start-up lines: rxvault's, not Hummingbird's own beside it.
@@ -272,7 +272,7 @@ import Testing
     /// server error, malformed requests refused. A fixed seed: the same cases on every run.
     @Test func theServerKeepsToItsOpenAPIDocument() throws {
         let (cli, _, _, shop, _) = try household()
-        let port = Int.random(in: 40001...60000)
+        let port = freeLoopbackPort()
         let server = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
         defer { server.stop() }
         let url = "http://127.0.0.1:\(port)"
@@ -295,7 +295,7 @@ import Testing
     /// it logs in with the identity, searches with every filter, reads, downloads and asks.
     @Test func theSwiftClientReadsDownloadsAndAsksForAccess() async throws {
         let (cli, glasses, _, shop, _) = try household()
-        let port = Int.random(in: 40001...60000)
+        let port = freeLoopbackPort()
         let server = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
         defer { server.stop() }
         let client = try RxVaultClient(
@@ -444,7 +444,7 @@ import Testing
         again.stop()
 
         // TCP on loopback, and TLS with a certificate (openssl makes a self-signed one).
-        let port = Int.random(in: 20000...40000)
+        let port = freeLoopbackPort()
         let tcp = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
         #expect(try tcp.curl("GET", "/metadata", url: "http://127.0.0.1:\(port)").status == 200)
         // The address taken: refused (73), the first server unharmed.
