@@ -31,7 +31,7 @@ public struct AxialLengthTrend: Sendable, Equatable {
     public var isEmpty: Bool { series.isEmpty }
     public func series(_ eye: Eye) -> Series? { series.first { $0.eye == eye } }
 
-    public init(_ measurements: [Measurement], eyes: Set<Eye> = Set(Eye.allCases), birthDate: CalendarDate? = nil) {
+    public init(_ measurements: [EyeMeasurement], eyes: Set<Eye> = Set(Eye.allCases), birthDate: CalendarDate? = nil) {
         var series: [Series] = []
         for eye in Eye.allCases where eyes.contains(eye) {
             let readings = measurements.compactMap { m in m.axialLength(eye).map { (m, $0) } }

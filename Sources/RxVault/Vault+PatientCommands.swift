@@ -92,6 +92,12 @@ extension Vault {
                         + "to another patient ('rxvault patient merge', 'rxvault edit ID --patient NAME') first"
                 )
             }
+            if !summary.measurements.isEmpty {
+                let n = summary.measurements.count
+                throw VaultError.invalidInput(
+                    "\(summary.line) still has \(n) measurement\(n == 1 ? "" : "s"); "
+                        + "remove \(n == 1 ? "it" : "them") first ('rxvault measurement remove ID')")
+            }
             if !earlier.isEmpty {
                 throw VaultError.invalidInput(
                     "earlier versions of \(earlier.count) prescription\(earlier.count == 1 ? "" : "s") "
@@ -168,6 +174,8 @@ extension Vault {
             }
             target.birthDate = target.birthDate ?? source.birthDate
             target.merged += [from.hex] + source.merged
+            // The measurements are the person's: they move with the record, as the prescriptions do.
+            target.measurements = Self.ordered(target.measurements + source.measurements)
             let moving = try prescriptions(of: [from.hex])
             try deletePatientRow(from)
             try writePatient(target)

@@ -29,7 +29,7 @@ public enum AcuitySlot: String, Sendable, Hashable, CaseIterable {
 /// International Myopia Institute's primary outcome for myopia control) and visual acuity, per
 /// eye and both eyes, with and without correction. Stored inside the patient's sealed record
 /// (DESIGN.md, "Measurements").
-public struct Measurement: Sendable, Hashable {
+public struct EyeMeasurement: Sendable, Hashable {
     /// 128 random bits as 32 hex digits, like a prescription's id.
     public var id: String
     public var date: CalendarDate
@@ -71,7 +71,7 @@ public enum MeasurementRules {
     public static let axialLengthRange = Hundredths(15)...Hundredths(35)
 
     /// Every problem of `m` (empty when it may be stored). `birthDate`: the patient's, if known.
-    public static func problems(_ m: Measurement, today: CalendarDate, birthDate: CalendarDate?) -> [String] {
+    public static func problems(_ m: EyeMeasurement, today: CalendarDate, birthDate: CalendarDate?) -> [String] {
         var problems: [String] = []
         if m.isEmpty {
             problems.append("a measurement needs an axial length or a visual acuity (--axial-length-od, --va-od, ...)")
