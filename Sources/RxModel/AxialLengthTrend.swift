@@ -85,7 +85,8 @@ public struct AxialLengthTrend: Sendable, Equatable {
     /// `+0.12`, `-0.03`, `0.00`.
     public static func signed(_ value: Double) -> String {
         let hundredths = Int((value * 100).rounded())
-        return (hundredths > 0 ? "+" : hundredths < 0 ? "-" : "") + String(format: "%.2f", Double(abs(hundredths)) / 100)
+        return (hundredths > 0 ? "+" : hundredths < 0 ? "-" : "")
+            + String(format: "%.2f", Double(abs(hundredths)) / 100)
     }
 }
 

@@ -80,7 +80,7 @@ public enum MeasurementRules {
             guard let value = m.axialLength(eye) else { continue }
             if !axialLengthRange.contains(value) {
                 problems.append(
-                    "\(eye.label) axial length \(value.plain) mm is outside \(axialLengthRange.lowerBound.plain)-\(axialLengthRange.upperBound.plain) mm"
+                    "\(eye.label) axial length \(value.twoDecimals) mm is outside \(axialLengthRange.lowerBound.twoDecimals)-\(axialLengthRange.upperBound.twoDecimals) mm"
                 )
             }
         }
@@ -96,5 +96,14 @@ public enum MeasurementRules {
             }
         }
         return problems
+    }
+}
+
+extension Hundredths {
+    /// `23.45`, `15.00`: always two decimals, as biometers print a length in mm.
+    public var twoDecimals: String {
+        let magnitude = abs(raw)
+        let fraction = magnitude % 100
+        return (raw < 0 ? "-" : "") + "\(magnitude / 100)." + (fraction < 10 ? "0" : "") + String(fraction)
     }
 }

@@ -18,8 +18,8 @@ struct StoredMeasurement: Codable, Equatable {
         acuity =
             m.acuity.isEmpty
             ? nil : Dictionary(uniqueKeysWithValues: m.acuity.map { ($0.key.rawValue, $0.value.written) })
-        axialLengthOD = m.axialLengthRight?.plain
-        axialLengthOS = m.axialLengthLeft?.plain
+        axialLengthOD = m.axialLengthRight?.twoDecimals
+        axialLengthOS = m.axialLengthLeft?.twoDecimals
         cycloplegic = m.cycloplegic ? true : nil
         date = m.date
         device = m.device

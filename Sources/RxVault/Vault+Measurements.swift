@@ -15,7 +15,9 @@ extension Vault {
     /// Adds `measurement` (its id is made here) to the patient. Refused (invalid input) when it
     /// breaks `MeasurementRules`.
     @discardableResult
-    public func addMeasurement(_ measurement: EyeMeasurement, patient: PatientID) throws(VaultError) -> MeasurementRecord {
+    public func addMeasurement(_ measurement: EyeMeasurement, patient: PatientID) throws(VaultError)
+        -> MeasurementRecord
+    {
         try requirePatientRecords()
         return try perform {
             guard var summary = try patientDirectory().records[patient.hex] else {
