@@ -96,7 +96,10 @@ extension RxVaultCommand {
                     return
                 }
                 let bytes: [UInt8]
-                do { bytes = try TrendChart.render(trend, patient: summary.name, format: chartFormat) } catch {
+                do {
+                    bytes = try TrendChart.render(
+                        trend, patient: summary.name, format: chartFormat, axial: axial, birthDate: summary.birthDate)
+                } catch {
                     throw CLIError(.failure, "cannot draw the chart: \(error)")
                 }
                 // Like an export: the audit entry first; if it cannot be written, neither is the file.
