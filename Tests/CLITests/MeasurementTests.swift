@@ -66,6 +66,11 @@ import Testing
         #expect(listed.first?["device"] == nil && listed.first?["cycloplegic"] as? Bool == false)
         #expect(try cli.run(["measurement", "edit", first]).status == 64)
 
+        let shown = try cli.run(["patient", "show", "Mia Chen"])
+        #expect(shown.stdout.contains("1, the last on 2025-03-01"), "\(shown)")
+        // A birth date after a measurement is refused, as a measurement before the birth date is.
+        let later = try cli.run(["patient", "rename", "Mia Chen", "--dob", "2025-04-01"])
+        #expect(later.status == 65 && later.stderr.contains("is after measurement \(first)"), "\(later)")
         // A patient with measurements is not removed with them unnoticed.
         let refused = try cli.run(["patient", "remove", "Mia Chen", "--yes"])
         #expect(refused.status == 65, "\(refused)")
