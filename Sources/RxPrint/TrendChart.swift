@@ -30,7 +30,12 @@ public enum TrendChart {
     public static let pdfScale = 0.6
 
     /// The chart of `trend` for `patient` (the title names them), in `format`.
-    public static func render(_ trend: Trend, patient: String, format: Format) throws(PDFPrinter.Failure) -> [UInt8] {
+    /// `axial`: the patient's axial lengths, drawn on a second scale (mm, at the right) over the
+    /// same dates (issue 26); `birthDate`: when known, the age at each date tick under it.
+    public static func render(
+        _ trend: Trend, patient: String, format: Format, axial: AxialLengthTrend = AxialLengthTrend([]),
+        birthDate: CalendarDate? = nil
+    ) throws(PDFPrinter.Failure) -> [UInt8] {
         let sink = PDFPrinter.Sink()
         let closure = Unmanaged.passUnretained(sink).toOpaque()
         let write: cairo_write_func_t = { closure, data, length in
@@ -59,7 +64,7 @@ public enum TrendChart {
         }
         guard let cr = cairo_create(surface) else { throw PDFPrinter.Failure(description: "cannot draw the chart") }
         if format == .pdf { cairo_scale(cr, pdfScale, pdfScale) }
-        draw(trend, patient: patient, on: cr)
+        draw(trend, patient: patient, axial: axial, birthDate: birthDate, on: cr)
         if format == .pdf { cairo_show_page(cr) }
         let drawn = cairo_status(cr)
         cairo_destroy(cr)
@@ -96,14 +101,22 @@ public enum TrendChart {
             : Style(red: 0.85, green: 0.37, blue: 0.05, dash: [12, 7], squareMarker: true)
     }
 
-    static func draw(_ trend: Trend, patient: String, on cr: OpaquePointer) {
+    static func draw(
+        _ trend: Trend, patient: String, axial: AxialLengthTrend, birthDate: CalendarDate?, on cr: OpaquePointer
+    ) {
         cairo_set_source_rgb(cr, 1, 1, 1)
         cairo_paint(cr)
 
-        let range = trend.dateRange
+        // The dates of both series: the axial lengths may start before the first prescription.
+        let axialDates = axial.series.flatMap { $0.points.map(\.date) }
+        let allDates = (trend.dateRange.map { [$0.lowerBound, $0.upperBound] } ?? []) + axialDates
+        let range = allDates.min().flatMap { first in allDates.max().map { first...$0 } }
+        // Room at the right for the millimetre scale when there is one.
+        let plotRight = axial.isEmpty ? Self.plotRight : Self.plotRight - 70
         PDFPrinter.grey(cr, 0)
         PDFPrinter.setFont(cr, size: 26, bold: true)
-        PDFPrinter.show(cr, "\(patient): spherical equivalent", x: 40, y: 58)
+        PDFPrinter.show(
+            cr, "\(patient): spherical equivalent" + (axial.isEmpty ? "" : " and axial length"), x: 40, y: 58)
         PDFPrinter.grey(cr, 0.35)
         PDFPrinter.setFont(cr, size: 15)
         let dates =
@@ -147,6 +160,11 @@ public enum TrendChart {
             cairo_stroke(cr)
             PDFPrinter.grey(cr, 0.25)
             PDFPrinter.show(cr, label, x: at - PDFPrinter.advance(cr, label) / 2, y: plotBottom + 24)
+            // The child's age on the axis: what a myopia chart is read against.
+            if let birthDate, birthDate <= day {
+                let age = "age " + String(format: "%.1f", AxialLengthTrend.age(born: birthDate, on: day))
+                PDFPrinter.show(cr, age, x: at - PDFPrinter.advance(cr, age) / 2, y: plotBottom + 42)
+            }
         }
         PDFPrinter.grey(cr, 0.2)
         cairo_set_line_width(cr, 1.5)
@@ -210,8 +228,11 @@ public enum TrendChart {
             }
         }
 
+        let axialScale = axial.isEmpty ? nil : drawAxial(axial, on: cr, x: x, plotRight: plotRight)
+
         // The legend: each eye with its rate, then what the markers mean.
-        var legendY = plotBottom + 68
+        var legendY = plotBottom + (birthDate == nil ? 68 : 76)
+        if axialScale != nil { drawAxialLegend(axial, on: cr, top: legendY) }
         PDFPrinter.setFont(cr, size: 15)
         for series in trend.series {
             let style = style(series.eye)
@@ -227,7 +248,7 @@ public enum TrendChart {
             PDFPrinter.setFont(cr, size: 15, bold: true)
             let name = series.eye == .right ? "OD (right eye)" : "OS (left eye)"
             PDFPrinter.show(cr, name, x: 110, y: legendY)
-            PDFPrinter.setFont(cr, size: 15)
+            PDFPrinter.setFont(cr, size: axial.isEmpty ? 15 : 12)
             PDFPrinter.show(cr, series.rateSummary, x: 245, y: legendY)
             legendY += 30
         }

@@ -92,6 +92,12 @@ extension Vault {
                         + "to another patient ('rxvault patient merge', 'rxvault edit ID --patient NAME') first"
                 )
             }
+            if !summary.measurements.isEmpty {
+                let n = summary.measurements.count
+                throw VaultError.invalidInput(
+                    "\(summary.line) still has \(n) measurement\(n == 1 ? "" : "s"); "
+                        + "remove \(n == 1 ? "it" : "them") first ('rxvault measurement remove ID')")
+            }
             if !earlier.isEmpty {
                 throw VaultError.invalidInput(
                     "earlier versions of \(earlier.count) prescription\(earlier.count == 1 ? "" : "s") "
@@ -136,6 +142,7 @@ extension Vault {
                 (summary.family, summary.given) = (nil, nil)
             }
             if let birthDate { summary.birthDate = birthDate }
+            try Self.checkBirthDate(of: summary)
             for record in try prescriptions(of: [id.hex]) {
                 if let dob = summary.birthDate, dob > record.prescription.issued {
                     throw VaultError.invalidInput(
@@ -168,6 +175,9 @@ extension Vault {
             }
             target.birthDate = target.birthDate ?? source.birthDate
             target.merged += [from.hex] + source.merged
+            // The measurements are the person's: they move with the record, as the prescriptions do.
+            target.measurements = Self.ordered(target.measurements + source.measurements)
+            try Self.checkBirthDate(of: target)
             let moving = try prescriptions(of: [from.hex])
             try deletePatientRow(from)
             try writePatient(target)
@@ -185,5 +195,15 @@ extension Vault {
             }
             return (target, moving.count)
         }
+    }
+
+    /// A birth date after one of the patient's measurements is refused, as `measurement add`
+    /// refuses a measurement before the birth date.
+    static func checkBirthDate(of summary: PatientSummary) throws {
+        guard let dob = summary.birthDate,
+            let early = summary.measurements.first(where: { $0.date < dob })
+        else { return }
+        throw VaultError.invalidInput(
+            "date of birth \(dob) is after measurement \(early.short)'s date \(early.date)")
     }
 }

@@ -17,10 +17,14 @@ public struct PatientSummary: Sendable, Hashable {
     /// (`Patient.family`, `.given`); cleared when the record is renamed.
     public var family: String?
     public var given: [String]?
+    /// The patient's myopia-management measurements (axial length, visual acuity), oldest first:
+    /// kept in the patient's sealed record, so the state root covers them with it (DESIGN.md,
+    /// "Measurements").
+    public var measurements: [EyeMeasurement]
 
     public init(
         id: PatientID, name: String, birthDate: CalendarDate?, merged: [String], family: String? = nil,
-        given: [String]? = nil
+        given: [String]? = nil, measurements: [EyeMeasurement] = []
     ) {
         self.id = id
         self.name = name
@@ -28,6 +32,7 @@ public struct PatientSummary: Sendable, Hashable {
         self.merged = merged
         self.family = family
         self.given = given
+        self.measurements = measurements
     }
 
     /// The patient as a prescription shows it.
@@ -47,6 +52,9 @@ struct PatientInfo: Codable {
     /// Added without a format change: absent from records written before, which read as before.
     var family: String?
     var given: [String]?
+    /// Added without a format change (docs/format.md, "Measurements"): absent when the patient
+    /// has none, so records without them are written byte for byte as before.
+    var measurements: [StoredMeasurement]?
 }
 
 extension PatientInfo {
@@ -61,6 +69,15 @@ extension PatientInfo {
             w.string(birthDate.description)
         }
         w.nameParts(family: family, given: given)
+        if let measurements {
+            w.key("measurements")
+            w.beginArray()
+            for m in measurements {
+                w.element()
+                m.write(to: &w)
+            }
+            w.endArray()
+        }
         if let merged {
             w.key("merged")
             w.beginArray()
@@ -89,6 +106,9 @@ extension PatientInfo {
         merged = try c.optional("merged")?.array().map { v throws(DecodingError) in try v.string() }
         family = try c.optional("family")?.string()
         given = try c.optional("given")?.array().map { v throws(DecodingError) in try v.string() }
+        measurements = try c.optional("measurements")?.array().map { v throws(DecodingError) in
+            try StoredMeasurement(v.object())
+        }
     }
 }
 
@@ -306,9 +326,13 @@ extension Vault {
         let info = try openOwnerInfo(
             row.info, purpose: .patientInfo, fields: [.text(id.hex)], place: "patient \(id.short)",
             read: PatientInfo.init(json:))
+        let measurements: [EyeMeasurement]
+        do { measurements = try (info.measurements ?? []).map { try $0.measurement() } } catch {
+            throw VaultError.integrity("patient \(id.short)'s measurements do not read: \(error)")
+        }
         return PatientSummary(
             id: id, name: info.name, birthDate: info.birthDate, merged: info.merged ?? [], family: info.family,
-            given: info.given)
+            given: info.given, measurements: measurements)
     }
 
     func patientRowMessage(_ row: PatientRecord) -> [UInt8] {
@@ -340,7 +364,8 @@ extension Vault {
     func writePatient(_ summary: PatientSummary) throws {
         let info = PatientInfo(
             schema: 1, name: summary.name, birthDate: summary.birthDate,
-            merged: summary.merged.isEmpty ? nil : summary.merged, family: summary.family, given: summary.given)
+            merged: summary.merged.isEmpty ? nil : summary.merged, family: summary.family, given: summary.given,
+            measurements: summary.measurements.isEmpty ? nil : summary.measurements.map(StoredMeasurement.init))
         var row = PatientRecord(
             id: summary.id,
             info: try sealOwnerInfo(

@@ -48,6 +48,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case grantNotFound(client: String, prescription: String)
     /// No patient record with that name or id (format 4).
     case patientNotFound(String)
+    /// No measurement with that id or prefix (issue 26).
+    case measurementNotFound(String)
     /// More than one patient record matches a name or id prefix; `candidates` describe each (id,
     /// name, birth date). Only raised to the owner's own commands, which need the names to choose.
     case ambiguousPatient(String, candidates: [String])
@@ -92,6 +94,7 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .grantNotFound(let client, let prescription):
             return "client \(client) has no grant on prescription \(prescription)"
         case .patientNotFound(let what): return "no patient \(what)"
+        case .measurementNotFound(let what): return "no measurement \(what)"
         case .ambiguousPatient(let what, let candidates):
             return "\(what) matches \(candidates.count) patients:\n  " + candidates.joined(separator: "\n  ")
         case .unknownIdentity: return "this identity is not a client of the vault (or its access was removed)"

@@ -40,7 +40,9 @@ struct RxVaultCommand: AsyncParsableCommand {
                 subcommands: [
                     Add.self, List.self, Query.self, Due.self, Show.self, Edit.self, History.self, Remove.self
                 ]),
-            CommandGroup(name: "Patients", subcommands: [Patients.self, PatientCommand.self, TrendCommand.self]),
+            CommandGroup(
+                name: "Patients",
+                subcommands: [Patients.self, PatientCommand.self, MeasurementCommand.self, TrendCommand.self]),
             CommandGroup(
                 name: "Attachments",
                 subcommands: [Attach.self, Attachments.self, Extract.self, Detach.self, Preview.self]),

@@ -304,6 +304,17 @@ extension SeededGenerator {
 /// A patient record's sealed info read with `JSONTree` (`PatientInfo(json:)`) and with the
 /// `Codable` decoding it replaced: the same values, and both refuse what is not one.
 @Suite struct PatientInfoReadingTests {
+    /// A measurement (issue 26) with every field, or only some, by `n`.
+    static func measurement(_ n: Int, device: String) -> StoredMeasurement {
+        var m = EyeMeasurement(
+            id: "0123456789abcdef0123456789abcdef", date: CalendarDate(year: 2020 + n % 6, month: 3, day: 1)!,
+            axialLengthRight: Hundredths(raw: 2300 + n), axialLengthLeft: n % 8 == 0 ? nil : Hundredths(raw: 2405),
+            device: n % 8 == 0 ? device : nil, cycloplegic: n % 8 == 0)
+        m.acuity[.od] = try? VisualAcuity(parsing: "6/7.5")
+        if n % 8 == 0 { m.acuity[.ouUncorrected] = try? VisualAcuity(parsing: "logMAR 0.10") }
+        return StoredMeasurement(m)
+    }
+
     @Test func patientInfoReadsAsJSONDecoderReadsIt() throws {
         var random = Generator(seed: 21)
         let encoder = JSONEncoder()
@@ -312,7 +323,8 @@ extension SeededGenerator {
             let info = PatientInfo(
                 schema: 1, name: random.text(),
                 birthDate: n % 2 == 0 ? CalendarDate(year: 1950 + n % 70, month: 1 + n % 12, day: 1 + n % 28) : nil,
-                merged: n % 3 == 0 ? [random.text(), "0123456789abcdef0123456789abcdef"] : nil)
+                merged: n % 3 == 0 ? [random.text(), "0123456789abcdef0123456789abcdef"] : nil,
+                measurements: n % 4 == 0 ? [Self.measurement(n, device: random.text())] : nil)
             let bytes = Array(try encoder.encode(info))
             // Written directly, the same bytes as the encoder's.
             #expect(info.sealedJSON() == bytes, "patient info \(n)")
@@ -320,7 +332,7 @@ extension SeededGenerator {
             let slow = try JSONDecoder().decode(PatientInfo.self, from: Data(bytes))
             #expect(
                 fast.name == slow.name && fast.birthDate == slow.birthDate && fast.merged == slow.merged
-                    && fast.schema == slow.schema)
+                    && fast.schema == slow.schema && fast.measurements == slow.measurements)
         }
         for bad in [
             #"{"name":"A"}"#, #"{"schema":1}"#, #"{"schema":1,"name":"A","birthDate":"2026-02-30"}"#,

@@ -53,6 +53,14 @@ extension RxVaultCommand {
                             pairs.append(
                                 ("merged", summary.merged.map { String($0.prefix(8)) }.joined(separator: ", ")))
                         }
+                        if !summary.measurements.isEmpty {
+                            let last = summary.measurements.last!.date
+                            pairs.append(
+                                (
+                                    "measurements",
+                                    "\(summary.measurements.count), the last on \(last) ('rxvault measurement list')"
+                                ))
+                        }
                         Terminal.out(Table.keyValue(pairs))
                         guard !records.isEmpty else {
                             Terminal.out("\nno prescriptions")

@@ -71,23 +71,35 @@ extension RxVaultCommand {
                 let vault = try options.openVault(command: "trend")
                 let summary = try vault.findPatient(patient)
                 let records = try vault.patients().first { $0.0.id == summary.id }?.1 ?? []
-                let trend = Trend(
-                    records.map { ($0.id.hex, $0.prescription) }, eyes: eye.map { [$0] } ?? Set(Eye.allCases))
-                guard !trend.isEmpty else {
+                let eyes = eye.map { [$0] } ?? Set(Eye.allCases)
+                let trend = Trend(records.map { ($0.id.hex, $0.prescription) }, eyes: eyes)
+                let axial = AxialLengthTrend(summary.measurements, eyes: eyes, birthDate: summary.birthDate)
+                guard !trend.isEmpty || !axial.isEmpty else {
                     let which = eye.map { " for the \($0 == .right ? "right" : "left") eye" } ?? ""
                     throw CLIError(
-                        .notFound, "\(summary.line) has no prescription with a lens power\(which): no trend to show",
+                        .notFound,
+                        "\(summary.line) has no prescription with a lens power and no axial length\(which): no trend to show",
                         hint: records.isEmpty ? "'rxvault add glasses --patient ...' records one" : nil)
                 }
                 guard let out, let chartFormat = TrendChart.Format(fileName: out) else {
                     switch format {
-                    case .json: Terminal.out(TrendOutput.json(trend, patient: summary).write(pretty: true))
-                    default: Terminal.out(TrendOutput.text(trend, patient: summary))
+                    case .json:
+                        Terminal.out(TrendOutput.json(trend, patient: summary, axial: axial).write(pretty: true))
+                    default:
+                        var parts: [String] = []
+                        if !trend.isEmpty { parts.append(TrendOutput.text(trend, patient: summary)) }
+                        if !axial.isEmpty {
+                            parts.append((trend.isEmpty ? "\(summary.line):\n" : "") + TrendOutput.text(axial))
+                        }
+                        Terminal.out(parts.joined(separator: "\n\n"))
                     }
                     return
                 }
                 let bytes: [UInt8]
-                do { bytes = try TrendChart.render(trend, patient: summary.name, format: chartFormat) } catch {
+                do {
+                    bytes = try TrendChart.render(
+                        trend, patient: summary.name, format: chartFormat, axial: axial, birthDate: summary.birthDate)
+                } catch {
                     throw CLIError(.failure, "cannot draw the chart: \(error)")
                 }
                 // Like an export: the audit entry first; if it cannot be written, neither is the file.

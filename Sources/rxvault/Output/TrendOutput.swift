@@ -46,13 +46,77 @@ enum TrendOutput {
         return lines.joined(separator: "\n")
     }
 
+    /// The axial-length table (issue 26): a row per eye and measurement, the age at it when the
+    /// birth date is known, the change and rate since the eye's previous one, and the overall rate.
+    static func text(_ axial: AxialLengthTrend) -> String {
+        let ages = axial.series.contains { $0.points.contains { $0.ageYears != nil } }
+        var headers = ["EYE", "DATE"]
+        if ages { headers.append("AGE") }
+        headers += ["AXIAL LENGTH", "CHANGE", "RATE/YR", "MEASUREMENT"]
+        var rows: [[String]] = []
+        for series in axial.series {
+            for point in series.points {
+                var row = [series.eye.label, point.date.description]
+                if ages { row.append(point.ageYears.map(age) ?? "-") }
+                row += [
+                    MeasurementOutput.length(point.millimetres), point.change.map(AxialLengthTrend.signed) ?? "-",
+                    point.ratePerYear.map(AxialLengthTrend.signed) ?? "-",
+                    String(point.measurement.prefix(8)) + (point.cycloplegic ? " (cycloplegic)" : "")
+                ]
+                rows.append(row)
+            }
+        }
+        var lines = ["axial length, in mm", "", Table.render(headers: headers, rows: rows), ""]
+        for series in axial.series {
+            let rate = series.ratePerYear.map {
+                "\(AxialLengthTrend.rateText($0)) (least-squares fit over \(series.points.count) measurements)"
+            }
+            lines.append("\(series.eye.label): \(rate ?? "one date: no rate yet")")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `9.2`: years, one decimal.
+    static func age(_ years: Double) -> String { String(format: "%.1f", years) }
+
+    static func json(_ axial: AxialLengthTrend) -> JSONValue {
+        .array(
+            axial.series.map { series in
+                var pairs: [(String, JSONValue)] = [("eye", .string(series.eye.rawValue))]
+                if let rate = series.ratePerYear { pairs.append(("ratePerYear", .number(plain(rate)))) }
+                pairs.append(
+                    (
+                        "points",
+                        .array(
+                            series.points.map { p in
+                                var point: [(String, JSONValue)] = [
+                                    ("measurement", .string(p.measurement)), ("date", .string(p.date.description)),
+                                    ("millimetres", .number(MeasurementOutput.millimetres(p.millimetres))),
+                                    ("cycloplegic", .bool(p.cycloplegic))
+                                ]
+                                if let years = p.ageYears { point.append(("ageYears", .number(age(years)))) }
+                                if let change = p.change { point.append(("change", .number(plain(change)))) }
+                                if let rate = p.ratePerYear { point.append(("ratePerYear", .number(plain(rate)))) }
+                                return .object(point)
+                            })
+                    ))
+                return .object(pairs)
+            })
+    }
+
+    /// A JSON number with two decimals and no `+`.
+    static func plain(_ value: Double) -> String {
+        let text = AxialLengthTrend.signed(value)
+        return text.hasPrefix("+") ? String(text.dropFirst()) : text
+    }
+
     /// `-0.499` a year, `same day` when the previous one has the same issue date, `-` for the first.
     static func rate(_ point: Trend.Point) -> String {
         if let rate = point.ratePerYear { return Trend.text(rate) }
         return point.days == 0 ? "same day" : "-"
     }
 
-    static func json(_ trend: Trend, patient: PatientSummary) -> JSONValue {
+    static func json(_ trend: Trend, patient: PatientSummary, axial: AxialLengthTrend? = nil) -> JSONValue {
         var who: [(String, JSONValue)] = [("id", .string(patient.id.hex)), ("name", .string(patient.name))]
         if let born = patient.birthDate { who.append(("birthDate", .string(born.description))) }
         let eyes: [JSONValue] = trend.series.map { series in
@@ -73,7 +137,8 @@ enum TrendOutput {
         }
         return .object([
             ("schema", .string("rxvault/trend/v1")), ("patient", .object(who)), ("daysPerYear", .number("365.25")),
-            ("rateMethod", .string("least-squares")), ("eyes", .array(eyes)), ("skipped", .array(skipped))
+            ("rateMethod", .string("least-squares")), ("eyes", .array(eyes)), ("skipped", .array(skipped)),
+            ("axialLength", json(axial ?? AxialLengthTrend([])))
         ])
     }
 

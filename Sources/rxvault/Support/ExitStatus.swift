@@ -80,7 +80,9 @@ extension VaultError {
         case .notFound: return .notFound
         case .ambiguousID, .malformedID: return .usage
         case .invalidPrescription, .invalidInput, .attachmentRefused: return .invalidInput
-        case .attachmentNotFound, .clientNotFound, .grantNotFound, .requestNotFound, .patientNotFound: return .notFound
+        case .attachmentNotFound, .clientNotFound, .grantNotFound, .requestNotFound, .patientNotFound,
+            .measurementNotFound:
+            return .notFound
         case .ambiguousPatient: return .usage
         case .duplicateAttachment, .duplicateClient: return .alreadyExists
         case .unknownIdentity: return .wrongPassphrase
@@ -115,6 +117,7 @@ extension VaultError {
         case .clientNotFound: return "'rxvault client list' shows the clients of this vault"
         case .duplicateClient: return "nothing was changed; 'rxvault client list' shows the clients of this vault"
         case .patientNotFound: return "'rxvault patients' lists the patients in this vault"
+        case .measurementNotFound: return "'rxvault measurement list' lists the measurements"
         case .ambiguousPatient:
             return "give the patient's id (the prefix shown is enough), or merge them with 'rxvault patient merge'"
         case .keySlotNotFound: return "'rxvault key list' shows the vault's key slots"
