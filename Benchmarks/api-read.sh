@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # rxvault serve against nginx: reads per second and p50/p99 latency of GET /VisionPrescription/{id}
 # with a valid token, 16 connections over loopback TCP (wrk --latency), on a vault of 100,000
-# prescriptions; nginx serves the same FHIR JSON from files. Prints every run, the medians, the
-# ratio and a verdict against the aims (a third of nginx's reads per second, p99 under 10 ms).
+# prescriptions; nginx serves the same FHIR JSON from files, and a bare Hummingbird route
+# (Benchmarks/BareHummingbird, the same Hummingbird version) the same bytes from memory: the
+# ceiling rxvault's API can approach on Hummingbird. Prints every run, the medians, the ratios and
+# a verdict against the aims (issue 28: half of nginx's reads per second, p99 under 5 ms).
 # See Benchmarks/api_read.py for what is measured and the knobs (PRESCRIPTIONS, GRANTED, ROUNDS,
 # RXVAULT_BENCH_CACHE to keep the imported vault between runs: the import takes about 2 minutes).
 #   exit 0 aims met, 1 not met, 2 cannot run. Installs wrk and nginx-light (Debian) when missing.
@@ -28,5 +30,12 @@ if ! swift build -c release >"$tmp/build.log" 2>&1; then
     exit 2
 fi
 bin="$(swift build -c release --show-bin-path)/rxvault"
+echo "Building the bare Hummingbird server (release)..."
+if ! swift build -c release --package-path Benchmarks/BareHummingbird >"$tmp/bare-build.log" 2>&1; then
+    tail -40 "$tmp/bare-build.log" >&2
+    echo "api-read: building Benchmarks/BareHummingbird failed" >&2
+    exit 2
+fi
+export BARE_HUMMINGBIRD="$(swift build -c release --package-path Benchmarks/BareHummingbird --show-bin-path)/BareHummingbird"
 echo "rxvault $("$bin" --version), nginx $(nginx -v 2>&1 | sed 's/.*\///'), $(wrk --version 2>&1 | head -1 | awk '{print $1, $2}'), $(uname -sr), $(nproc) CPUs"
 python3 Benchmarks/api_read.py "$bin" "$tmp"

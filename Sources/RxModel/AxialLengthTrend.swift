@@ -65,18 +65,10 @@ public struct AxialLengthTrend: Sendable, Equatable {
 
     static func slope(_ points: [Point]) -> Double? {
         guard let origin = points.first?.date, Set(points.map(\.date)).count >= 2 else { return nil }
-        let xs = points.map { Double(origin.days(until: $0.date)) / Trend.daysPerYear }
-        let ys = points.map(\.millimetres.doubleValue)
-        let n = Double(points.count)
-        let meanX = xs.reduce(0, +) / n
-        let meanY = ys.reduce(0, +) / n
-        var covariance = 0.0
-        var variance = 0.0
-        for (x, y) in zip(xs, ys) {
-            covariance += (x - meanX) * (y - meanY)
-            variance += (x - meanX) * (x - meanX)
-        }
-        return covariance / variance
+        return Trend.leastSquares(
+            points.map { Double(origin.days(until: $0.date)) / Trend.daysPerYear },
+            points.map(\.millimetres.doubleValue)
+        ).slope
     }
 
     /// `+0.25 mm/yr`: signed, two decimals.

@@ -226,9 +226,15 @@ public struct Trend: Sendable, Equatable {
     /// The least-squares line of SE against years since the first point; nil without two dates.
     static func fit(_ points: [Point]) -> Fit? {
         guard let origin = points.first?.issued, Set(points.map(\.issued)).count >= 2 else { return nil }
-        let xs = points.map { Double(origin.days(until: $0.issued)) / daysPerYear }
-        let ys = points.map(\.sphericalEquivalent)
-        let n = Double(points.count)
+        let line = leastSquares(
+            points.map { Double(origin.days(until: $0.issued)) / daysPerYear }, points.map(\.sphericalEquivalent))
+        return Fit(slope: line.slope, intercept: line.intercept, origin: origin)
+    }
+
+    /// The ordinary least-squares line through (xs, ys); the xs must not all be equal. Shared by
+    /// the refraction's fit and the axial length's rate (`AxialLengthTrend`).
+    static func leastSquares(_ xs: [Double], _ ys: [Double]) -> (slope: Double, intercept: Double) {
+        let n = Double(xs.count)
         let meanX = xs.reduce(0, +) / n
         let meanY = ys.reduce(0, +) / n
         var covariance = 0.0
@@ -238,7 +244,7 @@ public struct Trend: Sendable, Equatable {
             variance += (x - meanX) * (x - meanX)
         }
         let slope = covariance / variance
-        return Fit(slope: slope, intercept: meanY - slope * meanX, origin: origin)
+        return (slope, meanY - slope * meanX)
     }
 
     // MARK: - Text
