@@ -66,7 +66,7 @@ public struct EyeMeasurement: Sendable, Hashable {
 
 /// The rules a measurement must meet; each problem names the field, the value and the range.
 public enum MeasurementRules {
-    /// Plausible human axial lengths: about 20 mm in a newborn, 22-25 mm in adults, past 30 mm
+    /// Plausible human axial lengths: about 17 mm in a newborn, 22-25 mm in adults, past 30 mm
     /// only in high myopia; below 15 or above 35 mm is a typing slip (a missing digit, cm for mm).
     public static let axialLengthRange = Hundredths(15)...Hundredths(35)
 

@@ -66,13 +66,7 @@ public enum AttachmentValidator {
     public static func checkStructure(
         _ bytes: [UInt8], type: AttachmentType, limits: ValidationLimits, keepMetadata: Bool
     ) throws(AttachmentRefusal) -> (stored: [UInt8], dropped: [String], splits: Int) {
-        if let archive = ZipDirectory.find(in: bytes) {
-            let listed = archive.entries.map { " of \($0) entr\($0 == 1 ? "y" : "ies")" } ?? ""
-            throw AttachmentRefusal(
-                .notPNGOrPDF,
-                "file is a \(type == .png ? "PNG" : "PDF") and a ZIP archive at once (a ZIP reader opens the archive\(listed) whose directory ends at byte \(archive.record))"
-            )
-        }
+        try refuseArchive(in: bytes, type: type)
         guard type == .png else {
             if let found = activeMarkup(in: bytes, type: type) { throw refusal(found, type: type) }
             return (bytes, [], 0)
@@ -87,7 +81,29 @@ public enum AttachmentValidator {
             stored = split
             splits += 1
         }
+        if stored != bytes {
+            // Dropping chunks or cutting the image data moves bytes: a ZIP directory can come to
+            // sit where its end record points, a PDF header into the first 1024 bytes. What is
+            // stored answers to the same rules as what was given.
+            try refuseArchive(in: stored, type: type)
+            try PNGContent.refusePDFHeader(in: stored)
+            guard stored.count <= limits.maxBytes else {
+                throw AttachmentRefusal(
+                    .tooLarge,
+                    "file is \(ByteCount(bytes.count)): with its image data cut apart it would be over the \(ByteCount(limits.maxBytes)) limit"
+                )
+            }
+        }
         return (stored, dropped, splits)
+    }
+
+    static func refuseArchive(in bytes: [UInt8], type: AttachmentType) throws(AttachmentRefusal) {
+        guard let archive = ZipDirectory.find(in: bytes) else { return }
+        let listed = archive.entries.map { " of \($0) entr\($0 == 1 ? "y" : "ies")" } ?? ""
+        throw AttachmentRefusal(
+            .notPNGOrPDF,
+            "file is a \(type == .png ? "PNG" : "PDF") and a ZIP archive at once (a ZIP reader opens the archive\(listed) whose directory ends at byte \(archive.record))"
+        )
     }
 
     /// `check`'s verdict alone, for the preview renderer and the fixture tests.

@@ -37,6 +37,11 @@ enum PNGContent {
                 )
             }
         }
+        try refusePDFHeader(in: bytes)
+    }
+
+    /// A PDF header in the first 1024 bytes, where PDF readers look for one.
+    static func refusePDFHeader(in bytes: [UInt8]) throws(AttachmentRefusal) {
         if let at = firstIndex(of: Array("%PDF-".utf8), in: Array(bytes.prefix(1024))) {
             throw AttachmentRefusal(
                 .notPNGOrPDF,

@@ -199,7 +199,7 @@ extension Vault {
 
     /// A birth date after one of the patient's measurements is refused, as `measurement add`
     /// refuses a measurement before the birth date.
-    static func checkBirthDate(of summary: PatientSummary) throws {
+    static func checkBirthDate(of summary: PatientSummary) throws(VaultError) {
         guard let dob = summary.birthDate,
             let early = summary.measurements.first(where: { $0.date < dob })
         else { return }

@@ -460,6 +460,9 @@ extension Vault {
                     said.append("family and given names kept")
                 }
                 if match != before, createPatients {
+                    // A birth date filled in here answers to the measurements as one set by
+                    // `patient rename` does: none may come before it.
+                    try Self.checkBirthDate(of: match)
                     try writePatient(match)
                     // The patient changed, as by `patient rename`: its other prescriptions' index
                     // entries and grants carry the birth date from now on (they were left stale,

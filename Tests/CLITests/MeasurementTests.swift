@@ -26,6 +26,28 @@ import Testing
         return try cli.json(r.stdout)["measurements"] as? [[String: Any]] ?? []
     }
 
+    /// A birth date that a later `add` fills in for a patient who had none answers to the
+    /// patient's measurements too: one after a measurement is refused and nothing is written.
+    @Test func aBirthDateFilledInByAddIsNotAfterAMeasurement() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        _ = try cli.add([
+            "add", "glasses", "--patient", "Noor Haddad", "--prescriber", "Dr Ana Lee",
+            "--issued", "2024-03-01", "--expires", "2026-03-01", "--od", "-1.00", "--os", "-0.75"
+        ])
+        _ = try cli.add(["measurement", "add", "Noor Haddad", "--date", "2024-03-01", "--axial-length-od", "23.52"])
+        let later = try cli.run([
+            "add", "glasses", "--patient", "Noor Haddad", "--dob", "2025-01-01", "--prescriber", "Dr Ana Lee",
+            "--issued", "2026-03-01", "--expires", "2028-03-01", "--od", "-1.50", "--os", "-1.25"
+        ])
+        #expect(later.status == 65 && later.stderr.contains("is after measurement"), "\(later)")
+        let listed = try cli.json(try cli.run(["list", "--format", "json"]).stdout)
+        #expect((listed["prescriptions"] as? [[String: Any]])?.count == 1)
+        let patient = try cli.run(["patient", "show", "Noor Haddad"])
+        #expect(patient.status == 0 && !patient.stdout.contains("2025-01-01"), "\(patient)")
+        #expect(try cli.run(["check"]).status == 0)
+    }
+
     @Test func addListEditRemove() throws {
         let cli = try CLIHarness()
         try child(cli)
@@ -205,6 +227,10 @@ import Testing
         #expect(r.stdout.contains("measured under cycloplegia"))
         let log = try cli.run(["log"])
         #expect(log.stdout.contains("measurements (FHIR"), "\(log.stdout)")
+        // The entry names whose measurements left.
+        let patients = try cli.json(try cli.run(["patients", "--format", "json"]).stdout)
+        let id = try #require((patients["patients"] as? [[String: Any]])?.first?["id"] as? String)
+        #expect(log.stdout.contains("of patient(s) \(id.prefix(8))"), "\(log.stdout)")
     }
 
     /// The whole life of a child's record: measured, a prescription granted to a client (who sees

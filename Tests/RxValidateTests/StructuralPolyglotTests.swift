@@ -130,6 +130,31 @@ import Testing
         #expect(throws: AttachmentRefusal.self) { try AttachmentValidator.check(made, limits: ValidationLimits()) }
     }
 
+    /// A cut moves every byte after it 12 bytes on: a ZIP directory placed 12 bytes before where
+    /// its end record points comes to sit there. What is stored is checked for an archive again.
+    @Test func aCutThatWouldLineUpAZipDirectoryIsRefused() throws {
+        var rows = [[UInt8]](repeating: [UInt8](repeating: 0x20, count: 16), count: 2)
+        rows[0].replaceSubrange(2..<7, with: Array("<svg>".utf8))
+        let png = storedPNG(width: 16, rows: rows)
+        let iend = png.count - 12
+        // An extra IDAT chunk: a central directory signature at `directory`, the end record 100
+        // bytes later saying the directory starts at `directory + 12`.
+        let directory = iend + 8 + 4
+        var extra = [UInt8](repeating: 0, count: 4) + [0x50, 0x4B, 0x01, 0x02] + [UInt8](repeating: 0, count: 96)
+        let start = UInt32(directory + 12)
+        extra += [0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0, 1, 0, 1, 0, 46, 0, 0, 0]
+        extra += (0..<4).map { UInt8(truncatingIfNeeded: start >> (8 * $0)) } + [0, 0]
+        let crafted = Array(png[..<iend]) + pngChunk("IDAT", extra) + png[iend...]
+        #expect(ZipDirectory.find(in: crafted) == nil)
+        let hit = try #require(ActiveMarkup.find(in: crafted))
+        #expect(PNGImageDataSplit.split(crafted, after: hit.offset).map { ZipDirectory.find(in: $0) != nil } == true)
+        #expect {
+            try AttachmentValidator.checkStructure(crafted, type: .png, limits: ValidationLimits(), keepMetadata: true)
+        } throws: { error in
+            (error as? AttachmentRefusal)?.message.contains("ZIP archive") == true
+        }
+    }
+
     /// Markup outside the image data is never cut: a private chunk's is refused.
     @Test func markupOutsideTheImageDataIsStillRefused() throws {
         let png = storedPNG(width: 4, rows: [[1, 2, 3, 4]])

@@ -98,11 +98,17 @@ extension RxVaultCommand {
                     switch format {
                     case .json: Terminal.out(MeasurementOutput.json(records).write(pretty: true))
                     case .fhir:
-                        // Like an export: the audit entry first; if it cannot be written, nothing is printed.
+                        // Like an export: the audit entry first; if it cannot be written, nothing is
+                        // printed. It names whose measurements left, as an export names prescriptions.
+                        var patients: [String] = []
+                        for record in records where !patients.contains(record.patient.id.short) {
+                            patients.append(record.patient.id.short)
+                        }
+                        let whose = patients.isEmpty ? "" : " of patient(s) \(patients.joined(separator: ", "))"
                         try vault.recordExport(
                             prescriptions: [], attachments: [],
-                            format: "measurements (FHIR, \(records.count) measurement(s))", client: nil, recipients: nil
-                        )
+                            format: "measurements (FHIR, \(records.count) measurement(s)\(whose))", client: nil,
+                            recipients: nil)
                         Terminal.out(String(decoding: FHIR.measurementBundle(records), as: UTF8.self))
                     case .table:
                         guard !records.isEmpty else {
