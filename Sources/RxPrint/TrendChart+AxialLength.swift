@@ -43,13 +43,7 @@ extension TrendChart {
             cairo_stroke(cr)
             PDFPrinter.show(cr, String(format: "%.1f", tick), x: plotRight + 10, y: y(tick) + 4.5)
         }
-        cairo_save(cr)
-        cairo_translate(cr, plotRight + 62, (plotTop + plotBottom) / 2)
-        cairo_rotate(cr, Double.pi / 2)
-        PDFPrinter.setFont(cr, size: 14)
-        let title = "axial length (mm)"
-        PDFPrinter.show(cr, title, x: -PDFPrinter.advance(cr, title) / 2, y: 0)
-        cairo_restore(cr)
+        Self.axisTitle(cr, "axial length (mm)", x: plotRight + 62, centreY: (plotTop + plotBottom) / 2, rightSide: true)
         for series in axial.series {
             let style = style(series.eye)
             cairo_set_source_rgb(cr, style.red, style.green, style.blue)

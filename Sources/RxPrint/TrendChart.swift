@@ -170,13 +170,7 @@ public enum TrendChart {
         cairo_set_line_width(cr, 1.5)
         cairo_rectangle(cr, plotLeft, plotTop, plotRight - plotLeft, plotBottom - plotTop)
         cairo_stroke(cr)
-        cairo_save(cr)
-        cairo_translate(cr, 34, (plotTop + plotBottom) / 2)
-        cairo_rotate(cr, -Double.pi / 2)
-        PDFPrinter.setFont(cr, size: 14)
-        let yTitle = "spherical equivalent (D)"
-        PDFPrinter.show(cr, yTitle, x: -PDFPrinter.advance(cr, yTitle) / 2, y: 0)
-        cairo_restore(cr)
+        Self.axisTitle(cr, "spherical equivalent (D)", x: 34, centreY: (plotTop + plotBottom) / 2, rightSide: false)
 
         // One line per eye and its markers.
         for series in trend.series {
@@ -286,6 +280,17 @@ public enum TrendChart {
     }
 
     /// A round (OD) or square (OS) marker, filled (glasses) or hollow (contacts).
+    /// A vertical axis's title, centred on `centreY` at `x`: read bottom to top on the left axis,
+    /// top to bottom on the right one (the axial length's millimetres), as charts set them.
+    static func axisTitle(_ cr: OpaquePointer, _ title: String, x: Double, centreY: Double, rightSide: Bool) {
+        cairo_save(cr)
+        cairo_translate(cr, x, centreY)
+        cairo_rotate(cr, rightSide ? Double.pi / 2 : -Double.pi / 2)
+        PDFPrinter.setFont(cr, size: 14)
+        PDFPrinter.show(cr, title, x: -PDFPrinter.advance(cr, title) / 2, y: 0)
+        cairo_restore(cr)
+    }
+
     static func marker(_ cr: OpaquePointer, _ style: Style, x: Double, y: Double, hollow: Bool) {
         if style.squareMarker {
             cairo_rectangle(cr, x - 6.5, y - 6.5, 13, 13)

@@ -155,6 +155,23 @@ import Testing
         }
     }
 
+    /// A file at the size limit whose cut would take it past the limit is refused as too large,
+    /// not stored bigger than the vault allows.
+    @Test func aCutThatWouldPassTheSizeLimitIsRefused() throws {
+        var rows = [[UInt8]](repeating: [UInt8](repeating: 0x20, count: 16), count: 2)
+        rows[1].replaceSubrange(4..<9, with: Array("<svg>".utf8))
+        let png = storedPNG(width: 16, rows: rows)
+        let roomy = try AttachmentValidator.checkStructure(
+            png, type: .png, limits: ValidationLimits(maxBytes: png.count + 12), keepMetadata: true)
+        #expect(roomy.splits == 1 && roomy.stored.count == png.count + 12)
+        #expect {
+            try AttachmentValidator.checkStructure(
+                png, type: .png, limits: ValidationLimits(maxBytes: png.count), keepMetadata: true)
+        } throws: { error in
+            (error as? AttachmentRefusal)?.reason == .tooLarge
+        }
+    }
+
     /// Markup outside the image data is never cut: a private chunk's is refused.
     @Test func markupOutsideTheImageDataIsStillRefused() throws {
         let png = storedPNG(width: 4, rows: [[1, 2, 3, 4]])

@@ -80,7 +80,8 @@ struct MeasurementValueOptions: ParsableArguments {
         return value
     }
 
-    /// `2026-03-01`, not in the future (the vault checks again against its clock).
+    /// `2026-03-01` as a calendar date. Whether it is in the future or before the birth date is
+    /// the vault's to say (`MeasurementRules`, against its clock and the patient record).
     static func date(_ text: String) throws -> CalendarDate {
         guard let day = CalendarDate(iso: text) else {
             throw CLIError(
