@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // rxvault: an encrypted vault for vision prescriptions.
 // Layers (dependencies point down only): rxvault (CLI) -> RxServe (HTTP), RxAgent (unlock once) -> RxVault -> RxModel, RxCrypto, RxStore -> C libraries.
+// The CLI also links RxStorePostgres (-> RxStore) and registers it with RxVault (VaultLocation.databaseEngine): RxVault alone links no database client.
 import PackageDescription
 
 let package = Package(
@@ -20,7 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
         // HTTP request and response parts as NIO channel handlers see them (already under Hummingbird).
-        .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2")
+        .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2"),
+        // The vault in PostgreSQL (a practice's several machines): the wire protocol, SCRAM, TLS.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2")
     ],
     targets: [
         // C libraries from Debian's -dev packages (their traps: DESIGN.md, "Attachments").
@@ -52,6 +55,18 @@ let package = Package(
         .target(name: "RxCrypto", dependencies: ["CSodium"]),
         // SQLite: connection, statements, schema. Holds ciphertext only.
         .target(name: "RxStore", dependencies: ["CSQLite"]),
+        // The same tables in a PostgreSQL database (postgres-nio), and libpq's way of finding
+        // the server, the login and the password (URL, PG* variables, ~/.pgpass).
+        .target(
+            name: "RxStorePostgres",
+            dependencies: [
+                "RxStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // Attachment validators (run in an isolated child process) and the parent side that runs them.
         .target(name: "RxValidate", dependencies: ["CRxValidate"]),
         // A client app's side of `rxvault serve` (docs/api.md): login with the age identity, search, read.
@@ -81,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "rxvault",
             dependencies: [
-                "RxVault", "RxModel", "RxServe", "RxAgent", "RxPrint",
+                "RxVault", "RxModel", "RxServe", "RxAgent", "RxPrint", "RxStorePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
             ]),

@@ -70,8 +70,18 @@ public enum AgentProcess {
             close(readyPipe[0])
         }
         var pid: pid_t = 0
-        // Only what the agent needs: no passphrase file, no vault path variables.
-        let environment = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
+        // Only what the agent needs: no passphrase file, no vault path variables; for a vault
+        // in PostgreSQL, what libpq's users set to reach the server and log in (the password
+        // file is found from HOME).
+        let passed = [
+            "HOME", "PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGSSLMODE", "PGSSLROOTCERT", "PGPASSFILE", "PGPASSWORD"
+        ]
+        let inherited = ProcessInfo.processInfo.environment
+        let environment =
+            ["PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
+            + passed.compactMap { name in
+                inherited[name].map { "\(name)=\($0)" }
+            }
         let argv = [executable] + arguments
         let status = withCStrings(argv) { cArgv in
             withCStrings(environment) { cEnv in

@@ -34,12 +34,13 @@ public final class AgentService: @unchecked Sendable {
     public var deadline: Double { mutex.withLock { min(idleUntilValue, lifetimeUntil) } }
 
     /// Takes `rootKey` (read into locked memory by the caller) for the vault at `vaultPath` and
-    /// proves it is that vault's key by opening the vault with it. The path must be absolute.
+    /// proves it is that vault's key by opening the vault with it. The path must be absolute (a
+    /// database URL names the same database from anywhere).
     public init(
         vaultPath: String, rootKey: SecretBytes, idleTimeout: Double, maxLifetime: Double,
         now: Double = Date().timeIntervalSince1970
     ) throws {
-        guard vaultPath.hasPrefix("/") else {
+        guard vaultPath.hasPrefix("/") || VaultLocation.isDatabase(vaultPath) else {
             throw AgentError.system("the agent's vault path must be absolute, not \(vaultPath)")
         }
         self.vaultPath = vaultPath

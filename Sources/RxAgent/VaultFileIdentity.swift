@@ -43,6 +43,10 @@ public struct VaultFileIdentity: Codable, Equatable, Sendable {
 
     /// Device and inode of the file `path` names (following links, as SQLite does).
     public static func fileNumbers(_ path: String) -> (UInt64, UInt64)? {
+        // A database cannot be renamed over (VaultFileNumbers): its id and key wrapping say it all.
+        if let numbers = VaultFileNumbers(path: path), VaultLocation.isDatabase(path) {
+            return (numbers.device, numbers.inode)
+        }
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return (UInt64(info.st_dev), UInt64(info.st_ino))

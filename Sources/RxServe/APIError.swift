@@ -62,6 +62,11 @@ struct APIError: HTTPResponseError {
             return APIError(
                 status: .serviceUnavailable, code: "transient", message: "the vault is busy; try again",
                 headers: [.retryAfter: "1"])
+        case .unavailable:
+            return APIError(
+                status: .serviceUnavailable, code: "transient",
+                message: "the vault's database cannot be reached; try again",
+                headers: [.retryAfter: "5"])
         case .integrity: return .internalError("the vault failed an integrity check; the owner has been told")
         default: return .internalError("the request could not be served")
         }

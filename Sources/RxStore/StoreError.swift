@@ -17,6 +17,13 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case engine(name: String, code: String, message: String, sql: String?)
     /// A row that breaks the schema's rules (wrong length, missing header).
     case corrupt(String)
+    /// The vault's location cannot be read as one (a database URL with a password in it, an
+    /// unknown parameter, a bad port).
+    case badLocation(String)
+    /// There is a vault at the location already (`init` never replaces one).
+    case alreadyExists(path: String)
+    /// The database server holding the vault cannot be reached, or refused the login.
+    case unreachable(String)
 
     public var description: String {
         switch self {
@@ -29,6 +36,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .engine(let name, let code, let message, let sql):
             return "\(name) error \(code): \(message)" + (sql.map { " (in: \($0))" } ?? "")
         case .corrupt(let what): return "the vault file is damaged: \(what)"
+        case .badLocation(let why): return why
+        case .alreadyExists(let path): return "\(path) already holds a vault"
+        case .unreachable(let why): return why
         }
     }
 }

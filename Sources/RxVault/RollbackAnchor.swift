@@ -50,6 +50,8 @@ public struct RollbackAnchor: Sendable {
 
         /// `path` with links resolved, else (a file not there) made absolute as written.
         static func canonical(_ path: String) -> String {
+            // A database has no file: its URL with every part filled in names it.
+            if VaultLocation.isDatabase(path) { return VaultLocation.display(path) }
             if let resolved = realpath(path, nil) {
                 defer { free(resolved) }
                 return String(cString: resolved)

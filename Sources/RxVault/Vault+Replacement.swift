@@ -11,8 +11,14 @@ public struct VaultFileNumbers: Equatable, Sendable, CustomStringConvertible {
     public let device: UInt64
     public let inode: UInt64
 
-    /// The file `path` names now (following links, as SQLite does); nil when there is none.
+    /// The file `path` names now (following links, as SQLite does); nil when there is none. A
+    /// database (`VaultLocation`) cannot be renamed over: it is always the same, numbers 0 and 0.
     public init?(path: String) {
+        if VaultLocation.isDatabase(path) {
+            device = 0
+            inode = 0
+            return
+        }
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)

@@ -146,11 +146,13 @@ public final class Vault {
             throw .internalError(String(describing: error))
         }
         do {
-            try SQLiteRecordStore.create(
+            try VaultLocation.createStore(
                 at: path, header: record, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing)
-        } catch {
+        } catch let error as StoreError {
             if case .cannotWrite(let why) = error, why.hasSuffix("already exists") { throw .alreadyExists(path: path) }
             throw VaultError.from(error)
+        } catch {
+            throw VaultError.wrap(error)
         }
     }
 

@@ -61,6 +61,10 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case integrity(String)
     /// Another process holds the vault.
     case busy
+    /// The vault's location cannot be read as one (a database URL with a password, a bad port).
+    case badLocation(String)
+    /// The database server holding the vault cannot be reached, or refused the login.
+    case unavailable(String)
     /// The file system refused a write; nothing was changed.
     case cannotWrite(String)
     /// The vault was written by a newer rxvault.
@@ -102,6 +106,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             return "\(command) needs the owner's passphrase; a client identity can only read what it was granted"
         case .integrity(let what): return "integrity check failed: \(what)"
         case .busy: return "the vault is busy: another rxvault process is using it"
+        case .badLocation(let why): return why
+        case .unavailable(let why): return why
         case .cannotWrite(let why): return "nothing was changed: \(why)"
         case .unsupportedVersion(let why): return why
         case .internalError(let why): return "internal error: \(why)"
@@ -113,6 +119,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         switch error {
         case .missing, .notAVault: return .noVault(error.description)
         case .busy: return .busy
+        case .badLocation(let why): return .badLocation(why)
+        case .unreachable(let why): return .unavailable(why)
+        case .alreadyExists(let path): return .alreadyExists(path: path)
         case .cannotWrite(let why): return .cannotWrite(why)
         case .unsupportedVersion: return .unsupportedVersion(error.description)
         case .corrupt(let why): return .integrity(why)

@@ -213,6 +213,6 @@ extension VaultHeader {
     /// Opens the storage engine at a vault's location (every reader goes through here; making
     /// one is `Vault.create`'s).
     static func engine(at path: String, busyTimeoutMilliseconds: Int32) throws -> any RecordStore {
-        try SQLiteRecordStore(openingAt: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        try VaultLocation.openStore(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 }

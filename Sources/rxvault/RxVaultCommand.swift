@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import RxStorePostgres
+import RxVault
 
 /// The root command: an `AsyncParsableCommand` (as swift-argument-parser asks of a root whose
 /// subcommands include an async one, `serve`); every other command stays a `ParsableCommand`
@@ -53,12 +55,14 @@ struct RxVaultCommand: AsyncParsableCommand {
                 ]),
             CommandGroup(
                 name: "Files and backups",
-                subcommands: [Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self])
+                subcommands: [Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self, Copy.self])
         ])
 
     @OptionGroup var options: VaultOptions
 
     static func main() async {
+        // Vaults in PostgreSQL (`--vault postgres://...`): the engine, with libpq's variables.
+        VaultLocation.databaseEngine = PostgresEngine(environment: ProcessInfo.processInfo.environment)
         // A file-size limit (a full disk quota, or RLIMIT_FSIZE) must give a clear "cannot write"
         // from SQLite, not kill the process in the middle of a transaction.
         signal(SIGXFSZ, SIG_IGN)

@@ -12,9 +12,12 @@ final class ServerProcess: @unchecked Sendable {
     private var errText = ""
 
     /// Starts the server and waits until it says it is serving (or fails the test).
-    init(_ cli: CLIHarness, arguments: [String]? = nil, environment extra: [String: String?] = [:]) throws {
+    init(
+        _ cli: CLIHarness, arguments: [String]? = nil, environment extra: [String: String?] = [:],
+        socketName: String = "api.sock"
+    ) throws {
         self.cli = cli
-        socket = cli.path("api.sock")
+        socket = cli.path(socketName)
         process.executableURL = URL(fileURLWithPath: CLIHarness.binary)
         process.arguments = ["serve"] + (arguments ?? ["--socket", socket])
         var env = cli.environment

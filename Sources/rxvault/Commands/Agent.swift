@@ -15,7 +15,8 @@ extension RxVaultCommand {
         @Option var lifetimeSeconds: Double
 
         func run() throws {
-            guard vaultFile.hasPrefix("/"), idleSeconds > 0, lifetimeSeconds > 0 else { throw ExitCode(64) }
+            guard vaultFile.hasPrefix("/") || VaultLocation.isDatabase(vaultFile), idleSeconds > 0, lifetimeSeconds > 0
+            else { throw ExitCode(64) }
             let status = AgentProcess.main(
                 AgentProcess.Settings(
                     vaultPath: vaultFile, socketPath: socket,

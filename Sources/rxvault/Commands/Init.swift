@@ -33,13 +33,26 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run {
                 let path = options.vaultPath
-                if FileManager.default.fileExists(atPath: path) {
-                    throw VaultError.alreadyExists(path: path)
+                if VaultLocation.isDatabase(path) {
+                    // A bad URL, a server that cannot be reached, or a database that holds a vault
+                    // already: said before the passphrase is asked for.
+                    try VaultLocation.validate(path)
+                    do {
+                        _ = try VaultHeader.read(at: path)
+                        throw VaultError.alreadyExists(path: VaultLocation.display(path))
+                    } catch VaultError.noVault {
+                        // An empty database (or one of other tables: creating says so).
+                    }
+                } else {
+                    if FileManager.default.fileExists(atPath: path) {
+                        throw VaultError.alreadyExists(path: path)
+                    }
+                    // A path that can never be a new file (ends in '/', its folder is a file) is
+                    // refused before the passphrase is asked for.
+                    _ = try WriteTarget.file(for: path, replace: false, createsFolders: true, example: "vault.rxv")
+                    try ParentDirectory.create(for: path)
                 }
-                // A path that can never be a new file (ends in '/', its folder is a file) is
-                // refused before the passphrase is asked for.
-                _ = try WriteTarget.file(for: path, replace: false, createsFolders: true, example: "vault.rxv")
-                try ParentDirectory.create(for: path)
+                let shown = VaultLocation.display(path)
                 let passphrase: SecretBytes
                 // The same order as every other command: file, descriptor, environment, prompt.
                 if let file = options.passphraseFile {
@@ -50,7 +63,7 @@ extension RxVaultCommand {
                     passphrase = try PassphraseSource.read(file: file, what: "passphrase")
                 } else {
                     passphrase = try PassphraseSource.new(
-                        file: nil, options: options, prompt: "New passphrase for \(path): ")
+                        file: nil, options: options, prompt: "New passphrase for \(shown): ")
                 }
                 if passphrase.count < 10 {
                     Terminal.warning(
@@ -60,7 +73,7 @@ extension RxVaultCommand {
                 try Vault.create(
                     at: path, passphrase: passphrase, kdf: PasswordKDF(preset: kdf),
                     maxAttachmentBytes: maxAttachmentSize?.bytes ?? ValidationLimits.defaultMaxBytes)
-                Terminal.out("created \(path)")
+                Terminal.out("created \(shown)")
                 // The one way back in when the passphrase is forgotten exists only if made now,
                 // while the passphrase is known: say so once, where the vault is born.
                 Terminal.err(

@@ -53,6 +53,10 @@ extension RxVaultCommand {
             try CommandRunner.run {
                 try options.requireOwner("restore")
                 let given = to ?? options.vaultPath
+                if VaultLocation.isDatabase(given) {
+                    try restoreIntoDatabase(given)
+                    return
+                }
                 // Through a symbolic link, the file it points to: the link stays a link.
                 let target = try WriteTarget.file(
                     for: given, replace: force, createsFolders: true, example: "vault.rxv"
@@ -110,6 +114,35 @@ extension RxVaultCommand {
                             + (given == options.vaultPath ? "'" : " --vault \(given)'"))
                 }
             }
+        }
+
+        /// A backup restored into a database (`--to postgres://...`): decrypted into a private
+        /// scratch folder, verified whole as for a file, then copied into the database, which must
+        /// be empty (`rxvault copy`'s rules: a database vault is never replaced, so no --force).
+        private func restoreIntoDatabase(_ given: String) throws {
+            try VaultLocation.validate(given)
+            if force {
+                throw CLIError(
+                    .usage, "--force replaces a vault file; a vault in a database is never replaced",
+                    hint: "restore into an empty database, or remove the old vault's tables first")
+            }
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let temporary = scratch.path + "/restored.rxv"
+            let key = try Self.openBackup(
+                file, into: temporary, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
+                recovery: recovery, options: options, purpose: .restore)
+            let verification = try Self.verifyVault(at: temporary, of: file, key: key)
+            guard verification.report.isClean else {
+                let first = verification.report.stages.flatMap(\.errors).first ?? "?"
+                throw CLIError(
+                    .integrity, "the backup does not verify (\(first)); nothing was restored",
+                    hint: "'rxvault backup verify \(file)' (with the same key options) lists every finding")
+            }
+            let copied = try VaultCopy.copy(
+                from: temporary, to: given, busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
+            try Vault.open(at: given, with: key, anchor: Environment.rollbackAnchor).acceptCurrentState()
+            Terminal.out("restored \(copied.target): \(Self.describe(verification))")
         }
 
         /// What a backup is opened for: says what progress shows and what a failure left undone.

@@ -121,7 +121,8 @@ extension RxVaultCommand {
         /// The agent runs in "/": a relative vault path is made absolute (links are kept, so the
         /// agent watches the path the user named).
         static func absolute(_ path: String) -> String {
-            path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            path.hasPrefix("/") || VaultLocation.isDatabase(path)
+                ? path : FileManager.default.currentDirectoryPath + "/" + path
         }
     }
 }

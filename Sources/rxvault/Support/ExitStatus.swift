@@ -21,6 +21,9 @@ enum ExitStatus: Int32, CaseIterable {
     case noVault = 66
     /// No prescription with that id.
     case notFound = 67
+    /// The database server holding the vault cannot be reached, or refused the login
+    /// (EX_UNAVAILABLE). Nothing was changed.
+    case unavailable = 69
     /// The file to create already exists, or the path cannot be a new file (a directory, a
     /// trailing '/', a folder that is a file or missing, a device or FIFO: WriteTarget).
     case alreadyExists = 73
@@ -46,6 +49,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .invalidInput: return "invalid-input"
         case .noVault: return "no-vault"
         case .notFound: return "not-found"
+        case .unavailable: return "unavailable"
         case .alreadyExists: return "already-exists"
         case .cannotWrite: return "cannot-write"
         case .busy: return "busy"
@@ -90,6 +94,8 @@ extension VaultError {
         case .ambiguousAttachment: return .usage
         case .integrity: return .integrity
         case .busy: return .busy
+        case .badLocation: return .usage
+        case .unavailable: return .unavailable
         case .cannotWrite: return .cannotWrite
         case .unsupportedVersion: return .noVault
         case .internalError: return .failure
@@ -111,6 +117,9 @@ extension VaultError {
         case .notFound: return "'rxvault list' shows the prescriptions in this vault"
         case .integrity: return "the vault file was changed outside rxvault or is damaged; restore it from a backup"
         case .busy: return "wait for the other rxvault command to finish, then try again"
+        case .unavailable:
+            return
+                "nothing was changed; check that the server runs, and the URL, PGHOST/PGPORT/PGUSER and the password in PGPASSWORD or ~/.pgpass"
         case .ambiguousAttachment: return "give the attachment's id (the prefix shown is enough)"
         case .duplicateAttachment: return "nothing was stored; pass --allow-duplicate to attach a second copy"
         case .grantNotFound: return "'rxvault grants' shows who can read what"

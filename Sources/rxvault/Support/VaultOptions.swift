@@ -8,7 +8,7 @@ struct VaultOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The vault file.",
+            "The vault: a file, or a postgres:// URL (docs/deploy.md).",
             discussion:
                 "Default: $RXVAULT_PATH, else $XDG_DATA_HOME/rxvault/vault.rxv, else ~/.local/share/rxvault/vault.rxv.",
             valueName: "path"), completion: .file())

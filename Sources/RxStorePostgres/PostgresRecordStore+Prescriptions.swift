@@ -1,0 +1,150 @@
+import RxStore
+
+/// `PrescriptionStore` and `AttachmentStore`: `prescription`, `prescription_version`,
+/// `attachment` and `attachment_chunk`.
+extension PostgresRecordStore {
+    public func prescriptionIDs(withPrefix prefix: String, limit: Int) throws(StoreError) -> [PrescriptionID] {
+        // Ids are lower-case hex in the C collation: a range scan on the primary key.
+        try rows(
+            "SELECT id FROM prescription WHERE id >= $1 AND id < $2 ORDER BY id LIMIT $3",
+            [.text(prefix), .text(prefix + "g"), .integer(Int64(limit))], table: "prescription"
+        ) { row throws(StoreError) in try row.id(0) }
+    }
+
+    private static let versionColumns = "prescription_id, version, wrapped_key, content, mac"
+
+    private static func versionRecord(_ row: PostgresStoredRow) throws(StoreError) -> PrescriptionVersionRecord {
+        PrescriptionVersionRecord(
+            prescriptionID: try row.id(0), version: try row.integer(1, in: StoredRange.version),
+            wrappedKey: try row.blob(2), content: try row.blob(3), mac: try row.blob(4))
+    }
+
+    public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
+        try rows(
+            """
+            SELECT DISTINCT ON (prescription_id) \(Self.versionColumns) FROM prescription_version
+            ORDER BY prescription_id, version DESC
+            """, table: "prescription_version", keyColumns: 2, Self.versionRecord)
+    }
+
+    public func versions(of id: PrescriptionID) throws(StoreError) -> [PrescriptionVersionRecord] {
+        try rows(
+            "SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = $1 ORDER BY version",
+            [.text(id.hex)], table: "prescription_version", keyColumns: 2, Self.versionRecord)
+    }
+
+    public func latestVersion(of id: PrescriptionID) throws(StoreError) -> PrescriptionVersionRecord? {
+        try first(
+            """
+            SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = $1
+            ORDER BY version DESC LIMIT 1
+            """, [.text(id.hex)], table: "prescription_version", keyColumns: 2, Self.versionRecord)
+    }
+
+    public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
+        if record.version == 1 {
+            try session.query("INSERT INTO prescription (id) VALUES ($1)", [.text(record.prescriptionID.hex)])
+        }
+        try session.query(
+            "INSERT INTO prescription_version (\(Self.versionColumns)) VALUES ($1, $2, $3, $4, $5)",
+            [
+                .text(record.prescriptionID.hex), .integer(Int64(record.version)), .bytes(record.wrappedKey),
+                .bytes(record.content), .bytes(record.mac)
+            ])
+    }
+
+    public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {
+        // Versions, attachments and their chunks go with it (ON DELETE CASCADE).
+        try changed("DELETE FROM prescription WHERE id = $1", [.text(id.hex)])
+    }
+
+    public func prescriptionCount() throws(StoreError) -> Int { try count("SELECT count(*) FROM prescription") }
+
+    public func versionCount() throws(StoreError) -> Int { try count("SELECT count(*) FROM prescription_version") }
+
+    public func allPrescriptionIDs() throws(StoreError) -> [PrescriptionID] {
+        try rows(
+            """
+            SELECT id FROM prescription UNION SELECT prescription_id FROM prescription_version
+            UNION SELECT prescription_id FROM attachment ORDER BY 1
+            """, table: "prescription, prescription_version or attachment"
+        ) { row throws(StoreError) in try row.id(0) }
+    }
+
+    // MARK: - Attachments
+
+    private static let attachmentColumns = "id, prescription_id, wrapped_key, metadata, stream_header, mac"
+
+    private static func attachmentRecord(_ row: PostgresStoredRow) throws(StoreError) -> AttachmentRecord {
+        AttachmentRecord(
+            id: try row.id(0), prescriptionID: try row.id(1), wrappedKey: try row.blob(2),
+            metadata: try row.blob(3), streamHeader: try row.blob(4, count: 24), mac: try row.blob(5))
+    }
+
+    public func attachments(of prescriptionID: PrescriptionID) throws(StoreError) -> [AttachmentRecord] {
+        try rows(
+            "SELECT \(Self.attachmentColumns) FROM attachment WHERE prescription_id = $1 ORDER BY position",
+            [.text(prescriptionID.hex)], table: "attachment", Self.attachmentRecord)
+    }
+
+    public func attachment(_ id: AttachmentID) throws(StoreError) -> AttachmentRecord? {
+        try first(
+            "SELECT \(Self.attachmentColumns) FROM attachment WHERE id = $1", [.text(id.hex)], table: "attachment",
+            Self.attachmentRecord)
+    }
+
+    public func insert(_ attachment: AttachmentRecord) throws(StoreError) {
+        try session.query(
+            "INSERT INTO attachment (\(Self.attachmentColumns)) VALUES ($1, $2, $3, $4, $5, $6)",
+            [
+                .text(attachment.id.hex), .text(attachment.prescriptionID.hex), .bytes(attachment.wrappedKey),
+                .bytes(attachment.metadata), .bytes(attachment.streamHeader), .bytes(attachment.mac)
+            ])
+    }
+
+    public func updateMetadata(ofAttachment id: AttachmentID, to metadata: [UInt8], mac: [UInt8]) throws(StoreError) {
+        try session.query(
+            "UPDATE attachment SET metadata = $1, mac = $2 WHERE id = $3",
+            [.bytes(metadata), .bytes(mac), .text(id.hex)])
+    }
+
+    public func insertChunk(attachmentID: AttachmentID, sequence: Int, data: [UInt8]) throws(StoreError) {
+        try session.query(
+            "INSERT INTO attachment_chunk (attachment_id, seq, data) VALUES ($1, $2, $3)",
+            [.text(attachmentID.hex), .integer(Int64(sequence)), .bytes(data)])
+    }
+
+    public func forEachChunk(ofAttachment id: AttachmentID, _ body: (Int, [UInt8]) throws -> Void) throws {
+        // One chunk per query: memory stays at a chunk whatever the attachment's size, and
+        // `body` may use the session meanwhile.
+        var sequence = 0
+        while let data = try chunk(ofAttachment: id, sequence: sequence) {
+            try body(sequence, data)
+            sequence += 1
+        }
+    }
+
+    public func chunk(ofAttachment id: AttachmentID, sequence: Int) throws(StoreError) -> [UInt8]? {
+        try first(
+            "SELECT attachment_id, seq, data FROM attachment_chunk WHERE attachment_id = $1 AND seq = $2",
+            [.text(id.hex), .integer(Int64(sequence))], table: "attachment_chunk", keyColumns: 2
+        ) { row throws(StoreError) in try row.blob(2) }
+    }
+
+    public func deleteAttachment(_ id: AttachmentID) throws(StoreError) -> Bool {
+        try changed("DELETE FROM attachment WHERE id = $1", [.text(id.hex)])
+    }
+
+    public func attachmentCount() throws(StoreError) -> Int { try count("SELECT count(*) FROM attachment") }
+
+    public func attachmentCountsByPrescription() throws(StoreError) -> [PrescriptionID: Int] {
+        var counts: [PrescriptionID: Int] = [:]
+        for (id, n) in try rows(
+            "SELECT prescription_id, count(*) FROM attachment GROUP BY prescription_id", table: "attachment",
+            { row throws(StoreError) in (try row.id(0) as PrescriptionID, try row.integer(1, in: 0...Int64.max)) })
+        {
+            counts[id] = n
+        }
+        return counts
+    }
+}

@@ -1,0 +1,142 @@
+import PostgresNIO
+import RxStore
+
+/// A vault in a PostgreSQL database: the same `RecordStore` as the vault file, holding the same
+/// ciphertext in the same tables (`PostgresSchema`), for a practice whose several machines and
+/// `rxvault serve` instances share one vault. This file opens and creates it; each
+/// `PostgresRecordStore+Section.swift` beside it implements one section of `RecordStore`
+/// (`+Engine`: transactions, the write lock, the structural check, snapshots to a file).
+public final class PostgresRecordStore: RecordStore {
+    let session: PostgresSession
+    /// The vault's location as messages show it (never a password).
+    public var location: PostgresLocation { session.location }
+
+    /// Opens the vault in the database at `location`, checking it is one of ours and of a version
+    /// we read.
+    public init(
+        openingAt location: PostgresLocation, environment: [String: String], busyTimeoutMilliseconds: Int32
+    ) throws(StoreError) {
+        session = try PostgresSession(
+            location: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let marker = try session.query("SELECT to_regclass('rxvault_schema') IS NOT NULL")
+        guard let row = marker.first, (try? row.decode(Bool.self)) == true else {
+            if try Self.tableCount(session) > 0 {
+                throw StoreError.notAVault(path: location.display, reason: "a database that holds other tables")
+            }
+            throw StoreError.missing(path: location.display)
+        }
+        let rows = try session.query("SELECT application_id, version FROM rxvault_schema WHERE singleton = 1")
+        guard let first = rows.first else { throw StoreError.corrupt("rxvault_schema has no row") }
+        let stored = PostgresStoredRow(first, of: "rxvault_schema", keyColumns: 0)
+        guard try stored.integer(0, in: Int64.min...Int64.max) == Int(PostgresSchema.applicationID) else {
+            throw StoreError.notAVault(path: location.display, reason: "unknown application id")
+        }
+        let version = try stored.integer(1, in: Int64(Int32.min)...Int64(Int32.max))
+        guard version <= PostgresSchema.version else {
+            throw StoreError.unsupportedVersion(found: version, supported: PostgresSchema.version)
+        }
+        guard version == PostgresSchema.version else { throw StoreError.corrupt("schema version \(version)") }
+    }
+
+    /// Creates the vault's tables in the (empty) database at `location`, with `header`, the audit
+    /// log's head and the first state root and key ring, then runs `fill` on the new store: all in
+    /// one transaction, so a failed `init` or copy leaves the database as it was. Refuses a
+    /// database that holds a vault already (`StoreError.alreadyExists`) or any other table.
+    public static func create(
+        at location: PostgresLocation, environment: [String: String], header: VaultHeaderRecord,
+        auditHeadMAC: [UInt8], state: VaultStateRecord? = nil, keyRing: KeyRingRecord? = nil,
+        busyTimeoutMilliseconds: Int32 = 5_000, fill: ((PostgresRecordStore) throws -> Void)? = nil
+    ) throws {
+        let store = try PostgresRecordStore(
+            creatingAt: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        try store.write {
+            if try store.session.query("SELECT to_regclass('rxvault_schema') IS NOT NULL").first?.decode(Bool.self)
+                == true
+            {
+                throw StoreError.alreadyExists(path: location.display)
+            }
+            let count = try tableCount(store.session)
+            guard count == 0 else {
+                throw StoreError.cannotWrite(
+                    "\(location.display) already holds \(count) table\(count == 1 ? "" : "s"): a vault needs a database of its own"
+                )
+            }
+            for statement in PostgresSchema.tables { try store.session.query(statement) }
+            try store.session.query(
+                "INSERT INTO rxvault_schema (singleton, application_id, version) VALUES (1, $1, $2)",
+                [.integer(PostgresSchema.applicationID), .integer(Int64(PostgresSchema.version))])
+            try store.session.query(
+                """
+                INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
+                                          kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes, audit_public_key)
+                VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8, $9)
+                """,
+                [
+                    .integer(Int64(header.formatVersion)), .bytes(header.vaultID), .text(header.kdfAlgorithm),
+                    .integer(Int64(header.kdfOpsLimit)), .integer(Int64(header.kdfMemLimit)), .bytes(header.kdfSalt),
+                    .bytes(header.wrappedRootKey), .integer(Int64(header.maxAttachmentBytes)),
+                    .bytes(header.auditPublicKey)
+                ])
+            try store.setAuditHead(sequence: 0, hash: [UInt8](repeating: 0, count: 32), mac: auditHeadMAC)
+            if let state { try store.setVaultState(state) }
+            if let keyRing { try store.setKeyRing(keyRing) }
+            try fill?(store)
+        }
+    }
+
+    /// A connection to a database that may hold no vault yet (`create`).
+    private init(creatingAt location: PostgresLocation, environment: [String: String], busyTimeoutMilliseconds: Int32)
+        throws(StoreError)
+    {
+        session = try PostgresSession(
+            location: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    }
+
+    /// Tables, views and sequences in the schema the vault's tables are created in, whoever owns
+    /// them (`information_schema` would show only those this role may use).
+    private static func tableCount(_ session: PostgresSession) throws(StoreError) -> Int {
+        let rows = try session.query(
+            """
+            SELECT count(*) FROM pg_catalog.pg_class
+            WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'v', 'm', 'p', 'f')
+            """)
+        guard let row = rows.first else { return 0 }
+        return try PostgresStoredRow(row, of: "information_schema.tables", keyColumns: 0)
+            .integer(0, in: 0...Int64.max)
+    }
+
+    // MARK: - Helpers for the sections
+
+    /// Rows of `sql` read by `read` (one per result row).
+    func rows<T>(
+        _ sql: String, _ values: [BoundValue] = [], table: String, keyColumns: Int = 1,
+        _ read: (PostgresStoredRow) throws(StoreError) -> T
+    ) throws(StoreError) -> [T] {
+        var result: [T] = []
+        for row in try session.query(sql, values) {
+            result.append(try read(PostgresStoredRow(row, of: table, keyColumns: keyColumns)))
+        }
+        return result
+    }
+
+    func first<T>(
+        _ sql: String, _ values: [BoundValue] = [], table: String, keyColumns: Int = 1,
+        _ read: (PostgresStoredRow) throws(StoreError) -> T
+    ) throws(StoreError) -> T? {
+        guard let row = try session.query(sql, values).first else { return nil }
+        return try read(PostgresStoredRow(row, of: table, keyColumns: keyColumns))
+    }
+
+    /// `count(*)` of `sql`.
+    func count(_ sql: String) throws(StoreError) -> Int {
+        try first(sql, table: "count", keyColumns: 0) { row throws(StoreError) in
+            try row.integer(0, in: 0...Int64.max)
+        } ?? 0
+    }
+
+    /// How many rows the statement changed, from its command tag ("DELETE 1").
+    func changed(_ sql: String, _ values: [BoundValue]) throws(StoreError) -> Bool {
+        let tagRows = try session.query(sql + " RETURNING 1", values)
+        return !tagRows.isEmpty
+    }
+}

@@ -1,0 +1,242 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import RxStore
+
+/// A value bound to a statement's parameter: the three kinds the vault's tables hold.
+enum BoundValue {
+    case text(String)
+    case integer(Int64)
+    case bytes([UInt8])
+    case null
+}
+
+/// One connection to the server, used synchronously: RxVault's store calls are synchronous (as
+/// SQLite's are), so each query is sent on this session's own event loop and waited for. The
+/// loop is this session's alone, never one a caller may be running on (`rxvault serve`'s), so the
+/// wait cannot deadlock; and no Swift task is involved, so a caller on the concurrency pool waits
+/// for a thread of its own, not for a pool thread it is holding.
+///
+/// A connection that the server dropped (a restart, a failover) is made again at the next call
+/// outside a transaction: `rxvault serve` answers 503 while the server is down and serves again
+/// when it is back, with no restart of its own.
+final class PostgresSession: @unchecked Sendable {
+    let location: PostgresLocation
+    private let environment: [String: String]
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private var connection: PostgresConnection?
+    private let busyTimeoutMilliseconds: Int32
+    /// How deep in `transaction` calls we are: a dropped connection is only made again at 0.
+    private(set) var transactionDepth = 0
+    /// PostgresNIO logs at debug level what it does; none of it is for rxvault's users.
+    private let logger = Logger(label: "rxvault.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    init(location: PostgresLocation, environment: [String: String], busyTimeoutMilliseconds: Int32) throws(StoreError) {
+        self.location = location
+        self.environment = environment
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        try connect()
+    }
+
+    deinit {
+        if let connection { try? connection.close().wait() }
+        try? group.syncShutdownGracefully()
+    }
+
+    // MARK: - Queries
+
+    /// Runs one statement with `values` bound to `$1`, `$2`...; returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ values: [BoundValue] = []) throws(StoreError) -> [PostgresRow] {
+        do {
+            return try run(sql, values)
+        } catch let error as PSQLError where transactionDepth == 0 && Self.isConnectionLoss(error) {
+            // The server dropped us (restarted, failed over): once more on a new connection.
+            dropConnection()
+            do { return try run(sql, values) } catch { throw map(error, sql: sql) }
+        } catch {
+            throw map(error, sql: sql)
+        }
+    }
+
+    @discardableResult
+    private func run(_ sql: String, _ values: [BoundValue]) throws -> [PostgresRow] {
+        // A connection the server closed (a restart) takes no more queries: a query sent on it
+        // is never answered, so it is dropped here, and made again outside a transaction.
+        if let connection, connection.isClosed {
+            dropConnection()
+            if transactionDepth > 0 { throw StoreError.unreachable("the connection to \(location.display) was lost") }
+        }
+        if connection == nil { try connect() }
+        guard let connection else { throw StoreError.unreachable("no connection") }
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .text(let text): bindings.append(text)
+            case .integer(let int): bindings.append(int)
+            case .bytes(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            case .null: bindings.appendNull()
+            }
+        }
+        do {
+            return try waitAtMost(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)).rows
+        } catch let error as PSQLError where Self.isConnectionLoss(error) {
+            dropConnection()
+            throw error
+        }
+    }
+
+    /// How long one statement may take before the connection is given up on: longer than any
+    /// wait for the write lock (`lock_timeout`), so only a server that stopped answering (a
+    /// network cut, a host gone) reaches it; `serve` then answers 503 instead of hanging.
+    private var statementDeadline: TimeAmount { .milliseconds(Int64(busyTimeoutMilliseconds) + 30_000) }
+
+    private struct NoAnswer: Error {}
+
+    /// Lets go of the connection: closed, and kept alive until it is (PostgresNIO expects every
+    /// connection closed before it is released).
+    private func dropConnection() {
+        guard let old = connection else { return }
+        connection = nil
+        old.close().whenComplete { _ in _ = old }
+    }
+
+    /// `future`'s value, or `NoAnswer` (and the connection closed) past `statementDeadline`.
+    private func waitAtMost<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let promise = future.eventLoop.makePromise(of: T.self)
+        future.cascade(to: promise)
+        let timer = future.eventLoop.scheduleTask(in: statementDeadline) { promise.fail(NoAnswer()) }
+        defer { timer.cancel() }
+        do {
+            return try promise.futureResult.wait()
+        } catch is NoAnswer {
+            dropConnection()
+            throw StoreError.unreachable(
+                "\(location.display) did not answer within \(statementDeadline.nanoseconds / 1_000_000_000) s")
+        }
+    }
+
+    /// Runs `body` in one transaction begun with `begin` (committed when it returns, rolled back
+    /// when it throws). Nested calls run inside the outer one.
+    func transaction<T>(begin: [String], _ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 {
+            transactionDepth += 1
+            defer { transactionDepth -= 1 }
+            return try body()
+        }
+        if connection == nil { try connect() }
+        for statement in begin {
+            do {
+                try run(statement, [])
+            } catch {
+                _ = try? run("ROLLBACK", [])
+                throw map(error, sql: statement)
+            }
+        }
+        transactionDepth = 1
+        defer { transactionDepth = 0 }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            _ = try? run("ROLLBACK", [])
+            throw error
+        }
+        do { try run("COMMIT", []) } catch { throw map(error, sql: "COMMIT") }
+        return result
+    }
+
+    // MARK: - Connecting
+
+    private func connect() throws(StoreError) {
+        let password = PasswordFile.password(for: location, environment: environment)
+        var configuration: PostgresConnection.Configuration
+        if location.host.hasPrefix("/") {
+            configuration = .init(
+                unixSocketPath: location.host + "/.s.PGSQL.\(location.port)", username: location.user,
+                password: password, database: location.database)
+        } else {
+            configuration = .init(
+                host: location.host, port: location.port, username: location.user, password: password,
+                database: location.database, tls: try tls())
+        }
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = [("application_name", "rxvault")]
+        do {
+            let connection = try PostgresConnection.connect(
+                on: group.next(), configuration: configuration, id: 1, logger: logger
+            ).wait()
+            self.connection = connection
+            // A second writer waits this long for the vault's write lock, then gives up (`busy`).
+            _ = try connection.query(
+                PostgresQuery(unsafeSQL: "SET lock_timeout = '\(busyTimeoutMilliseconds)ms'"), logger: logger
+            ).wait()
+        } catch {
+            dropConnection()
+            throw map(error, sql: nil)
+        }
+    }
+
+    /// TLS as `sslmode` asks (`PostgresLocation.SSLMode`).
+    private func tls() throws(StoreError) -> PostgresConnection.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch location.sslMode {
+        case .disable: return .disable
+        case .prefer, .require: configuration.certificateVerification = .none
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .verifyFull: configuration.certificateVerification = .fullVerification
+        }
+        if location.sslMode == .verifyCA || location.sslMode == .verifyFull {
+            guard let root = location.sslRootCert else {
+                throw .badLocation("sslmode \(location.sslMode.rawValue) needs sslrootcert (or PGSSLROOTCERT)")
+            }
+            configuration.trustRoots = .file(root)
+        }
+        do {
+            let context = try NIOSSLContext(configuration: configuration)
+            return location.sslMode == .prefer ? .prefer(context) : .require(context)
+        } catch {
+            throw .badLocation("cannot set up TLS: \(error)")
+        }
+    }
+
+    // MARK: - Errors
+
+    private static func isConnectionLoss(_ error: PSQLError) -> Bool {
+        [.serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection].contains(error.code)
+    }
+
+    /// The server's SQLSTATE classes as `StoreError` (message and SQL, never a bound value).
+    func map(_ error: any Error, sql: String?) -> StoreError {
+        if let error = error as? StoreError { return error }
+        let place = "the PostgreSQL server at \(location.display)"
+        guard let error = error as? PSQLError else {
+            if let error = error as? NIOSSLError { return .unreachable("TLS with \(place) failed: \(error)") }
+            return .unreachable("cannot reach \(place): \(error)")
+        }
+        guard error.code == .server, let info = error.serverInfo else {
+            switch error.code {
+            case .sslUnsupported:
+                return .unreachable("\(place) does not offer TLS, which sslmode=\(location.sslMode.rawValue) requires")
+            case .authMechanismRequiresPassword:
+                return .unreachable(
+                    "\(place) asks for a password for \(location.user): give it in PGPASSWORD, PGPASSFILE or ~/.pgpass")
+            default:
+                let cause = error.underlying.map { "\($0)" } ?? error.code.description
+                return .unreachable("cannot reach \(place): \(cause)")
+            }
+        }
+        let state = info[.sqlState] ?? "?????"
+        let message = info[.message] ?? "no message"
+        switch state {
+        case "55P03", "40001", "40P01": return .busy
+        case "53100", "53200", "53300", "25006": return .cannotWrite("\(place): \(message)")
+        case "28P01", "28000": return .unreachable("\(place) refused the login as \(location.user): \(message)")
+        case "3D000": return .missing(path: location.display)
+        case "57P01", "57P02", "57P03": return .unreachable("\(place) is shutting down or starting: \(message)")
+        default: return .engine(name: "PostgreSQL", code: state, message: message, sql: sql)
+        }
+    }
+}

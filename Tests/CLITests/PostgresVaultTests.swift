@@ -1,0 +1,243 @@
+import Foundation
+import RxTestSupport
+import Testing
+
+/// The vault in PostgreSQL (issue 25) through the binary, against a real server
+/// (RxTestSupport's `PostgresServer`: a throwaway cluster, one per test run): every command on a
+/// database as on a file, `copy` both ways, backups, what the database shows, tampering, several
+/// writers at once, and the messages for what a user gets wrong.
+@Suite struct PostgresVaultTests {
+    /// A harness whose vault is a new database (made by copying a fast-KDF vault file into it,
+    /// which also proves `copy`), with the password in PGPASSWORD as a user's script would have it.
+    static func databaseVault() throws -> (CLIHarness, PostgresDatabaseInfo) {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let cli = try CLIHarness()
+        for (key, value) in database.environment { cli.environment[key] = value }
+        try cli.initVault()
+        let copied = try cli.run(["copy", cli.vaultPath, database.url])
+        #expect(copied.status == 0, "\(copied)")
+        cli.environment["RXVAULT_PATH"] = database.url
+        return (cli, database)
+    }
+
+    @Test func everyCommandWorksOnADatabaseAsOnAFile() throws {
+        let (cli, database) = try Self.databaseVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        _ = try cli.add(CLIHarness.contactsArguments)
+        let list = try cli.run(["list"])
+        #expect(list.status == 0 && list.stdout.contains("Quintessa Marlowe"), "\(list)")
+        let show = try cli.run(["show", id])
+        #expect(show.status == 0 && show.stdout.contains("-2.25"), "\(show)")
+        #expect(try cli.run(["edit", id, "--note", "second pair"]).status == 0)
+        #expect(try cli.run(["history", id]).stdout.contains("2"))
+        let query = try cli.run(["query", "--expiring-within", "60d", "--format", "json"])
+        #expect(query.status == 0, "\(query)")
+        let png = storedPNG(width: 8, rows: Array(repeating: Array(0..<8), count: 8))
+        try Data(png).write(to: URL(fileURLWithPath: cli.path("scan.png")))
+        let attach = try cli.run(["attach", id, cli.path("scan.png")])
+        #expect(attach.status == 0, "\(attach)")
+        let extracted = try cli.run(["extract", id, "scan.png", "--out", cli.path("out.png")])
+        #expect(extracted.status == 0, "\(extracted)")
+        #expect(FileManager.default.contents(atPath: cli.path("out.png")) == Data(png))
+        // Unlock once: the agent reaches the database with the PG* variables it is given.
+        let unlock = try cli.run(["unlock"])
+        #expect(unlock.status == 0, "\(unlock)")
+        let unlocked = try cli.run(["list", "--no-input"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        #expect(unlocked.status == 0 && unlocked.stdout.contains("Quintessa"), "\(unlocked)")
+        #expect(try cli.run(["lock"]).status == 0)
+        let check = try cli.run(["check", "--read-data"])
+        #expect(check.status == 0, "\(check)")
+        // Grants: a client reads what it was granted, from the database, with its identity only.
+        let recipient = try cli.ageKeygen("app.key")
+        #expect(try cli.run(["client", "add", "optician", "--recipient", recipient]).status == 0)
+        #expect(try cli.run(["grant", "optician", id]).status == 0)
+        let asClient = try cli.run(
+            ["--identity", cli.path("app.key"), "list"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        #expect(asClient.status == 0 && asClient.stdout.contains(String(id.prefix(8))), "\(asClient)")
+        #expect(try cli.run(["revoke", "optician", id]).status == 0)
+        let revoked = try cli.run(
+            ["--identity", cli.path("app.key"), "show", id], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        #expect(revoked.status == 67, "\(revoked)")
+        // Nothing in the database is in the clear: pg_dump shows no name, date or lens value.
+        let dump = try PostgresServer.shared().dump(database: database.database)
+        for secret in ["Quintessa", "Marlowe", "Fairweather", "2026-03-01", "-2.25", "Zylofocus", "optician", recipient]
+        {
+            #expect(!dump.contains(secret), "pg_dump shows \(secret)")
+        }
+        #expect(dump.contains("prescription_version"))
+    }
+
+    @Test func copyBothWaysAndBackupsKeepTheSameVault() throws {
+        let (cli, database) = try Self.databaseVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        let before = try cli.run(["export", "--format", "json", "--out", "-"])
+        #expect(before.status == 0, "\(before)")
+        // Back to a file: the same export, and check passes on it.
+        let back = cli.path("back.rxv")
+        let copied = try cli.run(["copy", database.url, back, "--format", "json"])
+        #expect(copied.status == 0, "\(copied)")
+        #expect(try cli.json(copied.stdout)["prescriptions"] as? Int == 1)
+        #expect(try cli.run(["check", "--vault", back]).status == 0)
+        let fromFile = try cli.run(["export", "--format", "json", "--out", "-", "--vault", back])
+        #expect(fromFile.stdout == before.stdout)
+        // A backup of the database restores to a file that is the same vault.
+        let backup = try cli.run(["backup", cli.path("b.age")])
+        #expect(backup.status == 0, "\(backup)")
+        #expect(try cli.run(["backup", "verify", cli.path("b.age")]).status == 0)
+        let restored = try cli.run(["restore", cli.path("b.age"), "--to", cli.path("restored.rxv")])
+        #expect(restored.status == 0, "\(restored)")
+        let fromBackup = try cli.run(["show", id, "--vault", cli.path("restored.rxv")])
+        #expect(fromBackup.status == 0 && fromBackup.stdout.contains("Quintessa"), "\(fromBackup)")
+        // The target is never replaced: a file that exists, a database that holds a vault.
+        #expect(try cli.run(["copy", database.url, back]).status == 73)
+        #expect(try cli.run(["copy", back, database.url]).status == 73)
+    }
+
+    @Test func threeWritersAtOnceLoseNothing() throws {
+        let (cli, _) = try Self.databaseVault()
+        let failures = try concurrentMap(Array(0..<3), width: 3) { writer -> [String] in
+            var failed: [String] = []
+            for n in 0..<5 {
+                let r = try cli.run(
+                    [
+                        "add", "glasses", "--patient", "Writer \(writer)", "--prescriber", "Dr Lee", "--issued",
+                        "2026-0\(n + 1)-01",
+                        "--expires", "2028-01-01", "--od", "-1.00", "--os", "-1.25", "--new-patient"
+                    ])
+                if r.status != 0 { failed.append("\(r)") }
+            }
+            return failed
+        }
+        #expect(failures.flatMap { $0 }.isEmpty, "\(failures)")
+        let list = try cli.run(["list", "--format", "ndjson"])
+        #expect(list.stdout.split(separator: "\n").count == 15, "\(list)")
+        #expect(try cli.run(["check"]).status == 0)
+    }
+
+    @Test func rowsDeletedOrPutBackInTheDatabaseAreFound() throws {
+        let (cli, database) = try Self.databaseVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        _ = try cli.add(CLIHarness.contactsArguments)
+        #expect(try cli.run(["check"]).status == 0)
+        let server = try PostgresServer.shared()
+        // An older version put back as the newest: the edit's row is deleted.
+        #expect(try cli.run(["edit", id, "--note", "changed"]).status == 0)
+        _ = try server.psql("DELETE FROM prescription_version WHERE version = 2", database: database.database)
+        let afterDelete = try cli.run(["check"])
+        #expect(afterDelete.status == 76, "\(afterDelete)")
+        let show = try cli.run(["show", id])
+        #expect(show.status == 76, "\(show)")
+    }
+
+    @Test func whatAUserGetsWrongIsSaidAndChangesNothing() throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let cli = try CLIHarness()
+        for (key, value) in database.environment { cli.environment[key] = value }
+        // A password in the URL is refused before anything is done (it would be on argv).
+        let withPassword = database.url.replacingOccurrences(of: "rx@", with: "rx:secret@")
+        let refused = try cli.run(["init", "--vault", withPassword])
+        #expect(refused.status == 64 && refused.stderr.contains("PGPASSWORD"), "\(refused)")
+        #expect(!refused.stderr.contains("secret"))
+        // A URL is never a file path: no folder named "postgres:" appears.
+        #expect(!FileManager.default.fileExists(atPath: cli.path("postgres:")))
+        // No vault in an empty database: 66, and the hint.
+        let none = try cli.run(["list", "--vault", database.url])
+        #expect(none.status == 66, "\(none)")
+        // A wrong password: 69 (unavailable), the password not in the message.
+        let wrong = try cli.run(["list", "--vault", database.url], environment: ["PGPASSWORD": "not-the-password"])
+        #expect(wrong.status == 69 && wrong.stderr.contains("refused the login"), "\(wrong)")
+        #expect(!wrong.stderr.contains("not-the-password"))
+        // No server at that port: 69.
+        let nowhere = try cli.run(["list", "--vault", "postgres://rx@127.0.0.1:\(freeLoopbackPort())/x"])
+        #expect(nowhere.status == 69, "\(nowhere)")
+        // init on the database, then again: 73, the first vault untouched.
+        let made = try cli.run(["init", "--kdf", "interactive", "--vault", database.url])
+        #expect(made.status == 0 && made.stdout.contains("created postgres://rx@127.0.0.1"), "\(made)")
+        let again = try cli.run(["init", "--kdf", "interactive", "--vault", database.url])
+        #expect(again.status == 73, "\(again)")
+        #expect(try cli.run(["check", "--vault", database.url]).status == 0)
+        // A database that holds other tables is not taken.
+        let other = try server.createDatabase()
+        _ = try server.psql("CREATE TABLE orders (id int)", database: other.database)
+        let taken = try cli.run(["init", "--kdf", "interactive", "--vault", other.url])
+        #expect(taken.status != 0 && taken.stderr.contains("table"), "\(taken)")
+        #expect(
+            try server.psql(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", database: other.database
+            ) == "1\n")
+    }
+
+    /// Two `rxvault serve` on one database: a revoke made with the CLI counts at both at their
+    /// next request, and the reads both served are in the one audit chain, which `check` verifies.
+    @Test func twoServersOnOneDatabaseServeOneVault() throws {
+        let (cli, _) = try Self.databaseVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        let recipient = try cli.ageKeygen("shop.key")
+        #expect(try cli.run(["client", "add", "shop", "--recipient", recipient]).status == 0)
+        #expect(try cli.run(["grant", "shop", id]).status == 0)
+        let a = try ServerProcess(cli)
+        // Its own agent folder: each server unlocks the vault for its own machine's commands.
+        let runtimeB = try TemporaryDirectory(prefix: "rxr", short: true, permissions: 0o700)
+        let b = try ServerProcess(
+            cli, arguments: ["--socket", cli.path("b.sock")], environment: ["XDG_RUNTIME_DIR": runtimeB.path],
+            socketName: "b.sock")
+        let tokens = [try a.token(identity: cli.path("shop.key")), try b.token(identity: cli.path("shop.key"))]
+        for _ in 0..<3 {
+            for (server, token) in zip([a, b], tokens) {
+                let search = try server.curl("GET", "/VisionPrescription", token: token)
+                #expect(search.status == 200 && search.json["total"] as? Int == 1, "\(search.body)")
+            }
+        }
+        #expect(try cli.run(["revoke", "shop", id]).status == 0)
+        for (server, token) in zip([a, b], tokens) {
+            let search = try server.curl("GET", "/VisionPrescription", token: token)
+            #expect(search.status == 200 && search.json["total"] as? Int == 0, "\(search.body)")
+        }
+        #expect(a.stop() == 0)
+        #expect(b.stop() == 0)
+        let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)
+        let entries = try #require(log["entries"] as? [[String: Any]])
+        // Six searches that found the prescription, three at each server; reads in a row are
+        // written as one entry "(N times)". The searches after the revoke found nothing to log.
+        let served = entries.filter { ($0["action"] as? String) == "read" && ($0["client"] as? String) == "shop" }
+        let reads = served.map { entry -> Int in
+            let detail = entry["detail"] as? String ?? ""
+            guard let open = detail.range(of: "("), let times = detail[open.upperBound...].split(separator: " ").first
+            else { return 1 }
+            return Int(times) ?? 1
+        }
+        #expect(reads.reduce(0, +) == 6, "\(entries)")
+        let sequences = entries.compactMap { $0["seq"] as? Int }
+        #expect(sequences == Array(1...sequences.count), "one chain, no gap, no fork: \(sequences)")
+        let check = try cli.run(["check"])
+        #expect(check.status == 0, "\(check)")
+    }
+
+    /// A PostgreSQL restart under a running server: 503 while it is down, served again when it
+    /// is back, the server never restarted.
+    @Test func aServerReconnectsAfterPostgreSQLRestarts() throws {
+        let own = try PostgresServer.start()
+        let database = try own.createDatabase()
+        let cli = try CLIHarness()
+        for (key, value) in database.environment { cli.environment[key] = value }
+        try cli.initVault()
+        #expect(try cli.run(["copy", cli.vaultPath, database.url]).status == 0)
+        cli.environment["RXVAULT_PATH"] = database.url
+        let id = try cli.add(CLIHarness.glassesArguments)
+        let recipient = try cli.ageKeygen("shop.key")
+        #expect(try cli.run(["client", "add", "shop", "--recipient", recipient]).status == 0)
+        #expect(try cli.run(["grant", "shop", id]).status == 0)
+        let server = try ServerProcess(cli)
+        let token = try server.token(identity: cli.path("shop.key"))
+        #expect(try server.curl("GET", "/VisionPrescription", token: token).status == 200)
+        try own.stopServer()
+        let down = try server.curl("GET", "/VisionPrescription", token: token)
+        #expect(down.status == 503, "\(down.status) \(down.body)")
+        try own.startServer()
+        let back = try server.curl("GET", "/VisionPrescription", token: token)
+        #expect(back.status == 200 && back.json["total"] as? Int == 1, "\(back.status) \(back.body) \(server.stderr)")
+        #expect(server.stop() == 0)
+    }
+}
