@@ -50,9 +50,20 @@ public struct PostgresLocation: Sendable, Equatable {
 
     /// Reads `url` with `environment` (the process's, in the CLI) for what it leaves out.
     public init(url: String, environment: [String: String]) throws(StoreError) {
-        guard Self.isDatabaseURL(url) else { throw .badLocation("\(url) is not a postgres:// URL") }
-        guard let scheme = url.range(of: "://") else { throw .badLocation("\(url) is not a postgres:// URL") }
+        // Never a part of the URL in a message: a password typed into it unescaped could be cut
+        // anywhere by the parsing below.
+        guard Self.isDatabaseURL(url), let scheme = url.range(of: "://") else {
+            throw .badLocation("not a postgres:// or postgresql:// URL")
+        }
         let rest = String(url[scheme.upperBound...])
+        // An "@" belongs only between the user and the host. Anywhere else it is most likely
+        // part of a password with a "/", "?" or "#" in it, which would cut the URL there.
+        let authorityEnd = rest.firstIndex { "/?#".contains($0) } ?? rest.endIndex
+        if rest[authorityEnd...].contains("@") || rest[..<authorityEnd].contains("#") {
+            throw .badLocation(
+                "the URL has an '@' or '#' outside its user@host part (a password?): write them as %40 and %23, and give the password in PGPASSWORD, PGPASSFILE or ~/.pgpass"
+            )
+        }
         var authorityAndPath = rest
         var query = ""
         if let mark = rest.firstIndex(of: "?") {
@@ -98,6 +109,8 @@ public struct PostgresLocation: Sendable, Equatable {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
             let key = parts[0]
             let value = try Self.unescape(parts.count > 1 ? parts[1] : "")
+            // As libpq: an empty value is no value (the default stands).
+            if value.isEmpty && key != "password" { continue }
             switch key {
             case "host": host = value
             case "port": port = value
@@ -119,7 +132,7 @@ public struct PostgresLocation: Sendable, Equatable {
         self.host = host ?? environment["PGHOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "/var/run/postgresql"
         let portText = port ?? environment["PGPORT"].flatMap { $0.isEmpty ? nil : $0 } ?? "5432"
         guard let portNumber = Int(portText), (1...65535).contains(portNumber) else {
-            throw .badLocation("the port \"\(portText)\" is not a number from 1 to 65535")
+            throw .badLocation("the URL's port (or PGPORT) is not a number from 1 to 65535")
         }
         self.port = portNumber
         let resolvedUser = user ?? environment["PGUSER"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.loginName()
@@ -134,7 +147,8 @@ public struct PostgresLocation: Sendable, Equatable {
         } else {
             guard let mode = SSLMode(rawValue: modeText) else {
                 throw .badLocation(
-                    "sslmode \"\(modeText)\" is not one of disable, allow, prefer, require, verify-ca, verify-full")
+                    "the URL's sslmode (or PGSSLMODE) is not one of disable, allow, prefer, require, verify-ca, verify-full"
+                )
             }
             self.sslMode = mode
         }

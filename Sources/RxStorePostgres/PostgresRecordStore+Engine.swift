@@ -64,19 +64,14 @@ extension PostgresRecordStore {
     }
 
     /// A vault file with every row of one REPEATABLE READ snapshot, made with the file engine
-    /// (`SQLiteRecordStore`) and filled row by row (`StoreCopy`): the ciphertext as it is, nothing
-    /// decrypted. The file is removed again if the copy fails.
+    /// (`SQLiteRecordStore`) and filled row by row (`StoreCopy`) before it is linked into place:
+    /// the ciphertext as it is, nothing decrypted.
     public func snapshot(to path: String) throws(StoreError) {
         do {
             try read {
                 guard let head = try auditHead() else { throw StoreError.corrupt("the audit head is missing") }
-                try SQLiteRecordStore.create(at: path, header: try header(), auditHeadMAC: head.mac)
-                do {
-                    let target = try SQLiteRecordStore(openingAt: path)
-                    try target.write { try StoreCopy.copyContent(from: self, into: target) }
-                } catch {
-                    unlink(path)
-                    throw error
+                try SQLiteRecordStore.create(at: path, header: try header(), auditHeadMAC: head.mac) { target in
+                    try StoreCopy.copyContent(from: self, into: target)
                 }
             }
         } catch let error as StoreError {

@@ -115,12 +115,16 @@ extension PostgresRecordStore {
     }
 
     public func forEachChunk(ofAttachment id: AttachmentID, _ body: (Int, [UInt8]) throws -> Void) throws {
-        // One chunk per query: memory stays at a chunk whatever the attachment's size, and
-        // `body` may use the session meanwhile.
-        var sequence = 0
-        while let data = try chunk(ofAttachment: id, sequence: sequence) {
+        // Every stored chunk, gaps included (as the file's store hands them), one per query:
+        // memory stays at a chunk whatever the attachment's size, and `body` may use the session
+        // meanwhile.
+        let sequences = try rows(
+            "SELECT attachment_id, seq FROM attachment_chunk WHERE attachment_id = $1 ORDER BY seq", [.text(id.hex)],
+            table: "attachment_chunk", keyColumns: 2
+        ) { row throws(StoreError) in try row.integer(1, in: StoredRange.chunk) }
+        for sequence in sequences {
+            guard let data = try chunk(ofAttachment: id, sequence: sequence) else { continue }
             try body(sequence, data)
-            sequence += 1
         }
     }
 

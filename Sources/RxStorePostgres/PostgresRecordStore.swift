@@ -18,7 +18,7 @@ public final class PostgresRecordStore: RecordStore {
     ) throws(StoreError) {
         session = try PostgresSession(
             location: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        let marker = try session.query("SELECT to_regclass('rxvault_schema') IS NOT NULL")
+        let marker = try session.query(Self.markerQuery)
         guard let row = marker.first, (try? row.decode(Bool.self)) == true else {
             if try Self.tableCount(session) > 0 {
                 throw StoreError.notAVault(path: location.display, reason: "a database that holds other tables")
@@ -50,7 +50,7 @@ public final class PostgresRecordStore: RecordStore {
         let store = try PostgresRecordStore(
             creatingAt: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         try store.write {
-            if try store.session.query("SELECT to_regclass('rxvault_schema') IS NOT NULL").first?.decode(Bool.self)
+            if try store.session.query(Self.markerQuery).first?.decode(Bool.self)
                 == true
             {
                 throw StoreError.alreadyExists(path: location.display)
@@ -92,13 +92,18 @@ public final class PostgresRecordStore: RecordStore {
             location: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 
+    /// Whether the schema the vault's tables are in (the first of the search path) has the marker
+    /// table; one in another schema on the path does not count.
+    static let markerQuery = "SELECT to_regclass(quote_ident(current_schema()) || '.rxvault_schema') IS NOT NULL"
+
     /// Tables, views and sequences in the schema the vault's tables are created in, whoever owns
     /// them (`information_schema` would show only those this role may use).
     private static func tableCount(_ session: PostgresSession) throws(StoreError) -> Int {
         let rows = try session.query(
             """
             SELECT count(*) FROM pg_catalog.pg_class
-            WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'v', 'm', 'p', 'f')
+            WHERE relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())
+              AND relkind IN ('r', 'v', 'm', 'p', 'f', 'S')
             """)
         guard let row = rows.first else { return 0 }
         return try PostgresStoredRow(row, of: "information_schema.tables", keyColumns: 0)

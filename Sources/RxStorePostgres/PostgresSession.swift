@@ -63,13 +63,21 @@ final class PostgresSession: @unchecked Sendable {
 
     @discardableResult
     private func run(_ sql: String, _ values: [BoundValue]) throws -> [PostgresRow] {
-        // A connection the server closed (a restart) takes no more queries: a query sent on it
-        // is never answered, so it is dropped here, and made again outside a transaction.
-        if let connection, connection.isClosed {
-            dropConnection()
-            if transactionDepth > 0 { throw StoreError.unreachable("the connection to \(location.display) was lost") }
+        try send(sql, values).rows
+    }
+
+    /// Sends one statement and waits for its result. A connection the server closed (a restart)
+    /// takes no more queries (one sent on it is never answered): it is dropped here. A new one
+    /// is made only outside a transaction: inside one, a new connection would carry on in
+    /// autocommit, without the transaction or the write lock, so the loss is an error.
+    private func send(_ sql: String, _ values: [BoundValue]) throws -> PostgresQueryResult {
+        if let connection, connection.isClosed { dropConnection() }
+        if connection == nil {
+            guard transactionDepth == 0 else {
+                throw StoreError.unreachable("the connection to \(location.display) was lost during a transaction")
+            }
+            try connect()
         }
-        if connection == nil { try connect() }
         guard let connection else { throw StoreError.unreachable("no connection") }
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
@@ -81,7 +89,7 @@ final class PostgresSession: @unchecked Sendable {
             }
         }
         do {
-            return try waitAtMost(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)).rows
+            return try waitAtMost(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger))
         } catch let error as PSQLError where Self.isConnectionLoss(error) {
             dropConnection()
             throw error
@@ -127,6 +135,9 @@ final class PostgresSession: @unchecked Sendable {
             return try body()
         }
         if connection == nil { try connect() }
+        // From BEGIN on, the connection is the transaction's: lost, it is not made again.
+        transactionDepth = 1
+        defer { transactionDepth = 0 }
         for statement in begin {
             do {
                 try run(statement, [])
@@ -135,8 +146,6 @@ final class PostgresSession: @unchecked Sendable {
                 throw map(error, sql: statement)
             }
         }
-        transactionDepth = 1
-        defer { transactionDepth = 0 }
         let result: T
         do {
             result = try body()
@@ -144,7 +153,14 @@ final class PostgresSession: @unchecked Sendable {
             _ = try? run("ROLLBACK", [])
             throw error
         }
-        do { try run("COMMIT", []) } catch { throw map(error, sql: "COMMIT") }
+        // COMMIT of a transaction a failed statement aborted answers "ROLLBACK", not an error.
+        let committed: PostgresQueryResult
+        do { committed = try send("COMMIT", []) } catch { throw map(error, sql: "COMMIT") }
+        guard committed.metadata.command == "COMMIT" else {
+            throw StoreError.engine(
+                name: "PostgreSQL", code: "25P02", message: "the transaction was rolled back, not committed",
+                sql: "COMMIT")
+        }
         return result
     }
 
@@ -163,16 +179,16 @@ final class PostgresSession: @unchecked Sendable {
                 database: location.database, tls: try tls())
         }
         configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = [("application_name", "rxvault")]
+        // A second writer waits this long for the vault's write lock, then gives up (`busy`);
+        // at least 1 ms, since 0 would mean no limit.
+        configuration.options.additionalStartupParameters = [
+            ("application_name", "rxvault"), ("lock_timeout", "\(max(1, busyTimeoutMilliseconds))ms")
+        ]
         do {
             let connection = try PostgresConnection.connect(
                 on: group.next(), configuration: configuration, id: 1, logger: logger
             ).wait()
             self.connection = connection
-            // A second writer waits this long for the vault's write lock, then gives up (`busy`).
-            _ = try connection.query(
-                PostgresQuery(unsafeSQL: "SET lock_timeout = '\(busyTimeoutMilliseconds)ms'"), logger: logger
-            ).wait()
         } catch {
             dropConnection()
             throw map(error, sql: nil)
@@ -184,11 +200,16 @@ final class PostgresSession: @unchecked Sendable {
         var configuration = TLSConfiguration.makeClientConfiguration()
         switch location.sslMode {
         case .disable: return .disable
-        case .prefer, .require: configuration.certificateVerification = .none
+        case .prefer: configuration.certificateVerification = .none
+        // As libpq: `require` checks the chain when a root certificate is given, else nothing.
+        case .require:
+            configuration.certificateVerification = location.sslRootCert == nil ? .none : .noHostnameVerification
         case .verifyCA: configuration.certificateVerification = .noHostnameVerification
         case .verifyFull: configuration.certificateVerification = .fullVerification
         }
-        if location.sslMode == .verifyCA || location.sslMode == .verifyFull {
+        if location.sslMode == .verifyCA || location.sslMode == .verifyFull
+            || (location.sslMode == .require && location.sslRootCert != nil)
+        {
             guard let root = location.sslRootCert else {
                 throw .badLocation("sslmode \(location.sslMode.rawValue) needs sslrootcert (or PGSSLROOTCERT)")
             }

@@ -41,11 +41,14 @@ public enum VaultLocation {
     }
 
     /// How messages name the vault: a file as given; a database by its URL with every part
-    /// filled in (never a password). A URL that cannot be read is shown as given (a password in
-    /// it is refused before anything is done).
+    /// filled in (never a password). A URL that cannot be read is never shown as given (a
+    /// password typed into it could be anywhere in it): only its scheme.
     public static func display(_ location: String) -> String {
-        guard isDatabase(location), let engine = try? engine(for: location) else { return location }
-        return (try? engine.display(location)) ?? location
+        guard let scheme = scheme(of: location) else { return location }
+        guard let engine = try? engine(for: location), let shown = try? engine.display(location) else {
+            return "a \(scheme):// URL that cannot be read"
+        }
+        return shown
     }
 
     /// Checks a location before any other work (an unknown scheme, a URL with a password, a bad
@@ -68,8 +71,8 @@ public enum VaultLocation {
     }
 
     /// Creates a store at `location` (never replacing one), with `fill` run on it before it is
-    /// in place (a copy's rows): a database's tables in one transaction, a file built beside its
-    /// path and linked in (removed again if `fill` fails).
+    /// in place (a copy's rows): a database's tables in one transaction, a file built and filled
+    /// beside its path, then linked in.
     static func createStore(
         at location: String, header: VaultHeaderRecord, auditHeadMAC: [UInt8], state: VaultStateRecord?,
         keyRing: KeyRingRecord?, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds,
@@ -82,14 +85,6 @@ public enum VaultLocation {
             return
         }
         try SQLiteRecordStore.create(
-            at: location, header: header, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing)
-        guard let fill else { return }
-        do {
-            let store = try SQLiteRecordStore(openingAt: location)
-            try store.write { try fill(store) }
-        } catch {
-            unlink(location)
-            throw error
-        }
+            at: location, header: header, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing, fill: fill)
     }
 }

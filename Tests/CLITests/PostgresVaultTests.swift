@@ -140,6 +140,15 @@ import Testing
         let refused = try cli.run(["init", "--vault", withPassword])
         #expect(refused.status == 64 && refused.stderr.contains("PGPASSWORD"), "\(refused)")
         #expect(!refused.stderr.contains("secret"))
+        // A password with a "/" or "?" typed unescaped would cut the URL anywhere: refused, and
+        // no part of it is ever repeated.
+        for typed in [
+            "postgres://rx:pa/ss@db.example/rx", "postgres://rx:12/x@db.example/rx", "postgres://rx:p?ss@db/rx"
+        ] {
+            let cut = try cli.run(["list", "--vault", typed])
+            #expect(cut.status == 64, "\(typed): \(cut)")
+            for part in ["pa/ss", "12/x", "ss@db", "p?ss"] { #expect(!cut.stderr.contains(part), "\(typed): \(cut)") }
+        }
         // A URL is never a file path: no folder named "postgres:" appears.
         #expect(!FileManager.default.fileExists(atPath: cli.path("postgres:")))
         // No vault in an empty database: 66, and the hint.
@@ -239,5 +248,73 @@ import Testing
         let back = try server.curl("GET", "/VisionPrescription", token: token)
         #expect(back.status == 200 && back.json["total"] as? Int == 1, "\(back.status) \(back.body) \(server.stderr)")
         #expect(server.stop() == 0)
+    }
+
+    /// The tamper matrix's kinds of change, made in the database: a byte flipped in a record, an
+    /// attachment chunk or an audit entry; rows deleted; the state root, the manifest or the
+    /// audit log put back from before a later write. Each on a fresh database copied from one
+    /// vault; `check` exits 76 for every one (and 0 on the untouched copy), and the command that
+    /// reads what was changed exits 76 where the file's matrix (Tests/Reliability) asks it of the
+    /// file.
+    @Test func theTamperMatrixHoldsInTheDatabase() throws {
+        let server = try PostgresServer.shared()
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let a = try cli.add(CLIHarness.glassesArguments)
+        _ = try cli.add(CLIHarness.contactsArguments)
+        #expect(try cli.run(["attach", a, AttachmentTests.photo, "--name", "scan.png"]).status == 0)
+        let recipient = try cli.ageKeygen("shop.key")
+        #expect(try cli.run(["client", "add", "shop", "--recipient", recipient]).status == 0)
+        #expect(try cli.run(["grant", "shop", a]).status == 0)
+        // What a later write replaces, kept aside in the database by the case's first step.
+        let before =
+            "CREATE TABLE old_state AS SELECT * FROM vault_state; CREATE TABLE old_manifest AS SELECT * FROM manifest; CREATE TABLE old_audit AS SELECT * FROM audit_entry; CREATE TABLE old_head AS SELECT * FROM audit_head;"
+        let flip = { (table: String, column: String, row: String) in
+            "UPDATE \(table) SET \(column) = set_byte(\(column), length(\(column)) / 2, get_byte(\(column), length(\(column)) / 2) # 1) WHERE \(row);"
+        }
+        let cases: [(String, String, [String])] = [
+            ("untouched", "", []),
+            ("record content flipped", flip("prescription_version", "content", "version = 1"), []),
+            ("record MAC flipped", flip("prescription_version", "mac", "version = 1"), []),
+            (
+                "attachment chunk flipped", flip("attachment_chunk", "data", "seq = 0"),
+                ["extract", a, "scan.png", "--out", "-"]
+            ),
+            ("client row flipped", flip("client", "info", "true"), ["client", "list"]),
+            ("audit entry flipped", flip("audit_entry", "entry", "seq = 1"), ["log"]),
+            ("grant row deleted", "DELETE FROM access_grant;", ["show", a]),
+            ("audit entry deleted", "DELETE FROM audit_entry WHERE seq = 2;", ["log"]),
+            ("prescription deleted", "DELETE FROM prescription WHERE id LIKE '\(a)%';", []),
+            (
+                "state root put back", "DELETE FROM vault_state; INSERT INTO vault_state SELECT * FROM old_state;",
+                ["show", a]
+            ),
+            (
+                "manifest put back", "DELETE FROM manifest; INSERT INTO manifest SELECT * FROM old_manifest;",
+                ["show", a]
+            ),
+            (
+                "audit log put back",
+                "DELETE FROM audit_entry; INSERT INTO audit_entry SELECT * FROM old_audit; DELETE FROM audit_head; INSERT INTO audit_head SELECT * FROM old_head;",
+                ["log"]
+            )
+        ]
+        for (name, tamper, reader) in cases {
+            let database = try server.createDatabase()
+            var environment: [String: String?] = ["RXVAULT_PATH": database.url]
+            for (key, value) in database.environment { environment[key] = value }
+            #expect(try cli.run(["copy", cli.vaultPath, database.url], environment: environment).status == 0)
+            _ = try server.psql(before, database: database.database)
+            // A later write, so that what was kept aside is older than the vault now.
+            #expect(try cli.run(["revoke", "shop", a], environment: environment).status == 0)
+            #expect(try cli.run(["grant", "shop", a], environment: environment).status == 0)
+            if !tamper.isEmpty { _ = try server.psql(tamper, database: database.database) }
+            let check = try cli.run(["check", "--read-data"], environment: environment)
+            #expect(check.status == (tamper.isEmpty ? 0 : 76), "\(name): \(check)")
+            if !reader.isEmpty {
+                let read = try cli.run(reader, environment: environment)
+                #expect(read.status == 76, "\(name): \(reader.joined(separator: " ")): \(read)")
+            }
+        }
     }
 }

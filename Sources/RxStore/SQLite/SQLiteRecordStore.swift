@@ -50,9 +50,13 @@ public final class SQLiteRecordStore: RecordStore {
     /// file: the database is built in a temporary file (mode 0600) beside `path` and linked into
     /// place with link(2), which fails if `path` exists, so two `init`s cannot both win and a
     /// failed `init` leaves nothing behind.
+    ///
+    /// `fill` (a copy's rows: `StoreCopy`) runs on the new store in one write transaction before
+    /// the file is linked into place, so a copy interrupted half-way leaves no vault behind.
     public static func create(
         at path: String, header: VaultHeaderRecord, auditHeadMAC: [UInt8],
-        state: VaultStateRecord? = nil, keyRing: KeyRingRecord? = nil
+        state: VaultStateRecord? = nil, keyRing: KeyRingRecord? = nil,
+        fill: ((any RecordStore) throws -> Void)? = nil
     ) throws(StoreError) {
         guard access(path, F_OK) != 0 else { throw StoreError.cannotWrite("\(path) already exists") }
         let temporary = path + ".tmp-" + String(UInt32.random(in: .min ... .max), radix: 16)
@@ -104,6 +108,11 @@ public final class SQLiteRecordStore: RecordStore {
                     .run([.integer(Int64(keyRing.writeCounter)), .blob(keyRing.content), .blob(keyRing.mac)])
                 }
                 try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
+            }
+            if let fill {
+                let store = try SQLiteRecordStore(openingAt: temporary)
+                try store.write { try fill(store) }
+                store.database.checkpointAndTruncateWAL()
             }
             database.checkpointAndTruncateWAL()
         } catch let error as StoreError {
