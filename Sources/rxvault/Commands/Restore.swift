@@ -76,13 +76,7 @@ extension RxVaultCommand {
                     try ParentDirectory.create(for: target)
                     Scratch.sweep(in: directory, prefix: prefix)
                 }
-                let verification = try Self.verifyVault(at: temporary, of: file, key: key)
-                guard verification.report.isClean else {
-                    let first = verification.report.stages.flatMap(\.errors).first ?? "?"
-                    throw CLIError(
-                        .integrity, "the backup does not verify (\(first)); nothing was restored",
-                        hint: "'rxvault backup verify \(file)' (with the same key options) lists every finding")
-                }
+                let verification = try Self.verifiedWhole(at: temporary, of: file, key: key)
                 try BackupFile.prepareForUse(path: temporary)
                 let installed: BackupFile.Installed
                 do { installed = try BackupFile.install(temporary, at: target, replacing: force) } catch VaultError
@@ -132,17 +126,23 @@ extension RxVaultCommand {
             let key = try Self.openBackup(
                 file, into: temporary, ageIdentity: ageIdentity, agePassphraseFile: agePassphraseFile,
                 recovery: recovery, options: options, purpose: .restore)
-            let verification = try Self.verifyVault(at: temporary, of: file, key: key)
+            let verification = try Self.verifiedWhole(at: temporary, of: file, key: key)
+            let copied = try VaultCopy.copy(
+                from: temporary, to: given, busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
+            try Vault.open(at: given, with: key, anchor: Environment.rollbackAnchor).acceptCurrentState()
+            Terminal.out("restored \(copied.target): \(Self.describe(verification))")
+        }
+
+        /// `verifyVault`, refusing (76, nothing restored) a backup with any finding.
+        static func verifiedWhole(at path: String, of file: String, key: VaultKey) throws -> BackupFile.Verification {
+            let verification = try verifyVault(at: path, of: file, key: key)
             guard verification.report.isClean else {
                 let first = verification.report.stages.flatMap(\.errors).first ?? "?"
                 throw CLIError(
                     .integrity, "the backup does not verify (\(first)); nothing was restored",
                     hint: "'rxvault backup verify \(file)' (with the same key options) lists every finding")
             }
-            let copied = try VaultCopy.copy(
-                from: temporary, to: given, busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
-            try Vault.open(at: given, with: key, anchor: Environment.rollbackAnchor).acceptCurrentState()
-            Terminal.out("restored \(copied.target): \(Self.describe(verification))")
+            return verification
         }
 
         /// What a backup is opened for: says what progress shows and what a failure left undone.
