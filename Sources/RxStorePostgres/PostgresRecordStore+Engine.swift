@@ -1,11 +1,5 @@
 import RxStore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// `StoreEngine` for a vault in PostgreSQL: its transactions and locks, its structural check,
 /// and snapshots to a vault file (backups, `rxvault copy`).
 extension PostgresRecordStore {

@@ -139,9 +139,8 @@ public final class PostgresRecordStore: RecordStore {
         } ?? 0
     }
 
-    /// How many rows the statement changed, from its command tag ("DELETE 1").
+    /// Whether the statement (a DELETE) changed any row: it returns one row per row changed.
     func changed(_ sql: String, _ values: [BoundValue]) throws(StoreError) -> Bool {
-        let tagRows = try session.query(sql + " RETURNING 1", values)
-        return !tagRows.isEmpty
+        try !session.query(sql + " RETURNING 1", values).isEmpty
     }
 }

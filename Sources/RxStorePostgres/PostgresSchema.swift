@@ -164,12 +164,4 @@ enum PostgresSchema {
         )
         """
     ]
-
-    /// The vault's tables, for `init`'s check that the database holds nothing else and for the
-    /// serving role's grants (docs/deploy.md).
-    static let tableNames = [
-        "rxvault_schema", "vault_header", "prescription", "prescription_version", "attachment", "attachment_chunk",
-        "client", "access_grant", "audit_entry", "search_index", "audit_head", "vault_state", "manifest", "person",
-        "person_buckets", "key_slot", "key_ring"
-    ]
 }

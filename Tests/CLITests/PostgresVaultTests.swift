@@ -317,4 +317,21 @@ import Testing
             }
         }
     }
+
+    /// The password from ~/.pgpass (and PGPASSFILE), as libpq reads it: used when only its owner
+    /// can read it, ignored (so the login fails, 69) when others can.
+    @Test func thePasswordComesFromThePasswordFileWhenItIsPrivate() throws {
+        let (cli, database) = try Self.databaseVault()
+        let line = "127.0.0.1:\(database.port):\(database.database):\(database.user):\(database.password)\n"
+        let file = try cli.write("# host:port:db:user:password\n" + line, to: ".pgpass")
+        let fromHome = try cli.run(["list"], environment: ["PGPASSWORD": nil])
+        #expect(fromHome.status == 0, "\(fromHome)")
+        let elsewhere = try cli.write(line, to: "other-pgpass")
+        let named = try cli.run(["list"], environment: ["PGPASSWORD": nil, "PGPASSFILE": elsewhere])
+        #expect(named.status == 0, "\(named)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        let readable = try cli.run(["list"], environment: ["PGPASSWORD": nil])
+        #expect(readable.status == 69, "\(readable)")
+        #expect(!readable.stderr.contains(database.password))
+    }
 }
