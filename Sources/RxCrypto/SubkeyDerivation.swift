@@ -32,6 +32,10 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
     case grantReference = 10
     /// Seals the manifest buckets (format 3): they list each prescription's grants and clients.
     case manifestSealing = 11
+    /// Seals the API's challenge ids and bearer tokens (`rxvault serve`): every server of one
+    /// vault derives the same key, so a client may ask one instance for a challenge, answer it at
+    /// another and read through a third. Never stored.
+    case apiSessions = 12
 
     /// Derives this sub-key from `root` (32 bytes).
     public func derive(from root: SecretBytes) throws(CryptoError) -> SecretBytes {

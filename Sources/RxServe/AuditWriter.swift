@@ -13,9 +13,12 @@ actor AuditWriter {
     private var vault: Vault?
     /// Which file the connection is to (`VaultGateway.ReadBatch.generation`).
     private var generation = 0
+    /// `ServeSettings.ownerWrites`: false appends the reads for the owner to countersign.
+    private let ownerWrites: Bool
 
-    init(vault: sending Vault) {
+    init(vault: sending Vault, ownerWrites: Bool = true) {
         self.vault = vault
+        self.ownerWrites = ownerWrites
     }
 
     enum Outcome: Sendable {
@@ -28,6 +31,9 @@ actor AuditWriter {
     /// still the one at the path.
     func write(_ batch: VaultGateway.ReadBatch) throws(VaultError) -> Outcome {
         guard let vault, batch.generation == generation, !vault.fileWasReplaced else { return .fileReplaced }
+        if !ownerWrites {
+            return .written(try vault.appendServedReads(batch.events, clientKeys: batch.clientKeys))
+        }
         guard let write = try vault.logServedReads(batch.events) else { return .fileReplaced }
         if vault.fileWasReplaced {
             // The log under the path is now the new file's: nothing of the old file may stay in it.

@@ -22,10 +22,11 @@ struct ServeAPI: Sendable {
     /// of their own (`AuditWriter`).
     init(vault: sending Vault, settings: ServeSettings, logger: Logger) throws(VaultError) {
         writer = AuditWriter(
-            vault: try vault.anotherConnection(busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds))
+            vault: try vault.anotherConnection(busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds),
+            ownerWrites: settings.ownerWrites)
+        authenticator = ClientAuthenticator(settings: settings, sessionKey: try vault.apiSessionKey())
         gateway = VaultGateway(
             vault: vault, writer: writer, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds, logger: logger)
-        authenticator = ClientAuthenticator(settings: settings)
         self.settings = settings
     }
 
@@ -123,7 +124,7 @@ struct RouteSupport: Sendable {
     ) async {
         guard !prescriptions.isEmpty else { return }
         await gateway.logRead(
-            client: client.clientID, prescriptions: prescriptions, attachments: attachments, detail: detail)
+            client: client.access.client, prescriptions: prescriptions, attachments: attachments, detail: detail)
     }
 
     /// A searchset or history Bundle.

@@ -39,6 +39,11 @@ public struct ServeSettings: Sendable {
     public var busyTimeoutMilliseconds: Int32 = 30_000
     /// Served reads are written to the owner's audit log at least this often.
     public var auditFlushSeconds: UInt64 = 1
+    /// Whether the server logs reads and access requests with owner writes (MAC'd entries, a new
+    /// state root: a file's server) or appends them as client-form entries for the owner's next
+    /// write to countersign (false: a database, where each instance may run under a role that
+    /// can only read and append; docs/deploy.md). The CLI chooses by where the vault is.
+    public var ownerWrites = true
     /// Largest page of a search.
     /// Called once for each access request a client makes (`serve --on-request CMD`), with the
     /// request's id and the client's name as the owner registered it: never the request's text,

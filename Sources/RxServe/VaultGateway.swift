@@ -133,7 +133,7 @@ actor VaultGateway {
                     FHIR.visionPrescriptionResource(try currentRecord(id, in: vault), for: .api)))
             cache.keep(rendered: rendered, of: id)
         }
-        logRead(client: clientID, prescriptions: [id], detail: "api read VisionPrescription")
+        logRead(client: view.access.client, prescriptions: [id], detail: "api read VisionPrescription")
         return .found(rendered)
     }
 
@@ -195,12 +195,13 @@ actor VaultGateway {
 
     // MARK: - Access requests
 
-    func requestAccess(clientID: ClientID, reason: String, patient: String?, kinds: [PrescriptionKind]) async throws
-        -> AccessRequest
-    {
+    func requestAccess(
+        clientID: ClientID, reason: String, patient: String?, kinds: [PrescriptionKind], ownerWrite: Bool
+    ) async throws -> AccessRequest {
         let vault = try await live()
         guard let client = try vault.client(id: clientID) else { throw VaultError.clientNotFound(clientID.short) }
-        return try vault.requestAccess(for: client, reason: reason, patient: patient, kinds: kinds)
+        return try vault.requestAccess(
+            for: client, reason: reason, patient: patient, kinds: kinds, ownerWrite: ownerWrite)
     }
 
     func accessRequest(_ id: String, clientID: ClientID) async throws -> AccessRequest? {
@@ -224,9 +225,16 @@ actor VaultGateway {
     private var pendingIndex: [ReadKey: Int] = [:]
     /// Entries a failed write left, to go first in the next one.
     private var unwritten: [AuditEvent] = []
+    /// The public key of each client whose reads were served, as it was served: an append
+    /// (`ServeSettings.ownerWrites` false) authenticates a read for its client with it, even
+    /// once the client is removed.
+    private var clientKeys: [ClientID: [UInt8]] = [:]
 
-    func logRead(client: ClientID, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String) {
-        let key = ReadKey(client: client, detail: detail, prescriptions: prescriptions, attachments: attachments)
+    func logRead(
+        client: ClientSummary, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String
+    ) {
+        clientKeys[client.id] = client.recipient.publicKey
+        let key = ReadKey(client: client.id, detail: detail, prescriptions: prescriptions, attachments: attachments)
         if let index = pendingIndex[key] {
             pendingReads[index].count += 1
         } else {
@@ -280,6 +288,7 @@ actor VaultGateway {
     struct ReadBatch: Sendable {
         let events: [AuditEvent]
         let generation: Int
+        let clientKeys: [ClientID: [UInt8]]
     }
 
     func takeReads() -> ReadBatch {
@@ -288,7 +297,7 @@ actor VaultGateway {
         // The caller writes them now, then calls `carry` or `requeue`: until then a new stamp is
         // waited on, not acted on (`refresh`).
         if !events.isEmpty { auditWritesUnderWay += 1 }
-        return ReadBatch(events: events, generation: generation)
+        return ReadBatch(events: events, generation: generation, clientKeys: clientKeys)
     }
 
     /// A write that failed or did not reach the live file: its entries go first next time (a

@@ -120,6 +120,15 @@ enum AuditLog {
             vaultID: vaultID, clientPublicKey: identity.recipient.publicKey,
             auditPublicKey: auditPublicKey, secretKey: identity.secretKey,
             peerPublicKey: auditPublicKey)
+        try appendClientEntry(event, store: store, vaultID: vaultID, auditPublicKey: auditPublicKey, key: key)
+    }
+
+    /// Appends `event` in the client form, authenticated with `key` (the client's key, computed
+    /// by the client from its identity or by the owner's server from the audit secret) to the
+    /// entry's place in the chain. It waits for the owner's countersignature.
+    static func appendClientEntry(
+        _ event: AuditEvent, store: any RecordStore, vaultID: [UInt8], auditPublicKey: [UInt8], key: SecretBytes
+    ) throws {
         let json = try encode(event)
         try append(store: store, auditPublicKey: auditPublicKey, macKey: nil) { sequence, previous in
             .client(
@@ -176,21 +185,29 @@ enum AuditLog {
     /// end. An entry it refuses stays unsigned, for `check` and `log` to report, and does not stop
     /// the genuine entries after it from being countersigned. A break in the chain stops it: the
     /// entries from there on are left for `check` to report, never blessed.
+    /// Returns how many entries it countersigned, and how many without a MAC it refused.
+    @discardableResult
     static func countersign(
         store: any RecordStore, macKey: SecretBytes,
         isAuthentic: (AuditEntryRecord) throws -> Bool
-    ) throws {
+    ) throws -> (countersigned: Int, refused: Int) {
         let head = try store.auditHead()
         let start = head.map { AuditChain.Link($0.sequence, $0.hash) } ?? AuditChain.origin
         var last: AuditEntryRecord?
+        var counts = (countersigned: 0, refused: 0)
         try AuditChain.forward(try store.auditEntries(after: start.sequence), after: start) { entry, _, findings in
             guard findings.isEmpty else { return false }
             // An entry after the head with a MAC was not appended by the owner's code (which moves
             // the head with it); a MAC that does not verify is reported by `check`, never redone.
-            if entry.mac == nil, try isAuthentic(entry) {
-                try store.setAuditMAC(
-                    sequence: entry.sequence, mac: try entryMAC(sequence: entry.sequence, hash: entry.hash, key: macKey)
-                )
+            if entry.mac == nil {
+                if try isAuthentic(entry) {
+                    try store.setAuditMAC(
+                        sequence: entry.sequence,
+                        mac: try entryMAC(sequence: entry.sequence, hash: entry.hash, key: macKey))
+                    counts.countersigned += 1
+                } else {
+                    counts.refused += 1
+                }
             }
             last = entry
             return true
@@ -200,6 +217,7 @@ enum AuditLog {
                 sequence: last.sequence, hash: last.hash,
                 mac: try headMAC(sequence: last.sequence, hash: last.hash, key: macKey))
         }
+        return counts
     }
 }
 

@@ -44,6 +44,9 @@ final class OwnerWrite {
     /// What the write did to patient records on its own (created one, set a birth date), for
     /// `add` and `import` to say on stderr (`Vault.patientNotes`).
     var patientNotes: [String] = []
+    /// What the write's housekeeping did before its body (`Vault.maintain`): `rxvault sweep`
+    /// reports it.
+    var upkeep = Vault.Upkeep(countersigned: 0, refused: 0, expiredGrants: 0)
     /// Set while the write upgrades a format-1 vault: client reads logged by rxvault 0.1.0 (before
     /// clients authenticated their entries) are countersigned as format 1 did.
     var trustingFormatOneReads = false

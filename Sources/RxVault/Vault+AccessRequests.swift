@@ -5,10 +5,12 @@ import RxModel
 extension Vault {
     /// Records a client's access request (the server calls this). Refuses a reason that is not
     /// plain text or too long, and a client that already has `AccessRequest.maximumPending`
-    /// requests waiting.
+    /// requests waiting. With `ownerWrite` false (`serve` on a database, whose role may only read
+    /// and append) the request is appended as a client-form entry authenticated from the owner's
+    /// side, as `appendServedReads` does, and countersigned by the owner's next write.
     public func requestAccess(
         for client: ClientSummary, reason: String, patient: String?,
-        kinds: [PrescriptionKind]
+        kinds: [PrescriptionKind], ownerWrite: Bool = true
     ) throws(VaultError) -> AccessRequest {
         if let problem = TextField.note.problem(with: reason) { throw .invalidInput("reason: \(problem)") }
         if reason.trimmingCharacters(in: .whitespaces).isEmpty || reason.count > AccessRequest.maximumReasonLength {
@@ -25,20 +27,28 @@ extension Vault {
         let record = AccessRequestRecord(
             id: Hex.encode(randomBytes(8)), reason: reason, patient: patient,
             kinds: kinds.map(\.rawValue), expires: expires)
-        return try perform { () throws -> AccessRequest in
+        func take() throws -> AccessRequest {
             let pending = try accessRequestsFromLog().filter { $0.client == client.id && $0.status == .pending }
             guard pending.count < AccessRequest.maximumPending else {
                 throw VaultError.invalidInput(
                     "too many requests waiting for the owner (\(AccessRequest.maximumPending)); wait for an answer")
             }
-            try audit(
-                AuditEvent(
-                    time: now, actor: client.id.hex, action: .accessRequested, client: client.id.hex,
-                    detail: String(decoding: try JSONEncoderSorted.encode(record), as: UTF8.self)))
+            let event = AuditEvent(
+                time: now, actor: client.id.hex, action: .accessRequested, client: client.id.hex,
+                detail: String(decoding: try JSONEncoderSorted.encode(record), as: UTF8.self))
+            if ownerWrite {
+                try audit(event)
+            } else {
+                try AuditLog.appendClientEntry(
+                    event, store: store, vaultID: header.vaultID, auditPublicKey: header.auditPublicKey,
+                    key: try clientEntryKey(publicKey: client.recipient.publicKey))
+            }
             return AccessRequest(
                 id: record.id, client: client.id, reason: reason, patient: patient, kinds: kinds,
                 requested: now, expires: expires, status: .pending, granted: [])
         }
+        if ownerWrite { return try perform(take) }
+        do { return try store.write(take) } catch { throw VaultError.wrap(error) }
     }
 
     /// Every access request with its status (newest first); `client` narrows to one client's.

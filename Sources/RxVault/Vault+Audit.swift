@@ -56,38 +56,62 @@ extension Vault {
     func auditFindings() throws -> (checked: Int, errors: [String], notes: [String]) {
         let review = try reviewAuditLog()
         var errors = review.findings.map(\.message)
+        var notes: [String] = []
         var pending = 0
         for reviewed in review.entries {
             if reviewed.event == nil {
                 errors.append(AuditFinding.doesNotDecrypt(reviewed.row.sequence).message)
             } else if let problem = reviewed.problem {
-                errors.append("audit entry \(reviewed.row.sequence) \(problem)")
+                if reviewed.servedBeforeRemoval {
+                    notes.append("audit entry \(reviewed.row.sequence) \(problem)")
+                } else {
+                    errors.append("audit entry \(reviewed.row.sequence) \(problem)")
+                }
             } else if reviewed.row.mac == nil {
                 pending += 1
             }
         }
-        let notes =
-            pending > 0
-            ? ["\(pending) entries written by clients await the owner's next write to be countersigned"] : []
+        if pending > 0 {
+            notes.insert(
+                "\(pending) entries written by clients await the owner's next write to be countersigned", at: 0)
+        }
         return (review.entries.count, errors, notes)
     }
 
+    /// What an owner write's housekeeping did: the entries appended since the owner's last write
+    /// it countersigned, those it refused (not a genuine client entry: `check` says why), and
+    /// the expired grants it revoked.
+    public struct Upkeep: Sendable, Equatable {
+        public let countersigned: Int
+        public let refused: Int
+        public let expiredGrants: Int
+    }
+
     /// Housekeeping every owner write does first, in the same transaction: countersign the
-    /// entries clients appended to the log, then revoke expired grants (re-keying).
-    func maintain() throws -> Bool {
+    /// entries clients (and, on a database, the owner's servers) appended to the log, then
+    /// revoke expired grants (re-keying).
+    func maintain() throws -> Upkeep {
         // Countersign first: the sweep appends owner entries, which move the head past them.
         let head = try store.auditHead()
+        var signed = (countersigned: 0, refused: 0)
         if let last = try store.lastAuditEntry(), last.sequence > head?.sequence ?? 0 {
             // Judged with the whole log (the grants it records) and the clients as they are now:
             // no owner write came between these entries and this one, so nothing has changed.
             let verdicts = Dictionary(
                 try reviewAuditLog().entries.map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
-            try AuditLog.countersign(store: store, macKey: auditMACKey) { entry in
+            signed = try AuditLog.countersign(store: store, macKey: auditMACKey) { entry in
                 guard let verdict = verdicts[entry.sequence], verdict.row == entry else { return false }
                 return verdict.event != nil && verdict.problem == nil
             }
         }
-        return try sweepExpiredGrants()
+        let expired = try sweepExpiredGrants()
+        return Upkeep(countersigned: signed.countersigned, refused: signed.refused, expiredGrants: expired)
+    }
+
+    /// One owner write that does nothing but its housekeeping (`rxvault sweep`): what servers
+    /// on a database and clients appended is countersigned, expired grants are revoked.
+    public func sweep() throws(VaultError) -> Upkeep {
+        try perform { try requireWrite().upkeep }
     }
 
     // MARK: - Judging entries
@@ -98,6 +122,11 @@ extension Vault {
         let row: AuditEntryRecord
         let event: AuditEvent?
         let problem: String?
+        /// The entry names a client an earlier owner entry removed, and is dated no later than
+        /// the removal: what a server writes for a read it served in the second before. Its
+        /// authenticator cannot be checked (the client's key is gone), so it is never
+        /// countersigned, but `check` notes it rather than calling it forged.
+        var servedBeforeRemoval = false
     }
 
     /// How far in the future (by the owner's clock) a client's entry may be dated: a day covers a
@@ -117,6 +146,7 @@ extension Vault {
         let now = timestamps.date(from: clock.timestamp())
         var keys: [String: SecretBytes] = [:]
         var grantedAt: Set<String> = [] // "client prescription", granted by an owner entry so far
+        var removedAt: [String: (sequence: Int, time: String)] = [:] // client -> its removal entry
         var reviewed: [ReviewedAuditEntry] = []
         let entries = try store.auditEntries()
         let findings = AuditLog.verify(entries: entries, head: head, macKey: auditMACKey) { row, previous in
@@ -126,9 +156,13 @@ extension Vault {
             }
             if row.mac != nil {
                 if AuditLog.hasOwnerMAC(row, key: auditMACKey), event.actor == AuditEvent.ownerActor,
-                    event.action == .grant, let client = event.client
+                    let client = event.client
                 {
-                    for prescription in event.prescriptions { grantedAt.insert("\(client) \(prescription)") }
+                    if event.action == .grant {
+                        for prescription in event.prescriptions { grantedAt.insert("\(client) \(prescription)") }
+                    } else if event.action == .clientRemoved {
+                        removedAt[client] = (row.sequence, event.time)
+                    }
                 }
                 reviewed.append(ReviewedAuditEntry(row: row, event: event, problem: nil))
                 return
@@ -138,6 +172,18 @@ extension Vault {
                 keys: &keys, granted: grantedAt, now: now, timestamps: timestamps)
             if problem == nil, let head, row.sequence <= head.sequence {
                 problem = "lost its MAC (the owner's head covers it)"
+            }
+            if problem != nil, clients[event.actor] == nil, let removal = removedAt[event.actor],
+                event.time <= removal.time
+            {
+                let served = Self.entryKind(event.action)
+                reviewed.append(
+                    ReviewedAuditEntry(
+                        row: row, event: event,
+                        problem:
+                            "is a \(served) by client \(event.actor.prefix(8)) dated before its removal (entry \(removal.sequence)) but written after it: its key is gone with it, so it cannot be verified or countersigned",
+                        servedBeforeRemoval: true))
+                return
             }
             reviewed.append(ReviewedAuditEntry(row: row, event: event, problem: problem))
         }
@@ -160,20 +206,23 @@ extension Vault {
         now: Date?, timestamps: ISO8601DateFormatter
     ) -> String? {
         let actor = event.actor == AuditEvent.ownerActor ? "the owner" : "client \(event.actor.prefix(8))"
-        guard event.action == .read, event.actor == event.client, event.actor != AuditEvent.ownerActor else {
+        let kind = Self.entryKind(event.action)
+        guard event.action == .read || event.action == .accessRequested, event.actor == event.client,
+            event.actor != AuditEvent.ownerActor
+        else {
             return "claims to be a \(event.action.rawValue) by \(actor) but has no owner MAC (forged)"
         }
         guard let publicKey = clients[event.actor] else {
-            return "claims to be a read by \(actor), which is not a registered client (removed, or never added)"
+            return "claims to be a \(kind) by \(actor), which is not a registered client (removed, or never added)"
         }
         guard case .client(let authenticator, let json) = plaintext else {
             // Format 1 countersigned such reads at the owner's next write, and so does the write
             // that upgrades it: a read, by a registered client, of what it was granted.
-            if currentWrite?.trustingFormatOneReads == true || header.formatVersion < 2 {
+            if event.action == .read, currentWrite?.trustingFormatOneReads == true || header.formatVersion < 2 {
                 return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps)
             }
             return
-                "claims to be a read by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
+                "claims to be a \(kind) by \(actor) but is not authenticated by any client's key (forged, or written by an rxvault from before clients authenticated their entries)"
         }
         if keys[event.actor] == nil {
             keys[event.actor] = try? ClientAuditAuthenticator.key(
@@ -187,9 +236,31 @@ extension Vault {
                 vaultID: header.vaultID, key: key)
         else {
             return
-                "claims to be a read by \(actor) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
+                "claims to be a \(kind) by \(actor) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
+        }
+        if event.action == .accessRequested {
+            return timeProblem(event, actor: actor, now: now, timestamps: timestamps)
         }
         return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps)
+    }
+
+    /// "read", "access request": what a client's entry is, in a finding.
+    static func entryKind(_ action: AuditEvent.Action) -> String {
+        action == .accessRequested ? "access request" : action == .read ? "read" : action.rawValue
+    }
+
+    /// Why a client's entry is not dated plausibly, or nil.
+    private func timeProblem(_ event: AuditEvent, actor: String, now: Date?, timestamps: ISO8601DateFormatter)
+        -> String?
+    {
+        let kind = Self.entryKind(event.action)
+        guard let time = timestamps.date(from: event.time) else {
+            return "is a \(kind) by \(actor) with a time that is not an ISO 8601 timestamp"
+        }
+        if let now, time > now.addingTimeInterval(Self.clientClockSkew) {
+            return "is a \(kind) by \(actor) dated \(event.time), in the future"
+        }
+        return nil
     }
 
     /// Why a client's read is not plausible (its time, what it names), or nil.
@@ -197,12 +268,7 @@ extension Vault {
         _ event: AuditEvent, actor: String, granted: Set<String>, now: Date?,
         timestamps: ISO8601DateFormatter
     ) -> String? {
-        guard let time = timestamps.date(from: event.time) else {
-            return "is a read by \(actor) with a time that is not an ISO 8601 timestamp"
-        }
-        if let now, time > now.addingTimeInterval(Self.clientClockSkew) {
-            return "is a read by \(actor) dated \(event.time), in the future"
-        }
+        if let problem = timeProblem(event, actor: actor, now: now, timestamps: timestamps) { return problem }
         if let ungranted = event.prescriptions.first(where: { !granted.contains("\(event.actor) \($0)") }) {
             return "is a read by \(actor) of prescription \(ungranted.prefix(8)), which was never granted to it"
         }

@@ -14,8 +14,8 @@ extension Vault {
     /// first, until it returns false: the whole review's verdict (`reviewAuditLog`) on every entry
     /// it reads, without reading the rest. Returns false, having called `body` for nothing, when
     /// this reading cannot give that verdict (a format-1 vault; an entry after the head that is
-    /// not a genuine client read of what that client holds now): the caller then reviews the
-    /// whole log.
+    /// not a genuine client entry, or a read of what that client no longer holds): the caller
+    /// then reviews the whole log.
     ///
     /// The head's sequence and hash are the state root's (MAC'd; `verifiedState` compares them),
     /// so an entry under the head is the one the owner last saw if its hash chains back from the
@@ -28,16 +28,17 @@ extension Vault {
         guard header.formatVersion >= 2, try verifiedState() != nil, let head = try store.auditHead() else {
             return false
         }
-        // 1. What clients appended since the owner's last write: reads awaiting its countersignature.
+        // 1. What clients (and servers on a database) appended since the owner's last write: reads
+        //    and access requests awaiting its countersignature.
         let pending = try store.auditEntries(after: head.sequence)
-        var pendingReads: [AuditEvent] = []
-        if actions.contains(.read) {
-            guard let reads = try genuinePendingReads(pending, head: head) else { return false }
-            pendingReads = reads
+        var pendingEvents: [AuditEvent] = []
+        if actions.contains(.read) || actions.contains(.accessRequested) {
+            guard let genuine = try genuinePendingEntries(pending, head: head) else { return false }
+            pendingEvents = genuine.filter { actions.contains($0.action) }
         } else if pending.contains(where: { $0.mac != nil }) {
             return false // the owner's code never MACs an entry without moving the head to it
         }
-        for event in pendingReads.reversed() where try !body(event) { return true }
+        for event in pendingEvents.reversed() where try !body(event) { return true }
         // 2. The entries under the head, newest first, each chained to the one after it; one
         //    without a MAC counts for nothing.
         try AuditChain.backward(from: (head.sequence, head.hash), store: store, macKey: auditMACKey) { row in
@@ -77,17 +78,18 @@ extension Vault {
     }
 
     /// The events of the entries after the head, oldest first, if every one is a genuine client
-    /// read as the whole review judges it (`clientEntryProblem`): chained on from the head,
+    /// entry as the whole review judges it (`clientEntryProblem`): chained on from the head,
     /// without a MAC, authenticated by the registered client it names at its place in the chain,
-    /// dated at most a day ahead, of prescriptions granted to that client. The whole review asks
-    /// for a grant by an earlier owner entry; here a grant the client holds now (its row's MAC
-    /// verified) stands for one: every grant row was written with an owner grant entry, before the
-    /// head, and nothing has been revoked since the head (a revoke is an owner write). Nil when
-    /// any entry is anything else (say a read of a prescription granted once and revoked before
-    /// it): then only the whole review can say which of them count.
-    func genuinePendingReads(_ pending: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])) throws
-        -> [AuditEvent]?
-    {
+    /// dated at most a day ahead, and an access request or a read of prescriptions granted to
+    /// that client. The whole review asks for a grant by an earlier owner entry; here a grant the
+    /// client holds now (its row's MAC verified) stands for one: every grant row was written with
+    /// an owner grant entry, before the head, and nothing has been revoked since the head (a
+    /// revoke is an owner write). Nil when any entry is anything else (say a read of a
+    /// prescription granted once and revoked before it): then only the whole review can say
+    /// which of them count.
+    func genuinePendingEntries(
+        _ pending: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])
+    ) throws -> [AuditEvent]? {
         guard !pending.isEmpty else { return [] }
         let clients = try registeredClientKeys()
         let summaries = Dictionary(try clientSummaries().map { ($0.id.hex, $0) }, uniquingKeysWith: { a, _ in a })
@@ -96,8 +98,8 @@ extension Vault {
         var keys: [String: SecretBytes] = [:]
         var granted: Set<String> = [] // "client prescription", held now
         var grantsRead: Set<String> = []
-        /// The entry's event if it is a genuine read, else nil.
-        func genuineRead(_ row: AuditEntryRecord, previous: [UInt8], findings: [AuditFinding]) -> AuditEvent? {
+        /// The entry's event if it is a genuine client entry, else nil.
+        func genuineEntry(_ row: AuditEntryRecord, previous: [UInt8], findings: [AuditFinding]) -> AuditEvent? {
             guard findings.isEmpty, row.mac == nil, let (plaintext, event) = try? openAuditPlaintext(row) else {
                 return nil
             }
@@ -117,7 +119,7 @@ extension Vault {
         }
         var events: [AuditEvent]? = []
         AuditChain.forward(pending, after: (head.sequence, head.hash)) { row, previous, findings in
-            guard let event = genuineRead(row, previous: previous, findings: findings) else {
+            guard let event = genuineEntry(row, previous: previous, findings: findings) else {
                 events = nil
                 return false
             }

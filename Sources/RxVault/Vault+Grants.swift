@@ -318,8 +318,8 @@ extension Vault {
     }
 
     /// Revokes grants past their expiry (re-keying their prescriptions). Runs at the start of
-    /// every owner write. Returns whether anything was swept.
-    func sweepExpiredGrants() throws -> Bool {
+    /// every owner write. Returns how many it revoked.
+    func sweepExpiredGrants() throws -> Int {
         let today = clock.today()
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
         // Verify and pick the expired grants first, then delete them, then re-key each affected
@@ -342,7 +342,7 @@ extension Vault {
         for prescription in Set(expired.map(\.0.prescriptionID)).sorted() {
             try rekey(prescriptionID: prescription, reason: "re-keyed: access expired")
         }
-        return !expired.isEmpty
+        return expired.count
     }
 
     /// "client prescription" -> time of the client's last read of it, for the keys in `wanted`,

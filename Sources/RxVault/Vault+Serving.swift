@@ -85,6 +85,51 @@ extension Vault {
         public let onlyAudit: Bool
     }
 
+    /// Appends the reads a server answered without an owner write: `serve` on a database, whose
+    /// role may do no more than read the vault and append to its log (docs/deploy.md). Each read
+    /// is a client-form entry, authenticated for its client with the key the audit secret gives
+    /// (`clientKeys`: the public key each client was served under, so that a client removed since
+    /// is still named by its own key), all in one store write: the engine's write lock keeps two
+    /// servers from forking the chain. The state root does not move; the owner's next write
+    /// countersigns them (`maintain`).
+    public func appendServedReads(_ events: [AuditEvent], clientKeys: [ClientID: [UInt8]]) throws(VaultError)
+        -> ServedReadsWrite
+    {
+        do {
+            try store.write {
+                var keys: [ClientID: SecretBytes] = [:]
+                for event in events {
+                    guard let id = event.client.flatMap(ClientID.init(hex:)), let publicKey = clientKeys[id] else {
+                        throw VaultError.internalError("a served read names no client the server knows")
+                    }
+                    if keys[id] == nil { keys[id] = try clientEntryKey(publicKey: publicKey) }
+                    try AuditLog.appendClientEntry(
+                        event, store: store, vaultID: header.vaultID, auditPublicKey: header.auditPublicKey,
+                        key: keys[id]!)
+                }
+            }
+        } catch {
+            throw VaultError.wrap(error)
+        }
+        // Nothing the server's cache was read from has changed: the stamp is the same.
+        return ServedReadsWrite(from: nil, to: nil, onlyAudit: false)
+    }
+
+    /// The key that seals the API's challenge ids and bearer tokens: the same for every server of
+    /// this vault (it comes from the root key), so instances behind one balancer accept what any
+    /// of them issued. The caller keeps it only while it serves.
+    public func apiSessionKey() throws(VaultError) -> SecretBytes {
+        do { return try Subkey.apiSessions.derive(from: rootKey) } catch { throw .internalError(error.description) }
+    }
+
+    /// The key a client's entries are authenticated with, as the owner computes it (from the
+    /// audit secret and the client's public key; the client computes the same from its identity).
+    func clientEntryKey(publicKey: [UInt8]) throws -> SecretBytes {
+        try ClientAuditAuthenticator.key(
+            vaultID: header.vaultID, clientPublicKey: publicKey, auditPublicKey: header.auditPublicKey,
+            secretKey: auditSecretKey, peerPublicKey: publicKey)
+    }
+
     /// Appends the reads a server answered, one owner-MAC'd entry each, in one write; nil when
     /// the file was renamed over while the write waited for the lock (a sync tool, a restore):
     /// then nothing is written to the old file, whose write counter would otherwise pass the new

@@ -262,7 +262,8 @@ public final class Vault {
         do {
             result = try store.write { () throws -> T in
                 try beginOwnerWrite()
-                swept = try maintain()
+                write.upkeep = try maintain()
+                swept = write.upkeep.expiredGrants > 0
                 let value = try body()
                 try finishOwnerWrite()
                 Self.pauseBeforeCommitForTests()

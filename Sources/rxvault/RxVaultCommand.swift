@@ -51,7 +51,7 @@ struct RxVaultCommand: AsyncParsableCommand {
             CommandGroup(
                 name: "Sharing with client apps",
                 subcommands: [
-                    Client.self, Grant.self, Revoke.self, Grants.self, Log.self, Requests.self, Serve.self
+                    Client.self, Grant.self, Revoke.self, Grants.self, Log.self, Requests.self, Serve.self, Sweep.self
                 ]),
             CommandGroup(
                 name: "Files and backups",

@@ -9,10 +9,14 @@ import Testing
 @Suite struct PostgresVaultTests {
     /// A harness whose vault is a new database (made by copying a fast-KDF vault file into it,
     /// which also proves `copy`), with the password in PGPASSWORD as a user's script would have it.
-    static func databaseVault() throws -> (CLIHarness, PostgresDatabaseInfo) {
+    ///
+    /// `today` nil runs on the real clock: a server on a database appends its reads dated by it,
+    /// and the owner's review refuses a client's entry dated more than a day ahead of its own
+    /// clock, which RXVAULT_TODAY would keep in the past.
+    static func databaseVault(today: String? = "2026-06-15") throws -> (CLIHarness, PostgresDatabaseInfo) {
         let server = try PostgresServer.shared()
         let database = try server.createDatabase()
-        let cli = try CLIHarness()
+        let cli = try CLIHarness(today: today)
         for (key, value) in database.environment { cli.environment[key] = value }
         try cli.initVault()
         let copied = try cli.run(["copy", cli.vaultPath, database.url])
@@ -181,7 +185,7 @@ import Testing
     /// Two `rxvault serve` on one database: a revoke made with the CLI counts at both at their
     /// next request, and the reads both served are in the one audit chain, which `check` verifies.
     @Test func twoServersOnOneDatabaseServeOneVault() throws {
-        let (cli, _) = try Self.databaseVault()
+        let (cli, _) = try Self.databaseVault(today: nil)
         let id = try cli.add(CLIHarness.glassesArguments)
         let recipient = try cli.ageKeygen("shop.key")
         #expect(try cli.run(["client", "add", "shop", "--recipient", recipient]).status == 0)
@@ -192,7 +196,10 @@ import Testing
         let b = try ServerProcess(
             cli, arguments: ["--socket", cli.path("b.sock")], environment: ["XDG_RUNTIME_DIR": runtimeB.path],
             socketName: "b.sock")
-        let tokens = [try a.token(identity: cli.path("shop.key")), try b.token(identity: cli.path("shop.key"))]
+        // One token for both: behind one balancer a client's requests go to either instance, and
+        // each accepts what the other issued (the vault's API-session key seals it).
+        let token = try a.token(identity: cli.path("shop.key"))
+        let tokens = [token, token]
         for _ in 0..<3 {
             for (server, token) in zip([a, b], tokens) {
                 let search = try server.curl("GET", "/VisionPrescription", token: token)
@@ -211,13 +218,7 @@ import Testing
         // Six searches that found the prescription, three at each server; reads in a row are
         // written as one entry "(N times)". The searches after the revoke found nothing to log.
         let served = entries.filter { ($0["action"] as? String) == "read" && ($0["client"] as? String) == "shop" }
-        let reads = served.map { entry -> Int in
-            let detail = entry["detail"] as? String ?? ""
-            guard let open = detail.range(of: "("), let times = detail[open.upperBound...].split(separator: " ").first
-            else { return 1 }
-            return Int(times) ?? 1
-        }
-        #expect(reads.reduce(0, +) == 6, "\(entries)")
+        #expect(served.map(Self.timesRead).reduce(0, +) == 6, "\(entries)")
         let sequences = entries.compactMap { $0["seq"] as? Int }
         #expect(sequences == Array(1...sequences.count), "one chain, no gap, no fork: \(sequences)")
         let check = try cli.run(["check"])
@@ -333,5 +334,100 @@ import Testing
         let readable = try cli.run(["list"], environment: ["PGPASSWORD": nil])
         #expect(readable.status == 69, "\(readable)")
         #expect(!readable.stderr.contains(database.password))
+    }
+
+    /// How many reads a log entry stands for: reads in a row are written as one, "... (N times)".
+    static func timesRead(_ entry: [String: Any]) -> Int {
+        let detail = entry["detail"] as? String ?? ""
+        guard let open = detail.range(of: "("), let times = detail[open.upperBound...].split(separator: " ").first
+        else { return 1 }
+        return Int(times) ?? 1
+    }
+
+    /// The SQL docs/deploy.md gives for `serve`'s role, as written there.
+    static func serveRoleSQL() throws -> String {
+        let page = try String(
+            contentsOf: Repository.root.appendingPathComponent("docs/deploy.md"), encoding: .utf8)
+        let blocks = page.components(separatedBy: "```sql\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        return try #require(blocks.first { $0.contains("CREATE ROLE rx_serve") }, "docs/deploy.md lost the serve role")
+    }
+
+    /// `serve` under the role docs/deploy.md sets up for it, with that page's SQL run as written:
+    /// a client reads what it was granted and asks for more; every read and the request land in
+    /// the one chain as appended entries while the state root stays where the owner left it;
+    /// `check` passes and counts them as waiting, `requests` shows the request, and `sweep`
+    /// countersigns them all. The role itself is refused every other write by PostgreSQL.
+    @Test func serveRunsUnderARoleThatMayOnlyReadAndAppend() throws {
+        let server = try PostgresServer.shared()
+        let (cli, database) = try Self.databaseVault(today: nil)
+        let id = try cli.add(CLIHarness.glassesArguments)
+        _ = try cli.add(CLIHarness.contactsArguments)
+        let recipient = try cli.ageKeygen("shop.key")
+        #expect(try cli.run(["client", "add", "shop", "--recipient", recipient]).status == 0)
+        #expect(try cli.run(["grant", "shop", id]).status == 0)
+        // Roles belong to the cluster, which the tests share: this one's name is its own.
+        let role = "rx_serve_\(database.database.suffix(8))"
+        let password = "serve \(UUID().uuidString)"
+        let sql = try Self.serveRoleSQL().replacingOccurrences(of: "rx_serve", with: role)
+            .replacingOccurrences(of: "another long random password", with: password)
+        _ = try server.psql(sql, database: database.database)
+        let counter = "SELECT write_counter FROM vault_state"
+        let before = try server.psql(counter, database: database.database)
+
+        let served = try ServerProcess(
+            cli,
+            environment: [
+                "RXVAULT_PATH": "postgres://\(role)@\(database.host):\(database.port)/\(database.database)",
+                "PGPASSWORD": password
+            ])
+        let token = try served.token(identity: cli.path("shop.key"))
+        for _ in 0..<3 {
+            let search = try served.curl("GET", "/VisionPrescription", token: token)
+            #expect(search.status == 200 && search.json["total"] as? Int == 1, "\(search.body) \(served.stderr)")
+        }
+        let asked = try served.curl(
+            "POST", "/access-requests", token: token, body: #"{"reason": "ordering contact lenses"}"#)
+        #expect(asked.status == 202, "\(asked.body) \(served.stderr)")
+        #expect(served.stop() == 0, "\(served.stderr)")
+        #expect(!served.stderr.contains("permission denied"), "\(served.stderr)")
+
+        // Appended, not written by the owner: the state root has not moved.
+        #expect(try server.psql(counter, database: database.database) == before)
+        let waiting = try cli.run(["check"])
+        #expect(
+            waiting.status == 0 && (waiting.stdout + waiting.stderr).contains("await the owner's next write"),
+            "\(waiting)")
+        let requests = try cli.run(["requests"])
+        #expect(requests.status == 0 && requests.stdout.contains("ordering contact lenses"), "\(requests)")
+        let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)
+        let entries = try #require(log["entries"] as? [[String: Any]])
+        // The three searches (reads in a row are one entry "(N times)") and the request, each verified.
+        let shop = entries.filter { ($0["actor"] as? String) == "shop" }
+        let reads = shop.filter { ($0["action"] as? String) == "read" }
+        #expect(reads.map(Self.timesRead).reduce(0, +) == 3, "\(entries)")
+        #expect(shop.filter { ($0["action"] as? String) == "access-requested" }.count == 1, "\(entries)")
+        #expect(
+            shop.allSatisfy { $0["verified"] as? Bool == true && $0["countersigned"] as? Bool == false }, "\(entries)")
+
+        // PostgreSQL refuses the role anything but reading and appending.
+        for write in [
+            "UPDATE vault_state SET write_counter = write_counter + 1",
+            "DELETE FROM audit_entry",
+            "UPDATE audit_entry SET mac = NULL",
+            "DELETE FROM access_grant",
+            "INSERT INTO prescription (id) VALUES (repeat('a', 32))"
+        ] {
+            #expect(throws: PostgresServerError.self, "\(write)") {
+                try server.psql("SET ROLE \(role); \(write)", database: database.database)
+            }
+        }
+
+        let swept = try cli.run(["sweep", "--format", "json"])
+        #expect(swept.status == 0, "\(swept)")
+        #expect(try cli.json(swept.stdout)["countersigned"] as? Int == shop.count, "\(swept)")
+        #expect(try server.psql(counter, database: database.database) != before)
+        let clean = try cli.run(["check"])
+        #expect(clean.status == 0 && !(clean.stdout + clean.stderr).contains("await"), "\(clean)")
+        #expect(try cli.run(["check", "--read-data"]).status == 0)
     }
 }

@@ -92,7 +92,8 @@ import Testing
         try vault.addClient("shop")
         let identity = try vault.identity("shop")
         let shop = try vault.client("shop").id
-        let authenticator = ClientAuthenticator(settings: ServeSettings(address: .unixSocket(path: "/unused")))
+        let authenticator = ClientAuthenticator(
+            settings: ServeSettings(address: .unixSocket(path: "/unused")), sessionKey: SecretBytes(randomCount: 32))
         let lookup: @Sendable (AgeRecipient) async throws -> ClientID? = { _ in shop }
         // The stranger moves between addresses of one IPv6 /64: one source.
         let stranger = [
@@ -156,4 +157,63 @@ import Testing
         #expect(RequestSource(try SocketAddress(unixDomainSocketPath: "/tmp/x")).description == "local")
         #expect(RequestSource(nil).description == "local")
     }
+
+    /// Several servers of one vault (behind one balancer: docs/deploy.md) accept what any of them
+    /// issued: a challenge asked of one is answered at another, and its token read with at a
+    /// third. A server of another vault refuses both, and every server refuses a token altered by
+    /// one character, one past its expiry, and a challenge answered twice at the same server.
+    @Test func everyServerOfTheVaultAcceptsWhatAnyOfThemIssued() async throws {
+        let vault = try ServedVault()
+        try vault.addClient("shop")
+        let identity = try vault.identity("shop")
+        let shop = try vault.client("shop").id
+        let key = SecretBytes(randomCount: 32)
+        let clock = MovableClock()
+        var settings = ServeSettings(address: .unixSocket(path: "/unused"))
+        settings.now = { clock.now }
+        let (a, b, c) = (
+            ClientAuthenticator(settings: settings, sessionKey: key),
+            ClientAuthenticator(settings: settings, sessionKey: key),
+            ClientAuthenticator(settings: settings, sessionKey: key)
+        )
+        let other = ClientAuthenticator(settings: settings, sessionKey: SecretBytes(randomCount: 32))
+        let lookup: @Sendable (AgeRecipient) async throws -> ClientID? = { _ in shop }
+        let source = RequestSource(try SocketAddress(ipAddress: "198.51.100.8", port: 5000))
+        func challenge(_ server: ClientAuthenticator) async throws -> (String, String) {
+            let (id, armored, _) = try await server.challenge(
+                recipient: "\(identity.recipient)", from: source, lookup: lookup)
+            let secret = try AgeFile.decrypt(Array(armored.utf8), with: .identities([identity]))
+            return (id, String(decoding: secret, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let (id, secret) = try await challenge(a)
+        await #expect(throws: ClientAuthenticator.Refusal.self) {
+            _ = try await other.token(challenge: id, response: secret, from: source)
+        }
+        let (token, client, _) = try await b.token(challenge: id, response: secret, from: source)
+        #expect(client == shop && c.client(bearer: token) == shop && a.client(bearer: token) == shop)
+        #expect(other.client(bearer: token) == nil)
+        // Answered once at b: not again there.
+        await #expect(throws: ClientAuthenticator.Refusal.self) {
+            _ = try await b.token(challenge: id, response: secret, from: source)
+        }
+        var altered = Array(token)
+        altered[10] = altered[10] == "A" ? "B" : "A"
+        #expect(a.client(bearer: String(altered)) == nil)
+        #expect(a.client(bearer: "rxv_") == nil && a.client(bearer: String(repeating: "A", count: 5000)) == nil)
+        // A challenge id is not a token, nor a token a challenge id.
+        #expect(a.client(bearer: "rxv_" + id) == nil)
+        await #expect(throws: ClientAuthenticator.Refusal.self) {
+            _ = try await c.token(challenge: String(token.dropFirst(4)), response: secret, from: source)
+        }
+        clock.advance(by: 15 * 60 + 1)
+        #expect(c.client(bearer: token) == nil, "expired")
+    }
+}
+
+/// A clock a test moves on.
+final class MovableClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var time = Date()
+    var now: Date { lock.withLock { time } }
+    func advance(by seconds: TimeInterval) { lock.withLock { time.addTimeInterval(seconds) } }
 }

@@ -40,7 +40,8 @@ struct AccessRequestRoutes {
         let clientID = view.clientID
         do {
             let made = try await support.gateway.requestAccess(
-                clientID: clientID, reason: reason, patient: patient, kinds: kinds)
+                clientID: clientID, reason: reason, patient: patient, kinds: kinds,
+                ownerWrite: support.settings.ownerWrites)
             context.logger.info(
                 "access requested", metadata: ["client": .string(clientID.short), "request": .string(made.id)])
             support.settings.onAccessRequest?(made.id, view.access.client.name)

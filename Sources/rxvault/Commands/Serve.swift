@@ -82,6 +82,9 @@ extension RxVaultCommand {
             if let idle = try Environment.serveIdleTimeoutSeconds() { settings.idleTimeoutSeconds = idle }
             settings.busyTimeoutMilliseconds = try Environment.busyTimeoutMilliseconds()
             settings.tlsKey = tlsKey
+            // On a database several instances may share the vault, each under a role that can
+            // only read and append (docs/deploy.md): no owner writes there.
+            settings.ownerWrites = !VaultLocation.isDatabase(options.vaultPath)
             if let onRequest, !onRequest.trimmingCharacters(in: .whitespaces).isEmpty {
                 let notifier = RequestNotifier(command: onRequest)
                 settings.onAccessRequest = { id, client in notifier.notify(requestID: id, clientName: client) }

@@ -1,0 +1,96 @@
+import Foundation
+import RxCrypto
+import RxVault
+
+/// Challenge ids and bearer tokens that every server of one vault can open, so that instances
+/// behind one balancer (docs/deploy.md) accept what any of them issued: a client may ask one for
+/// a challenge, answer it at another and read through a third. Each is sealed with
+/// XChaCha20-Poly1305 under the vault's API-session key (`Vault.apiSessionKey`, from the root
+/// key, never stored), with associated data that says which of the two it is, so neither can be
+/// forged, altered or passed off as the other, and neither tells anyone but a server what is in
+/// it: a challenge id does not say whether the recipient asked about is a client.
+struct SealedSessions: Sendable {
+    let key: SecretBytes
+
+    /// What a challenge id holds: the client the recipient is (nil: none; nothing redeems it),
+    /// when the challenge expires, and the SHA-256 of the secret sent to the recipient.
+    struct Challenge {
+        let clientID: ClientID?
+        let expires: Date
+        let secretHash: [UInt8]
+    }
+
+    /// What a bearer token holds.
+    struct Token {
+        let clientID: ClientID
+        let expires: Date
+    }
+
+    private static let challengeData = Array("rxvault/v1 api-challenge".utf8)
+    private static let tokenData = Array("rxvault/v1 api-token".utf8)
+    static let tokenPrefix = "rxv_"
+
+    /// id = base64url(seal(client id or 16 zero bytes ‖ u64be expiry (Unix seconds) ‖ SHA-256(secret))).
+    func challengeID(clientID: ClientID?, expires: Date, secret: String) throws -> String {
+        let client = clientID.map { Self.bytes($0) } ?? [UInt8](repeating: 0, count: 16)
+        let plain = client + Self.seconds(expires) + SHA256.hash(Array(secret.utf8))
+        return Self.base64URL(try AEAD.seal(plain, key: key, associatedData: Self.challengeData))
+    }
+
+    /// The challenge `id` names, or nil when it is not one this vault's servers sealed.
+    func challenge(_ id: String) -> Challenge? {
+        guard let box = Self.unbase64URL(id),
+            let plain = try? AEAD.open(box, key: key, associatedData: Self.challengeData), plain.count == 56
+        else { return nil }
+        let bytes = plain.withUnsafeBytes { Array($0) }
+        let client = bytes[0..<16]
+        return Challenge(
+            clientID: client.allSatisfy { $0 == 0 } ? nil : ClientID(bytes: client),
+            expires: Self.date(bytes[16..<24]), secretHash: Array(bytes[24..<56]))
+    }
+
+    /// "rxv_" + base64url(seal(client id ‖ u64be expiry (Unix seconds))).
+    func token(clientID: ClientID, expires: Date) throws -> String {
+        Self.tokenPrefix
+            + Self.base64URL(
+                try AEAD.seal(Self.bytes(clientID) + Self.seconds(expires), key: key, associatedData: Self.tokenData))
+    }
+
+    /// The client and expiry `token` holds, or nil when it is not one this vault's servers sealed.
+    func token(_ token: String) -> Token? {
+        guard token.hasPrefix(Self.tokenPrefix), let box = Self.unbase64URL(String(token.dropFirst(4))),
+            let plain = try? AEAD.open(box, key: key, associatedData: Self.tokenData), plain.count == 24
+        else { return nil }
+        let bytes = plain.withUnsafeBytes { Array($0) }
+        guard let client = ClientID(bytes: bytes[0..<16]) else { return nil }
+        return Token(clientID: client, expires: Self.date(bytes[16..<24]))
+    }
+
+    private static func bytes(_ id: ClientID) -> [UInt8] {
+        let hex = Array(id.hex.utf8)
+        func nibble(_ c: UInt8) -> UInt8 { c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : c - UInt8(ascii: "a") + 10 }
+        return stride(from: 0, to: hex.count, by: 2).map { nibble(hex[$0]) << 4 | nibble(hex[$0 + 1]) }
+    }
+
+    private static func seconds(_ date: Date) -> [UInt8] {
+        let value = UInt64(max(0, date.timeIntervalSince1970.rounded(.up)))
+        return (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+
+    private static func date(_ bytes: ArraySlice<UInt8>) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Bounded: nothing a server sealed is longer, and a request's header may be 16 KiB.
+    static func unbase64URL(_ text: String) -> [UInt8]? {
+        guard text.utf8.count <= 256 else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        return Data(base64Encoded: base64).map { Array($0) }
+    }
+}
