@@ -104,6 +104,16 @@ def wrk(port, script, seconds):
             "non2xx": int(errors.group(1)) if errors else 0, "socket": socket_errors.group(1) if socket_errors else "", "raw": out}
 
 
+def reads_script(script, paths, token):
+    """A wrk script: each request GETs a random one of `paths` with the bearer token."""
+    with open(script, "w") as f:
+        f.write("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}\n")
+        f.write(f'local headers = {{["Authorization"] = "Bearer {token}", ["Accept"] = "application/fhir+json"}}\n')
+        f.write("local counter = 0\nfunction setup(thread) counter = counter + 1; thread:set('seed', counter) end\n")
+        f.write("function init(args) math.randomseed(seed * 7919 + os.time()) end\n")
+        f.write('function request() return wrk.format("GET", paths[math.random(#paths)], headers) end\n')
+
+
 def main():
     for tool in ("wrk", "nginx", "age"):
         if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}"):
@@ -193,12 +203,7 @@ http {{
             sys.exit("api-read: the bare Hummingbird server did not start: " + bare.stderr.read().decode())
 
         script = os.path.join(WORK, "reads.lua")
-        with open(script, "w") as f:
-            f.write("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}\n")
-            f.write(f'local headers = {{["Authorization"] = "Bearer {token}", ["Accept"] = "application/fhir+json"}}\n')
-            f.write("local counter = 0\nfunction setup(thread) counter = counter + 1; thread:set('seed', counter) end\n")
-            f.write("function init(args) math.randomseed(seed * 7919 + os.time()) end\n")
-            f.write('function request() return wrk.format("GET", paths[math.random(#paths)], headers) end\n')
+        reads_script(script, paths, token)
 
         print(f"load: wrk, 2 threads, {CONNECTIONS} connections, {SECONDS} s a run, GET /VisionPrescription/<one of {GRANTED} granted ids> "
               f"with the bearer token; bodies {min(body_sizes)}-{max(body_sizes)} bytes")
