@@ -82,15 +82,18 @@ class Cluster:
             sys.exit(f"postgres: psql failed: {done.stderr.strip()}")
 
     def pids(self):
-        uid = pwd.getpwnam("postgres").pw_uid if self.as_postgres else os.getuid()
-        found = []
-        for status in glob.glob("/proc/[0-9]*/status"):
+        """This cluster's postmaster and its children (backends, writer, WAL): not another
+        cluster's, such as the one Debian starts when it installs postgresql."""
+        try:
+            postmaster = int(open(os.path.join(self.data, "postmaster.pid")).readline())
+        except (OSError, ValueError):
+            return []
+        found = [postmaster]
+        for stat in glob.glob("/proc/[0-9]*/stat"):
             try:
-                text = open(status).read()
-                uids = next(line for line in text.splitlines() if line.startswith("Uid:")).split()
-                if int(uids[1]) == uid and "postgres" in open(status.replace("status", "comm")).read():
-                    found.append(int(status.split("/")[2]))
-            except (OSError, StopIteration):
+                if int(open(stat).read().rsplit(")", 1)[1].split()[1]) == postmaster:
+                    found.append(int(stat.split("/")[2]))
+            except (OSError, ValueError, IndexError):
                 continue
         return found
 
@@ -151,10 +154,11 @@ def main():
             f.write(("," if i else "") + json.dumps(item))
         f.write("]}")
 
-    cluster = Cluster()
+    cluster = None
     processes = []
     nginx = None
     try:
+        cluster = Cluster()
         sides = {"file": dict(base, RXVAULT_PATH=os.path.join(WORK, "vault.rxv")),
                  "postgres": dict(base, RXVAULT_PATH=cluster.url, PGPASSWORD=cluster.password)}
         say(f"{N} prescriptions; PostgreSQL {os.path.basename(os.path.dirname(cluster.bin))} on 127.0.0.1:{cluster.port} "
@@ -272,7 +276,8 @@ http {{
         if nginx and nginx.poll() is None:
             nginx.send_signal(signal.SIGQUIT)
             nginx.wait(timeout=30)
-        cluster.stop()
+        if cluster:
+            cluster.stop()
 
     groups_named = list(runs[next(iter(targets))][0]["cpu"])
     say(f"\n{'target':>20} {'run':>4} {'reads/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'non-2xx':>7}  CPU s in the run: "

@@ -86,11 +86,14 @@ struct SealedSessions: Sendable {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
+    /// Only the one spelling `base64URL` gives: a challenge is used up by its id as sent, so no
+    /// other spelling of the same bytes (`+` for `-`, padding, stray bits) may redeem it again.
     /// Bounded: nothing a server sealed is longer, and a request's header may be 16 KiB.
     static func unbase64URL(_ text: String) -> [UInt8]? {
         guard text.utf8.count <= 256 else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        return Data(base64Encoded: base64).map { Array($0) }
+        guard let bytes = Data(base64Encoded: base64).map({ Array($0) }), base64URL(bytes) == text else { return nil }
+        return bytes
     }
 }

@@ -94,6 +94,15 @@ extension Vault {
         // Countersign first: the sweep appends owner entries, which move the head past them.
         let head = try store.auditHead()
         var signed = (countersigned: 0, refused: 0)
+        if let head, let last = try store.lastAuditEntry(), last.sequence > head.sequence,
+            let macd = try store.auditEntries(after: head.sequence).first(where: { $0.mac != nil })
+        {
+            // Only another holder of the vault's keys (a `serve` whose role may only append) puts
+            // one there; the owner's next entry would move the head past it and vouch for it.
+            throw VaultError.integrity(
+                "audit entry \(macd.sequence) carries an owner MAC but lies after the owner's head: it was not written by the owner's own writes; restore a backup from before it"
+            )
+        }
         if let last = try store.lastAuditEntry(), last.sequence > head?.sequence ?? 0 {
             // Judged with the whole log (the grants it records) and the clients as they are now:
             // no owner write came between these entries and this one, so nothing has changed.
@@ -155,6 +164,18 @@ extension Vault {
                 return
             }
             if row.mac != nil {
+                // The owner's code moves the head with every entry it MACs: a MAC'd entry past the
+                // head was put there by someone else holding the owner's keys (a `serve` host whose
+                // database role may only append), and is not the owner's word.
+                if let head, row.sequence > head.sequence {
+                    reviewed.append(
+                        ReviewedAuditEntry(
+                            row: row, event: event,
+                            problem:
+                                "carries an owner MAC but lies after the owner's head: the owner's own writes move the head with every entry they MAC (inserted by another holder of the vault's keys)"
+                        ))
+                    return
+                }
                 if AuditLog.hasOwnerMAC(row, key: auditMACKey), event.actor == AuditEvent.ownerActor,
                     let client = event.client
                 {
@@ -174,14 +195,14 @@ extension Vault {
                 problem = "lost its MAC (the owner's head covers it)"
             }
             if problem != nil, clients[event.actor] == nil, let removal = removedAt[event.actor],
-                event.time <= removal.time
+                Self.servedAroundRemoval(plaintext, event, removalTime: removal.time, timestamps: timestamps)
             {
                 let served = Self.entryKind(event.action)
                 reviewed.append(
                     ReviewedAuditEntry(
                         row: row, event: event,
                         problem:
-                            "is a \(served) by client \(event.actor.prefix(8)) dated before its removal (entry \(removal.sequence)) but written after it: its key is gone with it, so it cannot be verified or countersigned",
+                            "is a \(served) by client \(event.actor.prefix(8)) dated around its removal (entry \(removal.sequence)) but written after it: its key is gone with it, so it cannot be verified or countersigned",
                         servedBeforeRemoval: true))
                 return
             }
@@ -239,9 +260,63 @@ extension Vault {
                 "claims to be a \(kind) by \(actor) but is not authenticated by that client's key at this place in the log (forged, copied or altered)"
         }
         if event.action == .accessRequested {
+            if let problem = Self.accessRequestProblem(event, timestamps: timestamps) {
+                return "is an access request by \(actor) that \(problem)"
+            }
             return timeProblem(event, actor: actor, now: now, timestamps: timestamps)
         }
         return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps)
+    }
+
+    /// How long before its client's removal a served entry may be dated and still be taken for
+    /// one the server held while the removal committed (it writes every second; a database
+    /// outage can hold them longer), and how far after it (the server's clock against the
+    /// owner's).
+    static let servedBeforeRemovalWindow: (before: TimeInterval, after: TimeInterval) = (10 * 60, 60)
+
+    /// Whether an entry naming a removed client looks like what a server writes for a read or
+    /// request it took just before the removal: the client form, a read or access request by
+    /// that client, dated within `servedBeforeRemovalWindow` of the removal.
+    static func servedAroundRemoval(
+        _ plaintext: AuditPlaintext, _ event: AuditEvent, removalTime: String, timestamps: ISO8601DateFormatter
+    ) -> Bool {
+        guard case .client = plaintext, event.action == .read || event.action == .accessRequested,
+            event.actor == event.client, let time = timestamps.date(from: event.time),
+            let removal = timestamps.date(from: removalTime)
+        else { return false }
+        return time >= removal.addingTimeInterval(-servedBeforeRemovalWindow.before)
+            && time <= removal.addingTimeInterval(servedBeforeRemovalWindow.after)
+    }
+
+    /// What is wrong with an access request a client's key authenticates, or nil: it must be one
+    /// `requestAccess` could have written (a client holding the file can append its own, and
+    /// must not get past the checks the server makes): its record decodes, its id is 16 hex
+    /// digits, its reason, patient and kinds are what the server accepts, it names nothing, and
+    /// it expires `AccessRequest.lifetime` after its time, not later.
+    static func accessRequestProblem(_ event: AuditEvent, timestamps: ISO8601DateFormatter) -> String? {
+        guard let detail = event.detail,
+            let record = try? JSONDecoderStrict.decode(AccessRequestRecord.self, from: Array(detail.utf8))
+        else { return "does not hold a request" }
+        guard record.id.utf8.count == 16, RecordID.isHex(record.id) else {
+            return "has a malformed id"
+        }
+        let reason = record.reason
+        if TextField.note.problem(with: reason) != nil || reason.trimmingCharacters(in: .whitespaces).isEmpty
+            || reason.count > AccessRequest.maximumReasonLength
+        {
+            return "has a reason the server refuses"
+        }
+        if let patient = record.patient, TextField.name.problem(with: patient) != nil {
+            return "names a patient the server refuses"
+        }
+        if record.kinds.contains(where: { PrescriptionKind(rawValue: $0) == nil }) {
+            return "names a kind of prescription that does not exist"
+        }
+        guard event.prescriptions.isEmpty, event.attachments == nil else { return "names records" }
+        guard let time = timestamps.date(from: event.time), let expires = timestamps.date(from: record.expires),
+            expires <= time.addingTimeInterval(AccessRequest.lifetime)
+        else { return "expires later than a request may" }
+        return nil
     }
 
     /// "read", "access request": what a client's entry is, in a finding.

@@ -92,6 +92,7 @@ extension Vault {
     /// is still named by its own key), all in one store write: the engine's write lock keeps two
     /// servers from forking the chain. The state root does not move; the owner's next write
     /// countersigns them (`maintain`).
+    @discardableResult
     public func appendServedReads(_ events: [AuditEvent], clientKeys: [ClientID: [UInt8]]) throws(VaultError)
         -> ServedReadsWrite
     {

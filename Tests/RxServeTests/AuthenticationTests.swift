@@ -192,9 +192,14 @@ import Testing
         let (token, client, _) = try await b.token(challenge: id, response: secret, from: source)
         #expect(client == shop && c.client(bearer: token) == shop && a.client(bearer: token) == shop)
         #expect(other.client(bearer: token) == nil)
-        // Answered once at b: not again there.
+        // Answered once at b: not again there, in any other spelling of the same bytes either.
         await #expect(throws: ClientAuthenticator.Refusal.self) {
             _ = try await b.token(challenge: id, response: secret, from: source)
+        }
+        for respelled in [id + "=", id.replacingOccurrences(of: "-", with: "+"), id + "\n"] where respelled != id {
+            await #expect(throws: ClientAuthenticator.Refusal.self) {
+                _ = try await b.token(challenge: respelled, response: secret, from: source)
+            }
         }
         var altered = Array(token)
         altered[10] = altered[10] == "A" ? "B" : "A"

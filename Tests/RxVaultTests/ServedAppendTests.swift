@@ -76,12 +76,59 @@ extension AuditAuthenticationTests {
         let report = try s.owner.check(readData: false)
         #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
         #expect(
-            report.stages.flatMap(\.notes).contains { $0.contains("dated before its removal") },
+            report.stages.flatMap(\.notes).contains { $0.contains("dated around its removal") },
             "\(report.stages.flatMap(\.notes))")
         #expect(try s.owner.sweep().refused == 1)
         #expect(try s.owner.check(readData: false).isClean)
         let late = "2026-06-15T13:00:00Z"
         try s.owner.appendServedReads([read(by: s.shop, of: s.glasses, time: late)], clientKeys: keys)
         #expect(try auditErrors(s.owner).contains { $0.contains("not a registered client") })
+    }
+
+    /// An entry with a valid owner MAC after the owner's head is what another holder of the
+    /// vault's keys writes (a `serve` whose role may only append): `check` reports it, and every
+    /// owner write refuses the vault rather than move the head past it and vouch for it.
+    @Test func anOwnerMACAfterTheHeadIsNotTheOwners() throws {
+        let s = try setUp()
+        try s.owner.appendServedReads(
+            [read(by: s.shop, of: s.glasses)], clientKeys: [s.shop.id: s.shop.recipient.publicKey])
+        let seq = try s.t.lastSequence()
+        let row = try #require(try s.owner.store.auditEntries(after: seq - 1).first)
+        let mac = try AuditLog.entryMAC(sequence: seq, hash: row.hash, key: s.owner.auditMACKey)
+        try s.t.raw().prepare("UPDATE audit_entry SET mac = ? WHERE seq = ?").run([.blob(mac), .integer(Int64(seq))])
+        #expect(try auditErrors(s.owner).contains { $0.contains("lies after the owner's head") })
+        #expect(throws: VaultError.self) { try s.owner.sweep() }
+        #expect(try auditErrors(s.owner).contains { $0.contains("lies after the owner's head") })
+    }
+
+    /// A client holding the file can append its own access requests in the client form; only
+    /// one the server could have taken is countersigned (the checks `requestAccess` makes).
+    @Test func anAccessRequestTheServerWouldRefuseIsNeverCountersigned() throws {
+        let s = try setUp()
+        let key = try s.owner.clientEntryKey(publicKey: s.shop.recipient.publicKey)
+        func request(_ detail: String, time: String = "2026-06-15T12:00:00Z") throws {
+            try s.owner.store.write {
+                try AuditLog.appendClientEntry(
+                    AuditEvent(
+                        time: time, actor: s.shop.id.hex, action: .accessRequested, client: s.shop.id.hex,
+                        detail: detail),
+                    store: s.owner.store, vaultID: s.owner.header.vaultID,
+                    auditPublicKey: s.owner.header.auditPublicKey, key: key)
+            }
+        }
+        let good =
+            #"{"expires":"2026-06-22T12:00:00Z","id":"0123456789abcdef","kinds":["contacts"],"reason":"new lenses"}"#
+        try request(good)
+        #expect(try auditErrors(s.owner).isEmpty)
+        try request(#"{"expires":"2099-01-01T00:00:00Z","id":"0123456789abcdea","kinds":[],"reason":"forever"}"#)
+        try request(#"{"expires":"2026-06-22T12:00:00Z","id":"not-an-id","kinds":[],"reason":"x"}"#)
+        try request(#"{"expires":"2026-06-22T12:00:00Z","id":"0123456789abcdeb","kinds":["monocle"],"reason":"x"}"#)
+        try request("not a request")
+        let errors = try auditErrors(s.owner)
+        #expect(errors.count == 4, "\(errors)")
+        #expect(errors.allSatisfy { $0.contains("is an access request by client") }, "\(errors)")
+        let swept = try s.owner.sweep()
+        #expect(swept.countersigned == 1 && swept.refused == 4)
+        #expect(try s.owner.accessRequests().map(\.id) == ["0123456789abcdef"])
     }
 }

@@ -41,8 +41,8 @@ extension RxVaultCommand {
                 Terminal.out("countersigned \(entries); revoked \(counted(swept.expiredGrants, "expired grant"))")
                 if swept.refused > 0 {
                     Terminal.err(
-                        "rxvault: \(swept.refused == 1 ? "1 entry" : "\(swept.refused) entries") left unsigned: "
-                            + "not a genuine client entry (`rxvault check` says why)")
+                        "rxvault: \(swept.refused == 1 ? "1 entry" : "\(swept.refused) entries") left unsigned "
+                            + "(`rxvault check` says why)")
                 }
             }
         }
