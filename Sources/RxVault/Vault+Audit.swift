@@ -131,10 +131,10 @@ extension Vault {
         let row: AuditEntryRecord
         let event: AuditEvent?
         let problem: String?
-        /// The entry names a client an earlier owner entry removed, and is dated no later than
-        /// the removal: what a server writes for a read it served in the second before. Its
-        /// authenticator cannot be checked (the client's key is gone), so it is never
-        /// countersigned, but `check` notes it rather than calling it forged.
+        /// The entry is a client-form read or request by a client an earlier owner entry removed,
+        /// dated around that removal (`servedAroundRemoval`): what a server writes for a read it
+        /// served just before. Its authenticator cannot be checked (the client's key is gone), so
+        /// it is never countersigned, but `check` notes it rather than calling it forged.
         var servedBeforeRemoval = false
     }
 
