@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(
             name: "RxServeTests",
             dependencies: [
-                "RxServe", "RxVault", "RxModel", "RxCrypto", "RxValidate", "rxvault", "RxTestSupport",
+                "RxServe", "RxVault", "RxModel", "RxCrypto", "RxStore", "RxValidate", "rxvault", "RxTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -25,8 +25,10 @@ struct ServeAPI: Sendable {
             vault: try vault.anotherConnection(busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds),
             ownerWrites: settings.ownerWrites)
         authenticator = ClientAuthenticator(settings: settings, sessionKey: try vault.apiSessionKey())
+        let stampReader = try vault.stateStampReader(busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds)
         gateway = VaultGateway(
-            vault: vault, writer: writer, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds, logger: logger)
+            vault: vault, writer: writer, stampReader: stampReader,
+            busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds, logger: logger)
         self.settings = settings
     }
 

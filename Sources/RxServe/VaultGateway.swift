@@ -22,12 +22,16 @@ actor VaultGateway {
     private var streams: [Int: AttachmentStream] = [:]
     private var nextStream = 0
 
-    init(vault: sending Vault, writer: AuditWriter, busyTimeoutMilliseconds: Int32, logger: Logger) {
+    init(
+        vault: sending Vault, writer: AuditWriter, stampReader: StateStampReader?, busyTimeoutMilliseconds: Int32,
+        logger: Logger
+    ) {
         let reopener = vault.reopener(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         follower = FileFollower(reopener: reopener, serving: vault, logger: logger)
         cache = ServedCache(stamp: nil, today: reopener.today)
         self.writer = writer
         self.vault = vault
+        rounds = stampReader.map(StampRounds.init)
     }
 
     /// Drops what was kept if the vault's state or the day is not the one it was kept for.
@@ -35,17 +39,34 @@ actor VaultGateway {
     /// While the server's own audit write is under way, a new stamp is most likely that write's
     /// (it changes nothing served): the request waits the moment until the write says so
     /// (`carry`), rather than start afresh and work out again everything kept.
+    ///
+    /// On a database the stamp comes from `StampRounds`, and the gateway serves other requests
+    /// while it is read; a request whose round began before the one the cache was made in is
+    /// answered from the cache, which is at least as current as its own stamp.
     private func refresh() async throws -> Vault {
         var vault = try await live()
-        var stamp = try vault.stateStamp()
-        if auditWritesUnderWay > 0, stamp != cache.stamp {
+        var fresh = try await currentStamp(vault)
+        if auditWritesUnderWay > 0, fresh.stamp != cache.stamp {
             await withCheckedContinuation { afterAuditWrite.append($0) }
             vault = try await live()
-            stamp = try vault.stateStamp()
+            fresh = try await currentStamp(vault)
         }
+        if rounds != nil { vault = try await live() }
         let today = vault.today
-        if !cache.isCurrent(stamp: stamp, today: today) { cache = ServedCache(stamp: stamp, today: today) }
+        if fresh.round < cacheRound, today == cache.today { return vault }
+        if !cache.isCurrent(stamp: fresh.stamp, today: today) { cache = ServedCache(stamp: fresh.stamp, today: today) }
+        cacheRound = fresh.round
         return vault
+    }
+
+    /// Where the stamp comes from on a database (nil for a file: read on the vault's connection).
+    private let rounds: StampRounds?
+    /// The round whose stamp the cache was made for (always 0 on a file).
+    private var cacheRound = 0
+
+    private func currentStamp(_ vault: Vault) async throws -> StampRounds.Fresh {
+        guard let rounds else { return StampRounds.Fresh(stamp: try vault.stateStamp(), round: 0) }
+        return try await rounds.stamp()
     }
 
     private var auditWritesUnderWay = 0

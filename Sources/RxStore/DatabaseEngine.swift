@@ -19,4 +19,7 @@ public protocol DatabaseEngine: Sendable {
         _ location: String, header: VaultHeaderRecord, auditHeadMAC: [UInt8], state: VaultStateRecord?,
         keyRing: KeyRingRecord?, busyTimeoutMilliseconds: Int32, fill: ((any RecordStore) throws -> Void)?
     ) throws
+    /// A reader of the state root's stamp on a connection of its own, for a server that checks
+    /// it on every request (`StateStampSource`).
+    func stampSource(_ location: String, busyTimeoutMilliseconds: Int32) throws -> any StateStampSource
 }

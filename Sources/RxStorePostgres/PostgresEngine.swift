@@ -29,4 +29,10 @@ public struct PostgresEngine: DatabaseEngine {
             busyTimeoutMilliseconds: busyTimeoutMilliseconds,
             fill: fill.map { fill in { try fill($0) } })
     }
+
+    public func stampSource(_ location: String, busyTimeoutMilliseconds: Int32) throws -> any StateStampSource {
+        try PostgresStampSource(
+            location: PostgresLocation(url: location, environment: environment), environment: environment,
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    }
 }

@@ -42,15 +42,23 @@ extension PostgresRecordStore {
     }
 
     public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
-        if record.version == 1 {
-            try session.query("INSERT INTO prescription (id) VALUES ($1)", [.text(record.prescriptionID.hex)])
-        }
-        try session.query(
-            "INSERT INTO prescription_version (\(Self.versionColumns)) VALUES ($1, $2, $3, $4, $5)",
+        // Kept and sent with the write's next statement (`InsertBuffer`): an import's thousands
+        // of rows go a thousand to a round trip.
+        if record.version == 1 { try session.insert(.prescription, [.text(record.prescriptionID.hex)]) }
+        try session.insert(
+            .prescriptionVersion,
             [
                 .text(record.prescriptionID.hex), .integer(Int64(record.version)), .bytes(record.wrappedKey),
                 .bytes(record.content), .bytes(record.mac)
             ])
+    }
+
+    public func versions(ofAll ids: [PrescriptionID]) throws(StoreError) -> [PrescriptionVersionRecord] {
+        try rows(
+            """
+            SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ANY($1)
+            ORDER BY prescription_id, version
+            """, [.texts(ids.map(\.hex))], table: "prescription_version", keyColumns: 2, Self.versionRecord)
     }
 
     public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {
@@ -85,6 +93,14 @@ extension PostgresRecordStore {
         try rows(
             "SELECT \(Self.attachmentColumns) FROM attachment WHERE prescription_id = $1 ORDER BY position",
             [.text(prescriptionID.hex)], table: "attachment", Self.attachmentRecord)
+    }
+
+    public func attachments(ofAll ids: [PrescriptionID]) throws(StoreError) -> [AttachmentRecord] {
+        try rows(
+            """
+            SELECT \(Self.attachmentColumns) FROM attachment WHERE prescription_id = ANY($1)
+            ORDER BY prescription_id, position
+            """, [.texts(ids.map(\.hex))], table: "attachment", Self.attachmentRecord)
     }
 
     public func attachment(_ id: AttachmentID) throws(StoreError) -> AttachmentRecord? {

@@ -122,11 +122,8 @@ extension PostgresRecordStore {
     }
 
     public func upsert(_ patient: PatientRecord) throws(StoreError) {
-        try session.query(
-            """
-            INSERT INTO person (id, info, mac) VALUES ($1, $2, $3)
-            ON CONFLICT (id) DO UPDATE SET info = excluded.info, mac = excluded.mac
-            """, [.text(patient.id.hex), .bytes(patient.info), .bytes(patient.mac)])
+        // Kept and sent with the write's next statement (`InsertBuffer`), as prescriptions are.
+        try session.insert(.person, [.text(patient.id.hex), .bytes(patient.info), .bytes(patient.mac)])
     }
 
     public func deletePatient(_ id: PatientID) throws(StoreError) -> Bool {

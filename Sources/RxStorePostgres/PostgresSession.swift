@@ -10,6 +10,8 @@ enum BoundValue {
     case text(String)
     case integer(Int64)
     case bytes([UInt8])
+    /// A `text[]`: the ids of `= ANY($1)`.
+    case texts([String])
     case null
 }
 
@@ -47,9 +49,11 @@ final class PostgresSession: @unchecked Sendable {
 
     // MARK: - Queries
 
-    /// Runs one statement with `values` bound to `$1`, `$2`...; returns its rows.
+    /// Runs one statement with `values` bound to `$1`, `$2`...; returns its rows. The rows kept
+    /// by `insert` go first.
     @discardableResult
     func query(_ sql: String, _ values: [BoundValue] = []) throws(StoreError) -> [PostgresRow] {
+        if !pending.isEmpty { try sendPending() }
         do {
             return try run(sql, values)
         } catch let error as PSQLError where transactionDepth == 0 && Self.isConnectionLoss(error) {
@@ -58,6 +62,27 @@ final class PostgresSession: @unchecked Sendable {
             do { return try run(sql, values) } catch { throw map(error, sql: sql) }
         } catch {
             throw map(error, sql: sql)
+        }
+    }
+
+    /// Rows inserted in the transaction under way and not sent yet (`InsertBuffer`).
+    private var pending = InsertBuffer()
+
+    /// Inserts a row of `table`: at once outside a transaction; inside one, kept with the others
+    /// until the next statement or the commit (`InsertBuffer`), or until a statement's worth.
+    func insert(_ table: InsertBuffer.Table, _ values: [BoundValue]) throws(StoreError) {
+        guard transactionDepth > 0 else {
+            try query(table.statement(rows: 1), values)
+            return
+        }
+        pending.add(table, values)
+        if pending.count >= InsertBuffer.rowsPerStatement { try sendPending() }
+    }
+
+    /// Sends the kept rows (an error names the one-row statement, never a value).
+    private func sendPending() throws(StoreError) {
+        for statement in pending.take() {
+            do { try run(statement.sql, statement.values) } catch { throw map(error, sql: statement.shown) }
         }
     }
 
@@ -85,6 +110,7 @@ final class PostgresSession: @unchecked Sendable {
             case .text(let text): bindings.append(text)
             case .integer(let int): bindings.append(int)
             case .bytes(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            case .texts(let texts): bindings.append(texts)
             case .null: bindings.appendNull()
             }
         }
@@ -149,7 +175,9 @@ final class PostgresSession: @unchecked Sendable {
         let result: T
         do {
             result = try body()
+            if !pending.isEmpty { try sendPending() }
         } catch {
+            pending = InsertBuffer()
             _ = try? run("ROLLBACK", [])
             throw error
         }
@@ -167,23 +195,8 @@ final class PostgresSession: @unchecked Sendable {
     // MARK: - Connecting
 
     private func connect() throws(StoreError) {
-        let password = PasswordFile.password(for: location, environment: environment)
-        var configuration: PostgresConnection.Configuration
-        if location.host.hasPrefix("/") {
-            configuration = .init(
-                unixSocketPath: location.host + "/.s.PGSQL.\(location.port)", username: location.user,
-                password: password, database: location.database)
-        } else {
-            configuration = .init(
-                host: location.host, port: location.port, username: location.user, password: password,
-                database: location.database, tls: try tls())
-        }
-        configuration.options.connectTimeout = .seconds(5)
-        // A second writer waits this long for the vault's write lock, then gives up (`busy`);
-        // at least 1 ms, since 0 would mean no limit.
-        configuration.options.additionalStartupParameters = [
-            ("application_name", "rxvault"), ("lock_timeout", "\(max(1, busyTimeoutMilliseconds))ms")
-        ]
+        let configuration = try Self.configuration(
+            location: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         do {
             let connection = try PostgresConnection.connect(
                 on: group.next(), configuration: configuration, id: 1, logger: logger
@@ -195,8 +208,32 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// How every connection to `location` is made (this session's, and `PostgresStampSource`'s).
+    static func configuration(
+        location: PostgresLocation, environment: [String: String], busyTimeoutMilliseconds: Int32
+    ) throws(StoreError) -> PostgresConnection.Configuration {
+        let password = PasswordFile.password(for: location, environment: environment)
+        var configuration: PostgresConnection.Configuration
+        if location.host.hasPrefix("/") {
+            configuration = .init(
+                unixSocketPath: location.host + "/.s.PGSQL.\(location.port)", username: location.user,
+                password: password, database: location.database)
+        } else {
+            configuration = .init(
+                host: location.host, port: location.port, username: location.user, password: password,
+                database: location.database, tls: try tls(location))
+        }
+        configuration.options.connectTimeout = .seconds(5)
+        // A second writer waits this long for the vault's write lock, then gives up (`busy`);
+        // at least 1 ms, since 0 would mean no limit.
+        configuration.options.additionalStartupParameters = [
+            ("application_name", "rxvault"), ("lock_timeout", "\(max(1, busyTimeoutMilliseconds))ms")
+        ]
+        return configuration
+    }
+
     /// TLS as `sslmode` asks (`PostgresLocation.SSLMode`).
-    private func tls() throws(StoreError) -> PostgresConnection.Configuration.TLS {
+    private static func tls(_ location: PostgresLocation) throws(StoreError) -> PostgresConnection.Configuration.TLS {
         var configuration = TLSConfiguration.makeClientConfiguration()
         switch location.sslMode {
         case .disable: return .disable
@@ -225,12 +262,15 @@ final class PostgresSession: @unchecked Sendable {
 
     // MARK: - Errors
 
-    private static func isConnectionLoss(_ error: PSQLError) -> Bool {
+    static func isConnectionLoss(_ error: PSQLError) -> Bool {
         [.serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection].contains(error.code)
     }
 
     /// The server's SQLSTATE classes as `StoreError` (message and SQL, never a bound value).
-    func map(_ error: any Error, sql: String?) -> StoreError {
+    func map(_ error: any Error, sql: String?) -> StoreError { Self.map(error, sql: sql, location: location) }
+
+    /// `map` for a connection to `location`.
+    static func map(_ error: any Error, sql: String?, location: PostgresLocation) -> StoreError {
         if let error = error as? StoreError { return error }
         let place = "the PostgreSQL server at \(location.display)"
         guard let error = error as? PSQLError else {

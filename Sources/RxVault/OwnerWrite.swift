@@ -26,6 +26,9 @@ final class OwnerWrite {
     /// Prescriptions verified against the manifest in this write: their entries are rewritten from
     /// their rows at the end (or every few ten thousand, by a large import).
     var touched: Set<String> = []
+    /// What a large import learnt of the store when it began (`StoredPrescriptions`); nil in
+    /// every other write.
+    var stored: StoredPrescriptions?
     /// Index changes (prescription id -> entry, nil = removed), applied to the buckets at the end.
     /// Kept encoded (a few hundred bytes each), so a large import can leave them all pending.
     var pendingIndex: [String: [UInt8]?] = [:]

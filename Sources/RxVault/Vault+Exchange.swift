@@ -231,6 +231,8 @@ extension Vault {
             try ownerWrite {
                 var read = 0
                 var refused = false
+                // A large import learns at once which prescriptions have rows (`StoredPrescriptions`).
+                if file.count > 1000 { try learnStoredPrescriptions() }
                 // Names are compared with the records the vault held before the import, once per name.
                 let before: PatientDirectory? =
                     try header.formatVersion >= 4 && !policy.newPatients ? patientDirectory() : nil
@@ -385,7 +387,8 @@ extension Vault {
         policy: ImportPolicy
     ) throws -> ImportOutcome {
         do {
-            guard let latest = try store.latestVersion(of: id) else {
+            let known = try knownToHaveNoRows(id)
+            guard !known, let latest = try store.latestVersion(of: id) else {
                 return ImportOutcome(
                     position: item.position, id: id, action: .new, changes: [],
                     newAttachments: item.attachments.map(\.name), refusal: nil)
@@ -457,6 +460,8 @@ extension Vault {
         report: inout ImportReport, parser: IsolatedParser
     ) throws {
         do {
+            // Known before anything is written for it: a new prescription with no row has no attachment.
+            let hadNoRows = try knownToHaveNoRows(id)
             switch outcome.action {
             case .refused:
                 return
@@ -486,7 +491,9 @@ extension Vault {
             }
             // The attachments the prescription lacks (by content), each once.
             var existing: Set<String> = []
-            for row in try store.attachments(of: id) { existing.insert(try openInfo(row).info.metadata.sha256) }
+            for row in try hadNoRows ? [] : store.attachments(of: id) {
+                existing.insert(try openInfo(row).info.metadata.sha256)
+            }
             for attachment in item.attachments {
                 let hash = SHA256()
                 hash.update(attachment.data)

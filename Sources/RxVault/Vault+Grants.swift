@@ -242,7 +242,34 @@ extension Vault {
         } else {
             rows = try store.grants(clientID: clientID, references: references)
         }
-        return try rows.map { row in
+        return try verifiedGrants(rows)
+    }
+
+    /// The grants of every one of `prescriptionIDs` (of every client), in one query.
+    func storedGrants(of prescriptionIDs: [PrescriptionID]) throws -> [StoredGrant] {
+        guard header.formatVersion >= 3 else {
+            return try prescriptionIDs.flatMap { try storedGrants(clientID: nil, prescriptionID: $0) }
+        }
+        let clientIDs = try allClientIDs()
+        var references: [String] = []
+        for prescriptionID in prescriptionIDs {
+            for clientID in clientIDs {
+                references.append(try grantReference(clientID: clientID, prescriptionID: prescriptionID))
+            }
+        }
+        // A few hundred references to a query: statements have a limit on their parameters.
+        var rows: [GrantRecord] = []
+        for start in stride(from: 0, to: references.count, by: 500) {
+            rows += try store.grants(
+                clientID: nil, references: Array(references[start..<min(start + 500, references.count)]))
+        }
+        return try verifiedGrants(rows)
+    }
+
+    /// Grant rows with the prescription each names, refusing one whose reference is not its
+    /// client's and prescription's.
+    private func verifiedGrants(_ rows: [GrantRecord]) throws -> [StoredGrant] {
+        try rows.map { row in
             guard let prescription = try grantInfo(row).prescription.flatMap(PrescriptionID.init(hex:)),
                 try grantReference(clientID: row.clientID, prescriptionID: prescription) == row.reference
             else {

@@ -1,6 +1,7 @@
 import Foundation
 import RxCrypto
 import RxModel
+import RxStore
 
 /// What a client may read now, as the owner's server sees it (`rxvault serve`): its live grants,
 /// each verified against the owner's manifest.
@@ -24,6 +25,21 @@ public struct StateStamp: Sendable, Equatable {
     let mac: [UInt8]
 }
 
+/// Reads the stamp of a vault in a database on a connection of its own, with no thread waiting
+/// on the server meanwhile (`StateStampSource`): `rxvault serve` asks it once for every request
+/// that arrived while the previous read was out, instead of once per request on the vault's own
+/// connection, where each request waited for the round trips of those before it.
+public struct StateStampReader: Sendable {
+    let source: any StateStampSource
+
+    /// The stamp as committed when the read began (nil: no state root).
+    public func stamp() async throws(VaultError) -> StateStamp? {
+        do { return try await source.stamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } } catch {
+            throw VaultError.from(error)
+        }
+    }
+}
+
 /// The owner's side of serving client apps over the API: the server holds the owner's keys, so
 /// it checks the owner's grants (not a copy's) on every request, and logs each read it serves
 /// in the owner's audit log, vouched for by the owner's MAC.
@@ -37,6 +53,20 @@ extension Vault {
     public func stateStamp() throws(VaultError) -> StateStamp? {
         guard header.formatVersion >= 2 else { return nil }
         do { return try store.vaultStateStamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } } catch {
+            throw VaultError.wrap(error)
+        }
+    }
+
+    /// A reader of `stateStamp` on a connection of its own, for a vault in a database; nil for
+    /// a file, whose stamp is one read of a local page (cheaper than any hand-over to another
+    /// connection), and for a format-1 vault, which has none.
+    public func stateStampReader(busyTimeoutMilliseconds: Int32) throws(VaultError) -> StateStampReader? {
+        guard VaultLocation.isDatabase(path), header.formatVersion >= 2 else { return nil }
+        do {
+            return StateStampReader(
+                source: try VaultLocation.engine(for: path).stampSource(
+                    path, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+        } catch {
             throw VaultError.wrap(error)
         }
     }

@@ -4,6 +4,9 @@
 public protocol AttachmentStore: AnyObject {
     /// The attachments of one prescription, in the order they were added.
     func attachments(of prescriptionID: PrescriptionID) throws(StoreError) -> [AttachmentRecord]
+    /// The attachments of each of `ids`, each prescription's in the order they were added (the
+    /// prescriptions in any order): `versions(ofAll:)`'s counterpart.
+    func attachments(ofAll ids: [PrescriptionID]) throws(StoreError) -> [AttachmentRecord]
     func attachment(_ id: AttachmentID) throws(StoreError) -> AttachmentRecord?
     /// Adds an attachment row, before its chunks.
     func insert(_ attachment: AttachmentRecord) throws(StoreError)
@@ -20,6 +23,15 @@ public protocol AttachmentStore: AnyObject {
     func attachmentCount() throws(StoreError) -> Int
     /// prescription id -> number of attachments (only prescriptions that have some).
     func attachmentCountsByPrescription() throws(StoreError) -> [PrescriptionID: Int]
+}
+
+extension AttachmentStore {
+    /// One `attachments(of:)` after another, as `versions(ofAll:)`.
+    public func attachments(ofAll ids: [PrescriptionID]) throws(StoreError) -> [AttachmentRecord] {
+        var all: [AttachmentRecord] = []
+        for id in ids { all += try attachments(of: id) }
+        return all
+    }
 }
 
 /// An attachment: its data key wrapped under the key-wrapping key, its sealed metadata (name,

@@ -10,6 +10,10 @@ public protocol PrescriptionStore: AnyObject {
     /// Every version of one prescription, oldest first; empty if there is no such prescription.
     func versions(of id: PrescriptionID) throws(StoreError) -> [PrescriptionVersionRecord]
     func latestVersion(of id: PrescriptionID) throws(StoreError) -> PrescriptionVersionRecord?
+    /// Every version of each of `ids`, each prescription's oldest first (the prescriptions in
+    /// any order): what a write that changed many reads back at its end, in one query where a
+    /// server is a round trip away.
+    func versions(ofAll ids: [PrescriptionID]) throws(StoreError) -> [PrescriptionVersionRecord]
     /// Adds a version; creates the prescription when `record.version` is 1. A version that is
     /// already stored is refused (`StoreError`), never replaced.
     func insert(_ record: PrescriptionVersionRecord) throws(StoreError)
@@ -21,6 +25,15 @@ public protocol PrescriptionStore: AnyObject {
     /// attachments, and grants up to format 2 (what the state root's manifest must account for,
     /// rows left behind included).
     func allPrescriptionIDs() throws(StoreError) -> [PrescriptionID]
+}
+
+extension PrescriptionStore {
+    /// One `versions(of:)` after another: what a store a read away from its data needs no more.
+    public func versions(ofAll ids: [PrescriptionID]) throws(StoreError) -> [PrescriptionVersionRecord] {
+        var all: [PrescriptionVersionRecord] = []
+        for id in ids { all += try versions(of: id) }
+        return all
+    }
 }
 
 /// One stored version of a prescription: its data key wrapped under the vault's key-wrapping

@@ -1,0 +1,86 @@
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import RxStore
+
+/// `StateStampSource` for a vault in PostgreSQL: a connection of its own, asked without a thread
+/// waiting (PostgresNIO's futures, awaited), so `rxvault serve`'s requests are not held behind
+/// one another's round trips. An actor: one read at a time on the connection.
+///
+/// A connection the server dropped (a restart, a failover) is made again at the next read; while
+/// the server is down every read fails (`unreachable`), clients get 503, and serving goes on by
+/// itself when it is back. A server that stops answering fails the read after the same deadline
+/// as `PostgresSession`'s.
+actor PostgresStampSource: StateStampSource {
+    private let location: PostgresLocation
+    private let configuration: PostgresConnection.Configuration
+    private let deadline: TimeAmount
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private var connection: PostgresConnection?
+    private let logger = Logger(label: "rxvault.postgres.stamp", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private static let sql = "SELECT write_counter, mac FROM vault_state WHERE singleton = 1"
+
+    init(location: PostgresLocation, environment: [String: String], busyTimeoutMilliseconds: Int32) throws(StoreError) {
+        self.location = location
+        configuration = try PostgresSession.configuration(
+            location: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        deadline = .milliseconds(Int64(busyTimeoutMilliseconds) + 30_000)
+    }
+
+    deinit {
+        if let connection { try? connection.close().wait() }
+        try? group.syncShutdownGracefully()
+    }
+
+    func stamp() async throws(StoreError) -> (counter: Int, mac: [UInt8])? {
+        do {
+            let rows = try await query()
+            guard let row = rows.first else { return nil }
+            let stored = PostgresStoredRow(row, of: "vault_state", keyColumns: 0)
+            return (try stored.integer(0, in: StoredRange.counter), try stored.blob(1))
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw PostgresSession.map(error, sql: Self.sql, location: location)
+        }
+    }
+
+    /// The stamp's row, on a connection made now if there is none (or the last one was lost).
+    private func query() async throws -> [PostgresRow] {
+        if let connection, connection.isClosed { drop() }
+        let connection: PostgresConnection
+        if let open = self.connection {
+            connection = open
+        } else {
+            connection = try await PostgresConnection.connect(
+                on: group.next(), configuration: configuration, id: 2, logger: logger
+            ).get()
+            self.connection = connection
+        }
+        let loop = connection.eventLoop
+        let promise = loop.makePromise(of: PostgresQueryResult.self)
+        connection.query(PostgresQuery(unsafeSQL: Self.sql), logger: logger).cascade(to: promise)
+        let timer = loop.scheduleTask(in: deadline) { promise.fail(NoAnswer()) }
+        defer { timer.cancel() }
+        do {
+            return try await promise.futureResult.get().rows
+        } catch is NoAnswer {
+            drop()
+            throw StoreError.unreachable(
+                "\(location.display) did not answer within \(deadline.nanoseconds / 1_000_000_000) s")
+        } catch let error as PSQLError where PostgresSession.isConnectionLoss(error) {
+            drop()
+            throw error
+        }
+    }
+
+    private struct NoAnswer: Error {}
+
+    private func drop() {
+        guard let old = connection else { return }
+        connection = nil
+        old.close().whenComplete { _ in _ = old }
+    }
+}
