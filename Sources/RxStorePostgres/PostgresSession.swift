@@ -5,6 +5,12 @@ import NIOSSL
 import PostgresNIO
 import RxStore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A value bound to a statement's parameter: the three kinds the vault's tables hold.
 enum BoundValue {
     case text(String)
@@ -250,6 +256,13 @@ final class PostgresSession: @unchecked Sendable {
             guard let root = location.sslRootCert else {
                 throw .badLocation("sslmode \(location.sslMode.rawValue) needs sslrootcert (or PGSSLROOTCERT)")
             }
+            // As libpq: ~/.postgresql/root.crt when neither names one. Missing, it is said so,
+            // not left to TLS's "no such file system object".
+            guard access(root, R_OK) == 0 else {
+                throw .badLocation(
+                    "sslmode=\(location.sslMode.rawValue) checks the server's certificate against a root certificate, "
+                        + "and \(root) cannot be read: name one with sslrootcert=FILE in the URL, or PGSSLROOTCERT")
+            }
             configuration.trustRoots = .file(root)
         }
         do {
@@ -269,6 +282,24 @@ final class PostgresSession: @unchecked Sendable {
     /// The server's SQLSTATE classes as `StoreError` (message and SQL, never a bound value).
     func map(_ error: any Error, sql: String?) -> StoreError { Self.map(error, sql: sql, location: location) }
 
+    /// Why TLS refused the server, in the terms of `sslmode`; nil when `error` is not TLS's.
+    private static func tlsRefusal(_ error: (any Error)?, location: PostgresLocation) -> String? {
+        let root = location.sslRootCert ?? "no root certificate"
+        switch error {
+        case let extra as NIOSSLExtraError where extra == .failedToValidateHostname:
+            return "its certificate does not name \(location.host) (sslmode=verify-full checks the name; "
+                + "connect by a name the certificate has, or use verify-ca)"
+        case let ssl as NIOSSLError:
+            if case .handshakeFailed = ssl {
+                return "its certificate was not accepted: it is not signed by the authority in \(root) "
+                    + "(sslmode=\(location.sslMode.rawValue)), or has expired (\(ssl))"
+            }
+            return "\(ssl)"
+        default:
+            return nil
+        }
+    }
+
     /// `map` for a connection to `location`.
     static func map(_ error: any Error, sql: String?, location: PostgresLocation) -> StoreError {
         if let error = error as? StoreError { return error }
@@ -285,6 +316,9 @@ final class PostgresSession: @unchecked Sendable {
                 return .unreachable(
                     "\(place) asks for a password for \(location.user): give it in PGPASSWORD, PGPASSFILE or ~/.pgpass")
             default:
+                if let refusal = tlsRefusal(error.underlying, location: location) {
+                    return .unreachable("TLS with \(place) failed: \(refusal)")
+                }
                 let cause = error.underlying.map { "\($0)" } ?? error.code.description
                 return .unreachable("cannot reach \(place): \(cause)")
             }

@@ -251,6 +251,53 @@ import Testing
         #expect(server.stop() == 0)
     }
 
+    /// TLS to the database as libpq's `sslmode` and `sslrootcert` ask, against a server that
+    /// takes TLS logins only (so a command that works went over TLS) with a certificate for
+    /// `localhost` from an authority of its own: verify-full with that authority works (copy,
+    /// add, check); verify-full to 127.0.0.1, a name the certificate lacks, is refused, and
+    /// verify-ca there works; another authority is refused; require checks nothing and works;
+    /// disable is turned away by the server. Every refusal exits 69 and changes nothing.
+    @Test func tlsIsVerifiedAsSSLModeAsks() throws {
+        let own = try PostgresServer.start(tls: true)
+        let database = try own.createDatabase()
+        let cli = try CLIHarness()
+        for (key, value) in database.environment { cli.environment[key] = value }
+        try cli.initVault()
+        func url(host: String, _ parameters: String) -> String {
+            "postgres://rx@\(host):\(database.port)/\(database.database)?\(parameters)"
+        }
+        let verified = url(host: "localhost", "sslmode=verify-full&sslrootcert=\(own.certificateAuthority)")
+        let copied = try cli.run(["copy", cli.vaultPath, verified])
+        #expect(copied.status == 0, "\(copied)")
+        cli.environment["RXVAULT_PATH"] = verified
+        let id = try cli.add(CLIHarness.glassesArguments)
+        #expect(try cli.run(["check"]).status == 0)
+
+        let wrongName = try cli.run([
+            "show", id, "--vault", url(host: "127.0.0.1", "sslmode=verify-full&sslrootcert=\(own.certificateAuthority)")
+        ])
+        #expect(wrongName.status == 69 && wrongName.stderr.contains("TLS"), "\(wrongName)")
+        let authorityOnly = try cli.run([
+            "show", id, "--vault", url(host: "127.0.0.1", "sslmode=verify-ca&sslrootcert=\(own.certificateAuthority)")
+        ])
+        #expect(authorityOnly.status == 0, "\(authorityOnly)")
+        let stranger = try cli.run([
+            "show", id, "--vault", url(host: "localhost", "sslmode=verify-full&sslrootcert=\(own.unrelatedAuthority)")
+        ])
+        #expect(stranger.status == 69 && stranger.stderr.contains("TLS"), "\(stranger)")
+        let unchecked = try cli.run(["show", id, "--vault", url(host: "127.0.0.1", "sslmode=require")])
+        #expect(unchecked.status == 0, "\(unchecked)")
+        let plain = try cli.run(["show", id, "--vault", url(host: "127.0.0.1", "sslmode=disable")])
+        #expect(plain.status == 69, "\(plain)")
+        // verify-full without a root certificate is refused before any connection.
+        let noRoot = try cli.run(["show", id, "--vault", url(host: "localhost", "sslmode=verify-full")])
+        #expect(noRoot.status == 64 && noRoot.stderr.contains("sslrootcert"), "\(noRoot)")
+        // Nothing the refusals did changed the vault.
+        let listed = try cli.json(try cli.run(["list", "--format", "json"]).stdout)
+        #expect((listed["prescriptions"] as? [Any])?.count == 1)
+        #expect(try cli.run(["check"]).status == 0)
+    }
+
     /// The tamper matrix's kinds of change, made in the database: a byte flipped in a record, an
     /// attachment chunk or an audit entry; rows deleted; the state root, the manifest or the
     /// audit log put back from before a later write. Each on a fresh database copied from one

@@ -101,7 +101,12 @@ public final class PostgresServer: Sendable {
 
     /// A cluster of its own (about two seconds), stopped and removed when released: for a test
     /// that stops or restarts PostgreSQL, which would break every other test on `shared()`.
-    public static func start() throws -> PostgresServer {
+    ///
+    /// `tls`: the server offers TLS only (a TCP login without it is rejected), with a
+    /// certificate for `localhost` (and no other name) from a certificate authority of the
+    /// cluster's own (`certificateAuthority`; `unrelatedAuthority` is another, which signed
+    /// nothing here).
+    public static func start(tls: Bool = false) throws -> PostgresServer {
         let binaries = try findBinaries()
         let owner = try serverUser()
         let runAs = owner.map { [$0.runuser, "-u", "postgres", "--"] } ?? []
@@ -134,20 +139,25 @@ public final class PostgresServer: Sendable {
         guard initdb.status == 0 else { throw PostgresServerError("initdb failed", output: initdb) }
         // Only these two ways in: the superuser over the cluster's own socket (a folder only its
         // owner can enter), and any role over TCP with its password. initdb's lines are replaced.
+        if tls { try makeCertificates(in: folder, owner: owner) }
         try write(
             """
             # rxvault tests (Tests/RxTestSupport/PostgresServer.swift): no trust over TCP.
             local all postgres trust
-            host all all 127.0.0.1/32 scram-sha-256
 
-            """, to: folder + "/data/pg_hba.conf")
+            """
+                + (tls
+                    ? "hostssl all all 127.0.0.1/32 scram-sha-256\nhostnossl all all 127.0.0.1/32 reject\n"
+                    : "host all all 127.0.0.1/32 scram-sha-256\n"),
+            to: folder + "/data/pg_hba.conf")
         let configuration = try String(contentsOfFile: folder + "/data/postgresql.conf", encoding: .utf8)
 
         // A free port is free only until someone else takes it: a start that lost it tries another.
         var port = 0
         for attempt in 1...3 {
             port = freeLoopbackPort()
-            try write(configuration + settings(port: port, folder: folder), to: folder + "/data/postgresql.conf")
+            try write(
+                configuration + settings(port: port, folder: folder, tls: tls), to: folder + "/data/postgresql.conf")
             let started = try run.pgCtl(
                 binaries + "/pg_ctl", ["start", "-D", folder + "/data", "-l", folder + "/server.log"])
             if started.status == 0 { break }
@@ -175,21 +185,64 @@ public final class PostgresServer: Sendable {
     }
 
     /// What is appended to initdb's postgresql.conf (later lines win).
-    private static func settings(port: Int, folder: String) -> String {
-        """
+    private static func settings(port: Int, folder: String, tls: Bool) -> String {
+        let certificate =
+            tls ? "ssl = on\nssl_cert_file = '\(folder)/server.crt'\nssl_key_file = '\(folder)/server.key'\n" : ""
+        return """
 
-        # rxvault tests: loopback only, a socket in the cluster's folder, no durability (a
-        # throwaway cluster: a crash loses nothing worth keeping, and the tests run faster).
-        listen_addresses = '127.0.0.1'
-        port = \(port)
-        unix_socket_directories = '\(folder)'
-        unix_socket_permissions = 0700
-        fsync = off
-        synchronous_commit = off
-        full_page_writes = off
-        max_connections = 200
+            # rxvault tests: loopback only, a socket in the cluster's folder, no durability (a
+            # throwaway cluster: a crash loses nothing worth keeping, and the tests run faster).
+            listen_addresses = '127.0.0.1'
+            port = \(port)
+            unix_socket_directories = '\(folder)'
+            unix_socket_permissions = 0700
+            fsync = off
+            synchronous_commit = off
+            full_page_writes = off
+            max_connections = 200
+            \(certificate)
+            """
+    }
 
-        """
+    /// The cluster's certificate authority (for `sslrootcert`), when it was started with `tls`.
+    public var certificateAuthority: String { folder + "/ca.crt" }
+    /// Another authority, which signed nothing this cluster shows.
+    public var unrelatedAuthority: String { folder + "/other-ca.crt" }
+
+    /// A certificate authority, the server's key and a certificate it signed for `localhost`
+    /// only, and an unrelated authority, made with openssl(1) in `folder`; the server's key is
+    /// the server user's alone, as PostgreSQL demands.
+    private static func makeCertificates(in folder: String, owner: (uid: uid_t, gid: gid_t, runuser: String)?) throws {
+        try write(
+            "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+            to: folder + "/server.ext")
+        let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        let steps: [[String]] = [
+            ["req", "-x509"] + curve + [
+                "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=rxvault test CA"
+            ],
+            ["req", "-x509"] + curve + [
+                "-keyout", "other-ca.key", "-out", "other-ca.crt", "-days", "2", "-subj", "/CN=rxvault unrelated CA"
+            ],
+            ["req"] + curve + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"],
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", "server.crt", "-days", "2", "-extfile", "server.ext"
+            ]
+        ]
+        for step in steps {
+            let result = try Subprocess.run(
+                ["openssl"] + step, directory: URL(fileURLWithPath: folder), timeout: 60)
+            guard result.status == 0 else { throw PostgresServerError("openssl \(step[0]) failed", output: result) }
+        }
+        chmod(folder + "/server.key", 0o600)
+        if let owner {
+            for file in ["server.key", "server.crt", "ca.crt", "other-ca.crt"] {
+                guard chown(folder + "/" + file, owner.uid, owner.gid) == 0 else {
+                    throw PostgresServerError("could not give \(file) to the postgres user")
+                }
+            }
+        }
     }
 
     /// initdb, pg_ctl, postgres and psql: `pg_config --bindir`, else the newest

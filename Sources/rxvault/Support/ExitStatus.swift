@@ -119,7 +119,7 @@ extension VaultError {
         case .busy: return "wait for the other rxvault command to finish, then try again"
         case .unavailable:
             return
-                "nothing was changed; check that the server runs, and the URL, PGHOST/PGPORT/PGUSER and the password in PGPASSWORD or ~/.pgpass"
+                "nothing was changed; check that the server runs, and the URL, PGHOST/PGPORT/PGUSER, the password in PGPASSWORD or ~/.pgpass, and sslmode and sslrootcert"
         case .ambiguousAttachment: return "give the attachment's id (the prefix shown is enough)"
         case .duplicateAttachment: return "nothing was stored; pass --allow-duplicate to attach a second copy"
         case .grantNotFound: return "'rxvault grants' shows who can read what"
