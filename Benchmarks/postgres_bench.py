@@ -21,13 +21,15 @@ generator: PRESCRIPTIONS, default 100,000). Measured, each side the same way:
 Prints every run, the medians, each goal with its ratio and a verdict: exit 0 every goal met, 1
 not, 2 cannot run.
 """
-import glob, importlib.util, json, os, pwd, random, shutil, signal, statistics, subprocess, sys, tempfile, time
+import importlib.util, json, os, random, shutil, signal, statistics, subprocess, sys, time
 
 RXVAULT, WORK = sys.argv[1], sys.argv[2]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 spec = importlib.util.spec_from_file_location("api_read", os.path.join(ROOT, "Benchmarks", "api_read.py"))
 api = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(api)  # its generator, wrk runner and free_port; its knobs (PRESCRIPTIONS, ...)
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
+from pg_cluster import Cluster, ClusterError  # noqa: E402  (the one the reliability suite uses too)
 
 RUNS = int(os.environ.get("RUNS", "5"))
 TODAY = api.TODAY
@@ -36,71 +38,6 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 def say(text):
     print(text, flush=True)
-
-
-class Cluster:
-    """A PostgreSQL cluster of its own, as the tests start one (RxTestSupport/PostgresServer)."""
-
-    def __init__(self):
-        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-        if not bins:
-            sys.exit("postgres: no /usr/lib/postgresql/*/bin (apt-get install postgresql)")
-        self.bin = bins[-1]
-        self.folder = tempfile.mkdtemp(prefix="rxvault-bench-pg-")
-        self.as_postgres = []
-        if os.geteuid() == 0:
-            user = pwd.getpwnam("postgres")
-            os.chown(self.folder, user.pw_uid, user.pw_gid)
-            self.as_postgres = ["runuser", "-u", "postgres", "--"]
-        self.port = api.free_port()
-        self.superpassword = "bench superuser " + os.urandom(8).hex()
-        self.password = "bench owner " + os.urandom(8).hex()
-        pwfile = os.path.join(self.folder, "pw")
-        with open(pwfile, "w") as f:
-            f.write(self.superpassword + "\n")
-        if self.as_postgres:
-            os.chown(pwfile, pwd.getpwnam("postgres").pw_uid, -1)
-        self.data = os.path.join(self.folder, "data")
-        self.call([f"{self.bin}/initdb", "-D", self.data, "-U", "postgres", "-A", "scram-sha-256", f"--pwfile={pwfile}",
-                   "-E", "UTF8", "--no-sync"])
-        self.call([f"{self.bin}/pg_ctl", "-D", self.data, "-l", os.path.join(self.folder, "log"), "-w", "-o",
-                   f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder}", "start"])
-        self.psql("CREATE ROLE rx LOGIN PASSWORD '%s'" % self.password)
-        self.psql("CREATE DATABASE rxbench OWNER rx")
-        self.url = f"postgres://rx@127.0.0.1:{self.port}/rxbench"
-
-    def call(self, args):
-        done = subprocess.run(self.as_postgres + args, capture_output=True, text=True, cwd="/")
-        if done.returncode != 0:
-            sys.exit(f"postgres: {os.path.basename(args[0])} failed: {done.stderr.strip()[:800]}")
-
-    def psql(self, sql):
-        env = dict(os.environ, PGPASSWORD=self.superpassword)
-        done = subprocess.run([f"{self.bin}/psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
-                               "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-c", sql], env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit(f"postgres: psql failed: {done.stderr.strip()}")
-
-    def pids(self):
-        """This cluster's postmaster and its children (backends, writer, WAL): not another
-        cluster's, such as the one Debian starts when it installs postgresql."""
-        try:
-            postmaster = int(open(os.path.join(self.data, "postmaster.pid")).readline())
-        except (OSError, ValueError):
-            return []
-        found = [postmaster]
-        for stat in glob.glob("/proc/[0-9]*/stat"):
-            try:
-                if int(open(stat).read().rsplit(")", 1)[1].split()[1]) == postmaster:
-                    found.append(int(stat.split("/")[2]))
-            except (OSError, ValueError, IndexError):
-                continue
-        return found
-
-    def stop(self):
-        subprocess.run(self.as_postgres + [f"{self.bin}/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop"],
-                       capture_output=True, cwd="/")
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def cpu_seconds(pids):
@@ -158,7 +95,11 @@ def main():
     processes = []
     nginx = None
     try:
-        cluster = Cluster()
+        try:
+            cluster = Cluster()
+        except ClusterError as error:
+            print(f"postgres: {error}", file=sys.stderr)
+            return 2
         sides = {"file": dict(base, RXVAULT_PATH=os.path.join(WORK, "vault.rxv")),
                  "postgres": dict(base, RXVAULT_PATH=cluster.url, PGPASSWORD=cluster.password)}
         say(f"{N} prescriptions; PostgreSQL {os.path.basename(os.path.dirname(cluster.bin))} on 127.0.0.1:{cluster.port} "

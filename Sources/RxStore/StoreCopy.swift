@@ -54,6 +54,8 @@ public enum StoreCopy {
         }
         let ids = try a.allPrescriptionIDs()
         if try ids != b.allPrescriptionIDs() { return "the prescriptions differ" }
+        // The ids above are any table's: a prescription row missing beside its versions counts here.
+        if try a.prescriptionCount() != b.prescriptionCount() { return "the prescription rows differ" }
         for id in ids {
             if try a.versions(of: id) != b.versions(of: id) { return "prescription \(id.short): its versions differ" }
             let attachments = try a.attachments(of: id)

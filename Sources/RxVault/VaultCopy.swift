@@ -4,7 +4,8 @@ import RxStore
 /// (`VaultLocation`), without a key. Every row goes across as it is (ciphertext, MACs, the
 /// owner's state root and audit chain), from one read snapshot of the source, into a target
 /// created for it (a new file, or an empty database, never replacing a vault); then the target
-/// is compared with that same snapshot row by row and its engine's structure checked. Rows that
+/// is compared with that same snapshot row by row and its engine's structure checked. A source
+/// whose rows point at missing ones (`checkStructure`) is refused: it could not be copied as it is. Rows that
 /// are the same bytes authenticate the same way: `check` and `export` with the key give on the
 /// copy what they give on the source.
 public enum VaultCopy {
@@ -37,6 +38,15 @@ public enum VaultCopy {
         do {
             return try from.read { () throws -> Summary in
                 guard let head = try from.auditHead() else { throw StoreError.corrupt("the audit head is missing") }
+                // Rows that point at missing ones cannot go across as they are (a database's
+                // foreign keys refuse them, and a version's insert makes its prescription row):
+                // the copy would hide the damage `check` finds in the source.
+                let damage = try from.checkStructure()
+                guard damage.isEmpty else {
+                    throw VaultError.integrity(
+                        "the vault at \(VaultLocation.display(source)) is damaged (\(damage.joined(separator: "; "))); "
+                            + "nothing was copied: run 'rxvault check' on it")
+                }
                 try VaultLocation.createStore(
                     at: target, header: try from.header(), auditHeadMAC: head.mac, state: nil, keyRing: nil
                 ) { store in

@@ -1,4 +1,5 @@
 import Foundation
+import RxStore
 import RxTestSupport
 import Testing
 
@@ -132,6 +133,29 @@ import Testing
         #expect(afterDelete.status == 76, "\(afterDelete)")
         let show = try cli.run(["show", id])
         #expect(show.status == 76, "\(show)")
+    }
+
+    /// A vault file whose rows point at missing ones (a prescription row deleted under its
+    /// versions) is not copied: the database would refuse the rows as they are, and a copy that
+    /// made the missing row again would hide what `check` finds in the file. Found by the tamper
+    /// matrix run against PostgreSQL (Tests/Reliability).
+    @Test func aDamagedVaultIsNotCopied() throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let cli = try CLIHarness()
+        for (key, value) in database.environment { cli.environment[key] = value }
+        try cli.initVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        let raw = try Database(path: cli.vaultPath)
+        try raw.execute("PRAGMA foreign_keys = OFF")
+        try raw.execute("DELETE FROM prescription WHERE id LIKE '\(id)%'")
+        #expect(try cli.run(["check"]).status == 76)
+        let copied = try cli.run(["copy", cli.vaultPath, database.url])
+        #expect(copied.status == 76 && copied.stderr.contains("nothing was copied"), "\(copied)")
+        #expect(
+            try server.psql(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'",
+                database: database.database) == "0\n")
     }
 
     @Test func whatAUserGetsWrongIsSaidAndChangesNothing() throws {

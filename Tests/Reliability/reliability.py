@@ -12,6 +12,9 @@ import json, os, random, resource, shutil, signal, sqlite3, subprocess, sys, tem
 
 import hostile_api
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Support"))
+from pg_cluster import Cluster, ClusterError  # noqa: E402
+
 BIN = sys.argv[1]
 FAST = "--fast" in sys.argv
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -242,7 +245,60 @@ def disk_full_suite():
 
 # --- Tampering: every kind of stored object ----------------------------------------------------
 
+class DatabaseLeg:
+    """The tamper matrix against PostgreSQL: each tampered vault file is copied (ciphertext as it
+    is: `copy` never decrypts) into a fresh database of a throwaway cluster, and `check` and the
+    reading commands must say there what they say of the file. A cluster that cannot start is a
+    failure, not a skip."""
+
+    def __init__(self):
+        self.cases = 0
+        try:
+            self.cluster = Cluster(database="tamper_first")
+        except ClusterError as error:
+            self.cluster = None
+            fail(f"tamper in PostgreSQL: cannot start a cluster: {error}")
+
+    def same(self, vault, name, codes, commands):
+        if not self.cluster:
+            return
+        self.cases += 1
+        url = self.cluster.database(f"tamper_{self.cases}")
+        env = dict(vault.env, RXVAULT_PATH=url, PGPASSWORD=self.cluster.password)
+
+        def run(*args):
+            return subprocess.run([BIN, *args], env=env, capture_output=True, timeout=120, text=True, errors="replace")
+
+        copied = run("copy", vault.path, url)
+        if copied.returncode == 76 and 76 in codes and "nothing was copied" in copied.stderr:
+            return  # rows that point at missing ones: refused at the copy, the damage named
+        if copied.returncode != 0:
+            fail(f"tamper {name} in PostgreSQL: copy exited {copied.returncode}: {copied.stderr.strip()[:300]}")
+            return
+        r = run("check", "--read-data")
+        if r.returncode not in codes:
+            fail(f"tamper {name} in PostgreSQL: check exited {r.returncode}, expected {codes}: {r.stderr[-300:]}")
+        expected = 0 if codes == (0,) else 76
+        for command in commands:
+            r3 = run(*command)
+            if r3.returncode != expected:
+                fail(f"tamper {name} in PostgreSQL: {' '.join(command[:2])} exited {r3.returncode}, expected "
+                     f"{expected}: {r3.stderr.strip()[:200]}")
+
+    def stop(self):
+        if self.cluster:
+            self.cluster.stop()
+
+
 def tamper_suite():
+    database = DatabaseLeg()
+    try:
+        tamper_on_file_and_database(database)
+    finally:
+        database.stop()
+
+
+def tamper_on_file_and_database(database):
     vault = new_vault("tamper")
     a = vault.run(*GLASSES).stdout.strip()
     vault.run("edit", a, "--note", "second version")
@@ -269,6 +325,7 @@ def tamper_suite():
     assert vault.check("before tampering")
     pristine = os.path.join(WORK, "pristine.rxv")
     shutil.copy(vault.path, pristine)
+    database.same(vault, "untouched", (0,), [["list"], ["show", a]])
 
     def flip(value):
         data = bytearray(value)
@@ -331,6 +388,7 @@ def tamper_suite():
             r3 = vault.run(*command)
             if r3.returncode != 76:
                 fail(f"tamper {name}: {' '.join(command[:2])} exited {r3.returncode}, expected 76: {r3.stderr.strip()[:200]}")
+        database.same(vault, name, codes, must_refuse.get(name, []))
     # Rows deleted, put back from the older copy, or mixed with it: every row keeps a valid MAC,
     # only the state root and the manifest can tell. check and the reading command must say 76.
     bucket_of_b = int(b[:2], 16)
@@ -394,6 +452,7 @@ def tamper_suite():
             r3 = vault.run(*command)
             if r3.returncode != 76:
                 fail(f"tamper {name}: {' '.join(command[:2])} exited {r3.returncode}, expected 76: {r3.stderr.strip()[:200]}")
+        database.same(vault, name, (76,), commands)
     # Truncated and garbage files.
     for name, mutate in (("truncated to half", lambda data: data[: len(data) // 2]), ("empty", lambda data: b""),
                          ("random bytes", lambda data: os.urandom(len(data)))):
@@ -443,7 +502,8 @@ def tamper_suite():
     r = vault.run("backup", "verify", outer, "--age-identity", key)
     if r.returncode != 0:
         fail(f"the untouched recipient backup does not verify: {r.stdout[-300:]}")
-    print(f"tamper: {len(cases)} stored-object cases, {len(row_cases)} row cases, 3 whole-file cases, 5 backup cases", flush=True)
+    print(f"tamper: {len(cases)} stored-object cases, {len(row_cases)} row cases, 3 whole-file cases, 5 backup cases; "
+          f"{database.cases} of them in PostgreSQL too", flush=True)
 
 
 # --- Bad input: clear errors, documented exit codes, nothing written ---------------------------

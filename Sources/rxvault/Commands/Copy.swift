@@ -11,8 +11,10 @@ extension RxVaultCommand {
                 Copies every row as it is: nothing is decrypted and no passphrase is asked for. The
                 target must be new: a file that does not exist, or an empty database (one without
                 tables). The copy is compared with the source row by row before 'copied' is said;
-                'rxvault check --vault TARGET' then verifies it with the key. The password for a
-                database comes from PGPASSWORD, PGPASSFILE or ~/.pgpass, never from the URL.
+                'rxvault check --vault TARGET' then verifies it with the key. A source whose rows
+                point at missing ones (what 'check' calls damage) is not copied (exit 76). The
+                password for a database comes from PGPASSWORD, PGPASSFILE or ~/.pgpass, never from
+                the URL.
 
                 Examples:
                   rxvault copy vault.rxv postgres://rx@db.example/rx
