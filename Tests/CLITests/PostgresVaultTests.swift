@@ -251,10 +251,13 @@ import Testing
 
     /// A PostgreSQL restart under a running server: 503 while it is down, served again when it
     /// is back, the server never restarted.
+    /// PostgreSQL stopped and started under a running `serve`: 503 while it is down, served again
+    /// when it is back, and the reads answered just before the stop (queued for the next append,
+    /// which fails while the server is down) are all in the log after: none lost.
     @Test func aServerReconnectsAfterPostgreSQLRestarts() throws {
         let own = try PostgresServer.start()
         let database = try own.createDatabase()
-        let cli = try CLIHarness()
+        let cli = try CLIHarness(today: nil)
         for (key, value) in database.environment { cli.environment[key] = value }
         try cli.initVault()
         #expect(try cli.run(["copy", cli.vaultPath, database.url]).status == 0)
@@ -265,14 +268,21 @@ import Testing
         #expect(try cli.run(["grant", "shop", id]).status == 0)
         let server = try ServerProcess(cli)
         let token = try server.token(identity: cli.path("shop.key"))
-        #expect(try server.curl("GET", "/VisionPrescription", token: token).status == 200)
+        for _ in 0..<5 { #expect(try server.curl("GET", "/VisionPrescription", token: token).status == 200) }
         try own.stopServer()
         let down = try server.curl("GET", "/VisionPrescription", token: token)
         #expect(down.status == 503, "\(down.status) \(down.body)")
+        // Long enough for the append of the reads above to be tried, and fail, while it is down.
+        Thread.sleep(forTimeInterval: 2.5)
         try own.startServer()
         let back = try server.curl("GET", "/VisionPrescription", token: token)
         #expect(back.status == 200 && back.json["total"] as? Int == 1, "\(back.status) \(back.body) \(server.stderr)")
-        #expect(server.stop() == 0)
+        #expect(server.stop() == 0, "\(server.stderr)")
+        let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)
+        let reads = try #require(log["entries"] as? [[String: Any]]).filter {
+            ($0["actor"] as? String) == "shop" && ($0["action"] as? String) == "read"
+        }
+        #expect(reads.map(Self.timesRead).reduce(0, +) == 6, "\(reads) \(server.stderr)")
     }
 
     /// TLS to the database as libpq's `sslmode` and `sslrootcert` ask, against a server that
