@@ -20,10 +20,12 @@ Environment: PRESCRIPTIONS, GRANTED, CONNECTIONS, SECONDS, ROUNDS; RXVAULT_BENCH
 the imported vault there and reuses it (the import is most of the first run's time);
 LOG_LEVEL (info) for the server.
 """
-import importlib.util, json, os, random, re, shutil, signal, socket, statistics, subprocess, sys, time
+import importlib.util, json, os, random, re, shutil, signal, statistics, subprocess, sys, time
 
 RXVAULT, WORK = sys.argv[1], sys.argv[2]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
+from pg_cluster import free_port  # noqa: E402  (one definition for the benchmarks and the suites)
 N = int(os.environ.get("PRESCRIPTIONS", "100000"))
 GRANTED = int(os.environ.get("GRANTED", "100"))
 CONNECTIONS = int(os.environ.get("CONNECTIONS", "16"))
@@ -58,14 +60,6 @@ def run(*args, env, check=True):
     if check and done.returncode != 0:
         sys.exit(f"api-read: rxvault {args[0]} failed ({done.returncode}): {done.stderr.strip()[:500]}")
     return done.stdout
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def vault(env, folder):
