@@ -24,6 +24,9 @@ actor StampRounds {
 
     init(reader: StateStampReader) { self.reader = reader }
 
+    /// How many requests wait for the next round (for the tests).
+    var waitingCount: Int { waiting.count }
+
     /// A stamp read that began after this call.
     func stamp() async throws -> Fresh {
         try await withCheckedThrowingContinuation { continuation in

@@ -290,11 +290,16 @@ final class PostgresSession: @unchecked Sendable {
             return "its certificate does not name \(location.host) (sslmode=verify-full checks the name; "
                 + "connect by a name the certificate has, or use verify-ca)"
         case let ssl as NIOSSLError:
-            if case .handshakeFailed = ssl {
+            // Only a mode that checks the certificate, with a root to check it against, and a
+            // failure that says so, is blamed on the certificate.
+            if case .handshakeFailed = ssl, location.sslRootCert != nil,
+                location.sslMode == .verifyCA || location.sslMode == .verifyFull || location.sslMode == .require,
+                "\(ssl)".contains("CERTIFICATE_VERIFY_FAILED")
+            {
                 return "its certificate was not accepted: it is not signed by the authority in \(root) "
-                    + "(sslmode=\(location.sslMode.rawValue)), or has expired (\(ssl))"
+                    + "(sslmode=\(location.sslMode.rawValue)), or has expired"
             }
-            return "\(ssl)"
+            return "the TLS handshake failed (\(ssl))"
         default:
             return nil
         }

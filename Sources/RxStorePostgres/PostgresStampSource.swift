@@ -6,12 +6,15 @@ import RxStore
 
 /// `StateStampSource` for a vault in PostgreSQL: a connection of its own, asked without a thread
 /// waiting (PostgresNIO's futures, awaited), so `rxvault serve`'s requests are not held behind
-/// one another's round trips. An actor: one read at a time on the connection.
+/// one another's round trips. An actor for its connection's state; its one caller
+/// (`StampRounds`) asks one read at a time (an actor may be re-entered at an `await`, so two
+/// callers at once could each connect).
 ///
-/// A connection the server dropped (a restart, a failover) is made again at the next read; while
-/// the server is down every read fails (`unreachable`), clients get 503, and serving goes on by
-/// itself when it is back. A server that stops answering fails the read after the same deadline
-/// as `PostgresSession`'s.
+/// A connection the server dropped (a restart, a failover) is made again, at once for a read
+/// that found it dead (as `PostgresSession` does), or at the next read; while the server is down
+/// every read fails (`unreachable`), clients get 503, and serving goes on by itself when it is
+/// back. A server that stops answering fails the read after the same deadline as
+/// `PostgresSession`'s.
 actor PostgresStampSource: StateStampSource {
     private let location: PostgresLocation
     private let configuration: PostgresConnection.Configuration
@@ -29,14 +32,26 @@ actor PostgresStampSource: StateStampSource {
         deadline = .milliseconds(Int64(busyTimeoutMilliseconds) + 30_000)
     }
 
+    /// Without waiting: the last reference may go on an event loop's thread (a server's
+    /// teardown), where waiting for a loop to stop is a precondition failure.
     deinit {
-        if let connection { try? connection.close().wait() }
-        try? group.syncShutdownGracefully()
+        let group = group
+        guard let connection else {
+            group.shutdownGracefully { _ in }
+            return
+        }
+        connection.close().whenComplete { _ in group.shutdownGracefully { _ in } }
     }
 
     func stamp() async throws(StoreError) -> (counter: Int, mac: [UInt8])? {
         do {
-            let rows = try await query()
+            let rows: [PostgresRow]
+            do {
+                rows = try await query()
+            } catch let error as PSQLError where PostgresSession.isConnectionLoss(error) {
+                // The server dropped a connection that did not look closed yet: once more, anew.
+                rows = try await query()
+            }
             guard let row = rows.first else { return nil }
             let stored = PostgresStoredRow(row, of: "vault_state", keyColumns: 0)
             return (try stored.integer(0, in: StoredRange.counter), try stored.blob(1))

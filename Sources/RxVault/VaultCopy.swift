@@ -5,9 +5,9 @@ import RxStore
 /// owner's state root and audit chain), from one read snapshot of the source, into a target
 /// created for it (a new file, or an empty database, never replacing a vault); then the target
 /// is compared with that same snapshot row by row and its engine's structure checked. A source
-/// whose rows point at missing ones (`checkStructure`) is refused: it could not be copied as it is. Rows that
-/// are the same bytes authenticate the same way: `check` and `export` with the key give on the
-/// copy what they give on the source.
+/// whose rows point at missing ones (`checkStructure`) is refused: it could not be copied as it
+/// is. Rows that are the same bytes authenticate the same way: `check` and `export` with the key
+/// give on the copy what they give on the source.
 public enum VaultCopy {
     /// What was copied.
     public struct Summary: Sendable {
@@ -39,7 +39,7 @@ public enum VaultCopy {
             return try from.read { () throws -> Summary in
                 guard let head = try from.auditHead() else { throw StoreError.corrupt("the audit head is missing") }
                 // Rows that point at missing ones cannot go across as they are (a database's
-                // foreign keys refuse them, and a version's insert makes its prescription row):
+                // foreign keys refuse them, and inserting version 1 makes its prescription row):
                 // the copy would hide the damage `check` finds in the source.
                 let damage = try from.checkStructure()
                 guard damage.isEmpty else {

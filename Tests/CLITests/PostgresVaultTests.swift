@@ -249,8 +249,6 @@ import Testing
         #expect(check.status == 0, "\(check)")
     }
 
-    /// A PostgreSQL restart under a running server: 503 while it is down, served again when it
-    /// is back, the server never restarted.
     /// PostgreSQL stopped and started under a running `serve`: 503 while it is down, served again
     /// when it is back, and the reads answered just before the stop (queued for the next append,
     /// which fails while the server is down) are all in the log after: none lost.

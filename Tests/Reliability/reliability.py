@@ -253,6 +253,7 @@ class DatabaseLeg:
 
     def __init__(self):
         self.cases = 0
+        self.refused_at_copy = 0
         try:
             self.cluster = Cluster(database="tamper_first")
         except ClusterError as error:
@@ -271,7 +272,8 @@ class DatabaseLeg:
 
         copied = run("copy", vault.path, url)
         if copied.returncode == 76 and 76 in codes and "nothing was copied" in copied.stderr:
-            return  # rows that point at missing ones: refused at the copy, the damage named
+            self.refused_at_copy += 1  # rows that point at missing ones: refused there, the damage named
+            return
         if copied.returncode != 0:
             fail(f"tamper {name} in PostgreSQL: copy exited {copied.returncode}: {copied.stderr.strip()[:300]}")
             return
@@ -503,7 +505,8 @@ def tamper_on_file_and_database(database):
     if r.returncode != 0:
         fail(f"the untouched recipient backup does not verify: {r.stdout[-300:]}")
     print(f"tamper: {len(cases)} stored-object cases, {len(row_cases)} row cases, 3 whole-file cases, 5 backup cases; "
-          f"{database.cases} of them in PostgreSQL too", flush=True)
+          f"in PostgreSQL too: {database.cases - database.refused_at_copy} checked there, "
+          f"{database.refused_at_copy} refused by copy", flush=True)
 
 
 # --- Bad input: clear errors, documented exit codes, nothing written ---------------------------

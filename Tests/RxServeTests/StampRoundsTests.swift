@@ -43,7 +43,7 @@ import Testing
         try await eventually { await source.holding == 1 }
         // Three more arrive while the first read is out: none may take its answer.
         let later = (0..<3).map { _ in Task { try await rounds.stamp() } }
-        try await Task.sleep(for: .milliseconds(20))
+        try await eventually { await rounds.waitingCount == 3 }
         #expect(await source.reads == 1, "a request started a read of its own instead of waiting for the next round")
         await source.letOneGo()
         let answer = try await first.value

@@ -28,20 +28,30 @@ class Cluster:
             raise ClusterError("no /usr/lib/postgresql/*/bin (apt-get install postgresql)")
         self.bin = bins[-1]
         self.folder = tempfile.mkdtemp(prefix="rxvault-pycluster-")
+        self.data = os.path.join(self.folder, "data")
         self.as_postgres = []
-        if os.geteuid() == 0:
-            user = pwd.getpwnam("postgres")
-            os.chown(self.folder, user.pw_uid, user.pw_gid)
-            self.as_postgres = ["runuser", "-u", "postgres", "--"]
         self.port = free_port()
         self.superpassword = "superuser " + os.urandom(8).hex()
         self.password = "owner " + os.urandom(8).hex()
+        try:
+            self._start(database)
+        except BaseException:
+            self.stop()  # nothing left behind by a cluster that did not start
+            raise
+
+    def _start(self, database):
+        if os.geteuid() == 0:
+            try:
+                user = pwd.getpwnam("postgres")
+            except KeyError:
+                raise ClusterError("run as root, and there is no postgres user to run PostgreSQL as") from None
+            os.chown(self.folder, user.pw_uid, user.pw_gid)
+            self.as_postgres = ["runuser", "-u", "postgres", "--"]
         pwfile = os.path.join(self.folder, "pw")
         with open(pwfile, "w") as f:
             f.write(self.superpassword + "\n")
         if self.as_postgres:
             os.chown(pwfile, pwd.getpwnam("postgres").pw_uid, -1)
-        self.data = os.path.join(self.folder, "data")
         self.call([f"{self.bin}/initdb", "-D", self.data, "-U", "postgres", "-A", "scram-sha-256", f"--pwfile={pwfile}",
                    "-E", "UTF8", "--no-sync"])
         self.call([f"{self.bin}/pg_ctl", "-D", self.data, "-l", os.path.join(self.folder, "log"), "-w", "-o",
