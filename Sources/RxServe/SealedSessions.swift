@@ -32,7 +32,7 @@ struct SealedSessions: Sendable {
 
     /// id = base64url(seal(client id or 16 zero bytes ‖ u64be expiry (Unix seconds) ‖ SHA-256(secret))).
     func challengeID(clientID: ClientID?, expires: Date, secret: String) throws -> String {
-        let client = clientID.map { Self.bytes($0) } ?? [UInt8](repeating: 0, count: 16)
+        let client = clientID.map { $0.bytes } ?? [UInt8](repeating: 0, count: 16)
         let plain = client + Self.seconds(expires) + SHA256.hash(Array(secret.utf8))
         return Self.base64URL(try AEAD.seal(plain, key: key, associatedData: Self.challengeData))
     }
@@ -53,7 +53,7 @@ struct SealedSessions: Sendable {
     func token(clientID: ClientID, expires: Date) throws -> String {
         Self.tokenPrefix
             + Self.base64URL(
-                try AEAD.seal(Self.bytes(clientID) + Self.seconds(expires), key: key, associatedData: Self.tokenData))
+                try AEAD.seal(clientID.bytes + Self.seconds(expires), key: key, associatedData: Self.tokenData))
     }
 
     /// The client and expiry `token` holds, or nil when it is not one this vault's servers sealed.
@@ -64,12 +64,6 @@ struct SealedSessions: Sendable {
         let bytes = plain.withUnsafeBytes { Array($0) }
         guard let client = ClientID(bytes: bytes[0..<16]) else { return nil }
         return Token(clientID: client, expires: Self.date(bytes[16..<24]))
-    }
-
-    private static func bytes(_ id: ClientID) -> [UInt8] {
-        let hex = Array(id.hex.utf8)
-        func nibble(_ c: UInt8) -> UInt8 { c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : c - UInt8(ascii: "a") + 10 }
-        return stride(from: 0, to: hex.count, by: 2).map { nibble(hex[$0]) << 4 | nibble(hex[$0 + 1]) }
     }
 
     private static func seconds(_ date: Date) -> [UInt8] {

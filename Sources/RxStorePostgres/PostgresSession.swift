@@ -128,13 +128,6 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    /// How long one statement may take before the connection is given up on: longer than any
-    /// wait for the write lock (`lock_timeout`), so only a server that stopped answering (a
-    /// network cut, a host gone) reaches it; `serve` then answers 503 instead of hanging.
-    private var statementDeadline: TimeAmount { .milliseconds(Int64(busyTimeoutMilliseconds) + 30_000) }
-
-    private struct NoAnswer: Error {}
-
     /// Lets go of the connection: closed, and kept alive until it is (PostgresNIO expects every
     /// connection closed before it is released).
     private func dropConnection() {
@@ -143,18 +136,14 @@ final class PostgresSession: @unchecked Sendable {
         old.close().whenComplete { _ in _ = old }
     }
 
-    /// `future`'s value, or `NoAnswer` (and the connection closed) past `statementDeadline`.
+    /// `future`'s value; past the `StatementDeadline`, the connection closed and `unreachable`.
     private func waitAtMost<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
-        let promise = future.eventLoop.makePromise(of: T.self)
-        future.cascade(to: promise)
-        let timer = future.eventLoop.scheduleTask(in: statementDeadline) { promise.fail(NoAnswer()) }
-        defer { timer.cancel() }
+        let deadline = StatementDeadline(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         do {
-            return try promise.futureResult.wait()
-        } catch is NoAnswer {
+            return try deadline.answer(future).wait()
+        } catch is StatementDeadline.Passed {
             dropConnection()
-            throw StoreError.unreachable(
-                "\(location.display) did not answer within \(statementDeadline.nanoseconds / 1_000_000_000) s")
+            throw deadline.error(at: location)
         }
     }
 

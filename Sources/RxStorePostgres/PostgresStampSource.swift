@@ -18,7 +18,7 @@ import RxStore
 actor PostgresStampSource: StateStampSource {
     private let location: PostgresLocation
     private let configuration: PostgresConnection.Configuration
-    private let deadline: TimeAmount
+    private let deadline: StatementDeadline
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private var connection: PostgresConnection?
     private let logger = Logger(label: "rxvault.postgres.stamp", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -29,7 +29,7 @@ actor PostgresStampSource: StateStampSource {
         self.location = location
         configuration = try PostgresSession.configuration(
             location: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        deadline = .milliseconds(Int64(busyTimeoutMilliseconds) + 30_000)
+        deadline = StatementDeadline(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 
     /// Without waiting: the last reference may go on an event loop's thread (a server's
@@ -74,24 +74,17 @@ actor PostgresStampSource: StateStampSource {
             ).get()
             self.connection = connection
         }
-        let loop = connection.eventLoop
-        let promise = loop.makePromise(of: PostgresQueryResult.self)
-        connection.query(PostgresQuery(unsafeSQL: Self.sql), logger: logger).cascade(to: promise)
-        let timer = loop.scheduleTask(in: deadline) { promise.fail(NoAnswer()) }
-        defer { timer.cancel() }
         do {
-            return try await promise.futureResult.get().rows
-        } catch is NoAnswer {
+            return try await deadline.answer(connection.query(PostgresQuery(unsafeSQL: Self.sql), logger: logger))
+                .get().rows
+        } catch is StatementDeadline.Passed {
             drop()
-            throw StoreError.unreachable(
-                "\(location.display) did not answer within \(deadline.nanoseconds / 1_000_000_000) s")
+            throw deadline.error(at: location)
         } catch let error as PSQLError where PostgresSession.isConnectionLoss(error) {
             drop()
             throw error
         }
     }
-
-    private struct NoAnswer: Error {}
 
     private func drop() {
         guard let old = connection else { return }

@@ -31,6 +31,18 @@ public struct AccessRequest: Sendable, Equatable {
     /// How long a request waits for the owner.
     public static let lifetime: TimeInterval = 7 * 24 * 60 * 60
     public static let maximumReasonLength = 500
+
+    /// What the server refuses in a request's reason or patient (the field, and why), or nil:
+    /// `Vault.requestAccess` refuses it, and the owner's review refuses a request a client
+    /// appended itself that the server would have refused.
+    static func problem(reason: String, patient: String?) -> (field: String, problem: String)? {
+        if let problem = TextField.note.problem(with: reason) { return ("reason", problem) }
+        if reason.trimmingCharacters(in: .whitespaces).isEmpty || reason.count > maximumReasonLength {
+            return ("reason", "1 to \(maximumReasonLength) characters")
+        }
+        if let patient, let problem = TextField.name.problem(with: patient) { return ("patient", problem) }
+        return nil
+    }
 }
 
 /// The JSON kept in the audit entries' detail.

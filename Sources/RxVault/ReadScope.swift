@@ -38,6 +38,11 @@ struct StoredRows {
     let attachments: [AttachmentRecord]
     let grants: [Vault.StoredGrant]
 
+    /// A prescription with no row at all.
+    static func none(_ id: String) -> StoredRows {
+        StoredRows(id: id, exists: false, versions: [], attachments: [], grants: [])
+    }
+
     /// The rows in the manifest's terms (nil: no row at all).
     var entry: ManifestEntry? {
         guard exists else { return nil }

@@ -12,12 +12,8 @@ extension Vault {
         for client: ClientSummary, reason: String, patient: String?,
         kinds: [PrescriptionKind], ownerWrite: Bool = true
     ) throws(VaultError) -> AccessRequest {
-        if let problem = TextField.note.problem(with: reason) { throw .invalidInput("reason: \(problem)") }
-        if reason.trimmingCharacters(in: .whitespaces).isEmpty || reason.count > AccessRequest.maximumReasonLength {
-            throw .invalidInput("reason: 1 to \(AccessRequest.maximumReasonLength) characters")
-        }
-        if let patient, let problem = TextField.name.problem(with: patient) {
-            throw .invalidInput("patient: \(problem)")
+        if let refused = AccessRequest.problem(reason: reason, patient: patient) {
+            throw .invalidInput("\(refused.field): \(refused.problem)")
         }
         let now = clock.timestamp()
         let expires =

@@ -94,16 +94,16 @@ extension Vault {
         // Countersign first: the sweep appends owner entries, which move the head past them.
         let head = try store.auditHead()
         var signed = (countersigned: 0, refused: 0)
-        if let head, let last = try store.lastAuditEntry(), last.sequence > head.sequence,
-            let macd = try store.auditEntries(after: head.sequence).first(where: { $0.mac != nil })
-        {
+        // What clients and servers appended since the owner's last write (usually nothing).
+        let appended = try store.auditEntries(after: head?.sequence ?? 0)
+        if head != nil, let macd = appended.first(where: { $0.mac != nil }) {
             // Only another holder of the vault's keys (a `serve` whose role may only append) puts
             // one there; the owner's next entry would move the head past it and vouch for it.
             throw VaultError.integrity(
                 "audit entry \(macd.sequence) carries an owner MAC but lies after the owner's head: it was not written by the owner's own writes; restore a backup from before it"
             )
         }
-        if let last = try store.lastAuditEntry(), last.sequence > head?.sequence ?? 0 {
+        if !appended.isEmpty {
             // Judged with the whole log (the grants it records) and the clients as they are now:
             // no owner write came between these entries and this one, so nothing has changed.
             let verdicts = Dictionary(
@@ -300,14 +300,8 @@ extension Vault {
         guard record.id.utf8.count == 16, RecordID.isHex(record.id) else {
             return "has a malformed id"
         }
-        let reason = record.reason
-        if TextField.note.problem(with: reason) != nil || reason.trimmingCharacters(in: .whitespaces).isEmpty
-            || reason.count > AccessRequest.maximumReasonLength
-        {
-            return "has a reason the server refuses"
-        }
-        if let patient = record.patient, TextField.name.problem(with: patient) != nil {
-            return "names a patient the server refuses"
+        if let refused = AccessRequest.problem(reason: record.reason, patient: record.patient) {
+            return refused.field == "reason" ? "has a reason the server refuses" : "names a patient the server refuses"
         }
         if record.kinds.contains(where: { PrescriptionKind(rawValue: $0) == nil }) {
             return "names a kind of prescription that does not exist"

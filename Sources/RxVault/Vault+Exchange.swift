@@ -387,8 +387,7 @@ extension Vault {
         policy: ImportPolicy
     ) throws -> ImportOutcome {
         do {
-            let known = try knownToHaveNoRows(id)
-            guard !known, let latest = try store.latestVersion(of: id) else {
+            guard try !knownToHaveNoRows(id), let latest = try store.latestVersion(of: id) else {
                 return ImportOutcome(
                     position: item.position, id: id, action: .new, changes: [],
                     newAttachments: item.attachments.map(\.name), refusal: nil)
@@ -461,7 +460,7 @@ extension Vault {
     ) throws {
         do {
             // Known before anything is written for it: a new prescription with no row has no attachment.
-            let hadNoRows = try knownToHaveNoRows(id)
+            let hadNoRows = try outcome.action == .new && knownToHaveNoRows(id)
             switch outcome.action {
             case .refused:
                 return

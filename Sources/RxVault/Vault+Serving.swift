@@ -133,10 +133,10 @@ extension Vault {
                     guard let id = event.client.flatMap(ClientID.init(hex:)), let publicKey = clientKeys[id] else {
                         throw VaultError.internalError("a served read names no client the server knows")
                     }
-                    if keys[id] == nil { keys[id] = try clientEntryKey(publicKey: publicKey) }
+                    let key = try keys[id] ?? clientEntryKey(publicKey: publicKey)
+                    keys[id] = key
                     try AuditLog.appendClientEntry(
-                        event, store: store, vaultID: header.vaultID, auditPublicKey: header.auditPublicKey,
-                        key: keys[id]!)
+                        event, store: store, vaultID: header.vaultID, auditPublicKey: header.auditPublicKey, key: key)
                 }
             }
         } catch {

@@ -191,14 +191,16 @@ extension Vault {
     /// manifest: the caller reads the rows itself). In a verified read scope the rows of the
     /// prescription checked last are kept, so reading it next (its newest version, then its
     /// attachments, as an export does) costs no second read.
-    func verifiedRows(_ id: String) throws -> StoredRows? {
+    /// `knownRows`: the rows when the caller knows them without a read (none, for an id a large
+    /// import knows has no row).
+    func verifiedRows(_ id: String, knownRows: StoredRows? = nil) throws -> StoredRows? {
         guard let state = try verifiedState() else { return nil }
         if let rows = readScope?.lastRows, rows.id == id { return rows }
         guard id.count == 32, RecordID.isHex(id) else {
             throw VaultError.integrity("a stored prescription id is malformed")
         }
         let expected = try manifestEntries(bucket: SearchIndex.bucket(of: id), state: state)[id]
-        let rows = try storedRows(id)
+        let rows = try knownRows ?? storedRows(id)
         let actual = rows.entry
         guard expected == actual else {
             throw VaultError.integrity(
@@ -214,14 +216,10 @@ extension Vault {
     func touch(_ id: String) throws {
         let write = try requireWrite()
         guard !write.touched.contains(id) else { return }
-        if let prescriptionID = PrescriptionID(hex: id), try knownToHaveNoRows(prescriptionID),
-            let state = try verifiedState()
-        {
-            // No row to compare (`StoredPrescriptions`): the manifest must have no entry either.
-            if let expected = try manifestEntries(bucket: SearchIndex.bucket(of: id), state: state)[id] {
-                throw VaultError.integrity(
-                    ManifestEntry.differences(id, expected: expected, actual: nil).joined(separator: "; "))
-            }
+        if let prescriptionID = PrescriptionID(hex: id), try knownToHaveNoRows(prescriptionID) {
+            // No row to read (`StoredPrescriptions`): compared as none, so the manifest must
+            // have no entry either.
+            _ = try verifiedRows(id, knownRows: .none(id))
             write.stored?.forget(prescriptionID)
         } else {
             try verifyCurrent(id)

@@ -31,6 +31,13 @@ extension RecordIdentifier {
         self.init(checkedHex: String(decoding: hex, as: UTF8.self))
     }
 
+    /// The 16 bytes the digits spell (`init?(bytes:)` the other way).
+    public var bytes: [UInt8] {
+        func nibble(_ c: UInt8) -> UInt8 { c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : c - UInt8(ascii: "a") + 10 }
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { nibble(digits[$0]) << 4 | nibble(digits[$0 + 1]) }
+    }
+
     /// The first 8 digits, as ids are shown (like git; `RecordID.shortForms` where two share them).
     public var short: String { String(hex.prefix(RecordID.shortLength)) }
     public var description: String { hex }
