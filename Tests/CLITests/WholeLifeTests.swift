@@ -359,6 +359,11 @@ final class Life {
             // committed in between (its served reads, each second) would be in the old file
             // only, and the copy an older one, rightly refused. The server's write that waited
             // for the lock finds the file replaced and goes to the new one.
+            //
+            // The server's switches are counted before the rename: that waiting write sees the
+            // new file the moment the lock is let go, and the server may switch to it before
+            // this process has even seen the copy end.
+            let switches = server.map { $0.stderr.components(separatedBy: "serving the vault file now at").count }
             let copied = try CLIHarness.spawn(
                 [
                     "/usr/bin/env", "python3", "-c",
@@ -377,8 +382,7 @@ final class Life {
             // The server looks at the path on every request that reaches the vault (and once a
             // second without one): wait until it has let go of the old file (and of its
             // write-ahead log, whose name the new file shares) before the next command.
-            if let server {
-                let switches = server.stderr.components(separatedBy: "serving the vault file now at").count
+            if let server, let switches {
                 let token = model.clientNames.first.flatMap { model.tokens[$0] }
                 let deadline = Date().addingTimeInterval(10)
                 while server.stderr.components(separatedBy: "serving the vault file now at").count == switches {
