@@ -174,10 +174,19 @@ extension Vault {
         /// Every item in file order, with what it does (or why it is refused).
         public var items: [ImportOutcome] = []
         public var refused: [ImportOutcome] { items.filter { $0.action == .refused } }
-        /// The rules' advisories for the items stored (new or updated), "position: text": what
+        /// The rules' advisories for the items stored (new or updated), in file order: what
         /// `add` would have warned about (a zero cylinder with an axis stored as spherical, an
         /// unusual base curve), so an import says it too.
-        public var warnings: [String] = []
+        public var warnings: [ImportWarning] = []
+    }
+
+    /// One advisory for one item of an import: where in the file, and what.
+    public struct ImportWarning: Sendable, Equatable {
+        /// The item's place in the file (`prescriptions[3]`, `Bundle.entry[7]`).
+        public let position: String
+        public let text: String
+        /// `prescriptions[3]: OD axis 38 is not made in soft lenses ...`
+        public var line: String { "\(position): \(text)" }
     }
 
     /// One item of an import and what happens to it.
@@ -256,7 +265,7 @@ extension Vault {
                     report.items.append(outcome)
                     // What `add` would have warned about, said for what is stored.
                     if outcome.action == .new || outcome.action == .update {
-                        report.warnings += advisories.map { "\(item.position): \($0)" }
+                        report.warnings += advisories.map { ImportWarning(position: item.position, text: $0) }
                     }
                     if let before, let nearMissIndex, outcome.action == .new || outcome.action == .update,
                         let problem = Self.nearMissProblem(

@@ -69,6 +69,8 @@ extension RxVaultCommand {
         var updateUnverified = false
         @Flag(help: "Make new patients for names close to an existing patient's (otherwise refused).")
         var newPatient = false
+        @Flag(help: "List every warning (otherwise the first \(ImportWarnings.shown) and how many more).")
+        var allWarnings = false
         @Option(
             help: ArgumentHelp(
                 "FHIR: import prescriptions with these statuses: all (active, cancelled, draft) or codes, comma-separated (default active; entered-in-error only when named).",
@@ -154,7 +156,7 @@ extension RxVaultCommand {
                     if dryRun { Self.list(refused.items) }
                     throw Self.refusal(error, refused)
                 }
-                report.warnings.forEach(Terminal.warning)
+                ImportWarnings.lines(report.warnings, all: allWarnings).forEach(Terminal.warning)
                 if !dryRun { PatientChoice.sayNotes(vault, listingAtMost: 5) }
                 // A dry run lists every item; an import names what it updated.
                 Self.list(report.items.filter { dryRun || $0.action == .update })
