@@ -28,7 +28,7 @@ public struct Trend: Sendable, Equatable {
     /// The vertex distance assumed for a contact lens when no glasses prescription of the eye gives one.
     public static let assumedVertexDistance = Hundredths(12)
     /// How the overall rate is found, as the outputs name it.
-    public static let fitName = "least-squares fit"
+    public static let fitName = "least squares"
 
     /// One prescription's value for one eye.
     public struct Point: Sendable, Equatable {
@@ -75,7 +75,7 @@ public struct Trend: Sendable, Equatable {
         public var ratePerYear: Double? { fit?.slope }
 
         /// The overall rate as the table and the chart's legend say it:
-        /// `-0.31 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)`.
+        /// `-0.31 D/yr (least squares over 5 prescriptions, 2019-09-01 to 2023-09-01)`.
         public var rateSummary: String {
             guard let fit, let first = points.first?.issued, let last = points.last?.issued else {
                 return points.count == 1

@@ -27,7 +27,8 @@ extension TrendChart {
     /// Draws the scale, the lines and the markers; returns the scale drawn.
     @discardableResult
     static func drawAxial(
-        _ axial: AxialLengthTrend, on cr: OpaquePointer, x: (CalendarDate) -> Double, plotRight: Double
+        _ axial: AxialLengthTrend, on cr: OpaquePointer, x: (CalendarDate) -> Double, plotRight: Double,
+        plotBottom: Double
     ) -> MillimetreAxis {
         let values = axial.series.flatMap { $0.points.map(\.millimetres.doubleValue) }
         let scale = MillimetreAxis(low: values.min() ?? 23, high: values.max() ?? 24)

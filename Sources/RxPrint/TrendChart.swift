@@ -31,10 +31,11 @@ public enum TrendChart {
 
     /// The chart of `trend` for `patient` (the title names them), in `format`.
     /// `axial`: the patient's axial lengths, drawn on a second scale (mm, at the right) over the
-    /// same dates (issue 26); `birthDate`: when known, the age at each date tick under it.
+    /// same dates (issue 26); `acuity`: the visual acuities, in a strip under the plot on a logMAR
+    /// scale; `birthDate`: when known, the age at each date tick under it.
     public static func render(
         _ trend: Trend, patient: String, format: Format, axial: AxialLengthTrend = AxialLengthTrend([]),
-        birthDate: CalendarDate? = nil
+        acuity: VisualAcuityTrend = VisualAcuityTrend([]), birthDate: CalendarDate? = nil
     ) throws(PDFPrinter.Failure) -> [UInt8] {
         let sink = PDFPrinter.Sink()
         let closure = Unmanaged.passUnretained(sink).toOpaque()
@@ -64,7 +65,7 @@ public enum TrendChart {
         }
         guard let cr = cairo_create(surface) else { throw PDFPrinter.Failure(description: "cannot draw the chart") }
         if format == .pdf { cairo_scale(cr, pdfScale, pdfScale) }
-        draw(trend, patient: patient, axial: axial, birthDate: birthDate, on: cr)
+        draw(trend, patient: patient, axial: axial, acuity: acuity, birthDate: birthDate, on: cr)
         if format == .pdf { cairo_show_page(cr) }
         let drawn = cairo_status(cr)
         cairo_destroy(cr)
@@ -102,21 +103,28 @@ public enum TrendChart {
     }
 
     static func draw(
-        _ trend: Trend, patient: String, axial: AxialLengthTrend, birthDate: CalendarDate?, on cr: OpaquePointer
+        _ trend: Trend, patient: String, axial: AxialLengthTrend, acuity: VisualAcuityTrend,
+        birthDate: CalendarDate?, on cr: OpaquePointer
     ) {
         cairo_set_source_rgb(cr, 1, 1, 1)
         cairo_paint(cr)
 
-        // The dates of both series: the axial lengths may start before the first prescription.
-        let axialDates = axial.series.flatMap { $0.points.map(\.date) }
-        let allDates = (trend.dateRange.map { [$0.lowerBound, $0.upperBound] } ?? []) + axialDates
+        // The dates of every series: the measurements may start before the first prescription.
+        let measured = axial.series.flatMap { $0.points.map(\.date) } + acuity.dates
+        let allDates = (trend.dateRange.map { [$0.lowerBound, $0.upperBound] } ?? []) + measured
         let range = allDates.min().flatMap { first in allDates.max().map { first...$0 } }
-        // Room at the right for the millimetre scale when there is one.
+        // Room at the right for the millimetre scale when there is one, and under the plot for
+        // the acuity strip.
         let plotRight = axial.isEmpty ? Self.plotRight : Self.plotRight - 70
+        let plotBottom = acuity.isEmpty ? Self.plotBottom : Self.plotBottom - acuityRoom
+        var shown = ["spherical equivalent"]
+        if !axial.isEmpty { shown.append("axial length") }
+        if !acuity.isEmpty { shown.append("visual acuity") }
+        let title =
+            shown.count == 1 ? shown[0] : shown.dropLast().joined(separator: ", ") + " and " + shown.last!
         PDFPrinter.grey(cr, 0)
-        PDFPrinter.setFont(cr, size: 26, bold: true)
-        PDFPrinter.show(
-            cr, "\(patient): spherical equivalent" + (axial.isEmpty ? "" : " and axial length"), x: 40, y: 58)
+        PDFPrinter.setFont(cr, size: shown.count == 3 ? 22 : 26, bold: true)
+        PDFPrinter.show(cr, "\(patient): \(title)", x: 40, y: 58)
         PDFPrinter.grey(cr, 0.35)
         PDFPrinter.setFont(cr, size: 15)
         let dates =
@@ -222,10 +230,17 @@ public enum TrendChart {
             }
         }
 
-        let axialScale = axial.isEmpty ? nil : drawAxial(axial, on: cr, x: x, plotRight: plotRight)
+        let axialScale =
+            axial.isEmpty ? nil : drawAxial(axial, on: cr, x: x, plotRight: plotRight, plotBottom: plotBottom)
 
         // The legend: each eye with its rate, then what the markers mean.
         var legendY = plotBottom + (birthDate == nil ? 68 : 76)
+        if !acuity.isEmpty {
+            let stripBottom = drawAcuity(
+                acuity, on: cr, x: x, top: plotBottom + (birthDate == nil ? 36 : 52), plotRight: plotRight)
+            drawAcuityLegend(on: cr, top: stripBottom + 22)
+            legendY = stripBottom + 54
+        }
         if axialScale != nil { drawAxialLegend(axial, on: cr, top: legendY) }
         PDFPrinter.setFont(cr, size: 15)
         for series in trend.series {

@@ -196,6 +196,83 @@ import Testing
         #expect(leo.status == 0 && leo.stdout.contains("23.00 mm") && leo.stdout.contains("one date"), "\(leo)")
     }
 
+    /// Trend: each visual acuity recorded as a series of its own (eye or both, with or without
+    /// correction) as written, with its logMAR value and the change since the previous one, in the
+    /// table, JSON and the chart; `--eye` keeps that eye's; a patient with acuities alone has a trend.
+    @Test func trendShowsVisualAcuity() throws {
+        let cli = try CLIHarness()
+        try child(cli)
+        _ = try cli.add([
+            "measurement", "add", "Mia Chen", "--date", "2025-03-01", "--va-od-uncorrected", "20/25", "--va-od", "1.0",
+            "--va-ou", "6/6"
+        ])
+        _ = try cli.add([
+            "measurement", "add", "Mia Chen", "--date", "2026-03-01", "--va-od-uncorrected", "6/12", "--va-os", "0.8"
+        ])
+        let table = try cli.run(["trend", "Mia Chen"])
+        #expect(table.status == 0, "\(table)")
+        let rows = table.stdout.split(separator: "\n").filter { $0.hasPrefix("VA ") }.map {
+            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        }
+        // In slot order (OD, OS, OU with correction, then without), oldest first; 20/25 is
+        // logMAR 0.10 and 6/12 0.30: 0.20 worse. A table at 80 columns.
+        #expect(
+            rows == [
+                "VA OD cc 2025-03-01 8.8 1.0 0.00 - \(try measurementID(cli, "2025-03-01").prefix(8))",
+                "VA OS cc 2026-03-01 9.8 0.8 0.10 - \(try measurementID(cli, "2026-03-01").prefix(8))",
+                "VA OU cc 2025-03-01 8.8 6/6 0.00 - \(try measurementID(cli, "2025-03-01").prefix(8))",
+                "VA OD sc 2025-03-01 8.8 20/25 0.10 - \(try measurementID(cli, "2025-03-01").prefix(8))",
+                "VA OD sc 2026-03-01 9.8 6/12 0.30 +0.20 \(try measurementID(cli, "2026-03-01").prefix(8))"
+            ], "\(table.stdout)")
+        #expect(table.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(table.stdout)")
+
+        let json = try cli.json(try cli.run(["trend", "Mia Chen", "--format", "json"]).stdout)
+        let acuity = json["visualAcuity"] as? [[String: Any]] ?? []
+        #expect(acuity.map { $0["acuity"] as? String } == ["od", "os", "ou", "od-uncorrected"])
+        #expect(acuity.map { $0["eye"] as? String } == ["right", "left", "both", "right"])
+        #expect(acuity.map { $0["corrected"] as? Bool } == [true, true, true, false])
+        let uncorrected = acuity.last?["points"] as? [[String: Any]] ?? []
+        #expect(uncorrected.map { $0["written"] as? String } == ["20/25", "6/12"])
+        #expect(uncorrected.map { $0["notation"] as? String } == ["snellen-feet", "snellen-metres"])
+        #expect(uncorrected.map { ($0["logMAR"] as? NSNumber)?.doubleValue } == [0.1, 0.3])
+        #expect((uncorrected.last?["change"] as? NSNumber)?.doubleValue == 0.2)
+        #expect(uncorrected.first?["change"] == nil)
+        #expect((uncorrected.last?["ageYears"] as? NSNumber)?.doubleValue == 9.8)
+
+        // One eye: its acuities, not both eyes' together.
+        let right = try cli.json(try cli.run(["trend", "Mia Chen", "--eye", "right", "--format", "json"]).stdout)
+        #expect(
+            (right["visualAcuity"] as? [[String: Any]])?.map { $0["acuity"] as? String } == ["od", "od-uncorrected"])
+
+        // The chart draws the strip; with acuities it differs from the same chart without them.
+        let with = cli.path("with.png")
+        #expect(try cli.run(["trend", "Mia Chen", "--out", with]).status == 0)
+        let png = try Data(contentsOf: URL(fileURLWithPath: with))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        for id in [try measurementID(cli, "2025-03-01"), try measurementID(cli, "2026-03-01")] {
+            #expect(try cli.run(["measurement", "remove", id, "--yes"]).status == 0)
+        }
+        let without = cli.path("without.png")
+        #expect(try cli.run(["trend", "Mia Chen", "--out", without]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: without)) != png)
+
+        // Acuities alone make a trend (table and chart): a patient whose prescription is gone.
+        let leoRx = try cli.add([
+            "add", "glasses", "--patient", "Leo Park", "--prescriber", "Dr Ana Lee", "--issued", "2026-03-01",
+            "--expires", "2028-03-01", "--od", "-0.50", "--os", "-0.50"
+        ])
+        _ = try cli.add(["measurement", "add", "Leo Park", "--date", "2026-03-01", "--va-ou-uncorrected", "6/6"])
+        #expect(try cli.run(["remove", leoRx, "--yes"]).status == 0)
+        let leo = try cli.run(["trend", "Leo Park"])
+        #expect(leo.status == 0 && leo.stdout.contains("VA OU sc"), "\(leo)")
+        #expect(try cli.run(["trend", "Leo Park", "--out", cli.path("leo.svg")]).status == 0)
+    }
+
+    /// The id of the measurement made on `date` (one per date in these tests).
+    func measurementID(_ cli: CLIHarness, _ date: String) throws -> String {
+        try #require(try measurements(cli).first { $0["date"] as? String == date }?["id"] as? String)
+    }
+
     /// FHIR R4: an Observation per axial length and acuity with its LOINC code, the Patient once,
     /// and the export recorded in the audit log.
     @Test func fhirObservations() throws {
@@ -315,8 +392,10 @@ import Testing
         #expect(ran.stdout.contains("OD: +0.30 mm/yr") && ran.stdout.contains("OS: +0.33 mm/yr"), "\(ran.stdout)")
         #expect(FileManager.default.fileExists(atPath: cli.path("myopia.png")))
         let fhir = try cli.json(try String(contentsOfFile: cli.path("mia-observations.json"), encoding: .utf8))
-        // The Patient, six axial lengths, five acuities.
+        // The Patient, six axial lengths, seven acuities.
         let entries = (fhir["entry"] as? [Any])?.count
-        #expect(entries == 12)
+        #expect(entries == 14)
+        // The trend lists the acuities, the uncorrected ones a chart line worse a year on.
+        #expect(ran.stdout.contains("VA OD sc  2025-03-01  8.8  6/12"), "\(ran.stdout)")
     }
 }

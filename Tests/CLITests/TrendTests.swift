@@ -75,10 +75,10 @@ import Testing
         // sum (t - mean)^2 = 9.997265: slope -0.375079 D/yr. OS: mean SE -0.95, sum of products
         // -3.499521: slope -0.350048 D/yr.
         #expect(
-            text.contains("OD: -0.375 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)"),
+            text.contains("OD: -0.375 D/yr (least squares over 5 prescriptions, 2019-09-01 to 2023-09-01)"),
             "\(text)")
         #expect(
-            text.contains("OS: -0.35 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)"),
+            text.contains("OS: -0.35 D/yr (least squares over 5 prescriptions, 2019-09-01 to 2023-09-01)"),
             "\(text)")
         #expect(
             text.split(separator: "\n").prefix(2).joined(separator: " ").contains(
@@ -224,8 +224,8 @@ import Testing
         #expect(text.status == 0, "\(text)")
         for value in [
             "Mia Chen: spherical equivalent", "2019-09-01 to 2023-09-01",
-            "-0.375 D/yr (least-squares fit over 5 prescriptions, 2019-09-01 to 2023-09-01)",
-            "-0.35 D/yr (least-squares fit over 5 prescriptions", "OD (right eye)", "OS (left eye)",
+            "-0.375 D/yr (least squares over 5 prescriptions, 2019-09-01 to 2023-09-01)",
+            "-0.35 D/yr (least squares over 5 prescriptions", "OD (right eye)", "OS (left eye)",
             "-1.125", "-1.625", "-1.75", "contacts at spectacle plane", "2020", "2023"
         ] {
             #expect(text.stdout.contains(value), "the PDF shows \(value):\n\(text.stdout)")

@@ -54,7 +54,7 @@ import Testing
         #expect(Self.close(od.ratePerYear, -0.3125))
         // Intercept: -11/6 + 0.3125 x 4 = -0.58333...
         #expect(Self.close(od.fit?.value(on: date("2014-03-01")), -11.0 / 6 + 1.25))
-        #expect(od.rateSummary == "-0.313 D/yr (least-squares fit over 3 prescriptions, 2014-03-01 to 2022-03-01)")
+        #expect(od.rateSummary == "-0.313 D/yr (least squares over 3 prescriptions, 2014-03-01 to 2022-03-01)")
 
         // OS is written in plus-cylinder form: -1.00 +0.50 x90 is SE -0.75 and cylinder -0.50 in
         // minus form; the 2022 prescription has no left eye, so OS has two points.

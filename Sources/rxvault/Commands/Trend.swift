@@ -22,6 +22,10 @@ extension RxVaultCommand {
                 patient's glasses prescription nearest in time (12 mm assumed when none gives one).
                 Balance lenses have no power and give no value.
 
+                Under the refraction: each eye's axial length (mm, with its rate per year) and each
+                visual acuity recorded ('rxvault measurement'), as written and in logMAR (lower is
+                better), with the age when the birth date is known.
+
                 --out FILE draws the chart instead (one line per eye, glasses filled and contacts
                 hollow, the rate per year in the legend): .png (1200x800 pixels), .pdf (720x480 pt) or
                 .svg (1200x800 px), by the file name's extension. The chart file is written like an
@@ -74,23 +78,25 @@ extension RxVaultCommand {
                 let eyes = eye.map { [$0] } ?? Set(Eye.allCases)
                 let trend = Trend(records.map { ($0.id.hex, $0.prescription) }, eyes: eyes)
                 let axial = AxialLengthTrend(summary.measurements, eyes: eyes, birthDate: summary.birthDate)
-                guard !trend.isEmpty || !axial.isEmpty else {
+                let acuity = VisualAcuityTrend(summary.measurements, eyes: eyes, birthDate: summary.birthDate)
+                guard !trend.isEmpty || !axial.isEmpty || !acuity.isEmpty else {
                     let which = eye.map { " for the \($0 == .right ? "right" : "left") eye" } ?? ""
                     throw CLIError(
                         .notFound,
-                        "\(summary.line) has no prescription with a lens power and no axial length\(which): no trend to show",
+                        "\(summary.line) has no prescription with a lens power, no axial length and no visual acuity\(which): no trend to show",
                         hint: records.isEmpty ? "'rxvault add glasses --patient ...' records one" : nil)
                 }
                 guard let out, let chartFormat = TrendChart.Format(fileName: out) else {
                     switch format {
                     case .json:
-                        Terminal.out(TrendOutput.json(trend, patient: summary, axial: axial).write(pretty: true))
+                        Terminal.out(
+                            TrendOutput.json(trend, patient: summary, axial: axial, acuity: acuity).write(pretty: true))
                     default:
                         var parts: [String] = []
                         if !trend.isEmpty { parts.append(TrendOutput.text(trend, patient: summary)) }
-                        if !axial.isEmpty {
-                            parts.append((trend.isEmpty ? "\(summary.line):\n" : "") + TrendOutput.text(axial))
-                        }
+                        if !axial.isEmpty { parts.append(TrendOutput.text(axial)) }
+                        if !acuity.isEmpty { parts.append(TrendOutput.text(acuity)) }
+                        if trend.isEmpty { parts[0] = "\(summary.line):\n" + parts[0] }
                         Terminal.out(parts.joined(separator: "\n\n"))
                     }
                     return
@@ -98,7 +104,8 @@ extension RxVaultCommand {
                 let bytes: [UInt8]
                 do {
                     bytes = try TrendChart.render(
-                        trend, patient: summary.name, format: chartFormat, axial: axial, birthDate: summary.birthDate)
+                        trend, patient: summary.name, format: chartFormat, axial: axial, acuity: acuity,
+                        birthDate: summary.birthDate)
                 } catch {
                     throw CLIError(.failure, "cannot draw the chart: \(error)")
                 }

@@ -69,11 +69,62 @@ enum TrendOutput {
         var lines = ["axial length, in mm", "", Table.render(headers: headers, rows: rows), ""]
         for series in axial.series {
             let rate = series.ratePerYear.map {
-                "\(AxialLengthTrend.rateText($0)) (least-squares fit over \(series.points.count) measurements)"
+                "\(AxialLengthTrend.rateText($0)) (\(Trend.fitName) over \(series.points.count) measurements)"
             }
             lines.append("\(series.eye.label): \(rate ?? "one date: no rate yet")")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The visual-acuity table (issue 26): a row per acuity recorded and measurement, as written,
+    /// its logMAR value and the change since the previous one of the same kind.
+    static func text(_ acuity: VisualAcuityTrend) -> String {
+        let ages = acuity.series.contains { $0.points.contains { $0.ageYears != nil } }
+        var headers = ["ACUITY", "DATE"]
+        if ages { headers.append("AGE") }
+        headers += ["AS WRITTEN", "LOGMAR", "CHANGE", "MEASUREMENT"]
+        var rows: [[String]] = []
+        for series in acuity.series {
+            for point in series.points {
+                var row = [series.slot.label, point.date.description]
+                if ages { row.append(point.ageYears.map(age) ?? "-") }
+                row += [
+                    point.acuity.written, point.acuity.logMARText,
+                    point.change.map(VisualAcuityTrend.signed) ?? "-", String(point.measurement.prefix(8))
+                ]
+                rows.append(row)
+            }
+        }
+        return [
+            "visual acuity (cc: with correction, sc: without); logMAR: lower is better",
+            "", Table.render(headers: headers, rows: rows)
+        ].joined(separator: "\n")
+    }
+
+    static func json(_ acuity: VisualAcuityTrend) -> JSONValue {
+        .array(
+            acuity.series.map { series in
+                .object([
+                    ("acuity", .string(series.slot.rawValue)),
+                    ("eye", series.slot.eye.map { .string($0.rawValue) } ?? .string("both")),
+                    ("corrected", .bool(series.slot.corrected)),
+                    (
+                        "points",
+                        .array(
+                            series.points.map { p in
+                                var point: [(String, JSONValue)] = [
+                                    ("measurement", .string(p.measurement)), ("date", .string(p.date.description)),
+                                    ("written", .string(p.acuity.written)),
+                                    ("notation", .string(p.acuity.notation.rawValue)),
+                                    ("logMAR", .number(p.acuity.logMARText))
+                                ]
+                                if let years = p.ageYears { point.append(("ageYears", .number(age(years)))) }
+                                if let change = p.change { point.append(("change", .number(plain(change)))) }
+                                return .object(point)
+                            })
+                    )
+                ])
+            })
     }
 
     /// `9.2`: years, one decimal.
@@ -116,7 +167,9 @@ enum TrendOutput {
         return point.days == 0 ? "same day" : "-"
     }
 
-    static func json(_ trend: Trend, patient: PatientSummary, axial: AxialLengthTrend? = nil) -> JSONValue {
+    static func json(
+        _ trend: Trend, patient: PatientSummary, axial: AxialLengthTrend? = nil, acuity: VisualAcuityTrend? = nil
+    ) -> JSONValue {
         var who: [(String, JSONValue)] = [("id", .string(patient.id.hex)), ("name", .string(patient.name))]
         if let born = patient.birthDate { who.append(("birthDate", .string(born.description))) }
         let eyes: [JSONValue] = trend.series.map { series in
@@ -138,7 +191,8 @@ enum TrendOutput {
         return .object([
             ("schema", .string("rxvault/trend/v1")), ("patient", .object(who)), ("daysPerYear", .number("365.25")),
             ("rateMethod", .string("least-squares")), ("eyes", .array(eyes)), ("skipped", .array(skipped)),
-            ("axialLength", json(axial ?? AxialLengthTrend([])))
+            ("axialLength", json(axial ?? AxialLengthTrend([]))),
+            ("visualAcuity", json(acuity ?? VisualAcuityTrend([])))
         ])
     }
 
