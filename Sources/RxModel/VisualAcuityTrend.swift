@@ -13,7 +13,8 @@ public struct VisualAcuityTrend: Sendable, Equatable {
         public let date: CalendarDate
         public let acuity: VisualAcuity
         public let ageYears: Double?
-        /// logMAR since the series' previous point (nil for the first).
+        /// logMAR since the series' previous point (nil for the first), between the two values as
+        /// shown (two decimals), so a reader subtracting them gets the same.
         public let change: Double?
     }
 
@@ -44,12 +45,16 @@ public struct VisualAcuityTrend: Sendable, Equatable {
                     Point(
                         measurement: m.id, date: m.date, acuity: acuity,
                         ageYears: birthDate.map { AxialLengthTrend.age(born: $0, on: m.date) },
-                        change: points.last.map { acuity.logMAR - $0.acuity.logMAR }))
+                        change: points.last.map { Self.hundredths(acuity.logMAR) - Self.hundredths($0.acuity.logMAR) }
+                    ))
             }
             series.append(Series(slot: slot, points: points))
         }
         self.series = series
     }
+
+    /// A logMAR value as shown, to the hundredth (`VisualAcuity.logMARText`).
+    static func hundredths(_ logMAR: Double) -> Double { (logMAR * 100).rounded() / 100 }
 
     /// Every date with an acuity, for a chart's date axis.
     public var dates: [CalendarDate] { series.flatMap { $0.points.map(\.date) } }

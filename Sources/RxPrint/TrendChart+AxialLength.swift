@@ -50,11 +50,7 @@ extension TrendChart {
             cairo_set_source_rgb(cr, style.red, style.green, style.blue)
             cairo_set_line_width(cr, 2)
             cairo_set_dash(cr, [2, 5], 2, 0)
-            for (i, point) in series.points.enumerated() {
-                let (px, py) = (x(point.date), y(point.millimetres.doubleValue))
-                if i == 0 { cairo_move_to(cr, px, py) } else { cairo_line_to(cr, px, py) }
-            }
-            cairo_stroke(cr)
+            polyline(cr, series.points.map { (x($0.date), y($0.millimetres.doubleValue)) })
             cairo_set_dash(cr, nil, 0, 0)
             for point in series.points {
                 triangle(cr, style, x: x(point.date), y: y(point.millimetres.doubleValue))

@@ -61,21 +61,15 @@ extension TrendChart {
             let label = String(format: "%.1f", rounded == 0 ? 0 : rounded)
             PDFPrinter.show(cr, label, x: plotLeft - 12 - PDFPrinter.advance(cr, label), y: y(tick) + 4)
         }
-        PDFPrinter.grey(cr, 0.2)
-        cairo_set_line_width(cr, 1.5)
-        cairo_rectangle(cr, plotLeft, top, plotRight - plotLeft, bottom - top)
-        cairo_stroke(cr)
+        let strip = Box(x: plotLeft, y: top, width: plotRight - plotLeft, height: bottom - top)
+        frame(cr, strip)
         Self.axisTitle(cr, "VA logMAR", x: 34, centreY: (top + bottom) / 2, rightSide: false)
         for series in acuity.series {
             let colour = acuityStyle(series.slot)
             cairo_set_source_rgb(cr, colour.red, colour.green, colour.blue)
             cairo_set_line_width(cr, 2)
             if !series.slot.corrected { cairo_set_dash(cr, [2, 4], 2, 0) }
-            for (i, point) in series.points.enumerated() {
-                let (px, py) = (x(point.date), y(point.acuity.logMAR))
-                if i == 0 { cairo_move_to(cr, px, py) } else { cairo_line_to(cr, px, py) }
-            }
-            cairo_stroke(cr)
+            polyline(cr, series.points.map { (x($0.date), y($0.acuity.logMAR)) })
             cairo_set_dash(cr, nil, 0, 0)
             for point in series.points {
                 cairo_set_source_rgb(cr, colour.red, colour.green, colour.blue)
@@ -85,10 +79,9 @@ extension TrendChart {
                 cairo_fill(cr)
             }
         }
-        // Each point labelled as written, right of it or else left, inside the strip and clear of
-        // the other labels and points; one with no room is left to the table.
+        // Each point labelled as written, inside the strip and clear of the other labels and
+        // points; one with no room is left to the table.
         PDFPrinter.setFont(cr, size: 10)
-        let strip = Box(x: plotLeft, y: top, width: plotRight - plotLeft, height: bottom - top)
         var taken: [Box] = acuity.series.flatMap { series in
             series.points.map { Box(x: x($0.date) - 4, y: y($0.acuity.logMAR) - 4, width: 8, height: 8) }
         }
@@ -98,18 +91,16 @@ extension TrendChart {
                 let (px, py) = (x(point.date), y(point.acuity.logMAR))
                 let label = "\(series.slot.eyeLabel) \(point.acuity.written)"
                 let (width, height) = (PDFPrinter.advance(cr, label), 10.0)
+                // Above or below the point first (the series' own line runs through its sides),
+                // then beside it.
+                let above = Box(x: px - width / 2, y: py - 6 - height, width: width, height: height)
+                let below = Box(x: px - width / 2, y: py + 6, width: width, height: height)
                 let candidates = [
+                    series.slot.corrected ? above : below, series.slot.corrected ? below : above,
                     Box(x: px + 7, y: py - height / 2, width: width, height: height),
-                    Box(x: px - 7 - width, y: py - height / 2, width: width, height: height),
-                    Box(x: px + 7, y: py - 4 - height, width: width, height: height),
-                    Box(x: px + 7, y: py + 4, width: width, height: height)
+                    Box(x: px - 7 - width, y: py - height / 2, width: width, height: height)
                 ]
-                guard
-                    let box = candidates.first(where: { box in
-                        strip.contains(box) && !taken.contains { $0.overlaps(box) }
-                    })
-                else { continue }
-                taken.append(box)
+                guard let box = place(candidates, in: strip, clearOf: &taken) else { continue }
                 cairo_set_source_rgb(cr, colour.red * 0.8, colour.green * 0.8, colour.blue * 0.8)
                 PDFPrinter.show(cr, label, x: box.x, y: box.y + height - 1.5)
             }

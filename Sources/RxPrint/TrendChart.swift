@@ -174,10 +174,8 @@ public enum TrendChart {
                 PDFPrinter.show(cr, age, x: at - PDFPrinter.advance(cr, age) / 2, y: plotBottom + 42)
             }
         }
-        PDFPrinter.grey(cr, 0.2)
-        cairo_set_line_width(cr, 1.5)
-        cairo_rectangle(cr, plotLeft, plotTop, plotRight - plotLeft, plotBottom - plotTop)
-        cairo_stroke(cr)
+        let plot = Box(x: plotLeft, y: plotTop, width: plotRight - plotLeft, height: plotBottom - plotTop)
+        frame(cr, plot)
         Self.axisTitle(cr, "spherical equivalent (D)", x: 34, centreY: (plotTop + plotBottom) / 2, rightSide: false)
 
         // One line per eye and its markers.
@@ -186,14 +184,7 @@ public enum TrendChart {
             cairo_set_source_rgb(cr, style.red, style.green, style.blue)
             cairo_set_line_width(cr, 2.5)
             cairo_set_dash(cr, style.dash, Int32(style.dash.count), 0)
-            for (i, point) in series.points.enumerated() {
-                if i == 0 {
-                    cairo_move_to(cr, x(point.issued), y(point.sphericalEquivalent))
-                } else {
-                    cairo_line_to(cr, x(point.issued), y(point.sphericalEquivalent))
-                }
-            }
-            cairo_stroke(cr)
+            polyline(cr, series.points.map { (x($0.issued), y($0.sphericalEquivalent)) })
             cairo_set_dash(cr, nil, 0, 0)
             for point in series.points {
                 marker(cr, style, x: x(point.issued), y: y(point.sphericalEquivalent), hollow: point.kind == .contacts)
@@ -205,7 +196,6 @@ public enum TrendChart {
         var taken: [Box] = trend.series.flatMap { series in
             series.points.map { Box(x: x($0.issued) - 8, y: y($0.sphericalEquivalent) - 8, width: 16, height: 16) }
         }
-        let plot = Box(x: plotLeft, y: plotTop, width: plotRight - plotLeft, height: plotBottom - plotTop)
         for series in trend.series {
             let style = style(series.eye)
             for point in series.points {
@@ -219,12 +209,7 @@ public enum TrendChart {
                 let right = Box(x: px + 12, y: py - height / 2, width: width, height: height)
                 let left = Box(x: px - 12 - width, y: py - height / 2, width: width, height: height)
                 let candidates = series.eye == .right ? [above, below, right, left] : [below, above, right, left]
-                guard
-                    let box = candidates.first(where: { box in
-                        plot.contains(box) && !taken.contains { $0.overlaps(box) }
-                    })
-                else { continue }
-                taken.append(box)
+                guard let box = place(candidates, in: plot, clearOf: &taken) else { continue }
                 cairo_set_source_rgb(cr, style.red * 0.8, style.green * 0.8, style.blue * 0.8)
                 PDFPrinter.show(cr, label, x: box.x, y: box.y + height - 1.5)
             }
@@ -294,7 +279,31 @@ public enum TrendChart {
         }
     }
 
-    /// A round (OD) or square (OS) marker, filled (glasses) or hollow (contacts).
+    /// The first of `candidates` inside `area` and clear of everything `taken` (then taken too);
+    /// nil when none is: a crowded label is left to the table.
+    static func place(_ candidates: [Box], in area: Box, clearOf taken: inout [Box]) -> Box? {
+        guard let box = candidates.first(where: { box in area.contains(box) && !taken.contains { $0.overlaps(box) } })
+        else { return nil }
+        taken.append(box)
+        return box
+    }
+
+    /// A line through `points`, in the colour, width and dash set.
+    static func polyline(_ cr: OpaquePointer, _ points: [(x: Double, y: Double)]) {
+        for (i, point) in points.enumerated() {
+            if i == 0 { cairo_move_to(cr, point.x, point.y) } else { cairo_line_to(cr, point.x, point.y) }
+        }
+        cairo_stroke(cr)
+    }
+
+    /// The dark frame around a plot area.
+    static func frame(_ cr: OpaquePointer, _ area: Box) {
+        PDFPrinter.grey(cr, 0.2)
+        cairo_set_line_width(cr, 1.5)
+        cairo_rectangle(cr, area.x, area.y, area.width, area.height)
+        cairo_stroke(cr)
+    }
+
     /// A vertical axis's title, centred on `centreY` at `x`: read bottom to top on the left axis,
     /// top to bottom on the right one (the axial length's millimetres), as charts set them.
     static func axisTitle(_ cr: OpaquePointer, _ title: String, x: Double, centreY: Double, rightSide: Bool) {
@@ -306,6 +315,7 @@ public enum TrendChart {
         cairo_restore(cr)
     }
 
+    /// A round (OD) or square (OS) marker, filled (glasses) or hollow (contacts).
     static func marker(_ cr: OpaquePointer, _ style: Style, x: Double, y: Double, hollow: Bool) {
         if style.squareMarker {
             cairo_rectangle(cr, x - 6.5, y - 6.5, 13, 13)

@@ -7,8 +7,12 @@ import Testing
 @Suite struct ImportWarningTests {
     /// An rxvault JSON file of `count` glasses prescriptions, each with an add on the right eye
     /// only (one advisory each: "OD has add +2.00 and OS has none").
-    /// With `monocularPD`, a binocular PD of 31 mm too (a second advisory each: one eye's PD).
-    func file(_ cli: CLIHarness, count: Int, monocularPD: Bool = false) throws -> String {
+    /// With `monocularPD`, a binocular PD of 31 mm too (a second advisory each: one eye's PD);
+    /// with `oppositeSpheres`, a left sphere of +1.50 against the right's -1.00 (a third: spheres
+    /// of opposite signs 2.50 apart).
+    func file(_ cli: CLIHarness, count: Int, monocularPD: Bool = false, oppositeSpheres: Bool = false) throws
+        -> String
+    {
         let prescriptions = (0..<count).map { i -> [String: Any] in
             var prescription: [String: Any] = [
                 "kind": "glasses", "patient": ["name": "Warning Patient"], "prescriber": ["name": "Dr Ana Lee"],
@@ -16,6 +20,7 @@ import Testing
                 "right": ["sphere": -1.0, "add": 2.0], "left": ["sphere": -1.0]
             ]
             if monocularPD { prescription["pupillaryDistance"] = ["far": 31] }
+            if oppositeSpheres { prescription["left"] = ["sphere": 1.5] }
             return [
                 "id": String(format: "%032x", 0xabc000 + i), "version": 1, "recorded": "2026-01-01T00:00:00Z",
                 "prescription": prescription
@@ -24,7 +29,7 @@ import Testing
         let document: [String: Any] = [
             "schema": "rxvault/export/v1", "exported": "2026-01-01T00:00:00Z", "prescriptions": prescriptions
         ]
-        let path = cli.path("many-\(count)-\(monocularPD).json")
+        let path = cli.path("many-\(count)-\(monocularPD)-\(oppositeSpheres).json")
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -54,15 +59,22 @@ import Testing
     @Test func prescriptionsTheListedWarningsNamedAreNotCountedAgain() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        // 12 prescriptions with two advisories each: the first 20 lines name prescriptions 0-9.
-        let r = try cli.run(["import", try file(cli, count: 12, monocularPD: true)])
+        // 8 prescriptions with three advisories each: the first 20 lines name prescriptions 0-6,
+        // the last of them with two of its three. The 4 left are on one more prescription (7),
+        // not two: prescription 6 was named already.
+        let path = try file(cli, count: 8, monocularPD: true, oppositeSpheres: true)
+        // Three each, as the dry run lists them all (before the import: then they are unchanged).
+        let all = try cli.run(["import", path, "--dry-run", "--all-warnings"])
+        #expect(warnings(all.stderr).count == 24, "\(all.stderr)")
+        let r = try cli.run(["import", path])
         #expect(r.status == 0, "\(r)")
         let said = warnings(r.stderr)
         #expect(said.count == 21, "\(r.stderr)")
-        #expect(said.filter { $0.contains("prescriptions[9]: ") }.count == 2, "\(r.stderr)")
+        #expect(said.filter { $0.contains("prescriptions[6]: ") }.count == 2, "\(r.stderr)")
+        #expect(!r.stderr.contains("prescriptions[7]"), "\(r.stderr)")
         #expect(
             said.last
-                == "rxvault: warning: ... and 4 more warnings (on 2 more prescriptions); --all-warnings lists every one",
+                == "rxvault: warning: ... and 4 more warnings (on 1 more prescription); --all-warnings lists every one",
             "\(r.stderr)")
     }
 

@@ -249,6 +249,14 @@ import Testing
         #expect(try cli.run(["trend", "Mia Chen", "--out", with]).status == 0)
         let png = try Data(contentsOf: URL(fileURLWithPath: with))
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        // The audit log says whose measurements left with the chart, as the FHIR export does.
+        let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)
+        let patient = try #require(
+            (try cli.json(try cli.run(["trend", "Mia Chen", "--format", "json"]).stdout)["patient"]
+                as? [String: Any])?["id"] as? String)
+        #expect(
+            (log["entries"] as? [[String: Any]] ?? []).compactMap { $0["detail"] as? String }.contains(
+                "trend chart (png, 2 measurements of patient \(patient.prefix(8)))"), "\(log)")
         for id in [try measurementID(cli, "2025-03-01"), try measurementID(cli, "2026-03-01")] {
             #expect(try cli.run(["measurement", "remove", id, "--yes"]).status == 0)
         }

@@ -57,3 +57,43 @@ import Testing
         #expect(AxialLengthTrend.rateText(0.3) == "+0.30 mm/yr")
     }
 }
+
+/// `VisualAcuityTrend`: a series per acuity slot, in slot order, oldest first; the change between
+/// the values as shown; one eye's slots only with one eye; the age from the birth date.
+@Suite struct VisualAcuityTrendTests {
+    func measurement(_ id: String, _ date: String, _ acuity: [AcuitySlot: String]) throws -> EyeMeasurement {
+        var values: [AcuitySlot: VisualAcuity] = [:]
+        for (slot, text) in acuity { values[slot] = try VisualAcuity(parsing: text) }
+        return EyeMeasurement(id: id, date: CalendarDate(iso: date)!, acuity: values)
+    }
+
+    @Test func seriesPerSlotOldestFirstWithTheShownChange() throws {
+        // Given newest first: the trend sorts by date. Decimal 0.7 is logMAR 0.155 (shown 0.15),
+        // 6/9 is 0.176 (shown 0.18): the change is 0.03, as the shown values subtract, not 0.02.
+        let measurements = [
+            try measurement("b", "2026-03-01", [.odUncorrected: "6/9", .ou: "6/6"]),
+            try measurement("a", "2025-03-01", [.odUncorrected: "0.7", .os: "20/20"])
+        ]
+        let trend = VisualAcuityTrend(
+            measurements, birthDate: CalendarDate(iso: "2016-05-10")!)
+        #expect(trend.series.map(\.slot) == [.os, .ou, .odUncorrected])
+        let uncorrected = try #require(trend.series.last)
+        #expect(uncorrected.points.map(\.acuity.written) == ["0.7", "6/9"])
+        #expect(uncorrected.points.map(\.acuity.logMARText) == ["0.15", "0.18"])
+        #expect(uncorrected.points.first?.change == nil)
+        #expect(VisualAcuityTrend.signed(try #require(uncorrected.points.last?.change)) == "+0.03")
+        #expect(uncorrected.points.map { $0.ageYears.map { String(format: "%.1f", $0) } } == ["8.8", "9.8"])
+        #expect(trend.dates.count == 4)
+    }
+
+    @Test func oneEyeKeepsItsOwnSlotsOnly() throws {
+        let measurements = [
+            try measurement("a", "2025-03-01", [.od: "6/6", .os: "6/6", .ou: "6/5", .osUncorrected: "6/12"])
+        ]
+        #expect(VisualAcuityTrend(measurements, eyes: [.left]).series.map(\.slot) == [.os, .osUncorrected])
+        #expect(VisualAcuityTrend(measurements, eyes: [.right]).series.map(\.slot) == [.od])
+        #expect(VisualAcuityTrend(measurements).series.map(\.slot) == [.od, .os, .ou, .osUncorrected])
+        #expect(VisualAcuityTrend(measurements).series.allSatisfy { $0.points.first?.ageYears == nil })
+        #expect(VisualAcuityTrend([try measurement("x", "2025-03-01", [:])]).isEmpty)
+    }
+}

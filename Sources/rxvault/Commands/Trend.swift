@@ -110,11 +110,19 @@ extension RxVaultCommand {
                     throw CLIError(.failure, "cannot draw the chart: \(error)")
                 }
                 // Like an export: the audit entry first; if it cannot be written, neither is the file.
+                // It names the prescriptions drawn and, as `measurement list --format fhir` does,
+                // whose measurements the chart carries.
+                let measured = Set(
+                    axial.series.flatMap { $0.points.map(\.measurement) }
+                        + acuity.series.flatMap { $0.points.map(\.measurement) }
+                ).count
+                let carried =
+                    measured == 0 ? "" : ", \(counted(measured, "measurement")) of patient \(summary.id.short)"
                 try SafeFileWriter.write(to: out, replace: force) { writer in
                     try writer.write(bytes)
                     try vault.recordExport(
                         prescriptions: trend.prescriptions, attachments: [],
-                        format: "trend chart (\(chartFormat.rawValue))",
+                        format: "trend chart (\(chartFormat.rawValue)\(carried))",
                         client: nil, recipients: nil)
                 }
                 Terminal.err(
