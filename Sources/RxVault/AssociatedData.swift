@@ -21,6 +21,7 @@ enum AssociatedData {
         case attachmentRow = "rxvault/v1 attachment-row"
         case searchIndex = "rxvault/v1 search-index"
         case exportBinding = "rxvault/v1 export-binding"
+        case exportPatients = "rxvault/v1 export-patients"
         case auditClientKey = "rxvault/v1 audit-client-key"
         case auditClientEntry = "rxvault/v1 audit-client-entry"
         case stateRoot = "rxvault/v2 state-root"

@@ -47,6 +47,10 @@ final class OwnerWrite {
     /// What the write did to patient records on its own (created one, set a birth date), for
     /// `add` and `import` to say on stderr (`Vault.patientNotes`).
     var patientNotes: [String] = []
+    /// A file's patient id the vault does not hold (another vault's export) -> the record its
+    /// prescription was linked to here, so the file's patient records (`ExportPatient`) find
+    /// the same record by id, whatever their names.
+    var linkedPatients: [String: PatientID] = [:]
     /// What the write's housekeeping did before its body (`Vault.maintain`): `rxvault sweep`
     /// reports it.
     var upkeep = Vault.Upkeep(countersigned: 0, refused: 0, expiredGrants: 0)

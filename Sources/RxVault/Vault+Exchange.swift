@@ -87,17 +87,22 @@ extension Vault {
             format: format, client: client, recipients: recipients)
     }
 
-    /// Logs an export of these prescriptions and attachments (ids, hex).
+    /// Logs an export of these prescriptions and attachments (ids, hex), and how many patient
+    /// records and measurements it carries.
     public func recordExport(
-        prescriptions: [String], attachments: [String], format: String, client: ClientSummary?,
-        recipients: String?
+        prescriptions: [String], attachments: [String], patients: [ExportPatient] = [], format: String,
+        client: ClientSummary?, recipients: String?
     ) throws(VaultError) {
+        let records =
+            patients.isEmpty
+            ? nil
+            : "\(patients.count) patient record(s) with \(patients.reduce(0) { $0 + $1.measurements.count }) measurement(s)"
         try perform {
             try audit(
                 AuditEvent(
                     time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .export, client: client?.id.hex,
                     prescriptions: prescriptions, attachments: attachments,
-                    detail: [format, recipients].compactMap { $0 }.joined(separator: ", ")))
+                    detail: [format, records, recipients].compactMap { $0 }.joined(separator: ", ")))
         }
     }
 
@@ -178,6 +183,17 @@ extension Vault {
         /// `add` would have warned about (a zero cylinder with an axis stored as spherical, an
         /// unusual base curve), so an import says it too.
         public var warnings: [ImportWarning] = []
+        /// The measurements of the file's patient records (revision 1.2), in file order.
+        public var measurements: [MeasurementOutcome] = []
+        /// Where the file's patient records come from (their own binding, `vault.patientsMac`).
+        public var patientsOrigin: ImportOrigin = .unbound
+        public var refusedMeasurements: [MeasurementOutcome] { measurements.filter { $0.action == .refused } }
+        /// `2 new, 0 updated, 1 unchanged`, nil when the file carried no measurements.
+        public var measurementCounts: String? {
+            guard !measurements.isEmpty else { return nil }
+            let count = { (action: ImportOutcome.Action) in self.measurements.filter { $0.action == action }.count }
+            return "\(count(.new)) new, \(count(.update)) updated, \(count(.unchanged)) unchanged"
+        }
     }
 
     /// One advisory for one item of an import: where in the file, and what.
@@ -283,6 +299,17 @@ extension Vault {
                     // The manifest written every few ten thousand, so what is pending stays small.
                     if try requireWrite().touched.count >= Self.importFlushInterval { try flushManifest() }
                 }
+                // The file's patient records (revision 1.2), after the prescriptions linked theirs.
+                report.patientsOrigin = patientsOrigin(of: file.patientsBinding)
+                if problems.isEmpty {
+                    try importPatients(
+                        file.patients, origin: report.patientsOrigin, policy: policy, today: today,
+                        nearMisses: { patient, position in
+                            guard let before, let nearMissIndex else { return nil }
+                            return Self.nearMissProblem(
+                                patient, at: position, in: before, index: nearMissIndex, seen: &namesSeen)
+                        }, problems: &problems, report: &report)
+                }
                 if !problems.isEmpty || !nearMisses.isEmpty { throw ImportError(problems: problems + nearMisses) }
                 let origin = self.origin(of: binding)
                 report.origin = origin
@@ -295,8 +322,10 @@ extension Vault {
                             newAttachments: outcome.newAttachments, refusal: .notBound(origin))
                     }
                 }
-                if !report.refused.isEmpty {
-                    throw ImportError(problems: report.refused.map(Self.refusalProblem), report: report)
+                if !report.refused.isEmpty || !report.refusedMeasurements.isEmpty {
+                    throw ImportError(
+                        problems: report.refused.map(Self.refusalProblem) + report.refusedMeasurements.map(\.problem),
+                        report: report)
                 }
                 if dryRun { throw DryRunRollback() }
                 try audit(
@@ -460,6 +489,11 @@ extension Vault {
         return
             "\(report.added.count) new, \(report.updated.count) updated\(updated), \(report.unchanged.count) unchanged, "
             + "\(report.attachmentsAdded) attachment(s)\(from)"
+            + (report.measurementCounts.map { "; measurements: \($0)" } ?? "")
+            + (!report.measurements.contains { $0.action == .update }
+                ? ""
+                : report.patientsOrigin == .thisVault
+                    ? " from this vault's export" : " (unverified file: \(report.patientsOrigin.reason))")
     }
 
     /// Writes one planned import item inside the caller's transaction.

@@ -441,6 +441,12 @@ extension Vault {
         if let id = rx.patient.id, let summary = directory.summary(id) {
             rx.patient = summary.patient
         } else {
+            let named = rx.patient.id
+            defer {
+                if let named, let linked = rx.patient.id.flatMap(PatientID.init(hex:)) {
+                    currentWrite?.linkedPatients[named] = linked
+                }
+            }
             rx.patient.id = nil
             let matches = directory.matching(rx.patient)
             if matches.count > 1 {

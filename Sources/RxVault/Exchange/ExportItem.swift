@@ -50,18 +50,35 @@ public struct ExportBinding: Sendable {
 public struct ImportFile: Sendable {
     /// How many items the file holds (entries that do not decode included): for progress.
     public let count: Int
+    /// The patient records an owner's rxvault export carries (revision 1.2), each read whole
+    /// before the prescriptions (there are few, and they are small); those that do not read are
+    /// refused with the entries, by position.
+    public let patients: [ImportPatient]
+    /// The owner's MAC over `patients` (`vault.patientsMac`) with what it covers; nil when the
+    /// file has no patients or does not bind them.
+    public let patientsBinding: ExportBinding?
     private let read: @Sendable (_ each: (ImportItem) throws -> Void) throws -> ExportBinding?
 
-    public init(items: [ImportItem], binding: ExportBinding? = nil) {
+    public init(
+        items: [ImportItem], binding: ExportBinding? = nil, patients: [ImportPatient] = [],
+        patientsBinding: ExportBinding? = nil
+    ) {
         count = items.count
+        self.patients = patients
+        self.patientsBinding = patientsBinding
         read = { each in
             for item in items { try each(item) }
             return binding
         }
     }
 
-    init(count: Int, read: @escaping @Sendable (_ each: (ImportItem) throws -> Void) throws -> ExportBinding?) {
+    init(
+        count: Int, patients: [ImportPatient] = [], patientsBinding: ExportBinding? = nil,
+        read: @escaping @Sendable (_ each: (ImportItem) throws -> Void) throws -> ExportBinding?
+    ) {
         self.count = count
+        self.patients = patients
+        self.patientsBinding = patientsBinding
         self.read = read
     }
 
@@ -132,11 +149,14 @@ public enum RxvaultExport {
     /// The export file. `bind` (the owner's vault) turns the canonical content into a binding;
     /// nil writes an unbound file (a client's export). Made by `Stream`, as a streamed export is.
     public static func encode(
-        _ items: [ExportItem], exported: String,
-        bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil
+        _ items: [ExportItem], exported: String, patients: [ExportPatient] = [],
+        bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil,
+        bindPatients: ((_ content: [UInt8]) throws -> [UInt8])? = nil
     ) throws -> [UInt8] {
         var bytes: [UInt8] = []
-        let stream = try Stream(output: ExportOutput { bytes += $0 }, exported: exported, bind: bind)
+        let stream = try Stream(
+            output: ExportOutput { bytes += $0 }, exported: exported, patients: patients, bind: bind,
+            bindPatients: bindPatients)
         for item in items { try stream.add(item) }
         try stream.finish()
         return bytes
@@ -258,17 +278,48 @@ public enum RxvaultExport {
             throw notAnExport
         }
         var binding: Binding?
+        var patientsMac: [UInt8]?
         if let vaultRange = members.first(where: { $0.key == "vault" })?.value {
             guard let object = scanner.object(vaultRange) as? [String: Any], let id = object["id"] as? String,
                 let mac = object["mac"] as? String,
-                Hex.decode(id)?.count == VaultHeader.vaultIDLength, Hex.decode(mac) != nil
+                Hex.decode(id)?.count == VaultHeader.vaultIDLength, Hex.decode(mac) != nil,
+                object["patientsMac"] == nil || (object["patientsMac"] as? String).flatMap(Hex.decode) != nil
             else {
-                throw ImportError(problems: ["vault: expected {\"id\": \"<32 hex digits>\", \"mac\": \"<hex>\"}"])
+                throw ImportError(problems: [
+                    "vault: expected {\"id\": \"<32 hex digits>\", \"mac\": \"<hex>\"} (and \"patientsMac\": \"<hex>\" with patients)"
+                ])
             }
             binding = Binding(id: id, mac: mac)
+            patientsMac = (object["patientsMac"] as? String).flatMap(Hex.decode)
         }
-        return ImportFile(count: entries.count) { [binding] each in
-            var problems: [String] = []
+        // Revision 1.2: the patient records, read whole now (few and small); their problems are
+        // listed with the entries'.
+        var patients: [ImportPatient] = []
+        var patientProblems: [String] = []
+        if let patientsRange = members.first(where: { $0.key == "patients" })?.value {
+            guard let elements = try? scanner.arrayElements(patientsRange) else {
+                throw ImportError(problems: ["patients: expected an array of patient records"])
+            }
+            for (index, range) in elements.enumerated() {
+                let position = "patients[\(index)]"
+                guard bytes[range.lowerBound] == UInt8(ascii: "{") else {
+                    patientProblems.append("\(position): is not an object")
+                    continue
+                }
+                if let record = ExportPatient.read(bytes[range], position: position, problems: &patientProblems) {
+                    patients.append(ImportPatient(position: position, record: record))
+                }
+            }
+        }
+        let patientsBinding = binding.flatMap { binding -> ExportBinding? in
+            guard let patientsMac, !patients.isEmpty, let vaultID = Hex.decode(binding.id) else { return nil }
+            return ExportBinding(
+                vaultID: vaultID, mac: patientsMac, content: ExportPatient.boundContent(patients.map(\.record)))
+        }
+        return ImportFile(count: entries.count, patients: patients, patientsBinding: patientsBinding) {
+            [binding, patientProblems] each in
+            // The patients' problems first (they come first in the file): nothing is imported then.
+            var problems: [String] = patientProblems
             // What the binding covers, built entry by entry (see `boundContent`): only when the file claims one.
             var content: [UInt8] = binding == nil ? [] : [UInt8(ascii: "[")]
             let encoder = JSONEncoder()

@@ -41,6 +41,8 @@ extension RxvaultExport {
         let output: ExportOutput
         let exported: String
         let bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))?
+        /// The owner's MAC over the patient records (`vault.patientsMac`), when the file has them.
+        private var patientsMac: [UInt8]?
         private var count = 0
         /// What the binding covers (`boundContent`), built entry by entry.
         private var content: [UInt8] = [UInt8(ascii: "[")]
@@ -48,17 +50,33 @@ extension RxvaultExport {
         private var pretty = JSONWriter(style: .pretty, level: 2, capacity: 4096)
         private var compact = JSONWriter(style: .compact, capacity: 2048)
 
+        /// `patients`: the owner's patient records the file carries (`ExportPatient`; none for a
+        /// client, and then the file is byte for byte what it was before revision 1.2), written
+        /// first as the keys sort; `bindPatients` MACs them (`vault.patientsMac`).
         public init(
-            output: ExportOutput, exported: String,
-            bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil
+            output: ExportOutput, exported: String, patients: [ExportPatient] = [],
+            bind: ((_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]))? = nil,
+            bindPatients: ((_ content: [UInt8]) throws -> [UInt8])? = nil
         ) throws {
             self.output = output
             self.exported = exported
             self.bind = bind
             var header = JSONWriter(style: .compact, capacity: 64)
             header.string(exported)
-            try output.write(
-                Array("{\n  \"exported\" : ".utf8) + header.bytes + Array(",\n  \"prescriptions\" : [".utf8))
+            try output.write(Array("{\n  \"exported\" : ".utf8) + header.bytes)
+            if !patients.isEmpty {
+                try output.write(",\n  \"patients\" : [")
+                for (index, patient) in patients.enumerated() {
+                    pretty.reset(level: 2)
+                    pretty.bytes += index == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A]
+                    pretty.indent()
+                    patient.write(to: &pretty)
+                    try output.write(pretty.bytes)
+                }
+                try output.write("\n  ]")
+                patientsMac = try bindPatients?(ExportPatient.boundContent(patients))
+            }
+            try output.write(",\n  \"prescriptions\" : [")
         }
 
         public func add(_ item: ExportItem) throws {
@@ -85,8 +103,8 @@ extension RxvaultExport {
                 content.append(UInt8(ascii: "]"))
                 let (vaultID, mac) = try bind(content)
                 try output.write(
-                    ",\n  \"vault\" : {\n    \"id\" : \"\(Hex.encode(vaultID))\",\n    \"mac\" : \"\(Hex.encode(mac))\"\n  }"
-                )
+                    ",\n  \"vault\" : {\n    \"id\" : \"\(Hex.encode(vaultID))\",\n    \"mac\" : \"\(Hex.encode(mac))\""
+                        + (patientsMac.map { ",\n    \"patientsMac\" : \"\(Hex.encode($0))\"" } ?? "") + "\n  }")
             }
             try output.write("\n}")
             try output.flush()

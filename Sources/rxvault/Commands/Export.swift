@@ -93,10 +93,13 @@ extension RxVaultCommand {
                         versions: versions)
                 }
                 let clock = try Environment.clock()
-                let (exported, attachmentIDs) = try export(
+                let (exported, attachmentIDs, patients) = try export(
                     from: source, to: destination, created: clock.timestamp(), today: clock.today())
+                let measurements = patients.reduce(0) { $0 + $1.measurements.count }
                 Terminal.err(
                     "rxvault: exported \(exported.count) prescription(s)\(attachmentIDs.isEmpty ? "" : " with attachments")"
+                        + (patients.isEmpty
+                            ? "" : " and \(patients.count) patient record(s) with \(measurements) measurement(s)")
                         + (out == "-" ? "" : " to \(out)")
                         + (destination.encrypted || client != nil ? " (age-encrypted)" : ""))
             }
@@ -106,9 +109,11 @@ extension RxVaultCommand {
         private func export(
             from source: ExportSource, to destination: ExportDestination, created now: String,
             today: CalendarDate
-        ) throws -> (prescriptions: [String], attachments: [String]) {
+        ) throws -> (prescriptions: [String], attachments: [String], patients: [ExportPatient]) {
             var exported: [String] = []
             var attachmentIDs: [String] = []
+            // The owner's patient records travel in the JSON export only (rxvault's own, complete).
+            let patients = format == .json ? try source.patients() : []
             let progress = Progress("exporting")
             try destination.deliver(
                 grantee: source.grantee,
@@ -118,8 +123,9 @@ extension RxVaultCommand {
                     // The owner's exports are bound to the vault (so it can update from them); a client's are not.
                     case .json:
                         writer = try RxvaultExport.Stream(
-                            output: output, exported: now,
-                            bind: source.owner.map { vault in { try vault.exportBinding($0) } })
+                            output: output, exported: now, patients: patients,
+                            bind: source.owner.map { vault in { try vault.exportBinding($0) } },
+                            bindPatients: source.owner.map { vault in { try vault.exportPatientsBinding($0) } })
                     case .fhir: writer = try FHIR.Stream(output: output, exported: now)
                     case .csv: writer = try CSVExportStream(output: output, today: today)
                     case .pdf: writer = PDFExportStream(output: output, today: today, created: now)
@@ -134,14 +140,15 @@ extension RxVaultCommand {
                     }
                     try writer.finish()
                     progress.finish()
-                    if exported.isEmpty { Terminal.warning(source.emptyWarning) }
+                    if exported.isEmpty && patients.isEmpty { Terminal.warning(source.emptyWarning) }
                 },
                 record: {
                     try source.record(
-                        prescriptions: exported, attachments: attachmentIDs, format: format.rawValue,
+                        prescriptions: exported, attachments: attachmentIDs, patients: patients,
+                        format: format.rawValue,
                         recipients: destination.recipientsText(grantee: source.grantee))
                 })
-            return (exported, attachmentIDs)
+            return (exported, attachmentIDs, patients)
         }
     }
 }

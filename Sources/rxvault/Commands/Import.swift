@@ -153,17 +153,22 @@ extension RxVaultCommand {
                         progress: total >= Progress.minimumItems ? { progress.update($0, total) } : nil)
                 } catch let error as ImportError {
                     guard let refused = error.report else { throw error }
-                    if dryRun { Self.list(refused.items) }
+                    if dryRun {
+                        Self.list(refused.items)
+                        Self.list(refused.measurements)
+                    }
                     throw Self.refusal(error, refused)
                 }
                 ImportWarnings.lines(report.warnings, all: allWarnings).forEach(Terminal.warning)
                 if !dryRun { PatientChoice.sayNotes(vault, listingAtMost: 5) }
                 // A dry run lists every item; an import names what it updated.
                 Self.list(report.items.filter { dryRun || $0.action == .update })
+                Self.list(report.measurements.filter { dryRun || $0.action == .update })
                 let verb = dryRun ? "would import" : "imported"
                 Terminal.out(
                     "\(verb): \(report.added.count) new, \(report.updated.count) updated (new version), "
-                        + "\(report.unchanged.count) unchanged, \(report.attachmentsAdded) attachment(s)")
+                        + "\(report.unchanged.count) unchanged, \(report.attachmentsAdded) attachment(s)"
+                        + (report.measurementCounts.map { "; measurements: \($0)" } ?? ""))
             }
         }
 
@@ -194,11 +199,22 @@ extension RxVaultCommand {
             }
         }
 
+        /// `update     9c1d0e2a  patients[0].measurements[1] (Mia Chen, 2025-03-01): axial length OD ...`.
+        static func list(_ measurements: [Vault.MeasurementOutcome]) {
+            for m in measurements {
+                let line =
+                    "\(m.action.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(m.id.prefix(8))  \(m.position) (\(m.patient), \(m.date))"
+                    + (m.changes.isEmpty ? "" : ": " + m.changes.joined(separator: "; "))
+                Terminal.out(Table.displayable(line))
+            }
+        }
+
         /// The refusal of updates the user did not allow, with what would allow them.
         static func refusal(_ error: ImportError, _ report: Vault.ImportReport) -> CLIError {
             let (status, message, _) = CommandRunner.describe(error)
-            let unbound = report.refused.compactMap { outcome -> Vault.ImportOrigin? in
-                if case .notBound(let origin)? = outcome.refusal { return origin }
+            let unbound = (report.refused.map(\.refusal) + report.refusedMeasurements.map(\.refusal)).compactMap {
+                refusal -> Vault.ImportOrigin? in
+                if case .notBound(let origin)? = refusal { return origin }
                 return nil
             }
             let hint =

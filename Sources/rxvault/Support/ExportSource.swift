@@ -14,6 +14,9 @@ struct ExportSource {
     let produce: (_ count: @escaping (Int) -> Void, _ body: (ExportItem) throws -> Void) throws -> Void
     /// Said when nothing matched.
     let emptyWarning: String
+    /// The owner's patient records the JSON export carries (`Vault.exportPatients`): none for a
+    /// client, nor for the owner's export for a client (`--for`): clients get prescriptions only.
+    var patients: () throws -> [ExportPatient] = { [] }
 
     /// The owner's export: opens the vault (the passphrase or the agent) and resolves ids and client.
     static func owner(
@@ -26,13 +29,15 @@ struct ExportSource {
         let warning =
             grantee.map { "\($0.name) is granted no prescriptions now: the export holds none (see 'rxvault grants')" }
             ?? "no prescription matches: the export holds none"
-        return ExportSource(
+        var source = ExportSource(
             owner: vault, grantee: grantee,
             produce: { count, body in
                 try vault.forEachExportItem(
                     ids: ids, filter: filter, for: grantee, attachments: attachments,
                     versions: versions, count: count, body)
             }, emptyWarning: warning)
+        if grantee == nil { source.patients = { try vault.exportPatients(ids: ids, filter: filter) } }
+        return source
     }
 
     /// A client's export of what it is granted, read now (its reads are logged as one export).
@@ -53,9 +58,12 @@ struct ExportSource {
     }
 
     /// Records the owner's export (a client's was recorded as it read).
-    func record(prescriptions: [String], attachments: [String], format: String, recipients: String?) throws {
+    func record(
+        prescriptions: [String], attachments: [String], patients: [ExportPatient] = [], format: String,
+        recipients: String?
+    ) throws {
         try owner?.recordExport(
-            prescriptions: prescriptions, attachments: attachments, format: format, client: grantee,
-            recipients: recipients)
+            prescriptions: prescriptions, attachments: attachments, patients: patients, format: format,
+            client: grantee, recipients: recipients)
     }
 }

@@ -1,0 +1,217 @@
+import RxCrypto
+import RxModel
+
+/// Patient records in the owner's rxvault export and import (docs/format.md, "Export JSON v1",
+/// revision 1.2): what no prescription carries, the myopia-management measurements first, so
+/// that `export --format json` then `import` into another vault (how an owner moves a vault, or
+/// merges a family member's) keeps them, as a backup and restore does.
+extension Vault {
+    /// The patient records an owner's JSON export carries: of the whole vault, every record that
+    /// has measurements or that no prescription names (a bare record would otherwise be lost);
+    /// of some prescriptions (ids or filters), the records of their patients that have
+    /// measurements. Records read from the verified index and patient rows; empty before format 4.
+    public func exportPatients(ids: [PrescriptionID]?, filter: PrescriptionFilter) throws(VaultError)
+        -> [ExportPatient]
+    {
+        guard header.formatVersion >= 4 else { return [] }
+        var everything = filter
+        (everything.sort, everything.reverse) = (PrescriptionFilter().sort, PrescriptionFilter().reverse)
+        let whole = ids == nil && everything == PrescriptionFilter()
+        do {
+            let directory: PatientDirectory = try read { try patientDirectory() }
+            let snapshot = try indexSnapshot()
+            let selected: Set<PrescriptionID>? = whole ? nil : Set(try ids ?? matchingIDs(filter))
+            var named: Set<String> = []
+            for row in snapshot.rows where selected?.contains(SearchIndex.id(row)) ?? true {
+                if let id = try snapshot.record(row).prescription.patient.id {
+                    named.insert(directory.summary(id)?.id.hex ?? id)
+                }
+            }
+            return directory.all.filter { summary in
+                whole
+                    ? !summary.measurements.isEmpty || !named.contains(summary.id.hex)
+                    : !summary.measurements.isEmpty && named.contains(summary.id.hex)
+            }.map(ExportPatient.init)
+        } catch let error as VaultError {
+            throw error
+        } catch {
+            throw VaultError.wrap(error)
+        }
+    }
+
+    /// The owner's MAC over an export's patient records (`vault.patientsMac`; `Stream`'s
+    /// `bindPatients`): without it, a file could change a stored measurement through `--update`.
+    public func exportPatientsBinding(_ content: [UInt8]) throws -> [UInt8] {
+        try MAC.authenticate(patientsBindingMessage(content), key: exportMACKey)
+    }
+
+    func patientsBindingMessage(_ content: [UInt8]) -> [UInt8] {
+        AssociatedData.build(.exportPatients, [.bytes(header.vaultID), .bytes(content)])
+    }
+
+    /// Whether the file's patient records are this vault's owner's, as written.
+    func patientsOrigin(of binding: ExportBinding?) -> ImportOrigin {
+        guard let binding else { return .unbound }
+        guard binding.vaultID == header.vaultID else { return .otherVault }
+        return MAC.verify(binding.mac, patientsBindingMessage(binding.content), key: exportMACKey)
+            ? .thisVault : .altered
+    }
+
+    /// One measurement of an import file's patient records and what happens to it.
+    public struct MeasurementOutcome: Sendable {
+        public let position: String
+        public let id: String
+        /// The patient's name as the vault shows it.
+        public let patient: String
+        public let date: CalendarDate
+        public let action: ImportOutcome.Action
+        /// What the file changes in the stored measurement (`axial length OD 23.80 → 23.90`).
+        public let changes: [String]
+        public let refusal: ImportOutcome.Refusal?
+
+        /// `patients[0].measurements[1]: 3f9a2c1e of Mia Chen exists in this vault with other content (...)`.
+        var problem: String {
+            let text =
+                "\(position): measurement \(id.prefix(8)) of \(patient) exists in this vault with other content (\(changes.joined(separator: "; ")))"
+            if case .notBound(let origin)? = refusal { return text + "; this file cannot update it: \(origin.reason)" }
+            return text
+        }
+    }
+
+    /// The file's patient records, inside the import's write, after its prescriptions (whose
+    /// linking decided which record a patient of another vault is here): each is linked (the
+    /// record with its id, else the one its prescriptions were linked to, else by name as a
+    /// prescription's patient is, else made) and its measurements added; one already here with
+    /// other content is an update, allowed as a prescription's is (`ImportPolicy`, with the
+    /// patients' own binding). Problems are added to `problems` by position.
+    func importPatients(
+        _ patients: [ImportPatient], origin: ImportOrigin, policy: ImportPolicy, today: CalendarDate,
+        nearMisses: (Patient, String) -> String?, problems: inout [String], report: inout ImportReport
+    ) throws {
+        guard !patients.isEmpty else { return }
+        guard header.formatVersion >= 4 else {
+            problems.append(
+                "patients: this vault is in format \(header.formatVersion), where patients are free text; run 'rxvault upgrade' first"
+            )
+            return
+        }
+        var owners: [String: PatientID] = [:]
+        for summary in try patientDirectory().all {
+            for m in summary.measurements { owners[m.id] = summary.id }
+        }
+        var seen: Set<String> = []
+        for file in patients {
+            let record = file.record
+            guard
+                var summary = try patientRecord(for: file, policy: policy, nearMisses: nearMisses, problems: &problems)
+            else { continue }
+            for (j, m) in record.measurements.enumerated() {
+                let position = "\(file.position).measurements[\(j)]"
+                guard seen.insert(m.id).inserted else {
+                    problems.append("\(position): the same measurement appears twice")
+                    continue
+                }
+                let rules = MeasurementRules.problems(m, today: today, birthDate: summary.birthDate)
+                if let owner = owners[m.id], owner != summary.id {
+                    problems.append(
+                        "\(position): measurement \(m.short) belongs to another patient here (\(owner.short)), not to \(summary.name)"
+                    )
+                    continue
+                }
+                guard rules.isEmpty else {
+                    problems += rules.map { "\(position): \($0)" }
+                    continue
+                }
+                let outcome: MeasurementOutcome
+                if let index = summary.measurements.firstIndex(where: { $0.id == m.id }) {
+                    let stored = summary.measurements[index]
+                    let changes = Self.measurementChanges(from: stored, to: m)
+                    var action: ImportOutcome.Action = changes.isEmpty ? .unchanged : .update
+                    var refusal: ImportOutcome.Refusal?
+                    if action == .update && !policy.update {
+                        (action, refusal) = (.refused, .needsUpdate)
+                    } else if action == .update && origin != .thisVault && !policy.unverified {
+                        (action, refusal) = (.refused, .notBound(origin))
+                    }
+                    if action == .update { summary.measurements[index] = m }
+                    outcome = MeasurementOutcome(
+                        position: position, id: m.id, patient: summary.name, date: m.date, action: action,
+                        changes: changes, refusal: refusal)
+                } else {
+                    summary.measurements.append(m)
+                    owners[m.id] = summary.id
+                    outcome = MeasurementOutcome(
+                        position: position, id: m.id, patient: summary.name, date: m.date, action: .new, changes: [],
+                        refusal: nil)
+                }
+                report.measurements.append(outcome)
+            }
+            summary.measurements = Self.ordered(summary.measurements)
+            let stored = try patientDirectory().records[summary.id.hex]
+            guard summary != stored else { continue }
+            do { try Self.checkBirthDate(of: summary) } catch {
+                problems.append("\(file.position): \(error)")
+                continue
+            }
+            try writePatient(summary)
+            // A birth date set on a record its prescriptions' index entries and grants carry (as
+            // an import's prescription sets one: `linkPatient`).
+            if let stored, stored.birthDate != summary.birthDate { try refreshPrescriptions(of: [summary.id.hex]) }
+        }
+    }
+
+    /// The record a file's patient is here, or nil with a problem said. Made (and noted, as an
+    /// import's new patients are) when none matches; a birth date the record lacks is set.
+    private func patientRecord(
+        for file: ImportPatient, policy: ImportPolicy, nearMisses: (Patient, String) -> String?,
+        problems: inout [String]
+    ) throws -> PatientSummary? {
+        let record = file.record
+        let directory = try patientDirectory()
+        if let held = directory.summary(record.id) { return held }
+        if let linked = try requireWrite().linkedPatients[record.id], let held = directory.summary(linked.hex) {
+            return held
+        }
+        let matches = directory.matching(record.patient)
+        if matches.count > 1 {
+            problems.append(
+                "\(file.position): patient '\(record.name)' is \(matches.count) patients here ("
+                    + matches.map(\.line).joined(separator: "; ") + "): merge them first ('rxvault patient merge')")
+            return nil
+        }
+        if var match = matches.first {
+            if match.birthDate == nil, let birthDate = record.birthDate {
+                match.birthDate = birthDate
+                try requireWrite().patientNotes.append(
+                    "patient \(match.id.short) \(match.name): birth date set to \(birthDate)")
+            }
+            return match
+        }
+        if !policy.newPatients, let problem = nearMisses(record.patient, file.position) {
+            problems.append(problem)
+            return nil
+        }
+        let made = PatientSummary(
+            id: PatientID.random(), name: record.name, birthDate: record.birthDate, merged: [], family: record.family,
+            given: record.given)
+        try requireWrite().patientNotes.append("new patient \(made.line)")
+        return made
+    }
+
+    /// What differs between a stored measurement and a file's, field by field.
+    static func measurementChanges(from old: EyeMeasurement, to new: EyeMeasurement) -> [String] {
+        var changes: [String] = []
+        func change(_ field: String, _ before: String?, _ after: String?) {
+            if before != after { changes.append("\(field) \(before ?? "none") → \(after ?? "none")") }
+        }
+        change("date", old.date.description, new.date.description)
+        change("axial length OD", old.axialLengthRight?.twoDecimals, new.axialLengthRight?.twoDecimals)
+        change("axial length OS", old.axialLengthLeft?.twoDecimals, new.axialLengthLeft?.twoDecimals)
+        for slot in AcuitySlot.allCases {
+            change(slot.label, old.acuity[slot]?.written, new.acuity[slot]?.written)
+        }
+        change("device", old.device, new.device)
+        change("cycloplegic", old.cycloplegic ? "yes" : "no", new.cycloplegic ? "yes" : "no")
+        return changes
+    }
+}
