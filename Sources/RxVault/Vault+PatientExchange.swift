@@ -6,32 +6,33 @@ import RxModel
 /// that `export --format json` then `import` into another vault (how an owner moves a vault, or
 /// merges a family member's) keeps them, as a backup and restore does.
 extension Vault {
-    /// The patient records an owner's JSON export carries: of the whole vault, every record that
-    /// has measurements or that no prescription names (a bare record would otherwise be lost);
-    /// of some prescriptions (ids or filters), the records of their patients that have
-    /// measurements. Records read from the verified index and patient rows; empty before format 4.
+    /// The patient records an owner's JSON export carries: those with measurements, of the whole
+    /// vault, or (ids or filters) of the selected prescriptions' patients. A record with neither
+    /// measurements nor prescriptions (a name and a birth date) is not carried: finding those
+    /// takes every index entry decoded, a tenth of a large export, for a record `patient remove`
+    /// exists to clean up. Read from the verified patient rows (the directory then answers the
+    /// export's own patient lookups); empty before format 4.
     public func exportPatients(ids: [PrescriptionID]?, filter: PrescriptionFilter) throws(VaultError)
         -> [ExportPatient]
     {
         guard header.formatVersion >= 4 else { return [] }
         var everything = filter
         (everything.sort, everything.reverse) = (PrescriptionFilter().sort, PrescriptionFilter().reverse)
-        let whole = ids == nil && everything == PrescriptionFilter()
         do {
-            let directory: PatientDirectory = try read { try patientDirectory() }
+            // Filtered before sorting: the directory of a large vault is one record per prescription.
+            let measured = PatientDirectory.ordered(
+                try read { try patientDirectory() }.records.values.filter { !$0.measurements.isEmpty })
+            guard !measured.isEmpty else { return [] }
+            if ids == nil && everything == PrescriptionFilter() { return measured.map(ExportPatient.init) }
+            let selected = Set(try ids ?? matchingIDs(filter))
             let snapshot = try indexSnapshot()
-            let selected: Set<PrescriptionID>? = whole ? nil : Set(try ids ?? matchingIDs(filter))
             var named: Set<String> = []
-            for row in snapshot.rows where selected?.contains(SearchIndex.id(row)) ?? true {
-                if let id = try snapshot.record(row).prescription.patient.id {
-                    named.insert(directory.summary(id)?.id.hex ?? id)
-                }
+            for row in snapshot.rows where selected.contains(SearchIndex.id(row)) {
+                if let id = try snapshot.record(row).prescription.patient.id { named.insert(id) }
             }
-            return directory.all.filter { summary in
-                whole
-                    ? !summary.measurements.isEmpty || !named.contains(summary.id.hex)
-                    : !summary.measurements.isEmpty && named.contains(summary.id.hex)
-            }.map(ExportPatient.init)
+            let directory: PatientDirectory = try read { try patientDirectory() }
+            let recordIDs = Set(named.compactMap { directory.summary($0)?.id.hex })
+            return measured.filter { recordIDs.contains($0.id.hex) }.map(ExportPatient.init)
         } catch let error as VaultError {
             throw error
         } catch {

@@ -2,13 +2,13 @@ import Foundation
 import RxTestSupport
 import Testing
 
-/// The owner's rxvault JSON export carries the patient records (revision 1.2): measurements, and
-/// the records no prescription names, come through `export` then `import` into another vault as
-/// they come through a backup; updates of a measurement follow the rules of a prescription's
+/// The owner's rxvault JSON export carries the patient records with measurements (revision 1.2):
+/// they come through `export` then `import` into another vault as they come through a backup,
+/// also a patient's with no prescription left; updates of a measurement follow the rules of a prescription's
 /// (`--update`, the owner's binding); a hostile file's patients are refused by position.
 @Suite struct MeasurementExchangeTests {
     /// Mia with two prescriptions and two visits; Leo with a visit and no prescription left; Ana,
-    /// a bare record whose only prescription was removed.
+    /// a record with neither (her only prescription removed), which no export carries.
     func household(_ cli: CLIHarness) throws {
         try cli.initVault()
         _ = try cli.add([
@@ -66,25 +66,25 @@ import Testing
         return (try cli.json(r.stdout)["patients"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
     }
 
-    @Test func anExportCarriesMeasurementsAndBareRecordsIntoAnotherVault() throws {
+    @Test func anExportCarriesMeasurementsIntoAnotherVault() throws {
         let cli = try CLIHarness()
         try household(cli)
         let file = cli.path("all.json")
         let export = try cli.run(["export", "--format", "json", "--out", file])
         #expect(export.status == 0, "\(export)")
         #expect(
-            export.stderr.contains("exported 2 prescription(s) and 3 patient record(s) with 3 measurement(s)"),
+            export.stderr.contains("exported 2 prescription(s) and 2 patient record(s) with 3 measurement(s)"),
             "\(export)")
         let written = try cli.json(try String(contentsOfFile: file, encoding: .utf8))
         let records = written["patients"] as? [[String: Any]] ?? []
-        #expect(records.map { $0["name"] as? String } == ["Ana Lima", "Leo Park", "Mia Chen"])
+        #expect(records.map { $0["name"] as? String } == ["Leo Park", "Mia Chen"])
         #expect((written["vault"] as? [String: Any])?["patientsMac"] is String)
 
         let other = cli.path("other.rxv")
         try createVault(at: other, passphrase: cli.passphrase)
         let dry = try cli.run(["import", file, "--dry-run", "--vault", other])
         #expect(dry.status == 0, "\(dry)")
-        #expect(dry.stdout.contains("patients[2].measurements[1] (Mia Chen, 2026-03-01)"), "\(dry)")
+        #expect(dry.stdout.contains("patients[1].measurements[1] (Mia Chen, 2026-03-01)"), "\(dry)")
         #expect(try measurements(cli, vault: other).isEmpty, "a dry run writes nothing")
         let imported = try cli.run(["import", file, "--vault", other])
         #expect(imported.status == 0, "\(imported)")
@@ -93,7 +93,7 @@ import Testing
                 "imported: 2 new, 0 updated (new version), 0 unchanged, 0 attachment(s); "
                     + "measurements: 3 new, 0 updated, 0 unchanged"), "\(imported)")
         #expect(try measurements(cli, vault: other) == measurements(cli))
-        #expect(try patientNames(cli, vault: other) == ["Ana Lima", "Leo Park", "Mia Chen"])
+        #expect(try patientNames(cli, vault: other) == ["Leo Park", "Mia Chen"])
         // Mia's measurements are on the record her prescriptions were linked to, not a second Mia.
         let trend = try cli.run(["trend", "Mia Chen", "--format", "json", "--vault", other])
         #expect(trend.status == 0, "\(trend)")
@@ -108,7 +108,7 @@ import Testing
         #expect(again.stdout.contains("measurements: 0 new, 0 updated, 3 unchanged"), "\(again)")
         let log = try cli.run(["log", "--vault", other])
         #expect(log.stdout.contains("measurements: 3 new"), "\(log)")
-        #expect(try cli.run(["log"]).stdout.contains("json, 3 patient record(s) with 3 measurement(s)"))
+        #expect(try cli.run(["log"]).stdout.contains("json, 2 patient record(s) with 3 measurement(s)"))
 
         // The new vault's backup restores with them.
         let backup = cli.path("other.age")
@@ -131,7 +131,7 @@ import Testing
         #expect(refused.status == 65, "\(refused)")
         #expect(
             refused.stderr.contains(
-                "patients[2].measurements[0]: measurement \(id.prefix(8)) of Mia Chen exists in this vault with other content (axial length OD 23.90 → 23.80)"
+                "patients[1].measurements[0]: measurement \(id.prefix(8)) of Mia Chen exists in this vault with other content (axial length OD 23.90 → 23.80)"
             ), "\(refused)")
         #expect(refused.stderr.contains("pass --update"), "\(refused)")
         let dry = try cli.run(["import", file, "--dry-run", "--update"])
@@ -200,19 +200,19 @@ import Testing
         }
         try refused(
             text.replacingOccurrences(of: "\"23.80\"", with: "\"23.8.0\""),
-            ["patients[2].measurements[0]: axialLengthOD '23.8.0' is not millimetres"])
+            ["patients[1].measurements[0]: axialLengthOD '23.8.0' is not millimetres"])
         try refused(
             text.replacingOccurrences(of: "\"23.00\"", with: "\"3.00\""),
-            ["patients[1].measurements[0]: OD axial length 3.00 mm is outside 15.00-35.00 mm"])
+            ["patients[0].measurements[0]: OD axial length 3.00 mm is outside 15.00-35.00 mm"])
         try refused(
             text.replacingOccurrences(of: "\"os-uncorrected\"", with: "\"os-blurry\""),
-            ["patients[2].measurements[0]: acuity 'os-blurry' is not a slot"])
+            ["patients[1].measurements[0]: acuity 'os-blurry' is not a slot"])
         try refused(
             text.replacingOccurrences(of: "\"20/40\"", with: "\"counting fingers\""),
-            ["patients[2].measurements[0]: acuity os-uncorrected:"])
+            ["patients[1].measurements[0]: acuity os-uncorrected:"])
         try refused(
             text.replacingOccurrences(of: "\"name\" : \"Leo Park\"", with: "\"name\" : 7"),
-            ["patients[1]: .name has the wrong type"])
+            ["patients[0]: .name has the wrong type"])
         // Leo's measurement given Mia's id: the same measurement twice.
         let mia = try #require(before.first { $0["date"] == "2025-03-01" }?["id"])
         let leo = try #require(before.first { $0["patient"] == "Leo Park" }?["id"])
@@ -222,14 +222,14 @@ import Testing
         // A measurement id moved to another patient's record in the file: it belongs to Mia here.
         var json = try cli.json(text)
         var records = json["patients"] as? [[String: Any]] ?? []
-        let moved = (records[2]["measurements"] as? [[String: Any]] ?? [])[0]
-        records[1]["measurements"] = [moved]
-        records[2]["measurements"] = Array((records[2]["measurements"] as? [[String: Any]] ?? []).dropFirst())
+        let moved = (records[1]["measurements"] as? [[String: Any]] ?? [])[0]
+        records[0]["measurements"] = [moved]
+        records[1]["measurements"] = Array((records[1]["measurements"] as? [[String: Any]] ?? []).dropFirst())
         json["patients"] = records
         let data = try JSONSerialization.data(withJSONObject: json)
         try refused(
             String(decoding: data, as: UTF8.self),
-            ["patients[1].measurements[0]: measurement \(mia.prefix(8)) belongs to another patient here"])
+            ["patients[0].measurements[0]: measurement \(mia.prefix(8)) belongs to another patient here"])
         #expect(try cli.run(["check"]).status == 0)
     }
 }
