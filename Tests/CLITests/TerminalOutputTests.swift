@@ -117,6 +117,29 @@ import Testing
         #expect(piped.stdout == whole.stdout, "\(piped)")
     }
 
+    /// measurement list fits too: with three acuities and notes a row is over 100 columns; the
+    /// notes, the acuities, then (for this long name) the axial lengths go beneath it, whole.
+    @Test func measurementListFitsEightyColumns() throws {
+        let cli = try setUp()
+        _ = try cli.add([
+            "measurement", "add", Self.longName, "--date", "2026-03-01", "--axial-length-od", "23.80",
+            "--axial-length-os", "23.71", "--device", "IOLMaster 700", "--cycloplegic", "--va-od", "6/6",
+            "--va-os-uncorrected", "20/40", "--va-ou", "logMAR -0.10"
+        ])
+        let piped = try cli.run(["measurement", "list"])
+        let row = try #require(piped.stdout.split(separator: "\n").last)
+        #expect(row.count > 100, "the case this is for: \(piped)")
+        let fitted = try Self.runOnTerminal(cli, ["measurement", "list"], columns: 80)
+        #expect(fitted.status == 0, "\(fitted)")
+        for line in fitted.stdout.split(separator: "\n") { #expect(Self.visibleWidth(line) <= 80, "\(line)") }
+        #expect(fitted.stdout.contains("    va OD cc 6/6, OU cc logMAR -0.10, OS sc 20/40"), "\(fitted)")
+        #expect(fitted.stdout.contains("    notes IOLMaster 700, cycloplegic"), "\(fitted)")
+        #expect(fitted.stdout.contains("    al od 23.80 mm  al os 23.71 mm"), "\(fitted)")
+        #expect(fitted.stdout.contains(Self.longName), "\(fitted)")
+        let wide = try Self.runOnTerminal(cli, ["measurement", "list", "--wide"], columns: 80)
+        #expect(wide.stdout.split(separator: "\n").count == 2, "\(wide)")
+    }
+
     /// client list fits too: the recipient (62 characters) goes beneath its row.
     @Test func clientListFitsEightyColumns() throws {
         let cli = try setUp()

@@ -76,7 +76,9 @@ extension RxVaultCommand {
                 commandName: "list", abstract: "List measurements, or export them as FHIR.",
                 discussion: flowing(
                     """
-                    Without PATIENT, every patient's. PATIENT is matched as 'trend' matches it.
+                    Without PATIENT, every patient's. PATIENT is matched as 'trend' matches it. On a
+                    terminal narrower than the table, the notes, the acuities and then the axial
+                    lengths go on lines beneath their row (--wide keeps one line).
                     --format json prints {"schema": "rxvault/measurements/v1", ...}; --format fhir
                     prints a FHIR R4 collection Bundle of Observations (LOINC-coded axial lengths
                     and acuities) with their Patients, and records the export in the audit log
@@ -87,6 +89,7 @@ extension RxVaultCommand {
                 help: "The patient's name, part of it, or id prefix.", completion: .custom(Completion.patientNames))
             var patient: String?
             @Option(help: "Output format.") var format: ListFormat = .table
+            @Flag(help: "Keep each measurement on one line however wide the terminal (table).") var wide = false
             @OptionGroup var options: VaultOptions
 
             func run() throws {
@@ -115,7 +118,7 @@ extension RxVaultCommand {
                             Terminal.err("rxvault: no measurements; 'rxvault measurement add' records one")
                             return
                         }
-                        Terminal.out(MeasurementOutput.text(records))
+                        Terminal.out(MeasurementOutput.text(records, style: .forStandardOutput(wide: wide)))
                     }
                 }
             }

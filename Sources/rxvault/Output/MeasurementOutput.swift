@@ -4,7 +4,9 @@ import RxVault
 /// `measurement list` as a table or JSON (`rxvault/measurements/v1`, docs/format.md). Acuities are
 /// shown as written, with their logMAR value in JSON.
 enum MeasurementOutput {
-    static func text(_ records: [MeasurementRecord]) -> String {
+    /// On a terminal narrower than the table, the notes, the acuities (several make the row over
+    /// 100 columns), then the axial lengths go beneath their row, as `list` moves the lenses.
+    static func text(_ records: [MeasurementRecord], style: TableStyle = .plain) -> String {
         let rows: [[String]] = records.map { r in
             let m = r.measurement
             let acuities = AcuitySlot.allCases.compactMap { slot in
@@ -16,7 +18,9 @@ enum MeasurementOutput {
                 [m.device, m.cycloplegic ? "cycloplegic" : nil].compactMap { $0 }.joined(separator: ", ")
             ]
         }
-        return Table.render(headers: ["ID", "PATIENT", "DATE", "AL OD", "AL OS", "VA", "NOTES"], rows: rows)
+        return Table.render(
+            headers: ["ID", "PATIENT", "DATE", "AL OD", "AL OS", "VA", "NOTES"], rows: rows,
+            overflow: [.init(columns: [6]), .init(columns: [5]), .init(columns: [3, 4])], style: style)
     }
 
     /// `23.45 mm`, always two decimals (as biometers print it).
