@@ -11,8 +11,8 @@ import Testing
         let common = [
             "add", "glasses", "--patient", "Ann Lowe", "--prescriber", "Dr Lee", "--od", "-1.00", "--os", "-1.00"
         ]
-        try source.add(common + ["--issued", "2026-01-01", "--expires", "2028-01-01"])
-        try source.add(common + ["--issued", "2026-02-01", "--expires", "2028-02-01", "--dob", "2001-02-03"])
+        _ = try source.add(common + ["--issued", "2026-01-01", "--expires", "2028-01-01"])
+        _ = try source.add(common + ["--issued", "2026-02-01", "--expires", "2028-02-01", "--dob", "2001-02-03"])
         let exported = try source.run(["export", "--format", "json", "--out", "-"])
         #expect(exported.status == 0, "\(exported)")
         // As another tool wrote it: the older prescription names the patient without a birth date.
@@ -49,7 +49,7 @@ import Testing
         let source = try CLIHarness()
         try source.initVault()
         for n in 1...7 {
-            try source.add([
+            _ = try source.add([
                 "add", "glasses", "--patient", "Patient Number \(n)", "--prescriber", "Dr Lee", "--issued",
                 "2026-01-0\(n)", "--expires", "2028-01-01", "--od", "-1.00", "--os", "-1.00"
             ])
@@ -58,7 +58,7 @@ import Testing
         #expect(try source.run(["export", "--format", "json", "--out", file]).status == 0)
         let few = try CLIHarness()
         try few.initVault()
-        try few.add([
+        _ = try few.add([
             "add", "glasses", "--patient", "Solo", "--prescriber", "Dr Lee", "--issued", "2026-01-01", "--expires",
             "2028-01-01", "--od", "-1.00", "--os", "-1.00"
         ])

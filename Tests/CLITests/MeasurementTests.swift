@@ -186,12 +186,7 @@ import Testing
         let drawn = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(drawn.contains("<svg"))
         // A patient with axial lengths and no prescription left still has a trend: the axial one.
-        let leoRx = try cli.add([
-            "add", "glasses", "--patient", "Leo Park", "--prescriber", "Dr Ana Lee", "--issued", "2026-03-01",
-            "--expires", "2028-03-01", "--od", "-0.50", "--os", "-0.50"
-        ])
-        _ = try cli.add(["measurement", "add", "Leo Park", "--date", "2026-03-01", "--axial-length-od", "23.00"])
-        #expect(try cli.run(["remove", leoRx, "--yes"]).status == 0)
+        try patientWithOnlyAMeasurement(cli, "Leo Park", ["--axial-length-od", "23.00"])
         let leo = try cli.run(["trend", "Leo Park"])
         #expect(leo.status == 0 && leo.stdout.contains("23.00 mm") && leo.stdout.contains("one date"), "\(leo)")
     }
@@ -265,15 +260,24 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: without)) != png)
 
         // Acuities alone make a trend (table and chart): a patient whose prescription is gone.
-        let leoRx = try cli.add([
-            "add", "glasses", "--patient", "Leo Park", "--prescriber", "Dr Ana Lee", "--issued", "2026-03-01",
-            "--expires", "2028-03-01", "--od", "-0.50", "--os", "-0.50"
-        ])
-        _ = try cli.add(["measurement", "add", "Leo Park", "--date", "2026-03-01", "--va-ou-uncorrected", "6/6"])
-        #expect(try cli.run(["remove", leoRx, "--yes"]).status == 0)
+        try patientWithOnlyAMeasurement(cli, "Leo Park", ["--va-ou-uncorrected", "6/6"])
         let leo = try cli.run(["trend", "Leo Park"])
         #expect(leo.status == 0 && leo.stdout.contains("VA OU sc"), "\(leo)")
+        // One eye of a patient with a both-eyes acuity only: nothing to show, and it says where it is.
+        let leoRight = try cli.run(["trend", "Leo Park", "--eye", "right"])
+        #expect(leoRight.status == 67, "\(leoRight)")
+        #expect(leoRight.stderr.contains("without --eye the trend shows what there is"), "\(leoRight)")
         #expect(try cli.run(["trend", "Leo Park", "--out", cli.path("leo.svg")]).status == 0)
+    }
+
+    /// A patient whose only prescription was removed, with one measurement of `values` (2026-03-01).
+    func patientWithOnlyAMeasurement(_ cli: CLIHarness, _ name: String, _ values: [String]) throws {
+        let rx = try cli.add([
+            "add", "glasses", "--patient", name, "--prescriber", "Dr Ana Lee", "--issued", "2026-03-01",
+            "--expires", "2028-03-01", "--od", "-0.50", "--os", "-0.50"
+        ])
+        _ = try cli.add(["measurement", "add", name, "--date", "2026-03-01"] + values)
+        #expect(try cli.run(["remove", rx, "--yes"]).status == 0)
     }
 
     /// The id of the measurement made on `date` (one per date in these tests).

@@ -31,7 +31,7 @@ import Testing
         #expect(try reopened.logServedReads([Self.read]) != nil)
         #expect(try reopened.writeCounter() == before + 1)
         var logged: [String?] = []
-        try reopened.vouchedAuditEvents([.read]) { event in
+        _ = try reopened.vouchedAuditEvents([.read]) { event in
             logged.append(event.detail)
             return true
         }
