@@ -490,10 +490,17 @@ extension Vault {
             "\(report.added.count) new, \(report.updated.count) updated\(updated), \(report.unchanged.count) unchanged, "
             + "\(report.attachmentsAdded) attachment(s)\(from)"
             + (report.measurementCounts.map { "; measurements: \($0)" } ?? "")
-            + (!report.measurements.contains { $0.action == .update }
-                ? ""
-                : report.patientsOrigin == .thisVault
-                    ? " from this vault's export" : " (unverified file: \(report.patientsOrigin.reason))")
+            + Self.measurementUpdates(report)
+    }
+
+    /// ` (updated: 3f9a2c1e 9c1d0e2a) from this vault's export`: a measurement update overwrites
+    /// the stored values (measurements have no versions), so the log names each one it changed.
+    static func measurementUpdates(_ report: ImportReport) -> String {
+        let updated = report.measurements.filter { $0.action == .update }.map { String($0.id.prefix(8)) }
+        guard !updated.isEmpty else { return "" }
+        return " (updated: \(updated.joined(separator: " ")))"
+            + (report.patientsOrigin == .thisVault
+                ? " from this vault's export" : " (unverified file: \(report.patientsOrigin.reason))")
     }
 
     /// Writes one planned import item inside the caller's transaction.

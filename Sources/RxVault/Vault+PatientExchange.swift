@@ -1,3 +1,4 @@
+import Foundation
 import RxCrypto
 import RxModel
 
@@ -104,8 +105,12 @@ extension Vault {
         for file in patients {
             let record = file.record
             guard
-                var summary = try patientRecord(for: file, policy: policy, nearMisses: nearMisses, problems: &problems)
+                var summary = try patientRecord(
+                    for: file, owners: owners, policy: policy, nearMisses: nearMisses, problems: &problems)
             else { continue }
+            // By id, so a patient with very many measurements is not quadratic.
+            var stored: [String: Int] = [:]
+            for (index, m) in summary.measurements.enumerated() { stored[m.id] = index }
             for (j, m) in record.measurements.enumerated() {
                 let position = "\(file.position).measurements[\(j)]"
                 guard seen.insert(m.id).inserted else {
@@ -124,7 +129,7 @@ extension Vault {
                     continue
                 }
                 let outcome: MeasurementOutcome
-                if let index = summary.measurements.firstIndex(where: { $0.id == m.id }) {
+                if let index = stored[m.id] {
                     let stored = summary.measurements[index]
                     let changes = Self.measurementChanges(from: stored, to: m)
                     var action: ImportOutcome.Action = changes.isEmpty ? .unchanged : .update
@@ -139,6 +144,7 @@ extension Vault {
                         position: position, id: m.id, patient: summary.name, date: m.date, action: action,
                         changes: changes, refusal: refusal)
                 } else {
+                    stored[m.id] = summary.measurements.count
                     summary.measurements.append(m)
                     owners[m.id] = summary.id
                     outcome = MeasurementOutcome(
@@ -148,8 +154,8 @@ extension Vault {
                 report.measurements.append(outcome)
             }
             summary.measurements = Self.ordered(summary.measurements)
-            let stored = try patientDirectory().records[summary.id.hex]
-            guard summary != stored else { continue }
+            let current = try patientDirectory().records[summary.id.hex]
+            guard summary != current else { continue }
             do { try Self.checkBirthDate(of: summary) } catch {
                 problems.append("\(file.position): \(error)")
                 continue
@@ -157,15 +163,20 @@ extension Vault {
             try writePatient(summary)
             // A birth date set on a record its prescriptions' index entries and grants carry (as
             // an import's prescription sets one: `linkPatient`).
-            if let stored, stored.birthDate != summary.birthDate { try refreshPrescriptions(of: [summary.id.hex]) }
+            if let current, current.birthDate != summary.birthDate {
+                try refreshPrescriptions(of: [summary.id.hex])
+            }
         }
     }
 
-    /// The record a file's patient is here, or nil with a problem said. Made (and noted, as an
-    /// import's new patients are) when none matches; a birth date the record lacks is set.
+    /// The record a file's patient is here, or nil with a problem said: the record with its id;
+    /// the one this import's prescriptions naming that id were linked to; the one that already
+    /// holds its measurements (the file imported before, the record renamed since); the one of
+    /// its name; else a new one (noted, as an import's new patients are). A record matched by
+    /// name gets the birth date it lacks.
     private func patientRecord(
-        for file: ImportPatient, policy: ImportPolicy, nearMisses: (Patient, String) -> String?,
-        problems: inout [String]
+        for file: ImportPatient, owners: [String: PatientID], policy: ImportPolicy,
+        nearMisses: (Patient, String) -> String?, problems: inout [String]
     ) throws -> PatientSummary? {
         let record = file.record
         let directory = try patientDirectory()
@@ -173,6 +184,8 @@ extension Vault {
         if let linked = try requireWrite().linkedPatients[record.id], let held = directory.summary(linked.hex) {
             return held
         }
+        let holders = Set(record.measurements.compactMap { owners[$0.id] })
+        if holders.count == 1, let holder = holders.first, let held = directory.records[holder.hex] { return held }
         let matches = directory.matching(record.patient)
         if matches.count > 1 {
             problems.append(
@@ -193,7 +206,8 @@ extension Vault {
             return nil
         }
         let made = PatientSummary(
-            id: PatientID.random(), name: record.name, birthDate: record.birthDate, merged: [], family: record.family,
+            id: PatientID.random(), name: record.name.trimmingCharacters(in: .whitespacesAndNewlines),
+            birthDate: record.birthDate, merged: [], family: record.family,
             given: record.given)
         try requireWrite().patientNotes.append("new patient \(made.line)")
         return made

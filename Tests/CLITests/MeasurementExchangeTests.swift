@@ -117,6 +117,27 @@ import Testing
         #expect(try cli.run(["restore", backup, "--to", restored, "--vault", other]).status == 0)
         #expect(try measurements(cli, vault: restored) == measurements(cli))
         #expect(try cli.run(["check", "--vault", restored]).status == 0)
+
+        // Leo renamed here, the same file again: his measurement is found on the renamed record
+        // (it holds the measurement), not a new "Leo Park" refused for taking it.
+        #expect(try cli.run(["patient", "rename", "Leo Park", "Leo Parker", "--vault", other]).status == 0)
+        let renamed = try cli.run(["import", file, "--vault", other])
+        #expect(renamed.status == 0 && renamed.stdout.contains("3 unchanged"), "\(renamed)")
+        #expect(try patientNames(cli, vault: other) == ["Leo Parker", "Mia Chen"])
+
+        // The file's record named otherwise than her prescriptions (an edited file): it goes with
+        // the record her prescriptions (same record id in the file) were linked to, not by name.
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let edited = try cli.write(
+            text.replacingOccurrences(of: "\"name\" : \"Mia Chen\"\n    }", with: "\"name\" : \"Mia C.\"\n    }"),
+            to: "edited.json")
+        #expect(try String(contentsOfFile: edited, encoding: .utf8).contains("Mia C."))
+        let third = cli.path("third.rxv")
+        try createVault(at: third, passphrase: cli.passphrase)
+        let linked = try cli.run(["import", edited, "--vault", third])
+        #expect(linked.status == 0, "\(linked)")
+        #expect(try patientNames(cli, vault: third) == ["Leo Park", "Mia Chen"], "no 'Mia C.' record")
+        #expect(try measurements(cli, vault: third) == measurements(cli))
     }
 
     @Test func aChangedMeasurementIsAnUpdateOnlyFromTheOwnersUnchangedExport() throws {
@@ -150,12 +171,34 @@ import Testing
         #expect(updated.status == 0, "\(updated)")
         #expect(updated.stdout.contains("measurements: 0 new, 1 updated, 2 unchanged"), "\(updated)")
         #expect(try measurements(cli).contains { $0["axialLengthOD"] == "[23.8]" && $0["id"] == id })
-        #expect(try cli.run(["log"]).stdout.contains("1 updated, 2 unchanged from this vault's export"))
+        #expect(
+            try cli.run(["log"]).stdout.contains(
+                "1 updated, 2 unchanged (updated: \(id.prefix(8))) from this vault's export"))
         let unverified = try cli.run(["import", altered, "--update-unverified"])
         #expect(unverified.status == 0, "\(unverified)")
         #expect(try measurements(cli).contains { $0["axialLengthOS"] == "[23.72]" })
         #expect(try cli.run(["log"]).stdout.contains("(unverified file: its binding"))
         #expect(try cli.run(["check"]).status == 0)
+    }
+
+    /// A stored name keeps a run of spaces as typed; the binding covers it as written, so the
+    /// owner's own unchanged export still verifies for --update.
+    @Test func aNameWithARunOfSpacesStillVerifies() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        _ = try cli.add([
+            "add", "glasses", "--patient", "Noor  Haddad", "--prescriber", "Dr Ana Lee", "--issued", "2026-03-01",
+            "--expires", "2028-03-01", "--od", "-0.50", "--os", "-0.50"
+        ])
+        _ = try cli.add(["measurement", "add", "Noor Haddad", "--date", "2026-03-01", "--axial-length-od", "23.00"])
+        let file = cli.path("noor.json")
+        #expect(try cli.run(["export", "--format", "json", "--out", file]).status == 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("\"Noor  Haddad\""))
+        let id = try #require(try measurements(cli).first?["id"])
+        #expect(try cli.run(["measurement", "edit", String(id.prefix(8)), "--axial-length-od", "23.10"]).status == 0)
+        let updated = try cli.run(["import", file, "--update"])
+        #expect(updated.status == 0 && updated.stdout.contains("1 updated"), "\(updated)")
+        #expect(try measurements(cli).first?["axialLengthOD"] == "[23]")
     }
 
     @Test func onlyTheOwnersExportsOfThePatientCarryTheRecord() throws {
@@ -182,6 +225,12 @@ import Testing
         #expect(asClient.status == 0, "\(asClient)")
         let clientText = try String(contentsOfFile: clientFile, encoding: .utf8)
         #expect(!clientText.contains("\"patients\"") && !clientText.contains("23.80"), "\(clientText)")
+        // Nor the owner's export for the client (--for), age-encrypted to it.
+        let forShop = cli.path("for-shop.age")
+        #expect(try cli.run(["export", "--format", "json", "--for", "shop", "--out", forShop]).status == 0)
+        let opened = try cli.tool(["age", "-d", "-i", cli.path("shop.key"), forShop])
+        #expect(opened.status == 0 && opened.stdout.contains("\"prescriptions\""), "\(opened)")
+        #expect(!opened.stdout.contains("\"patients\"") && !opened.stdout.contains("23.80"), "\(opened)")
     }
 
     @Test func aHostileFilesPatientsAreRefusedByPosition() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import RxModel
 
 /// A patient record as the owner's rxvault export carries it (docs/format.md, "Export JSON v1",
@@ -86,7 +87,9 @@ extension ExportPatient {
         var record: ExportPatient
         do {
             c = try JSONValueReader(try JSONTree(parsing: bytes)).object()
-            let name = try c.required("name").string().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            // As written: the binding covers the name as the export wrote it (a stored name may hold
+            // a run of spaces), and matching by name already ignores case and runs of white space.
+            let name = try c.required("name").string()
             record = ExportPatient(
                 id: try c.required("id").string(), name: name, birthDate: try c.optional("birthDate")?.date(),
                 family: try c.optional("family")?.string(),
@@ -105,7 +108,7 @@ extension ExportPatient {
         }
         let before = problems.count
         if PatientID(hex: record.id) == nil { problems.append("\(position): id '\(record.id)' is not 32 hex digits") }
-        if record.name.isEmpty {
+        if record.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             problems.append("\(position): name is empty")
         } else if let problem = TextField.name.problem(with: record.name) {
             problems.append("\(position): name: \(problem)")
