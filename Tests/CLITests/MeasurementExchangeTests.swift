@@ -10,15 +10,7 @@ import Testing
     /// Mia with two prescriptions and two visits; Leo with a visit and no prescription left; Ana,
     /// a record with neither (her only prescription removed), which no export carries.
     func household(_ cli: CLIHarness) throws {
-        try cli.initVault()
-        _ = try cli.add([
-            "add", "glasses", "--patient", "Mia Chen", "--dob", "2016-05-10", "--prescriber", "Dr Ana Lee",
-            "--issued", "2025-03-01", "--expires", "2027-03-01", "--od", "-1.50", "--os", "-1.25"
-        ])
-        _ = try cli.add([
-            "add", "glasses", "--patient", "Mia Chen", "--prescriber", "Dr Ana Lee",
-            "--issued", "2026-03-01", "--expires", "2028-03-01", "--od", "-2.00", "--os", "-1.75"
-        ])
+        try MeasurementTests().child(cli)
         _ = try cli.add([
             "measurement", "add", "Mia Chen", "--date", "2025-03-01", "--axial-length-od", "23.80",
             "--axial-length-os", "23.71", "--device", "IOLMaster 700", "--va-od", "6/6", "--va-os-uncorrected", "20/40"
