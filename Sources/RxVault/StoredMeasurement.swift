@@ -42,22 +42,12 @@ struct StoredMeasurement: Codable, Equatable {
         id = try c.required("id").string()
     }
 
-    /// The measurement it holds; an error names what does not read (a row no rxvault wrote).
-    func measurement() throws -> EyeMeasurement {
-        func length(_ text: String?, _ eye: String) throws -> Hundredths? {
-            guard let text else { return nil }
-            guard let value = Hundredths(parsing: text) else { throw VaultError.integrity("axial length \(eye)") }
-            return value
-        }
-        var readings: [AcuitySlot: VisualAcuity] = [:]
-        for (slot, written) in acuity ?? [:] {
-            guard let key = AcuitySlot(rawValue: slot) else { throw VaultError.integrity("acuity slot \(slot)") }
-            readings[key] = try VisualAcuity(parsing: written)
-        }
-        return EyeMeasurement(
-            id: id, date: date, axialLengthRight: try length(axialLengthOD, "OD"),
-            axialLengthLeft: try length(axialLengthOS, "OS"), device: device, cycloplegic: cycloplegic ?? false,
-            acuity: readings)
+    /// The measurement it holds, read as strictly as an import file's (`imported()`); an error
+    /// names what does not read (a row no rxvault wrote).
+    func measurement() throws(VaultError) -> EyeMeasurement {
+        let (measurement, problems) = imported()
+        guard let measurement else { throw VaultError.integrity(problems.joined(separator: "; ")) }
+        return measurement
     }
 
     /// The JSONEncoder (sorted keys, compact) bytes, written directly.

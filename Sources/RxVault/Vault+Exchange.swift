@@ -93,10 +93,7 @@ extension Vault {
         prescriptions: [String], attachments: [String], patients: [ExportPatient] = [], format: String,
         client: ClientSummary?, recipients: String?
     ) throws(VaultError) {
-        let records =
-            patients.isEmpty
-            ? nil
-            : "\(patients.count) patient record(s) with \(patients.reduce(0) { $0 + $1.measurements.count }) measurement(s)"
+        let records = patients.isEmpty ? nil : patients.carriedText
         try perform {
             try audit(
                 AuditEvent(
@@ -300,7 +297,7 @@ extension Vault {
                     if try requireWrite().touched.count >= Self.importFlushInterval { try flushManifest() }
                 }
                 // The file's patient records (revision 1.2), after the prescriptions linked theirs.
-                report.patientsOrigin = patientsOrigin(of: file.patientsBinding)
+                report.patientsOrigin = origin(of: file.patientsBinding, purpose: .exportPatients)
                 if problems.isEmpty {
                     try importPatients(
                         file.patients, origin: report.patientsOrigin, policy: policy, today: today,
@@ -412,10 +409,13 @@ extension Vault {
     static let importFlushInterval = getenv("RXVAULT_TEST_IMPORT_FLUSH").flatMap { Int(String(cString: $0)) } ?? 50_000
 
     /// Whether `binding` says this vault's owner wrote the file, as it is now.
-    func origin(of binding: ExportBinding?) -> ImportOrigin {
+    /// `purpose` names what the MAC covers: the prescriptions (`exportBinding`) or the patient
+    /// records (`exportPatients`), each bound on its own so neither can stand in for the other.
+    func origin(of binding: ExportBinding?, purpose: AssociatedData.Purpose = .exportBinding) -> ImportOrigin {
         guard let binding else { return .unbound }
         guard binding.vaultID == header.vaultID else { return .otherVault }
-        return MAC.verify(binding.mac, bindingMessage(binding.content), key: exportMACKey) ? .thisVault : .altered
+        let message = AssociatedData.build(purpose, [.bytes(header.vaultID), .bytes(binding.content)])
+        return MAC.verify(binding.mac, message, key: exportMACKey) ? .thisVault : .altered
     }
 
     /// Decides, inside the write transaction, what a checked item does: new, unchanged,

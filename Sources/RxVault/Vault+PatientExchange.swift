@@ -21,8 +21,8 @@ extension Vault {
         (everything.sort, everything.reverse) = (PrescriptionFilter().sort, PrescriptionFilter().reverse)
         do {
             // Filtered before sorting: the directory of a large vault is one record per prescription.
-            let measured = PatientDirectory.ordered(
-                try read { try patientDirectory() }.records.values.filter { !$0.measurements.isEmpty })
+            let directory: PatientDirectory = try read { try patientDirectory() }
+            let measured = PatientDirectory.ordered(directory.records.values.filter { !$0.measurements.isEmpty })
             guard !measured.isEmpty else { return [] }
             if ids == nil && everything == PrescriptionFilter() { return measured.map(ExportPatient.init) }
             let selected = Set(try ids ?? matchingIDs(filter))
@@ -31,7 +31,6 @@ extension Vault {
             for row in snapshot.rows where selected.contains(SearchIndex.id(row)) {
                 if let id = try snapshot.record(row).prescription.patient.id { named.insert(id) }
             }
-            let directory: PatientDirectory = try read { try patientDirectory() }
             let recordIDs = Set(named.compactMap { directory.summary($0)?.id.hex })
             return measured.filter { recordIDs.contains($0.id.hex) }.map(ExportPatient.init)
         } catch let error as VaultError {
@@ -49,14 +48,6 @@ extension Vault {
 
     func patientsBindingMessage(_ content: [UInt8]) -> [UInt8] {
         AssociatedData.build(.exportPatients, [.bytes(header.vaultID), .bytes(content)])
-    }
-
-    /// Whether the file's patient records are this vault's owner's, as written.
-    func patientsOrigin(of binding: ExportBinding?) -> ImportOrigin {
-        guard let binding else { return .unbound }
-        guard binding.vaultID == header.vaultID else { return .otherVault }
-        return MAC.verify(binding.mac, patientsBindingMessage(binding.content), key: exportMACKey)
-            ? .thisVault : .altered
     }
 
     /// One measurement of an import file's patient records and what happens to it.
@@ -98,11 +89,13 @@ extension Vault {
             return
         }
         var owners: [String: PatientID] = [:]
-        for summary in try patientDirectory().all {
+        for summary in try patientDirectory().records.values {
             for m in summary.measurements { owners[m.id] = summary.id }
         }
         var seen: Set<String> = []
-        for file in patients {
+        // A record without measurements carries nothing its prescriptions do not (no export
+        // writes one; an edited file can): it makes no record here.
+        for file in patients where !file.record.measurements.isEmpty {
             let record = file.record
             guard
                 var summary = try patientRecord(

@@ -273,4 +273,45 @@ import Testing
             ["patients[0].measurements[0]: measurement \(mia.prefix(8)) belongs to another patient here"])
         #expect(try cli.run(["check"]).status == 0)
     }
+
+    /// A vault in format 3 has no patient records to put measurements in: the owner's write of
+    /// the import upgrades it to format 4 first (as every owner write does), then takes the
+    /// file's patients with their measurements, beside the fixture's own prescriptions. A file
+    /// patient with no measurements (no export writes one; an edited file can) makes no record.
+    @Test func aFormatThreeVaultTakesPatientsAndAnEmptyFilePatientMakesNoRecord() throws {
+        let cli = try CLIHarness(passphrase: "format three fixture", today: "2026-06-20")
+        try household(cli)
+        let file = cli.path("all.json")
+        #expect(try cli.run(["export", "--format", "json", "--out", file]).status == 0)
+
+        let old = try loadVaultFixture("format3", to: cli.path("old.rxv"))
+        let imported = try cli.run(["import", file, "--vault", old])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout.contains("measurements: 3 new, 0 updated, 0 unchanged"), "\(imported.stdout)")
+        let status = try cli.run(["status", "--format", "json", "--vault", old])
+        #expect(try cli.json(status.stdout)["formatVersion"] as? Int == 4, "\(status)")
+        let listed = try cli.json(try cli.run(["list", "--format", "json", "--vault", old]).stdout)
+        #expect((listed["prescriptions"] as? [Any])?.count == 4, "the fixture's two and the file's two")
+        #expect(try measurements(cli, vault: old) == (try measurements(cli)))
+        #expect(try cli.run(["check", "--vault", old]).status == 0)
+
+        // Leo's record in the file without its measurements: Mia's still come in, Leo's do not.
+        var json = try cli.json(try String(contentsOfFile: file, encoding: .utf8))
+        var records = json["patients"] as? [[String: Any]] ?? []
+        let leo = try #require(records.firstIndex { $0["name"] as? String == "Leo Park" })
+        records[leo]["measurements"] = nil
+        json["patients"] = records
+        let edited = try cli.write(
+            String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self), to: "edited.json")
+        let fresh = cli.path("fresh.rxv")
+        try createVault(at: fresh, passphrase: cli.passphrase)
+        let r = try cli.run(["import", edited, "--vault", fresh])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("measurements: 2 new, 0 updated, 0 unchanged"), "\(r.stdout)")
+        #expect(!r.stderr.contains("Leo Park"), "no record made for Leo: \(r.stderr)")
+        #expect(try patientNames(cli, vault: fresh) == ["Mia Chen"])
+        let mine = try measurements(cli).filter { $0["patient"] == "Mia Chen" }
+        #expect(try measurements(cli, vault: fresh) == mine)
+        #expect(try cli.run(["check", "--vault", fresh]).status == 0)
+    }
 }

@@ -34,6 +34,9 @@ struct Plan: CustomStringConvertible {
         case passwd(n: Int)
         case configSet(size: Int)
         case replaceFile
+        case measurementAdd(pick: Int, variant: Int)
+        case measurementEdit(pick: Int, variant: Int)
+        case measurementRemove(pick: Int)
 
         var description: String {
             switch self {
@@ -59,6 +62,12 @@ struct Plan: CustomStringConvertible {
             case .passwd(let n): return "passwd (passphrase \(n))"
             case .configSet(let s): return "config set max-attachment-size \(Model.sizes[s % Model.sizes.count])"
             case .replaceFile: return "replace the vault file by rename (a sync tool)"
+            case .measurementAdd(let p, let v):
+                return
+                    "measurement add (patient of #\(p)) --axial-length-od \(Model.axialLength(v)) --va-od \(Model.acuity(v))"
+            case .measurementEdit(let p, let v):
+                return "measurement edit #\(p) --axial-length-od \(Model.axialLength(v))"
+            case .measurementRemove(let p): return "measurement remove #\(p) --yes"
             }
         }
     }
@@ -90,14 +99,17 @@ struct Plan: CustomStringConvertible {
             case 49..<52: steps.append(.detach(pick: n))
             case 52..<56: steps.append(.clientAdd(name: n))
             case 56..<58: steps.append(.clientRemove(pick: n))
-            case 58..<70: steps.append(.grant(client: n, pick: m))
-            case 70..<76: steps.append(.revoke(client: n, pick: m))
-            case 76..<79: steps.append(.patientRename(pick: n, name: m))
-            case 79..<82: steps.append(.patientMerge(pick: n, other: m))
-            case 82..<85: steps.append(.keyAdd)
-            case 85..<87: steps.append(.keyRemove)
-            case 87..<90: steps.append(.passwd(n: n))
-            case 90..<93: steps.append(.configSet(size: n))
+            case 58..<68: steps.append(.grant(client: n, pick: m))
+            case 68..<73: steps.append(.revoke(client: n, pick: m))
+            case 73..<76: steps.append(.patientRename(pick: n, name: m))
+            case 76..<79: steps.append(.patientMerge(pick: n, other: m))
+            case 79..<82: steps.append(.keyAdd)
+            case 82..<84: steps.append(.keyRemove)
+            case 84..<87: steps.append(.passwd(n: n))
+            case 87..<89: steps.append(.configSet(size: n))
+            case 89..<92: steps.append(.measurementAdd(pick: n, variant: m))
+            case 92..<94: steps.append(.measurementEdit(pick: n, variant: m))
+            case 94: steps.append(.measurementRemove(pick: n))
             default: steps.append(.replaceFile)
             }
         }
@@ -138,6 +150,18 @@ final class Model {
     var removedTokens: [String: String] = [:]
     var passphrase: String
     var partnerSlot = false
+    /// Measurements by the first 8 hex digits of the id -> the right eye's axial length as
+    /// `measurement list --format json` prints it. They live in patient records, which merges,
+    /// renames and the removal of every prescription leave in place.
+    var measurements: [String: String] = [:]
+
+    /// 22.00-24.99 mm: inside the accepted range, two decimals as written.
+    static func axialLength(_ variant: Int) -> String { String(format: "%.2f", 22 + Double(variant % 300) / 100) }
+    static func acuity(_ variant: Int) -> String { ["6/6", "20/40", "0.8", "logMAR 0.10"][variant % 4] }
+    func measurement(_ n: Int) -> String? {
+        let ids = measurements.keys.sorted()
+        return ids.isEmpty ? nil : ids[n % ids.count]
+    }
 
     init(passphrase: String) { self.passphrase = passphrase }
 

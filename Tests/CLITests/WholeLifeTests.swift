@@ -353,6 +353,30 @@ final class Life {
             try Life.expect(
                 try cli.run(["config", "set", "max-attachment-size", Model.sizes[size % Model.sizes.count]]), 0,
                 "config set")
+        case .measurementAdd(let pick, let variant):
+            guard let id = model.pick(pick), let patient = try patient(of: id) else { return }
+            let date = "2025-\(String(format: "%02d", 1 + variant % 12))-\(String(format: "%02d", 1 + variant % 28))"
+            let r = try cli.run([
+                "measurement", "add", patient.id, "--date", date, "--axial-length-od", Model.axialLength(variant),
+                "--va-od", Model.acuity(variant)
+            ])
+            // A birth date after the day measured is refused (65); the fixtures' and imports' are older.
+            if let born = patient.birthDate, born > date {
+                try Life.expect(r, 65, "measurement add before birth")
+                return
+            }
+            try Life.expect(r, 0, "measurement add")
+            model.measurements[r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)] = Model.axialLength(variant)
+        case .measurementEdit(let pick, let variant):
+            guard let id = model.measurement(pick) else { return }
+            try Life.expect(
+                try cli.run(["measurement", "edit", id, "--axial-length-od", Model.axialLength(variant)]), 0,
+                "measurement edit")
+            model.measurements[id] = Model.axialLength(variant)
+        case .measurementRemove(let pick):
+            guard let id = model.measurement(pick) else { return }
+            try Life.expect(try cli.run(["measurement", "remove", id, "--yes"]), 0, "measurement remove")
+            model.measurements[id] = nil
         case .replaceFile:
             // As a sync tool delivers a file: a whole copy written beside it, renamed over it.
             // The vault's write lock is held from the copy to the rename: a write the server
@@ -413,6 +437,13 @@ final class Life {
         for item in owner {
             let rx = model.prescriptions[String(item.id.prefix(8))]!
             try expectStatus(item.status, rx, "list: \(item.id.prefix(8))", item: item, among: owner)
+        }
+        let measured = try measurements(of: cli)
+        guard measured == model.measurements else {
+            throw Mismatch(
+                message:
+                    "measurement list: \(measured.sorted { $0.key < $1.key }), the model says \(model.measurements.sorted { $0.key < $1.key })"
+            )
         }
         let valid = try listed(["query", "--valid-on", Model.today])
         try Life.same(
@@ -506,6 +537,10 @@ final class Life {
         else {
             throw Mismatch(message: "export, import into a new vault, export again: the prescriptions differ")
         }
+        // The export carries the patient records' measurements (export JSON revision 1.2).
+        guard try measurements(of: other) == model.measurements else {
+            throw Mismatch(message: "export, import into a new vault: the measurements differ")
+        }
 
         let backup = cli.path("backup-\(stepNumber).age")
         try Life.expect(try cli.run(["backup", backup]), 0, "backup")
@@ -521,6 +556,9 @@ final class Life {
             "export of the restored vault")
         guard try prescriptions(in: restored) == original else {
             throw Mismatch(message: "backup then restore: the export differs")
+        }
+        guard try measurements(of: cli, environment: fresh) == model.measurements else {
+            throw Mismatch(message: "backup then restore: the measurements differ")
         }
     }
 
@@ -553,6 +591,19 @@ final class Life {
                 issued: $0["issued"] as? String ?? "",
                 expires: $0["expires"] as? String, supersededBy: $0["supersededBy"] as? String)
         }
+    }
+
+    /// `measurement list --format json`: id (8 hex digits) -> the right eye's axial length, two decimals.
+    func measurements(of harness: CLIHarness, environment: [String: String?] = [:]) throws -> [String: String] {
+        let r = try harness.run(["measurement", "list", "--format", "json"], environment: environment)
+        try Life.expect(r, 0, "measurement list")
+        let object = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        var found: [String: String] = [:]
+        for m in object?["measurements"] as? [[String: Any]] ?? [] {
+            let id = String((m["id"] as? String ?? "").prefix(8))
+            found[id] = (m["axialLengthOD"] as? Double).map { String(format: "%.2f", $0) } ?? "none"
+        }
+        return found
     }
 
     /// The patient record a prescription names: its id (a prefix) and birth date.

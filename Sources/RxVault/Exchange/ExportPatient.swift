@@ -3,8 +3,8 @@ import RxModel
 
 /// A patient record as the owner's rxvault export carries it (docs/format.md, "Export JSON v1",
 /// revision 1.2, `patients`). A prescription's patient says a name and a birth date; the record
-/// also holds what no prescription says: the myopia-management measurements (and, in an export of
-/// the whole vault, the records no prescription names any more). Without these an export imported
+/// also holds what no prescription says: the myopia-management measurements, also of a patient
+/// whose prescriptions were all removed. Without these an export imported
 /// into a new vault, the way an owner moves a vault, silently lost every measurement.
 public struct ExportPatient: Sendable, Equatable {
     /// The record's id in the vault that wrote the file: the importing vault links it to the
@@ -67,6 +67,14 @@ public struct ExportPatient: Sendable, Equatable {
         }
         w.endArray()
         return w.bytes
+    }
+}
+
+extension [ExportPatient] {
+    /// `2 patient record(s) with 3 measurement(s)`: what an export says it carried, on the owner's
+    /// stderr and in the log entry alike.
+    public var carriedText: String {
+        "\(count) patient record(s) with \(reduce(0) { $0 + $1.measurements.count }) measurement(s)"
     }
 }
 

@@ -95,11 +95,9 @@ extension RxVaultCommand {
                 let clock = try Environment.clock()
                 let (exported, attachmentIDs, patients) = try export(
                     from: source, to: destination, created: clock.timestamp(), today: clock.today())
-                let measurements = patients.reduce(0) { $0 + $1.measurements.count }
                 Terminal.err(
                     "rxvault: exported \(exported.count) prescription(s)\(attachmentIDs.isEmpty ? "" : " with attachments")"
-                        + (patients.isEmpty
-                            ? "" : " and \(patients.count) patient record(s) with \(measurements) measurement(s)")
+                        + (patients.isEmpty ? "" : " and \(patients.carriedText)")
                         + (out == "-" ? "" : " to \(out)")
                         + (destination.encrypted || client != nil ? " (age-encrypted)" : ""))
             }

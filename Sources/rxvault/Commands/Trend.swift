@@ -83,15 +83,14 @@ extension RxVaultCommand {
                     let which = eye.map { " for the \($0 == .right ? "right" : "left") eye" } ?? ""
                     // With --eye, what the patient has for both eyes or the other eye is only
                     // left out: say so, rather than suggest there is nothing.
-                    let whole =
-                        eye == nil
-                        ? nil
-                        : !Trend(records.map { ($0.id.hex, $0.prescription) }, eyes: Set(Eye.allCases)).isEmpty
-                            || !summary.measurements.isEmpty
+                    let elsewhere =
+                        eye != nil
+                        && (!summary.measurements.isEmpty
+                            || !Trend(records.map { ($0.id.hex, $0.prescription) }, eyes: Set(Eye.allCases)).isEmpty)
                     throw CLIError(
                         .notFound,
                         "\(summary.line) has no prescription with a lens power, no axial length and no visual acuity\(which): no trend to show",
-                        hint: whole == true
+                        hint: elsewhere
                             ? "without --eye the trend shows what there is (both eyes' acuities, the other eye)"
                             : records.isEmpty ? "'rxvault add glasses --patient ...' records one" : nil)
                 }
