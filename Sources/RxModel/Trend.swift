@@ -12,7 +12,9 @@
 ///   12 mm (`assumedVertexDistance`; domain.md: usually 12-14 mm), and each point says which.
 /// - An ortho-k (orthokeratology) lens's power is the target it reshapes the cornea to, not the
 ///   eye's refraction, and gives no point (issue 26: one +0.50 ortho-k record turned a -0.60
-///   D/yr progressor into -0.13 D/yr); it is listed in `skipped`.
+///   D/yr progressor into -0.13 D/yr); it is listed in `skipped`. So is a lens whose brand names
+///   an ortho-k design without the lens type. A soft myopia-control lens (MiSight) is corrected
+///   for distance by its labelled power and counts, its point marked (`MyopiaControlDesign`).
 /// - A balance lens has no prescribed power and gives no point for its eye. A prescription whose
 ///   status is `entered-in-error` (it was never the patient's) or `draft` (not final), from a FHIR
 ///   source or `edit --status`, gives none either. Each is listed in `skipped`. A cancelled one
@@ -50,6 +52,9 @@ public struct Trend: Sendable, Equatable {
         public let change: Double?
         public let days: Int?
         public let ratePerYear: Double?
+        /// A soft myopia-control design the contact lens is (`MiSight`): counted, and marked so
+        /// the chart's reader sees when treatment began. Nil for any other lens.
+        public let myopiaControl: String?
     }
 
     /// The least-squares line through an eye's points: SE = intercept + slope × years since `origin`.
@@ -129,13 +134,14 @@ public struct Trend: Sendable, Equatable {
                     Skipped(
                         prescription: item.id, issued: item.prescription.issued, eye: nil,
                         reason: "its status is \(status.rawValue)"))
-            } else if item.prescription.kind == .contacts, item.prescription.contactLensType == .orthoK {
+            } else if case .cornealReshaping(let design)? = MyopiaControlDesign(item.prescription) {
                 // An ortho-k lens's power is the target it reshapes the cornea to, not the eye's
                 // refraction: one +0.50 ortho-k record would halve a myopic child's progression.
+                let named = design == "ortho-k" ? "" : " (\(design))"
                 skipped.append(
                     Skipped(
                         prescription: item.id, issued: item.prescription.issued, eye: nil,
-                        reason: "an ortho-k lens's power is its reshaping target, not the eye's refraction"))
+                        reason: "an ortho-k lens's power is its reshaping target, not the eye's refraction\(named)"))
             } else {
                 counted.append(item)
             }
@@ -179,7 +185,7 @@ public struct Trend: Sendable, Equatable {
             return Point(
                 prescription: id, issued: rx.issued, kind: rx.kind, sphericalEquivalent: lens.sphericalEquivalent,
                 cylinder: -abs(cylinder), vertexDistance: nil, vertexDistanceAssumed: false, change: nil, days: nil,
-                ratePerYear: nil)
+                ratePerYear: nil, myopiaControl: nil)
         }
         let written = nearestVertexDistance(eye: eye, on: rx.issued, among: all)
         let vertex = written ?? assumedVertexDistance
@@ -189,7 +195,7 @@ public struct Trend: Sendable, Equatable {
         return Point(
             prescription: id, issued: rx.issued, kind: .contacts, sphericalEquivalent: (first + second) / 2,
             cylinder: -abs(second - first), vertexDistance: vertex, vertexDistanceAssumed: written == nil,
-            change: nil, days: nil, ratePerYear: nil)
+            change: nil, days: nil, ratePerYear: nil, myopiaControl: MyopiaControlDesign(rx)?.name)
     }
 
     /// The vertex distance written for `eye` on the glasses prescription issued nearest `day`
@@ -219,7 +225,8 @@ public struct Trend: Sendable, Equatable {
                 prescription: p.prescription, issued: p.issued, kind: p.kind,
                 sphericalEquivalent: p.sphericalEquivalent,
                 cylinder: p.cylinder, vertexDistance: p.vertexDistance, vertexDistanceAssumed: p.vertexDistanceAssumed,
-                change: change, days: days, ratePerYear: days > 0 ? change / (Double(days) / daysPerYear) : nil)
+                change: change, days: days, ratePerYear: days > 0 ? change / (Double(days) / daysPerYear) : nil,
+                myopiaControl: p.myopiaControl)
         }
     }
 

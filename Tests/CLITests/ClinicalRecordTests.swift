@@ -239,6 +239,46 @@ extension ClinicalRecordTests {
         let table = try cli.run(["trend", "Mia Chen"])
         #expect(table.stdout.contains("ortho-k lens's power is its reshaping target"), "\(table)")
     }
+
+    /// A soft myopia-control lens's labelled power is the distance correction: it counts, marked;
+    /// a brand naming an ortho-k design is ortho-k without the lens type (an import's source may
+    /// have none).
+    @Test func aSoftMyopiaControlLensCountsMarkedAndAnOrthoKBrandIsLeftOut() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let child = ["--patient", "Mia Chen", "--dob", "2014-05-01", "--prescriber", "Dr Ignatius Fairweather"]
+        for (issued, od) in [("2021-03-01", "-1.00"), ("2022-03-01", "-1.50")] {
+            _ = try cli.add(["add", "glasses"] + child + ["--issued", issued, "--expires", "2028-03-01", "--od", od])
+        }
+        let misight = try cli.add(
+            ["add", "contacts"] + child + [
+                "--issued", "2023-03-01", "--expires", "2024-03-01", "--brand", "MiSight 1 day",
+                "--od", "-2.00 bc 8.7 dia 14.2"
+            ])
+        let crt = try cli.add(
+            ["add", "contacts"] + child + [
+                "--issued", "2023-09-01", "--expires", "2024-09-01", "--brand", "Paragon CRT 100",
+                "--od", "+0.50 bc 8.4 dia 10.5"
+            ])
+        let json = try cli.json(try cli.run(["trend", "Mia Chen", "--format", "json"]).stdout)
+        let right = try #require((json["eyes"] as? [[String: Any]])?.first)
+        let points = try #require(right["points"] as? [[String: Any]])
+        #expect(points.count == 3, "the two glasses and MiSight: \(points)")
+        let marked = points.filter { $0["myopiaControl"] != nil }
+        #expect(marked.count == 1 && marked[0]["myopiaControl"] as? String == "MiSight", "\(points)")
+        #expect((marked.first?["prescription"] as? String)?.hasPrefix(misight) == true)
+        // MiSight -2.00 at the cornea is -2.00 / (1 - 0.012 × 2.00) = -2.049 at the spectacle plane.
+        #expect(marked.first?["sphericalEquivalent"] as? Double == -2.049, "\(marked)")
+        let skipped = try #require(json["skipped"] as? [[String: Any]])
+        #expect(skipped.count == 1 && (skipped[0]["prescription"] as? String)?.hasPrefix(crt) == true, "\(skipped)")
+        #expect((skipped.first?["reason"] as? String)?.contains("(Paragon CRT)") == true, "\(skipped)")
+        let table = try cli.run(["trend", "Mia Chen"])
+        #expect(table.stdout.contains("myopia control: \(misight) 2023-03-01: MiSight"), "\(table)")
+        #expect(
+            table.stdout.contains(
+                "left out: \(crt) 2023-09-01: an ortho-k lens's power is its reshaping target, not the eye's refraction (Paragon CRT)"
+            ), "\(table)")
+    }
 }
 
 extension ClinicalRecordTests {

@@ -38,6 +38,14 @@ enum TrendOutput {
         if contacts {
             lines.append("contacts: converted to the spectacle plane per meridian at the vertex distance shown")
         }
+        // Once per prescription (a point per eye): when a treatment began is what the reader looks for.
+        var marked: Set<String> = []
+        for point in trend.points.sorted(by: { $0.issued < $1.issued }) {
+            guard let design = point.myopiaControl, marked.insert(point.prescription).inserted else { continue }
+            lines.append(
+                "myopia control: \(point.prescription.prefix(8)) \(point.issued): \(design), a soft myopia-control lens; its labelled power corrects the eye for distance and counts"
+            )
+        }
         for skipped in trend.skipped {
             let id = String(skipped.prescription.prefix(8))
             lines.append(
@@ -209,6 +217,7 @@ enum TrendOutput {
             pairs.append(("vertexDistance", .number(vertex.short)))
             pairs.append(("vertexDistanceAssumed", .bool(point.vertexDistanceAssumed)))
         }
+        if let design = point.myopiaControl { pairs.append(("myopiaControl", .string(design))) }
         return .object(pairs)
     }
 
