@@ -97,6 +97,19 @@ public struct Trend: Sendable, Equatable {
         public let issued: CalendarDate
         public let eye: Eye?
         public let reason: String
+        /// The ortho-k design a lens left out for its reshaping power is (`Paragon CRT`, `ortho-k`).
+        public var myopiaControl: String? = nil
+    }
+
+    /// Each myopia-control design's first prescription, oldest first: where the chart marks the
+    /// start of a treatment (a soft lens's counted points and an ortho-k lens's left-out ones alike).
+    public var myopiaControlStarts: [(design: String, from: CalendarDate)] {
+        var first: [String: CalendarDate] = [:]
+        let dated =
+            points.compactMap { p in p.myopiaControl.map { ($0, p.issued) } }
+            + skipped.compactMap { s in s.myopiaControl.map { ($0, s.issued) } }
+        for (design, day) in dated where first[design].map({ day < $0 }) ?? true { first[design] = day }
+        return first.map { (design: $0.key, from: $0.value) }.sorted { ($0.from, $0.design) < ($1.from, $1.design) }
     }
 
     /// The eyes with at least one point, right first.
@@ -141,7 +154,8 @@ public struct Trend: Sendable, Equatable {
                 skipped.append(
                     Skipped(
                         prescription: item.id, issued: item.prescription.issued, eye: nil,
-                        reason: "an ortho-k lens's power is its reshaping target, not the eye's refraction\(named)"))
+                        reason: "an ortho-k lens's power is its reshaping target, not the eye's refraction\(named)",
+                        myopiaControl: design))
             } else {
                 counted.append(item)
             }

@@ -110,7 +110,9 @@ public enum TrendChart {
         cairo_paint(cr)
 
         // The dates of every series: the measurements may start before the first prescription.
-        let measured = axial.series.flatMap { $0.points.map(\.date) } + acuity.dates
+        // So may an ortho-k treatment, whose prescriptions give no point but are marked.
+        let measured =
+            axial.series.flatMap { $0.points.map(\.date) } + acuity.dates + trend.myopiaControlStarts.map(\.from)
         let allDates = (trend.dateRange.map { [$0.lowerBound, $0.upperBound] } ?? []) + measured
         let range = allDates.min().flatMap { first in allDates.max().map { first...$0 } }
         // Room at the right for the millimetre scale when there is one, and under the plot for
@@ -190,12 +192,33 @@ public enum TrendChart {
                 marker(cr, style, x: x(point.issued), y: y(point.sphericalEquivalent), hollow: point.kind == .contacts)
             }
         }
-        // Each point's value beside it: OD's above, OS's below, else right or left of the marker
-        // where that does not cover another value or marker (a crowded value is left to the table).
-        PDFPrinter.setFont(cr, size: 12)
         var taken: [Box] = trend.series.flatMap { series in
             series.points.map { Box(x: x($0.issued) - 8, y: y($0.sphericalEquivalent) - 8, width: 16, height: 16) }
         }
+        // Where a myopia-control treatment began (`MiSight from 2023-03-01`): a dotted line, its
+        // name at the top, so the rate before and after can be read against it.
+        PDFPrinter.setFont(cr, size: 11)
+        var labelY = plotTop + 14
+        for start in trend.myopiaControlStarts {
+            let at = x(start.from)
+            PDFPrinter.grey(cr, 0.45)
+            cairo_set_line_width(cr, 1)
+            cairo_set_dash(cr, [2, 3], 2, 0)
+            cairo_move_to(cr, at, plotTop)
+            cairo_line_to(cr, at, plotBottom)
+            cairo_stroke(cr)
+            cairo_set_dash(cr, nil, 0, 0)
+            let label = "\(start.design) from \(start.from)"
+            let width = PDFPrinter.advance(cr, label)
+            // Right of the line, else left of it when it would leave the plot.
+            let left = at + 4 + width > plotRight ? at - 4 - width : at + 4
+            PDFPrinter.show(cr, label, x: left, y: labelY)
+            taken.append(Box(x: left, y: labelY - 11, width: width, height: 13))
+            labelY += 14
+        }
+        // Each point's value beside it: OD's above, OS's below, else right or left of the marker
+        // where that does not cover another value or marker (a crowded value is left to the table).
+        PDFPrinter.setFont(cr, size: 12)
         for series in trend.series {
             let style = style(series.eye)
             for point in series.points {

@@ -273,11 +273,20 @@ extension ClinicalRecordTests {
         #expect(skipped.count == 1 && (skipped[0]["prescription"] as? String)?.hasPrefix(crt) == true, "\(skipped)")
         #expect((skipped.first?["reason"] as? String)?.contains("(Paragon CRT)") == true, "\(skipped)")
         let table = try cli.run(["trend", "Mia Chen"])
-        #expect(table.stdout.contains("myopia control: \(misight) 2023-03-01: MiSight"), "\(table)")
+        #expect(
+            table.stdout.contains("myopia control: MiSight from 2023-03-01, counted (its power corrects distance)"),
+            "\(table)")
         #expect(
             table.stdout.contains(
                 "left out: \(crt) 2023-09-01: an ortho-k lens's power is its reshaping target, not the eye's refraction (Paragon CRT)"
             ), "\(table)")
+        // The chart marks where each treatment began.
+        let pdf = cli.path("trend.pdf")
+        #expect(try cli.run(["trend", "Mia Chen", "--out", pdf]).status == 0)
+        let text = try PrintTests.poppler(cli, ["pdftotext", "-layout", pdf, "-"])
+        for label in ["MiSight from 2023-03-01", "Paragon CRT from 2023-09-01"] {
+            #expect(text.stdout.contains(label), "the chart shows \(label):\n\(text.stdout)")
+        }
     }
 }
 

@@ -38,13 +38,11 @@ enum TrendOutput {
         if contacts {
             lines.append("contacts: converted to the spectacle plane per meridian at the vertex distance shown")
         }
-        // Once per prescription (a point per eye): when a treatment began is what the reader looks for.
-        var marked: Set<String> = []
-        for point in trend.points.sorted(by: { $0.issued < $1.issued }) {
-            guard let design = point.myopiaControl, marked.insert(point.prescription).inserted else { continue }
-            lines.append(
-                "myopia control: \(point.prescription.prefix(8)) \(point.issued): \(design), a soft myopia-control lens; its labelled power corrects the eye for distance and counts"
-            )
+        // Where each soft design began (its points count): what the reader of a treated child's
+        // trend looks for. Ortho-k's are under "left out".
+        let counted = Set(trend.points.compactMap(\.myopiaControl))
+        for start in trend.myopiaControlStarts where counted.contains(start.design) {
+            lines.append("myopia control: \(start.design) from \(start.from), counted (its power corrects distance)")
         }
         for skipped in trend.skipped {
             let id = String(skipped.prescription.prefix(8))
