@@ -1,8 +1,9 @@
 /// A contact-lens design made to slow a child's myopia, recognised by the brand written on the
 /// prescription, because the refraction trend (`Trend`) must read the two families differently:
 ///
-/// - **Corneal reshaping (ortho-k)**: a reverse-geometry rigid lens worn overnight. Its power is
-///   the target it flattens the cornea to, not the eye's refraction, so it gives no point (issue
+/// - **Corneal reshaping (ortho-k)**: a reverse-geometry rigid lens worn overnight. The reshaping
+///   is in its back-surface curves; its labelled power (near plano) is not the eye's refraction,
+///   so it gives no point (issue
 ///   26: one +0.50 ortho-k record turned a -0.60 D/yr progressor into -0.13 D/yr). A prescription
 ///   says so with `--lens-type ortho-k`; one that names an ortho-k design without saying it (an
 ///   import whose source has no lens type) is read the same way.
@@ -38,7 +39,7 @@ public enum MyopiaControlDesign: Sendable, Equatable {
         ("ortho k", "ortho-k"), ("orthok", "ortho-k")
     ]
     static let soft: [(match: String, name: String)] = [
-        ("misight", "MiSight"), ("naturalvue", "NaturalVue"), ("abiliti 1 day", "Abiliti 1-Day"),
+        ("misight", "MiSight"), ("naturalvue multifocal", "NaturalVue Multifocal"), ("abiliti 1 day", "Abiliti 1-Day"),
         ("bloom day", "Menicon Bloom Day"), ("mylo", "mylo")
     ]
 
@@ -54,22 +55,36 @@ public enum MyopiaControlDesign: Sendable, Equatable {
         }
     }
 
-    /// The design of a contacts prescription: ortho-k by its lens type, else what either eye's
-    /// brand names (a corneal-reshaping design first). Nil for glasses.
-    public init?(_ prescription: Prescription) {
-        guard prescription.kind == .contacts else { return nil }
-        if prescription.contactLensType == .orthoK {
-            let named = Eye.allCases.compactMap { prescription[$0]?.brand.flatMap(Self.init(brand:)) }
-            self = .cornealReshaping(
-                named.first { if case .cornealReshaping = $0 { true } else { false } }?.name ?? "ortho-k")
-            return
+    /// The design of one eye's lens of a contacts prescription, nil for glasses. Ortho-k by the
+    /// prescription's lens type; else by that eye's brand, when the lens type does not say
+    /// otherwise: an ortho-k design when the type is absent or rigid, a soft design when it is
+    /// absent or soft (a lens typed scleral is not ortho-k whatever its brand says). A soft design
+    /// only for a patient not known to be 18 or older on the issue date: the same lenses are
+    /// fitted to adults for other reasons (a multifocal for presbyopia), and the mark is for a
+    /// child's treatment.
+    public init?(_ prescription: Prescription, eye: Eye) {
+        guard prescription.kind == .contacts, let lens = prescription[eye] else { return nil }
+        let type = prescription.contactLensType
+        let design = lens.brand.flatMap(Self.init(brand:))
+        switch (design, type) {
+        case (.cornealReshaping(let name)?, .orthoK?), (.cornealReshaping(let name)?, nil),
+            (.cornealReshaping(let name)?, .rgp?):
+            self = .cornealReshaping(name)
+        case (_, .orthoK?):
+            self = .cornealReshaping("ortho-k")
+        case (.soft(let name)?, nil), (.soft(let name)?, .soft?):
+            if let born = prescription.patient.birthDate, Self.adult(born: born, on: prescription.issued) {
+                return nil
+            }
+            self = .soft(name)
+        default:
+            return nil
         }
-        let designs = Eye.allCases.compactMap { prescription[$0]?.brand.flatMap(Self.init(brand:)) }
-        guard
-            let design = designs.first(where: { if case .cornealReshaping = $0 { true } else { false } })
-                ?? designs.first
-        else { return nil }
-        self = design
+    }
+
+    /// 18 or older on `day`.
+    static func adult(born: CalendarDate, on day: CalendarDate) -> Bool {
+        (day.year - born.year - ((day.month, day.day) < (born.month, born.day) ? 1 : 0)) >= 18
     }
 
     /// Lower case, hyphens and other punctuation as spaces, one space between words.

@@ -10,10 +10,10 @@
 ///   spherical equivalent is taken. Contact-lens prescriptions carry no vertex distance, so d is
 ///   the one written on the patient's glasses prescription nearest in time (for that eye), else
 ///   12 mm (`assumedVertexDistance`; domain.md: usually 12-14 mm), and each point says which.
-/// - An ortho-k (orthokeratology) lens's power is the target it reshapes the cornea to, not the
-///   eye's refraction, and gives no point (issue 26: one +0.50 ortho-k record turned a -0.60
-///   D/yr progressor into -0.13 D/yr); it is listed in `skipped`. So is a lens whose brand names
-///   an ortho-k design without the lens type. A soft myopia-control lens (MiSight) is corrected
+/// - An ortho-k (orthokeratology) lens's labelled power (near plano; the reshaping is in its
+///   back-surface curves) is not the eye's refraction, and gives no point (issue 26: one +0.50 ortho-k record turned a -0.60
+///   D/yr progressor into -0.13 D/yr); it is listed in `skipped`. So is an eye whose lens's brand
+///   names an ortho-k design when the lens type does not say otherwise. A soft myopia-control lens (MiSight) is corrected
 ///   for distance by its labelled power and counts, its point marked (`MyopiaControlDesign`).
 /// - A balance lens has no prescribed power and gives no point for its eye. A prescription whose
 ///   status is `entered-in-error` (it was never the patient's) or `draft` (not final), from a FHIR
@@ -147,15 +147,15 @@ public struct Trend: Sendable, Equatable {
                     Skipped(
                         prescription: item.id, issued: item.prescription.issued, eye: nil,
                         reason: "its status is \(status.rawValue)"))
-            } else if case .cornealReshaping(let design)? = MyopiaControlDesign(item.prescription) {
-                // An ortho-k lens's power is the target it reshapes the cornea to, not the eye's
-                // refraction: one +0.50 ortho-k record would halve a myopic child's progression.
-                let named = design == "ortho-k" ? "" : " (\(design))"
+            } else if item.prescription.kind == .contacts, item.prescription.contactLensType == .orthoK {
+                // An ortho-k lens's labelled power (near plano) is not the eye's refraction: one
+                // +0.50 ortho-k record would halve a myopic child's progression.
+                let names = Eye.allCases.compactMap { MyopiaControlDesign(item.prescription, eye: $0)?.name }
+                let design = names.first { $0 != "ortho-k" } ?? "ortho-k"
                 skipped.append(
                     Skipped(
                         prescription: item.id, issued: item.prescription.issued, eye: nil,
-                        reason: "an ortho-k lens's power is its reshaping target, not the eye's refraction\(named)",
-                        myopiaControl: design))
+                        reason: Self.orthoKReason(design), myopiaControl: design))
             } else {
                 counted.append(item)
             }
@@ -170,6 +170,15 @@ public struct Trend: Sendable, Equatable {
                         Skipped(
                             prescription: id, issued: rx.issued, eye: eye,
                             reason: "a balance lens has no prescribed power"))
+                    continue
+                }
+                // One eye's brand naming an ortho-k design, without the lens type (an import's
+                // source may have none): that eye only (ortho-k is fitted to one eye too).
+                if case .cornealReshaping(let design)? = MyopiaControlDesign(rx, eye: eye) {
+                    skipped.append(
+                        Skipped(
+                            prescription: id, issued: rx.issued, eye: eye, reason: Self.orthoKReason(design),
+                            myopiaControl: design))
                     continue
                 }
                 points.append(Self.point(id: id, rx: rx, eye: eye, lens: lens, among: counted))
@@ -209,7 +218,7 @@ public struct Trend: Sendable, Equatable {
         return Point(
             prescription: id, issued: rx.issued, kind: .contacts, sphericalEquivalent: (first + second) / 2,
             cylinder: -abs(second - first), vertexDistance: vertex, vertexDistanceAssumed: written == nil,
-            change: nil, days: nil, ratePerYear: nil, myopiaControl: MyopiaControlDesign(rx)?.name)
+            change: nil, days: nil, ratePerYear: nil, myopiaControl: MyopiaControlDesign(rx, eye: eye)?.name)
     }
 
     /// The vertex distance written for `eye` on the glasses prescription issued nearest `day`
@@ -225,6 +234,11 @@ public struct Trend: Sendable, Equatable {
             return (abs(gap), gap > 0 ? 1 : 0, vertex)
         }
         return candidates.min { ($0.0, $0.1, $0.2.raw) < ($1.0, $1.1, $1.2.raw) }?.2
+    }
+
+    /// `ortho-k, not a refraction (Paragon CRT)`: short, as a line of the table says it at 80 columns.
+    static func orthoKReason(_ design: String) -> String {
+        "ortho-k, not a refraction" + (design == "ortho-k" ? "" : " (\(design))")
     }
 
     /// The points with their change and rate since the one before.

@@ -107,17 +107,20 @@ extension Vault {
     /// under the export-MAC sub-key, so an import into this vault can tell its owner wrote it.
     public func encodeBoundExport(_ items: [ExportItem], exported: String) throws -> [UInt8] {
         try RxvaultExport.encode(items, exported: exported) { [self] content in
-            (header.vaultID, try MAC.authenticate(bindingMessage(content), key: exportMACKey))
+            (header.vaultID, try MAC.authenticate(bindingMessage(content, purpose: .exportBinding), key: exportMACKey))
         }
     }
 
     /// The binding of a streamed export (`RxvaultExport.Stream`'s `bind`).
     public func exportBinding(_ content: [UInt8]) throws -> (vaultID: [UInt8], mac: [UInt8]) {
-        (header.vaultID, try MAC.authenticate(bindingMessage(content), key: exportMACKey))
+        (header.vaultID, try MAC.authenticate(bindingMessage(content, purpose: .exportBinding), key: exportMACKey))
     }
 
-    func bindingMessage(_ content: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.exportBinding, [.bytes(header.vaultID), .bytes(content)])
+    /// What an export's MAC covers: the purpose (`exportBinding` for the prescriptions,
+    /// `exportPatients` for the patient records), the vault id and the bound content. Signing and
+    /// verifying both build it here.
+    func bindingMessage(_ content: [UInt8], purpose: AssociatedData.Purpose) -> [UInt8] {
+        AssociatedData.build(purpose, [.bytes(header.vaultID), .bytes(content)])
     }
 
     /// Where an import file comes from, as far as this vault can tell.
@@ -308,7 +311,7 @@ extension Vault {
                         }, problems: &problems, report: &report)
                 }
                 if !problems.isEmpty || !nearMisses.isEmpty { throw ImportError(problems: problems + nearMisses) }
-                let origin = self.origin(of: binding)
+                let origin = self.origin(of: binding, purpose: .exportBinding)
                 report.origin = origin
                 if origin != .thisVault && !policy.unverified && report.items.contains(where: { $0.action == .update })
                 {
@@ -411,11 +414,11 @@ extension Vault {
     /// Whether `binding` says this vault's owner wrote the file, as it is now.
     /// `purpose` names what the MAC covers: the prescriptions (`exportBinding`) or the patient
     /// records (`exportPatients`), each bound on its own so neither can stand in for the other.
-    func origin(of binding: ExportBinding?, purpose: AssociatedData.Purpose = .exportBinding) -> ImportOrigin {
+    func origin(of binding: ExportBinding?, purpose: AssociatedData.Purpose) -> ImportOrigin {
         guard let binding else { return .unbound }
         guard binding.vaultID == header.vaultID else { return .otherVault }
-        let message = AssociatedData.build(purpose, [.bytes(header.vaultID), .bytes(binding.content)])
-        return MAC.verify(binding.mac, message, key: exportMACKey) ? .thisVault : .altered
+        return MAC.verify(binding.mac, bindingMessage(binding.content, purpose: purpose), key: exportMACKey)
+            ? .thisVault : .altered
     }
 
     /// Decides, inside the write transaction, what a checked item does: new, unchanged,

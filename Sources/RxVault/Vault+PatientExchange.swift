@@ -43,11 +43,7 @@ extension Vault {
     /// The owner's MAC over an export's patient records (`vault.patientsMac`; `Stream`'s
     /// `bindPatients`): without it, a file could change a stored measurement through `--update`.
     public func exportPatientsBinding(_ content: [UInt8]) throws -> [UInt8] {
-        try MAC.authenticate(patientsBindingMessage(content), key: exportMACKey)
-    }
-
-    func patientsBindingMessage(_ content: [UInt8]) -> [UInt8] {
-        AssociatedData.build(.exportPatients, [.bytes(header.vaultID), .bytes(content)])
+        try MAC.authenticate(bindingMessage(content, purpose: .exportPatients), key: exportMACKey)
     }
 
     /// One measurement of an import file's patient records and what happens to it.
@@ -74,7 +70,8 @@ extension Vault {
     /// The file's patient records, inside the import's write, after its prescriptions (whose
     /// linking decided which record a patient of another vault is here): each is linked (the
     /// record with its id, else the one its prescriptions were linked to, else by name as a
-    /// prescription's patient is, else made) and its measurements added; one already here with
+    /// prescription's patient is, else made; a file record without measurements is passed over)
+    /// and its measurements added; one already here with
     /// other content is an update, allowed as a prescription's is (`ImportPolicy`, with the
     /// patients' own binding). Problems are added to `problems` by position.
     func importPatients(

@@ -237,7 +237,9 @@ extension ClinicalRecordTests {
         let skipped = try #require(json["skipped"] as? [[String: Any]])
         #expect(skipped.count == 1 && (skipped[0]["prescription"] as? String)?.hasPrefix(orthoK) == true, "\(skipped)")
         let table = try cli.run(["trend", "Mia Chen"])
-        #expect(table.stdout.contains("ortho-k lens's power is its reshaping target"), "\(table)")
+        #expect(
+            table.stdout.contains("left out: \(orthoK) 2023-09-01: ortho-k, not a refraction (Paragon CRT)"), "\(table)"
+        )
     }
 
     /// A soft myopia-control lens's labelled power is the distance correction: it counts, marked;
@@ -274,11 +276,11 @@ extension ClinicalRecordTests {
         #expect((skipped.first?["reason"] as? String)?.contains("(Paragon CRT)") == true, "\(skipped)")
         let table = try cli.run(["trend", "Mia Chen"])
         #expect(
-            table.stdout.contains("myopia control: MiSight from 2023-03-01, counted (its power corrects distance)"),
+            table.stdout.contains("myopia control: MiSight from 2023-03-01 (power corrects distance)"),
             "\(table)")
         #expect(
             table.stdout.contains(
-                "left out: \(crt) 2023-09-01: an ortho-k lens's power is its reshaping target, not the eye's refraction (Paragon CRT)"
+                "left out: \(crt) 2023-09-01 OD: ortho-k, not a refraction (Paragon CRT)"
             ), "\(table)")
         // The chart marks where each treatment began.
         let pdf = cli.path("trend.pdf")

@@ -12,6 +12,7 @@ import Testing
         #expect(MyopiaControlDesign(brand: "MiSight 1 day") == .soft("MiSight"))
         #expect(MyopiaControlDesign(brand: "Abiliti 1-Day") == .soft("Abiliti 1-Day"))
         #expect(MyopiaControlDesign(brand: "Menicon Bloom Day") == .soft("Menicon Bloom Day"))
+        #expect(MyopiaControlDesign(brand: "NaturalVue Multifocal 1 Day") == .soft("NaturalVue Multifocal"))
     }
 
     /// Whole words only: an extended-wear soft lens is not an overnight reshaping one, and a word
@@ -24,20 +25,43 @@ import Testing
         }
     }
 
-    @Test func aPrescriptionIsOrthoKByItsTypeOrEitherEyesBrandAndGlassesAreNeither() {
+    /// Per eye, by that eye's brand; the lens type, when given, has the last word.
+    @Test func anEyeIsOrthoKByTheTypeOrItsBrandUnlessTheTypeSaysOtherwise() {
         let soft = LensSpecification(sphere: h("-2.00"), brand: "MiSight 1 day")
         let crt = LensSpecification(sphere: h("+0.50"), brand: "Paragon CRT")
         var rx = Fixture.contacts(right: soft, left: crt, issued: date("2024-01-01"), expires: nil)
-        #expect(MyopiaControlDesign(rx) == .cornealReshaping("Paragon CRT"), "reshaping wins over soft")
-        rx.left = soft
-        #expect(MyopiaControlDesign(rx) == .soft("MiSight"))
+        rx.patient.birthDate = nil
+        #expect(MyopiaControlDesign(rx, eye: .right) == .soft("MiSight"))
+        #expect(MyopiaControlDesign(rx, eye: .left) == .cornealReshaping("Paragon CRT"))
         rx.contactLensType = .orthoK
-        #expect(MyopiaControlDesign(rx) == .cornealReshaping("ortho-k"))
+        #expect(MyopiaControlDesign(rx, eye: .right) == .cornealReshaping("ortho-k"))
+        #expect(MyopiaControlDesign(rx, eye: .left) == .cornealReshaping("Paragon CRT"))
+        rx.contactLensType = .rgp
+        #expect(MyopiaControlDesign(rx, eye: .left) == .cornealReshaping("Paragon CRT"))
+        #expect(MyopiaControlDesign(rx, eye: .right) == nil, "a rigid lens is not a soft design")
+        rx.contactLensType = .scleral
+        #expect(MyopiaControlDesign(rx, eye: .left) == nil, "a scleral lens is not ortho-k whatever its brand")
+        rx.contactLensType = .soft
+        #expect(MyopiaControlDesign(rx, eye: .left) == nil)
+        #expect(MyopiaControlDesign(rx, eye: .right) == .soft("MiSight"))
         rx.contactLensType = nil
         rx.right = LensSpecification(sphere: h("-2.00"), brand: "Acuvue Oasys")
-        rx.left = LensSpecification(sphere: h("-2.00"))
-        #expect(MyopiaControlDesign(rx) == nil)
+        #expect(MyopiaControlDesign(rx, eye: .right) == nil)
         let glasses = Fixture.glasses(right: soft, left: soft, issued: date("2024-01-01"), expires: nil)
-        #expect(MyopiaControlDesign(glasses) == nil)
+        #expect(MyopiaControlDesign(glasses, eye: .right) == nil)
+    }
+
+    /// A soft design marks a child's lens: an adult's (18 on the issue date or older) is not marked.
+    @Test func aSoftDesignIsMarkedOnlyForAPatientNotKnownToBeAnAdult() {
+        let soft = LensSpecification(sphere: h("-2.00"), brand: "NaturalVue Multifocal")
+        var rx = Fixture.contacts(right: soft, left: nil, issued: date("2024-01-01"), expires: nil)
+        rx.patient.birthDate = nil
+        #expect(MyopiaControlDesign(rx, eye: .right) == .soft("NaturalVue Multifocal"), "no birth date")
+        rx.patient.birthDate = date("2014-05-01")
+        #expect(MyopiaControlDesign(rx, eye: .right) == .soft("NaturalVue Multifocal"))
+        rx.patient.birthDate = date("2006-01-02")
+        #expect(MyopiaControlDesign(rx, eye: .right) == .soft("NaturalVue Multifocal"), "17 the day before 18")
+        rx.patient.birthDate = date("2006-01-01")
+        #expect(MyopiaControlDesign(rx, eye: .right) == nil, "18 that day")
     }
 }

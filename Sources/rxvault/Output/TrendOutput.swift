@@ -42,7 +42,7 @@ enum TrendOutput {
         // trend looks for. Ortho-k's are under "left out".
         let counted = Set(trend.points.compactMap(\.myopiaControl))
         for start in trend.myopiaControlStarts where counted.contains(start.design) {
-            lines.append("myopia control: \(start.design) from \(start.from), counted (its power corrects distance)")
+            lines.append("myopia control: \(start.design) from \(start.from) (power corrects distance)")
         }
         for skipped in trend.skipped {
             let id = String(skipped.prescription.prefix(8))
