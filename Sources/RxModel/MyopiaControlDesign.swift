@@ -3,17 +3,17 @@
 ///
 /// - **Corneal reshaping (ortho-k)**: a reverse-geometry rigid lens worn overnight. The reshaping
 ///   is in its back-surface curves; its labelled power (near plano) is not the eye's refraction,
-///   so it gives no point (issue
-///   26: one +0.50 ortho-k record turned a -0.60 D/yr progressor into -0.13 D/yr). A prescription
-///   says so with `--lens-type ortho-k`; one that names an ortho-k design without saying it (an
-///   import whose source has no lens type) is read the same way.
+///   so it gives no point (issue 26: one +0.50 ortho-k record turned a -0.60 D/yr progressor
+///   into -0.13 D/yr). A prescription says so with `--lens-type ortho-k`; one that names an
+///   ortho-k design without saying it (an import whose source has no lens type) is read the same
+///   way.
 /// - **Soft myopia-control lenses** (dual-focus or extended-depth-of-focus designs): the labelled
 ///   power is the distance zone's, which fully corrects the eye (CooperVision's MiSight 1 day,
-///   FDA-approved for myopia control in 2019, is prescribed at the distance refraction), so the power is the
-///   refraction and counts. The point is marked, so a parent sees when the treatment began;
-///   leaving it out would hide the very progression the treatment is watched for (IMI Clinical
-///   Management Guidelines Report, Gifford et al., IOVS 2019, follows treated children by
-///   refraction and axial length alike).
+///   FDA-approved for myopia control in 2019, is prescribed at the distance refraction), so the
+///   power is the refraction and counts. The point is marked, so a parent sees when the treatment
+///   began; leaving it out would hide the very progression the treatment is watched for (IMI
+///   Clinical Management Guidelines Report, Gifford et al., IOVS 2019, follows treated children
+///   by refraction and axial length alike).
 ///
 /// Spectacle myopia-control lenses (DIMS, HAL, DOT designs) are a dispensing choice made on a
 /// glasses prescription whose powers are the refraction: nothing to recognise.

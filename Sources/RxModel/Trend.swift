@@ -11,10 +11,11 @@
 ///   the one written on the patient's glasses prescription nearest in time (for that eye), else
 ///   12 mm (`assumedVertexDistance`; domain.md: usually 12-14 mm), and each point says which.
 /// - An ortho-k (orthokeratology) lens's labelled power (near plano; the reshaping is in its
-///   back-surface curves) is not the eye's refraction, and gives no point (issue 26: one +0.50 ortho-k record turned a -0.60
-///   D/yr progressor into -0.13 D/yr); it is listed in `skipped`. So is an eye whose lens's brand
-///   names an ortho-k design when the lens type does not say otherwise. A soft myopia-control lens (MiSight) is corrected
-///   for distance by its labelled power and counts, its point marked (`MyopiaControlDesign`).
+///   back-surface curves) is not the eye's refraction, and gives no point (issue 26: one +0.50
+///   ortho-k record turned a -0.60 D/yr progressor into -0.13 D/yr); it is listed in `skipped`.
+///   So is an eye whose lens's brand names an ortho-k design when the lens type does not say
+///   otherwise. A soft myopia-control lens (MiSight) is corrected for distance by its labelled
+///   power and counts, its point marked (`MyopiaControlDesign`).
 /// - A balance lens has no prescribed power and gives no point for its eye. A prescription whose
 ///   status is `entered-in-error` (it was never the patient's) or `draft` (not final), from a FHIR
 ///   source or `edit --status`, gives none either. Each is listed in `skipped`. A cancelled one
@@ -98,7 +99,7 @@ public struct Trend: Sendable, Equatable {
         public let eye: Eye?
         public let reason: String
         /// The ortho-k design a lens left out for its reshaping power is (`Paragon CRT`, `ortho-k`).
-        public var myopiaControl: String? = nil
+        public let myopiaControl: String?
     }
 
     /// Each myopia-control design's first prescription, oldest first: where the chart marks the
@@ -146,7 +147,7 @@ public struct Trend: Sendable, Equatable {
                 skipped.append(
                     Skipped(
                         prescription: item.id, issued: item.prescription.issued, eye: nil,
-                        reason: "its status is \(status.rawValue)"))
+                        reason: "its status is \(status.rawValue)", myopiaControl: nil))
             } else if item.prescription.kind == .contacts, item.prescription.contactLensType == .orthoK {
                 // An ortho-k lens's labelled power (near plano) is not the eye's refraction: one
                 // +0.50 ortho-k record would halve a myopic child's progression.
@@ -169,19 +170,21 @@ public struct Trend: Sendable, Equatable {
                     skipped.append(
                         Skipped(
                             prescription: id, issued: rx.issued, eye: eye,
-                            reason: "a balance lens has no prescribed power"))
+                            reason: "a balance lens has no prescribed power", myopiaControl: nil))
                     continue
                 }
                 // One eye's brand naming an ortho-k design, without the lens type (an import's
                 // source may have none): that eye only (ortho-k is fitted to one eye too).
-                if case .cornealReshaping(let design)? = MyopiaControlDesign(rx, eye: eye) {
+                let design = MyopiaControlDesign(rx, eye: eye)
+                if case .cornealReshaping(let name)? = design {
                     skipped.append(
                         Skipped(
-                            prescription: id, issued: rx.issued, eye: eye, reason: Self.orthoKReason(design),
-                            myopiaControl: design))
+                            prescription: id, issued: rx.issued, eye: eye, reason: Self.orthoKReason(name),
+                            myopiaControl: name))
                     continue
                 }
-                points.append(Self.point(id: id, rx: rx, eye: eye, lens: lens, among: counted))
+                points.append(
+                    Self.point(id: id, rx: rx, eye: eye, lens: lens, myopiaControl: design?.name, among: counted))
             }
             points.sort { Self.order($0, $1) }
             guard !points.isEmpty else { continue }
@@ -197,9 +200,10 @@ public struct Trend: Sendable, Equatable {
         (a.issued, a.kind == .glasses ? 0 : 1, a.prescription) < (b.issued, b.kind == .glasses ? 0 : 1, b.prescription)
     }
 
-    /// The point of one eye of one prescription, at the spectacle plane.
+    /// The point of one eye of one prescription, at the spectacle plane; `myopiaControl` names
+    /// the soft myopia-control design of a contact lens (`MyopiaControlDesign`).
     static func point(
-        id: String, rx: Prescription, eye: Eye, lens: LensSpecification,
+        id: String, rx: Prescription, eye: Eye, lens: LensSpecification, myopiaControl: String?,
         among all: [(id: String, prescription: Prescription)]
     ) -> Point {
         let sphere = lens.sphere.doubleValue
@@ -218,7 +222,7 @@ public struct Trend: Sendable, Equatable {
         return Point(
             prescription: id, issued: rx.issued, kind: .contacts, sphericalEquivalent: (first + second) / 2,
             cylinder: -abs(second - first), vertexDistance: vertex, vertexDistanceAssumed: written == nil,
-            change: nil, days: nil, ratePerYear: nil, myopiaControl: MyopiaControlDesign(rx, eye: eye)?.name)
+            change: nil, days: nil, ratePerYear: nil, myopiaControl: myopiaControl)
     }
 
     /// The vertex distance written for `eye` on the glasses prescription issued nearest `day`
