@@ -33,8 +33,13 @@ import Testing
     }
 
     /// The audit entries of API reads in the vault's log, as `rxvault log` shows them.
+    /// The API reads in the audit log; none while `log` cannot read it (under load it may find
+    /// the server's write under way, and exit non-zero with nothing on stdout), so that
+    /// `eventually` asks again rather than failing on a parse of nothing.
     func apiReads(_ cli: CLIHarness) throws -> [[String: Any]] {
-        let log = try cli.json(try cli.run(["log", "--format", "json"]).stdout)["entries"] as? [[String: Any]] ?? []
+        let run = try cli.run(["log", "--format", "json"])
+        guard run.status == 0 else { return [] }
+        let log = try cli.json(run.stdout)["entries"] as? [[String: Any]] ?? []
         return log.filter { ($0["detail"] as? String)?.hasPrefix("api ") == true }
     }
 
