@@ -11,8 +11,16 @@ struct ReadScope {
     var manifest: [Int: [String: ManifestEntry]] = [:]
     /// Prescriptions whose rows were compared with the manifest in this scope.
     var verified: Set<String> = []
-    /// The rows of the prescription verified last, for the reads that follow on it.
-    var lastRows: StoredRows?
+    /// The rows of the prescriptions verified last (up to `recentLimit`: an export's batch), for
+    /// the reads that follow on them (its newest version, then its attachments).
+    private(set) var recentRows: [String: StoredRows] = [:]
+    static let recentLimit = 256
+
+    /// Keeps `rows` among the recent ones, forgetting the others when there are `recentLimit`.
+    mutating func keep(_ rows: StoredRows) {
+        if recentRows.count >= Self.recentLimit { recentRows.removeAll(keepingCapacity: true) }
+        recentRows[rows.id] = rows
+    }
     /// The client ids, read once (a prescription's grants are looked up by one reference per client).
     var clientIDs: [ClientID]?
     /// Every grant row by its reference, read once (format 3), instead of a query per prescription.

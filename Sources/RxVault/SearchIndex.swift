@@ -1,12 +1,6 @@
-import Dispatch
 import RxCrypto
 import RxModel
 import RxStore
-
-/// Result slots the parallel bucket decoding fills, one per iteration.
-private struct IndexSlots: @unchecked Sendable {
-    let base: UnsafeMutablePointer<Result<([SearchIndex.Row], [UInt8]), VaultError>?>
-}
 
 /// The encrypted search index (DESIGN.md, "Search index"): the fields queries filter on, for
 /// every prescription, so a query decrypts a few hundred small blobs instead of every record.
@@ -308,20 +302,15 @@ extension Vault {
         // Decrypt and decode the buckets on all cores: this is most of a query's work.
         let key = indexKey
         let vaultID = header.vaultID
-        var results = [Result<([SearchIndex.Row], [UInt8]), VaultError>?](repeating: nil, count: buckets.count)
-        results.withUnsafeMutableBufferPointer { buffer in
-            let slots = IndexSlots(base: buffer.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: buckets.count) { i in
-                let (bucket, sealed) = buckets[i]
-                slots.base[i] = Result { () throws(VaultError) in
-                    try SearchIndex.open(bucket: bucket, sealed: sealed, key: key, vaultID: vaultID)
-                }
+        let results = buckets.concurrentMap { bucket, sealed in
+            Result { () throws(VaultError) in
+                try SearchIndex.open(bucket: bucket, sealed: sealed, key: key, vaultID: vaultID)
             }
         }
         let snapshot = SearchIndex.Snapshot()
         snapshot.rows.reserveCapacity(buckets.count * 64)
         for (i, result) in results.enumerated() {
-            let (rows, plaintext) = try result!.get()
+            let (rows, plaintext) = try result.get()
             snapshot.rows += rows
             snapshot.plaintexts[buckets[i].0] = plaintext
         }

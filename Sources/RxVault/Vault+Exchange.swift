@@ -13,20 +13,28 @@ extension Vault {
         attachments: Bool, versions: Bool
     ) throws -> [ExportItem] {
         var items: [ExportItem] = []
-        try forEachExportItem(ids: ids, filter: filter, for: client, attachments: attachments, versions: versions) {
-            items.append($0)
+        try forEachExportBatch(ids: ids, filter: filter, for: client, attachments: attachments, versions: versions) {
+            items += $0
         }
         return items
     }
 
-    /// `exportItems` one at a time, as they are read: an export of the whole vault (or of what
-    /// a filter selects) selects on the index, then reads, verifies and hands over each
-    /// prescription in one read transaction, so memory does not grow with the vault.
-    /// `count` is told how many there will be before the first one comes.
-    public func forEachExportItem(
+    /// How many prescriptions an export reads, opens and hands over at once (`forEachExportBatch`):
+    /// as many as a read scope keeps the rows of.
+    public static let exportBatchSize = ReadScope.recentLimit
+    /// The attachment bytes after which a batch is handed over early, however few its items: a
+    /// batch of phone photos must not hold hundreds of megabytes.
+    static let exportBatchAttachmentBytes = 16 << 20
+
+    /// `exportItems` a batch at a time, in order, as they are read: an export of the whole vault
+    /// (or of what a filter selects) selects on the index, then reads, verifies and hands over
+    /// the prescriptions in one read transaction, so memory does not grow with the vault (a batch
+    /// is at most `exportBatchSize` items, and ends early at `exportBatchAttachmentBytes` of
+    /// attachments). `count` is told how many there will be before the first batch comes.
+    public func forEachExportBatch(
         ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
         attachments: Bool, versions: Bool, count: ((Int) -> Void)? = nil,
-        _ body: (ExportItem) throws -> Void
+        _ body: ([ExportItem]) throws -> Void
     ) throws {
         // Each id once, in the order given.
         var seen: Set<PrescriptionID> = []
@@ -44,14 +52,46 @@ extension Vault {
             let history = versions && client == nil ? try self.history(record.id).dropLast() : []
             return ExportItem(record: record, history: Array(history), attachments: files)
         }
+        // The items of `records`, handed over in order, in batches that end early once their
+        // attachments reach the byte budget (one large item can pass it alone).
+        func handOver(_ records: some Sequence<PrescriptionRecord>) throws {
+            var items: [ExportItem] = []
+            var bytes = 0
+            for record in records {
+                let next = try item(record)
+                items.append(next)
+                bytes += next.attachments.reduce(0) { $0 + $1.data.count }
+                if bytes >= Self.exportBatchAttachmentBytes {
+                    try body(items)
+                    (items, bytes) = ([], 0)
+                }
+            }
+            if !items.isEmpty { try body(items) }
+        }
         guard client != nil || ids != nil else {
             // Matched on the index, then read from the records themselves: an export is a copy of
             // what is stored, not of a derived view.
             let selected = try matchingIDs(filter)
             count?(selected.count)
-            if selected.count > 1000 { store.useLargeCacheForBulkWork() }
+            if selected.count > 1000 {
+                store.useLargeCacheForBulkWork()
+                // Most patients will be read: open their directory once, on all cores, rather
+                // than each one's bucket as its first prescription comes.
+                _ = try patientDirectory()
+            }
+            // Each batch's rows are read and checked against the manifest on this thread (the
+            // store's connection), then opened on all cores (MAC, data key, content: most of an
+            // export's work), then handed over in order.
+            let sealing = versionSealing
             try verifiedReads {
-                for id in selected { try body(try item(try prescription(id))) }
+                for start in stride(from: 0, to: selected.count, by: Self.exportBatchSize) {
+                    let batch = selected[start..<min(start + Self.exportBatchSize, selected.count)]
+                    let rows = try batch.map { id throws(VaultError) in try newestRow(id) }
+                    let opened = rows.concurrentMap { row in
+                        Result { () throws(VaultError) in try sealing.open(row) }
+                    }
+                    try handOver(try opened.map { try withPatient(try $0.get()) })
+                }
             }
             return
         }
@@ -75,7 +115,9 @@ extension Vault {
             records = try ids!.map { try prescription($0) }
         }
         count?(records.count)
-        for record in records { try body(try item(record)) }
+        for start in stride(from: 0, to: records.count, by: Self.exportBatchSize) {
+            try handOver(records[start..<min(start + Self.exportBatchSize, records.count)])
+        }
     }
 
     /// Logs an export (what, in which format, for whom).

@@ -78,23 +78,27 @@ extension Vault {
 
     /// One prescription: its newest version, or `version` if given.
     public func prescription(_ id: PrescriptionID, version: Int? = nil) throws(VaultError) -> PrescriptionRecord {
-        let row: PrescriptionVersionRecord?
         if let version {
             // An earlier version is written once and never changes: its own MAC is enough.
-            row = try read { try store.versions(of: id).first { $0.version == version } }
+            let row = try read { try store.versions(of: id).first { $0.version == version } }
             guard let row else { throw .notFound(id: "\(id.short) version \(version)") }
             return try open(row)
         }
-        row = try read { () throws -> PrescriptionVersionRecord? in
-            // Format 2 on: the newest of the rows checked against the manifest (the check reads
-            // every version anyway). Rows the manifest holds but the file lacks fail the check.
+        return try open(try newestRow(id))
+    }
+
+    /// The newest version row of `id`, checked: format 2 on, against the manifest (the check
+    /// reads every version anyway; rows the manifest holds but the file lacks fail it); format 1,
+    /// against the search index.
+    func newestRow(_ id: PrescriptionID) throws(VaultError) -> PrescriptionVersionRecord {
+        let row = try read { () throws -> PrescriptionVersionRecord? in
             if let rows = try verifiedRows(id.hex) { return rows.versions.last }
             let row = try store.latestVersion(of: id)
             if let row { try requireNewest(row, of: id) }
             return row
         }
         guard let row else { throw .notFound(id: id.short) }
-        return try open(row)
+        return row
     }
 
     /// Every version of one prescription, oldest first.
@@ -196,78 +200,31 @@ extension Vault {
         }
     }
 
+    /// Seals a version for storing (`VersionSealing.seal`).
     func seal(_ record: PrescriptionRecord) throws(VaultError) -> PrescriptionVersionRecord {
-        // Format 4: the content names its patient record by id; name and birth date live there.
-        var prescription = record.prescription
-        if header.formatVersion >= 4 {
-            guard let patientID = prescription.patient.id else {
-                throw .internalError("a prescription to seal has no patient record")
-            }
-            prescription.patient = Patient(name: "", id: patientID)
-        }
-        let content = RecordContent(
-            schema: RecordContent.currentSchema, recorded: record.recorded, prescription: prescription,
-            change: record.change)
-        let plaintext: [UInt8]
-        do { plaintext = try content.sealedJSON() } catch { throw .internalError("cannot encode a prescription") }
-        let dataKey = SecretBytes(randomCount: AEAD.keyLength)
-        do {
-            let place = (vaultID: header.vaultID, type: Self.objectType, id: record.id.hex, version: record.version)
-            let wrappedKey = try AEAD.seal(
-                dataKey, key: keyWrappingKey,
-                associatedData:
-                    AssociatedData.object(
-                        .dataKey, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
-            let sealed = try AEAD.seal(
-                plaintext, key: dataKey,
-                associatedData:
-                    AssociatedData.object(
-                        .content, vaultID: place.vaultID, type: place.type, id: place.id, version: place.version))
-            var row = PrescriptionVersionRecord(
-                prescriptionID: record.id, version: record.version, wrappedKey: wrappedKey,
-                content: sealed, mac: [])
-            row.mac = try MAC.authenticate(versionRowMessage(row), key: recordMACKey)
-            return row
-        } catch {
-            throw .internalError(error.description)
-        }
+        try versionSealing.seal(record)
     }
 
-    /// Checks the owner's MAC, then unwraps the row's data key and opens its content, both
-    /// bound to the row's own place. The MAC matters because clients hold data keys: without it a
-    /// client with write access could re-encrypt the content it was granted.
+    /// Opens a stored version (`VersionSealing.open`) and gives it its patient record.
     func open(_ row: PrescriptionVersionRecord) throws(VaultError) -> PrescriptionRecord {
-        guard MAC.verify(row.mac, versionRowMessage(row), key: recordMACKey) else {
-            throw .integrity(
-                "prescription \(row.prescriptionID.short) version \(row.version) was altered (its owner MAC does not verify)"
-            )
-        }
-        return try withPatient(try sealing.openContent(row, dataKey: try dataKey(of: row)))
+        try withPatient(try versionSealing.open(row))
     }
 
+    /// What the owner's MAC over a version row covers.
     func versionRowMessage(_ row: PrescriptionVersionRecord) -> [UInt8] {
-        AssociatedData.build(
-            .versionRow,
-            [
-                .bytes(header.vaultID), .text(row.prescriptionID.hex), .int(row.version),
-                .bytes(row.wrappedKey), .bytes(row.content)
-            ])
+        versionSealing.macMessage(row)
     }
 
     /// The version's data key, unwrapped with the key-wrapping key.
     func dataKey(of row: PrescriptionVersionRecord) throws(VaultError) -> SecretBytes {
-        do {
-            return try AEAD.open(
-                row.wrappedKey, key: keyWrappingKey,
-                associatedData:
-                    AssociatedData.object(
-                        .dataKey, vaultID: header.vaultID, type: Self.objectType, id: row.prescriptionID.hex,
-                        version: row.version))
-        } catch {
-            throw .integrity(
-                "prescription \(row.prescriptionID.short) version \(row.version) failed authentication (altered, moved or damaged)"
-            )
-        }
+        try versionSealing.dataKey(of: row)
+    }
+
+    /// The owner's sealing of version rows, as a value several threads may use at once.
+    var versionSealing: VersionSealing {
+        VersionSealing(
+            vaultID: header.vaultID, formatVersion: header.formatVersion, keyWrappingKey: keyWrappingKey,
+            recordMACKey: recordMACKey)
     }
 
     var sealing: Sealing { Sealing(vaultID: header.vaultID) }

@@ -189,13 +189,13 @@ extension Vault {
 
     /// `verifyCurrent`, handing over the rows it checked (nil for a format-1 vault, which has no
     /// manifest: the caller reads the rows itself). In a verified read scope the rows of the
-    /// prescription checked last are kept, so reading it next (its newest version, then its
-    /// attachments, as an export does) costs no second read.
+    /// prescriptions checked last (an export's batch) are kept, so reading one next (its newest
+    /// version, then its attachments, as an export does) costs no second read.
     /// `knownRows`: the rows when the caller knows them without a read (none, for an id a large
     /// import knows has no row).
     func verifiedRows(_ id: String, knownRows: StoredRows? = nil) throws -> StoredRows? {
         guard let state = try verifiedState() else { return nil }
-        if let rows = readScope?.lastRows, rows.id == id { return rows }
+        if let rows = readScope?.recentRows[id] { return rows }
         guard id.count == 32, RecordID.isHex(id) else {
             throw VaultError.integrity("a stored prescription id is malformed")
         }
@@ -207,7 +207,7 @@ extension Vault {
                 ManifestEntry.differences(id, expected: expected, actual: actual).joined(separator: "; "))
         }
         readScope?.verified.insert(id)
-        readScope?.lastRows = rows
+        readScope?.keep(rows)
         return rows
     }
 

@@ -157,7 +157,7 @@ public enum RxvaultExport {
         let stream = try Stream(
             output: ExportOutput { bytes += $0 }, exported: exported, patients: patients, bind: bind,
             bindPatients: bindPatients)
-        for item in items { try stream.add(item) }
+        try stream.add(items)
         try stream.finish()
         return bytes
     }

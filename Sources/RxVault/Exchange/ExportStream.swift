@@ -27,9 +27,11 @@ public final class ExportOutput {
     }
 }
 
-/// One export format written item by item: `add` for each prescription, then `finish`.
+/// One export format written as the prescriptions come: `add` for each batch of them, in
+/// order, then `finish`. A batch (`Vault.exportBatchSize`, a few hundred) lets a format render
+/// its items on all cores and write them in order.
 public protocol ExportStream: AnyObject {
-    func add(_ item: ExportItem) throws
+    func add(_ items: [ExportItem]) throws
     func finish() throws
 }
 
@@ -46,9 +48,6 @@ extension RxvaultExport {
         private var count = 0
         /// What the binding covers (`boundContent`), built entry by entry.
         private var content: [UInt8] = [UInt8(ascii: "[")]
-        /// Reused for every entry (its storage stays allocated).
-        private var pretty = JSONWriter(style: .pretty, level: 2, capacity: 4096)
-        private var compact = JSONWriter(style: .compact, capacity: 2048)
 
         /// `patients`: the owner's patient records the file carries (`ExportPatient`; none for a
         /// client, and then the file is byte for byte what it was before revision 1.2), written
@@ -66,6 +65,7 @@ extension RxvaultExport {
             try output.write(Array("{\n  \"exported\" : ".utf8) + header.bytes)
             if !patients.isEmpty {
                 try output.write(",\n  \"patients\" : [")
+                var pretty = JSONWriter(style: .pretty, level: 2, capacity: 4096)
                 for (index, patient) in patients.enumerated() {
                     pretty.reset(level: 2)
                     pretty.bytes += index == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A]
@@ -79,21 +79,33 @@ extension RxvaultExport {
             try output.write(",\n  \"prescriptions\" : [")
         }
 
-        public func add(_ item: ExportItem) throws {
-            // Nested two levels deep (the document, its `prescriptions` array).
-            pretty.reset(level: 2)
-            pretty.bytes += count == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A]
+        /// Renders the batch on all cores, then writes it in order.
+        public func add(_ items: [ExportItem]) throws {
+            let bound = bind != nil
+            let rendered = items.concurrentMap { item in Result { try Self.render(item, bound: bound) } }
+            for entry in rendered {
+                let (pretty, compact) = try entry.get()
+                try output.write(count == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A])
+                try output.write(pretty)
+                if let compact {
+                    if count > 0 { content.append(UInt8(ascii: ",")) }
+                    content += compact
+                }
+                count += 1
+            }
+        }
+
+        /// One entry as the file has it, nested two levels deep (the document, its
+        /// `prescriptions` array); with `bound`, also the form the binding covers: compact, and
+        /// attachments without their data (`stripped`).
+        static func render(_ item: ExportItem, bound: Bool) throws -> (pretty: [UInt8], compact: [UInt8]?) {
+            var pretty = JSONWriter(style: .pretty, level: 2, capacity: 4096)
             pretty.indent()
             try RxvaultExport.writeEntry(item, to: &pretty, attachmentData: true)
-            try output.write(pretty.bytes)
-            if bind != nil {
-                if count > 0 { content.append(UInt8(ascii: ",")) }
-                // The bound form: compact, attachments without their data (`stripped`).
-                compact.reset()
-                try RxvaultExport.writeEntry(item, to: &compact, attachmentData: false)
-                content += compact.bytes
-            }
-            count += 1
+            guard bound else { return (pretty.bytes, nil) }
+            var compact = JSONWriter(style: .compact, capacity: 2048)
+            try RxvaultExport.writeEntry(item, to: &compact, attachmentData: false)
+            return (pretty.bytes, compact.bytes)
         }
 
         public func finish() throws {
@@ -121,7 +133,6 @@ extension FHIR {
         private var count = 0
         private var patients: Set<String> = []
         private var practitioners: Set<String> = []
-        private var writer = JSONWriter(style: .pretty, level: 2, capacity: 4096)
 
         public init(output: ExportOutput, exported: String) throws {
             self.output = output
@@ -129,14 +140,21 @@ extension FHIR {
             try output.write("{\n  \"entry\" : [")
         }
 
-        public func add(_ item: ExportItem) throws {
-            for entry in FHIR.entries(item, patients: &patients, practitioners: &practitioners) {
+        /// Builds the batch's resources in order (each Patient and Practitioner once in the
+        /// Bundle), then writes their text on all cores.
+        public func add(_ items: [ExportItem]) throws {
+            var entries: [JSONValue] = []
+            for item in items { entries += FHIR.entries(item, patients: &patients, practitioners: &practitioners) }
+            let rendered = entries.concurrentMap { entry in
                 // Nested two levels deep (the Bundle, its `entry` array).
-                writer.reset(level: 2)
-                writer.bytes += count == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A]
+                var writer = JSONWriter(style: .pretty, level: 2, capacity: 4096)
                 writer.indent()
                 writer.value(entry)
-                try output.write(writer.bytes)
+                return writer.bytes
+            }
+            for text in rendered {
+                try output.write(count == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A])
+                try output.write(text)
                 count += 1
             }
         }

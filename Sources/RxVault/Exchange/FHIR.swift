@@ -45,7 +45,7 @@ public enum FHIR {
     public static func bundle(_ items: [ExportItem], exported: String) throws -> [UInt8] {
         var bytes: [UInt8] = []
         let stream = try Stream(output: ExportOutput { bytes += $0 }, exported: exported)
-        for item in items { try stream.add(item) }
+        try stream.add(items)
         try stream.finish()
         return bytes
     }

@@ -129,11 +129,11 @@ extension RxVaultCommand {
                     case .pdf: writer = PDFExportStream(output: output, today: today, created: now)
                     }
                     var total = 0
-                    try source.produce({ total = $0 }) { item in
-                        try writer.add(item)
-                        exported.append(item.record.id.hex)
+                    try source.produce({ total = $0 }) { items in
+                        try writer.add(items)
+                        exported += items.map(\.record.id.hex)
                         // A printed copy names its attachments; it does not carry them.
-                        if format != .pdf { attachmentIDs += item.attachments.map(\.info.id.hex) }
+                        if format != .pdf { attachmentIDs += items.flatMap { $0.attachments.map(\.info.id.hex) } }
                         if total >= Progress.minimumItems { progress.update(exported.count, total) }
                     }
                     try writer.finish()

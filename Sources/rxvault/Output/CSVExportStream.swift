@@ -14,8 +14,6 @@ extension RxVaultCommand {
     final class CSVExportStream: ExportStream {
         let output: ExportOutput
         let today: CalendarDate
-        /// One prescription's rows, reused.
-        private var line: [UInt8] = []
 
         init(output: ExportOutput, today: CalendarDate) throws {
             self.output = output
@@ -23,14 +21,19 @@ extension RxVaultCommand {
             try output.write(CSV.line(PrescriptionCSV.headers) + "\n")
         }
 
-        func add(_ item: ExportItem) throws {
-            let view = PrescriptionView(record: item.record, today: today, cylinderForm: nil)
-            line.removeAll(keepingCapacity: true)
-            for row in PrescriptionCSV.rows(view) {
-                CSV.append(row, to: &line)
-                line.append(0x0A)
+        /// Renders the batch's rows on all cores, then writes them in order.
+        func add(_ items: [ExportItem]) throws {
+            let today = today
+            let rendered = items.concurrentMap { item in
+                var lines: [UInt8] = []
+                let view = PrescriptionView(record: item.record, today: today, cylinderForm: nil)
+                for row in PrescriptionCSV.rows(view) {
+                    CSV.append(row, to: &lines)
+                    lines.append(0x0A)
+                }
+                return lines
             }
-            try output.write(line)
+            for lines in rendered { try output.write(lines) }
         }
 
         func finish() throws { try output.flush() }

@@ -1,4 +1,3 @@
-import Dispatch
 import RxModel
 
 /// The CLI's JSON documents (`show`, `list`, `patients`, ... with `--format json`), written by
@@ -19,15 +18,10 @@ extension JSONValue {
             return
         }
         let style: JSONWriter.Style = pretty ? .prettyShortEmpty : .compact
-        var parts = [[UInt8]](repeating: [], count: values.count)
-        parts.withUnsafeMutableBufferPointer { buffer in
-            // Each iteration writes only its own slot.
-            let slots = Slots(base: buffer.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: values.count) { i in
-                var writer = JSONWriter(style: style, level: level + 1, capacity: 512)
-                writer.value(values[i])
-                slots.base[i] = writer.bytes
-            }
+        let parts = values.concurrentMap { value in
+            var writer = JSONWriter(style: style, level: level + 1, capacity: 512)
+            writer.value(value)
+            return writer.bytes
         }
         let inner = pretty ? "\n" + String(repeating: "  ", count: level + 1) : ""
         out.append(UInt8(ascii: "["))
@@ -39,9 +33,4 @@ extension JSONValue {
         if pretty { out += ("\n" + String(repeating: "  ", count: level)).utf8 }
         out.append(UInt8(ascii: "]"))
     }
-}
-
-/// The array slots `writeArray` fills from several threads, one slot per thread.
-private struct Slots: @unchecked Sendable {
-    let base: UnsafeMutablePointer<[UInt8]>
 }

@@ -24,7 +24,7 @@ extension RxVaultCommand {
             self.created = created
         }
 
-        func add(_ item: ExportItem) throws { items.append(item) }
+        func add(_ items: [ExportItem]) throws { self.items += items }
 
         func finish() throws {
             let short = PrescriptionID.shortForms(items.map(\.record.id))

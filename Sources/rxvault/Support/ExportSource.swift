@@ -10,8 +10,9 @@ struct ExportSource {
     let owner: Vault?
     /// The client the owner exports for (`--for`).
     let grantee: ClientSummary?
-    /// Hands each item to `body` as it is read; `count` hears the total first.
-    let produce: (_ count: @escaping (Int) -> Void, _ body: (ExportItem) throws -> Void) throws -> Void
+    /// Hands the items to `body` a batch at a time, in order, as they are read; `count` hears the
+    /// total first.
+    let produce: (_ count: @escaping (Int) -> Void, _ body: ([ExportItem]) throws -> Void) throws -> Void
     /// Said when nothing matched.
     let emptyWarning: String
     /// The owner's patient records the JSON export carries (`Vault.exportPatients`): none for a
@@ -32,7 +33,7 @@ struct ExportSource {
         var source = ExportSource(
             owner: vault, grantee: grantee,
             produce: { count, body in
-                try vault.forEachExportItem(
+                try vault.forEachExportBatch(
                     ids: ids, filter: filter, for: grantee, attachments: attachments,
                     versions: versions, count: count, body)
             }, emptyWarning: warning)
@@ -53,7 +54,9 @@ struct ExportSource {
             owner: nil, grantee: nil,
             produce: { count, body in
                 count(items.count)
-                for item in items { try body(item) }
+                for start in stride(from: 0, to: items.count, by: Vault.exportBatchSize) {
+                    try body(Array(items[start..<min(start + Vault.exportBatchSize, items.count)]))
+                }
             }, emptyWarning: "no prescription you are granted matches: the export holds none")
     }
 
