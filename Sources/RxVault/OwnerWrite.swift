@@ -32,6 +32,9 @@ final class OwnerWrite {
     /// Index changes (prescription id -> entry, nil = removed), applied to the buckets at the end.
     /// Kept encoded (a few hundred bytes each), so a large import can leave them all pending.
     var pendingIndex: [String: [UInt8]?] = [:]
+    /// Versions linked and touched whose rows are not yet sealed and inserted (`Vault.storeVersionLater`):
+    /// an import's new prescriptions, a batch at a time, sealed together on all cores.
+    var unsealedVersions: [PrescriptionRecord] = []
     /// Manifest buckets opened in this write: the file cannot change under it, so each bucket is
     /// decrypted once per write instead of once per prescription (an import of 100,000 opened
     /// each ~400 times).

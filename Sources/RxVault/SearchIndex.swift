@@ -335,7 +335,12 @@ extension Vault {
     /// Records that the newest version of `record` is what the index should hold (or, with nil,
     /// that the prescription is gone). Applied to the buckets at the end of the transaction.
     func indexChanged(_ id: PrescriptionID, _ record: PrescriptionRecord?) throws {
-        try requireWrite().pendingIndex[id.hex] = .some(record.map { SearchIndex.encode([$0]) })
+        try indexChanged(id, encoded: record.map { SearchIndex.encode([$0]) })
+    }
+
+    /// `indexChanged` with the entry already encoded (`SearchIndex.encode`), nil when it is gone.
+    func indexChanged(_ id: PrescriptionID, encoded entry: [UInt8]?) throws {
+        try requireWrite().pendingIndex[id.hex] = .some(entry)
     }
 
     /// Writes the buckets the transaction touched (called inside it, by `perform`; and by a

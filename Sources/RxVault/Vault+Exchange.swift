@@ -84,8 +84,7 @@ extension Vault {
             // export's work), then handed over in order.
             let sealing = versionSealing
             try verifiedReads {
-                for start in stride(from: 0, to: selected.count, by: Self.exportBatchSize) {
-                    let batch = selected[start..<min(start + Self.exportBatchSize, selected.count)]
+                for batch in selected.chunks(of: Self.exportBatchSize) {
                     let rows = try batch.map { id throws(VaultError) in try newestRow(id) }
                     let opened = rows.concurrentMap { row in
                         Result { () throws(VaultError) in try sealing.open(row) }
@@ -115,9 +114,7 @@ extension Vault {
             records = try ids!.map { try prescription($0) }
         }
         count?(records.count)
-        for start in stride(from: 0, to: records.count, by: Self.exportBatchSize) {
-            try handOver(records[start..<min(start + Self.exportBatchSize, records.count)])
-        }
+        for batch in records.chunks(of: Self.exportBatchSize) { try handOver(batch) }
     }
 
     /// Logs an export (what, in which format, for whom).
@@ -306,41 +303,58 @@ extension Vault {
                 let nearMissIndex = before.map(PatientNearMiss.Index.init)
                 var nearMisses: [String] = []
                 var namesSeen: Set<String> = []
-                let binding = try file.forEachItem { item in
-                    read += 1
-                    progress?(read)
-                    var advisories: [String] = []
-                    guard
-                        let (item, id, prescription) = checkedItem(
-                            item, today: today, seen: &seen, problems: &problems,
-                            advisories: &advisories),
-                        problems.isEmpty
-                    else { return }
-                    // Updates are planned as if the file were bound to this vault: its binding is
-                    // known only at the end, and refuses them then (rolling back) if it is not.
-                    let outcome = try planItem(
-                        item, id: id, prescription: prescription, origin: .thisVault, policy: policy)
-                    report.items.append(outcome)
-                    // What `add` would have warned about, said for what is stored.
-                    if outcome.action == .new || outcome.action == .update {
-                        report.warnings += advisories.map { ImportWarning(position: item.position, text: $0) }
+                // Items are checked a batch at a time on all cores (`ImportCheck`), then planned
+                // and written in file order here; the new versions of a batch are sealed together.
+                var batch: [ImportItem] = []
+                let batchSize = min(Self.importBatchSize, Self.importFlushInterval)
+                func importBatch() throws {
+                    let checks = batch.concurrentMap {
+                        ImportCheck($0, today: today, directory: before, index: nearMissIndex)
                     }
-                    if let before, let nearMissIndex, outcome.action == .new || outcome.action == .update,
-                        let problem = Self.nearMissProblem(
-                            prescription.patient, at: item.position, in: before, index: nearMissIndex,
-                            seen: &namesSeen)
-                    {
-                        nearMisses.append(problem)
+                    batch.removeAll(keepingCapacity: true)
+                    for check in checks {
+                        var advisories: [String] = []
+                        guard
+                            let (item, id, prescription) = checkedItem(
+                                check, seen: &seen, problems: &problems, advisories: &advisories),
+                            problems.isEmpty
+                        else { continue }
+                        // Updates are planned as if the file were bound to this vault: its binding is
+                        // known only at the end, and refuses them then (rolling back) if it is not.
+                        let outcome = try planItem(
+                            item, id: id, prescription: prescription, origin: .thisVault, policy: policy)
+                        report.items.append(outcome)
+                        let stored = outcome.action == .new || outcome.action == .update
+                        // What `add` would have warned about, said for what is stored.
+                        if stored {
+                            report.warnings += advisories.map { ImportWarning(position: item.position, text: $0) }
+                        }
+                        if stored,
+                            let problem = Self.nearMissProblem(
+                                prescription.patient, at: item.position, candidates: check.nearMisses,
+                                seen: &namesSeen)
+                        {
+                            nearMisses.append(problem)
+                        }
+                        if outcome.action == .refused { refused = true }
+                        // Once anything is refused nothing more is written (it will all be rolled back).
+                        if !refused {
+                            try importItem(
+                                item, id: id, prescription: prescription, outcome: outcome, report: &report,
+                                parser: parser)
+                        }
                     }
-                    if outcome.action == .refused { refused = true }
-                    // Once anything is refused nothing more is written (it will all be rolled back).
-                    if !refused {
-                        try importItem(
-                            item, id: id, prescription: prescription, outcome: outcome, report: &report, parser: parser)
-                    }
+                    try storeUnsealedVersions()
                     // The manifest written every few ten thousand, so what is pending stays small.
                     if try requireWrite().touched.count >= Self.importFlushInterval { try flushManifest() }
                 }
+                let binding = try file.forEachItem { item in
+                    read += 1
+                    progress?(read)
+                    batch.append(item)
+                    if batch.count >= batchSize { try importBatch() }
+                }
+                try importBatch()
                 // The file's patient records (revision 1.2), after the prescriptions linked theirs.
                 report.patientsOrigin = origin(of: file.patientsBinding, purpose: .exportPatients)
                 if problems.isEmpty {
@@ -386,63 +400,33 @@ extension Vault {
         return report
     }
 
-    /// One item checked by the rules of `add` (and its earlier versions and attachment hashes);
-    /// nil, with its problems added to `problems`, when it is refused.
-    private func checkedItem(
-        _ item: ImportItem, today: CalendarDate, seen: inout Set<String>,
-        problems: inout [String], advisories: inout [String]
-    ) -> (ImportItem, PrescriptionID, Prescription)? {
-        do {
-            let result = try PrescriptionRules.check(item.prescription, today: today)
-            let id = item.id ?? Self.derivedID(result.prescription)
-            if !seen.insert(id.hex).inserted {
-                problems.append("\(item.position): the same prescription appears twice")
-                return nil
-            }
-            var ok = true
-            for (k, attachment) in item.attachments.enumerated() {
-                if let claimed = attachment.sha256 {
-                    let actual = SHA256()
-                    actual.update(attachment.data)
-                    if actual.finalHex() != claimed {
-                        problems.append(
-                            "\(item.position) attachment \(k) (\(attachment.name)): its SHA-256 does not match its data"
-                        )
-                        ok = false
-                    }
-                }
-            }
-            var item = item
-            for (index, earlier) in item.history.enumerated() {
-                do {
-                    // Store earlier versions as the rules normalise them, with a well-formed time.
-                    let normalised = try PrescriptionRules.check(earlier.prescription, today: today).prescription
-                    item.history[index] = (
-                        Self.isTimestamp(earlier.recorded) ? earlier.recorded : clock.timestamp(), normalised
-                    )
-                } catch {
-                    problems += error.violations.map { "\(item.position).history[\(index)]: \($0)" }
-                    ok = false
-                }
-            }
-            advisories = result.advisories
-            return ok ? (item, id, result.prescription) : nil
-        } catch {
-            problems += error.violations.map { "\(item.position): \($0)" }
-            return nil
-        }
-    }
-
     /// `entry[2] VisionPrescription: no patient is named 'Sam Rivra': did you mean ...`, when
     /// `patient` would make a new record and is a near miss of one in `directory`; each name once.
     static func nearMissProblem(
         _ patient: Patient, at position: String, in directory: PatientDirectory, index: PatientNearMiss.Index,
         seen: inout Set<String>
     ) -> String? {
+        nearMissProblem(
+            patient, at: position, candidates: nearMissCandidates(patient, in: directory, index: index), seen: &seen)
+    }
+
+    /// The records of `directory` that `patient` is a near miss of (the part of `nearMissProblem`
+    /// that needs nothing of the items before, so an import finds it on all cores); nil when
+    /// `patient` names one of its records by id.
+    static func nearMissCandidates(
+        _ patient: Patient, in directory: PatientDirectory, index: PatientNearMiss.Index
+    ) -> [PatientSummary]? {
         if let id = patient.id, directory.summary(id) != nil { return nil }
+        return directory.nearMisses(patient, index: index)
+    }
+
+    /// `nearMissProblem` with the near misses found (`nearMissCandidates`).
+    static func nearMissProblem(
+        _ patient: Patient, at position: String, candidates: [PatientSummary]?, seen: inout Set<String>
+    ) -> String? {
+        guard let near = candidates else { return nil }
         guard seen.insert(PatientName.key(patient.name) + "|" + (patient.birthDate?.description ?? "")).inserted
         else { return nil }
-        let near = directory.nearMisses(patient, index: index)
         guard !near.isEmpty else { return nil }
         return "\(position): no patient is named '\(patient.name)': did you mean "
             + near.map { "'\($0.name)' (\($0.id.short))" }.joined(separator: " or ")
@@ -563,6 +547,8 @@ extension Vault {
                 report.unchanged.append(id)
                 return
             case .update:
+                // Stored now: its grants are sealed again with the new version.
+                try storeUnsealedVersions()
                 if let latest = try store.latestVersion(of: id), outcome.changes.isEmpty == false {
                     let record = PrescriptionRecord(
                         id: id, version: latest.version + 1, recorded: clock.timestamp(), prescription: prescription)
@@ -572,16 +558,21 @@ extension Vault {
                 report.updated.append(id)
             case .new:
                 // A new prescription brings its earlier versions along (exports made with --versions).
-                var version = 0
-                for (recorded, earlier) in item.history {
-                    version += 1
-                    try storeVersion(
-                        PrescriptionRecord(id: id, version: version, recorded: recorded, prescription: earlier))
-                }
-                try storeVersion(
-                    PrescriptionRecord(
-                        id: id, version: version + 1, recorded: clock.timestamp(), prescription: prescription))
+                // Its rows are sealed and inserted with the batch's (`storeUnsealedVersions`), unless
+                // attachments must be stored now, after them.
+                let versions =
+                    item.history.enumerated().map { index, earlier in
+                        PrescriptionRecord(
+                            id: id, version: index + 1, recorded: earlier.recorded, prescription: earlier.prescription)
+                    } + [
+                        PrescriptionRecord(
+                            id: id, version: item.history.count + 1, recorded: clock.timestamp(),
+                            prescription: prescription)
+                    ]
+                for version in versions { try storeVersionLater(version) }
                 report.added.append(id)
+                guard !item.attachments.isEmpty else { return }
+                try storeUnsealedVersions()
             }
             // The attachments the prescription lacks (by content), each once.
             var existing: Set<String> = []

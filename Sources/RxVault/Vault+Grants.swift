@@ -259,9 +259,8 @@ extension Vault {
         }
         // A few hundred references to a query: statements have a limit on their parameters.
         var rows: [GrantRecord] = []
-        for start in stride(from: 0, to: references.count, by: 500) {
-            rows += try store.grants(
-                clientID: nil, references: Array(references[start..<min(start + 500, references.count)]))
+        for chunk in references.chunks(of: 500) {
+            rows += try store.grants(clientID: nil, references: Array(chunk))
         }
         return try verifiedGrants(rows)
     }

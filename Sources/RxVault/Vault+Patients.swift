@@ -115,7 +115,7 @@ extension PatientInfo {
 /// The patient records of one verified read, by id, by the ids merged into them, and by name
 /// (an import links every prescription by name: a scan of every record each time made an import
 /// of 10,000 prescriptions over 9,000 patients take minutes).
-struct PatientDirectory {
+struct PatientDirectory: Sendable {
     var records: [String: PatientSummary] = [:]
     var aliases: [String: String] = [:]
     /// `PatientName.key` of each record's name -> the ids of the records with that name.
@@ -268,7 +268,7 @@ extension Vault {
             patientRows = nil
             return try patientDirectory().summary(id)
         }
-        let summary = try openPatient(row)
+        let summary = try patientSealing.open(row)
         patientRows?.opened[id] = summary
         return summary
     }
@@ -317,17 +317,12 @@ extension Vault {
         // few thousand at a time so the opened records are not held twice.
         let sealing = patientSealing
         var directory = PatientDirectory()
-        for start in stride(from: 0, to: rows.count, by: 4096) {
-            let chunk = Array(rows[start..<min(start + 4096, rows.count)])
-            for summary in chunk.concurrentMap({ row in Result { try sealing.open(row) } }) {
+        for chunk in rows.chunks(of: 4096) {
+            for summary in Array(chunk).concurrentMap({ row in Result { try sealing.open(row) } }) {
                 directory.insert(try summary.get())
             }
         }
         return directory
-    }
-
-    func openPatient(_ row: PatientRecord) throws -> PatientSummary {
-        try patientSealing.open(row)
     }
 
     /// The owner's sealing of patient rows, as a value several threads may use at once.
@@ -495,6 +490,8 @@ extension Vault {
     /// After a patient changed: the index entries and the grants of its prescriptions carry the
     /// patient as it now is (the prescriptions' content, which names the patient by id, is unchanged).
     func refreshPrescriptions(of patientIDs: Set<String>) throws {
+        // An import's pending versions may be this patient's: stored first, so they are found.
+        try storeUnsealedVersions()
         for indexed in try prescriptions(of: patientIDs) {
             guard let row = try store.latestVersion(of: indexed.id) else { continue }
             try touch(indexed.id.hex)

@@ -194,6 +194,34 @@ extension Vault {
         return record
     }
 
+    /// `storeVersion` in two steps, for an import's batch: the patient is linked and the
+    /// prescription touched now, in order; the row is sealed (on all cores, with the others
+    /// pending) and inserted by `storeUnsealedVersions`, which every reader of the rows in the
+    /// write calls first (the manifest's rewrite, a patient's prescriptions refreshed, the end
+    /// of the write).
+    func storeVersionLater(_ record: PrescriptionRecord) throws {
+        let record = try linkPatient(record)
+        try touch(record.id.hex)
+        try requireWrite().unsealedVersions.append(record)
+    }
+
+    /// Seals the versions `storeVersionLater` left pending on all cores (a version's sealing and
+    /// index entry need nothing of the others), then inserts them in the order they came.
+    func storeUnsealedVersions() throws {
+        guard let write = currentWrite, !write.unsealedVersions.isEmpty else { return }
+        let records = write.unsealedVersions
+        write.unsealedVersions = []
+        let sealing = versionSealing
+        let sealed = records.concurrentMap { record in
+            Result { () throws(VaultError) in (try sealing.seal(record), SearchIndex.encode([record])) }
+        }
+        for (record, result) in zip(records, sealed) {
+            let (row, entry) = try result.get()
+            try store.insert(row)
+            try indexChanged(record.id, encoded: entry)
+        }
+    }
+
     func check(_ prescription: Prescription) throws(VaultError) -> CheckedPrescription {
         do { return try PrescriptionRules.check(prescription, today: clock.today()) } catch {
             throw .invalidPrescription(error)

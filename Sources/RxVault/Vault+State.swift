@@ -264,6 +264,7 @@ extension Vault {
     /// the next counter, all in the same transaction.
     func finishOwnerWrite() throws {
         let write = try requireWrite()
+        try storeUnsealedVersions()
         try flushIndex()
         try flushManifest()
         try refreshPatientsHash()
@@ -294,6 +295,7 @@ extension Vault {
     /// touched again later is verified against its rewritten entry, and rewritten again.
     func flushManifest() throws {
         let write = try requireWrite()
+        try storeUnsealedVersions()
         var state = try write.root()
         var byBucket: [Int: [String]] = [:]
         for id in write.touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }

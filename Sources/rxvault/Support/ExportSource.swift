@@ -54,9 +54,7 @@ struct ExportSource {
             owner: nil, grantee: nil,
             produce: { count, body in
                 count(items.count)
-                for start in stride(from: 0, to: items.count, by: Vault.exportBatchSize) {
-                    try body(Array(items[start..<min(start + Vault.exportBatchSize, items.count)]))
-                }
+                for batch in items.chunks(of: Vault.exportBatchSize) { try body(Array(batch)) }
             }, emptyWarning: "no prescription you are granted matches: the export holds none")
     }
 
