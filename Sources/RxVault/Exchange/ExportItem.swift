@@ -365,11 +365,8 @@ public enum RxvaultExport {
         let entry: Entry
         do {
             entry = try Entry.read(bytes)
-        } catch let error as DecodingError {
-            decoded.problems.append("\(position): \(ImportError.describe(error))")
-            return decoded
         } catch {
-            decoded.problems.append("\(position): cannot be read")
+            decoded.problems.append("\(position): \(ImportError.describe(error))")
             return decoded
         }
         guard let id = PrescriptionID(hex: entry.id) else {
