@@ -31,17 +31,19 @@ struct ImportCheck: Sendable {
         index: PatientNearMiss.Index?
     ) {
         position = item.position
-        if let directory, let index {
-            nearMisses = Vault.nearMissCandidates(item.prescription.patient, in: directory, index: index)
-        } else {
-            nearMisses = nil
-        }
         let result: CheckedPrescription
         do {
             result = try PrescriptionRules.check(item.prescription, today: today)
         } catch {
             verdict = .invalid(error.violations.map { "\(item.position): \($0)" })
+            nearMisses = nil
             return
+        }
+        // The name as the rules normalise it (trimmed): as it will be stored and compared.
+        if let directory, let index {
+            nearMisses = Vault.nearMissCandidates(result.prescription.patient, in: directory, index: index)
+        } else {
+            nearMisses = nil
         }
         var problems: [String] = []
         for (k, attachment) in item.attachments.enumerated() {

@@ -23,13 +23,35 @@ extension Vault {
     /// as many as a read scope keeps the rows of.
     public static let exportBatchSize = ReadScope.recentLimit
     /// The attachment bytes after which a batch is handed over early, however few its items: a
-    /// batch of phone photos must not hold hundreds of megabytes.
-    static let exportBatchAttachmentBytes = 16 << 20
+    /// batch of phone photos must not hold hundreds of megabytes (an export's, an import's).
+    static let batchAttachmentBytes = 16 << 20
+
+    /// Makes an element of each source in order and hands them to `body` in runs that end as
+    /// soon as their `weight` reaches `budget` (one heavy element can pass it alone) or they hold
+    /// `limit` elements, and at the end; each element is made only when the run before it was
+    /// handed over, so what is held at once stays near the budget (a batch of attachments).
+    static func handOver<Source, Element>(
+        _ sources: some Sequence<Source>, making make: (Source) throws -> Element, weight: (Element) -> Int,
+        budget: Int, limit: Int = .max, to body: ([Element]) throws -> Void
+    ) throws {
+        var run: [Element] = []
+        var total = 0
+        for source in sources {
+            let next = try make(source)
+            run.append(next)
+            total += weight(next)
+            if total >= budget || run.count >= limit {
+                try body(run)
+                (run, total) = ([], 0)
+            }
+        }
+        if !run.isEmpty { try body(run) }
+    }
 
     /// `exportItems` a batch at a time, in order, as they are read: an export of the whole vault
     /// (or of what a filter selects) selects on the index, then reads, verifies and hands over
     /// the prescriptions in one read transaction, so memory does not grow with the vault (a batch
-    /// is at most `exportBatchSize` items, and ends early at `exportBatchAttachmentBytes` of
+    /// is at most `exportBatchSize` items, and ends early at `batchAttachmentBytes` of
     /// attachments). `count` is told how many there will be before the first batch comes.
     public func forEachExportBatch(
         ids: [PrescriptionID]?, filter: PrescriptionFilter, for client: ClientSummary?,
@@ -55,18 +77,9 @@ extension Vault {
         // The items of `records`, handed over in order, in batches that end early once their
         // attachments reach the byte budget (one large item can pass it alone).
         func handOver(_ records: some Sequence<PrescriptionRecord>) throws {
-            var items: [ExportItem] = []
-            var bytes = 0
-            for record in records {
-                let next = try item(record)
-                items.append(next)
-                bytes += next.attachments.reduce(0) { $0 + $1.data.count }
-                if bytes >= Self.exportBatchAttachmentBytes {
-                    try body(items)
-                    (items, bytes) = ([], 0)
-                }
-            }
-            if !items.isEmpty { try body(items) }
+            try Self.handOver(
+                records, making: item, weight: { $0.attachments.reduce(0) { $0 + $1.data.count } },
+                budget: Self.batchAttachmentBytes, to: body)
         }
         guard client != nil || ids != nil else {
             // Matched on the index, then read from the records themselves: an export is a copy of
@@ -276,8 +289,9 @@ extension Vault {
     /// some of the file's attachments) is an update: refused unless `policy` allows it (see
     /// `ImportPolicy`); a refusal carries the report of every item so a dry run can show it.
     ///
-    /// The file is read one item at a time inside one owner write (`ownerWrite`, the path every
-    /// owner write takes): each item is checked, planned and written as it comes, the manifest
+    /// The file is read item by item inside one owner write (`ownerWrite`, the path every owner
+    /// write takes), a batch at a time (`importBatchSize`): the batch's items are checked on all
+    /// cores (`ImportCheck`), then planned and written in file order, the manifest
     /// rewritten every `importFlushInterval` prescriptions so what is pending stays bounded, and
     /// the write is rolled back if anything is refused (nothing is written once a problem is
     /// found; the rest are only checked, so every problem is listed). `progress` is told how many
@@ -348,11 +362,29 @@ extension Vault {
                     // The manifest written every few ten thousand, so what is pending stays small.
                     if try requireWrite().touched.count >= Self.importFlushInterval { try flushManifest() }
                 }
-                let binding = try file.forEachItem { item in
-                    read += 1
-                    progress?(read)
-                    batch.append(item)
-                    if batch.count >= batchSize { try importBatch() }
+                // A batch also ends at `batchAttachmentBytes` of attachments, as an export's does.
+                var batchBytes = 0
+                var importFailed = false
+                let binding: ExportBinding?
+                do {
+                    binding = try file.forEachItem { item in
+                        read += 1
+                        progress?(read)
+                        batch.append(item)
+                        batchBytes += item.attachments.reduce(0) { $0 + $1.data.count }
+                        guard batch.count >= batchSize || batchBytes >= Self.batchAttachmentBytes else { return }
+                        batchBytes = 0
+                        do { try importBatch() } catch {
+                            importFailed = true
+                            throw error
+                        }
+                    }
+                } catch let error as ImportError where !importFailed {
+                    // Entries that do not decode: the items before them are imported first, so a
+                    // problem one of those throws (an ambiguous patient, a refused attachment) is
+                    // the one reported, as when each item was written as it came.
+                    try importBatch()
+                    throw error
                 }
                 try importBatch()
                 // The file's patient records (revision 1.2), after the prescriptions linked theirs.

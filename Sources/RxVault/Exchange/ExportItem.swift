@@ -44,9 +44,10 @@ public struct ExportBinding: Sendable {
     public let content: [UInt8]
 }
 
-/// What an import file holds: its prescriptions, read one at a time (`forEachItem`), and the
-/// binding of an rxvault export that has one. An rxvault export is decoded entry by entry as the
-/// import goes, so a file of 100,000 prescriptions never has them all in memory at once.
+/// What an import file holds: its prescriptions, handed over one at a time (`forEachItem`), and
+/// the binding of an rxvault export that has one. An rxvault export is decoded a batch of entries
+/// at a time as the import goes, so a file of 100,000 prescriptions never has them all in memory
+/// at once.
 public struct ImportFile: Sendable {
     /// How many items the file holds (entries that do not decode included): for progress.
     public let count: Int
@@ -262,9 +263,10 @@ public enum RxvaultExport {
 
     /// Reads an rxvault export with its binding, if it has one. A `vault` that is present but
     /// malformed is refused (a file that claims a binding must carry a readable one). Only the
-    /// structure is read here; the entries are decoded one at a time as `forEachItem` goes.
+    /// structure is read here; the entries are decoded a batch at a time as `forEachItem` goes.
     public static func decodeFile(_ bytes: [UInt8]) throws(ImportError) -> ImportFile {
-        // One entry at a time (JSONScanner): the file's bytes stay the largest thing in memory.
+        // Entries located first (JSONScanner), decoded a batch at a time: the file's bytes stay
+        // the largest thing in memory, with at most a batch of 256 entries or 16 MiB decoded.
         let scanner = JSONScanner(bytes: bytes)
         let notAnExport = ImportError(problems: [
             "not an rxvault export (expected {\"schema\": \"\(schema)\", \"prescriptions\": [...]})"
@@ -322,9 +324,13 @@ public enum RxvaultExport {
             var problems: [String] = patientProblems
             // What the binding covers, built entry by entry (see `boundContent`): only when the file claims one.
             var content: [UInt8] = binding == nil ? [] : [UInt8(ascii: "[")]
-            // Entries are decoded a batch at a time on all cores, then taken in file order.
-            for batch in Array(entries.indices).chunks(of: Vault.importBatchSize) {
-                let decoded = Array(batch).concurrentMap { index in
+            // Entries are decoded a batch at a time on all cores (a batch ends early at 16 MiB of
+            // the file, as a batch of photos would hold), then taken in file order.
+            try Vault.handOver(
+                entries.indices, making: { $0 }, weight: { entries[$0].count }, budget: Vault.batchAttachmentBytes,
+                limit: Vault.importBatchSize
+            ) { batch in
+                let decoded = batch.concurrentMap { index in
                     decodeEntry(bytes[entries[index]], position: "prescriptions[\(index)]", bound: binding != nil)
                 }
                 for entry in decoded {
@@ -384,8 +390,9 @@ public enum RxvaultExport {
         if bound {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            // A decoded entry encodes: what could fail here already failed in `Entry.read`.
-            decoded.bound = (try? encoder.encode(stripped(entry))).map(Array.init) ?? []
+            do { decoded.bound = Array(try encoder.encode(stripped(entry))) } catch {
+                decoded.problems.append("\(position): cannot be read")
+            }
         }
         guard decoded.problems.isEmpty else { return decoded }
         var item = ImportItem(position: position, id: id, prescription: entry.prescription, attachments: attachments)

@@ -20,6 +20,19 @@ public final class ExportOutput {
 
     public func write(_ text: String) throws { try write(Array(text.utf8)) }
 
+    /// One element of a document's top-level array after `count` others (the JSON and FHIR
+    /// streams): a newline before the first, a comma and a newline before each of the rest.
+    func writeElement(_ bytes: [UInt8], after count: Int) throws {
+        try write(count == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A])
+        try write(bytes)
+    }
+
+    /// Closes a document's top-level array of `count` elements (an empty one as JSONEncoder
+    /// writes it, with a blank line).
+    func closeArray(of count: Int) throws {
+        try write(count == 0 ? "\n\n  ],\n" : "\n  ],\n")
+    }
+
     public func flush() throws {
         guard !buffer.isEmpty else { return }
         try sink(buffer)
@@ -85,8 +98,7 @@ extension RxvaultExport {
             let rendered = items.concurrentMap { item in Result { try Self.render(item, bound: bound) } }
             for entry in rendered {
                 let (pretty, compact) = try entry.get()
-                try output.write(count == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A])
-                try output.write(pretty)
+                try output.writeElement(pretty, after: count)
                 if let compact {
                     if count > 0 { content.append(UInt8(ascii: ",")) }
                     content += compact
@@ -109,7 +121,7 @@ extension RxvaultExport {
         }
 
         public func finish() throws {
-            try output.write(count == 0 ? "\n\n  ],\n" : "\n  ],\n")
+            try output.closeArray(of: count)
             try output.write("  \"schema\" : \"\(RxvaultExport.schema)\"")
             if let bind {
                 content.append(UInt8(ascii: "]"))
@@ -153,14 +165,13 @@ extension FHIR {
                 return writer.bytes
             }
             for text in rendered {
-                try output.write(count == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A])
-                try output.write(text)
+                try output.writeElement(text, after: count)
                 count += 1
             }
         }
 
         public func finish() throws {
-            try output.write(count == 0 ? "\n\n  ],\n" : "\n  ],\n")
+            try output.closeArray(of: count)
             try output.write("  \"id\" : \"\(FHIR.uuid("bundle|" + exported))\",\n  \"resourceType\" : \"Bundle\",\n")
             var timestamp = JSONWriter(style: .compact, capacity: 64)
             timestamp.string(exported)
