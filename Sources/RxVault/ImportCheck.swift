@@ -21,7 +21,8 @@ struct ImportCheck: Sendable {
     let position: String
     let verdict: Verdict
     /// The records (as they were before the import) the item's patient is a near miss of; nil when
-    /// the item names a record of this vault by id, or no near-miss check was asked for.
+    /// the item names a record of this vault by id, the rules refuse it, or no near-miss check was
+    /// asked for.
     let nearMisses: [PatientSummary]?
 
     /// Checks `item` by the rules as of `today`; with `directory`, also finds the near misses of

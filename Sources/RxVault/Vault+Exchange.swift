@@ -320,12 +320,15 @@ extension Vault {
                 // Items are checked a batch at a time on all cores (`ImportCheck`), then planned
                 // and written in file order here; the new versions of a batch are sealed together.
                 var batch: [ImportItem] = []
+                // A batch also ends at `batchAttachmentBytes` of attachments, as an export's does.
+                var batchBytes = 0
                 let batchSize = min(Self.importBatchSize, Self.importFlushInterval)
                 func importBatch() throws {
                     let checks = batch.concurrentMap {
                         ImportCheck($0, today: today, directory: before, index: nearMissIndex)
                     }
                     batch.removeAll(keepingCapacity: true)
+                    batchBytes = 0
                     for check in checks {
                         var advisories: [String] = []
                         guard
@@ -362,8 +365,6 @@ extension Vault {
                     // The manifest written every few ten thousand, so what is pending stays small.
                     if try requireWrite().touched.count >= Self.importFlushInterval { try flushManifest() }
                 }
-                // A batch also ends at `batchAttachmentBytes` of attachments, as an export's does.
-                var batchBytes = 0
                 var importFailed = false
                 let binding: ExportBinding?
                 do {
@@ -373,7 +374,6 @@ extension Vault {
                         batch.append(item)
                         batchBytes += item.attachments.reduce(0) { $0 + $1.data.count }
                         guard batch.count >= batchSize || batchBytes >= Self.batchAttachmentBytes else { return }
-                        batchBytes = 0
                         do { try importBatch() } catch {
                             importFailed = true
                             throw error

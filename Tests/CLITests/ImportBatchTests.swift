@@ -1,4 +1,5 @@
 import Foundation
+import RxCrypto
 import RxTestSupport
 import Testing
 
@@ -154,5 +155,34 @@ import Testing
         #expect(lines.contains { $0.contains("prescriptions[300]: the same prescription appears twice") })
         let near = refusals[0][1].split(separator: "\n").filter { $0.contains("did you mean 'Sam Example'") }
         #expect(near.count == 1 && near[0].contains("prescriptions[100]"), "\(refusals[0][1])")
+    }
+
+    /// An item whose import fails (its attachment refused by the validator) before an entry that
+    /// does not decode: the item's refusal is the one reported, as when each was imported as it
+    /// came, not the decoding problem of the entry after it in the same batch.
+    @Test func anEarlierItemsRefusalComesBeforeALaterEntrysDecodingProblem() throws {
+        let junk = Data("this is not a PNG".utf8)
+        let hash = SHA256()
+        hash.update(Array(junk))
+        let attachment = """
+            {"id": "\(String(repeating: "ef", count: 16))", "name": "scan.png", "type": "png", "size": \(junk.count),
+             "sha256": "\(hash.finalHex())", "added": "2026-01-01T00:00:00Z", "data": "\(junk.base64EncodedString())"}
+            """
+        let first = Self.file(1).replacingOccurrences(
+            of: "\"left\": {\"sphere\": -1.25}}}",
+            with: "\"left\": {\"sphere\": -1.25}}, \"attachments\": [\(attachment)]}")
+        #expect(first.contains("scan.png"))
+        let raw = first.replacingOccurrences(of: "}}]}", with: "}]}, {\"id\": \"\(Self.id(1))\"}]}")
+        var refusals: [String] = []
+        for environment in [[:], Self.oneAtATime] {
+            let cli = try CLIHarness()
+            try cli.initVault()
+            let r = try cli.run(["import", try cli.write(raw, to: "raw.json")], environment: environment)
+            #expect(r.status == 65, "\(r)")
+            #expect(r.stderr.contains("prescriptions[0] attachment scan.png: refused"), "\(r)")
+            #expect(!r.stderr.contains("prescriptions[1]"), "\(r)")
+            refusals.append(r.stderr)
+        }
+        #expect(refusals[0] == refusals[1])
     }
 }

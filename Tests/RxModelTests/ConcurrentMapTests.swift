@@ -22,20 +22,6 @@ import Testing
         #expect(doubled == values.map { $0 * 2 })
         #expect(calls.value == values.count)
     }
-
-    /// On a machine with two cores or more the transform runs on two threads at once: each of
-    /// the first two elements waits for the other to have started. A serial map would leave each
-    /// waiting out its timeout, and the test fails instead of hanging.
-    @Test(.enabled(if: ProcessInfo.processInfo.activeProcessorCount > 1))
-    func runsOnSeveralThreadsAtOnce() {
-        let started = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        let met = [0, 1].concurrentMap { index -> Bool in
-            let (mine, other) = index == 0 ? started : (started.1, started.0)
-            mine.signal()
-            return other.wait(timeout: .now() + 10) == .success
-        }
-        #expect(met == [true, true], "the two transforms never ran at the same time")
-    }
 }
 
 /// A counter several threads increment.

@@ -35,7 +35,7 @@ import Testing
         #expect(trace.madeAtHandOver == [3, 6, 8])
     }
 
-    @Test func oneHeavyElementIsARunOfItsOwn() throws {
+    @Test func oneHeavyElementEndsItsRun() throws {
         let trace = try handOver([1, 40, 1], budget: 10)
         #expect(trace.runs == [[0, 1], [2]])
         #expect(try handOver([40], budget: 10).runs == [[0]])

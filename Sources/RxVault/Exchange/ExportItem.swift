@@ -328,22 +328,22 @@ public enum RxvaultExport {
             // the file, as a batch of photos would hold), then taken in file order.
             try Vault.handOver(
                 entries.indices, making: { $0 }, weight: { entries[$0].count }, budget: Vault.batchAttachmentBytes,
-                limit: Vault.importBatchSize
-            ) { batch in
-                let decoded = batch.concurrentMap { index in
-                    decodeEntry(bytes[entries[index]], position: "prescriptions[\(index)]", bound: binding != nil)
-                }
-                for entry in decoded {
-                    problems += entry.problems
-                    if let bound = entry.bound {
-                        if content.count > 1 { content.append(UInt8(ascii: ",")) }
-                        content += bound
+                limit: Vault.importBatchSize,
+                to: { batch in
+                    let decoded = batch.concurrentMap { index in
+                        decodeEntry(bytes[entries[index]], position: "prescriptions[\(index)]", bound: binding != nil)
                     }
-                    // Once an entry failed nothing is imported: the rest are only checked.
-                    guard problems.isEmpty, let item = entry.item else { continue }
-                    try each(item)
-                }
-            }
+                    for entry in decoded {
+                        problems += entry.problems
+                        if let bound = entry.bound {
+                            if content.count > 1 { content.append(UInt8(ascii: ",")) }
+                            content += bound
+                        }
+                        // Once an entry failed nothing is imported: the rest are only checked.
+                        guard problems.isEmpty, let item = entry.item else { continue }
+                        try each(item)
+                    }
+                })
             guard problems.isEmpty else { throw ImportError(problems: problems) }
             content.append(UInt8(ascii: "]"))
             guard let binding, let vaultID = Hex.decode(binding.id), let mac = Hex.decode(binding.mac) else {
