@@ -18,7 +18,6 @@ struct ImportCheck: Sendable {
             ImportItem, PrescriptionID, Prescription, advisories: [String], problems: [String], untimed: [Int])
     }
 
-    let position: String
     let verdict: Verdict
     /// The records (as they were before the import) the item's patient is a near miss of; nil when
     /// the item names a record of this vault by id, the rules refuse it, or no near-miss check was
@@ -31,7 +30,6 @@ struct ImportCheck: Sendable {
         _ item: ImportItem, today: CalendarDate, directory: PatientDirectory?,
         index: PatientNearMiss.Index?
     ) {
-        position = item.position
         let result: CheckedPrescription
         do {
             result = try PrescriptionRules.check(item.prescription, today: today)

@@ -78,7 +78,7 @@ extension Vault {
         // attachments reach the byte budget (one large item can pass it alone).
         func handOver(_ records: some Sequence<PrescriptionRecord>) throws {
             try Self.handOver(
-                records, making: item, weight: { $0.attachments.reduce(0) { $0 + $1.data.count } },
+                records, making: item, weight: \.attachmentBytes,
                 budget: Self.batchAttachmentBytes, to: body)
         }
         guard client != nil || ids != nil else {
@@ -372,7 +372,7 @@ extension Vault {
                         read += 1
                         progress?(read)
                         batch.append(item)
-                        batchBytes += item.attachments.reduce(0) { $0 + $1.data.count }
+                        batchBytes += item.attachmentBytes
                         guard batch.count >= batchSize || batchBytes >= Self.batchAttachmentBytes else { return }
                         do { try importBatch() } catch {
                             importFailed = true

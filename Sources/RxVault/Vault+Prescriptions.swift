@@ -187,22 +187,22 @@ extension Vault {
     /// Format 4: the patient is linked to its record first (`linkPatient`); returns what was stored.
     @discardableResult
     func storeVersion(_ record: PrescriptionRecord) throws -> PrescriptionRecord {
-        let record = try linkPatient(record)
-        try touch(record.id.hex)
-        try store.insert(try seal(record))
-        try indexChanged(record.id, record)
-        return record
+        let linked = try storeVersionLater(record)
+        try storeUnsealedVersions()
+        return linked
     }
 
     /// `storeVersion` in two steps, for an import's batch: the patient is linked and the
     /// prescription touched now, in order; the row is sealed (on all cores, with the others
     /// pending) and inserted by `storeUnsealedVersions`, which every reader of the rows in the
     /// write calls first (the manifest's rewrite, a patient's prescriptions refreshed, the end
-    /// of the write).
-    func storeVersionLater(_ record: PrescriptionRecord) throws {
+    /// of the write). Returns the record as it will be stored.
+    @discardableResult
+    func storeVersionLater(_ record: PrescriptionRecord) throws -> PrescriptionRecord {
         let record = try linkPatient(record)
         try touch(record.id.hex)
         try requireWrite().unsealedVersions.append(record)
+        return record
     }
 
     /// Seals the versions `storeVersionLater` left pending on all cores (a version's sealing and

@@ -33,6 +33,16 @@ import Testing
             "{\"schema\": \"rxvault/export/v1\", \"exported\": \"2026-01-01T00:00:00Z\", \"prescriptions\": [\(entries.joined(separator: ","))]}"
     }
 
+    /// `body` on a new vault, run twice: the import in batches, then one item at a time (the
+    /// environment `body` is to import with); what each gave, in that order.
+    static func bothWays<T>(_ body: (CLIHarness, [String: String?]) throws -> T) throws -> [T] {
+        try [[:], oneAtATime].map { environment in
+            let cli = try CLIHarness()
+            try cli.initVault()
+            return try body(cli, environment)
+        }
+    }
+
     /// A vault's whole export (`--versions`) without what differs between two imports of the
     /// same file: patient record ids (random), recorded times, attachment ids and times.
     static func content(_ cli: CLIHarness) throws -> [String: NSDictionary] {
@@ -74,10 +84,7 @@ import Testing
             10: ("Kim Example", nil), 280: ("Kim Example", "1975-01-09")
         ]
         let raw = Self.file(600, patients: patients)
-        var vaults: [CLIHarness] = []
-        for environment in [[:], Self.oneAtATime] {
-            let cli = try CLIHarness()
-            try cli.initVault()
+        let vaults = try Self.bothWays { cli, environment in
             let r = try cli.run(["import", try cli.write(raw, to: "raw.json")], environment: environment)
             #expect(r.status == 0, "\(r)")
             #expect(r.stdout.contains("imported: 600 new"), "\(r)")
@@ -90,7 +97,7 @@ import Testing
                 let patient = shown["patient"] as? [String: Any]
                 #expect(patient?["birthDate"] as? String == born, "\(i): \(shown)")
             }
-            vaults.append(cli)
+            return cli
         }
         let batched = try Self.content(vaults[0])
         #expect(batched.count == 600)
@@ -105,15 +112,12 @@ import Testing
         #expect(try source.run(["edit", Self.id(511), "--note", "second version"]).status == 0)
         let exported = source.path("source.json")
         #expect(try source.run(["export", "--format", "json", "--versions", "--out", exported]).status == 0)
-        var copies: [[String: NSDictionary]] = []
-        for environment in [[:], Self.oneAtATime] {
-            let cli = try CLIHarness()
-            try cli.initVault()
+        let copies = try Self.bothWays { cli, environment in
             let r = try cli.run(["import", exported], environment: environment)
             #expect(r.status == 0, "\(r)")
             #expect(r.stdout.contains("imported: 600 new") && r.stdout.contains("3 attachment(s)"), "\(r)")
             #expect(try cli.run(["check"]).status == 0)
-            copies.append(try Self.content(cli))
+            return try Self.content(cli)
         }
         let original = try Self.content(source)
         #expect(copies[0] == original)
@@ -130,20 +134,17 @@ import Testing
         let invalid = Self.file(600, expired: [5, 255, 256, 599], duplicates: [300: 2])
         // The first with a line break after it, which the rules trim before the name is compared.
         let nearMisses = Self.file(600, patients: [100: (#"Sam Exampel\n"#, nil), 400: ("Sam Exampel", nil)])
-        var refusals: [[String]] = [[], []]
-        for (k, environment) in [[:], Self.oneAtATime].enumerated() {
-            let cli = try CLIHarness()
-            try cli.initVault()
+        let refusals = try Self.bothWays { cli, environment in
             let known = Self.file(1, patients: [0: ("Sam Example", "1980-04-02")])
             #expect(try cli.run(["import", try cli.write(known, to: "known.json")]).status == 0)
             let before = try cli.run(["list", "--format", "json"]).stdout
-            for raw in [invalid, nearMisses] {
+            return try [invalid, nearMisses].map { raw in
                 let r = try cli.run(["import", try cli.write(raw, to: "raw.json")], environment: environment)
                 #expect(r.status == 65, "\(r)")
                 #expect(try cli.run(["list", "--format", "json"]).stdout == before)
                 // The near miss names the record by its id, random in each vault.
-                refusals[k].append(
-                    r.stderr.replacingOccurrences(of: #"\([0-9a-f]{8}\)"#, with: "(id)", options: .regularExpression))
+                return r.stderr.replacingOccurrences(
+                    of: #"\([0-9a-f]{8}\)"#, with: "(id)", options: .regularExpression)
             }
         }
         #expect(refusals[0] == refusals[1])
@@ -173,15 +174,12 @@ import Testing
             with: "\"left\": {\"sphere\": -1.25}}, \"attachments\": [\(attachment)]}")
         #expect(first.contains("scan.png"))
         let raw = first.replacingOccurrences(of: "}}]}", with: "}]}, {\"id\": \"\(Self.id(1))\"}]}")
-        var refusals: [String] = []
-        for environment in [[:], Self.oneAtATime] {
-            let cli = try CLIHarness()
-            try cli.initVault()
+        let refusals = try Self.bothWays { cli, environment in
             let r = try cli.run(["import", try cli.write(raw, to: "raw.json")], environment: environment)
             #expect(r.status == 65, "\(r)")
             #expect(r.stderr.contains("prescriptions[0] attachment scan.png: refused"), "\(r)")
             #expect(!r.stderr.contains("prescriptions[1]"), "\(r)")
-            refusals.append(r.stderr)
+            return r.stderr
         }
         #expect(refusals[0] == refusals[1])
     }

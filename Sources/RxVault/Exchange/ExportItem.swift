@@ -7,6 +7,9 @@ public struct ExportItem: Sendable {
     public let record: PrescriptionRecord
     public let history: [PrescriptionRecord]
     public let attachments: [ExportAttachment]
+
+    /// The bytes of its attachments: what a batch of items holds beyond their text.
+    var attachmentBytes: Int { attachments.reduce(0) { $0 + $1.data.count } }
 }
 
 public struct ExportAttachment: Sendable {
@@ -24,6 +27,9 @@ public struct ImportItem: Sendable {
     public let attachments: [ImportAttachment]
     /// Earlier versions, oldest first (rxvault exports made with --versions).
     public var history: [(recorded: String, prescription: Prescription)] = []
+
+    /// The bytes of its attachments: what a batch of items holds beyond their text.
+    var attachmentBytes: Int { attachments.reduce(0) { $0 + $1.data.count } }
 }
 
 public struct ImportAttachment: Sendable {
