@@ -32,7 +32,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .busy: return "the vault is busy: another rxvault process is using it"
         case .cannotWrite(let reason): return "cannot write to the vault: \(reason)"
         case .unsupportedVersion(let found, let supported):
-            return "the vault has format version \(found); this rxvault reads up to version \(supported)"
+            return
+                "the vault was made by a newer rxvault: it has format version \(found), and this rxvault reads up to version \(supported); install a newer rxvault"
         case .engine(let name, let code, let message, let sql):
             return "\(name) error \(code): \(message)" + (sql.map { " (in: \($0))" } ?? "")
         case .corrupt(let what): return "the vault file is damaged: \(what)"

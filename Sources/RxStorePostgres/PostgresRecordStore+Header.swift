@@ -121,4 +121,10 @@ extension PostgresRecordStore {
     public func upgradeToFormat4(wrappedRootKey: [UInt8]) throws(StoreError) {
         throw .unsupportedVersion(found: try schemaVersion(), supported: PostgresSchema.version)
     }
+
+    public func upgradeToFormat5() throws(StoreError) {
+        guard try schemaVersion() == 4 else { throw StoreError.corrupt("the schema to upgrade is not version 4") }
+        try session.query("UPDATE rxvault_schema SET version = 5 WHERE singleton = 1")
+        try session.query("UPDATE vault_header SET format_version = 5 WHERE singleton = 1")
+    }
 }

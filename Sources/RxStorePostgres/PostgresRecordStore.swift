@@ -35,7 +35,8 @@ public final class PostgresRecordStore: RecordStore {
         guard version <= PostgresSchema.version else {
             throw StoreError.unsupportedVersion(found: version, supported: PostgresSchema.version)
         }
-        guard version == PostgresSchema.version else { throw StoreError.corrupt("schema version \(version)") }
+        // Format 4 (the first a database held) opens, and the owner's next write upgrades it.
+        guard version >= PostgresSchema.oldestVersion else { throw StoreError.corrupt("schema version \(version)") }
     }
 
     /// Creates the vault's tables in the (empty) database at `location`, with `header`, the audit
@@ -47,6 +48,9 @@ public final class PostgresRecordStore: RecordStore {
         auditHeadMAC: [UInt8], state: VaultStateRecord? = nil, keyRing: KeyRingRecord? = nil,
         busyTimeoutMilliseconds: Int32 = 5_000, fill: ((PostgresRecordStore) throws -> Void)? = nil
     ) throws {
+        guard (PostgresSchema.oldestVersion...PostgresSchema.version).contains(header.formatVersion) else {
+            throw StoreError.unsupportedVersion(found: header.formatVersion, supported: PostgresSchema.version)
+        }
         let store = try PostgresRecordStore(
             creatingAt: location, environment: environment, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         try store.write {
@@ -64,7 +68,7 @@ public final class PostgresRecordStore: RecordStore {
             for statement in PostgresSchema.tables { try store.session.query(statement) }
             try store.session.query(
                 "INSERT INTO rxvault_schema (singleton, application_id, version) VALUES (1, $1, $2)",
-                [.integer(PostgresSchema.applicationID), .integer(Int64(PostgresSchema.version))])
+                [.integer(PostgresSchema.applicationID), .integer(Int64(header.formatVersion))])
             try store.session.query(
                 """
                 INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,

@@ -12,9 +12,12 @@
 enum PostgresSchema {
     /// The same number as the file's `PRAGMA application_id` ("RxVt").
     static let applicationID: Int64 = 0x5278_5674
-    /// A database vault is always created at the current format (older vaults are upgraded as
-    /// files first, then copied).
-    static let version = 4
+    /// A database vault is always created at the current format (vaults older than format 4 are
+    /// upgraded as files first, then copied).
+    static let version = 5
+    /// The oldest format a database holds: format 4, which the owner's next write upgrades in
+    /// place (`upgradeToFormat5`).
+    static let oldestVersion = 4
     /// The key of the transaction-level advisory lock every owner write takes first: one write at
     /// a time per vault (per database), across processes and machines.
     static let writeLockKey: Int64 = 0x5278_5674

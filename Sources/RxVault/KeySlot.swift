@@ -80,7 +80,7 @@ public struct KeySlot: Sendable, Equatable {
         AssociatedData.build(
             .keySlot,
             [
-                .int(formatVersion), .bytes(vaultID), .int(id), .text(kind.rawValue),
+                .int(VaultHeader.keyFormat(formatVersion)), .bytes(vaultID), .int(id), .text(kind.rawValue),
                 .text(algorithm), .integer(opsLimit), .integer(memLimit), .bytes(salt)
             ])
     }

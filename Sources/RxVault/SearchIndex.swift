@@ -286,7 +286,8 @@ extension Vault {
         let (buckets, missing) = try store.read { () throws -> ([(Int, [UInt8])], Bool) in
             let buckets = try store.indexBuckets()
             if let state = try verifiedState() {
-                // Every bucket, present or not, must be the owner's last: 256 hashes against the root.
+                // Every bucket, present or not, must be the owner's last: 256 hashes against the
+                // root (format 5: digests of 40 bytes each; before, of each whole bucket).
                 var present: [Int: [UInt8]] = [:]
                 for (bucket, sealed) in buckets { present[bucket] = sealed }
                 for bucket in 0..<SearchIndex.bucketCount {
@@ -374,7 +375,7 @@ extension Vault {
             for case let entry? in updates.values { plain += entry }
             let sealed = try AEAD.seal(plain, key: indexKey, associatedData: indexAAD(bucket))
             try store.setIndexBucket(bucket, to: sealed)
-            write.state?.indexHashes[bucket] = VaultState.bucketHash(sealed)
+            if let state = write.state { write.state?.indexHashes[bucket] = state.indexHash(sealed) }
         }
     }
 

@@ -40,6 +40,11 @@ extension Vault {
         else {
             throw VaultError.integrity("the vault's state root is forged or altered (its MAC does not verify)")
         }
+        guard state.schemaByte == VaultState.schema(forFormat: header.formatVersion) else {
+            throw VaultError.integrity(
+                "the vault's state root is of another format than its header's format \(header.formatVersion) (the header's format version was edited)"
+            )
+        }
         return state
     }
 
@@ -58,7 +63,9 @@ extension Vault {
 
     /// Refuses an index bucket that is not the one the owner last wrote.
     func verifyIndexBucket(_ bucket: Int, sealed: [UInt8]?, state: VaultState) throws {
-        guard VaultState.bucketHash(sealed) == state.indexHashes[bucket] else {
+        // Format 5 compares the bucket's seal digest, which pins it only because every reader
+        // opens the bucket next (`VaultState.sealDigest`); every caller does.
+        guard state.indexHash(sealed) == state.indexHashes[bucket] else {
             throw VaultError.integrity(
                 "search index bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)"
             )
@@ -256,6 +263,7 @@ extension Vault {
         }
         if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
         if header.formatVersion < 4 { try upgradeToFormat4() }
+        if header.formatVersion < 5 { try upgradeToFormat5() }
         // Upgrades rewrite the manifest: nothing opened before them is current.
         write.manifestCache = [:]
     }

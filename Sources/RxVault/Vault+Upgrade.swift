@@ -152,4 +152,34 @@ extension Vault {
     func upgradeKeySlotsToFormat4() throws {
         try store.upgradeKeySlotsToFormat4()
     }
+
+    /// Upgrades a format-4 vault (or one just upgraded to format 4) to format 5 inside the
+    /// current write transaction: the state root pins each search-index bucket by its seal digest
+    /// (`VaultState.sealDigest`, state schema 3) instead of the SHA-256 of the whole bucket. Every
+    /// bucket, present or absent, is first checked against the whole hash the root holds now, so
+    /// a bucket deleted or put back from an older copy is refused here, not carried over as
+    /// current; the buckets themselves stay as they are. No key is wrapped again
+    /// (`VaultHeader.keyFormat`), so the agent's root key upgrades as well as a passphrase.
+    func upgradeToFormat5() throws {
+        let write = try requireWrite()
+        var state = try write.root()
+        var present = [Bool](repeating: false, count: VaultState.bucketCount)
+        for (bucket, sealed) in try store.indexBuckets() {
+            guard bucket >= 0, bucket < VaultState.bucketCount else {
+                throw VaultError.integrity("search index bucket \(bucket) is not one rxvault writes")
+            }
+            try verifyIndexBucket(bucket, sealed: sealed, state: state)
+            present[bucket] = true
+            state.indexHashes[bucket] = VaultState.sealDigest(sealed)
+        }
+        for bucket in 0..<VaultState.bucketCount where !present[bucket] {
+            try verifyIndexBucket(bucket, sealed: nil, state: state)
+        }
+        state.indexBySeal = true
+        try store.upgradeToFormat5()
+        var record = header.record
+        record.formatVersion = 5
+        header = try VaultHeader(record, slots: try store.keySlots())
+        write.state = state
+    }
 }

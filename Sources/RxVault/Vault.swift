@@ -130,7 +130,8 @@ public final class Vault {
             auditHeadMAC = try AuditLog.headMAC(
                 sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
             let empty = VaultState.empty(
-                clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()))
+                clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()),
+                indexBySeal: true)
             state = VaultStateRecord(
                 writeCounter: empty.counter, state: empty.encoded(),
                 mac: try MAC.authenticate(

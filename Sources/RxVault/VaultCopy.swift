@@ -30,7 +30,9 @@ public enum VaultCopy {
             throw .invalidInput("the source and the target are the same vault")
         }
         let (from, header) = try VaultHeader.openStore(at: source, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        guard header.formatVersion == VaultHeader.currentFormatVersion else {
+        // Format 4 has the tables of format 5: the copy keeps the format, and the owner's next
+        // write upgrades it where it is (without the passphrase's key, `upgradesWithoutPassphrase`).
+        guard header.upgradesWithoutPassphrase else {
             throw .refused(
                 "the vault is in format \(header.formatVersion): upgrade it first ('rxvault upgrade --vault \(VaultLocation.display(source))'), then copy it"
             )

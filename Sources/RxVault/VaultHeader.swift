@@ -5,7 +5,9 @@ import RxValidate
 /// What anyone can read from a vault file without the passphrase (`rxvault status`).
 public struct VaultHeader: Sendable {
     /// The on-disk format version (docs/format.md).
-    public static let currentFormatVersion = 4
+    public static let currentFormatVersion = 5
+    /// The newest format that changed how the root key is wrapped (key slots, format 4).
+    static let newestKeyFormat = 4
     public static let vaultIDLength = 16
     /// The Argon2id costs a header may ask for: every preset (`init --kdf`) with room to spare
     /// (sensitive is ops 4, 1 GiB), and nothing that would take minutes or more than 4 GiB.
@@ -29,7 +31,7 @@ public struct VaultHeader: Sendable {
     init(_ record: VaultHeaderRecord, slots slotRecords: [KeySlotRecord] = []) throws(VaultError) {
         guard record.formatVersion <= Self.currentFormatVersion else {
             throw .unsupportedVersion(
-                "the vault has format version \(record.formatVersion); this rxvault reads up to \(Self.currentFormatVersion)"
+                "the vault was made by a newer rxvault: it has format version \(record.formatVersion), and this rxvault reads up to \(Self.currentFormatVersion); install a newer rxvault"
             )
         }
         guard record.formatVersion >= 1, record.vaultID.count == Self.vaultIDLength,
@@ -79,6 +81,17 @@ public struct VaultHeader: Sendable {
 
     public var vaultIDHex: String { vaultID.map { String($0, radix: 16).padding(2) }.joined() }
 
+    /// The format number a wrapped root key binds: the vault's format up to 4, then 4. Format 5
+    /// changed nothing about key wrapping, and binding it would have made every slot but the one
+    /// that opened unreadable after an upgrade (a recovery code's slot cannot be wrapped again
+    /// without the code). The header's format is bound instead by the state root's schema, which
+    /// the owner MACs (`VaultState.schema(forFormat:)`): an edited format fails at the first read.
+    static func keyFormat(_ formatVersion: Int) -> Int { min(formatVersion, newestKeyFormat) }
+
+    /// Whether a vault in this format opens with its root key alone (the agent's, or a copy's):
+    /// the steps left to the current format re-wrap no key (format 4 on).
+    public var upgradesWithoutPassphrase: Bool { formatVersion >= Self.newestKeyFormat }
+
     /// Associated data of the wrapped root key: every header field that decides how the key is
     /// derived, so a header edited to weaker KDF parameters (or another vault's id) fails to open.
     static func rootKeyAssociatedData(formatVersion: Int, vaultID: [UInt8], kdf: PasswordKDF, salt: [UInt8]) -> [UInt8]
@@ -86,7 +99,7 @@ public struct VaultHeader: Sendable {
         AssociatedData.build(
             .rootKey,
             [
-                .int(formatVersion), .bytes(vaultID), .text(PasswordKDF.algorithmName),
+                .int(keyFormat(formatVersion)), .bytes(vaultID), .text(PasswordKDF.algorithmName),
                 .integer(kdf.opsLimit), .integer(kdf.memLimit), .bytes(salt)
             ])
     }
@@ -98,7 +111,8 @@ public struct VaultHeader: Sendable {
     /// A digest of everything that decides which passphrase opens the vault: the format, vault
     /// id, KDF algorithm, costs and salt, and the wrapped root key of every key slot. It changes
     /// when a passphrase changes (`passwd`), a slot is added or removed (`key add`, `key
-    /// remove`), the vault is upgraded, or another vault is put at the path, and not when
+    /// remove`), the vault is upgraded to format 4 or earlier (not to 5, which wraps no key
+    /// anew), or another vault is put at the path, and not when
     /// prescriptions are written. The agent compares it (docs/format.md, DESIGN.md "Agent").
     public var keyWrappingDigest: [UInt8] {
         let hash = SHA256()

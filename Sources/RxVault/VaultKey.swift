@@ -39,9 +39,11 @@ public enum VaultKey {
             let (rootKey, slot) = try header.unwrapRootKey(recoveryCode: code)
             return Unlocked(rootKey: rootKey, upgradeKEK: nil, slot: slot)
         case .rootKey(let rootKey):
-            guard header.formatVersion == VaultHeader.currentFormatVersion else {
+            // From format 4 the steps to the current format re-wrap no key: the first owner
+            // write upgrades without the passphrase.
+            guard header.upgradesWithoutPassphrase else {
                 throw .invalidInput(
-                    "the vault is in format \(header.formatVersion) and opens with its root key only in format \(VaultHeader.currentFormatVersion): run 'rxvault upgrade' (it asks for the passphrase)"
+                    "the vault is in format \(header.formatVersion) and opens with its root key only from format \(VaultHeader.newestKeyFormat): run 'rxvault upgrade' (it asks for the passphrase)"
                 )
             }
             return Unlocked(rootKey: rootKey, upgradeKEK: nil, slot: nil)

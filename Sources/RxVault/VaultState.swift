@@ -17,7 +17,8 @@ struct VaultState: Equatable {
     static let schema: UInt8 = 1
 
     var counter: Int
-    /// SHA-256 of each sealed search-index bucket; 32 zero bytes when the bucket does not exist.
+    /// Per sealed search-index bucket: its seal digest (`sealDigest`, format 5, state schema 3)
+    /// or, before, the SHA-256 of the whole bucket; 32 zero bytes when the bucket does not exist.
     var indexHashes: [[UInt8]]
     /// SHA-256 of each manifest bucket; 32 zero bytes when the bucket does not exist.
     var manifestHashes: [[UInt8]]
@@ -26,20 +27,48 @@ struct VaultState: Equatable {
     var auditHash: [UInt8]
     /// Format 4: a hash of the patient rows (`patientsHash`); nil before (state schema 1).
     var patientsHash: [UInt8]? = nil
+    /// Format 5 (state schema 3): `indexHashes` are seal digests. The upgrade to format 5
+    /// (`Vault.upgradeToFormat5`) checks every bucket's whole hash before it sets this.
+    var indexBySeal = false
 
-    static func empty(clientsHash: [UInt8], patientsHash: [UInt8]? = nil) -> VaultState {
+    static func empty(clientsHash: [UInt8], patientsHash: [UInt8]? = nil, indexBySeal: Bool = false) -> VaultState {
         VaultState(
             counter: 0, indexHashes: Array(repeating: absentBucket, count: bucketCount),
             manifestHashes: Array(repeating: absentBucket, count: bucketCount), clientsHash: clientsHash,
-            auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash)
+            auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash, indexBySeal: indexBySeal)
     }
 
     static func bucketHash(_ content: [UInt8]?) -> [UInt8] { content.map { SHA256.hash($0) } ?? absentBucket }
 
+    /// What the root pins of one sealed index bucket, as this state's schema says.
+    func indexHash(_ sealed: [UInt8]?) -> [UInt8] { indexBySeal ? Self.sealDigest(sealed) : Self.bucketHash(sealed) }
+
+    /// Format 5: SHA-256 of a label, the bucket's nonce and its tag (40 bytes) instead of the
+    /// whole ~100 KB bucket, which was a quarter of a query's time over 100,000 prescriptions.
+    ///
+    /// It pins the bucket as well as the whole hash did, because every reader opens the bucket
+    /// (XChaCha20-Poly1305 under the index key, with the vault id and bucket number as
+    /// associated data) after comparing it: a bucket the owner wrote at another time has another
+    /// random nonce, and other bytes under the pinned nonce and tag would be a Poly1305 forgery
+    /// made without the key. A bucket compared and not opened would prove nothing; none is
+    /// (SECURITY.md, "State root").
+    static func sealDigest(_ sealed: [UInt8]?) -> [UInt8] {
+        guard let sealed else { return absentBucket }
+        // Too short to be a sealed box: a digest no sealed bucket has, so it never matches.
+        guard sealed.count >= AEAD.overhead else {
+            return SHA256.hash(Array("rxvault/v5 index seal: malformed".utf8) + sealed)
+        }
+        return SHA256.hash(
+            Array("rxvault/v5 index seal".utf8) + sealed.prefix(AEAD.nonceLength) + sealed.suffix(AEAD.tagLength))
+    }
+
     /// `u8 schema | 256 × 32 index hashes | 256 × 32 manifest hashes | 32 clients hash | u64 audit seq | 32 audit hash`,
-    /// then, schema 2 (format 4), `| 32 patients hash`.
+    /// then, schema 2 (format 4) and 3 (format 5), `| 32 patients hash`. Schema 3 is schema 2
+    /// with seal digests as index hashes.
+    var schemaByte: UInt8 { patientsHash == nil ? Self.schema : indexBySeal ? Self.sealSchema : Self.patientsSchema }
+
     func encoded() -> [UInt8] {
-        var out: [UInt8] = [patientsHash == nil ? Self.schema : Self.patientsSchema]
+        var out: [UInt8] = [schemaByte]
         out.reserveCapacity(1 + 2 * 32 * Self.bucketCount + 72)
         for hash in indexHashes { out += hash }
         for hash in manifestHashes { out += hash }
@@ -53,7 +82,8 @@ struct VaultState: Equatable {
     static func decode(_ bytes: [UInt8], counter: Int) -> VaultState? {
         let length = 1 + 2 * 32 * bucketCount + 72
         guard !bytes.isEmpty,
-            (bytes[0] == schema && bytes.count == length) || (bytes[0] == patientsSchema && bytes.count == length + 32)
+            (bytes[0] == schema && bytes.count == length)
+                || ((bytes[0] == patientsSchema || bytes[0] == sealSchema) && bytes.count == length + 32)
         else { return nil }
         var p = 1
         func take(_ n: Int) -> [UInt8] {
@@ -67,11 +97,22 @@ struct VaultState: Equatable {
         let auditHash = take(32)
         return VaultState(
             counter: counter, indexHashes: index, manifestHashes: manifest, clientsHash: clients,
-            auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == patientsSchema ? take(32) : nil)
+            auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == schema ? nil : take(32),
+            indexBySeal: bytes[0] == sealSchema)
     }
 
     /// State schema 2 (format 4): the patients hash follows.
     static let patientsSchema: UInt8 = 2
+    /// State schema 3 (format 5): as schema 2, with seal digests as index hashes.
+    static let sealSchema: UInt8 = 3
+
+    /// The state schema a vault of `formatVersion` keeps: the root is MAC'd, so a header whose
+    /// format was edited (a format-5 vault made to look like format 4, or the reverse) is caught
+    /// when its root is read, even where the key slots, which bind format 4 from format 4 on,
+    /// still open.
+    static func schema(forFormat formatVersion: Int) -> UInt8 {
+        formatVersion >= 5 ? sealSchema : formatVersion >= 4 ? patientsSchema : schema
+    }
 
     /// The patient rows as the owner last wrote them: ids and MACs, in id order (format 4).
     static func patientsHash(_ rows: [PatientRecord]) -> [UInt8] {

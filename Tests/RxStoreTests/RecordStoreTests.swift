@@ -10,7 +10,7 @@ import Testing
 
     var header: VaultHeaderRecord {
         VaultHeaderRecord(
-            formatVersion: 1, vaultID: Array(repeating: 1, count: 16), kdfAlgorithm: "argon2id13",
+            formatVersion: 5, vaultID: Array(repeating: 1, count: 16), kdfAlgorithm: "argon2id13",
             kdfOpsLimit: 2, kdfMemLimit: 64 << 20, kdfSalt: Array(repeating: 2, count: 16),
             wrappedRootKey: Array(repeating: 3, count: 72), maxAttachmentBytes: 32 << 20,
             auditPublicKey: Array(repeating: 4, count: 32))
@@ -148,7 +148,7 @@ import Testing
             _ = try SQLiteRecordStore(openingAt: newer)
             Issue.record("a newer format was opened")
         } catch {
-            guard case .unsupportedVersion(found: 99, supported: 4) = error else {
+            guard case .unsupportedVersion(found: 99, supported: 5) = error else {
                 Issue.record("got \(error)")
                 return
             }

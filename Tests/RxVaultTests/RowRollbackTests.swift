@@ -238,11 +238,11 @@ import Testing
         let before = try vault.check(readData: true)
         #expect(before.isClean, "\(before.stages.flatMap(\.errors))")
         #expect(try vault.log().last?.countersigned == false)
-        // The first write upgrades (to format 4, through 2 and 3), in the same transaction, and
+        // The first write upgrades (to format 5, through 2, 3 and 4), in the same transaction, and
         // countersigns that read as format 1 would have.
         _ = try vault.edit(edited.id) { $0.note = "after the upgrade" }
-        #expect(vault.header.formatVersion == 4)
-        #expect(try VaultHeader.read(at: path).formatVersion == 4)
+        #expect(vault.header.formatVersion == 5)
+        #expect(try VaultHeader.read(at: path).formatVersion == 5)
         let report = try vault.check(readData: true)
         #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
         #expect(try vault.grants().count == 1)

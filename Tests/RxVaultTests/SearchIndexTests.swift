@@ -113,7 +113,7 @@ import Testing
         try vault.store.write {
             try vault.store.setIndexBucket(bucket, to: sealed)
             var state = try vault.rootState()
-            state.indexHashes[bucket] = VaultState.bucketHash(sealed)
+            state.indexHashes[bucket] = state.indexHash(sealed)
             try vault.store.setVaultState(
                 VaultStateRecord(
                     writeCounter: state.counter, state: state.encoded(),

@@ -24,4 +24,8 @@ public protocol SchemaStore: AnyObject {
     /// Moves the header to format 4 with the root key re-wrapped for it, and the schema version
     /// to 4 (after each format-4 part added its tables).
     func upgradeToFormat4(wrappedRootKey: [UInt8]) throws(StoreError)
+    /// Format 4 to 5: no table changes. The header and the schema version move to 5 (RxVault
+    /// moves the state root to its schema 3 in the same transaction). Every engine supports it:
+    /// a server database made in format 4 is upgraded in place.
+    func upgradeToFormat5() throws(StoreError)
 }

@@ -39,4 +39,10 @@ extension SQLiteRecordStore {
         try database.prepare("UPDATE vault_header SET format_version = 4, wrapped_root_key = ? WHERE singleton = 1")
             .run([.blob(wrappedRootKey)])
     }
+
+    public func upgradeToFormat5() throws(StoreError) {
+        guard try schemaVersion() == 4 else { throw StoreError.corrupt("the schema to upgrade is not version 4") }
+        try database.execute("PRAGMA user_version = 5")
+        try database.execute("UPDATE vault_header SET format_version = 5 WHERE singleton = 1")
+    }
 }

@@ -58,6 +58,10 @@ public final class SQLiteRecordStore: RecordStore {
         state: VaultStateRecord? = nil, keyRing: KeyRingRecord? = nil,
         fill: ((any RecordStore) throws -> Void)? = nil
     ) throws(StoreError) {
+        // The tables made here are those of formats 4 and 5 (a copy keeps its source's format).
+        guard (Schema.oldestCreatedVersion...Schema.currentVersion).contains(header.formatVersion) else {
+            throw StoreError.unsupportedVersion(found: header.formatVersion, supported: Schema.currentVersion)
+        }
         guard access(path, F_OK) != 0 else { throw StoreError.cannotWrite("\(path) already exists") }
         let temporary = path + ".tmp-" + String(UInt32.random(in: .min ... .max), radix: 16)
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
@@ -107,7 +111,8 @@ public final class SQLiteRecordStore: RecordStore {
                     )
                     .run([.integer(Int64(keyRing.writeCounter)), .blob(keyRing.content), .blob(keyRing.mac)])
                 }
-                try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
+                // The header's format: a copy keeps its source's (format 4 has the same tables).
+                try database.execute("PRAGMA user_version = \(header.formatVersion)")
             }
             if let fill {
                 let store = try SQLiteRecordStore(openingAt: temporary)

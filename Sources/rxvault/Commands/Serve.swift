@@ -173,8 +173,9 @@ extension RxVaultCommand.Serve {
         if let agentKey = try options.ownerKey(header: header, passphrase: .never) {
             return (try options.openVault(with: agentKey, refused: refused), nil)
         }
-        guard header.formatVersion == VaultHeader.currentFormatVersion else {
-            // An older format is upgraded by the first write; the agent holds only current vaults.
+        guard header.upgradesWithoutPassphrase else {
+            // An older format is upgraded by the first write, with the passphrase's key; the
+            // agent holds only vaults whose upgrade needs none.
             return (try options.openVault(command: "serve", agent: false, refused: refused), nil)
         }
         // No agent holds it: the passphrase unwraps the root key, which the server's own agent holds too.

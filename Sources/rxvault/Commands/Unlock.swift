@@ -61,10 +61,10 @@ extension RxVaultCommand {
                 try options.requireOwner("unlock")
                 let path = Self.absolute(options.vaultPath)
                 let header = try VaultHeader.read(at: path)
-                guard header.formatVersion == VaultHeader.currentFormatVersion else {
+                guard header.upgradesWithoutPassphrase else {
                     throw CLIError(
                         .usage,
-                        "this vault is in format \(header.formatVersion); only a vault in format \(VaultHeader.currentFormatVersion) can be unlocked",
+                        "this vault is in format \(header.formatVersion); only a vault in format 4 or later can be unlocked",
                         hint:
                             "run 'rxvault upgrade' first (it asks for the passphrase; older rxvault versions cannot open the upgraded file)"
                     )

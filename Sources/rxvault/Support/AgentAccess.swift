@@ -29,7 +29,7 @@ enum AgentAccess {
     /// it refused: then the caller asks for the passphrase as usual, `VaultOptions.ownerKey`).
     /// Why it was not used is a warning, unless `quiet` (shell completion says nothing).
     static func rootKey(path: String, header: VaultHeader, quiet: Bool = false) -> SecretBytes? {
-        guard header.formatVersion == VaultHeader.currentFormatVersion,
+        guard header.upgradesWithoutPassphrase,
             let client = client(vaultIDHex: header.vaultIDHex, quiet: quiet)
         else { return nil }
         do {
