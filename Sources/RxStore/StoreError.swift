@@ -32,6 +32,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .busy: return "the vault is busy: another rxvault process is using it"
         case .cannotWrite(let reason): return "cannot write to the vault: \(reason)"
         case .unsupportedVersion(let found, let supported):
+            guard found > supported else {
+                return
+                    "format version \(found) cannot be made or upgraded here (upgrade the vault file first, 'rxvault upgrade')"
+            }
             return
                 "the vault was made by a newer rxvault: it has format version \(found), and this rxvault reads up to version \(supported); install a newer rxvault"
         case .engine(let name, let code, let message, let sql):

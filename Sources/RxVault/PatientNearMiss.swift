@@ -39,7 +39,10 @@ public enum PatientNearMiss {
         /// False for a name rxvault refuses anyway (`TextField.name`): left to that refusal.
         let comparable: Bool
 
+        /// `name` is compared as a record would store it: trimmed, as the rules trim a name
+        /// (a file's "Sam Rivra" followed by a line break is still a near miss of "Sam Rivera").
         init(_ name: String, birthDate: CalendarDate?) {
+            let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
             self.name = name
             self.birthDate = birthDate
             key = PatientName.key(name)

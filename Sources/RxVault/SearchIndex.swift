@@ -357,6 +357,10 @@ extension Vault {
             let snapshot = SearchIndex.Snapshot()
             if let sealed = try store.indexBucket(bucket) {
                 try readIndexBucket(bucket, sealed: sealed, into: snapshot)
+            } else if let state = write.state {
+                // A bucket the root pins and the file lacks: rewriting it with only this write's
+                // entries would pin the loss (the query would omit its other prescriptions).
+                try verifyIndexBucket(bucket, sealed: nil, state: state)
             }
             // Entries left as they are keep their bytes: only the changed ones are encoded.
             var plain: [UInt8] = []

@@ -40,12 +40,28 @@ extension Vault {
         else {
             throw VaultError.integrity("the vault's state root is forged or altered (its MAC does not verify)")
         }
-        guard state.schemaByte == VaultState.schema(forFormat: header.formatVersion) else {
-            throw VaultError.integrity(
-                "the vault's state root is of another format than its header's format \(header.formatVersion) (the header's format version was edited)"
-            )
+        if state.schemaByte != VaultState.schema(forFormat: header.formatVersion) {
+            try adoptUpgradedHeader(for: state)
         }
         return state
+    }
+
+    /// The root is of a newer format than the header this process read at open: another
+    /// connection upgraded the vault since (a `serve`'s own audit writer, an owner command, a
+    /// write from another machine on a database). The header as stored now, read in the root's
+    /// snapshot, is taken when it is the same vault and its format is the root's; anything else is
+    /// a header whose format was edited (the root, MAC'd by the owner, says which format it is).
+    func adoptUpgradedHeader(for state: VaultState) throws {
+        let stored = try VaultHeader(store.header(), slots: store.keySlots())
+        guard stored.vaultID == header.vaultID, stored.auditPublicKey == header.auditPublicKey,
+            stored.formatVersion > header.formatVersion,
+            state.schemaByte == VaultState.schema(forFormat: stored.formatVersion)
+        else {
+            throw VaultError.integrity(
+                "the vault's state root is of another format than its header's format \(stored.formatVersion) (the header's format version was edited)"
+            )
+        }
+        header = stored
     }
 
     func verifyClientsAndAuditHead(_ state: VaultState) throws {
@@ -64,7 +80,8 @@ extension Vault {
     /// Refuses an index bucket that is not the one the owner last wrote.
     func verifyIndexBucket(_ bucket: Int, sealed: [UInt8]?, state: VaultState) throws {
         // Format 5 compares the bucket's seal digest, which pins it only because every reader
-        // opens the bucket next (`VaultState.sealDigest`); every caller does.
+        // opens the bucket next (`VaultState.sealDigest`): `readIndexBucket` and `indexSnapshot`
+        // do; `checkState` compares only, and `check`'s index stage opens every bucket.
         guard state.indexHash(sealed) == state.indexHashes[bucket] else {
             throw VaultError.integrity(
                 "search index bucket \(bucket) is not the one the owner wrote last (deleted, or put back from an older copy)"

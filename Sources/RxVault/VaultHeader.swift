@@ -210,8 +210,9 @@ extension VaultHeader {
         do {
             let store = try engine(at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             let header = try VaultHeader(store.header(), slots: store.keySlots())
-            // The header's format is authenticated (it is in the root key's associated data); the
-            // schema version is not, and says which tables to read: they must agree.
+            // The header's format is authenticated (in the root key's associated data up to format
+            // 4, by the root's schema byte from 5: `VaultHeader.keyFormat`); the schema version
+            // is not, and says which tables to read: they must agree.
             let schema = try store.schemaVersion()
             guard schema == header.formatVersion else {
                 throw VaultError.integrity(

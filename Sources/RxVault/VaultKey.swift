@@ -10,8 +10,8 @@ public enum VaultKey {
     /// The root key, as the agent hands it (`rxvault unlock`), so no passphrase and no Argon2id
     /// run are needed. It is proved right by the header's audit public key, which it must derive
     /// (a wrong key is an integrity error: the header cannot then be this vault's). Only a vault in
-    /// the current format opens this way: upgrading an older one re-wraps the root key, which needs
-    /// the passphrase's key.
+    /// format 4 or later opens this way: upgrading an older one re-wraps the root key, which needs
+    /// the passphrase's key; the step from 4 to 5 wraps nothing (`VaultHeader.keyFormat`).
     case rootKey(SecretBytes)
 
     /// The passphrase, when this is one (it may open an age scrypt stanza too).
@@ -33,7 +33,8 @@ public enum VaultKey {
         case .passphrase(let passphrase):
             let (rootKey, kek, slot) = try header.unwrapRootKeyAndKEK(passphrase: passphrase)
             return Unlocked(
-                rootKey: rootKey, upgradeKEK: header.formatVersion < VaultHeader.currentFormatVersion ? kek : nil,
+                // Kept only for an upgrade that wraps the root key again (to format 4 or earlier).
+                rootKey: rootKey, upgradeKEK: header.upgradesWithoutPassphrase ? nil : kek,
                 slot: slot)
         case .recoveryCode(let code):
             let (rootKey, slot) = try header.unwrapRootKey(recoveryCode: code)

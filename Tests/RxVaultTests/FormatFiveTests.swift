@@ -12,7 +12,7 @@ import Testing
 /// two things that make it safe: every bucket is still opened (authenticated) after the compare,
 /// and a format-4 vault is upgraded only after each bucket matched its whole hash. And the
 /// header's format is bound by the root: an edited one is refused.
-@Suite struct IndexSealDigestTests {
+@Suite struct FormatFiveTests {
     func expectIntegrity(_ what: String, mentioning words: [String], _ body: () throws -> Void) {
         do {
             try body()
@@ -189,6 +189,11 @@ import Testing
         expectIntegrity("query", mentioning: ["search index bucket \(bucket)", "not the one the owner wrote last"]) {
             _ = try t.open().query(PrescriptionFilter())
         }
+        // A write to that bucket would otherwise write it anew with only its own entries, and
+        // pin the loss of the others.
+        expectIntegrity("a write to the deleted bucket", mentioning: ["search index bucket \(bucket)", "not the one"]) {
+            _ = try t.open().edit(records[0].id) { $0.note = "into a deleted bucket" }
+        }
     }
 
     /// The key slots bind format 4 from format 4 on, so an edited header format would still open:
@@ -211,5 +216,24 @@ import Testing
         ) {
             _ = try older.open().list()
         }
+    }
+
+    /// `serve` keeps the vault it opened: a format-4 vault upgraded by another connection (its
+    /// own audit writer, an owner command, another machine) is followed, not taken for an edited
+    /// header.
+    @Test func aVaultOpenedInFormatFourFollowsAnUpgradeByAnotherConnection() throws {
+        let t = try TestVault()
+        let (owner, records) = try vaultWithPrescriptions(t, count: 3)
+        try Self.downgradeToFormatFour(owner)
+        let server = try t.open()
+        #expect(server.header.formatVersion == 4)
+        #expect(try server.list().count == 3)
+        _ = try t.open().edit(records[0].id) { $0.note = "upgraded by another connection" }
+        #expect(try VaultHeader.read(at: t.path).formatVersion == 5)
+        #expect(try server.prescription(records[0].id).prescription.note == "upgraded by another connection")
+        #expect(server.header.formatVersion == 5)
+        #expect(try server.query(PrescriptionFilter()).count == 3)
+        _ = try server.edit(records[1].id) { $0.note = "written after following" }
+        #expect(try t.open().check(readData: false).isClean)
     }
 }

@@ -59,5 +59,9 @@ import Testing
         #expect(!PatientNearMiss.isNearMiss("Sam Rivra", birthDate: other, of: "Sam Rivera", born: day))
         #expect(PatientNearMiss.isNearMiss("Sam Rivra", birthDate: day, of: "Sam Rivera", born: day))
         #expect(PatientNearMiss.isNearMiss("Sam Rivra", birthDate: nil, of: "Sam Rivera", born: day))
+        // A name is compared as it would be stored, trimmed (a file's patient record, a line).
+        #expect(PatientNearMiss.isNearMiss("Sam Rivra\n", of: "Sam Rivera"))
+        #expect(PatientNearMiss.isNearMiss("  Sam Rivra ", of: "Sam Rivera"))
+        #expect(!PatientNearMiss.isNearMiss("Sam Rivera\n", of: "Sam Rivera"))
     }
 }

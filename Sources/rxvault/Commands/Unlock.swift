@@ -18,8 +18,9 @@ extension RxVaultCommand {
                 the vault file is replaced or its passphrase changed. 'rxvault status' says until when.
 
                 While it runs, any program running as your user can take the vault's key from it
-                (SECURITY.md, "While a vault is unlocked"). A vault in an older format must be
-                upgraded first ('rxvault upgrade').
+                (SECURITY.md, "While a vault is unlocked"). A vault in a format before 4 must be
+                upgraded first ('rxvault upgrade'); a format-4 vault is upgraded by the first write
+                through the agent.
 
                 Examples:
                   rxvault unlock
