@@ -183,7 +183,31 @@ struct PatientRows {
 public enum PatientName {
     /// Lower case, white space trimmed and each run of it one space: "  ana   LIMA" is "ana lima".
     public static func key(_ name: String) -> String {
-        name.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+        asciiKey(name) ?? name.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+    }
+
+    /// `key` of an ASCII name, from its bytes; nil for any other. The same words, lower-cased,
+    /// without a Unicode property lookup per character: `query` computes a key for every
+    /// prescription it reads (superseded status, patient filters), and at 100,000 the lookups
+    /// were a tenth of its instructions. ASCII white space (Unicode's White_Space below 0x80) is
+    /// tab, line feed, vertical tab, form feed, carriage return and space.
+    static func asciiKey(_ name: String) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(name.utf8.count)
+        var space = false
+        for byte in name.utf8 {
+            guard byte < 0x80 else { return nil }
+            if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                space = !out.isEmpty
+                continue
+            }
+            if space {
+                out.append(0x20)
+                space = false
+            }
+            out.append((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

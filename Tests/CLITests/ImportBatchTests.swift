@@ -13,10 +13,11 @@ import Testing
 
     /// `count` glasses prescriptions, each its own patient but for `patients` (index -> name and
     /// birth date), with `expires` changed for the indexes in `expired` (refused by the rules) and
-    /// the id of another index for those in `duplicates`.
+    /// the id of another index for those in `duplicates`, and another right sphere for those in
+    /// `changed`.
     static func file(
         _ count: Int, patients: [Int: (String, String?)] = [:], expired: Set<Int> = [],
-        duplicates: [Int: Int] = [:]
+        duplicates: [Int: Int] = [:], changed: Set<Int> = []
     ) -> String {
         let entries = (0..<count).map { i -> String in
             let (name, born) = patients[i] ?? ("Pat \(i)", nil)
@@ -26,7 +27,7 @@ import Testing
                  "prescription": {"kind": "glasses", "patient": {"name": "\(name)"\(birthDate)},
                  "prescriber": {"name": "Dr Lee"}, "issued": "2025-03-01",
                  "expires": "\(expired.contains(i) ? "2020-01-01" : "2027-03-01")",
-                 "right": {"sphere": -1.25}, "left": {"sphere": -\(1 + i % 8).25}}}
+                 "right": {"sphere": \(changed.contains(i) ? "-2.50" : "-1.25")}, "left": {"sphere": -\(1 + i % 8).25}}}
                 """
         }
         return
@@ -125,6 +126,31 @@ import Testing
         let edited = try #require(original[Self.id(256)])
         #expect((edited["history"] as? [Any])?.count == 1)
         #expect((edited["attachments"] as? [Any])?.count == 1)
+    }
+
+    /// A second import of the same ids, some changed and some new, across batch edges: the
+    /// updates (sealed with the versions a batch holds pending) and the unchanged items come out
+    /// as one item at a time gives them, with the same summary.
+    @Test func updatesAmongNewItemsInBatchesStoreWhatOneAtATimeStores() throws {
+        let changed = Set(stride(from: 0, to: 400, by: 3))
+        let first = Self.file(400)
+        let second = Self.file(600, changed: changed)
+        let runs = try Self.bothWays { cli, environment in
+            #expect(
+                try cli.run(["import", try cli.write(first, to: "first.json")], environment: environment).status == 0)
+            let r = try cli.run(
+                ["import", try cli.write(second, to: "second.json"), "--update-unverified"], environment: environment)
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdout.contains("imported: 200 new, 134 updated (new version), 266 unchanged"), "\(r.stdout)")
+            let check = try cli.run(["check"])
+            #expect(check.status == 0, "\(check)")
+            let updated = try cli.json(try cli.run(["show", Self.id(255), "--format", "json"]).stdout)
+            #expect(updated["version"] as? Int == 2, "\(updated)")
+            return (r.stdout, try Self.content(cli))
+        }
+        #expect(runs[0].0 == runs[1].0)
+        #expect(runs[0].1.count == 600)
+        #expect(runs[0].1 == runs[1].1)
     }
 
     /// Every problem of a refused import is listed in file order, each near miss of a patient

@@ -37,6 +37,26 @@ import Testing
         }
     }
 
+    /// `PatientName.key`'s ASCII path gives what the Unicode path gives, for every ASCII byte
+    /// (control characters, every kind of white space, runs of it, at either end), and leaves
+    /// every other name to the Unicode path.
+    @Test func theASCIIKeyIsTheUnicodeKey() {
+        var generator = SystemRandomNumberGenerator()
+        let ascii = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
+        let likely = Array("aZ zQ-'.\t\n\r\u{0B}\u{0C}\u{1C}\u{1F}")
+        for _ in 0..<5000 {
+            let name = String(
+                (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+                    Bool.random(using: &generator) ? ascii.randomElement()! : likely.randomElement()!
+                })
+            let unicode = name.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+            #expect(PatientName.asciiKey(name) == unicode, "\(Array(name.utf8))")
+        }
+        #expect(PatientName.asciiKey("Zoë Ångström") == nil)
+        #expect(PatientName.key(" Zoë\u{00A0} ÅNGSTRÖM ") == "zoë ångström")
+        #expect(PatientName.key("\r\n  Ana \t LIMA\r\n") == "ana lima")
+    }
+
     @Test func theRule() {
         let near: [(String, String)] = [
             ("Sam Rivra", "Sam Rivera"), ("Rivera Sam", "Sam Rivera"), ("sam rivéra", "Sam Rivera"),
