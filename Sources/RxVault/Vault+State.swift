@@ -53,13 +53,26 @@ extension Vault {
     /// a header whose format was edited (the root, MAC'd by the owner, says which format it is).
     func adoptUpgradedHeader(for state: VaultState) throws {
         let stored = try VaultHeader(store.header(), slots: store.keySlots())
-        guard stored.vaultID == header.vaultID, stored.auditPublicKey == header.auditPublicKey,
-            stored.formatVersion > header.formatVersion,
-            state.schemaByte == VaultState.schema(forFormat: stored.formatVersion)
+        guard stored.vaultID == header.vaultID, stored.auditPublicKey == header.auditPublicKey else {
+            throw VaultError.integrity("the vault header changed while the vault was open (another vault's header?)")
+        }
+        guard stored.formatVersion > header.formatVersion,
+            state.schemaByte == VaultState.schema(forFormat: stored.formatVersion),
+            try store.schemaVersion() == stored.formatVersion
         else {
             throw VaultError.integrity(
                 "the vault's state root is of another format than its header's format \(stored.formatVersion) (the header's format version was edited)"
             )
+        }
+        // The rest of the header (key slots, the attachment limit) only as the owner's key ring
+        // vouches for it, before anything here uses it.
+        if stored.formatVersion >= 4 {
+            let findings = KeyRing.findings(
+                ring: try store.keyRing(), counter: state.counter, header: stored.record, slots: try store.keySlots(),
+                key: stateMACKey)
+            guard findings.isEmpty else {
+                throw VaultError.integrity(findings.joined(separator: "; ") + "; run 'rxvault check'")
+            }
         }
         header = stored
     }

@@ -20,7 +20,7 @@ public final class Vault {
     /// or slot 1's after a recovery.
     public internal(set) var openedSlot: Int?
     public internal(set) var openedWithRecovery = false
-    /// The passphrase's key, kept only while the vault is in an older format: an upgrade re-wraps
+    /// The passphrase's key, kept only while the vault is in a format before 4: an upgrade re-wraps
     /// the root key with the new format version in its associated data, so the file cannot be
     /// turned back into an older format (and re-upgraded from forged rows) without it.
     private let upgradeKEK: SecretBytes?

@@ -7,8 +7,8 @@ import RxStore
 /// sealed under the data key; the owner's MAC over the whole row. Each is bound to the row's
 /// place (vault, prescription, version).
 ///
-/// A value of its own, holding only what never changes while a vault is open (the vault id, the
-/// format, two sub-keys), so that many rows can be opened on all cores at once: opening is most
+/// A value of its own, holding only what opening a row needs (the vault id, the format, two
+/// sub-keys; made afresh from the vault each time), so that many rows can be opened on all cores at once: opening is most
 /// of an export's work. It knows nothing of patient records; `Vault.open` adds the patient.
 struct VersionSealing: Sendable {
     let vaultID: [UInt8]

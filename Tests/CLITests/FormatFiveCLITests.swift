@@ -157,4 +157,20 @@ import Testing
         #expect(reads["lens-shop"] == readsBefore["lens-shop"])
         #expect(reads["family"]?.contains("436c5bf5") == true && reads["family"]?.contains("1d52adb9") == true)
     }
+
+    /// `serve` on a vault before format 4 upgrades it as it starts, so its gateway and its audit
+    /// writer (two connections) read the same format: a client's reads go on after the server's
+    /// own audit writes.
+    @Test func serveUpgradesAnOlderVaultBeforeItServes() throws {
+        let cli = try FormatUpgradeCLITests().formatTwoVault()
+        let server = try ServerProcess(cli)
+        #expect(try format(cli) == 5, "upgraded before the first request")
+        let token = try server.token(identity: cli.path("lens-shop.key"))
+        for _ in 0..<3 {
+            let search = try server.curl("GET", "/VisionPrescription", token: token)
+            #expect(search.status == 200 && search.body.contains("0b6299e8"), "\(search.status) \(search.body)")
+            // The audit writer appends at most once a second.
+            Thread.sleep(forTimeInterval: 1.2)
+        }
+    }
 }

@@ -144,8 +144,15 @@ import Testing
             #expect(r.stdout.contains("imported: 200 new, 134 updated (new version), 266 unchanged"), "\(r.stdout)")
             let check = try cli.run(["check"])
             #expect(check.status == 0, "\(check)")
+            // What the second file says, stored: an update, an unchanged item, a new one.
             let updated = try cli.json(try cli.run(["show", Self.id(255), "--format", "json"]).stdout)
             #expect(updated["version"] as? Int == 2, "\(updated)")
+            #expect((updated["right"] as? [String: Any])?["sphere"] as? Double == -2.5, "\(updated)")
+            for i in [256, 599] {
+                let shown = try cli.json(try cli.run(["show", Self.id(i), "--format", "json"]).stdout)
+                #expect(shown["version"] as? Int == 1, "\(i): \(shown)")
+                #expect((shown["right"] as? [String: Any])?["sphere"] as? Double == -1.25, "\(i): \(shown)")
+            }
             return (r.stdout, try Self.content(cli))
         }
         #expect(runs[0].0 == runs[1].0)

@@ -163,8 +163,10 @@ extension RxVaultCommand.Serve {
     /// server goes on with its key, with which it opens a replaced file).
     ///
     /// With an agent already holding the vault (`rxvault unlock`) the key is that agent's, and
-    /// the server needs no agent of its own; an older format is opened with the passphrase and
-    /// upgraded by the first write (the agent holds only current vaults).
+    /// the server needs no agent of its own. A format before 4 is opened with the passphrase and
+    /// upgraded here, before the server's second connection opens: that connection's first
+    /// audit write would upgrade it under the first, which reads a format-1 vault without a
+    /// root and would not notice (a format-4 vault is followed: `Vault.adoptUpgradedHeader`).
     static func openVault(_ options: VaultOptions) throws -> (Vault, agentKey: SecretBytes?) {
         try options.requireOwner("serve")
         let path = options.vaultPath
@@ -174,9 +176,11 @@ extension RxVaultCommand.Serve {
             return (try options.openVault(with: agentKey, refused: refused), nil)
         }
         guard header.upgradesWithoutPassphrase else {
-            // An older format is upgraded by the first write, with the passphrase's key; the
-            // agent holds only vaults whose upgrade needs none.
-            return (try options.openVault(command: "serve", agent: false, refused: refused), nil)
+            // An older format is upgraded with the passphrase's key (the agent holds only vaults
+            // whose upgrade needs none), now, before the audit writer's connection opens.
+            let vault = try options.openVault(command: "serve", agent: false, refused: refused)
+            _ = try vault.upgrade()
+            return (vault, nil)
         }
         // No agent holds it: the passphrase unwraps the root key, which the server's own agent holds too.
         let rootKey = try header.unwrapRootKey(passphrase: try PassphraseSource.existing(options)).lockedCopy()
