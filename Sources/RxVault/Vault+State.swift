@@ -52,10 +52,7 @@ extension Vault {
     /// snapshot, is taken when it is the same vault and its format is the root's; anything else is
     /// a header whose format was edited (the root, MAC'd by the owner, says which format it is).
     func adoptUpgradedHeader(for state: VaultState) throws {
-        let stored = try VaultHeader(store.header(), slots: store.keySlots())
-        guard stored.vaultID == header.vaultID, stored.auditPublicKey == header.auditPublicKey else {
-            throw VaultError.integrity("the vault header changed while the vault was open (another vault's header?)")
-        }
+        let stored = try storedHeaderOfThisVault()
         guard stored.formatVersion > header.formatVersion,
             state.schemaByte == VaultState.schema(forFormat: stored.formatVersion),
             try store.schemaVersion() == stored.formatVersion
@@ -67,14 +64,22 @@ extension Vault {
         // The rest of the header (key slots, the attachment limit) only as the owner's key ring
         // vouches for it, before anything here uses it.
         if stored.formatVersion >= 4 {
-            let findings = KeyRing.findings(
-                ring: try store.keyRing(), counter: state.counter, header: stored.record, slots: try store.keySlots(),
-                key: stateMACKey)
+            let findings = try keyRingFindings(state)
             guard findings.isEmpty else {
                 throw VaultError.integrity(findings.joined(separator: "; ") + "; run 'rxvault check'")
             }
         }
         header = stored
+    }
+
+    /// The header as stored now, refused when it is not this vault's (another vault's file put at
+    /// the path while this one was open): what another process may have changed since the open.
+    func storedHeaderOfThisVault() throws -> VaultHeader {
+        let stored = try VaultHeader(store.header(), slots: store.keySlots())
+        guard stored.vaultID == header.vaultID, stored.auditPublicKey == header.auditPublicKey else {
+            throw VaultError.integrity("the vault header changed while the vault was open (another vault's header?)")
+        }
+        return stored
     }
 
     func verifyClientsAndAuditHead(_ state: VaultState) throws {
@@ -280,11 +285,7 @@ extension Vault {
         // Another process may have upgraded the file, or changed its key slots or settings, since
         // it was opened: the write works from the header as stored (verified with the key ring
         // below, from format 4).
-        let stored = try VaultHeader(store.header(), slots: store.keySlots())
-        guard stored.vaultID == header.vaultID, stored.auditPublicKey == header.auditPublicKey else {
-            throw VaultError.integrity("the vault header changed while the vault was open (another vault's header?)")
-        }
-        header = stored
+        header = try storedHeaderOfThisVault()
         let fromFormatOne = header.formatVersion < 2
         if fromFormatOne {
             try upgradeToFormat2()
