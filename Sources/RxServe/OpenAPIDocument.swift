@@ -373,6 +373,80 @@ enum OpenAPIDocument {
                 "summary": "the attachments of granted prescriptions"
               }
             },
+            "/Observation": {
+              "get": {
+                "operationId": "searchObservation",
+                "parameters": [
+                  {
+                    "description": "Patient/<id> or <id>",
+                    "in": "query",
+                    "name": "patient",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "content": {
+                      "application/fhir+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Bundle"
+                        }
+                      }
+                    },
+                    "description": "a searchset Bundle of Observations"
+                  },
+                  "default": {
+                    "$ref": "#/components/responses/Error"
+                  }
+                },
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "summary": "the measurements (axial length, visual acuity) of grants made with --measurements"
+              }
+            },
+            "/Observation/{id}": {
+              "get": {
+                "operationId": "readObservation",
+                "parameters": [
+                  {
+                    "description": "the resource id (a UUID)",
+                    "in": "path",
+                    "name": "id",
+                    "required": true,
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "content": {
+                      "application/fhir+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Resource"
+                        }
+                      }
+                    },
+                    "description": "the Observation"
+                  },
+                  "default": {
+                    "$ref": "#/components/responses/Error"
+                  }
+                },
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "summary": "one granted measurement value"
+              }
+            },
             "/Patient/{id}": {
               "get": {
                 "operationId": "readPatient",

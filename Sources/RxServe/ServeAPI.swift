@@ -52,6 +52,7 @@ struct ServeAPI: Sendable {
             .group(context: ClientRequestContext.self)
         clients.addRoutes(VisionPrescriptionRoutes(support: support).collection, atPath: "VisionPrescription")
         clients.addRoutes(PatientRoutes(support: support).collection, atPath: "Patient")
+        clients.addRoutes(ObservationRoutes(support: support).collection, atPath: "Observation")
         clients.addRoutes(DocumentReferenceRoutes(support: support).collection, atPath: "DocumentReference")
         clients.addRoutes(BinaryRoutes(support: support).collection, atPath: "Binary")
         clients.addRoutes(AccessRequestRoutes(support: support).collection, atPath: "access-requests")

@@ -185,6 +185,11 @@ actor VaultGateway {
 
     func history(_ id: PrescriptionID) async throws -> [PrescriptionRecord] { try await live().history(id) }
 
+    /// The measurements the client's live grants carry (format 6), read now.
+    func measurements(for view: ClientView) async throws -> [GrantedMeasurements] {
+        try await refresh().grantedMeasurements(view.access)
+    }
+
     func attachments(of id: PrescriptionID) async throws -> [AttachmentInfo] { try await live().attachments(of: id) }
 
     // MARK: - Attachments, one chunk at a time

@@ -127,4 +127,10 @@ extension PostgresRecordStore {
         try session.query("UPDATE rxvault_schema SET version = 5 WHERE singleton = 1")
         try session.query("UPDATE vault_header SET format_version = 5 WHERE singleton = 1")
     }
+
+    public func upgradeToFormat6() throws(StoreError) {
+        guard try schemaVersion() == 5 else { throw StoreError.corrupt("the schema to upgrade is not version 5") }
+        try session.query("UPDATE rxvault_schema SET version = 6 WHERE singleton = 1")
+        try session.query("UPDATE vault_header SET format_version = 6 WHERE singleton = 1")
+    }
 }

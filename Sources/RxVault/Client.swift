@@ -29,6 +29,8 @@ public struct GrantSummary: Sendable {
     /// Last day the grant works (inclusive); nil for no end.
     public let expires: CalendarDate?
     public let includesAttachments: Bool
+    /// Whether the grant carries the patient's measurements (format 6; `GrantInfo.measurements`).
+    public var includesMeasurements: Bool = false
     /// When the client last read this prescription, from the audit log.
     public var lastRead: String?
 
@@ -43,11 +45,15 @@ public enum GrantExpiry: Sendable, Equatable {
     case never
 }
 
-/// What a grant allows: until when, and whether attachments are included.
+/// What a grant allows: until when, and whether attachments and the patient's measurements are
+/// included.
 public struct GrantTerms: Sendable, Equatable {
     /// Last day the grant works (inclusive); nil for no end.
     public var expires: CalendarDate?
     public var attachments: Bool
+    /// The patient's myopia-management measurements, as they are whenever the grant is sealed
+    /// (format 6). Never included unless asked for.
+    public var measurements: Bool = false
 }
 
 /// What a grant command did to one prescription's grant.
@@ -66,9 +72,11 @@ public struct GrantOutcome: Sendable, Equatable, CustomStringConvertible {
         guard let before else {
             return "new grant " + (after.expires.map { "until \($0)" } ?? "with no end")
                 + (after.attachments ? "" : ", without attachments")
+                + (after.measurements ? ", with the patient's measurements" : "")
         }
         guard changed else {
-            return "unchanged (\(end(after.expires)), \(after.attachments ? "with" : "without") attachments)"
+            return "unchanged (\(end(after.expires)), \(after.attachments ? "with" : "without") attachments"
+                + (after.measurements ? ", with measurements)" : ")")
         }
         var parts: [String] = []
         if before.expires != after.expires {
@@ -79,6 +87,12 @@ public struct GrantOutcome: Sendable, Equatable, CustomStringConvertible {
         if before.attachments != after.attachments {
             parts.append(
                 after.attachments ? "now with attachments (was without)" : "now without attachments (was with)")
+        }
+        if before.measurements != after.measurements {
+            parts.append(
+                after.measurements
+                    ? "now with the patient's measurements (was without)"
+                    : "now without the patient's measurements (was with)")
         }
         return parts.joined(separator: ", ")
     }
@@ -92,6 +106,9 @@ struct GrantInfo: Codable {
     var attachments: Bool
     /// Format 3: the prescription the grant is for, no longer in the clear.
     var prescription: String?
+    /// Format 6: the grant carries its patient's measurements (absent: it does not, so rows
+    /// written before keep their bytes).
+    var measurements: Bool?
 }
 
 /// What a grant seals to the client: which grant it is and the keys it may use. The context
@@ -113,6 +130,9 @@ struct GrantKeys {
         /// Format 4: the prescription's patient (record id, name, birth date) as the owner last
         /// sealed it; the prescription's content names the patient by id only.
         var patient: Patient? = nil
+        /// Format 6, when the grant includes them: the patient's measurements as the owner last
+        /// sealed them (every change to them re-seals the grant), oldest first.
+        var measurements: [StoredMeasurement]? = nil
     }
 
     var context: Context

@@ -67,7 +67,7 @@ extension Vault {
     /// then the answer on the record. Returns the grant outcomes.
     public func approve(
         _ request: AccessRequest, prescriptions: [PrescriptionID], expires: GrantExpiry?,
-        attachments: Bool?
+        attachments: Bool?, measurements: Bool? = nil
     ) throws(VaultError) -> [GrantOutcome] {
         guard request.status == .pending else {
             throw .invalidInput("request \(request.id) is \(request.status.rawValue), not pending")
@@ -76,7 +76,8 @@ extension Vault {
             throw .invalidInput("name the prescriptions to grant, or deny the request")
         }
         guard let client = try client(id: request.client) else { throw .clientNotFound(request.client.short) }
-        let outcomes = try grant(client, prescriptions, expires: expires, attachments: attachments)
+        let outcomes = try grant(
+            client, prescriptions, expires: expires, attachments: attachments, measurements: measurements)
         try answer(request, outcome: .approved, prescriptions: prescriptions)
         return outcomes
     }

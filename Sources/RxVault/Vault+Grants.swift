@@ -14,15 +14,16 @@ extension Vault {
     /// Grants `client` read access to `prescriptions`, or changes the terms of its grants on them.
     ///
     /// What is not restated is kept: `expires` nil keeps an existing grant's end (a new grant has
-    /// none), `attachments` nil keeps its attachment setting (a new grant includes them). So a
-    /// repeated grant never widens access by omission: removing an end (`.never`) or adding
-    /// attachments (`true`) must be asked for. Returns, per prescription, what changed. A grant
+    /// none), `attachments` nil keeps its attachment setting (a new grant includes them),
+    /// `measurements` nil keeps whether the patient's measurements are carried (a new grant does
+    /// not carry them). So a repeated grant never widens access by omission: removing an end
+    /// (`.never`) or adding attachments or measurements (`true`) must be asked for. Returns, per prescription, what changed. A grant
     /// that changes nothing writes nothing, not even the housekeeping of a write; each change is
     /// one audit entry saying what it was.
     @discardableResult
     public func grant(
         _ client: ClientSummary, _ prescriptions: [PrescriptionID], expires: GrantExpiry?,
-        attachments: Bool?
+        attachments: Bool?, measurements: Bool? = nil
     ) throws(VaultError) -> [GrantOutcome] {
         if case .until(let day) = expires, day < clock.today() {
             throw .invalidInput("grant expiry \(day) is in the past")
@@ -38,11 +39,14 @@ extension Vault {
             // An expired grant (not swept yet) counts as none: it gives nothing to keep.
             let before = existing.flatMap {
                 $0.isActive(on: clock.today())
-                    ? GrantTerms(expires: $0.expires, attachments: $0.includesAttachments) : nil
+                    ? GrantTerms(
+                        expires: $0.expires, attachments: $0.includesAttachments,
+                        measurements: $0.includesMeasurements) : nil
             }
             let after = GrantTerms(
                 expires: expires.map { if case .until(let day) = $0 { day } else { nil } } ?? before?.expires,
-                attachments: attachments ?? before?.attachments ?? true)
+                attachments: attachments ?? before?.attachments ?? true,
+                measurements: measurements ?? before?.measurements ?? false)
             return (GrantOutcome(prescriptionID: prescriptionID, before: before, after: after), existing)
         }
         let planned = try read { try wanted.map { try plan($0).0 } }
@@ -61,7 +65,7 @@ extension Vault {
                     id: existing?.id ?? GrantID.random(), client: client, prescriptionID: prescriptionID,
                     info: GrantInfo(
                         schema: 1, granted: existing?.granted ?? now, expires: outcome.after.expires,
-                        attachments: outcome.after.attachments))
+                        attachments: outcome.after.attachments, measurements: outcome.after.measurements ? true : nil))
                 try audit(
                     AuditEvent(
                         time: now, actor: AuditEvent.ownerActor, action: .grant, client: client.id.hex,
@@ -164,13 +168,15 @@ extension Vault {
                 attachmentKeys.append(try attachmentDataKey(of: row))
             }
         }
-        // Format 4: the patient travels in the sealed context (its record is the owner's alone).
+        // Format 4: the patient travels in the sealed context (its record is the owner's alone);
+        // format 6: with its measurements, when the grant includes them.
         let patient = header.formatVersion >= 4 ? try open(latest).prescription.patient : nil
+        let measurements = info.measurements == true ? try grantedMeasurements(of: patient) : nil
         let keys = GrantKeys(
             context: .init(
                 schema: 1, grant: id.hex, client: client.id.hex, prescription: prescriptionID.hex,
                 version: latest.version, expires: info.expires, attachments: attachmentIDs,
-                patient: patient),
+                patient: patient, measurements: measurements),
             dataKey: try dataKey(of: latest), attachmentKeys: attachmentKeys)
         let sealedKeys = try X25519.seal(try keys.encoded(), to: client.recipient.publicKey)
         var info = info
@@ -208,7 +214,7 @@ extension Vault {
         return GrantSummary(
             id: row.id, client: client, prescriptionID: grant.prescriptionID, granted: info.granted,
             expires: info.expires,
-            includesAttachments: info.attachments, lastRead: nil)
+            includesAttachments: info.attachments, includesMeasurements: info.measurements ?? false, lastRead: nil)
     }
 
     // MARK: - Finding grant rows
@@ -326,7 +332,7 @@ extension Vault {
                 id: grant.row.id, client: client, prescriptionID: prescriptionID,
                 info: GrantInfo(
                     schema: 1, granted: summary.granted, expires: summary.expires,
-                    attachments: summary.includesAttachments))
+                    attachments: summary.includesAttachments, measurements: summary.includesMeasurements ? true : nil))
         }
     }
 

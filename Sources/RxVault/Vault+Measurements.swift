@@ -9,8 +9,9 @@ public struct MeasurementRecord: Sendable, Hashable {
 /// Myopia-management measurements (issue 26): add, list, edit, remove. Each lives inside its
 /// patient's sealed record (DESIGN.md, "Measurements"), so every write here is a patient write:
 /// the row is sealed again, its MAC and the state root's patients hash change with it, and
-/// `check`, backups and restores cover it as they cover the patient. Owner only: clients never get
-/// a patient record, so no measurement reaches a client (grants of measurements are not built).
+/// `check`, backups and restores cover it as they cover the patient. A client reads them only
+/// through a grant that includes them (format 6, `Vault+MeasurementGrants.swift`), which every
+/// write here re-seals.
 extension Vault {
     /// Adds `measurement` (its id is made here) to the patient. Refused (invalid input) when it
     /// breaks `MeasurementRules`.
@@ -28,6 +29,7 @@ extension Vault {
             try checkMeasurement(m, of: summary)
             summary.measurements = Self.ordered(summary.measurements + [m])
             try writePatient(summary)
+            try resealMeasurementGrants(ofPatients: [summary.id.hex])
             return MeasurementRecord(patient: summary, measurement: m)
         }
     }
@@ -70,6 +72,7 @@ extension Vault {
             summary.measurements[index] = m
             summary.measurements = Self.ordered(summary.measurements)
             try writePatient(summary)
+            try resealMeasurementGrants(ofPatients: [summary.id.hex])
             return MeasurementRecord(patient: summary, measurement: m)
         }
     }
@@ -78,14 +81,18 @@ extension Vault {
     @discardableResult
     public func removeMeasurement(_ id: String) throws(VaultError) -> MeasurementRecord {
         let found = try measurement(id)
-        return try perform {
+        let removed: MeasurementRecord = try perform {
             guard var summary = try patientDirectory().records[found.patient.id.hex],
                 let index = summary.measurements.firstIndex(where: { $0.id == found.measurement.id })
             else { throw VaultError.measurementNotFound(id) }
             summary.measurements.remove(at: index)
             try writePatient(summary)
+            try resealMeasurementGrants(ofPatients: [summary.id.hex])
             return found
         }
+        // The grants sealed with it must not linger in the write-ahead log.
+        purge()
+        return removed
     }
 
     private func checkMeasurement(_ m: EyeMeasurement, of summary: PatientSummary) throws(VaultError) {

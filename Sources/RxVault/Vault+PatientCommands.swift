@@ -25,14 +25,19 @@ extension Vault {
     public func resolvePatient(_ text: String) throws(VaultError) -> PatientSummary {
         try requirePatientRecords()
         let directory: PatientDirectory = try read { try patientDirectory() }
-        let byName = directory.all.filter { PatientName.key($0.name) == PatientName.key(text) }
+        return try Self.resolvePatient(text, among: directory.all)
+    }
+
+    /// `resolvePatient` among `patients` (a client's: those of its grants).
+    static func resolvePatient(_ text: String, among patients: [PatientSummary]) throws(VaultError) -> PatientSummary {
+        let byName = patients.filter { PatientName.key($0.name) == PatientName.key(text) }
         if byName.count == 1 { return byName[0] }
         if byName.count > 1 { throw .ambiguousPatient("patient '\(text)'", candidates: byName.map(\.line)) }
         let prefix = text.lowercased()
         guard prefix.count >= RecordID.minimumPrefixLength, RecordID.isHex(prefix) else {
             throw .patientNotFound("'\(text)'")
         }
-        let byID = directory.all.filter { $0.id.hex.hasPrefix(prefix) }
+        let byID = patients.filter { $0.id.hex.hasPrefix(prefix) }
         guard byID.count == 1 else {
             if byID.isEmpty { throw .patientNotFound("'\(text)'") }
             throw .ambiguousPatient("id prefix \(text)", candidates: byID.map(\.line))
@@ -49,12 +54,16 @@ extension Vault {
     public func findPatient(_ text: String) throws(VaultError) -> PatientSummary {
         try requirePatientRecords()
         let directory: PatientDirectory = try read { try patientDirectory() }
-        let exact = directory.all.filter { PatientName.key($0.name) == PatientName.key(text) }
-        let matches =
-            exact.isEmpty ? directory.all.filter { PrescriptionFilter.patientName($0.name, matches: text) } : exact
+        return try Self.findPatient(text, among: directory.all)
+    }
+
+    /// `findPatient` among `patients` (a client's: those of its grants).
+    static func findPatient(_ text: String, among patients: [PatientSummary]) throws(VaultError) -> PatientSummary {
+        let exact = patients.filter { PatientName.key($0.name) == PatientName.key(text) }
+        let matches = exact.isEmpty ? patients.filter { PrescriptionFilter.patientName($0.name, matches: text) } : exact
         if matches.count == 1 { return matches[0] }
         if matches.count > 1 { throw .ambiguousPatient("patient '\(text)'", candidates: matches.map(\.line)) }
-        return try resolvePatient(text)
+        return try resolvePatient(text, among: patients)
     }
 
     /// The records `patient` (a name typed for a patient no record matches by `add`'s rule) may

@@ -155,6 +155,9 @@ extension Vault {
             // an import's prescription sets one: `linkPatient`).
             if let current, current.birthDate != summary.birthDate {
                 try refreshPrescriptions(of: [summary.id.hex])
+            } else if current?.measurements != summary.measurements {
+                // Grants that carry the measurements carry them as they now are.
+                try resealMeasurementGrants(ofPatients: [summary.id.hex])
             }
         }
     }

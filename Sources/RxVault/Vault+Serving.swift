@@ -193,3 +193,42 @@ extension Vault {
         return ServedReadsWrite(from: from, to: lastWrite?.stamp, onlyAudit: onlyAudit)
     }
 }
+
+/// A patient's measurements a client may read through `serve` (format 6), with the granted
+/// prescriptions whose grants carry them (the audit log names those as read).
+public struct GrantedMeasurements: Sendable {
+    /// The patient as the grants name it, with its measurements (oldest first).
+    public let patient: PatientSummary
+    public let via: [PrescriptionID]
+
+    public var records: [MeasurementRecord] {
+        patient.measurements.map { MeasurementRecord(patient: patient, measurement: $0) }
+    }
+}
+
+extension Vault {
+    /// The measurements `access` lets its client read: for each live grant that includes them,
+    /// its prescription's patient's, as the patient record holds them now (what the grant's
+    /// sealed box carries, re-sealed at every change). One entry per patient, by name.
+    public func grantedMeasurements(_ access: ClientAccess) throws(VaultError) -> [GrantedMeasurements] {
+        let carriers = access.grants.values.filter(\.includesMeasurements).map(\.prescriptionID).sorted()
+        guard !carriers.isEmpty else { return [] }
+        var via: [String: [PrescriptionID]] = [:]
+        var patients: [String: PatientSummary] = [:]
+        for id in carriers {
+            let record = try prescription(id)
+            guard let patientID = record.prescription.patient.id else { continue }
+            if patients[patientID] == nil {
+                guard let summary = try read({ try patientSummary(patientID) }) else { continue }
+                // Only what the grant carries: the patient as a prescription names it, and its measurements.
+                patients[patientID] = PatientSummary(
+                    id: summary.id, name: summary.name, birthDate: summary.birthDate, merged: [],
+                    family: summary.family, given: summary.given, measurements: summary.measurements)
+            }
+            via[patientID, default: []].append(id)
+        }
+        return PatientDirectory.ordered(Array(patients.values)).map {
+            GrantedMeasurements(patient: $0, via: via[$0.id.hex] ?? [])
+        }
+    }
+}

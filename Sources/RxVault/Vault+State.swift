@@ -295,6 +295,7 @@ extension Vault {
         if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
         if header.formatVersion < 4 { try upgradeToFormat4() }
         if header.formatVersion < 5 { try upgradeToFormat5() }
+        if header.formatVersion < 6 { try upgradeToFormat6() }
         // Upgrades rewrite the manifest: nothing opened before them is current.
         write.manifestCache = [:]
     }

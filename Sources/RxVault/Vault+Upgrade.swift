@@ -182,4 +182,20 @@ extension Vault {
         header = try VaultHeader(record, slots: try store.keySlots())
         write.state = state
     }
+
+    /// Upgrades a format-5 vault (or one just upgraded to format 5) to format 6 inside the
+    /// current write transaction: grants may from now on carry their patient's measurements
+    /// (`GrantInfo.measurements`), which an rxvault that reads up to format 5 would drop when it
+    /// re-seals a grant, so such an rxvault must refuse the vault as made by a newer one. No row
+    /// changes but the header and the state root's schema byte (4); no key is wrapped again.
+    func upgradeToFormat6() throws {
+        let write = try requireWrite()
+        var state = try write.root()
+        state.measurementGrants = true
+        try store.upgradeToFormat6()
+        var record = header.record
+        record.formatVersion = 6
+        header = try VaultHeader(record, slots: try store.keySlots())
+        write.state = state
+    }
 }

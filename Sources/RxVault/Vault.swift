@@ -131,7 +131,7 @@ public final class Vault {
                 sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
             let empty = VaultState.empty(
                 clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()),
-                indexBySeal: true)
+                indexBySeal: true, measurementGrants: true)
             state = VaultStateRecord(
                 writeCounter: empty.counter, state: empty.encoded(),
                 mac: try MAC.authenticate(

@@ -30,12 +30,20 @@ struct VaultState: Equatable {
     /// Format 5 (state schema 3): `indexHashes` are seal digests. The upgrade to format 5
     /// (`Vault.upgradeToFormat5`) checks every bucket's whole hash before it sets this.
     var indexBySeal = false
+    /// Format 6 (state schema 4): grants may carry their patient's measurements (issue 26). The
+    /// root holds nothing new; the schema byte says the header's format is 6, so a header edited
+    /// back to format 5 (which an older rxvault would take, dropping the measurement terms of
+    /// grants it re-seals) is refused like any other edited format.
+    var measurementGrants = false
 
-    static func empty(clientsHash: [UInt8], patientsHash: [UInt8]? = nil, indexBySeal: Bool = false) -> VaultState {
+    static func empty(
+        clientsHash: [UInt8], patientsHash: [UInt8]? = nil, indexBySeal: Bool = false, measurementGrants: Bool = false
+    ) -> VaultState {
         VaultState(
             counter: 0, indexHashes: Array(repeating: absentBucket, count: bucketCount),
             manifestHashes: Array(repeating: absentBucket, count: bucketCount), clientsHash: clientsHash,
-            auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash, indexBySeal: indexBySeal)
+            auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash, indexBySeal: indexBySeal,
+            measurementGrants: measurementGrants)
     }
 
     static func bucketHash(_ content: [UInt8]?) -> [UInt8] { content.map { SHA256.hash($0) } ?? absentBucket }
@@ -63,9 +71,13 @@ struct VaultState: Equatable {
     }
 
     /// `u8 schema | 256 × 32 index hashes | 256 × 32 manifest hashes | 32 clients hash | u64 audit seq | 32 audit hash`,
-    /// then, schema 2 (format 4) and 3 (format 5), `| 32 patients hash`. Schema 3 is schema 2
-    /// with seal digests as index hashes.
-    var schemaByte: UInt8 { patientsHash == nil ? Self.schema : indexBySeal ? Self.sealSchema : Self.patientsSchema }
+    /// then, schema 2 (format 4), 3 (format 5) and 4 (format 6), `| 32 patients hash`. Schema 3 is
+    /// schema 2 with seal digests as index hashes; schema 4 is schema 3.
+    var schemaByte: UInt8 {
+        patientsHash == nil
+            ? Self.schema
+            : !indexBySeal ? Self.patientsSchema : measurementGrants ? Self.measurementGrantsSchema : Self.sealSchema
+    }
 
     func encoded() -> [UInt8] {
         var out: [UInt8] = [schemaByte]
@@ -83,7 +95,7 @@ struct VaultState: Equatable {
         let length = 1 + 2 * 32 * bucketCount + 72
         guard !bytes.isEmpty,
             (bytes[0] == schema && bytes.count == length)
-                || ((bytes[0] == patientsSchema || bytes[0] == sealSchema) && bytes.count == length + 32)
+                || ((patientsSchema...measurementGrantsSchema).contains(bytes[0]) && bytes.count == length + 32)
         else { return nil }
         var p = 1
         func take(_ n: Int) -> [UInt8] {
@@ -98,20 +110,24 @@ struct VaultState: Equatable {
         return VaultState(
             counter: counter, indexHashes: index, manifestHashes: manifest, clientsHash: clients,
             auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == schema ? nil : take(32),
-            indexBySeal: bytes[0] == sealSchema)
+            indexBySeal: bytes[0] >= sealSchema, measurementGrants: bytes[0] == measurementGrantsSchema)
     }
 
     /// State schema 2 (format 4): the patients hash follows.
     static let patientsSchema: UInt8 = 2
     /// State schema 3 (format 5): as schema 2, with seal digests as index hashes.
     static let sealSchema: UInt8 = 3
+    /// State schema 4 (format 6): as schema 3. Nothing in the root changes; the byte binds the
+    /// header's format, in which grants may carry their patient's measurements.
+    static let measurementGrantsSchema: UInt8 = 4
 
     /// The state schema a vault of `formatVersion` keeps: the root is MAC'd, so a header whose
     /// format was edited (a format-5 vault made to look like format 4, or the reverse) is caught
     /// when its root is read, even where the key slots, which bind format 4 from format 4 on,
     /// still open.
     static func schema(forFormat formatVersion: Int) -> UInt8 {
-        formatVersion >= 5 ? sealSchema : formatVersion >= 4 ? patientsSchema : schema
+        formatVersion >= 6
+            ? measurementGrantsSchema : formatVersion >= 5 ? sealSchema : formatVersion >= 4 ? patientsSchema : schema
     }
 
     /// The patient rows as the owner last wrote them: ids and MACs, in id order (format 4).

@@ -55,8 +55,8 @@ import Testing
         let grantsBefore = try cli.run(["grants"]).stdout
 
         let upgrade = try cli.run(["upgrade"])
-        #expect(upgrade.status == 0 && upgrade.stdout == "upgraded the vault from format 4 to format 5\n", "\(upgrade)")
-        #expect(try format(cli) == 5)
+        #expect(upgrade.status == 0 && upgrade.stdout == "upgraded the vault from format 4 to format 6\n", "\(upgrade)")
+        #expect(try format(cli) == 6)
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
 
@@ -111,7 +111,7 @@ import Testing
         try cli.initVault()
         let python = try cli.tool([
             "python3", "-c",
-            "import sqlite3,sys; db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA user_version = 6'); db.execute('UPDATE vault_header SET format_version = 6'); db.commit()",
+            "import sqlite3,sys; db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA user_version = 7'); db.execute('UPDATE vault_header SET format_version = 7'); db.commit()",
             cli.vaultPath
         ])
         #expect(python.status == 0, "\(python)")
@@ -130,7 +130,7 @@ import Testing
         #expect(unlock.status == 0, "\(unlock)")
         let edit = try h.runWithoutPassphrase(["edit", "7e55752d", "--note", "through the agent"])
         #expect(edit.status == 0, "\(edit)")
-        #expect(try format(cli) == 5)
+        #expect(try format(cli) == 6)
         let show = try h.runWithoutPassphrase(["show", "7e55752d"])
         #expect(show.status == 0 && show.stdout.contains("through the agent"), "\(show)")
         #expect(try cli.run(["lock"]).status == 0)
@@ -150,7 +150,7 @@ import Testing
         let readsBefore = try clientReads(cli)
         let grant = try cli.run(["grant", "family", "436c5bf5"])
         #expect(grant.status == 0, "\(grant)")
-        #expect(try format(cli) == 5)
+        #expect(try format(cli) == 6)
         let check = try cli.run(["check", "--read-data"])
         #expect(check.status == 0, "\(check)")
         let reads = try clientReads(cli)
@@ -164,7 +164,7 @@ import Testing
     @Test func serveUpgradesAnOlderVaultBeforeItServes() throws {
         let cli = try FormatUpgradeCLITests().formatTwoVault()
         let server = try ServerProcess(cli)
-        #expect(try format(cli) == 5, "upgraded before the first request")
+        #expect(try format(cli) == 6, "upgraded before the first request")
         let token = try server.token(identity: cli.path("lens-shop.key"))
         for _ in 0..<3 {
             let search = try server.curl("GET", "/VisionPrescription", token: token)

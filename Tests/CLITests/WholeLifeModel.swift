@@ -53,7 +53,8 @@ struct Plan: CustomStringConvertible {
             case .detach(let p): return "detach #\(p)"
             case .clientAdd(let n): return "client add app\(n) --generate"
             case .clientRemove(let p): return "client remove #\(p) --yes"
-            case .grant(let c, let p): return "grant client #\(c) #\(p)"
+            case .grant(let c, let p):
+                return "grant client #\(c) #\(p)" + (Model.withMeasurements(p) ? " --measurements" : "")
             case .revoke(let c, let p): return "revoke client #\(c) #\(p)"
             case .patientRename(let p, let n): return "patient rename (patient of #\(p)) 'Renamed \(n)'"
             case .patientMerge(let p, let o): return "patient merge (patients of #\(p), #\(o)) --yes"
@@ -146,6 +147,11 @@ final class Model {
     var clients: [String: String] = [:]
     /// Client name -> the prescriptions it is granted (no end: a grant lives until revoked).
     var grants: [String: Set<String>] = [:]
+    /// Client name -> the prescriptions whose grant carries the patient's measurements (a grant
+    /// repeated without `--measurements` keeps them; a revoke ends them).
+    var measurementGrants: [String: Set<String>] = [:]
+    /// One grant in three is made with `--measurements`.
+    static func withMeasurements(_ pick: Int) -> Bool { pick % 3 == 0 }
     var tokens: [String: String] = [:]
     var removedTokens: [String: String] = [:]
     var passphrase: String
@@ -170,4 +176,7 @@ final class Model {
     var clientNames: [String] { clients.keys.sorted() }
     func client(_ n: Int) -> String? { clientNames.isEmpty ? nil : clientNames[n % clientNames.count] }
     func granted(_ client: String) -> Set<String> { (grants[client] ?? []).intersection(prescriptions.keys) }
+    func grantedMeasurements(_ client: String) -> Set<String> {
+        (measurementGrants[client] ?? []).intersection(granted(client))
+    }
 }

@@ -303,11 +303,17 @@ final class Life {
             model.removedTokens[name] = model.tokens[name]
             model.clients[name] = nil
             model.grants[name] = nil
+            model.measurementGrants[name] = nil
             model.tokens[name] = nil
         case .grant(let client, let pick):
             guard let name = model.client(client), let id = model.pick(pick) else { return }
-            try Life.expect(try cli.run(["grant", name, id, "--no-expiry"]), 0, "grant")
+            let measurements = Model.withMeasurements(pick)
+            try Life.expect(
+                try cli.run(["grant", name, id, "--no-expiry"] + (measurements ? ["--measurements"] : [])), 0, "grant")
+            // A grant made anew starts without measurements; a repeated one keeps what it had.
+            if !model.granted(name).contains(id) { model.measurementGrants[name]?.remove(id) }
             model.grants[name, default: []].insert(id)
+            if measurements { model.measurementGrants[name, default: []].insert(id) }
         case .revoke(let client, let pick):
             guard let name = model.client(client) else { return }
             // Half the time one it holds, else any (67 when it holds none).
@@ -315,6 +321,7 @@ final class Life {
             guard let id = held.isEmpty || pick % 2 == 1 ? model.pick(pick) : held[pick % held.count] else { return }
             try Life.expect(try cli.run(["revoke", name, id]), held.contains(id) ? 0 : 67, "revoke")
             model.grants[name]?.remove(id)
+            model.measurementGrants[name]?.remove(id)
         case .patientRename(let pick, let n):
             guard let id = model.pick(pick), let patient = try patient(of: id) else { return }
             try Life.expect(
@@ -448,8 +455,18 @@ final class Life {
             Set(valid.map { String($0.id.prefix(8)) }), Set(model.ids.filter { model.prescriptions[$0]!.validToday }),
             "query --valid-on \(Model.today)")
         // Every client, through the CLI with its identity and through the API.
+        let owned = try ownerMeasurements()
         for name in model.clientNames {
             let identity = model.clients[name]!
+            // The measurements of the patients of its grants made with --measurements, as the owner
+            // holds them now (every change re-seals those grants).
+            var patients: Set<String> = []
+            for id in model.grantedMeasurements(name) { if let p = try patient(of: id) { patients.insert(p.id) } }
+            let expected = owned.filter { patients.contains($0.value.patient) }.mapValues(\.axial)
+            let measured = try measurements(of: cli, identity: identity)
+            try Life.same(
+                Set(measured.map { "\($0.key) \($0.value)" }), Set(expected.map { "\($0.key) \($0.value)" }),
+                "\(name)'s measurements with its identity")
             let read = try listed(["--identity", identity, "list"])
             try Life.same(
                 Set(read.map { String($0.id.prefix(8)) }), model.granted(name), "\(name)'s reads with its identity")
@@ -483,6 +500,18 @@ final class Life {
                     }
                 }
                 try Life.same(served, model.granted(name), "\(name)'s reads over the API")
+                let observations = try RawHTTP.get(server.socket, "/Observation", token: token)
+                guard observations.status == 200 else {
+                    throw Mismatch(message: "API Observation search by \(name): \(observations.status)")
+                }
+                var observed: Set<String> = []
+                for entry in observations.json["entry"] as? [[String: Any]] ?? [] {
+                    let resource = entry["resource"] as? [String: Any]
+                    for identifier in resource?["identifier"] as? [[String: Any]] ?? [] {
+                        if let value = identifier["value"] as? String { observed.insert(String(value.prefix(8))) }
+                    }
+                }
+                try Life.same(observed, Set(expected.keys), "\(name)'s measurements over the API")
             }
         }
         if let server {
@@ -591,9 +620,26 @@ final class Life {
         }
     }
 
-    /// `measurement list --format json`: id (8 hex digits) -> the right eye's axial length, two decimals.
-    func measurements(of harness: CLIHarness, environment: [String: String?] = [:]) throws -> [String: String] {
-        let r = try harness.run(["measurement", "list", "--format", "json"], environment: environment)
+    /// The owner's measurements: id (8 hex digits) -> the right eye's axial length and the patient
+    /// record's id (12 hex digits, as `patient(of:)` gives it).
+    func ownerMeasurements() throws -> [String: (axial: String, patient: String)] {
+        var found: [String: (axial: String, patient: String)] = [:]
+        for m in try json(["measurement", "list", "--format", "json"])["measurements"] as? [[String: Any]] ?? [] {
+            let id = String((m["id"] as? String ?? "").prefix(8))
+            let patient = ((m["patient"] as? [String: Any])?["id"] as? String ?? "").prefix(12)
+            found[id] = ((m["axialLengthOD"] as? Double).map { String(format: "%.2f", $0) } ?? "none", String(patient))
+        }
+        return found
+    }
+
+    /// `measurement list --format json`: id (8 hex digits) -> the right eye's axial length, two
+    /// decimals; as a client with `identity`.
+    func measurements(
+        of harness: CLIHarness, identity: String? = nil, environment: [String: String?] = [:]
+    ) throws -> [String: String] {
+        let r = try harness.run(
+            ["measurement", "list", "--format", "json"] + (identity.map { ["--identity", $0] } ?? []),
+            environment: environment)
         try Life.expect(r, 0, "measurement list")
         let object = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
         var found: [String: String] = [:]

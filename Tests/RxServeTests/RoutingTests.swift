@@ -31,7 +31,7 @@ import Testing
             let basic = try await api.request(.get, "/Patient/x", headers: [.authorization: "Basic c2hvcDpzaG9w"])
             #expect(basic.status == .unauthorized && basic.outcome == "login")
             // A path no route has, and a method no route takes: FHIR errors too.
-            let nowhere = try await api.get("/Observation")
+            let nowhere = try await api.get("/Encounter")
             #expect(
                 nowhere.status == .notFound && nowhere.outcome == "not-found"
                     && nowhere.contentType?.hasPrefix("application/fhir+json") == true)

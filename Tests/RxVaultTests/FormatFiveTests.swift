@@ -67,7 +67,7 @@ import Testing
         let t = try TestVault()
         _ = try vaultWithPrescriptions(t)
         let (schema, state) = try Self.storedState(t)
-        #expect(schema == VaultState.sealSchema)
+        #expect(schema == VaultState.measurementGrantsSchema)
         #expect(state.indexBySeal)
         let buckets = try t.open().store.indexBuckets()
         #expect(!buckets.isEmpty)
@@ -94,8 +94,9 @@ import Testing
         let writer = try t.open()
         _ = try writer.edit(records[0].id) { $0.note = "after the upgrade" }
         let (schema, state) = try Self.storedState(t)
-        #expect(schema == VaultState.sealSchema)
-        #expect(try VaultHeader.read(at: t.path).formatVersion == 5)
+        // Through format 5 to the current format (6: no change to the index hashes).
+        #expect(schema == VaultState.measurementGrantsSchema)
+        #expect(try VaultHeader.read(at: t.path).formatVersion == VaultHeader.currentFormatVersion)
         let bucketsAfter = try writer.store.indexBuckets()
         for (bucket, sealed) in bucketsAfter { #expect(state.indexHashes[bucket] == VaultState.sealDigest(sealed)) }
         // Only the edited prescription's bucket was re-sealed; the others kept their bytes.
@@ -229,9 +230,9 @@ import Testing
         #expect(server.header.formatVersion == 4)
         #expect(try server.list().count == 3)
         _ = try t.open().edit(records[0].id) { $0.note = "upgraded by another connection" }
-        #expect(try VaultHeader.read(at: t.path).formatVersion == 5)
+        #expect(try VaultHeader.read(at: t.path).formatVersion == VaultHeader.currentFormatVersion)
         #expect(try server.prescription(records[0].id).prescription.note == "upgraded by another connection")
-        #expect(server.header.formatVersion == 5)
+        #expect(server.header.formatVersion == VaultHeader.currentFormatVersion)
         #expect(try server.query(PrescriptionFilter()).count == 3)
         _ = try server.edit(records[1].id) { $0.note = "written after following" }
         #expect(try t.open().check(readData: false).isClean)

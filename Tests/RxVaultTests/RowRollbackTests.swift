@@ -241,8 +241,8 @@ import Testing
         // The first write upgrades (to format 5, through 2, 3 and 4), in the same transaction, and
         // countersigns that read as format 1 would have.
         _ = try vault.edit(edited.id) { $0.note = "after the upgrade" }
-        #expect(vault.header.formatVersion == 5)
-        #expect(try VaultHeader.read(at: path).formatVersion == 5)
+        #expect(vault.header.formatVersion == VaultHeader.currentFormatVersion)
+        #expect(try VaultHeader.read(at: path).formatVersion == VaultHeader.currentFormatVersion)
         let report = try vault.check(readData: true)
         #expect(report.isClean, "\(report.stages.flatMap(\.errors))")
         #expect(try vault.grants().count == 1)

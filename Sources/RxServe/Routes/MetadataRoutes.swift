@@ -57,6 +57,14 @@ struct MetadataRoutes {
                         ]),
                         .fields(["type": .string("Patient"), "interaction": interactions("read")]),
                         .fields([
+                            "type": .string("Observation"), "interaction": interactions("read", "search-type"),
+                            "searchParam": .array([
+                                parameter(
+                                    "patient", "reference",
+                                    "Patient/<id>: the axial lengths and acuities of a grant made with --measurements")
+                            ])
+                        ]),
+                        .fields([
                             "type": .string("DocumentReference"), "interaction": interactions("search-type"),
                             "searchParam": .array([parameter("related", "reference", "VisionPrescription/<id>")])
                         ]),

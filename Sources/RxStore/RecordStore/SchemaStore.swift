@@ -28,4 +28,7 @@ public protocol SchemaStore: AnyObject {
     /// moves the state root to its schema 3 in the same transaction). Every engine supports it:
     /// a server database made in format 4 is upgraded in place.
     func upgradeToFormat5() throws(StoreError)
+    /// Format 5 to 6: no table changes (grants may carry measurements inside their sealed
+    /// parts). The header and the schema version move to 6; every engine supports it.
+    func upgradeToFormat6() throws(StoreError)
 }

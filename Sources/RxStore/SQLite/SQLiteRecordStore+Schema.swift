@@ -45,4 +45,10 @@ extension SQLiteRecordStore {
         try database.execute("PRAGMA user_version = 5")
         try database.execute("UPDATE vault_header SET format_version = 5 WHERE singleton = 1")
     }
+
+    public func upgradeToFormat6() throws(StoreError) {
+        guard try schemaVersion() == 5 else { throw StoreError.corrupt("the schema to upgrade is not version 5") }
+        try database.execute("PRAGMA user_version = 6")
+        try database.execute("UPDATE vault_header SET format_version = 6 WHERE singleton = 1")
+    }
 }

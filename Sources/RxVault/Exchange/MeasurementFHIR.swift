@@ -58,7 +58,7 @@ extension FHIR {
 
     /// The Observations of one measurement, each with its stable id (`uuid` of the measurement's
     /// id and the value's name, so an export repeated gives the same ids).
-    static func observations(_ m: EyeMeasurement, patientReference: String) -> [(String, JSONValue)] {
+    public static func observations(_ m: EyeMeasurement, patientReference: String) -> [(String, JSONValue)] {
         var out: [(String, JSONValue)] = []
         for eye in Eye.allCases {
             guard let value = m.axialLength(eye) else { continue }

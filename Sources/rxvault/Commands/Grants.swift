@@ -37,7 +37,8 @@ extension RxVaultCommand {
                         var item: [String: Any] = [
                             "client": g.client.name, "clientID": g.client.id.hex, "prescription": g.prescriptionID.hex,
                             "apiID": FHIR.prescriptionResourceID(g.prescriptionID),
-                            "granted": g.granted, "attachments": g.includesAttachments, "active": g.isActive(on: today)
+                            "granted": g.granted, "attachments": g.includesAttachments,
+                            "measurements": g.includesMeasurements, "active": g.isActive(on: today)
                         ]
                         if let e = g.expires { item["expires"] = e.description }
                         if let r = g.lastRead { item["lastRead"] = r }

@@ -18,7 +18,9 @@ extension RxVaultCommand {
                 Snellen in feet (20/20) or metres (6/6, 6/7.5), decimal (1.0) or 'logMAR 0.10'
                 (the word is required: 0.1 alone is decimal 0.1); it is kept as written, with
                 its logMAR value in JSON and FHIR. 'rxvault trend' shows the axial length beside
-                the refraction. Measurements are the owner's: clients are never granted them.
+                the refraction. A client reads a patient's measurements only through a grant made
+                with --measurements ('rxvault grant'), with 'measurement list --identity FILE'
+                or the API's /Observation.
 
                 Examples:
                   rxvault measurement add "Mia Chen" --date 2026-03-01 \\
@@ -94,7 +96,10 @@ extension RxVaultCommand {
 
             func run() throws {
                 try CommandRunner.run(json: format != .table) {
-                    try options.requireOwner("measurement list")
+                    if options.identity != nil {
+                        try listGranted()
+                        return
+                    }
                     let vault = try options.openVault(command: "measurement list")
                     let id = try patient.map { try vault.findPatient($0).id }
                     let records = try vault.measurements(of: id)
@@ -120,6 +125,23 @@ extension RxVaultCommand {
                         }
                         Terminal.out(MeasurementOutput.text(records, style: .forStandardOutput(wide: wide)))
                     }
+                }
+            }
+
+            /// As a client (`--identity`): the measurements its grants carry, logged as a read.
+            private func listGranted() throws {
+                guard case let client as ClientVault = try options.openReader() else { return }
+                let records = try client.measurements(of: patient)
+                warnIfNotLogged(client)
+                switch format {
+                case .json: Terminal.out(MeasurementOutput.json(records).write(pretty: true))
+                case .fhir: Terminal.out(String(decoding: FHIR.measurementBundle(records), as: UTF8.self))
+                case .table:
+                    guard !records.isEmpty else {
+                        Terminal.err("rxvault: no measurements granted (a grant made with --measurements carries them)")
+                        return
+                    }
+                    Terminal.out(MeasurementOutput.text(records, style: .forStandardOutput(wide: wide)))
                 }
             }
         }

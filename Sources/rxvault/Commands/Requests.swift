@@ -94,7 +94,8 @@ extension RxVaultCommand {
                     let found = try vault.accessRequest(request)
                     let ids = try prescriptions.map { try vault.resolve($0) }
                     let outcomes = try vault.approve(
-                        found, prescriptions: ids, expires: end, attachments: terms.attachments)
+                        found, prescriptions: ids, expires: end, attachments: terms.attachments,
+                        measurements: terms.measurements)
                     let name = try vault.clients().first { $0.id == found.client }?.name ?? found.client.short
                     for outcome in outcomes { Terminal.out("\(name): \(outcome.prescriptionID.short) \(outcome)") }
                     Terminal.out("request \(found.id.prefix(8)) approved")

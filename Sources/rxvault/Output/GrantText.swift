@@ -11,14 +11,18 @@ import RxVault
 enum GrantText {
     /// EXPIRES and STATUS in red for an expired grant, yellow for one that ends within the
     /// window a prescription counts as expiring in. On a narrow terminal the times (granted,
-    /// last read) go beneath the row, then whether attachments are shared: names stay whole.
+    /// last read) go beneath the row, then whether attachments and measurements are shared: names
+    /// stay whole.
     static func table(_ grants: [GrantSummary], today: CalendarDate, style: TableStyle = .plain) -> String {
         Table.render(
-            headers: ["CLIENT", "PRESCRIPTION", "GRANTED", "EXPIRES", "ATTACHMENTS", "STATUS", "LAST READ", "API ID"],
+            headers: [
+                "CLIENT", "PRESCRIPTION", "GRANTED", "EXPIRES", "ATTACHMENTS", "MEASUREMENTS", "STATUS", "LAST READ",
+                "API ID"
+            ],
             rows: grants.map { g in
                 [
                     g.client.name, g.prescriptionID.short, g.granted, g.expires?.description ?? "-",
-                    g.includesAttachments ? "yes" : "no",
+                    g.includesAttachments ? "yes" : "no", g.includesMeasurements ? "yes" : "no",
                     g.isActive(on: today) ? "active" : "expired", g.lastRead ?? "never",
                     FHIR.prescriptionResourceID(g.prescriptionID)
                 ]
@@ -28,8 +32,8 @@ enum GrantText {
                     ? .expired
                     : g.expires.map { today.days(until: $0) <= PrescriptionStatus.defaultWarningDays } == true
                         ? .expiring : nil
-            }, tinted: [3, 5],
-            overflow: [.init(columns: [7]), .init(columns: [2, 6]), .init(columns: [4]), .init(columns: [3, 5])],
+            }, tinted: [3, 6],
+            overflow: [.init(columns: [8]), .init(columns: [2, 7]), .init(columns: [4, 5]), .init(columns: [3, 6])],
             style: style)
     }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import RxVault
 
 /// The terms a grant states (`grant`, `requests approve`): an end, or none, and whether the
-/// attachments are included. Nil for what is not stated: a repeated grant keeps it.
+/// attachments and the patient's measurements are included. Nil for what is not stated: a repeated grant keeps it.
 struct GrantTermsOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -15,6 +15,12 @@ struct GrantTermsOptions: ParsableArguments {
             "Let the client read the attachments, or not (default for a new grant: yes; a repeated grant keeps its setting)."
     )
     var attachments: Bool?
+    @Flag(
+        inversion: .prefixedNo, exclusivity: .exclusive,
+        help:
+            "Let the client read the patient's measurements (axial length, acuity), or not (default for a new grant: no; a repeated grant keeps its setting)."
+    )
+    var measurements: Bool?
 
     func validate() throws {
         if noExpiry && expires != nil { throw ValidationError("give --expires or --no-expiry, not both") }
@@ -27,5 +33,5 @@ struct GrantTermsOptions: ParsableArguments {
         return try expires.map { .until(try GrantText.parseExpiry($0, today: today)) }
     }
 
-    var statesNothing: Bool { expires == nil && !noExpiry && attachments == nil }
+    var statesNothing: Bool { expires == nil && !noExpiry && attachments == nil && measurements == nil }
 }
