@@ -113,6 +113,14 @@ struct RouteSupport: Sendable {
         return view
     }
 
+    /// The client's view and the measurements its grants carry, read in one turn (format 6).
+    func measurements(_ context: ClientRequestContext) async throws -> (ClientView, [GrantedMeasurements]) {
+        guard let answer = try await gateway.measurements(clientID: context.clientID) else {
+            throw APIError.unregistered
+        }
+        return answer
+    }
+
     /// The granted prescription the path's `id` names; "not found" for anything else.
     func granted(_ context: ClientRequestContext, in view: ClientView) throws -> PrescriptionID {
         guard let id = context.parameters.get("id"), let match = view.prescriptions[id] else {

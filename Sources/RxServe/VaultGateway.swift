@@ -185,9 +185,13 @@ actor VaultGateway {
 
     func history(_ id: PrescriptionID) async throws -> [PrescriptionRecord] { try await live().history(id) }
 
-    /// The measurements the client's live grants carry (format 6), read now.
-    func measurements(for view: ClientView) async throws -> [GrantedMeasurements] {
-        try await refresh().grantedMeasurements(view.access)
+    /// The measurements the client's live grants carry (format 6), with the client's view
+    /// read in the same turn (a grant changed between the two cannot widen what is answered);
+    /// nil when the client is no longer registered.
+    func measurements(clientID: ClientID) async throws -> (ClientView, [GrantedMeasurements])? {
+        let vault = try await refresh()
+        guard let view = try currentView(clientID, in: vault) else { return nil }
+        return (view, try vault.grantedMeasurements(view.access))
     }
 
     func attachments(of id: PrescriptionID) async throws -> [AttachmentInfo] { try await live().attachments(of: id) }

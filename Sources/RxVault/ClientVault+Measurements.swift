@@ -7,11 +7,10 @@ extension ClientVault {
     /// The patients of the client's grants that include measurements, each with those
     /// measurements (oldest first), by name. A patient's measurements reach the client through
     /// every grant on that patient's prescriptions that includes them; the owner re-seals all of
-    /// them together, so they agree, and the newest version's grant is taken when they do not
-    /// (a read racing a write).
+    /// them in one write, so they agree (the grant of the lowest prescription id is taken).
     public func measuredPatients() throws(VaultError) -> [PatientSummary] {
-        var byPatient: [String: (order: (Int, String), summary: PatientSummary)] = [:]
-        for (id, keys) in granted {
+        var byPatient: [String: PatientSummary] = [:]
+        for (id, keys) in granted.sorted(by: { $0.key.hex < $1.key.hex }) {
             guard let stored = keys.context.measurements, let patient = keys.context.patient,
                 let patientHex = patient.id, let patientID = PatientID(hex: patientHex)
             else { continue }
@@ -19,16 +18,12 @@ extension ClientVault {
             do { measurements = try stored.map { try $0.measurement() } } catch {
                 throw .integrity("the grant on prescription \(id.short) carries measurements that do not read")
             }
-            let order = (keys.context.version, id.hex)
-            if let kept = byPatient[patientHex], kept.order >= order { continue }
-            byPatient[patientHex] = (
-                order,
-                PatientSummary(
-                    id: patientID, name: patient.name, birthDate: patient.birthDate, merged: [],
-                    family: patient.family, given: patient.given, measurements: measurements)
-            )
+            if byPatient[patientHex] != nil { continue }
+            byPatient[patientHex] = PatientSummary(
+                id: patientID, name: patient.name, birthDate: patient.birthDate, merged: [],
+                family: patient.family, given: patient.given, measurements: measurements)
         }
-        return PatientDirectory.ordered(byPatient.values.map(\.summary))
+        return PatientDirectory.ordered(Array(byPatient.values))
     }
 
     /// The granted measurements of one patient (`patient`: a name, part of one or an id prefix,

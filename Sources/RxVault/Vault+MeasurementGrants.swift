@@ -23,11 +23,20 @@ extension Vault {
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
         guard !clients.isEmpty else { return }
         for indexed in try prescriptions(of: patientIDs) {
+            // Only a prescription with a grant that carries measurements is touched (its rows
+            // verified against the owner's manifest, then its entry rewritten): a write of
+            // measurements no client is granted leaves the patient's prescriptions' rows and
+            // manifest buckets as they were. A grant row is opened (its MAC checked) to tell.
+            func carrying() throws -> [(StoredGrant, ClientSummary, GrantSummary)] {
+                try storedGrants(clientID: nil, prescriptionID: indexed.id).compactMap { stored in
+                    guard let client = clients[stored.row.clientID] else { return nil }
+                    let grant = try openGrant(stored, client: client)
+                    return grant.includesMeasurements ? (stored, client, grant) : nil
+                }
+            }
+            guard !(try carrying()).isEmpty else { continue }
             try touch(indexed.id.hex)
-            for stored in try storedGrants(clientID: nil, prescriptionID: indexed.id) {
-                guard let client = clients[stored.row.clientID] else { continue }
-                let grant = try openGrant(stored, client: client)
-                guard grant.includesMeasurements else { continue }
+            for (stored, client, grant) in try carrying() {
                 try writeGrant(
                     id: stored.row.id, client: client, prescriptionID: indexed.id,
                     info: GrantInfo(

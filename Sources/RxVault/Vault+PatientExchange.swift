@@ -90,6 +90,7 @@ extension Vault {
             for m in summary.measurements { owners[m.id] = summary.id }
         }
         var seen: Set<String> = []
+        var measured: Set<String> = []
         // A record without measurements carries nothing its prescriptions do not (no export
         // writes one; an edited file can): it makes no record here.
         for file in patients where !file.record.measurements.isEmpty {
@@ -155,11 +156,13 @@ extension Vault {
             // an import's prescription sets one: `linkPatient`).
             if let current, current.birthDate != summary.birthDate {
                 try refreshPrescriptions(of: [summary.id.hex])
-            } else if current?.measurements != summary.measurements {
-                // Grants that carry the measurements carry them as they now are.
-                try resealMeasurementGrants(ofPatients: [summary.id.hex])
+            } else if let current, current.measurements != summary.measurements {
+                measured.insert(summary.id.hex)
             }
         }
+        // Grants that carry the measurements carry them as they now are (once for all the
+        // records changed; a record made by this import has no grant yet).
+        try resealMeasurementGrants(ofPatients: measured)
     }
 
     /// The record a file's patient is here, or nil with a problem said: the record with its id;

@@ -51,7 +51,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// No measurement with that id or prefix (issue 26).
     case measurementNotFound(String)
     /// More than one patient record matches a name or id prefix; `candidates` describe each (id,
-    /// name, birth date). Only raised to the owner's own commands, which need the names to choose.
+    /// name, birth date). Raised to the owner's commands, which need the names to choose, and to
+    /// a client choosing among the patients its grants carry measurements of (none other).
     case ambiguousPatient(String, candidates: [String])
     /// The identity given is not a client of this vault (or was removed).
     case unknownIdentity

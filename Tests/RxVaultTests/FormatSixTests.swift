@@ -134,6 +134,38 @@ import Testing
         #expect(throws: VaultError.self) { _ = try t.open().grants(client: client) }
     }
 
+    /// The term outlives what re-seals a grant for other reasons: another client's grant expiring
+    /// (the sweep re-keys the prescription) and a merge, after which the grant carries the kept
+    /// patient's measurements with the merged one's.
+    @Test func theMeasurementTermOutlivesReKeysAndMerges() throws {
+        let (t, owner, record, client, identity) = try setUp()
+        try owner.grant(client, [record.id], expires: nil, attachments: nil, measurements: true)
+        let second = try owner.addClient(name: "family", recipient: try AgeIdentity.generate().recipient)
+        try owner.grant(second, [record.id], expires: TestVault.today, includeAttachments: true)
+        let day = TestVault.today.adding(days: 1)!
+        let tomorrow = try Vault.open(at: t.path, with: .passphrase(t.passphrase), clock: .fixed(today: day))
+        let (other, _) = try tomorrow.add(TestVault.glasses(patient: "Mia C."))
+        #expect(try tomorrow.grants(client: second).isEmpty, "swept")
+        #expect(try tomorrow.grants(client: client).map(\.includesMeasurements) == [true])
+        let view = try ClientVault.open(
+            at: t.path, identity: identity, clock: .fixed(today: day))
+        #expect(try view.measurements(of: nil).count == 1)
+
+        try tomorrow.addMeasurement(
+            EyeMeasurement(id: "", date: CalendarDate(iso: "2026-05-01")!, axialLengthRight: Hundredths(raw: 2420)),
+            patient: try tomorrow.findPatient("Mia C.").id)
+        let kept = try tomorrow.findPatient("Mia Chen")
+        try tomorrow.mergePatients(try tomorrow.findPatient("Mia C.").id, into: kept.id)
+        let merged = try ClientVault.open(
+            at: t.path, identity: identity, clock: .fixed(today: day))
+        #expect(
+            try merged.measurements(of: nil).map(\.measurement.axialLengthRight)
+                == [2410, 2420].map { Hundredths(raw: $0) })
+        #expect(try merged.list().map(\.id) == [record.id], "the merged patient's prescription is not granted")
+        _ = other
+        #expect(try tomorrow.check(readData: false).isClean)
+    }
+
     /// A client reads the measurements of the patients of its grants that include them, and no
     /// other patient's, even one whose prescription it was granted without them.
     @Test func aClientReadsOnlyThePatientsItsGrantsCarry() throws {

@@ -18,13 +18,13 @@ struct ObservationRoutes {
         return routes
     }
 
-    /// Every granted Observation, or those of one Patient (`patient=Patient/<id>` or `<id>`), in
-    /// date order: a child's record is tens of visits, not pages of them.
+    /// Every granted Observation, or those of one Patient (`patient=Patient/<id>` or `<id>`), by
+    /// patient, then date: a child's record is tens of visits, not pages of them.
     func search(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
         var patient: String?
         for (key, value) in request.uri.queryParameters.map({ (String($0.key), String($0.value)) }) {
             switch key {
-            case "patient", "subject":
+            case "patient":
                 guard patient == nil else { throw APIError.invalid("give \(key) once") }
                 patient = value.hasPrefix("Patient/") ? String(value.dropFirst("Patient/".count)) : value
             case "_format" where value == "json" || value == "application/fhir+json":
@@ -34,14 +34,15 @@ struct ObservationRoutes {
                     "unknown search parameter '\(key)' (Observation takes patient, as GET /metadata says)")
             }
         }
-        let client = try await support.view(context)
+        let (client, measured) = try await support.measurements(context)
         var entries: [JSONValue] = []
         var read: [PrescriptionID] = []
         let base = support.baseURL(request)
-        for granted in try await support.gateway.measurements(for: client) {
+        for granted in measured {
             let patientID = FHIR.patientResourceID(granted.patient.patient)
             if let patient, patient != patientID { continue }
-            read += granted.via
+            // Only what was returned counts as read (a patient with none returns nothing).
+            if !granted.records.isEmpty { read += granted.via }
             for record in granted.records {
                 for (id, resource) in FHIR.observations(record.measurement, patientReference: "Patient/" + patientID) {
                     entries.append(
@@ -58,8 +59,8 @@ struct ObservationRoutes {
 
     func read(_ context: ClientRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id") else { throw APIError.notFound() }
-        let client = try await support.view(context)
-        for granted in try await support.gateway.measurements(for: client) {
+        let (client, measured) = try await support.measurements(context)
+        for granted in measured {
             let patientID = FHIR.patientResourceID(granted.patient.patient)
             for record in granted.records {
                 for (observationID, resource) in FHIR.observations(
