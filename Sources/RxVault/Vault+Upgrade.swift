@@ -177,10 +177,7 @@ extension Vault {
         }
         state.indexBySeal = true
         try store.upgradeToFormat5()
-        var record = header.record
-        record.formatVersion = 5
-        header = try VaultHeader(record, slots: try store.keySlots())
-        write.state = state
+        try adoptFormat(5, state: state, in: write)
     }
 
     /// Upgrades a format-5 vault (or one just upgraded to format 5) to format 6 inside the
@@ -193,8 +190,14 @@ extension Vault {
         var state = try write.root()
         state.measurementGrants = true
         try store.upgradeToFormat6()
+        try adoptFormat(6, state: state, in: write)
+    }
+
+    /// After a step that wraps no key (formats 5 and 6): this process's header takes the new
+    /// format (the store wrote it), and the write ends with the root in that format's schema.
+    private func adoptFormat(_ format: Int, state: VaultState, in write: OwnerWrite) throws {
         var record = header.record
-        record.formatVersion = 6
+        record.formatVersion = format
         header = try VaultHeader(record, slots: try store.keySlots())
         write.state = state
     }
