@@ -126,7 +126,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio")
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
             ]),
         // Proves the image and PDF libraries the attachment validators build on link and run here.
         .testTarget(name: "CLibraryTests", dependencies: ["CPNG", "CPoppler"])

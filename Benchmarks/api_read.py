@@ -18,7 +18,9 @@ shows every run and the verdict uses the medians.
 
 Environment: PRESCRIPTIONS, GRANTED, CONNECTIONS, SECONDS, ROUNDS; RXVAULT_BENCH_CACHE=DIR keeps
 the imported vault there and reuses it (the import is most of the first run's time);
-LOG_LEVEL (info) for the server.
+LOG_LEVEL (info) for the server. PERF_OUT=FILE adds one rxvault run after the rounds under
+`perf record -g` attached to the server (its numbers are not in the table: perf slows it), for
+`perf report -i FILE` to say where a read's time goes.
 """
 import importlib.util, json, os, random, re, shutil, signal, statistics, subprocess, sys, time
 
@@ -32,6 +34,7 @@ CONNECTIONS = int(os.environ.get("CONNECTIONS", "16"))
 SECONDS = int(os.environ.get("SECONDS", "10"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "info")
+PERF_OUT = os.environ.get("PERF_OUT")
 TODAY = "2026-04-20"
 
 
@@ -208,6 +211,14 @@ http {{
         for _ in range(ROUNDS):
             for name, each in servers.items():
                 runs[name].append(wrk(each, script, SECONDS))
+        if PERF_OUT:
+            perf = subprocess.Popen(["perf", "record", "-q", "-g", "-F", "2000", "-o", PERF_OUT, "-p", str(server.pid)],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            time.sleep(1)
+            profiled = wrk(port, script, SECONDS)
+            perf.send_signal(signal.SIGINT)
+            perf.wait(timeout=120)
+            print(f"profile: {profiled['rps']:.0f} reads/s under perf, written to {PERF_OUT} (perf report -i {PERF_OUT})")
         server.send_signal(signal.SIGTERM)
         code = server.wait(timeout=120)
     finally:

@@ -14,11 +14,13 @@ extension ClientVault {
             guard let stored = keys.context.measurements, let patient = keys.context.patient,
                 let patientHex = patient.id, let patientID = PatientID(hex: patientHex)
             else { continue }
+            // Each grant on the patient's prescriptions carries the same list (all are re-sealed
+            // together); the first one read stands for them.
+            if byPatient[patientHex] != nil { continue }
             let measurements: [EyeMeasurement]
             do { measurements = try stored.map { try $0.measurement() } } catch {
                 throw .integrity("the grant on prescription \(id.short) carries measurements that do not read")
             }
-            if byPatient[patientHex] != nil { continue }
             byPatient[patientHex] = PatientSummary(
                 id: patientID, name: patient.name, birthDate: patient.birthDate, merged: [],
                 family: patient.family, given: patient.given, measurements: measurements)

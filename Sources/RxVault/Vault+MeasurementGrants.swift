@@ -27,16 +27,17 @@ extension Vault {
             // verified against the owner's manifest, then its entry rewritten): a write of
             // measurements no client is granted leaves the patient's prescriptions' rows and
             // manifest buckets as they were. A grant row is opened (its MAC checked) to tell.
-            func carrying() throws -> [(StoredGrant, ClientSummary, GrantSummary)] {
-                try storedGrants(clientID: nil, prescriptionID: indexed.id).compactMap { stored in
-                    guard let client = clients[stored.row.clientID] else { return nil }
-                    let grant = try openGrant(stored, client: client)
-                    return grant.includesMeasurements ? (stored, client, grant) : nil
-                }
+            let carriers = try storedGrants(clientID: nil, prescriptionID: indexed.id).compactMap {
+                stored -> (StoredGrant, ClientSummary, GrantSummary)? in
+                guard let client = clients[stored.row.clientID] else { return nil }
+                let grant = try openGrant(stored, client: client)
+                return grant.includesMeasurements ? (stored, client, grant) : nil
             }
-            guard !(try carrying()).isEmpty else { continue }
+            guard !carriers.isEmpty else { continue }
+            // Touching verifies the rows read above against the manifest (in this write, so they
+            // cannot change in between) before any is rewritten.
             try touch(indexed.id.hex)
-            for (stored, client, grant) in try carrying() {
+            for (stored, client, grant) in carriers {
                 try writeGrant(
                     id: stored.row.id, client: client, prescriptionID: indexed.id,
                     info: GrantInfo(

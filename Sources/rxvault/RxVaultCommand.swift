@@ -8,7 +8,7 @@ import RxVault
 /// and runs as before.
 @main
 struct RxVaultCommand: AsyncParsableCommand {
-    static let version = "0.4.0"
+    static let version = "0.5.0-dev"
 
     static let configuration = CommandConfiguration(
         commandName: "rxvault",

@@ -222,7 +222,7 @@ import Testing
 
     @Test func versionAndHelp() throws {
         let cli = try CLIHarness()
-        #expect(try cli.run(["--version"]).stdout == "0.4.0\n")
+        #expect(try cli.run(["--version"]).stdout == "0.5.0-dev\n")
         let help = try cli.run(["add", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("--od <spec>"))

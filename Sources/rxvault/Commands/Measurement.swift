@@ -97,15 +97,19 @@ extension RxVaultCommand {
             func run() throws {
                 try CommandRunner.run(json: format != .table) {
                     if options.identity != nil {
-                        try listGranted()
+                        // As a client: the measurements its grants carry, logged as a read.
+                        let client = try options.openClient()
+                        let records = try client.measurements(of: patient)
+                        warnIfNotLogged(client)
+                        try print(
+                            records,
+                            none: "no measurements granted (a grant made with --measurements carries them)")
                         return
                     }
                     let vault = try options.openVault(command: "measurement list")
                     let id = try patient.map { try vault.findPatient($0).id }
                     let records = try vault.measurements(of: id)
-                    switch format {
-                    case .json: Terminal.out(MeasurementOutput.json(records).write(pretty: true))
-                    case .fhir:
+                    try print(records, none: "no measurements; 'rxvault measurement add' records one") {
                         // Like an export: the audit entry first; if it cannot be written, nothing is
                         // printed. It names whose measurements left, as an export names prescriptions.
                         var patients: [String] = []
@@ -117,30 +121,22 @@ extension RxVaultCommand {
                             prescriptions: [], attachments: [],
                             format: "measurements (FHIR, \(records.count) measurement(s)\(whose))", client: nil,
                             recipients: nil)
-                        Terminal.out(String(decoding: FHIR.measurementBundle(records), as: UTF8.self))
-                    case .table:
-                        guard !records.isEmpty else {
-                            Terminal.err("rxvault: no measurements; 'rxvault measurement add' records one")
-                            return
-                        }
-                        Terminal.out(MeasurementOutput.text(records, style: .forStandardOutput(wide: wide)))
                     }
                 }
             }
 
-            /// As a client (`--identity`): the measurements its grants carry, logged as a read.
-            private func listGranted() throws {
-                guard case let client as ClientVault = try options.openReader() else { return }
-                let records = try client.measurements(of: patient)
-                warnIfNotLogged(client)
+            /// Prints `records` in `format`, the owner's and a client's alike; `none` is said on
+            /// stderr when a table would be empty, and `beforeFHIR` runs before a FHIR Bundle leaves.
+            private func print(
+                _ records: [MeasurementRecord], none: String, beforeFHIR: () throws -> Void = {}
+            ) throws {
                 switch format {
                 case .json: Terminal.out(MeasurementOutput.json(records).write(pretty: true))
-                case .fhir: Terminal.out(String(decoding: FHIR.measurementBundle(records), as: UTF8.self))
+                case .fhir:
+                    try beforeFHIR()
+                    Terminal.out(String(decoding: FHIR.measurementBundle(records), as: UTF8.self))
                 case .table:
-                    guard !records.isEmpty else {
-                        Terminal.err("rxvault: no measurements granted (a grant made with --measurements carries them)")
-                        return
-                    }
+                    guard !records.isEmpty else { return Terminal.err("rxvault: \(none)") }
                     Terminal.out(MeasurementOutput.text(records, style: .forStandardOutput(wide: wide)))
                 }
             }

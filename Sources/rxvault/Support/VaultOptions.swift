@@ -103,7 +103,12 @@ struct VaultOptions: ParsableArguments {
 
     /// Opens the vault for reading: as a client when `--identity` is given, else as the owner.
     func openReader() throws -> any VaultReader {
-        guard let identity else { return try openVault() }
+        identity == nil ? try openVault() : try openClient()
+    }
+
+    /// Opens the vault as the client whose identity `--identity` names (a usage error without it).
+    func openClient() throws -> ClientVault {
+        guard let identity else { throw CLIError(.usage, "give --identity KEY to read as a client") }
         guard let first = try KeyFile.identities(identity).first else {
             throw CLIError(.usage, "\(identity) holds no identity")
         }
