@@ -58,7 +58,7 @@ struct SealedSessions: Sendable {
 
     /// The client and expiry `token` holds, or nil when it is not one this vault's servers sealed.
     func token(_ token: String) -> Token? {
-        guard token.hasPrefix(Self.tokenPrefix), let box = Self.unbase64URL(String(token.dropFirst(4))),
+        guard token.hasPrefix(Self.tokenPrefix), let box = Self.unbase64URL(token.dropFirst(4)),
             let plain = try? AEAD.open(box, key: key, associatedData: Self.tokenData), plain.count == 24
         else { return nil }
         let bytes = plain.withUnsafeBytes { Array($0) }
@@ -75,19 +75,14 @@ struct SealedSessions: Sendable {
         Date(timeIntervalSince1970: TimeInterval(bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
     }
 
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    static func base64URL(_ bytes: [UInt8]) -> String { Base64.url.encode(bytes) }
 
-    /// Only the one spelling `base64URL` gives: a challenge is used up by its id as sent, so no
-    /// other spelling of the same bytes (`+` for `-`, padding, stray bits) may redeem it again.
-    /// Bounded: nothing a server sealed is longer, and a request's header may be 16 KiB.
-    static func unbase64URL(_ text: String) -> [UInt8]? {
+    /// Only the one spelling `base64URL` gives (`Base64.url` decodes strictly): a challenge is
+    /// used up by its id as sent, so no other spelling of the same bytes (`+` for `-`, padding,
+    /// stray bits) may redeem it again. Bounded: nothing a server sealed is longer, and a
+    /// request's header may be 16 KiB.
+    static func unbase64URL(_ text: some StringProtocol) -> [UInt8]? {
         guard text.utf8.count <= 256 else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        guard let bytes = Data(base64Encoded: base64).map({ Array($0) }), base64URL(bytes) == text else { return nil }
-        return bytes
+        return Base64.url.decode(Array(text.utf8))
     }
 }

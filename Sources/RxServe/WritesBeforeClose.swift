@@ -19,7 +19,14 @@ final class WritesBeforeClose: ChannelOutboundHandler, RemovableChannelHandler {
     private var lastWrite: EventLoopFuture<Void>?
     private var writesPending = 0
 
+    /// Only a response's end is followed (a promise and a callback each): the close comes right
+    /// after one, and writes complete in order, so when it is written so is all before it. A
+    /// close in the middle of a response is an abort, whose rest nobody waits for.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
         let written = promise ?? context.eventLoop.makePromise()
         writesPending += 1
         written.futureResult.assumeIsolated().whenComplete { _ in self.writesPending -= 1 }

@@ -16,8 +16,12 @@ public enum VaultLocation {
 
     /// The scheme of a URL location, lower-cased; nil for a file path.
     private static func scheme(of location: String) -> String? {
-        guard let separator = location.range(of: "://") else { return nil }
-        let bytes = Array(location[..<separator.lowerBound].utf8)
+        // Bytes, not Foundation's `range(of:)`: a server asks this of its path at each request.
+        let utf8 = Array(location.utf8)
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
+            utf8[(colon + 1)...].starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")])
+        else { return nil }
+        let bytes = utf8[..<colon]
         func isLetter(_ c: UInt8) -> Bool { (0x41...0x5a).contains(c) || (0x61...0x7a).contains(c) }
         func isSchemeCharacter(_ c: UInt8) -> Bool {
             isLetter(c) || (0x30...0x39).contains(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-")

@@ -61,7 +61,7 @@ public final class AgeArmorStream {
             guard !line.isEmpty, line.count <= 64, line.count % 4 == 0 else {
                 throw AgeError.armor("line \(lineNumber) has the wrong length")
             }
-            guard let bytes = AgeBase64.decodePadded(line) else {
+            guard let bytes = Base64.standard.decodePadded(line) else {
                 throw AgeError.armor("invalid base64 on line \(lineNumber)")
             }
             if line.count < 64 || line.last == UInt8(ascii: "=") { state = .afterShortLine }

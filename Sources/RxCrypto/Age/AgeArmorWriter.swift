@@ -19,7 +19,7 @@ public final class AgeArmorWriter {
         var text: [UInt8] = []
         var i = 0
         while i < whole {
-            text += Array(AgeBase64.encodePadded(Array(pending[i..<(i + 48)])).utf8) + [0x0A]
+            text += Array(Base64.standard.encodePadded(Array(pending[i..<(i + 48)])).utf8) + [0x0A]
             i += 48
         }
         pending.removeFirst(whole)
@@ -31,7 +31,7 @@ public final class AgeArmorWriter {
         guard !finished else { return }
         finished = true
         var text: [UInt8] = []
-        if !pending.isEmpty { text += Array(AgeBase64.encodePadded(pending).utf8) + [0x0A] }
+        if !pending.isEmpty { text += Array(Base64.standard.encodePadded(pending).utf8) + [0x0A] }
         try emit(text + Array("-----END AGE ENCRYPTED FILE-----\n".utf8))
     }
 }

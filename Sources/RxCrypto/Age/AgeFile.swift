@@ -77,7 +77,7 @@ public enum AgeFile {
             header += "---"
             let macKey = AgePrimitives.hkdf(secret: fileKey, salt: [], info: "header")
             let mac = macKey.withUnsafeBytes { AgePrimitives.hmacSHA256(key: Array($0), [Array(header.utf8)]) }
-            header += " " + AgeBase64.encode(mac) + "\n"
+            header += " " + Base64.standard.encode(mac) + "\n"
             let nonce = randomBytes(16)
             payloadKey = AgePrimitives.hkdf(secret: fileKey, salt: nonce, info: "payload")
             try output(Array(header.utf8) + nonce)
@@ -131,7 +131,7 @@ public enum AgeFile {
             let wrapKey = AgePrimitives.hkdf(
                 secret: shared, salt: share + to.publicKey, info: "age-encryption.org/v1/X25519")
             let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: wrapKey, nonce: zeroNonce) }
-            return "-> X25519 \(AgeBase64.encode(share))\n" + wrapBody(body)
+            return "-> X25519 \(Base64.standard.encode(share))\n" + wrapBody(body)
         case .sshEd25519(let to):
             return try to.stanza(fileKey: fileKey)
         case .label(let type, let arguments):
@@ -145,13 +145,13 @@ public enum AgeFile {
             let key = try AgePrimitives.scrypt(
                 passphrase: passphrase, salt: Array("age-encryption.org/v1/scrypt".utf8) + salt, logN: logN)
             let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: key, nonce: zeroNonce) }
-            return "-> scrypt \(AgeBase64.encode(salt)) \(logN)\n" + wrapBody(body)
+            return "-> scrypt \(Base64.standard.encode(salt)) \(logN)\n" + wrapBody(body)
         }
     }
 
     /// Base64 body in 64-column lines; the last line is always shorter than 64 (empty if needed).
     static func wrapBody(_ body: [UInt8]) -> String {
-        let text = Array(AgeBase64.encode(body).utf8)
+        let text = Array(Base64.standard.encode(body).utf8)
         var lines: [String] = []
         var i = 0
         while i + 64 <= text.count {
@@ -164,7 +164,7 @@ public enum AgeFile {
 
     /// The ASCII armor of a binary age file (PEM-like, 64 columns).
     public static func armor(_ file: [UInt8]) -> String {
-        let text = Array(AgeBase64.encodePadded(file).utf8)
+        let text = Array(Base64.standard.encodePadded(file).utf8)
         var out = "-----BEGIN AGE ENCRYPTED FILE-----\n"
         var i = 0
         while i < text.count {

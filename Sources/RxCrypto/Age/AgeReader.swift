@@ -56,7 +56,8 @@ extension AgeFile {
             let lineStart = position
             let current = try line()
             if current.starts(with: Array("---".utf8)) {
-                guard current.count == 3 + 1 + 43, current[3] == 0x20, let mac = AgeBase64.decode(Array(current[4...])),
+                guard current.count == 3 + 1 + 43, current[3] == 0x20,
+                    let mac = Base64.standard.decode(Array(current[4...])),
                     mac.count == 32
                 else {
                     throw .header("malformed MAC line")
@@ -74,7 +75,7 @@ extension AgeFile {
             var body: [UInt8] = []
             while true {
                 let bodyLine = try line()
-                guard bodyLine.count <= 64, let decoded = AgeBase64.decode(bodyLine) else {
+                guard bodyLine.count <= 64, let decoded = Base64.standard.decode(bodyLine) else {
                     throw .header("malformed stanza body")
                 }
                 body += decoded
@@ -92,7 +93,7 @@ extension AgeFile {
         for stanza in header.stanzas {
             switch stanza.type {
             case "X25519":
-                guard stanza.arguments.count == 1, let share = AgeBase64.decode(Array(stanza.arguments[0].utf8)),
+                guard stanza.arguments.count == 1, let share = Base64.standard.decode(Array(stanza.arguments[0].utf8)),
                     share.count == 32
                 else {
                     throw .header("malformed X25519 stanza")
@@ -109,7 +110,7 @@ extension AgeFile {
                     if let fileKey = AgePrimitives.open(stanza.body, key: wrapKey, nonce: zeroNonce) { return fileKey }
                 }
             case "scrypt":
-                guard stanza.arguments.count == 2, let salt = AgeBase64.decode(Array(stanza.arguments[0].utf8)),
+                guard stanza.arguments.count == 2, let salt = Base64.standard.decode(Array(stanza.arguments[0].utf8)),
                     salt.count == 16
                 else {
                     throw .header("malformed scrypt stanza")
@@ -202,7 +203,7 @@ extension AgeFile {
             }
             encoded += line
         }
-        guard let decoded = AgeBase64.decodePadded(encoded) else { throw .armor("invalid base64") }
+        guard let decoded = Base64.standard.decodePadded(encoded) else { throw .armor("invalid base64") }
         return decoded
     }
 }

@@ -26,7 +26,8 @@ public struct AgeSSHRecipient: Hashable, Sendable, CustomStringConvertible {
     /// line is not an ssh-ed25519 key or the key is not a valid curve point.
     public init?(_ line: String) {
         let fields = line.trimmingSpaces().split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard fields.count >= 2, fields[0] == Self.keyType, let blob = AgeBase64.decodePadded(Array(fields[1].utf8))
+        guard fields.count >= 2, fields[0] == Self.keyType,
+            let blob = Base64.standard.decodePadded(Array(fields[1].utf8))
         else { return nil }
         // string "ssh-ed25519" (4 + 11 bytes), string key (4 + 32 bytes), nothing more.
         let prefix: [UInt8] = [0, 0, 0, 11] + Array(Self.keyType.utf8) + [0, 0, 0, 32]
@@ -41,10 +42,10 @@ public struct AgeSSHRecipient: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The key as it appears in authorized_keys (without a comment).
-    public var description: String { "\(Self.keyType) \(AgeBase64.encodePadded(wireKey))" }
+    public var description: String { "\(Self.keyType) \(Base64.standard.encodePadded(wireKey))" }
 
     /// The stanza's first argument: unpadded base64 of SHA-256(wire key)[0..<4].
-    var tag: String { AgeBase64.encode(Array(SHA256.hash(wireKey)[0..<4])) }
+    var tag: String { Base64.standard.encode(Array(SHA256.hash(wireKey)[0..<4])) }
 
     /// The tweak scalar: HKDF-SHA-256 with an empty secret, salted with the wire key.
     var tweak: SecretBytes { AgePrimitives.hkdf(secret: SecretBytes(zeroedCount: 0), salt: wireKey, info: Self.label) }
@@ -62,6 +63,6 @@ public struct AgeSSHRecipient: Hashable, Sendable, CustomStringConvertible {
         let body = fileKey.withUnsafeBytes {
             AgePrimitives.seal($0, key: wrapKey, nonce: [UInt8](repeating: 0, count: 12))
         }
-        return "-> \(Self.keyType) \(tag) \(AgeBase64.encode(share))\n" + AgeFile.wrapBody(body)
+        return "-> \(Self.keyType) \(tag) \(Base64.standard.encode(share))\n" + AgeFile.wrapBody(body)
     }
 }
