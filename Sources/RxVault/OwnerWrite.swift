@@ -10,7 +10,7 @@ import RxStore
 /// What outlives a write stays on `Vault`, each for its own reason:
 /// - `lastWrite`: what the last committed write left, for its caller to read after the commit
 ///   (the root it wrote, the patient notes of `add` and `import`);
-/// - `patientCache`, `patientRows`: reads' caches, valid under the state root's stamp they were
+/// - `patientCache`, `patientRows`, `indexCache`: reads' caches, valid under the state root's stamp they were
 ///   read at (dropped after every write all the same);
 /// - `readScope`: one verified read transaction's (`verifiedReads`), never a write's;
 /// - `rollback`, `header`: the vault's, not the write's (a write that rolls back puts back the

@@ -283,7 +283,13 @@ extension Vault {
     /// this outside any transaction, and a write committed between two reads (the server's audit
     /// entries, another command) is not tampering. The buckets are decrypted after it ends.
     func indexSnapshot() throws -> SearchIndex.Snapshot {
-        let (buckets, missing) = try store.read { () throws -> ([(Int, [UInt8])], Bool) in
+        // Outside a write, a snapshot verified under the same state root (the same stamp: the
+        // root's counter and MAC) is the same index; a write's own changes never come from it.
+        let cacheable = currentWrite == nil && header.formatVersion >= 2
+        let (buckets, missing, stamp, kept) = try store.read {
+            () throws -> ([(Int, [UInt8])], Bool, StateStamp?, SearchIndex.Snapshot?) in
+            let stamp = cacheable ? try storedStateStamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } : nil
+            if let stamp, let indexCache, indexCache.stamp == stamp { return ([], false, stamp, indexCache.snapshot) }
             let buckets = try store.indexBuckets()
             if let state = try verifiedState() {
                 // Every bucket, present or not, must be the owner's last: 256 hashes against the
@@ -294,8 +300,9 @@ extension Vault {
                     try verifyIndexBucket(bucket, sealed: present[bucket], state: state)
                 }
             }
-            return (buckets, try buckets.isEmpty && store.prescriptionCount() > 0)
+            return (buckets, try buckets.isEmpty && store.prescriptionCount() > 0, stamp, nil)
         }
+        if let kept { return kept }
         if missing {
             try perform { try rebuildIndex() }
             return try indexSnapshot()
@@ -316,6 +323,7 @@ extension Vault {
             snapshot.plaintexts[buckets[i].0] = plaintext
         }
         try resolveUnknownStatuses(snapshot)
+        if let stamp { indexCache = (stamp, snapshot) }
         return snapshot
     }
 

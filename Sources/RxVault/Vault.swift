@@ -70,6 +70,9 @@ public final class Vault {
     /// Format 4: the patient records last verified outside a write, with the state root they were
     /// read under.
     var patientCache: (stamp: StateStamp, directory: PatientDirectory)?
+    /// The search index last opened outside a write (`indexSnapshot`), with the state root's
+    /// stamp it was verified under: `query` then `supersession` open it once, not twice.
+    var indexCache: (stamp: StateStamp, snapshot: SearchIndex.Snapshot)?
     /// For reading one prescription's patient (`patientSummary`): the patient rows checked
     /// against the root at `stamp` so far, and the records opened.
     var patientRows: PatientRows?
@@ -256,6 +259,7 @@ public final class Vault {
             // Reads' caches are kept under the root's stamp; after a write there is a new one.
             patientCache = nil
             patientRows = nil
+            indexCache = nil
         }
         lastWrite = nil
         var swept = false

@@ -23,6 +23,25 @@ import Testing
         return rx
     }
 
+    /// The index a read opened is kept under the state root's stamp (`indexCache`): a write by
+    /// this vault object or another process makes a new root, and the next read opens it again.
+    @Test func aKeptIndexIsNeverReadUnderANewerRoot() throws {
+        let test = try TestVault()
+        let reader = try test.open()
+        let writer = try test.open()
+        let (first, _) = try writer.add(TestVault.glasses(patient: "Ada Example"))
+        #expect(try reader.query(PrescriptionFilter()).map(\.id) == [first.id])
+        #expect(try reader.query(PrescriptionFilter()).map(\.id) == [first.id])
+        let (second, _) = try writer.add(TestVault.glasses(patient: "Bo Example"))
+        #expect(Set(try reader.query(PrescriptionFilter()).map(\.id)) == [first.id, second.id])
+        // The reader's own write: its next read sees it too.
+        _ = try reader.edit(second.id) { $0.recordStatus = .enteredInError }
+        for vault in [reader, writer] {
+            let withdrawn = try vault.query(PrescriptionFilter()).filter(\.prescription.recordStatus.isWithdrawn)
+            #expect(withdrawn.map(\.id) == [second.id])
+        }
+    }
+
     @Test func aPlusCylinderLensComesBackFromTheIndexAsWritten() throws {
         let test = try TestVault()
         let vault = try test.open()
