@@ -282,7 +282,11 @@ extension Vault {
     /// The buckets and the root they are checked against are read in one snapshot: `query` calls
     /// this outside any transaction, and a write committed between two reads (the server's audit
     /// entries, another command) is not tampering. The buckets are decrypted after it ends.
-    func indexSnapshot() throws -> SearchIndex.Snapshot {
+    ///
+    /// `keep`: keep the snapshot on the vault for the next read under the same root (`query`,
+    /// whose caller asks `supersession` next). Not by default: an export or import that reads
+    /// the index once would hold its 26 MB at 100,000 prescriptions through all its work.
+    func indexSnapshot(keep: Bool = false) throws -> SearchIndex.Snapshot {
         // Outside a write, a snapshot verified under the same state root (the same stamp: the
         // root's counter and MAC) is the same index; a write's own changes never come from it.
         let cacheable = currentWrite == nil && header.formatVersion >= 2
@@ -305,7 +309,7 @@ extension Vault {
         if let kept { return kept }
         if missing {
             try perform { try rebuildIndex() }
-            return try indexSnapshot()
+            return try indexSnapshot(keep: keep)
         }
         // Decrypt and decode the buckets on all cores: this is most of a query's work.
         let key = indexKey
@@ -323,7 +327,7 @@ extension Vault {
             snapshot.plaintexts[buckets[i].0] = plaintext
         }
         try resolveUnknownStatuses(snapshot)
-        if let stamp { indexCache = (stamp, snapshot) }
+        if keep, let stamp { indexCache = (stamp, snapshot) }
         return snapshot
     }
 

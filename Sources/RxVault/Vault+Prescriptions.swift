@@ -46,7 +46,7 @@ extension Vault {
     /// the vault holds.
     public func query(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionRecord] {
         do {
-            let snapshot = try indexSnapshot()
+            let snapshot = try indexSnapshot(keep: true)
             return try read {
                 let byID = try store.attachmentCountsByPrescription()
                 let subjects = snapshot.rows.map { IndexSubject(row: $0, snapshot: snapshot) }

@@ -70,8 +70,8 @@ public final class Vault {
     /// Format 4: the patient records last verified outside a write, with the state root they were
     /// read under.
     var patientCache: (stamp: StateStamp, directory: PatientDirectory)?
-    /// The search index last opened outside a write (`indexSnapshot`), with the state root's
-    /// stamp it was verified under: `query` then `supersession` open it once, not twice.
+    /// The search index `query` last opened outside a write (`indexSnapshot(keep:)`), with the
+    /// state root's stamp it was verified under: `query` then `supersession` open it once.
     var indexCache: (stamp: StateStamp, snapshot: SearchIndex.Snapshot)?
     /// For reading one prescription's patient (`patientSummary`): the patient rows checked
     /// against the root at `stamp` so far, and the records opened.
