@@ -101,7 +101,7 @@ extension RxVaultCommand {
                         let client = try options.openClient()
                         let records = try client.measurements(of: patient)
                         warnIfNotLogged(client)
-                        try print(
+                        try write(
                             records,
                             none: "no measurements granted (a grant made with --measurements carries them)")
                         return
@@ -109,7 +109,7 @@ extension RxVaultCommand {
                     let vault = try options.openVault(command: "measurement list")
                     let id = try patient.map { try vault.findPatient($0).id }
                     let records = try vault.measurements(of: id)
-                    try print(records, none: "no measurements; 'rxvault measurement add' records one") {
+                    try write(records, none: "no measurements; 'rxvault measurement add' records one") {
                         // Like an export: the audit entry first; if it cannot be written, nothing is
                         // printed. It names whose measurements left, as an export names prescriptions.
                         var patients: [String] = []
@@ -125,9 +125,10 @@ extension RxVaultCommand {
                 }
             }
 
-            /// Prints `records` in `format`, the owner's and a client's alike; `none` is said on
-            /// stderr when a table would be empty, and `beforeFHIR` runs before a FHIR Bundle leaves.
-            private func print(
+            /// Writes `records` in `format` to stdout, the owner's and a client's alike (not named
+            /// `print`, which would hide Swift's own); `none` is said on stderr when a table would
+            /// be empty, and `beforeFHIR` runs before a FHIR Bundle leaves.
+            private func write(
                 _ records: [MeasurementRecord], none: String, beforeFHIR: () throws -> Void = {}
             ) throws {
                 switch format {
