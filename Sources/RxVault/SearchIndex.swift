@@ -89,37 +89,44 @@ struct SearchIndex {
 
     // MARK: - Encoding: fixed part, text lengths and bytes, then the rest of the record.
 
-    static func encode(_ records: [PrescriptionRecord]) -> [UInt8] {
+    /// One index entry. It is held in the write's pending entries until the next flush (50,000
+    /// of them in a large import), so its array is sized exactly: grown by doubling, the entries
+    /// of an import of 100,000 held 35 MiB where 20 is needed.
+    static func encode(_ record: PrescriptionRecord) -> [UInt8] {
+        let rx = record.prescription
+        var text = RecordCodec.Writer()
+        text.text(rx.patient.name)
+        text.text(rx.prescriber.name)
+        text.text(rx.right?.brand)
+        text.text(rx.left?.brand)
+        for eye in Eye.allCases { text.int(rx[eye]?.axis) }
+        var rest = RecordCodec.Writer()
+        RecordCodec.encode(record, into: &rest)
         var w = RecordCodec.Writer()
-        for record in records {
-            let rx = record.prescription
-            w.bytes += hexBytes(record.id.hex)
-            w.i32(record.version)
-            w.u8(rx.kind == .glasses ? 0 : 1)
-            w.date(rx.issued)
-            w.date(rx.expires)
-            w.date(rx.patient.birthDate)
-            w.u8(withStatus((rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0), rx.recordStatus))
-            for eye in Eye.allCases {
-                w.value(rx[eye]?.sphere)
-                w.value(rx[eye]?.cylinder)
-                w.value(rx[eye]?.add)
-            }
-            var text = RecordCodec.Writer()
-            text.text(rx.patient.name)
-            text.text(rx.prescriber.name)
-            text.text(rx.right?.brand)
-            text.text(rx.left?.brand)
-            for eye in Eye.allCases { text.int(rx[eye]?.axis) }
-            var rest = RecordCodec.Writer()
-            RecordCodec.encode(record, into: &rest)
-            w.i32(text.bytes.count)
-            w.i32(rest.bytes.count)
-            w.bytes += text.bytes
-            w.bytes += rest.bytes
+        w.bytes.reserveCapacity(fixedEntryBytes + text.bytes.count + rest.bytes.count)
+        w.bytes += hexBytes(record.id.hex)
+        w.i32(record.version)
+        w.u8(rx.kind == .glasses ? 0 : 1)
+        w.date(rx.issued)
+        w.date(rx.expires)
+        w.date(rx.patient.birthDate)
+        w.u8(withStatus((rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0), rx.recordStatus))
+        for eye in Eye.allCases {
+            w.value(rx[eye]?.sphere)
+            w.value(rx[eye]?.cylinder)
+            w.value(rx[eye]?.add)
         }
+        w.i32(text.bytes.count)
+        w.i32(rest.bytes.count)
+        assert(w.bytes.count == fixedEntryBytes)
+        w.bytes += text.bytes
+        w.bytes += rest.bytes
         return w.bytes
     }
+
+    /// An entry's bytes before its text: the id (16), version (4), kind (1), three dates (12),
+    /// eyes and status (1), sphere, cylinder and add of each eye (24), the two lengths (8).
+    static let fixedEntryBytes = 16 + 4 + 1 + 12 + 1 + 24 + 8
 
     static func rows(_ plaintext: [UInt8], bucket: Int) -> [Row]? {
         plaintext.withUnsafeBytes { b -> [Row]? in
@@ -348,7 +355,7 @@ extension Vault {
     /// Records that the newest version of `record` is what the index should hold (or, with nil,
     /// that the prescription is gone). Applied to the buckets at the end of the transaction.
     func indexChanged(_ id: PrescriptionID, _ record: PrescriptionRecord?) throws {
-        try indexChanged(id, encoded: record.map { SearchIndex.encode([$0]) })
+        try indexChanged(id, encoded: record.map { SearchIndex.encode($0) })
     }
 
     /// `indexChanged` with the entry already encoded (`SearchIndex.encode`), nil when it is gone.

@@ -213,7 +213,7 @@ extension Vault {
         write.unsealedVersions = []
         let sealing = versionSealing
         let sealed = records.concurrentMap { record in
-            Result { () throws(VaultError) in (try sealing.seal(record), SearchIndex.encode([record])) }
+            Result { () throws(VaultError) in (try sealing.seal(record), SearchIndex.encode(record)) }
         }
         for (record, result) in zip(records, sealed) {
             let (row, entry) = try result.get()

@@ -126,7 +126,7 @@ import Testing
             id: record.id, version: version ?? record.version, recorded: record.recorded, prescription: prescription)
         let bucket = SearchIndex.bucket(of: record.id.hex)
         let sealed = try AEAD.seal(
-            SearchIndex.encode([damaged]), key: vault.indexKey, associatedData: vault.indexAAD(bucket))
+            SearchIndex.encode(damaged), key: vault.indexKey, associatedData: vault.indexAAD(bucket))
         // As a format-1 vault damaged by 0.1.0 and then upgraded: the state root commits to the
         // damaged bucket (the upgrade trusts the rows as they are).
         try vault.store.write {
