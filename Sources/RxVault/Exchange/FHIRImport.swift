@@ -17,8 +17,9 @@ extension FHIR {
     public static func decodeFile(_ bytes: [UInt8], options: ImportOptions) throws(ImportError) -> ImportResult {
         // A Bundle is read entry by entry (JSONScanner), in two passes: first the resources that
         // others refer to (patients, practitioners) and where each DocumentReference points, then
-        // each VisionPrescription with what it refers to. Memory holds the file's bytes, the
-        // referenced resources and the items, never a tree of the whole Bundle.
+        // each VisionPrescription with what it refers to. Memory holds the file's bytes, where
+        // the referenced resources are (`References`) and the items, never a tree of the whole
+        // Bundle.
         let scanner = JSONScanner(bytes: bytes)
         guard let members = try? scanner.topLevelMembers(),
             let typeRange = members.first(where: { $0.key == "resourceType" })?.value,
@@ -42,7 +43,7 @@ extension FHIR {
         // Pass 1: what references resolve to, and which DocumentReferences relate to what.
         var problems: [String] = []
         var result = ImportResult()
-        var byReference: [String: [String: Any]] = [:]
+        var byReference = References(scanner: scanner)
         var practitioners: [String: Range<Int>] = [:]
         var prescriptions: [(position: Int, range: Range<Int>)] = []
         var documents: [(position: Int, range: Range<Int>)] = []
@@ -87,10 +88,9 @@ extension FHIR {
                 documents.append(entry)
             default:
                 let names = [fullUrl, (object["id"] as? String).map { "\(kind)/\($0)" }].compactMap { $0 }
-                for name in names { byReference[name] = object }
-                if kind == "Practitioner", let range = resourceRange(scanner, entry) {
-                    for name in names { practitioners[name] = range }
-                }
+                guard let range = resourceRange(scanner, entry) else { continue }
+                for name in names { byReference.add(name, at: range) }
+                if kind == "Practitioner" { for name in names { practitioners[name] = range } }
             }
         }
         // Pass 2: each prescription, with its patient, its prescriber and its attachments. Every
@@ -101,11 +101,15 @@ extension FHIR {
         let context = Pass2(
             scanner: scanner, options: options, byReference: byReference, practitioners: practitioners,
             documents: documents, documentsByReference: documentsByReference)
+        // Each prescription reads only what pass 1 found, so they are decoded on all cores, a
+        // slice at a time (what a slice's decoding holds at once stays small), and taken in order.
         var items: [ImportItem] = []
         items.reserveCapacity(prescriptions.count)
-        for entry in prescriptions {
-            if let item = context.item(entry, problems: &problems, assumedExpiry: &result.assumedExpiry) {
-                items.append(item)
+        for slice in prescriptions.chunks(of: Pass2.sliceSize) {
+            for decoded in Array(slice).concurrentMap({ context.item($0) }) {
+                problems += decoded.problems
+                result.assumedExpiry += decoded.assumedExpiry
+                if let item = decoded.item { items.append(item) }
             }
         }
         if items.isEmpty && problems.isEmpty && result.skipped.isEmpty {
@@ -116,17 +120,22 @@ extension FHIR {
         return result
     }
 
-    /// What pass 1 found, for decoding each prescription in pass 2.
-    final class Pass2 {
+    /// What pass 1 found, for decoding each prescription in pass 2. Nothing in it changes after
+    /// `init`, so several threads read it at once (its Foundation trees are what makes it
+    /// unchecked: they are values, built in pass 1 and only read here).
+    final class Pass2: @unchecked Sendable {
+        /// How many prescriptions are decoded on all cores before they are taken in order.
+        static let sliceSize = 1024
+
         let scanner: JSONScanner
         let options: ImportOptions
-        let byReference: [String: [String: Any]]
+        let byReference: References
         let practitioners: [String: Range<Int>]
         let documents: [(position: Int, range: Range<Int>)]
         let documentsByReference: [String: [Int]]
 
         init(
-            scanner: JSONScanner, options: ImportOptions, byReference: [String: [String: Any]],
+            scanner: JSONScanner, options: ImportOptions, byReference: References,
             practitioners: [String: Range<Int>],
             documents: [(position: Int, range: Range<Int>)], documentsByReference: [String: [Int]]
         ) {
@@ -138,9 +147,25 @@ extension FHIR {
             self.documentsByReference = documentsByReference
         }
 
-        /// The prescription at `entry` with its patient, prescriber and attachments; nil, with
-        /// its problems added (named by position), when it has any.
-        func item(_ entry: (position: Int, range: Range<Int>), problems: inout [String], assumedExpiry: inout [String])
+        /// One prescription as pass 2 decodes it: the item, or its problems (named by position);
+        /// its position in `assumedExpiry` when its expiry date was set by `--assume-expiry`.
+        struct Decoded: Sendable {
+            var item: ImportItem?
+            var problems: [String] = []
+            var assumedExpiry: [String] = []
+        }
+
+        /// The prescription at `entry` with its patient, prescriber and attachments (any thread:
+        /// it changes nothing shared).
+        func item(_ entry: (position: Int, range: Range<Int>)) -> Decoded {
+            var decoded = Decoded()
+            decoded.item = item(entry, problems: &decoded.problems, assumedExpiry: &decoded.assumedExpiry)
+            return decoded
+        }
+
+        private func item(
+            _ entry: (position: Int, range: Range<Int>), problems: inout [String], assumedExpiry: inout [String]
+        )
             -> ImportItem?
         {
             guard let (position, fullUrl, object) = FHIR.resource(scanner, entry) else { return nil }
@@ -234,7 +259,7 @@ extension FHIR {
 
     /// `patient`: the one to give the prescription when the file does not hold its Patient.
     static func visionPrescription(
-        _ r: [String: Any], references: [String: [String: Any]], patient fallback: Patient? = nil,
+        _ r: [String: Any], references: References, patient fallback: Patient? = nil,
         problems: inout [String]
     ) -> Prescription? {
         guard let dateWritten = r["dateWritten"] as? String,

@@ -147,7 +147,7 @@ extension FHIR {
 
     /// The Bundle name of the Practitioner the prescriber points at (through a PractitionerRole
     /// if need be), if the Bundle has it.
-    static func practitionerReference(_ r: [String: Any], references: [String: [String: Any]]) -> String? {
+    static func practitionerReference(_ r: [String: Any], references: References) -> String? {
         guard var reference = (r["prescriber"] as? [String: Any])?["reference"] as? String else { return nil }
         reference = resolvable(reference, in: references) ?? reference
         if let role = references[reference], role["resourceType"] as? String == "PractitionerRole",
@@ -160,12 +160,12 @@ extension FHIR {
     }
 
     /// `reference` as the Bundle knows it: itself, or an absolute URL's `Type/id` tail.
-    static func resolvable(_ reference: String, in references: [String: [String: Any]]) -> String? {
-        if references[reference] != nil { return reference }
+    static func resolvable(_ reference: String, in references: References) -> String? {
+        if references.contains(reference) { return reference }
         let parts = reference.split(separator: "/")
         guard parts.count >= 2 else { return nil }
         let tail = parts.suffix(2).joined(separator: "/")
-        return references[tail] != nil ? tail : nil
+        return references.contains(tail) ? tail : nil
     }
 
     /// `Dr Adam Careful`: the official (else first) HumanName, its text or its parts.
