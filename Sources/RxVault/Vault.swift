@@ -227,9 +227,13 @@ public final class Vault {
         public let attachments: Int
     }
 
+    /// Read in one snapshot with the state root, which is verified first, as every owner command
+    /// verifies it: `status` given the owner's key says that a root forged, altered or paired
+    /// with an edited header is so (76), rather than count the rows as if they were current.
     public func counts() throws(VaultError) -> Counts {
         try read {
-            Counts(
+            _ = try verifiedState()
+            return Counts(
                 prescriptions: try store.prescriptionCount(), versions: try store.versionCount(),
                 attachments: try store.attachmentCount())
         }

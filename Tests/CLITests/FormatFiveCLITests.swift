@@ -119,6 +119,27 @@ import Testing
         #expect(list.status == 66 && list.stderr.contains("made by a newer rxvault"), "\(list)")
     }
 
+    /// `status` given the owner's key verifies the state root, as every owner command does: a
+    /// header edited from format 6 back to 5 is refused there (76), not shown as a format-5 vault
+    /// with its counts. Without a key it can only show the header, as it is.
+    @Test func statusWithTheKeyRefusesAHeaderEditedBack() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        _ = try cli.add(CLIHarness.glassesArguments)
+        let python = try cli.tool([
+            "python3", "-c",
+            "import sqlite3,sys; db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA user_version = 5'); db.execute('UPDATE vault_header SET format_version = 5'); db.commit()",
+            cli.vaultPath
+        ])
+        #expect(python.status == 0, "\(python)")
+        let status = try cli.run(["status"])
+        #expect(status.status == 76 && status.stderr.contains("format"), "\(status)")
+        #expect(!status.stdout.contains("prescription"), "no counts are shown for a root that does not verify")
+        let headerOnly = try cli.run(["status", "--format", "json"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
+        #expect(headerOnly.status == 0, "\(headerOnly)")
+        #expect(try cli.json(headerOnly.stdout)["formatVersion"] as? Int == 5)
+    }
+
     /// The agent holds a format-4 vault's root key; the first write through it upgrades the vault
     /// (no key is wrapped again, so no passphrase is needed) and the agent goes on serving it.
     @Test func anAgentUpgradesAFormatFourVaultWithoutThePassphrase() throws {
