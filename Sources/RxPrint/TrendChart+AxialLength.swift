@@ -24,11 +24,13 @@ extension TrendChart {
         }
     }
 
-    /// Draws the scale, the lines and the markers; returns the scale drawn.
+    /// Draws the scale, the lines and the markers; returns the scale drawn. With `grid` (the
+    /// plot's left edge), its ticks are also drawn across the plot: when there is no refraction,
+    /// the millimetres are the chart's only scale.
     @discardableResult
     static func drawAxial(
         _ axial: AxialLengthTrend, on cr: OpaquePointer, x: (CalendarDate) -> Double, plotRight: Double,
-        plotBottom: Double
+        plotBottom: Double, grid: Double? = nil
     ) -> MillimetreAxis {
         let values = axial.series.flatMap { $0.points.map(\.millimetres.doubleValue) }
         let scale = MillimetreAxis(low: values.min() ?? 23, high: values.max() ?? 24)
@@ -37,8 +39,14 @@ extension TrendChart {
         }
         PDFPrinter.setFont(cr, size: 13)
         for tick in scale.ticks {
-            PDFPrinter.grey(cr, 0.25)
             cairo_set_line_width(cr, 1)
+            if let grid, tick > scale.low, tick < scale.high {
+                PDFPrinter.grey(cr, 0.88)
+                cairo_move_to(cr, grid, y(tick))
+                cairo_line_to(cr, plotRight, y(tick))
+                cairo_stroke(cr)
+            }
+            PDFPrinter.grey(cr, 0.25)
             cairo_move_to(cr, plotRight, y(tick))
             cairo_line_to(cr, plotRight + 6, y(tick))
             cairo_stroke(cr)

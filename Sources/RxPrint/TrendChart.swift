@@ -119,11 +119,15 @@ public enum TrendChart {
         // the acuity strip.
         let plotRight = axial.isEmpty ? Self.plotRight : Self.plotRight - 70
         let plotBottom = acuity.isEmpty ? Self.plotBottom : Self.plotBottom - acuityRoom
-        var shown = ["spherical equivalent"]
+        // A patient with measurements and no prescription to plot (all removed, or only ortho-k):
+        // no dioptre scale, legend or formula for a refraction that is not there.
+        let refraction = !trend.points.isEmpty
+        var shown = refraction ? ["spherical equivalent"] : []
         if !axial.isEmpty { shown.append("axial length") }
         if !acuity.isEmpty { shown.append("visual acuity") }
         let title =
-            shown.count == 1 ? shown[0] : shown.dropLast().joined(separator: ", ") + " and " + shown.last!
+            shown.count <= 1
+            ? shown.first ?? "trend" : shown.dropLast().joined(separator: ", ") + " and " + shown.last!
         PDFPrinter.grey(cr, 0)
         PDFPrinter.setFont(cr, size: shown.count == 3 ? 22 : 26, bold: true)
         PDFPrinter.show(cr, "\(patient): \(title)", x: 40, y: 58)
@@ -132,9 +136,12 @@ public enum TrendChart {
         let dates =
             range.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound) to \($0.upperBound)" }
             ?? "no prescriptions"
-        PDFPrinter.show(
-            cr, "\(dates) · \(trend.prescriptions.count) prescription(s) · dioptres at the spectacle plane", x: 40,
-            y: 88)
+        let subtitle =
+            refraction
+            ? "\(trend.prescriptions.count) prescription(s) · dioptres at the spectacle plane"
+            : trend.prescriptions.isEmpty
+                ? "measurements only: no prescription" : "\(trend.prescriptions.count) prescription(s), none to plot"
+        PDFPrinter.show(cr, "\(dates) · \(subtitle)", x: 40, y: 88)
 
         let values = trend.points.map(\.sphericalEquivalent)
         let axisY = YAxis(low: values.min() ?? -1, high: values.max() ?? 0)
@@ -152,7 +159,7 @@ public enum TrendChart {
         // Grid, axes and their labels.
         cairo_set_line_width(cr, 1)
         PDFPrinter.setFont(cr, size: 13)
-        for tick in axisY.ticks {
+        for tick in axisY.ticks where refraction {
             let at = y(tick)
             PDFPrinter.grey(cr, tick == 0 ? 0.55 : 0.88)
             cairo_move_to(cr, plotLeft, at)
@@ -178,7 +185,9 @@ public enum TrendChart {
         }
         let plot = Box(x: plotLeft, y: plotTop, width: plotRight - plotLeft, height: plotBottom - plotTop)
         frame(cr, plot)
-        Self.axisTitle(cr, "spherical equivalent (D)", x: 34, centreY: (plotTop + plotBottom) / 2, rightSide: false)
+        if refraction {
+            Self.axisTitle(cr, "spherical equivalent (D)", x: 34, centreY: (plotTop + plotBottom) / 2, rightSide: false)
+        }
 
         // One line per eye and its markers.
         for series in trend.series {
@@ -239,7 +248,10 @@ public enum TrendChart {
         }
 
         let axialScale =
-            axial.isEmpty ? nil : drawAxial(axial, on: cr, x: x, plotRight: plotRight, plotBottom: plotBottom)
+            axial.isEmpty
+            ? nil
+            : drawAxial(
+                axial, on: cr, x: x, plotRight: plotRight, plotBottom: plotBottom, grid: refraction ? nil : plotLeft)
 
         // The legend: each eye with its rate, then what the markers mean.
         var legendY = plotBottom + (birthDate == nil ? 68 : 76)
@@ -269,6 +281,14 @@ public enum TrendChart {
             PDFPrinter.show(cr, series.rateSummary, x: 245, y: legendY)
             legendY += 30
         }
+        PDFPrinter.grey(cr, 0.4)
+        PDFPrinter.setFont(cr, size: 12)
+        let formula =
+            "Spherical equivalent = sphere + cylinder/2. Contact lenses converted per meridian, F = Fc / (1 + d·Fc). "
+        PDFPrinter.show(
+            cr, (refraction ? formula : "") + "Rate per year = change / (days / 365.25). Made by rxvault.", x: 40,
+            y: height - 22)
+        guard refraction else { return }
         let neutral = Style(red: 0.3, green: 0.3, blue: 0.3, dash: [], squareMarker: false)
         marker(cr, neutral, x: 68, y: legendY - 5, hollow: false)
         PDFPrinter.grey(cr, 0)
@@ -280,13 +300,6 @@ public enum TrendChart {
             trend.points.contains { $0.kind == .contacts && $0.vertexDistanceAssumed }
             ? " (\(Trend.assumedVertexDistance.short) mm vertex distance assumed where no glasses give one)" : ""
         PDFPrinter.show(cr, "contacts at spectacle plane\(vertex)", x: 187, y: legendY)
-
-        PDFPrinter.grey(cr, 0.4)
-        PDFPrinter.setFont(cr, size: 12)
-        PDFPrinter.show(
-            cr,
-            "Spherical equivalent = sphere + cylinder/2. Contact lenses converted per meridian, F = Fc / (1 + d·Fc). "
-                + "Rate per year = change / (days / 365.25). Made by rxvault.", x: 40, y: height - 22)
     }
 
     /// A rectangle on the canvas, to keep the values by the points apart.

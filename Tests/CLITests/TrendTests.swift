@@ -268,6 +268,34 @@ import Testing
         #expect((exports.first?["prescriptions"] as? [String])?.count == 5, "\(exports)")
     }
 
+    /// A patient with measurements and no prescription left (removed) gets a chart of what there
+    /// is: the millimetre scale alone, no dioptre axis, no glasses and contacts legend, no formula
+    /// of the spherical equivalent; and the message counts the measurements drawn.
+    @Test func aChartOfMeasurementsAloneHasNoDioptreScale() throws {
+        let cli = try CLIHarness(today: "2026-06-01")
+        try cli.initVault()
+        let rx = try cli.add([
+            "add", "glasses", "--patient", "Kid One", "--dob", "2016-05-01", "--prescriber", "Dr C",
+            "--issued", "2025-01-01", "--expires", "2027-01-01", "--od", "-1.00", "--os", "-1.25"
+        ])
+        for (date, od, os) in [("2025-03-01", "24.12", "24.05"), ("2026-03-01", "24.32", "24.25")] {
+            _ = try cli.add([
+                "measurement", "add", "Kid One", "--date", date, "--axial-length-od", od, "--axial-length-os", os
+            ])
+        }
+        #expect(try cli.run(["remove", rx, "--yes"]).status == 0)
+        let pdf = cli.path("kid.pdf")
+        let drawn = try cli.run(["trend", "Kid One", "--out", pdf])
+        #expect(drawn.status == 0 && drawn.stderr.contains("drew the trend of 2 measurements of Kid One"), "\(drawn)")
+        let text = try PrintTests.poppler(cli, ["pdftotext", "-layout", pdf, "-"]).stdout
+        #expect(
+            text.contains("Kid One: axial length") && text.contains("measurements only: no prescription"), "\(text)")
+        #expect(text.contains("24.32") && text.contains("axial length (mm)"), "\(text)")
+        for absent in ["spherical equivalent", "dioptres", "glasses", "contacts at spectacle plane", "Spherical"] {
+            #expect(!text.contains(absent), "\(absent) in a chart without a refraction: \(text)")
+        }
+    }
+
     @Test func errorsSayWhatIsWrong() throws {
         let (cli, ids) = try Self.childVault()
         // A file name that is not .png, .pdf or .svg: a usage error before anything is read.

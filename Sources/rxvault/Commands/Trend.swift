@@ -133,9 +133,12 @@ extension RxVaultCommand {
                         format: "trend chart (\(chartFormat.rawValue)\(carried))",
                         client: nil, recipients: nil)
                 }
-                Terminal.err(
-                    "rxvault: drew the trend of \(trend.prescriptions.count) prescription(s) of \(summary.name) to \(out)"
-                )
+                // What the chart shows: its prescriptions, and its measurements when it has any.
+                let drawn = [
+                    trend.prescriptions.isEmpty && measured > 0 ? nil : "\(trend.prescriptions.count) prescription(s)",
+                    measured == 0 ? nil : counted(measured, "measurement")
+                ].compactMap { $0 }.joined(separator: " and ")
+                Terminal.err("rxvault: drew the trend of \(drawn) of \(summary.name) to \(out)")
             }
         }
     }
