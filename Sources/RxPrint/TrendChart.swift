@@ -139,8 +139,9 @@ public enum TrendChart {
         let subtitle =
             refraction
             ? "\(trend.prescriptions.count) prescription(s) · dioptres at the spectacle plane"
-            : trend.prescriptions.isEmpty
-                ? "measurements only: no prescription" : "\(trend.prescriptions.count) prescription(s), none to plot"
+            : trend.skipped.isEmpty
+                ? "measurements only: no prescription"
+                : "\(Set(trend.skipped.map(\.prescription)).count) prescription(s), none with a refraction to plot"
         PDFPrinter.show(cr, "\(dates) · \(subtitle)", x: 40, y: 88)
 
         let values = trend.points.map(\.sphericalEquivalent)
@@ -247,6 +248,14 @@ public enum TrendChart {
             }
         }
 
+        if !refraction && axial.isEmpty {
+            // Acuities alone: the plot above the strip has nothing to scale; say why it is empty.
+            PDFPrinter.grey(cr, 0.45)
+            PDFPrinter.setFont(cr, size: 15)
+            let note = "no refraction or axial length to plot: visual acuity below"
+            PDFPrinter.show(
+                cr, note, x: (plotLeft + plotRight - PDFPrinter.advance(cr, note)) / 2, y: (plotTop + plotBottom) / 2)
+        }
         let axialScale =
             axial.isEmpty
             ? nil

@@ -103,7 +103,7 @@ struct SearchIndex {
         var rest = RecordCodec.Writer()
         RecordCodec.encode(record, into: &rest)
         var w = RecordCodec.Writer()
-        w.bytes.reserveCapacity(fixedEntryBytes + text.bytes.count + rest.bytes.count)
+        w.bytes.reserveCapacity(fixedLength + text.bytes.count + rest.bytes.count)
         w.bytes += hexBytes(record.id.hex)
         w.i32(record.version)
         w.u8(rx.kind == .glasses ? 0 : 1)
@@ -118,15 +118,11 @@ struct SearchIndex {
         }
         w.i32(text.bytes.count)
         w.i32(rest.bytes.count)
-        assert(w.bytes.count == fixedEntryBytes)
+        assert(w.bytes.count == fixedLength)
         w.bytes += text.bytes
         w.bytes += rest.bytes
         return w.bytes
     }
-
-    /// An entry's bytes before its text: the id (16), version (4), kind (1), three dates (12),
-    /// eyes and status (1), sphere, cylinder and add of each eye (24), the two lengths (8).
-    static let fixedEntryBytes = 16 + 4 + 1 + 12 + 1 + 24 + 8
 
     static func rows(_ plaintext: [UInt8], bucket: Int) -> [Row]? {
         plaintext.withUnsafeBytes { b -> [Row]? in

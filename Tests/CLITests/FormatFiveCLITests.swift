@@ -104,17 +104,23 @@ import Testing
             "\(query)")
     }
 
+    /// The header's format version and the schema's `user_version` set to `version` with another
+    /// SQLite client (Python's), as an attacker or a careless tool would edit the file.
+    static func editHeaderFormat(of cli: CLIHarness, to version: Int) throws {
+        let python = try cli.tool([
+            "python3", "-c",
+            "import sqlite3,sys; v = int(sys.argv[2]); db = sqlite3.connect(sys.argv[1]); db.execute(f'PRAGMA user_version = {v}'); db.execute('UPDATE vault_header SET format_version = ?', (v,)); db.commit()",
+            cli.vaultPath, String(version)
+        ])
+        #expect(python.status == 0, "\(python)")
+    }
+
     /// An older rxvault refuses a format-5 file with "made by a newer rxvault"; this one says the
     /// same of a format it does not know.
     @Test func aNewerFormatIsNamedAsSuch() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        let python = try cli.tool([
-            "python3", "-c",
-            "import sqlite3,sys; db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA user_version = 7'); db.execute('UPDATE vault_header SET format_version = 7'); db.commit()",
-            cli.vaultPath
-        ])
-        #expect(python.status == 0, "\(python)")
+        try Self.editHeaderFormat(of: cli, to: 7)
         let list = try cli.run(["list"])
         #expect(list.status == 66 && list.stderr.contains("made by a newer rxvault"), "\(list)")
     }
@@ -126,14 +132,10 @@ import Testing
         let cli = try CLIHarness()
         try cli.initVault()
         _ = try cli.add(CLIHarness.glassesArguments)
-        let python = try cli.tool([
-            "python3", "-c",
-            "import sqlite3,sys; db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA user_version = 5'); db.execute('UPDATE vault_header SET format_version = 5'); db.commit()",
-            cli.vaultPath
-        ])
-        #expect(python.status == 0, "\(python)")
+        try Self.editHeaderFormat(of: cli, to: 5)
         let status = try cli.run(["status"])
-        #expect(status.status == 76 && status.stderr.contains("format"), "\(status)")
+        #expect(
+            status.status == 76 && status.stderr.contains("the header's format version was edited"), "\(status)")
         #expect(!status.stdout.contains("prescription"), "no counts are shown for a root that does not verify")
         let headerOnly = try cli.run(["status", "--format", "json"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         #expect(headerOnly.status == 0, "\(headerOnly)")

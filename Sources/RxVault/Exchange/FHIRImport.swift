@@ -68,8 +68,8 @@ extension FHIR {
         }
         for entry in entries {
             // A VisionPrescription needs only its type and status here (pass 2 reads the rest): the
-            // entry is read with JSONReading, several times faster than a Foundation tree; the
-            // resources others refer to are kept as Foundation trees for pass 2.
+            // entry is read with JSONReading, several times faster than a Foundation tree; of the
+            // resources others refer to, pass 2 is told where they are (`References`).
             if let (position, status) = prescriptionStatus(scanner, entry) {
                 admit(entry, position: position, status: status)
                 continue
@@ -121,9 +121,8 @@ extension FHIR {
     }
 
     /// What pass 1 found, for decoding each prescription in pass 2. Nothing in it changes after
-    /// `init`, so several threads read it at once (its Foundation trees are what makes it
-    /// unchecked: they are values, built in pass 1 and only read here).
-    final class Pass2: @unchecked Sendable {
+    /// `init`, so several threads read it at once.
+    final class Pass2: Sendable {
         /// How many prescriptions are decoded on all cores before they are taken in order.
         static let sliceSize = 1024
 
@@ -239,7 +238,9 @@ extension FHIR {
     /// The byte range of an entry's resource (the entry itself for a lone VisionPrescription).
     static func resourceRange(_ scanner: JSONScanner, _ entry: (position: Int, range: Range<Int>)) -> Range<Int>? {
         if entry.position < 0 { return entry.range }
-        return (try? scanner.objectMembers(entry.range))??.first { $0.key == "resource" }?.value
+        // The last member of that name, as the parsed entry (`resource`) keeps it: a hostile entry
+        // with two `resource` members must not be named by one and read as the other.
+        return (try? scanner.objectMembers(entry.range))??.last { $0.key == "resource" }?.value
     }
 
     static func number(_ value: Any?) -> Hundredths? {

@@ -13,8 +13,10 @@ extension RxVaultCommand {
             discussion: flowing(
                 """
                 Needs no passphrase. With one (--passphrase-file, --passphrase-fd or
-                RXVAULT_PASSPHRASE_FILE), it also checks the passphrase and shows how many
-                prescriptions the vault holds. It never prompts. It also says whether the vault is
+                RXVAULT_PASSPHRASE_FILE), it also checks the passphrase, verifies the state root as
+                every owner command does (a root forged or altered, or a header whose format was
+                edited, exits 76) and shows how many prescriptions the vault holds. It never
+                prompts. It also says whether the vault is
                 unlocked ('rxvault unlock') and until when, without using or extending the unlock.
                 """))
 
