@@ -294,9 +294,9 @@ public enum TrendChart {
         PDFPrinter.setFont(cr, size: 12)
         let formula =
             "Spherical equivalent = sphere + cylinder/2. Contact lenses converted per meridian, F = Fc / (1 + d·Fc). "
-        PDFPrinter.show(
-            cr, (refraction ? formula : "") + "Rate per year = change / (days / 365.25). Made by rxvault.", x: 40,
-            y: height - 22)
+        // Rates are drawn for the refraction and the axial length; acuities have changes only.
+        let rate = refraction || !axial.isEmpty ? "Rate per year = change / (days / 365.25). " : ""
+        PDFPrinter.show(cr, (refraction ? formula : "") + rate + "Made by rxvault.", x: 40, y: height - 22)
         guard refraction else { return }
         let neutral = Style(red: 0.3, green: 0.3, blue: 0.3, dash: [], squareMarker: false)
         marker(cr, neutral, x: 68, y: legendY - 5, hollow: false)

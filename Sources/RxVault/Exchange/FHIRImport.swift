@@ -44,7 +44,6 @@ extension FHIR {
         var problems: [String] = []
         var result = ImportResult()
         var byReference = References(scanner: scanner)
-        var practitioners: [String: Range<Int>] = [:]
         var prescriptions: [(position: Int, range: Range<Int>)] = []
         var documents: [(position: Int, range: Range<Int>)] = []
         var documentsByReference: [String: [Int]] = [:]
@@ -89,8 +88,7 @@ extension FHIR {
             default:
                 let names = [fullUrl, (object["id"] as? String).map { "\(kind)/\($0)" }].compactMap { $0 }
                 guard let range = resourceRange(scanner, entry) else { continue }
-                for name in names { byReference.add(name, at: range) }
-                if kind == "Practitioner" { for name in names { practitioners[name] = range } }
+                for name in names { byReference.add(name, kind: kind, at: range) }
             }
         }
         // Pass 2: each prescription, with its patient, its prescriber and its attachments. Every
@@ -99,7 +97,7 @@ extension FHIR {
         // it cost a third more time and did not lower the peak memory, which the file's bytes
         // and the import's own bookkeeping set.)
         let context = Pass2(
-            scanner: scanner, options: options, byReference: byReference, practitioners: practitioners,
+            scanner: scanner, options: options, byReference: byReference,
             documents: documents, documentsByReference: documentsByReference)
         // Each prescription reads only what pass 1 found, so they are decoded on all cores, a
         // slice at a time (what a slice's decoding holds at once stays small), and taken in order.
@@ -129,19 +127,16 @@ extension FHIR {
         let scanner: JSONScanner
         let options: ImportOptions
         let byReference: References
-        let practitioners: [String: Range<Int>]
         let documents: [(position: Int, range: Range<Int>)]
         let documentsByReference: [String: [Int]]
 
         init(
             scanner: JSONScanner, options: ImportOptions, byReference: References,
-            practitioners: [String: Range<Int>],
             documents: [(position: Int, range: Range<Int>)], documentsByReference: [String: [Int]]
         ) {
             self.scanner = scanner
             self.options = options
             self.byReference = byReference
-            self.practitioners = practitioners
             self.documents = documents
             self.documentsByReference = documentsByReference
         }
@@ -171,7 +166,9 @@ extension FHIR {
             var local: [String] = []
             var prescription = FHIR.visionPrescription(
                 object, references: byReference, patient: options.patient, problems: &local)
-            let practitioner = FHIR.practitionerReference(object, references: byReference).flatMap { practitioners[$0] }
+            let practitioner = FHIR.practitionerReference(object, references: byReference).flatMap {
+                byReference.range(of: $0)
+            }
             if var rx = prescription, let range = FHIR.resourceRange(scanner, entry) {
                 rx.fhir = FHIR.kept(
                     scanner, resource: range, practitioner: practitioner, own: FHIR.rxvaultID(object), parsed: object)

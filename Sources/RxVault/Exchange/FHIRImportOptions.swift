@@ -150,12 +150,12 @@ extension FHIR {
     static func practitionerReference(_ r: [String: Any], references: References) -> String? {
         guard var reference = (r["prescriber"] as? [String: Any])?["reference"] as? String else { return nil }
         reference = resolvable(reference, in: references) ?? reference
-        if let role = references[reference], role["resourceType"] as? String == "PractitionerRole",
-            let inner = (role["practitioner"] as? [String: Any])?["reference"] as? String
+        if references.kind(of: reference) == "PractitionerRole",
+            let inner = (references[reference]?["practitioner"] as? [String: Any])?["reference"] as? String
         {
             reference = resolvable(inner, in: references) ?? inner
         }
-        guard references[reference]?["resourceType"] as? String == "Practitioner" else { return nil }
+        guard references.kind(of: reference) == "Practitioner" else { return nil }
         return reference
     }
 
