@@ -81,3 +81,10 @@ final class OwnerWrite {
         let patientNotes: [String]
     }
 }
+
+/// Thrown inside an owner write to end it with nothing written: the transaction rolls back (the
+/// counter stays where it was, so a copy of the file put back is not a rollback) and the caller
+/// rethrows `reason`, or reports "nothing changed" when there is none.
+struct WriteAbandoned: Error {
+    let reason: (any Error)?
+}

@@ -123,46 +123,48 @@ extension Vault {
     )? {
         // Read, check and write in one transaction so two concurrent edits cannot both build on
         // the same version (the second waits, then sees the first's result).
-        var result: (PrescriptionRecord, [String])?
-        var changeError: (any Error)?
-        try perform {
-            guard let row = try store.latestVersion(of: id) else { throw VaultError.notFound(id: id.short) }
-            try touch(id.hex)
-            let current = try open(row)
-            var edited = current.prescription
-            do { try change(&edited) } catch {
-                changeError = error
-                return
-            }
-            // Kept FHIR elements follow the edit by their rule (KeptFHIR): a stale narrative goes.
-            edited.fhir = current.prescription.keptFHIR(after: edited)
-            // A patient given a different name or birth date is another patient (found or
-            // created by `add`'s rule); `patient rename` changes the patient itself.
-            if edited.patient.id != nil, edited.patient.id == current.prescription.patient.id,
-                edited.patient.name != current.prescription.patient.name
-                    || edited.patient.birthDate != current.prescription.patient.birthDate
-            {
-                edited.patient.id = nil
-                // A new name's parts are not the old one's.
-                if edited.patient.name != current.prescription.patient.name {
-                    (edited.patient.family, edited.patient.given) = (nil, nil)
+        // A refused change and a change that changes nothing both end the write unwritten (rolled
+        // back, the counter where it was): `WriteAbandoned` carries them out of the transaction.
+        do {
+            return try ownerWrite { () throws -> (PrescriptionRecord, [String]) in
+                guard let row = try store.latestVersion(of: id) else { throw VaultError.notFound(id: id.short) }
+                try touch(id.hex)
+                let current = try open(row)
+                var edited = current.prescription
+                do { try change(&edited) } catch { throw WriteAbandoned(reason: error) }
+                // Kept FHIR elements follow the edit by their rule (KeptFHIR): a stale narrative goes.
+                edited.fhir = current.prescription.keptFHIR(after: edited)
+                // A patient given a different name or birth date is another patient (found or
+                // created by `add`'s rule); `patient rename` changes the patient itself.
+                if edited.patient.id != nil, edited.patient.id == current.prescription.patient.id,
+                    edited.patient.name != current.prescription.patient.name
+                        || edited.patient.birthDate != current.prescription.patient.birthDate
+                {
+                    edited.patient.id = nil
+                    // A new name's parts are not the old one's.
+                    if edited.patient.name != current.prescription.patient.name {
+                        (edited.patient.family, edited.patient.given) = (nil, nil)
+                    }
                 }
+                let checked = try check(edited)
+                let candidate = try linkPatient(
+                    PrescriptionRecord(
+                        id: id, version: current.version + 1, recorded: clock.timestamp(),
+                        prescription: checked.prescription))
+                guard candidate.prescription != current.prescription else { throw WriteAbandoned(reason: nil) }
+                let record = try storeVersion(candidate)
+                try resealGrants(of: id, previousVersion: current.version)
+                // An advisory is news when the edit brings it: one the stored version already had
+                // ("no expiry date") was said when it was introduced, not at every edit after.
+                let before = Set((try? check(current.prescription).advisories) ?? [])
+                return (record, checked.advisories.filter { !before.contains($0) })
             }
-            let checked = try check(edited)
-            let candidate = try linkPatient(
-                PrescriptionRecord(
-                    id: id, version: current.version + 1, recorded: clock.timestamp(),
-                    prescription: checked.prescription))
-            guard candidate.prescription != current.prescription else { return }
-            let record = try storeVersion(candidate)
-            try resealGrants(of: id, previousVersion: current.version)
-            // An advisory is news when the edit brings it: one the stored version already had
-            // ("no expiry date") was said when it was introduced, not at every edit after.
-            let before = Set((try? check(current.prescription).advisories) ?? [])
-            result = (record, checked.advisories.filter { !before.contains($0) })
+        } catch let abandoned as WriteAbandoned {
+            if let reason = abandoned.reason { throw reason }
+            return nil
+        } catch {
+            throw VaultError.wrap(error)
         }
-        if let changeError { throw changeError }
-        return result
     }
 
     /// Deletes the prescription and every version of it, then checkpoints and truncates the WAL so
