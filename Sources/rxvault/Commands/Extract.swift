@@ -55,7 +55,7 @@ extension RxVaultCommand {
                     // Verify the whole stream first, then write it: stdout cannot be taken back.
                     _ = try vault.readAttachment(attachmentID, of: prescriptionID) { _ in }
                     _ = try vault.readAttachment(attachmentID, of: prescriptionID) {
-                        FileHandle.standardOutput.write(Data($0))
+                        Terminal.out(bytes: $0)
                     }
                     return
                 }

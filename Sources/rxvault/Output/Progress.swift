@@ -28,10 +28,9 @@ final class Progress {
         let percent = min(100, done * 100 / total)
         if percent != last {
             last = percent
-            FileHandle.standardError.write(
-                Data(
-                    "\r\(Self.line(verb, done: amount(min(done, total)), total: amount(total), percent: percent))".utf8)
-            )
+            StandardStream.write(
+                "\r\(Self.line(verb, done: amount(min(done, total)), total: amount(total), percent: percent))",
+                to: STDERR_FILENO)
         }
     }
 
@@ -42,5 +41,5 @@ final class Progress {
         let number = String(percent)
         return "rxvault: \(verb) [\(bar)] \(String(repeating: " ", count: 3 - number.count))\(number)% \(done)/\(total)"
     }
-    func finish() { if enabled && last >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
+    func finish() { if enabled && last >= 0 { StandardStream.write("\r\u{1B}[K", to: STDERR_FILENO) } }
 }

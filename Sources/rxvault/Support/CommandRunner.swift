@@ -75,7 +75,7 @@ enum CommandRunner {
             if let data = try? JSONSerialization.data(
                 withJSONObject: ["error": body], options: [.sortedKeys, .withoutEscapingSlashes])
             {
-                FileHandle.standardError.write(data + Data("\n".utf8))
+                StandardStream.write(Array(data) + [UInt8(ascii: "\n")], to: STDERR_FILENO)
                 return
             }
         }

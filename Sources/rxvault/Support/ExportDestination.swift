@@ -73,7 +73,7 @@ struct ExportDestination {
         }
         if out == "-" {
             try record()
-            FileHandle.standardOutput.write(Data(bytes))
+            Terminal.out(bytes: bytes)
         } else {
             try SafeFileWriter.write(to: out, replace: replace) { writer in
                 try writer.write(bytes)

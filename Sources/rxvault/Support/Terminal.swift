@@ -13,16 +13,21 @@ enum Terminal {
     static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
 
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        StandardStream.write(text + "\n", to: STDOUT_FILENO)
+    }
+
+    /// Bytes as they are (an attachment, an age file) to stdout.
+    static func out(bytes: [UInt8]) {
+        StandardStream.write(bytes, to: STDOUT_FILENO)
     }
 
     /// `text` exactly as given, with no newline added: a format with its own line endings (iCalendar's CRLF).
     static func outExactly(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStream.write(text, to: STDOUT_FILENO)
     }
 
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStream.write(text + "\n", to: STDERR_FILENO)
     }
 
     static func warning(_ text: String) { err("rxvault: warning: \(text)") }
