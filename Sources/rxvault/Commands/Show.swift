@@ -47,8 +47,11 @@ extension RxVaultCommand {
                 switch format {
                 case .json:
                     var value = PrescriptionJSON(view: view).value
-                    if let cornea, case .object(var pairs) = value {
-                        pairs.append(("atCornea", cornea.json))
+                    if case .object(var pairs) = value {
+                        // The id a client app's requests name it by (VisionPrescription/<apiID>), as `grants` gives it.
+                        let apiID = FHIR.prescriptionResourceID(record.id)
+                        pairs.insert(("apiID", .string(apiID)), at: min(1, pairs.count))
+                        if let cornea { pairs.append(("atCornea", cornea.json)) }
                         value = .object(pairs)
                     }
                     Terminal.out(value.write(pretty: true))
