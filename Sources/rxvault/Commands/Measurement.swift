@@ -43,7 +43,8 @@ extension RxVaultCommand {
                     the future, nor before the patient's birth date. Prints the new id.
                     """))
 
-            @Argument(help: "The patient's name or id prefix.", completion: .custom(Completion.patientNames))
+            @Argument(
+                help: "The patient's name, part of it, or id prefix.", completion: .custom(Completion.patientNames))
             var patient: String
             @Option(help: ArgumentHelp("The day measured (YYYY-MM-DD).", valueName: "date")) var date: String
             @Flag(help: "Measured under cycloplegia (drops).") var cycloplegic = false
@@ -62,7 +63,7 @@ extension RxVaultCommand {
                             hint: "give --axial-length-od/--axial-length-os or a visual acuity (--va-od, ...)")
                     }
                     let vault = try options.openVault(command: "measurement add")
-                    let summary = try vault.resolvePatient(patient)
+                    let summary = try PatientArgument.find(patient, in: vault, writing: true)
                     let added = try vault.addMeasurement(m, patient: summary.id)
                     Terminal.out(added.measurement.short)
                 }

@@ -10,9 +10,11 @@ extension RxVaultCommand {
             abstract: "Show, rename, merge or remove a patient.",
             discussion: flowing(
                 """
-                PATIENT is the patient's name (case and spacing do not matter) or id prefix, as
-                'rxvault patients' shows them; 'patient show' also takes part of a name, as
-                'query --patient' does.
+                PATIENT is the patient's name (case and spacing do not matter), part of it, or id
+                prefix, as 'rxvault patients' shows them, matched as 'query --patient', 'trend' and
+                'measurement add' match it: a whole name first, then a part of one. Two or more
+                matches is an error listing them; a change made to a patient found by part of its
+                name says on stderr which patient it was.
 
                 Examples:
                   rxvault patient show "Sam Rivera"
@@ -40,7 +42,7 @@ extension RxVaultCommand {
                 try CommandRunner.run(json: format == .json) {
                     try options.requireOwner("patient show")
                     let vault = try options.openVault(command: "patient show")
-                    let summary = try vault.findPatient(patient)
+                    let summary = try PatientArgument.find(patient, in: vault, writing: false)
                     let records = try vault.patients().first { $0.0.id == summary.id }?.1 ?? []
                     switch format {
                     case .json: Terminal.out(PatientOutput.json(summary, records).write(pretty: true))
@@ -88,7 +90,7 @@ extension RxVaultCommand {
                     grant see them too); the prescriptions themselves are not changed.
                     """))
 
-            @Argument(help: "The patient's name or id prefix.") var patient: String
+            @Argument(help: "The patient's name, part of it, or id prefix.") var patient: String
             @Argument(help: "The new name (leave out to change only the date of birth).") var newName: String?
             @Option(help: "Set the date of birth (YYYY-MM-DD).") var dob: String?
             @Flag(name: .customLong("no-dob"), help: "Remove the date of birth.") var noDOB = false
@@ -116,7 +118,7 @@ extension RxVaultCommand {
                         birthDate = .some(nil)
                     }
                     let vault = try options.openVault(command: "patient rename")
-                    let summary = try vault.resolvePatient(patient)
+                    let summary = try PatientArgument.find(patient, in: vault, writing: true)
                     let updated = try vault.updatePatient(summary.id, name: newName, birthDate: birthDate)
                     Terminal.out(updated.line)
                 }
@@ -135,8 +137,8 @@ extension RxVaultCommand {
                     scripts pass --yes.
                     """))
 
-            @Argument(help: "The patient to keep (name or id prefix).") var into: String
-            @Argument(help: "The patient to merge into it (name or id prefix).") var from: String
+            @Argument(help: "The patient to keep (name, part of it, or id prefix).") var into: String
+            @Argument(help: "The patient to merge into it (name, part of it, or id prefix).") var from: String
             @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
             @OptionGroup var options: VaultOptions
 
@@ -146,8 +148,8 @@ extension RxVaultCommand {
                     let confirmation = Confirmation(
                         yes: yes, noInput: options.noInput, command: "patient merge", verb: "merge")
                     let vault = try options.openVault(command: "patient merge")
-                    let target = try vault.resolvePatient(into)
-                    let source = try vault.resolvePatient(from)
+                    let target = try PatientArgument.find(into, in: vault, writing: true)
+                    let source = try PatientArgument.find(from, in: vault, writing: true)
                     guard target.id != source.id else {
                         throw CLIError(.usage, "'\(into)' and '\(from)' are the same patient (\(target.line))")
                     }
@@ -173,7 +175,7 @@ extension RxVaultCommand {
                     Asks for confirmation on a terminal; scripts pass --yes.
                     """))
 
-            @Argument(help: "The patient's name or id prefix.") var patient: String
+            @Argument(help: "The patient's name, part of it, or id prefix.") var patient: String
             @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.") var yes = false
             @OptionGroup var options: VaultOptions
 
@@ -183,7 +185,7 @@ extension RxVaultCommand {
                     let confirmation = Confirmation(
                         yes: yes, noInput: options.noInput, command: "patient remove", verb: "remove")
                     let vault = try options.openVault(command: "patient remove")
-                    let summary = try vault.resolvePatient(patient)
+                    let summary = try PatientArgument.find(patient, in: vault, writing: true)
                     // Refused before asking when prescriptions remain: nothing to confirm then.
                     let count = try vault.patients().first { $0.0.id == summary.id }?.1.count ?? 0
                     if count > 0 {

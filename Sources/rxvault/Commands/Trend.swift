@@ -43,8 +43,8 @@ extension RxVaultCommand {
                   rxvault trend 3f9a2c1e --out trend.pdf --force
                 """))
 
-        @Argument(help: "The patient's name or id prefix.", completion: .custom(Completion.patientNames)) var patient:
-            String
+        @Argument(help: "The patient's name, part of it, or id prefix.", completion: .custom(Completion.patientNames))
+        var patient: String
         @Option(help: "Only this eye: right (od) or left (os).") var eye: Eye?
         @Option(help: "Output format (of the table; --out draws a chart instead).") var format: DocumentFormat = .table
         @Option(help: ArgumentHelp("Draw the chart to this file: .png, .pdf or .svg (mode 0600).", valueName: "file"))
@@ -73,7 +73,7 @@ extension RxVaultCommand {
                 // Before any passphrase or work: a path that can never be written costs nothing.
                 if let out { _ = try WriteTarget.file(for: out, replace: force) }
                 let vault = try options.openVault(command: "trend")
-                let summary = try vault.findPatient(patient)
+                let summary = try PatientArgument.find(patient, in: vault, writing: false)
                 let records = try vault.patients().first { $0.0.id == summary.id }?.1 ?? []
                 let eyes = eye.map { [$0] } ?? Set(Eye.allCases)
                 let trend = Trend(records.map { ($0.id.hex, $0.prescription) }, eyes: eyes)
