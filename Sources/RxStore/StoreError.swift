@@ -24,6 +24,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case alreadyExists(path: String)
     /// The database server holding the vault cannot be reached, or refused the login.
     case unreachable(String)
+    /// The database refused the role it was logged in as a privilege the statement needs
+    /// (PostgreSQL's 42501): what was refused, and the GRANT (or the role) that gives it.
+    case permissionDenied(String, remedy: String)
 
     public var description: String {
         switch self {
@@ -44,6 +47,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .badLocation(let why): return why
         case .alreadyExists(let path): return "\(path) already holds a vault"
         case .unreachable(let why): return why
+        case .permissionDenied(let what, _): return what
         }
     }
 }

@@ -324,6 +324,7 @@ final class PostgresSession: @unchecked Sendable {
         case "53100", "53200", "53300", "25006": return .cannotWrite("\(place): \(message)")
         case "28P01", "28000": return .unreachable("\(place) refused the login as \(location.user): \(message)")
         case "3D000": return .missing(path: location.display)
+        case "42501": return PrivilegeRefusal(message: message, sql: sql, role: location.user).error
         case "57P01", "57P02", "57P03": return .unreachable("\(place) is shutting down or starting: \(message)")
         default: return .engine(name: "PostgreSQL", code: state, message: message, sql: sql)
         }

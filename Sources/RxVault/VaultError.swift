@@ -66,6 +66,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case badLocation(String)
     /// The database server holding the vault cannot be reached, or refused the login.
     case unavailable(String)
+    /// The database refused the role a privilege (PostgreSQL's 42501), with the GRANT or role
+    /// that gives it (docs/deploy.md). Nothing was changed.
+    case notPermitted(String, remedy: String)
     /// The file system refused a write; nothing was changed.
     case cannotWrite(String)
     /// The vault was written by a newer rxvault.
@@ -80,7 +83,10 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .refused(let why): return why
         case .keySlotNotFound(let id): return "no key slot \(id)"
         case .noVault(let why): return why
-        case .alreadyExists(let path): return "\(path) already exists; rxvault init never overwrites a file"
+        case .alreadyExists(let path):
+            return VaultLocation.isDatabase(path)
+                ? "the database at \(path) already holds a vault; rxvault never writes over one"
+                : "\(path) already exists; rxvault never overwrites a file"
         case .notFound(let id): return "no prescription \(id)"
         case .ambiguousID(let prefix, let matches): return "id prefix \(prefix) matches \(matches) prescriptions"
         case .malformedID(let id):
@@ -109,6 +115,7 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .busy: return "the vault is busy: another rxvault process is using it"
         case .badLocation(let why): return why
         case .unavailable(let why): return why
+        case .notPermitted(let what, _): return what
         case .cannotWrite(let why): return "nothing was changed: \(why)"
         case .unsupportedVersion(let why): return why
         case .internalError(let why): return "internal error: \(why)"
@@ -122,6 +129,7 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .busy: return .busy
         case .badLocation(let why): return .badLocation(why)
         case .unreachable(let why): return .unavailable(why)
+        case .permissionDenied(let what, let remedy): return .notPermitted(what, remedy: remedy)
         case .alreadyExists(let path): return .alreadyExists(path: path)
         case .cannotWrite(let why): return .cannotWrite(why)
         case .unsupportedVersion: return .unsupportedVersion(error.description)

@@ -33,7 +33,8 @@ enum ExitStatus: Int32, CaseIterable {
     case busy = 75
     /// Stored data failed authentication: the vault file was altered or damaged.
     case integrity = 76
-    /// The passphrase does not open the vault.
+    /// Not permitted: the passphrase does not open the vault (nor the recovery code, nor the
+    /// identity), or the database refused the role it logged in as (PostgreSQL's 42501).
     case wrongPassphrase = 77
     /// Interrupted at a prompt (Ctrl-C).
     case interrupted = 130
@@ -96,6 +97,7 @@ extension VaultError {
         case .busy: return .busy
         case .badLocation: return .usage
         case .unavailable: return .unavailable
+        case .notPermitted: return .wrongPassphrase
         case .cannotWrite: return .cannotWrite
         case .unsupportedVersion: return .noVault
         case .internalError: return .failure
@@ -111,6 +113,8 @@ extension VaultError {
                     ? "; forgotten? this vault has a recovery code: 'rxvault passwd --recovery' sets a new passphrase with it"
                     : "")
         case .noVault: return "create one with 'rxvault init', or point to it with --vault PATH or RXVAULT_PATH"
+        case .alreadyExists(let path) where VaultLocation.isDatabase(path):
+            return "'rxvault status --vault URL' says which vault it holds; a new vault needs an empty database"
         case .alreadyExists:
             return "'rxvault status' says what it is; for a new vault elsewhere give 'rxvault init --vault PATH'"
         case .ambiguousID: return "give more characters of the id ('rxvault list' shows them)"
@@ -133,6 +137,7 @@ extension VaultError {
         case .wrongRecoveryCode:
             return "nothing was changed; a recovery code is the one 'rxvault key add --recovery' printed for this vault"
         case .attachmentRefused(let refusal): return refusal.hint
+        case .notPermitted(_, let remedy): return "nothing was changed; \(remedy)"
         default: return nil
         }
     }
