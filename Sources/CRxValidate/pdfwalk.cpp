@@ -119,6 +119,11 @@ class Walker {
     Walker(QPDF &pdf, const rx_pdf_walk_limits &limits, uint64_t &decoded_total)
         : pdf_(pdf), limits_(limits), decoded_total_(decoded_total) {}
 
+    // Warnings qpdf gave outside stream decoding (damage), and while decoding a stream it decoded
+    // whole (notes): see `decode`.
+    std::vector<QPDFExc> file_warnings;
+    std::vector<std::string> notes;
+
     void walk() {
         if (pdf_.getObjectCount() > (size_t)limits_.max_objects) too_many_objects();
         std::vector<QPDFObjectHandle> objects = pdf_.getAllObjects();
@@ -302,7 +307,17 @@ class Walker {
         uint64_t limit = std::min<uint64_t>(limits_.max_stream_bytes, left);
         BoundedSink sink(limit, keep);
         bool attempted = false;
+        // Warnings so far belong to the file, not this stream: set aside (getWarnings clears the
+        // list) and judged as damage at the end, as before.
+        for (QPDFExc &w : pdf_.getWarnings()) file_warnings.push_back(w);
         bool ok = stream.pipeStreamData(&sink, &attempted, 0, qpdf_dl_specialized, true, false);
+        // What qpdf said while decoding a stream it decoded whole ("input stream is complete but
+        // output may still be valid": zlib data without its checksum, as some form fillers write)
+        // is what `qpdf --check` counts as no error: a note, not damage. A stream it could not
+        // decode stays damage (below).
+        std::vector<QPDFExc> decoding = pdf_.getWarnings();
+        if (ok)
+            for (QPDFExc &w : decoding) notes.push_back(w.getMessageDetail() + " (the stream of " + object_label(stream.getObjGen()) + ")");
         decoded_total_ += sink.count();
         if (sink.over) {
             current_ = stream.getObjGen();
@@ -322,15 +337,17 @@ std::string first_warning(QPDF &pdf) {
     return warnings.front().getMessageDetail();
 }
 
-void check_warnings(QPDF &pdf, const char *when) {
-    if (!pdf.anyWarnings()) return;
-    std::string warning = first_warning(pdf);
+void check_warnings(QPDF &pdf, const char *when, const std::vector<QPDFExc> &earlier = {}) {
+    std::string warning;
+    if (!earlier.empty()) warning = earlier.front().getMessageDetail();
+    else if (pdf.anyWarnings()) warning = first_warning(pdf);
+    else return;
     throw Finding{RX_PDF_DAMAGED, std::string("PDF is damaged: qpdf reports \"") + warning + "\" " + when};
 }
 
 // One revision: the whole file, or the part up to an earlier update's %%EOF.
 void walk_revision(const uint8_t *data, size_t length, const rx_pdf_walk_limits &limits, uint64_t &decoded_total,
-                   long long *previous_xref) {
+                   long long *previous_xref, std::vector<std::string> &notes) {
     QPDF pdf;
     pdf.setSuppressWarnings(true);
     pdf.setAttemptRecovery(false);
@@ -348,7 +365,8 @@ void walk_revision(const uint8_t *data, size_t length, const rx_pdf_walk_limits 
     } catch (QPDFExc &e) {
         throw Finding{RX_PDF_DAMAGED, "PDF is damaged: " + e.getMessageDetail()};
     }
-    check_warnings(pdf, "while reading its objects");
+    check_warnings(pdf, "while reading its objects", walker.file_warnings);
+    notes.insert(notes.end(), walker.notes.begin(), walker.notes.end());
     QPDFObjectHandle prev = pdf.getTrailer().getKey("/Prev");
     *previous_xref = prev.isInteger() ? prev.getIntValue() : -1;
 }
@@ -372,7 +390,8 @@ extern "C" int rx_pdf_walk(const uint8_t *data, size_t length, const rx_pdf_walk
     try {
         uint64_t decoded_total = 0;
         long long previous = -1;
-        walk_revision(data, length, *limits, decoded_total, &previous);
+        std::vector<std::string> notes;
+        walk_revision(data, length, *limits, decoded_total, &previous, notes);
         // Earlier revisions: each /Prev names the cross-reference section of the one before; that
         // revision ends at the first %%EOF after it. A reader that shows earlier revisions (or
         // repairs the file) sees their objects, so they are walked too.
@@ -390,8 +409,12 @@ extern "C" int rx_pdf_walk(const uint8_t *data, size_t length, const rx_pdf_walk
             // at the file's own end: nothing earlier to walk.
             if (walked.count(end) || end >= length) break;
             walked.insert(end);
-            walk_revision(data, end, *limits, decoded_total, &previous);
+            walk_revision(data, end, *limits, decoded_total, &previous, notes);
         }
+        // The same stream in several revisions is one note.
+        std::set<std::string> distinct(notes.begin(), notes.end());
+        result->notes = (int)distinct.size();
+        if (!notes.empty()) snprintf(result->note, RX_MESSAGE_SIZE, "%s", notes.front().c_str());
         return 0;
     } catch (Finding &finding) {
         return refuse(result, finding.refusal, finding.message);

@@ -8,12 +8,18 @@ public struct ValidatedAttachment: Sendable, Codable, Equatable {
     public let height: UInt32?
     /// Page count of a PDF.
     public let pages: Int?
+    /// What the check noticed without refusing the file (a PDF stream qpdf decoded whole with a
+    /// warning, which `qpdf --check` counts as no error): said to the person attaching it.
+    public var notes: [String]?
 
-    public init(type: AttachmentType, width: UInt32? = nil, height: UInt32? = nil, pages: Int? = nil) {
+    public init(
+        type: AttachmentType, width: UInt32? = nil, height: UInt32? = nil, pages: Int? = nil, notes: [String]? = nil
+    ) {
         self.type = type
         self.width = width
         self.height = height
         self.pages = pages
+        self.notes = notes
     }
 }
 
@@ -249,7 +255,15 @@ public enum AttachmentValidator {
                 throw AttachmentRefusal(.corrupt, message)
             }
         }
-        return ValidatedAttachment(type: .pdf, pages: Int(result.pages))
+        var notes: [String]?
+        if result.notes > 0 {
+            let first = withUnsafeBytes(of: result.note) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let more = result.notes > 1 ? " (and \(result.notes - 1) more stream(s) like it)" : ""
+            notes = [
+                "qpdf warned while decoding a stream it read whole: \"\(first)\"\(more); qpdf --check counts it as no error"
+            ]
+        }
+        return ValidatedAttachment(type: .pdf, pages: Int(result.pages), notes: notes)
     }
 }
 

@@ -8,6 +8,9 @@ public struct AttachmentInfo: Sendable, Equatable {
     /// Only as `attach` returns it: the PNG chunks left out of the stored file ("eXIf",
     /// "tEXt x3"). Not stored; empty when nothing was dropped.
     public var droppedMetadata: [String] = []
+    /// What the file's check noticed without refusing it (`ValidatedAttachment.notes`), when
+    /// it was just attached.
+    public var notes: [String] = []
     /// Only as `attach` returns it: how many times the PNG's image data was cut into one more
     /// chunk because its compressed bytes spelled markup (`PNGImageDataSplit`). Not stored.
     public var imageDataSplits = 0

@@ -119,6 +119,7 @@ extension Vault {
             try resealGrants(of: prescriptionID)
             var info = AttachmentInfo(id: attachmentID, prescriptionID: prescriptionID, metadata: metadata)
             info.droppedMetadata = session.droppedMetadata
+            info.notes = validated.notes ?? []
             info.imageDataSplits = session.imageDataSplits
             return info
         }

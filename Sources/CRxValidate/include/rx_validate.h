@@ -106,6 +106,10 @@ typedef struct {
     double first_page_height;
     int refusal;                 // rx_pdf_refusal
     char message[RX_MESSAGE_SIZE];
+    // Warnings qpdf gave while decoding a stream it decoded whole (a zlib stream without its
+    // checksum): `qpdf --check` counts them as no error, so they are notes, not damage.
+    int notes;                   // how many
+    char note[RX_MESSAGE_SIZE];  // the first, with the object it was in
 } rx_pdf_result;
 
 enum rx_pdf_refusal {

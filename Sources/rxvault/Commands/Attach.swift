@@ -101,6 +101,7 @@ extension RxVaultCommand {
                     to: prescriptionID, name: storedName, allowDuplicate: allowDuplicate, keepMetadata: keepMetadata,
                     parser: parser
                 ) { try source.read(into: &$0) }
+                for note in info.notes { Terminal.err("rxvault: note: \(Table.displayable(note))") }
                 if !info.droppedMetadata.isEmpty {
                     Terminal.err(
                         "rxvault: stored the PNG without its metadata: \(info.droppedMetadata.joined(separator: ", ")) (--keep-metadata keeps it)"
