@@ -72,10 +72,20 @@ struct JSONParser {
             p += 1
             return .object(members)
         }
+        // Keys seen, checked by a scan while the object is small (almost all are) and in a set
+        // past that, so an object of many members costs no more than linear time.
+        var seen: Set<String> = []
         while true {
             skipSpace()
             guard p < bytes.count, bytes[p] == UInt8(ascii: "\"") else { throw fail("expected a key") }
+            let keyStart = p
             let key = try string()
+            if members.count < 16 {
+                if members.contains(where: { $0.key == key }) { throw duplicate(key, at: keyStart) }
+                if members.count == 15 { seen = Set(members.map(\.key) + [key]) }
+            } else if !seen.insert(key).inserted {
+                throw duplicate(key, at: keyStart)
+            }
             skipSpace()
             guard p < bytes.count, bytes[p] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             p += 1
@@ -96,6 +106,12 @@ struct JSONParser {
             p += 1
             return .object(members)
         }
+    }
+
+    func duplicate(_ key: String, at offset: Int) -> JSONReadError {
+        var error = fail("the key \"\(key)\" appears twice in one object", at: offset)
+        error.duplicateKey = key
+        return error
     }
 
     mutating func array() throws(JSONReadError) -> JSONTree {

@@ -75,6 +75,10 @@ public struct JSONReadError: Error, Sendable, CustomStringConvertible {
     /// Byte offset of the problem.
     public let offset: Int
     public let problem: String
+    /// The key an object has twice, when that is the problem. JSON leaves such a document's
+    /// meaning to the reader (RFC 8259, 4: some take the first, some the last), so two readers
+    /// of one file could disagree on a prescription's status: it is refused, never guessed.
+    public var duplicateKey: String? = nil
     public var description: String { "\(problem) at byte \(offset)" }
 }
 

@@ -285,6 +285,9 @@ public enum RxvaultExport {
         else {
             throw notAnExport
         }
+        if let key = JSONScanner.repeatedKey(members) {
+            throw ImportError(problems: ["the key \"\(key)\" appears twice in the file's top-level object"])
+        }
         var binding: Binding?
         var patientsMac: [UInt8]?
         if let vaultRange = members.first(where: { $0.key == "vault" })?.value {
@@ -441,6 +444,7 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
         switch error {
         case .keyNotFound(let key, let context): return "\(path(context)).\(key.stringValue) is missing"
         case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context)) has the wrong type"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return context.debugDescription
         case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
         @unknown default: return "cannot be read"
         }

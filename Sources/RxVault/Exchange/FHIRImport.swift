@@ -27,6 +27,9 @@ extension FHIR {
         else {
             throw ImportError(problems: ["not a FHIR resource (no resourceType)"])
         }
+        if let key = JSONScanner.repeatedKey(members) {
+            throw ImportError(problems: ["the key \"\(key)\" appears twice in the file's top-level object"])
+        }
         var entries: [(position: Int, range: Range<Int>)] = []
         switch type {
         case "Bundle":
@@ -66,10 +69,22 @@ extension FHIR {
             prescriptions.append(entry)
         }
         for entry in entries {
-            // A VisionPrescription needs only its type and status here (pass 2 reads the rest): the
-            // entry is read with JSONReading, several times faster than a Foundation tree; of the
-            // resources others refer to, pass 2 is told where they are (`References`).
-            if let (position, status) = prescriptionStatus(scanner, entry) {
+            // Every entry is read with JSONReading first (several times faster than a Foundation
+            // tree), which refuses a key given twice in any of its objects: Foundation, which
+            // reads the rest, takes the last where JSONReading's lookups take the first, and an
+            // entry must not be filtered by one status and stored with the other.
+            let tree: JSONTree?
+            do { tree = try JSONTree(parsing: scanner.bytes[entry.range]) } catch {
+                if error.duplicateKey != nil {
+                    problems.append(
+                        "\(entry.position < 0 ? "VisionPrescription" : "entry[\(entry.position)]"): \(error.problem)")
+                    continue
+                }
+                tree = nil
+            }
+            // A VisionPrescription needs only its type and status here (pass 2 reads the rest); of
+            // the resources others refer to, pass 2 is told where they are (`References`).
+            if let tree, let (position, status) = prescriptionStatus(tree, position: entry.position) {
                 admit(entry, position: position, status: status)
                 continue
             }
@@ -216,18 +231,18 @@ extension FHIR {
     /// When `entry` is a VisionPrescription: its position and its status (nil when it has none that
     /// is a string). Nil for anything else, and for an entry that is not JSON or has no resource
     /// object (skipped, as `resource` skips it).
-    static func prescriptionStatus(_ scanner: JSONScanner, _ entry: (position: Int, range: Range<Int>)) -> (
+    static func prescriptionStatus(_ tree: JSONTree, position entryPosition: Int) -> (
         position: String, status: String?
     )? {
-        guard case .object(let members)? = try? JSONTree(parsing: scanner.bytes[entry.range]) else { return nil }
+        guard case .object(let members) = tree else { return nil }
         let object = JSONObjectReader(members: members, path: [])
         var resource = object
-        if entry.position >= 0 {
+        if entryPosition >= 0 {
             guard case .object(let inner)? = object.member("resource") else { return nil }
             resource = JSONObjectReader(members: inner, path: [])
         }
         guard case .string("VisionPrescription")? = resource.member("resourceType") else { return nil }
-        let position = entry.position < 0 ? "VisionPrescription" : "entry[\(entry.position)] VisionPrescription"
+        let position = entryPosition < 0 ? "VisionPrescription" : "entry[\(entryPosition)] VisionPrescription"
         guard case .string(let status)? = resource.member("status") else { return (position, nil) }
         return (position, status)
     }

@@ -44,6 +44,14 @@ struct JSONScanner {
         }
     }
 
+    /// The first key that `members` (one object's) has twice; nil when each is there once.
+    /// Such a document reads differently in different readers (the first or the last wins), so
+    /// an import refuses it (RxModel's `JSONReadError.duplicateKey` says why).
+    static func repeatedKey(_ members: [(key: String, value: Range<Int>)]) -> String? {
+        var seen: Set<String> = []
+        return members.first { !seen.insert($0.key).inserted }?.key
+    }
+
     private func end(after p: Int, _ members: [(key: String, value: Range<Int>)]) throws(Malformed) -> [(
         key: String, value: Range<Int>
     )] {

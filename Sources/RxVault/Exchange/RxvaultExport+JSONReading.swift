@@ -9,8 +9,10 @@ extension RxvaultExport.Entry {
     static func read(_ bytes: ArraySlice<UInt8>) throws(DecodingError) -> Self {
         let tree: JSONTree
         do { tree = try JSONTree(parsing: bytes) } catch {
-            throw .dataCorrupted(
-                .init(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
+            // A key given twice is named (which one, so the file can be mended); other damage reads
+            // as `JSONDecoder` words it.
+            let text = error.duplicateKey != nil ? error.problem : "The given data was not valid JSON."
+            throw .dataCorrupted(.init(codingPath: [], debugDescription: text, underlyingError: error))
         }
         return try Self(json: JSONValueReader(tree))
     }
