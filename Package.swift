@@ -72,7 +72,11 @@ let package = Package(
         // A client app's side of `rxvault serve` (docs/api.md): login with the age identity, search, read.
         .target(name: "RxVaultClient", dependencies: ["RxCrypto"]),
         // The service: vault, key hierarchy, prescriptions. Enforces everything the CLI offers.
-        .target(name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore", "RxValidate"]),
+        // Its fault hooks (FaultHook.swift) are compiled into debug builds only: the release
+        // binary ignores RXVAULT_PARSER_FAULT and RXVAULT_TEST_*.
+        .target(
+            name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore", "RxValidate"],
+            swiftSettings: [.define("RXVAULT_FAULT_HOOKS", .when(configuration: .debug))]),
         // `rxvault serve`: the read-only FHIR R4 API, client authentication, access requests.
         .target(
             name: "RxServe",

@@ -473,7 +473,7 @@ extension Vault {
 
     /// Prescriptions an import writes between rewrites of the manifest buckets.
     /// `RXVAULT_TEST_IMPORT_FLUSH` sets it (tests: a small import that rewrites several times).
-    static let importFlushInterval = getenv("RXVAULT_TEST_IMPORT_FLUSH").flatMap { Int(String(cString: $0)) } ?? 50_000
+    static let importFlushInterval: Int = FaultHook.number("RXVAULT_TEST_IMPORT_FLUSH") ?? 50_000
 
     /// Whether `binding` says this vault's owner wrote the file, as it is now.
     /// `purpose` names what the MAC covers: the prescriptions (`exportBinding`) or the patient

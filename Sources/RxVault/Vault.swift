@@ -293,8 +293,8 @@ public final class Vault {
     /// `RXVAULT_TEST_WRITE_PAUSE_MS` (reliability suite only): wait this long with the write
     /// transaction open and everything written, just before commit, after saying so on stderr,
     /// so a kill can be aimed at the worst moment. Unset, it costs one comparison.
-    private static let testWritePauseMilliseconds: UInt32 =
-        getenv("RXVAULT_TEST_WRITE_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
+    /// Like every fault hook, it exists only in debug builds (`RXVAULT_FAULT_HOOKS`, Package.swift).
+    private static let testWritePauseMilliseconds: UInt32 = FaultHook.number("RXVAULT_TEST_WRITE_PAUSE_MS") ?? 0
 
     static func pauseBeforeCommitForTests() {
         guard testWritePauseMilliseconds > 0 else { return }
@@ -306,8 +306,7 @@ public final class Vault {
     /// before the rows checked against it (client rows, audit head, key ring), after saying so
     /// on stderr, so a test can commit a write in between (Tests/CLITests/SnapshotReadTests.swift):
     /// the check must still see the one snapshot the root was read in. Unset, one comparison.
-    private static let testReadPauseMilliseconds: UInt32 =
-        getenv("RXVAULT_TEST_READ_PAUSE_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
+    private static let testReadPauseMilliseconds: UInt32 = FaultHook.number("RXVAULT_TEST_READ_PAUSE_MS") ?? 0
 
     static func pauseAfterStateRootForTests() {
         guard testReadPauseMilliseconds > 0 else { return }

@@ -141,6 +141,32 @@ import Testing
         #expect(json["attachmentSandbox"] as? String == "rlimits-only")
     }
 
+    /// The fault hooks are compiled into debug builds only: the release binary a user installs
+    /// (the one `scripts/test` runs) keeps its sandbox whatever RXVAULT_PARSER_FAULT says, warns
+    /// of nothing, and its write path takes no pause.
+    @Test func theReleaseBinaryIgnoresTheFaultHooks() throws {
+        let (cli, rx) = try setUp()
+        let release = CLIHarness.binary
+        try #require(
+            release != CLIHarness.builtBesideTests,
+            "run with RXVAULT_BIN set to the release binary (scripts/test does) to test it")
+        var env = cli.environment
+        env["RXVAULT_PARSER_FAULT"] = "no-sandbox"
+        env["RXVAULT_TEST_WRITE_PAUSE_MS"] = "60000"
+        let attach = try CLIHarness.spawn(
+            [release, "attach", rx, AttachmentTests.photo], environment: env, directory: cli.directory, timeout: 30)
+        #expect(attach.status == 0, "\(attach)")
+        #expect(!attach.stderr.contains("warning"), "\(attach.stderr)")
+        #expect(!attach.stderr.contains("pausing"), "\(attach.stderr)")
+        let status = try CLIHarness.spawn(
+            [release, "status", "--format", "json"], environment: env, directory: cli.directory)
+        #expect(try cli.json(status.stdout)["attachmentSandbox"] as? String == "seccomp", "\(status)")
+        // The same hook still works where it belongs: the debug build beside the tests.
+        let debug = try CLIHarness.spawn(
+            [CLIHarness.builtBesideTests, "status", "--format", "json"], environment: env, directory: cli.directory)
+        #expect(try cli.json(debug.stdout)["attachmentSandbox"] as? String == "rlimits-only", "\(debug)")
+    }
+
     /// Previews run in the same sandbox: rendering a PDF (fontconfig reads its files) still works.
     @Test func previewsWorkInsideTheSandbox() throws {
         let (cli, rx) = try setUp()

@@ -20,8 +20,10 @@ final class CLIHarness: @unchecked Sendable {
     var environment: [String: String]
 
     /// The binary under test: `$RXVAULT_BIN`, else `rxvault` next to the test bundle.
-    static let binary: String = {
-        if let path = ProcessInfo.processInfo.environment["RXVAULT_BIN"] { return path }
+    static let binary: String = ProcessInfo.processInfo.environment["RXVAULT_BIN"] ?? builtBesideTests
+
+    /// The `rxvault` that `swift build --build-tests` made beside the test bundle: a debug build.
+    static let builtBesideTests: String = {
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var dir = runner.deletingLastPathComponent()
         for _ in 0..<4 {
@@ -31,6 +33,19 @@ final class CLIHarness: @unchecked Sendable {
         }
         return ".build/debug/rxvault"
     }()
+
+    /// The fault hooks: compiled only into debug builds (Package.swift's RXVAULT_FAULT_HOOKS), so a
+    /// release binary, the one users run, ignores them (`FaultHookTests`).
+    static let faultHooks: Set<String> = [
+        "RXVAULT_PARSER_FAULT", "RXVAULT_TEST_WRITE_PAUSE_MS", "RXVAULT_TEST_READ_PAUSE_MS",
+        "RXVAULT_TEST_IMPORT_FLUSH"
+    ]
+
+    /// The binary a command with this environment runs: the debug build beside the tests when it
+    /// sets a fault hook (the release binary would ignore it), else the binary under test.
+    static func binary(for environment: [String: String]) -> String {
+        environment.keys.contains { faultHooks.contains($0) } ? builtBesideTests : binary
+    }
 
     /// util-linux's setsid(1), to run the binary without a controlling terminal.
     static let setsid = "/usr/bin/setsid"
@@ -73,7 +88,7 @@ final class CLIHarness: @unchecked Sendable {
         // /dev/tty, and a prompt must never wait on the terminal the suite was started from.
         let command =
             FileManager.default.isExecutableFile(atPath: Self.setsid)
-            ? [Self.setsid, "--wait", Self.binary] : [Self.binary]
+            ? [Self.setsid, "--wait", Self.binary(for: env)] : [Self.binary(for: env)]
         return try Self.spawn(
             command + arguments, environment: env, directory: directory, stdin: stdin, stdinFile: stdinFile,
             timeout: timeout)

@@ -18,10 +18,10 @@ final class ServerProcess: @unchecked Sendable {
     ) throws {
         self.cli = cli
         socket = cli.path(socketName)
-        process.executableURL = URL(fileURLWithPath: CLIHarness.binary)
-        process.arguments = ["serve"] + (arguments ?? ["--socket", socket])
         var env = cli.environment
         for (key, value) in extra { env[key] = value }
+        process.executableURL = URL(fileURLWithPath: CLIHarness.binary(for: env))
+        process.arguments = ["serve"] + (arguments ?? ["--socket", socket])
         process.environment = env
         process.currentDirectoryURL = cli.directory
         let err = Pipe()

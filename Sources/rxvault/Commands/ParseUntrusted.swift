@@ -43,7 +43,7 @@ extension RxVaultCommand {
                 }
                 ParserChild.run(
                     mode: mode, limits: limits, previewWidth: previewWidth, cpuSeconds: cpuSeconds,
-                    memoryBytes: memoryBytes, faultForTests: Environment.values["RXVAULT_PARSER_FAULT"])
+                    memoryBytes: memoryBytes, faultForTests: FaultHook.parserFault)
             }
         }
     }

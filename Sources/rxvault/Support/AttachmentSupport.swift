@@ -13,7 +13,7 @@ import RxVault
 enum ParserFactory {
     static func make(limits: ValidationLimits) throws -> IsolatedParser {
         var environment: [String: String] = [:]
-        if let fault = Environment.values["RXVAULT_PARSER_FAULT"] { environment["RXVAULT_PARSER_FAULT"] = fault }
+        if let fault = FaultHook.parserFault { environment["RXVAULT_PARSER_FAULT"] = fault }
         var parser = IsolatedParser(
             executable: try selfExecutable(), arguments: ["_parse-untrusted"], limits: limits,
             environment: environment)
