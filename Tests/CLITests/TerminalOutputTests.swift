@@ -46,7 +46,10 @@ import Testing
         var env = cli.environment
         for (key, value) in extra { env[key] = value }
         return try CLIHarness.spawn(
-            ["/usr/bin/env", "python3", "-c", script, String(columns), stderrToo ? "both" : "out", CLIHarness.binary]
+            [
+                "/usr/bin/env", "python3", "-c", script, String(columns), stderrToo ? "both" : "out",
+                CLIHarness.binary(for: env)
+            ]
                 + arguments,
             environment: env, directory: cli.directory)
     }
