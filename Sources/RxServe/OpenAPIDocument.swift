@@ -543,7 +543,7 @@ enum OpenAPIDocument {
                     }
                   },
                   {
-                    "description": "page size (0 to 200; more is 200)",
+                    "description": "page size (0 to 200; more is 200); 0 is the total alone, with no next link",
                     "in": "query",
                     "name": "_count",
                     "required": false,

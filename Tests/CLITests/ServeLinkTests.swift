@@ -31,4 +31,32 @@ extension ServeTests {
                 "\(line)")
         }
     }
+
+    /// `_count=0` is the total alone, with no `next`: both clients list every page and stop
+    /// (before, the server's `next` was its `self`, and a client asked for it forever).
+    @Test func bothClientsStopAtAPageOfNone() async throws {
+        let (cli, _, contacts, shop, _) = try household()
+        #expect(try cli.run(["grant", "shop", contacts]).status == 0)
+        let port = freeLoopbackPort()
+        let server = try ServerProcess(cli, arguments: ["--listen", "127.0.0.1:\(port)"])
+        defer { server.stop() }
+        let script = ServerProcess.root.appendingPathComponent("examples/rxvault_client.py").path
+        for (size, count) in [(0, 0), (1, 2), (200, 2)] {
+            let (status, out, err) = try ServerProcess.run(
+                "/usr/bin/timeout",
+                [
+                    "20", ServerProcess.python, script, "--url", "http://127.0.0.1:\(port)", "--identity", shop, "list",
+                    "--page-size", String(size)
+                ], in: cli.directory)
+            #expect(status == 0, "page size \(size): \(err)")
+            #expect(
+                (try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [Any])?.count == count,
+                "page size \(size): \(out)")
+        }
+        let client = try RxVaultClient(
+            baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")),
+            identity: try String(contentsOfFile: shop, encoding: .utf8))
+        #expect(try await client.search(.init(pageSize: 0)).isEmpty)
+        #expect(try await client.search(.init(pageSize: 1)).count == 2)
+    }
 }

@@ -39,11 +39,15 @@ struct VisionPrescriptionRoutes {
                 "url": .string("\(base)/VisionPrescription?\(search.query(offset: offset))")
             ])
         }
+        // A page of 0 (the total alone) has no next or previous page: either would be this one
+        // again, and a client that follows `next` until there is none would never stop.
         var links = [link("self", offset: search.offset)]
-        if search.offset + search.count < matches.count {
+        if search.count > 0, search.offset + search.count < matches.count {
             links.append(link("next", offset: search.offset + search.count))
         }
-        if search.offset > 0 { links.append(link("previous", offset: max(0, search.offset - search.count))) }
+        if search.count > 0, search.offset > 0 {
+            links.append(link("previous", offset: max(0, search.offset - search.count)))
+        }
         var entries: [JSONValue] = page.map { record in
             .fields([
                 "fullUrl": .string("\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))"),
