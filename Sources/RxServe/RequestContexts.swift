@@ -150,8 +150,11 @@ final class RouteTable: Sendable {
 
 /// Headers every answer carries, errors included: `X-Content-Type-Options: nosniff`, so a
 /// browser takes a response for the type it declares (an attachment is never sniffed into
-/// HTML), and a Content-Security-Policy that sandboxes whatever a browser makes of a response and
-/// lets it load nothing. Outermost but for the log line, so errors are answered here.
+/// HTML), a Content-Security-Policy that sandboxes whatever a browser makes of a response and
+/// lets it load nothing, and `Cache-Control: no-store`: resources, Bundles and attachments are
+/// patient data, tokens are credentials, and an error may name an id the client asked about, so
+/// no browser, proxy or CDN between the server and a client may keep a copy (one rule for every
+/// answer, so no route can forget it). Outermost but for the log line, so errors are answered here.
 struct ProtectiveHeaders: RouterMiddleware {
     typealias Context = ServeRequestContext
     static let noSniff = HTTPField.Name("X-Content-Type-Options")!
@@ -168,6 +171,7 @@ struct ProtectiveHeaders: RouterMiddleware {
         }
         response.headers[Self.noSniff] = "nosniff"
         response.headers[.contentSecurityPolicy] = Self.policy
+        response.headers[.cacheControl] = "no-store"
         return response
     }
 }

@@ -50,4 +50,49 @@ import Testing
             #expect(Set(Self.links(second).keys) == ["self", "previous"], "\(second.text)")
         }
     }
+
+    /// Every answer says `Cache-Control: no-store`: resources, Bundles, attachments, the login
+    /// routes and errors alike, so nothing between the server and a client keeps patient data.
+    @Test func noAnswerMayBeStored() async throws {
+        let (vault, glasses, _) = try household()
+        try await vault.serve { api in
+            let token = try await api.token("shop")
+            let glassesID = FHIR.prescriptionResourceID(glasses.id)
+            let documents = try await api.get("/DocumentReference", token: token)
+            let binary = try #require(
+                ((documents.resources.first?["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?[
+                    "url"] as? String)
+            let observations = try await api.get("/Observation", token: token)
+            let observationID = try #require(observations.resources.first?["id"] as? String)
+            let patient = glasses.prescription.patient
+            let asked = try await api.post("/access-requests", token: token, body: #"{"reason": "ordering lenses"}"#)
+            let requestID = try #require(asked.json["id"] as? String)
+            var answers: [(String, APIClient.Answer)] = [
+                ("search", try await api.get("/VisionPrescription", token: token)),
+                ("read", try await api.get("/VisionPrescription/\(glassesID)", token: token)),
+                ("history", try await api.get("/VisionPrescription/\(glassesID)/_history", token: token)),
+                ("vread", try await api.get("/VisionPrescription/\(glassesID)/_history/1", token: token)),
+                ("patient", try await api.get("/Patient/\(FHIR.patientResourceID(patient))", token: token)),
+                ("observations", observations),
+                ("observation", try await api.get("/Observation/\(observationID)", token: token)),
+                ("documents", documents),
+                ("binary", try await api.get(String(binary.dropFirst("http://localhost".count)), token: token)),
+                ("access request", asked),
+                ("access request status", try await api.get("/access-requests/\(requestID)", token: token)),
+                ("metadata", try await api.get("/metadata")),
+                ("openapi", try await api.get("/openapi.json")),
+                ("challenge", try await api.post("/auth/challenge", body: #"{"recipient": "nonsense"}"#)),
+                ("not found", try await api.get("/VisionPrescription/\(UUID().uuidString.lowercased())", token: token)),
+                ("no token", try await api.get("/VisionPrescription/\(glassesID)")),
+                ("bad search", try await api.get("/VisionPrescription?foo=\(glassesID)", token: token)),
+                ("no route", try await api.get("/Encounter")),
+                ("wrong method", try await api.request(.delete, "/VisionPrescription/\(glassesID)"))
+            ]
+            answers.append(("token", try await api.post("/auth/token", body: #"{"challenge": "x", "response": "y"}"#)))
+            #expect(answers.first { $0.0 == "binary" }?.1.status == .ok)
+            for (what, answer) in answers {
+                #expect(answer.headers[.cacheControl] == "no-store", "\(what): \(answer.status) \(answer.headers)")
+            }
+        }
+    }
 }
