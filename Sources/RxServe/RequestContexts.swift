@@ -32,6 +32,8 @@ struct ServeRequestContext: RequestContext {
     /// The peer's address, kept as it is: only the login routes turn it into a `source`, so
     /// the reads that make most requests do not pay for it.
     let remoteAddress: SocketAddress?
+    /// The server's own address the connection arrived at (`LinkBase`).
+    let localAddress: SocketAddress?
     /// Who is asking, for the limits on what a stranger can cost others.
     var source: RequestSource { RequestSource(remoteAddress) }
 
@@ -39,8 +41,19 @@ struct ServeRequestContext: RequestContext {
         coreContext = .init(source: source)
         clientID = nil
         remoteAddress = source.channel.remoteAddress
+        localAddress = source.channel.localAddress
     }
 }
+
+/// The two ends of a request's connection, which decide where its answer's links point
+/// (`LinkBase`): never a header alone.
+protocol ConnectionEnds {
+    var remoteAddress: SocketAddress? { get }
+    var localAddress: SocketAddress? { get }
+}
+
+extension ServeRequestContext: ConnectionEnds {}
+extension ClientRequestContext: ConnectionEnds {}
 
 /// The context of the routes that need a client (everything but `/metadata` and `/auth`):
 /// made from `ServeRequestContext` only when a client was authenticated, so a handler cannot
@@ -50,11 +63,15 @@ struct ServeRequestContext: RequestContext {
 struct ClientRequestContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
     let clientID: ClientID
+    let remoteAddress: SocketAddress?
+    let localAddress: SocketAddress?
 
     init(context: ServeRequestContext) throws {
         guard let clientID = context.clientID else { throw APIError.tokenNeeded }
         coreContext = context.coreContext
         self.clientID = clientID
+        remoteAddress = context.remoteAddress
+        localAddress = context.localAddress
     }
 }
 

@@ -51,6 +51,38 @@ import Testing
         }
     }
 
+    /// `--public-url`: every absolute link starts with it, whatever the request said.
+    @Test func thePublicURLStartsEveryLink() async throws {
+        let (vault, glasses, _) = try household()
+        var settings = ServedVault.settings
+        settings.publicURL = "https://rx.example/api"
+        try await vault.serve(settings) { api in
+            let token = try await api.token("shop")
+            let page = try await api.get("/VisionPrescription?_count=1", token: token)
+            let links = Self.links(page)
+            #expect(links["self"] == "https://rx.example/api/VisionPrescription?_count=1&_offset=0")
+            #expect(links["next"] == "https://rx.example/api/VisionPrescription?_count=1&_offset=1")
+            let glassesID = FHIR.prescriptionResourceID(glasses.id)
+            let history = try await api.get("/VisionPrescription/\(glassesID)/_history", token: token)
+            let documents = try await api.get("/DocumentReference", token: token)
+            let observations = try await api.get("/Observation", token: token)
+            var urls: [String] = []
+            for answer in [page, history, documents, observations] {
+                for entry in answer.json["entry"] as? [[String: Any]] ?? [] {
+                    urls.append(try #require(entry["fullUrl"] as? String))
+                }
+            }
+            let binary = try #require(
+                ((documents.resources.first?["content"] as? [[String: Any]])?.first?["attachment"] as? [String: Any])?[
+                    "url"] as? String)
+            urls.append(binary)
+            #expect(urls.count >= 5 && urls.allSatisfy { $0.hasPrefix("https://rx.example/api/") }, "\(urls)")
+            let asked = try await api.post(
+                "/access-requests", token: token, body: #"{"reason": "ordering lenses"}"#)
+            #expect(asked.headers[.location]?.hasPrefix("https://rx.example/api/access-requests/") == true)
+        }
+    }
+
     /// Every answer says `Cache-Control: no-store`: resources, Bundles, attachments, the login
     /// routes and errors alike, so nothing between the server and a client keeps patient data.
     @Test func noAnswerMayBeStored() async throws {

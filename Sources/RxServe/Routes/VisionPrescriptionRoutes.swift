@@ -32,7 +32,7 @@ struct VisionPrescriptionRoutes {
         }
         matches.sort { ($0.prescription.issued, $0.id.hex) > ($1.prescription.issued, $1.id.hex) }
         let page = Array(matches.dropFirst(search.offset).prefix(search.count))
-        let base = support.baseURL(request)
+        let base = support.baseURL(request, context)
         func link(_ relation: String, offset: Int) -> JSONValue {
             .fields([
                 "relation": .string(relation),
@@ -101,7 +101,7 @@ struct VisionPrescriptionRoutes {
         let client = try await support.view(context)
         let id = try support.granted(context, in: client)
         let versions = try await coveredHistory(id, client).reversed()
-        let base = support.baseURL(request)
+        let base = support.baseURL(request, context)
         let entries: [JSONValue] = versions.map { record in
             let resourceID = FHIR.prescriptionResourceID(record.id)
             return .fields([
