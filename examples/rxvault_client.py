@@ -112,14 +112,19 @@ class RxvaultClient:
         return parts.path + ("?" + parts.query if parts.query else "")
 
     def search(self, **params):
-        """Every page of GET /VisionPrescription, following the Bundle's next links."""
+        """Every page of GET /VisionPrescription, following the Bundle's next links. A link already
+        followed ends the walk: a server whose next page is one it sent before would otherwise
+        be asked for it forever."""
         path = "/VisionPrescription"
         if params:
             # A parameter given several times (datewritten=ge...&datewritten=lt...) is a list.
             path += "?" + urllib.parse.urlencode(params, doseq=True)
         resources = []
-        while path:
+        followed = set()
+        while path and path not in followed:
+            followed.add(path)
             bundle = self._request("GET", path)
+            followed.update(self._path(link["url"]) for link in bundle.get("link", []) if link["relation"] == "self")
             resources += [entry["resource"] for entry in bundle.get("entry", [])]
             path = next((self._path(link["url"]) for link in bundle.get("link", []) if link["relation"] == "next"), None)
         return resources
@@ -161,6 +166,7 @@ def main():
     listing.add_argument("--patient")
     listing.add_argument("--datewritten", action="append", help="e.g. ge2026-01-01; may be repeated")
     listing.add_argument("--updated-since", help="only what changed since: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ")
+    listing.add_argument("--page-size", type=int, help="prescriptions per page (_count); every page is read")
     sub.add_parser("metadata")
     for name in ("show", "history", "attachments", "patient", "request-status"):
         sub.add_parser(name).add_argument("id")
@@ -186,6 +192,8 @@ def main():
                 params["datewritten"] = args.datewritten
             if args.updated_since:
                 params["_lastUpdated"] = "ge" + args.updated_since
+            if args.page_size is not None:
+                params["_count"] = str(args.page_size)
             result = client.search(**params)
         elif args.command == "show":
             result = client.read("VisionPrescription", args.id)

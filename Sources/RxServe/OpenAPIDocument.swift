@@ -525,7 +525,7 @@ enum OpenAPIDocument {
                     }
                   },
                   {
-                    "description": "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ after an optional prefix",
+                    "description": "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ after an optional prefix, compared with meta.lastUpdated: for this client, the latest of the newest version, its grant to this client and the attachments that grant includes",
                     "in": "query",
                     "name": "_lastUpdated",
                     "required": false,
@@ -543,7 +543,7 @@ enum OpenAPIDocument {
                     }
                   },
                   {
-                    "description": "page size (0 to 200; more is 200)",
+                    "description": "page size (0 to 200; more is 200); 0 is the total alone, with no next link",
                     "in": "query",
                     "name": "_count",
                     "required": false,

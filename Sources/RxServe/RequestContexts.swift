@@ -32,6 +32,8 @@ struct ServeRequestContext: RequestContext {
     /// The peer's address, kept as it is: only the login routes turn it into a `source`, so
     /// the reads that make most requests do not pay for it.
     let remoteAddress: SocketAddress?
+    /// The server's own address the connection arrived at (`LinkBase`).
+    let localAddress: SocketAddress?
     /// Who is asking, for the limits on what a stranger can cost others.
     var source: RequestSource { RequestSource(remoteAddress) }
 
@@ -39,8 +41,19 @@ struct ServeRequestContext: RequestContext {
         coreContext = .init(source: source)
         clientID = nil
         remoteAddress = source.channel.remoteAddress
+        localAddress = source.channel.localAddress
     }
 }
+
+/// The two ends of a request's connection, which decide where its answer's links point
+/// (`LinkBase`): never a header alone.
+protocol ConnectionEnds {
+    var remoteAddress: SocketAddress? { get }
+    var localAddress: SocketAddress? { get }
+}
+
+extension ServeRequestContext: ConnectionEnds {}
+extension ClientRequestContext: ConnectionEnds {}
 
 /// The context of the routes that need a client (everything but `/metadata` and `/auth`):
 /// made from `ServeRequestContext` only when a client was authenticated, so a handler cannot
@@ -50,11 +63,15 @@ struct ServeRequestContext: RequestContext {
 struct ClientRequestContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
     let clientID: ClientID
+    let remoteAddress: SocketAddress?
+    let localAddress: SocketAddress?
 
     init(context: ServeRequestContext) throws {
         guard let clientID = context.clientID else { throw APIError.tokenNeeded }
         coreContext = context.coreContext
         self.clientID = clientID
+        remoteAddress = context.remoteAddress
+        localAddress = context.localAddress
     }
 }
 
@@ -150,8 +167,11 @@ final class RouteTable: Sendable {
 
 /// Headers every answer carries, errors included: `X-Content-Type-Options: nosniff`, so a
 /// browser takes a response for the type it declares (an attachment is never sniffed into
-/// HTML), and a Content-Security-Policy that sandboxes whatever a browser makes of a response and
-/// lets it load nothing. Outermost but for the log line, so errors are answered here.
+/// HTML), a Content-Security-Policy that sandboxes whatever a browser makes of a response and
+/// lets it load nothing, and `Cache-Control: no-store`: resources, Bundles and attachments are
+/// patient data, tokens are credentials, and an error may name an id the client asked about, so
+/// no browser, proxy or CDN between the server and a client may keep a copy (one rule for every
+/// answer, so no route can forget it). Outermost but for the log line, so errors are answered here.
 struct ProtectiveHeaders: RouterMiddleware {
     typealias Context = ServeRequestContext
     static let noSniff = HTTPField.Name("X-Content-Type-Options")!
@@ -168,12 +188,14 @@ struct ProtectiveHeaders: RouterMiddleware {
         }
         response.headers[Self.noSniff] = "nosniff"
         response.headers[.contentSecurityPolicy] = Self.policy
+        response.headers[.cacheControl] = "no-store"
         return response
     }
 }
 
 /// One line per request on stderr: method, path (without the query: it may carry a patient
-/// reference), status and time. Never a header (tokens) or a body.
+/// reference), status and time in milliseconds (`GET /metadata 200 0.065 ms`). Never a header
+/// (tokens) or a body.
 struct RequestLogging: RouterMiddleware {
     typealias Context = ServeRequestContext
 
@@ -184,12 +206,23 @@ struct RequestLogging: RouterMiddleware {
         do {
             let response = try await next(request, context)
             context.logger.info(
-                "\(request.method) \(request.uri.path) \(response.status.code) \(ContinuousClock.now - start)")
+                "\(request.method) \(request.uri.path) \(response.status.code) \(Self.milliseconds(ContinuousClock.now - start))"
+            )
             return response
         } catch let error as HTTPResponseError {
             context.logger.info(
-                "\(request.method) \(request.uri.path) \(error.status.code) \(ContinuousClock.now - start)")
+                "\(request.method) \(request.uri.path) \(error.status.code) \(Self.milliseconds(ContinuousClock.now - start))"
+            )
             throw error
         }
+    }
+
+    /// "0.065 ms", "1250.000 ms": milliseconds to three decimals, in integers (a Duration prints
+    /// itself as "6.5286e-05 seconds", which no one reads at a glance or sorts).
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let micro = max(0, seconds) * 1_000_000 + max(0, attoseconds) / 1_000_000_000_000
+        let fraction = String(micro % 1000)
+        return "\(micro / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) ms"
     }
 }

@@ -84,6 +84,13 @@ struct ServeAPI: Sendable {
 struct RouteSupport: Sendable {
     let gateway: VaultGateway
     let settings: ServeSettings
+    let links: LinkBase
+
+    init(gateway: VaultGateway, settings: ServeSettings) {
+        self.gateway = gateway
+        self.settings = settings
+        links = LinkBase(settings: settings)
+    }
 
     /// The request's body as a JSON object (at most `maxBodyBytes`, else 413), read with
     /// rxvault's strict reader.
@@ -96,14 +103,10 @@ struct RouteSupport: Sendable {
         return JSONBody(members: members)
     }
 
-    /// `http(s)://host` as the client addressed the server, for Bundle links and Binary URLs.
-    func baseURL(_ request: Request) -> String {
-        let scheme = settings.tlsCertificate == nil ? "http" : "https"
-        let host = request.head.authority ?? "localhost"
-        let safe = host.unicodeScalars.allSatisfy {
-            $0.isASCII && !$0.properties.isWhitespace && !"/?#@\"<>\\".unicodeScalars.contains($0)
-        }
-        return "\(scheme)://\(safe && !host.isEmpty ? host : "localhost")"
+    /// Where the answer's absolute links point (`LinkBase`): `--public-url`, a trusted proxy's
+    /// forwarded scheme and host, or the server's own address; never the request's `Host` alone.
+    func baseURL(_ request: Request, _ context: some ConnectionEnds) -> String {
+        links.base(request, local: context.localAddress, remote: context.remoteAddress)
     }
 
     /// The client's live grants, read now (one turn of the gateway); a client removed since its

@@ -12,6 +12,12 @@ public struct ServeSettings: Sendable {
     /// PEM files; required for TCP on anything but loopback.
     public var tlsCertificate: String?
     public var tlsKey: String?
+    /// `--public-url`: the base of every absolute link the server sends (`LinkBase`), as
+    /// `ServeSettings.publicURL(_:)` checked it; nil: the server's own address.
+    public var publicURL: String?
+    /// `--trusted-proxy`: peers whose `X-Forwarded-Proto` and `X-Forwarded-Host` name the base
+    /// of the links (as `ServeSettings.proxyAddress(_:)` spells them); any other peer's are ignored.
+    public var trustedProxies: [String] = []
     /// Connections served at once; more wait in the listen queue.
     public var maxConnections = 64
     /// Connections served at once from one source over TCP (an IPv4 address, an IPv6 /64); more

@@ -25,11 +25,20 @@ struct ServedCache {
     /// Client id -> its view; nil when the client is no longer registered.
     var clients: [ClientID: ClientView?] = [:]
     var records: [PrescriptionID: PrescriptionRecord] = [:]
-    /// The newest version of a prescription as the read endpoint sends it.
-    var rendered: [PrescriptionID: ByteBuffer] = [:]
+    /// The newest version of a prescription as the read endpoint sends it to one client (its
+    /// `meta.lastUpdated` is that client's: `ClientLastUpdated`).
+    var rendered: [RenderedKey: ByteBuffer] = [:]
+    /// The time the newest attachment of a prescription was added (nil inside: it has none).
+    var newestAttachment: [PrescriptionID: String?] = [:]
 
-    /// Prescriptions kept at most (about 2 KiB each, record and rendering): a vault whose owner
-    /// granted far more than this is served with the cache emptied when it fills.
+    struct RenderedKey: Hashable {
+        let client: ClientID
+        let prescription: PrescriptionID
+    }
+
+    /// Prescriptions (and renderings, one per client and prescription) kept at most (about 2 KiB
+    /// each): a vault whose owner granted far more than this is served with the cache emptied
+    /// when it fills.
     static let maxPrescriptions = 8192
 
     var keeps: Bool { stamp != nil }
@@ -55,9 +64,15 @@ struct ServedCache {
         records[record.id] = record
     }
 
-    mutating func keep(rendered buffer: ByteBuffer, of id: PrescriptionID) {
+    mutating func keep(rendered buffer: ByteBuffer, of key: RenderedKey) {
         guard keeps else { return }
         if rendered.count >= Self.maxPrescriptions { rendered = [:] }
-        rendered[id] = buffer
+        rendered[key] = buffer
+    }
+
+    mutating func keep(newestAttachment added: String?, of id: PrescriptionID) {
+        guard keeps else { return }
+        if newestAttachment.count >= Self.maxPrescriptions { newestAttachment = [:] }
+        newestAttachment[id] = .some(added)
     }
 }

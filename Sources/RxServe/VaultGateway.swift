@@ -133,6 +133,17 @@ actor VaultGateway {
         try currentRecord(id, in: try await refresh())
     }
 
+    /// A granted prescription's newest version and when it last changed for the client
+    /// (`ClientLastUpdated`), in one turn.
+    func served(_ id: PrescriptionID, for view: ClientView) async throws -> (
+        record: PrescriptionRecord, lastUpdated: String
+    ) {
+        let vault = try await refresh()
+        guard let grant = view.access.grants[id] else { throw VaultError.notFound(id: id.short) }
+        let record = try currentRecord(id, in: vault)
+        return (record, try lastUpdated(record, grant: grant, in: vault))
+    }
+
     /// What `GET /VisionPrescription/{id}` answers, in one turn of the actor: the client's view,
     /// the newest version as sent, and the read queued for the audit log.
     enum NewestRead: Sendable {
@@ -144,15 +155,18 @@ actor VaultGateway {
     func readNewest(clientID: ClientID, resourceID: String) async throws -> NewestRead {
         let vault = try await refresh()
         guard let view = try currentView(clientID, in: vault) else { return .unregistered }
-        guard let id = view.prescriptions[resourceID] else { return .notGranted }
+        guard let id = view.prescriptions[resourceID], let grant = view.access.grants[id] else { return .notGranted }
         let rendered: ByteBuffer
-        if let kept = cache.rendered[id] {
+        // Kept per client: its meta.lastUpdated counts its own grant (`ClientLastUpdated`).
+        let key = ServedCache.RenderedKey(client: clientID, prescription: id)
+        if let kept = cache.rendered[key] {
             rendered = kept
         } else {
+            let record = try currentRecord(id, in: vault)
             rendered = ByteBuffer(
                 bytes: FHIR.Rendering.api.bytes(
-                    FHIR.visionPrescriptionResource(try currentRecord(id, in: vault), for: .api)))
-            cache.keep(rendered: rendered, of: id)
+                    ClientLastUpdated.resource(record, lastUpdated: try lastUpdated(record, grant: grant, in: vault))))
+            cache.keep(rendered: rendered, of: key)
         }
         logRead(client: view.access.client, prescriptions: [id], detail: "api read VisionPrescription")
         return .found(rendered)
@@ -181,6 +195,24 @@ actor VaultGateway {
         let record = try vault.prescription(id)
         cache.keep(record)
         return record
+    }
+
+    /// When the prescription last changed for the holder of `grant` (`ClientLastUpdated`); its
+    /// newest attachment's time is kept per vault state, as the record is.
+    private func lastUpdated(_ record: PrescriptionRecord, grant: GrantSummary, in vault: Vault) throws(VaultError)
+        -> String
+    {
+        guard grant.includesAttachments else {
+            return ClientLastUpdated.of(record, grant: grant, newestAttachment: nil)
+        }
+        let newest: String?
+        if let kept = cache.newestAttachment[record.id] {
+            newest = kept
+        } else {
+            newest = try vault.attachments(of: record.id).map(\.metadata.added).max()
+            cache.keep(newestAttachment: newest, of: record.id)
+        }
+        return ClientLastUpdated.of(record, grant: grant, newestAttachment: newest)
     }
 
     func history(_ id: PrescriptionID) async throws -> [PrescriptionRecord] { try await live().history(id) }

@@ -35,7 +35,7 @@ struct VisionPrescriptionSearch {
     }
 
     /// A `_lastUpdated` bound: a day (every time in it) or a time ("2026-11-27T04:18:54Z"),
-    /// compared with the newest version's `meta.lastUpdated`.
+    /// compared with the `meta.lastUpdated` the client is served (`ClientLastUpdated`).
     struct UpdatedBound {
         let comparison: Comparison
         let value: String
@@ -124,7 +124,9 @@ struct VisionPrescriptionSearch {
         }
     }
 
-    func matches(_ record: PrescriptionRecord) -> Bool {
+    /// Whether the prescription matches; `lastUpdated` is when it last changed for the client
+    /// (`ClientLastUpdated`), what `_lastUpdated` compares.
+    func matches(_ record: PrescriptionRecord, lastUpdated: String) -> Bool {
         if let patient, FHIR.patientResourceID(record.prescription.patient) != patient { return false }
         if let status, !(RecordStatus.list(status) ?? []).contains(record.prescription.recordStatus) { return false }
         // The whole id, or the owner's short form of it (8 or more hex digits, as `list` shows).
@@ -134,7 +136,7 @@ struct VisionPrescriptionSearch {
                 return false
             }
         }
-        if !lastUpdated.allSatisfy({ $0.admits(record.recorded) }) { return false }
+        if !self.lastUpdated.allSatisfy({ $0.admits(lastUpdated) }) { return false }
         return dateWritten.allSatisfy { $0.admits(record.prescription.issued) }
     }
 

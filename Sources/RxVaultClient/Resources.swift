@@ -8,14 +8,19 @@ public struct PrescriptionQuery: Sendable {
     public var lastUpdatedSince: String?
     /// FHIR statuses: active, cancelled, draft, entered-in-error.
     public var statuses: [String]
+    /// Prescriptions per page (`_count`; the server's default is 50, its largest page 200);
+    /// `search` follows every page whatever its size.
+    public var pageSize: Int?
 
     public init(
-        patient: String? = nil, dateWritten: [String] = [], lastUpdatedSince: String? = nil, statuses: [String] = []
+        patient: String? = nil, dateWritten: [String] = [], lastUpdatedSince: String? = nil, statuses: [String] = [],
+        pageSize: Int? = nil
     ) {
         self.patient = patient
         self.dateWritten = dateWritten
         self.lastUpdatedSince = lastUpdatedSince
         self.statuses = statuses
+        self.pageSize = pageSize
     }
 
     var queryString: String {
@@ -25,6 +30,7 @@ public struct PrescriptionQuery: Sendable {
         for bound in dateWritten { add("datewritten", bound) }
         if let lastUpdatedSince { add("_lastUpdated", "ge" + lastUpdatedSince) }
         if !statuses.isEmpty { add("status", statuses.joined(separator: ",")) }
+        if let pageSize { add("_count", String(pageSize)) }
         return parts.isEmpty ? "" : "?" + parts.joined(separator: "&")
     }
 }

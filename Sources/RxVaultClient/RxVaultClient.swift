@@ -33,12 +33,16 @@ public actor RxVaultClient {
 
     // MARK: - Reading
 
-    /// `GET /VisionPrescription?...`, every page: the granted prescriptions that match.
+    /// `GET /VisionPrescription?...`, every page: the granted prescriptions that match. A page
+    /// link already followed (or the page's own `self`) ends the walk: a server whose `next` is
+    /// a page it sent before would otherwise be asked for it forever.
     public func search(_ query: PrescriptionQuery = PrescriptionQuery()) async throws -> [VisionPrescription] {
         var next: String? = "/VisionPrescription" + query.queryString
+        var followed: Set<String> = []
         var found: [VisionPrescription] = []
-        while let path = next {
+        while let path = next, followed.insert(path).inserted {
             let bundle: FHIRBundle<VisionPrescription> = try await get(path)
+            for link in bundle.link ?? [] where link.relation == "self" { followed.insert(Self.pathAndQuery(link.url)) }
             found += bundle.entry?.filter { $0.search?.mode != "include" }.compactMap(\.resource) ?? []
             next = bundle.link?.first { $0.relation == "next" }.map { Self.pathAndQuery($0.url) }
         }

@@ -53,8 +53,13 @@ import Testing
                 expected["patient"]?["reference"] = .string(
                     "Patient/\(FHIR.patientResourceID(record.prescription.patient))")
                 expected["prescriber"]?["reference"] = nil
+                // meta.lastUpdated: when it last changed for this client (its version, its grant
+                // to the client, the attachments the grant includes; `ClientLastUpdated`).
+                let grant = try #require(try vault.owner.access(for: try vault.client("shop")).grants[id])
+                let attached = try vault.owner.attachments(of: id).map(\.metadata.added)
                 expected["meta"] = .fields([
-                    "lastUpdated": .string(record.recorded), "versionId": .string(String(record.version))
+                    "lastUpdated": .string(([record.recorded, grant.granted] + attached).max()!),
+                    "versionId": .string(String(record.version))
                 ])
                 let read = try await api.get("/VisionPrescription/\(resourceID)", token: token)
                 #expect(read.status == .ok)

@@ -47,7 +47,7 @@ struct AccessRequestRoutes {
             support.settings.onAccessRequest?(made.id, view.access.client.name)
             return FHIRResponse.json(
                 Self.resource(made), status: .accepted,
-                headers: [.location: "\(support.baseURL(request))/access-requests/\(made.id)"])
+                headers: [.location: "\(support.baseURL(request, context))/access-requests/\(made.id)"])
         } catch let error as VaultError {
             if case .invalidInput(let why) = error, why.hasPrefix("too many requests") {
                 throw APIError.throttled(why, retryAfter: 3600)

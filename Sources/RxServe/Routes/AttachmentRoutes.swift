@@ -25,7 +25,7 @@ struct DocumentReferenceRoutes {
                 value.hasPrefix("VisionPrescription/")
                 ? String(value.dropFirst("VisionPrescription/".count)) : String(value)
         }
-        let base = support.baseURL(request)
+        let base = support.baseURL(request, context)
         var entries: [JSONValue] = []
         var read: [PrescriptionID] = []
         var attachments: [AttachmentID] = []

@@ -47,10 +47,11 @@ struct MetadataRoutes {
                                     "\(FHIR.identifierSystem)|<rxvault id>, or the owner's id (8 or more hex digits)"),
                                 parameter(
                                     "_lastUpdated", "date",
-                                    "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ with ge, le, gt, lt or eq: what changed since"),
+                                    "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ with ge, le, gt, lt or eq: what changed since. For a client, a prescription's last update (its meta.lastUpdated) is the latest of its newest version (an edit, or a re-key after a revoke or a client's removal), its grant to this client, and the attachments that grant includes; times are whole seconds. A revoked prescription is absent: list the ids to learn of removals"
+                                ),
                                 parameter(
                                     "_count", "number",
-                                    "page size, 0 (the total alone) to \(ServeSettings.maxPageSize); more is \(ServeSettings.maxPageSize)"
+                                    "page size, 0 (the total alone, no next link) to \(ServeSettings.maxPageSize); more is \(ServeSettings.maxPageSize)"
                                 )
                             ]),
                             "searchInclude": .array([.string("VisionPrescription:patient")])

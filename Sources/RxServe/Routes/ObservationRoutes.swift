@@ -37,7 +37,7 @@ struct ObservationRoutes {
         let (client, measured) = try await support.measurements(context)
         var entries: [JSONValue] = []
         var read: [PrescriptionID] = []
-        let base = support.baseURL(request)
+        let base = support.baseURL(request, context)
         for granted in measured {
             let patientID = FHIR.patientResourceID(granted.patient.patient)
             if let patient, patient != patientID { continue }

@@ -25,36 +25,44 @@ struct VisionPrescriptionRoutes {
         let client = try await support.view(context)
         let search = try VisionPrescriptionSearch(
             request.uri.queryParameters.map { (String($0.key), String($0.value)) })
-        var matches: [PrescriptionRecord] = []
+        // Each with when it last changed for this client, which `_lastUpdated` compares and
+        // `meta.lastUpdated` says (`ClientLastUpdated`).
+        var matches: [(record: PrescriptionRecord, lastUpdated: String)] = []
         for id in client.granted {
-            let record = try await gateway.prescription(id)
-            if search.matches(record) { matches.append(record) }
+            let served = try await gateway.served(id, for: client)
+            if search.matches(served.record, lastUpdated: served.lastUpdated) { matches.append(served) }
         }
-        matches.sort { ($0.prescription.issued, $0.id.hex) > ($1.prescription.issued, $1.id.hex) }
+        matches.sort {
+            ($0.record.prescription.issued, $0.record.id.hex) > ($1.record.prescription.issued, $1.record.id.hex)
+        }
         let page = Array(matches.dropFirst(search.offset).prefix(search.count))
-        let base = support.baseURL(request)
+        let base = support.baseURL(request, context)
         func link(_ relation: String, offset: Int) -> JSONValue {
             .fields([
                 "relation": .string(relation),
                 "url": .string("\(base)/VisionPrescription?\(search.query(offset: offset))")
             ])
         }
+        // A page of 0 (the total alone) has no next or previous page: either would be this one
+        // again, and a client that follows `next` until there is none would never stop.
         var links = [link("self", offset: search.offset)]
-        if search.offset + search.count < matches.count {
+        if search.count > 0, search.offset + search.count < matches.count {
             links.append(link("next", offset: search.offset + search.count))
         }
-        if search.offset > 0 { links.append(link("previous", offset: max(0, search.offset - search.count))) }
-        var entries: [JSONValue] = page.map { record in
+        if search.count > 0, search.offset > 0 {
+            links.append(link("previous", offset: max(0, search.offset - search.count)))
+        }
+        var entries: [JSONValue] = page.map { record, lastUpdated in
             .fields([
                 "fullUrl": .string("\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))"),
-                "resource": FHIR.visionPrescriptionResource(record, for: .api),
+                "resource": ClientLastUpdated.resource(record, lastUpdated: lastUpdated),
                 "search": .fields(["mode": .string("match")])
             ])
         }
         if search.includePatients {
             // Each patient of the page once, as an "include" entry (not counted in the total).
             var seen: Set<String> = []
-            for record in page {
+            for (record, _) in page {
                 let patient = record.prescription.patient
                 let id = FHIR.patientResourceID(patient)
                 guard seen.insert(id).inserted else { continue }
@@ -65,7 +73,7 @@ struct VisionPrescriptionRoutes {
                     ]))
             }
         }
-        await support.logRead(client, prescriptions: page.map(\.id), detail: "api search VisionPrescription")
+        await support.logRead(client, prescriptions: page.map(\.record.id), detail: "api search VisionPrescription")
         return FHIRResponse.ok(RouteSupport.bundle("searchset", total: matches.count, links: links, entries: entries))
     }
 
@@ -85,24 +93,23 @@ struct VisionPrescriptionRoutes {
     func read(version: Int, _ context: ClientRequestContext) async throws -> Response {
         let client = try await support.view(context)
         let id = try support.granted(context, in: client)
-        guard let record = try await coveredHistory(id, client).first(where: { $0.version == version }) else {
-            throw APIError.notFound()
-        }
+        let (covered, newest) = try await coveredHistory(id, client)
+        guard let record = covered.first(where: { $0.version == version }) else { throw APIError.notFound() }
         await support.logRead(
             client, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
-        return FHIRResponse.ok(FHIR.visionPrescriptionResource(record, for: .api))
+        return FHIRResponse.ok(Self.resource(record, newest: newest))
     }
 
     func history(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
         let client = try await support.view(context)
         let id = try support.granted(context, in: client)
-        let versions = try await coveredHistory(id, client).reversed()
-        let base = support.baseURL(request)
-        let entries: [JSONValue] = versions.map { record in
+        let (covered, newest) = try await coveredHistory(id, client)
+        let base = support.baseURL(request, context)
+        let entries: [JSONValue] = covered.reversed().map { record in
             let resourceID = FHIR.prescriptionResourceID(record.id)
             return .fields([
                 "fullUrl": .string("\(base)/VisionPrescription/\(resourceID)"),
-                "resource": FHIR.visionPrescriptionResource(record, for: .api),
+                "resource": Self.resource(record, newest: newest),
                 "request": .fields([
                     "method": .string(record.version == 1 ? "POST" : "PUT"),
                     "url": .string("VisionPrescription/\(resourceID)")
@@ -114,11 +121,24 @@ struct VisionPrescriptionRoutes {
         return FHIRResponse.ok(RouteSupport.bundle("history", total: entries.count, entries: entries))
     }
 
-    /// The versions a grant covers: the one that was current when it was granted, and every later one.
-    func coveredHistory(_ id: PrescriptionID, _ client: ClientView) async throws -> [PrescriptionRecord] {
+    /// The versions a grant covers: the one that was current when it was granted, and every
+    /// later one; and the newest version with when it last changed for the client.
+    func coveredHistory(_ id: PrescriptionID, _ client: ClientView) async throws -> (
+        [PrescriptionRecord], newest: (record: PrescriptionRecord, lastUpdated: String)
+    ) {
         guard let grant = client.access.grants[id] else { throw APIError.notFound() }
         let all = try await gateway.history(id)
         let first = all.lastIndex { $0.recorded <= grant.granted } ?? 0
-        return Array(all[first...])
+        return (Array(all[first...]), try await gateway.served(id, for: client))
+    }
+
+    /// A version as served: the newest with the client's `meta.lastUpdated`, as a read or a search
+    /// gives it; an earlier one with the time it was recorded.
+    static func resource(_ record: PrescriptionRecord, newest: (record: PrescriptionRecord, lastUpdated: String))
+        -> JSONValue
+    {
+        record.version == newest.record.version
+            ? ClientLastUpdated.resource(record, lastUpdated: newest.lastUpdated)
+            : FHIR.visionPrescriptionResource(record, for: .api)
     }
 }

@@ -21,12 +21,15 @@ extension RxVaultCommand {
 
                 By default it listens on a Unix socket only the owner can reach
                 ($XDG_RUNTIME_DIR/rxvault/serve.sock). --listen 127.0.0.1:8080 serves TCP on loopback;
-                any other address needs --tls-cert and --tls-key.
+                any other address needs --tls-cert and --tls-key. Behind a TLS proxy, give
+                --public-url https://rx.example (the start of every link the server sends), or
+                --trusted-proxy with the proxy's address to take the scheme and host it forwards.
 
                 Examples:
                   rxvault serve
                   rxvault serve --socket /run/user/1000/rxvault.sock
                   rxvault serve --listen 127.0.0.1:8443 --tls-cert cert.pem --tls-key key.pem
+                  rxvault serve --listen 127.0.0.1:8081 --public-url https://rx.example
                   rxvault serve --on-request 'notify-send "$RXVAULT_REQUEST_CLIENT asks"'
                 """))
 
@@ -44,6 +47,16 @@ extension RxVaultCommand {
                 "Run this shell command for each access request a client makes (e.g. notify-send), with RXVAULT_REQUEST_ID and RXVAULT_REQUEST_CLIENT set; it gets no prescription data and not the client's text.",
                 valueName: "command"))
         var onRequest: String?
+        @Option(
+            help: ArgumentHelp(
+                "The URL clients reach the server at (behind a TLS proxy: https://rx.example): the start of every link the server sends (Bundle pages, fullUrl, attachment URLs). Without it (and --trusted-proxy), links name the address the server listens on.",
+                valueName: "url"))
+        var publicURL: String?
+        @Option(
+            help: ArgumentHelp(
+                "A proxy's IP address whose X-Forwarded-Proto and X-Forwarded-Host name the links' scheme and host; any other peer's are ignored. May be repeated.",
+                valueName: "address"))
+        var trustedProxy: [String] = []
         @OptionGroup var options: VaultOptions
 
         func validate() throws {
@@ -55,6 +68,14 @@ extension RxVaultCommand {
             if let listen, Self.parseListen(listen) == nil {
                 throw ValidationError(
                     "--listen '\(listen)': give HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:8080")
+            }
+            if let publicURL, case .failure(let problem) = ServeSettings.publicURL(publicURL) {
+                throw ValidationError("--public-url '\(publicURL)': \(problem)")
+            }
+            for address in trustedProxy where ServeSettings.proxyAddress(address) == nil {
+                throw ValidationError(
+                    "--trusted-proxy '\(address)': give the proxy's IP address, e.g. 127.0.0.1 or ::1 (no name, no port)"
+                )
             }
             if !["info", "notice", "error", "debug"].contains(logLevel) {
                 throw ValidationError("--log-level: info, notice, error or debug")
@@ -82,6 +103,8 @@ extension RxVaultCommand {
             if let idle = try Environment.serveIdleTimeoutSeconds() { settings.idleTimeoutSeconds = idle }
             settings.busyTimeoutMilliseconds = try Environment.busyTimeoutMilliseconds()
             settings.tlsKey = tlsKey
+            if let publicURL, case .success(let base) = ServeSettings.publicURL(publicURL) { settings.publicURL = base }
+            settings.trustedProxies = trustedProxy.compactMap(ServeSettings.proxyAddress)
             // On a database several instances may share the vault, each under a role that can
             // only read and append (docs/deploy.md): no owner writes there.
             settings.ownerWrites = !VaultLocation.isDatabase(options.vaultPath)
