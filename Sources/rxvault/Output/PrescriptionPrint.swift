@@ -36,7 +36,9 @@ enum PrescriptionPrint {
                     ? "NOT VALID: \(view.statusText) (withdrawn; do not dispense)"
                     : view.status == .superseded
                         ? "superseded by \(supersededBy.map(\.short) ?? "a newer prescription") on \(today)"
-                        : "\(view.statusText) on \(today)"
+                        : view.status == .noExpiryWritten
+                            ? "\(view.statusText): over \(PrescriptionStatus.undatedYears) years old on \(today); ask the prescriber whether it stands"
+                            : "\(view.statusText) on \(today)"
             )
         ]
         if let pd = rx.pupillaryDistance {
