@@ -122,6 +122,14 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
 
     public func days(until other: CalendarDate) -> Int { other.dayNumber - dayNumber }
 
+    /// This day `years` later by the calendar (2024-02-29 plus 2 is 2026-02-28: a month's last
+    /// day when the month is shorter); nil past 9999-12-31.
+    public func adding(years: Int) -> CalendarDate? {
+        let target = year + years
+        guard target <= Self.latest.year else { return nil }
+        return CalendarDate(year: target, month: month, day: day) ?? CalendarDate(year: target, month: month, day: 28)
+    }
+
     static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28

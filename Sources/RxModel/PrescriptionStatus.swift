@@ -1,6 +1,7 @@
 /// Whether a prescription can still be used, on a given day: withdrawn (its FHIR status says it
 /// does not stand; `RecordStatus`), else superseded (a newer one replaces it), else valid,
-/// expiring or expired by its dates.
+/// expiring or expired by its dates; one with no expiry date written reads valid for two years
+/// from its issue date and `no-expiry-written` after (issue 47: nothing says it still stands).
 ///
 /// Derived when shown, never stored: `superseded` depends on the vault's other prescriptions,
 /// which a prescription alone does not know (RxVault's `Supersession` works it out).
@@ -20,6 +21,10 @@ public enum PrescriptionStatus: String, Sendable, CaseIterable {
     /// A newer prescription of the same kind for the same patient replaces it: not withdrawn, but
     /// not the one to renew either, so it is told apart from `expired` (which asks for an exam).
     case superseded
+    /// No expiry date was written and it was issued more than `undatedYears` ago: not shown as
+    /// `valid` (no one said it still stands, and most practices renew glasses within two years),
+    /// nor as `expired` (no one said it does not): the prescriber is to be asked.
+    case noExpiryWritten = "no-expiry-written"
 
     /// Valid or expiring: a prescription that can be used today.
     public var isUsable: Bool { self == .valid || self == .expiring }
@@ -36,6 +41,23 @@ public enum PrescriptionStatus: String, Sendable, CaseIterable {
 
     /// Days before expiry from which a prescription counts as expiring.
     public static let defaultWarningDays = 60
+
+    /// Years after its issue date that a prescription with no expiry date written still reads
+    /// `valid`; past them it reads `noExpiryWritten`.
+    public static let undatedYears = 2
+
+    /// By the dates, as `init(expires:today:warningDays:)`, and for one with no expiry date
+    /// written, `noExpiryWritten` once more than `undatedYears` have passed since `issued`.
+    public init(
+        expires: CalendarDate?, issued: CalendarDate, today: CalendarDate,
+        warningDays: Int = PrescriptionStatus.defaultWarningDays
+    ) {
+        if expires == nil, let limit = issued.adding(years: Self.undatedYears), today > limit {
+            self = .noExpiryWritten
+            return
+        }
+        self.init(expires: expires, today: today, warningDays: warningDays)
+    }
 
     public init(expires: CalendarDate?, today: CalendarDate, warningDays: Int = PrescriptionStatus.defaultWarningDays) {
         guard let expires else {
@@ -58,7 +80,7 @@ extension Prescription {
         -> PrescriptionStatus
     {
         if recordStatus.isWithdrawn { return PrescriptionStatus(withdrawn: recordStatus) }
-        return PrescriptionStatus(expires: expires, today: today, warningDays: warningDays)
+        return PrescriptionStatus(expires: expires, issued: issued, today: today, warningDays: warningDays)
     }
 
     /// The same, for a prescription known to be `superseded` by a newer one: withdrawn still

@@ -6,7 +6,9 @@ public struct PrescriptionFilter: Sendable, Equatable {
     /// Case-insensitive substring of the patient's name.
     public var patient: String?
     public var kind: PrescriptionKind?
-    /// Issued on or before the day, and not expired on it. Never a withdrawn one (`RecordStatus`).
+    /// Issued on or before the day, and not expired on it (one with no expiry date written: not
+    /// more than `PrescriptionStatus.undatedYears` after its issue date, as its status says).
+    /// Never a withdrawn one (`RecordStatus`).
     public var validOn: CalendarDate?
     /// Expired before today (and not withdrawn: a cancelled prescription is not due for renewal).
     public var expired = false
@@ -62,6 +64,9 @@ public struct PrescriptionFilter: Sendable, Equatable {
         if let day = validOn {
             if rx.issued > day { return false }
             if let expires = rx.expires, expires < day { return false }
+            if rx.expires == nil, PrescriptionStatus(expires: nil, issued: rx.issued, today: day) == .noExpiryWritten {
+                return false
+            }
         }
         if expired && !(rx.expires.map { $0 < today } ?? false) { return false }
         if let days = expiringWithinDays {

@@ -170,6 +170,28 @@ import Testing
         #expect(uidsAgain == uids)
     }
 
+    @Test func eachEventCarriesAnAlarmAMonthBeforeUnlessToldOtherwise() throws {
+        let v = try Recalls()
+        func unfolded(_ arguments: [String]) throws -> [String] {
+            let r = try v.cli.run(["due", "--format", "ics"] + arguments)
+            #expect(r.status == 0, "\(r)")
+            return r.stdout.replacingOccurrences(of: "\r\n ", with: "").components(separatedBy: "\r\n")
+        }
+        // One display alarm inside each of the three events, 30 days before the day.
+        let lines = try unfolded([])
+        #expect(lines.filter { $0 == "BEGIN:VALARM" }.count == 3)
+        #expect(lines.filter { $0 == "TRIGGER:-P30D" }.count == 3)
+        #expect(lines.filter { $0 == "ACTION:DISPLAY" }.count == 3)
+        #expect(lines.contains("DESCRIPTION:Eye exam due: Rivera\\, Sam (glasses)"))
+        let event = lines.drop { $0 != "BEGIN:VEVENT" }.prefix { $0 != "END:VEVENT" }
+        #expect(event.contains("BEGIN:VALARM") && event.contains("END:VALARM"), "\(event)")
+        #expect(try unfolded(["--alarm", "2w"]).filter { $0 == "TRIGGER:-P14D" }.count == 3)
+        #expect(try unfolded(["--alarm", "0d"]).filter { $0 == "TRIGGER:PT0S" }.count == 3)
+        #expect(!(try unfolded(["--alarm", "none"]).contains("BEGIN:VALARM")))
+        let bad = try v.cli.run(["due", "--format", "ics", "--alarm", "soon"])
+        #expect(bad.status == 65 && bad.stderr.contains("--alarm 'soon'"), "\(bad)")
+    }
+
     @Test func longNamesAreFoldedBetweenCharacters() throws {
         let cli = try CLIHarness()
         try cli.initVault()

@@ -77,6 +77,27 @@ import Testing
         #expect(json["expires"] == nil)
     }
 
+    @Test func expiresTakesADurationFromTheIssueDate() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        func expires(_ id: String) throws -> String? {
+            try cli.json(try cli.run(["show", id, "--format", "json"]).stdout)["expires"] as? String
+        }
+        var arguments = CLIHarness.glassesArguments
+        arguments[arguments.firstIndex(of: "2028-03-01")!] = "2y"
+        let glasses = try cli.add(arguments)
+        #expect(try expires(glasses) == "2028-03-01")
+        // A renewal is issued today (2026-06-15); years and months by the calendar.
+        #expect(try expires(try cli.add(["add", "--from", glasses, "--expires", "18m"])) == "2027-12-15")
+        #expect(try expires(try cli.add(["add", "--from", glasses, "--expires", "90d"])) == "2026-09-13")
+        // A 29 February plus a year is the 28th; edit counts from the issue date it leaves.
+        #expect(try cli.run(["edit", glasses, "--issued", "2024-02-29", "--expires", "1y"]).status == 0)
+        #expect(try expires(glasses) == "2025-02-28")
+        let bad = try cli.run(["add", "--from", glasses, "--expires", "2q"])
+        #expect(bad.status == 65 && bad.stderr.contains("expiry date '2q'"), "\(bad)")
+        #expect(bad.stderr.contains("2y, 18m"), "\(bad)")
+    }
+
     @Test func unknownIDsFailAsShowFails() throws {
         let cli = try CLIHarness()
         try cli.initVault()

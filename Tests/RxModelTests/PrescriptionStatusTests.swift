@@ -23,10 +23,33 @@ import Testing
         #expect(PrescriptionStatus(expires: expires, today: date("2026-10-31")) == .valid) // 61 days
     }
 
-    @Test func noExpiryIsAlwaysValid() {
+    @Test func noExpiryIsValidByTheDatesAlone() {
         #expect(PrescriptionStatus(expires: nil, today: today) == .valid)
         #expect(PrescriptionStatus(expires: nil, today: date("9999-12-31")) == .valid)
         #expect(Fixture.glasses(expires: nil).status(on: today) == .valid)
+    }
+
+    /// Issue 47: with no expiry written, valid for two years from the issue date (by the
+    /// calendar), then `noExpiryWritten`, not valid and not expired; a written expiry, a
+    /// withdrawal or a newer prescription says more and comes first.
+    @Test func noExpiryWrittenAfterTwoYears() {
+        let rx = Fixture.glasses(issued: date("2014-06-15"), expires: nil)
+        #expect(rx.status(on: date("2016-06-15")) == .valid)
+        #expect(rx.status(on: date("2016-06-16")) == .noExpiryWritten)
+        #expect(rx.status(on: date("2026-06-15")) == .noExpiryWritten)
+        #expect(rx.status(on: date("2026-06-15"), superseded: true) == .superseded)
+        #expect(!PrescriptionStatus.noExpiryWritten.isUsable && !PrescriptionStatus.noExpiryWritten.isWithdrawn)
+        #expect(PrescriptionStatus.noExpiryWritten.rawValue == "no-expiry-written")
+        var cancelled = rx
+        cancelled.recordStatus = .cancelled
+        #expect(cancelled.status(on: date("2026-06-15")) == .cancelled)
+        let leap = Fixture.glasses(issued: date("2024-02-29"), expires: nil)
+        #expect(leap.status(on: date("2026-02-28")) == .valid)
+        #expect(leap.status(on: date("2026-03-01")) == .noExpiryWritten)
+        // A written expiry, however far, is the prescriber's word.
+        #expect(Fixture.glasses(issued: date("2014-06-15"), expires: date("2030-01-01")).status(on: today) == .valid)
+        #expect(date("2024-02-29").adding(years: 2) == date("2026-02-28"))
+        #expect(date("9998-06-01").adding(years: 2) == nil)
     }
 
     @Test func customWarningWindow() {

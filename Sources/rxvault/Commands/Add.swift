@@ -37,6 +37,15 @@ extension RxVaultCommand {
                 which then reads as superseded.
                   rxvault add --from 3f9a --expires 2028-03-01
 
+                A new prescription (with or without --from) that supersedes one a client app can
+                still read says so on stderr, with the 'grant' and 'revoke' lines that give each
+                such client the new one on the same terms (end, attachments, measurements) and
+                take back the old one. --move-grants (with --from) does that in the write that
+                adds the renewal, all or nothing, audited as 'grant' and 'revoke' are, and the old
+                prescription re-keyed as 'revoke' re-keys it; it is refused (exit 65) when the
+                renewal would not supersede it (another patient, or not issued on a later day).
+                  rxvault add --from 3f9a --expires 2028-03-01 --move-grants
+
                 A --patient name close to an existing patient's (a typo, another order, accents)
                 asks "did you mean ...?" on a terminal; without one it is refused (exit 64) unless
                 --new-patient says a new patient is meant.
@@ -49,12 +58,22 @@ extension RxVaultCommand {
             completion: .custom(Completion.prescriptionIDs)) var source: String?
         @OptionGroup var fields: PrescriptionOptions
         @Flag(help: "Make a new patient even when the name is close to an existing one's.") var newPatient = false
+        @Flag(
+            help:
+                "With --from: move the old prescription's grants to the renewal, on the same terms, in the same write."
+        )
+        var moveGrants = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
             try CommandRunner.run {
                 try options.requireOwner("add")
                 if let source { return try renew(source) }
+                if moveGrants {
+                    throw CLIError(
+                        .usage, "--move-grants moves the grants of the prescription --from renews",
+                        hint: "give --from ID, or grant the new prescription with 'rxvault grant'")
+                }
                 guard let kind else {
                     throw CLIError(.usage, "missing the kind: glasses or contacts", hint: "see 'rxvault add --help'")
                 }
@@ -77,7 +96,14 @@ extension RxVaultCommand {
                 PatientChoice.sayNotes(vault)
                 advisories.forEach(Terminal.warning)
                 Terminal.out(record.id.short)
+                try sayPendingGrants(vault, record)
             }
+        }
+
+        /// The grants a new prescription leaves on the ones it supersedes, as commands to paste.
+        private func sayPendingGrants(_ vault: Vault, _ record: PrescriptionRecord) throws {
+            let pending = try vault.liveGrantsSuperseded(by: record)
+            RenewalGrantText.pending(pending, renewal: record.id, vault: options.vault).forEach(Terminal.err)
         }
 
         /// `add --from`: the prescription `source` names, copied with today's issue date and no
@@ -119,10 +145,19 @@ extension RxVaultCommand {
                 }
                 try PatientChoice.choose(for: &rx, in: vault, noInput: options.noInput, newPatient: newPatient)
             }
+            if moveGrants {
+                let (record, advisories, moved) = try vault.add(rx, movingGrantsFrom: old.id)
+                PatientChoice.sayNotes(vault)
+                advisories.forEach(Terminal.warning)
+                Terminal.out(record.id.short)
+                RenewalGrantText.moved(moved, from: old.id, to: record.id).forEach(Terminal.err)
+                return
+            }
             let (record, advisories) = try vault.add(rx)
             PatientChoice.sayNotes(vault)
             advisories.forEach(Terminal.warning)
             Terminal.out(record.id.short)
+            try sayPendingGrants(vault, record)
         }
     }
 }

@@ -125,8 +125,11 @@ extension RxVaultCommand {
                             bind: source.owner.map { vault in { try vault.exportBinding($0) } },
                             bindPatients: source.owner.map { vault in { try vault.exportPatientsBinding($0) } })
                     case .fhir: writer = try FHIR.Stream(output: output, exported: now)
-                    case .csv: writer = try CSVExportStream(output: output, today: today)
-                    case .pdf: writer = PDFExportStream(output: output, today: today, created: now)
+                    case .csv:
+                        writer = try CSVExportStream(output: output, today: today, supersession: source.supersession)
+                    case .pdf:
+                        writer = PDFExportStream(
+                            output: output, today: today, created: now, supersession: source.supersession)
                     }
                     var total = 0
                     try source.produce({ total = $0 }) { items in

@@ -10,9 +10,10 @@ extension RxVaultCommand {
             abstract: "List the prescriptions, newest issue date first.",
             discussion: flowing(
                 """
-                STATUS is valid, expiring (within 60 days) or expired, as of today; superseded when a
-                newer prescription of the same kind for the same patient replaces it; or the FHIR
-                status of a withdrawn one (cancelled, draft, entered-in-error).
+                STATUS is valid, expiring (within 60 days) or expired, as of today; no expiry written
+                (issued DATE) for one with no expiry date issued more than two years ago; superseded
+                when a newer prescription of the same kind for the same patient replaces it; or the
+                FHIR status of a withdrawn one (cancelled, draft, entered-in-error).
                 --format json prints {"schema": "rxvault/prescriptions/v1", "prescriptions": [...]};
                 --format csv prints one row per prescription and eye (docs/format.md).
                 """))

@@ -14,19 +14,27 @@ extension RxVaultCommand {
     final class CSVExportStream: ExportStream {
         let output: ExportOutput
         let today: CalendarDate
+        /// Which records a newer one replaces: their status column says `superseded`, as `list` does.
+        let supersession: ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID]
 
-        init(output: ExportOutput, today: CalendarDate) throws {
+        init(
+            output: ExportOutput, today: CalendarDate,
+            supersession: @escaping ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID] = { _ in [:] }
+        ) throws {
             self.output = output
             self.today = today
+            self.supersession = supersession
             try output.write(CSV.line(PrescriptionCSV.headers) + "\n")
         }
 
         /// Renders the batch's rows on all cores, then writes them in order.
         func add(_ items: [ExportItem]) throws {
             let today = today
+            let superseded = try supersession(items.map(\.record))
             let rendered = items.concurrentMap { item in
                 var lines: [UInt8] = []
-                let view = PrescriptionView(record: item.record, today: today, cylinderForm: nil)
+                let view = PrescriptionView(
+                    record: item.record, today: today, cylinderForm: nil, supersededBy: superseded[item.record.id])
                 for row in PrescriptionCSV.rows(view) {
                     CSV.append(row, to: &lines)
                     lines.append(0x0A)

@@ -16,6 +16,8 @@ struct ICalendar {
         var day: CalendarDate
         var summary: String
         var description: String?
+        /// A reminder this many days before the day (a VALARM, RFC 5545 3.6.6), or none.
+        var alarmDaysBefore: Int? = nil
     }
 
     var productID: String
@@ -40,7 +42,16 @@ struct ICalendar {
             lines.append("SUMMARY:" + Self.escaped(event.summary))
             if let description = event.description { lines.append("DESCRIPTION:" + Self.escaped(description)) }
             // A reminder, not a busy day.
-            lines += ["TRANSP:TRANSPARENT", "END:VEVENT"]
+            lines.append("TRANSP:TRANSPARENT")
+            if let days = event.alarmDaysBefore {
+                // A display alarm (it needs a DESCRIPTION, 3.6.6), triggered before the start:
+                // for an all-day event, before the day's midnight where the calendar is.
+                lines += [
+                    "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + Self.escaped(event.summary),
+                    days == 0 ? "TRIGGER:PT0S" : "TRIGGER:-P\(days)D", "END:VALARM"
+                ]
+            }
+            lines.append("END:VEVENT")
         }
         lines.append("END:VCALENDAR")
         return lines.map(Self.folded).joined(separator: "\r\n") + "\r\n"

@@ -16,20 +16,29 @@ extension RxVaultCommand {
         let output: ExportOutput
         let today: CalendarDate
         let created: String
+        /// Which records a newer one replaces: a superseded page says by which, as `show` does.
+        let supersession: ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID]
         private var items: [ExportItem] = []
 
-        init(output: ExportOutput, today: CalendarDate, created: String) {
+        init(
+            output: ExportOutput, today: CalendarDate, created: String,
+            supersession: @escaping ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID] = { _ in [:] }
+        ) {
             self.output = output
             self.today = today
             self.created = created
+            self.supersession = supersession
         }
 
         func add(_ items: [ExportItem]) throws { self.items += items }
 
         func finish() throws {
             let short = PrescriptionID.shortForms(items.map(\.record.id))
+            let superseded = try supersession(items.map(\.record))
             let pages = items.map {
-                PrescriptionPrint.page($0, shortID: short[$0.record.id] ?? $0.record.id.short, today: today)
+                PrescriptionPrint.page(
+                    $0, shortID: short[$0.record.id] ?? $0.record.id.short, today: today,
+                    supersededBy: superseded[$0.record.id])
             }
             do { try output.write(try PDFPrinter.pdf(pages, title: "Prescriptions", created: created)) } catch {
                 throw CLIError(.failure, "cannot write the PDF: \(error)")

@@ -8,8 +8,12 @@ import RxVault
 /// the lens is beyond rxvault's fields as kept from FHIR (tint, wear duration, lens notes), the
 /// attachments it has), for an optician or a drawer. The values are the ones `show` prints.
 enum PrescriptionPrint {
-    static func page(_ item: ExportItem, shortID: String, today: CalendarDate) -> PrintedPage {
-        let view = PrescriptionView(record: item.record, today: today, cylinderForm: nil)
+    /// `supersededBy`: the newer prescription that replaces this one, if any; the page then says
+    /// `superseded by <id>` where it would say `valid`, as `show` does.
+    static func page(_ item: ExportItem, shortID: String, today: CalendarDate, supersededBy: PrescriptionID? = nil)
+        -> PrintedPage
+    {
+        let view = PrescriptionView(record: item.record, today: today, cylinderForm: nil, supersededBy: supersededBy)
         let rx = view.prescription
         var fields: [(label: String, value: String)] = [
             ("Patient", rx.patient.name + (rx.patient.birthDate.map { ", born \($0)" } ?? "")),
@@ -29,7 +33,12 @@ enum PrescriptionPrint {
             (
                 "Validity",
                 view.status.isWithdrawn
-                    ? "NOT VALID: \(view.statusText) (withdrawn; do not dispense)" : "\(view.statusText) on \(today)"
+                    ? "NOT VALID: \(view.statusText) (withdrawn; do not dispense)"
+                    : view.status == .superseded
+                        ? "superseded by \(supersededBy.map(\.short) ?? "a newer prescription") on \(today)"
+                        : view.status == .noExpiryWritten
+                            ? "\(view.statusText): over \(PrescriptionStatus.undatedYears) years old on \(today); ask the prescriber whether it stands"
+                            : "\(view.statusText) on \(today)"
             )
         ]
         if let pd = rx.pupillaryDistance {

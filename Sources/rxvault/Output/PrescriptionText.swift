@@ -22,7 +22,11 @@ enum PrescriptionText {
         if let exam = rx.examDate { pairs.append(("exam date", exam.description)) }
         pairs += [
             ("issued", rx.issued.description),
-            ("expires", (rx.expires?.description ?? "no expiry date") + "  (\(view.statusText))")
+            (
+                "expires",
+                view.status == .noExpiryWritten
+                    ? view.statusText : (rx.expires?.description ?? "no expiry date") + "  (\(view.statusText))"
+            )
         ]
         if let reason = rx.shortExpiryReason { pairs.append(("short expiry", reason)) }
         if view.status == .superseded, let newer = view.supersededBy {
@@ -109,7 +113,8 @@ enum PrescriptionText {
     static func tone(_ status: PrescriptionStatus) -> Tone? {
         switch status {
         case .expired, .cancelled, .draft, .enteredInError: return .expired
-        case .expiring: return .expiring
+        // Not known to stand: a second look, not an alarm.
+        case .expiring, .noExpiryWritten: return .expiring
         // Superseded is not red: the newer one is the one to watch, not this.
         case .valid, .superseded: return nil
         }

@@ -19,11 +19,13 @@ struct PrescriptionView {
         return cylinderForm.map { lens.transposed(to: $0) } ?? lens
     }
 
-    /// `valid`, `expiring in 12 days`, `expires today`, `expired`; a withdrawn prescription by its
-    /// FHIR status (`cancelled`, `draft`, `entered-in-error`), whatever its dates.
+    /// `valid`, `expiring in 12 days`, `expires today`, `expired`, `no expiry written (issued
+    /// 2014-06-15)`; a withdrawn prescription by its FHIR status (`cancelled`, `draft`,
+    /// `entered-in-error`), whatever its dates.
     var statusText: String {
         switch status {
         case .valid: return "valid"
+        case .noExpiryWritten: return "no expiry written (issued \(prescription.issued))"
         case .expired, .cancelled, .draft, .enteredInError, .superseded: return status.rawValue
         case .expiring:
             let days = today.days(until: prescription.expires!)

@@ -77,8 +77,9 @@ enum RecallOutput {
 
     /// One all-day event per recall on its expiry date. The UID is the prescription's id, so a
     /// calendar subscribed to the file moves or drops the event as the recall changes instead
-    /// of adding another; a renewal is a new prescription, so a new event.
-    static func calendar(_ recalls: [Recall], stamp: String) -> String {
+    /// of adding another; a renewal is a new prescription, so a new event. `alarmDays`: a
+    /// reminder that many days before each (`due --alarm`), or none.
+    static func calendar(_ recalls: [Recall], stamp: String, alarmDays: Int? = nil) -> String {
         let events = zip(recalls, patients(recalls)).map { recall, patient in
             let rx = recall.record.prescription
             let summary =
@@ -90,7 +91,8 @@ enum RecallOutput {
                 + "prescriber \(rx.prescriber.name)) \(recall.isOverdue ? "expired" : "expires") on "
                 + "\(recall.expires). Renewing it means an eye exam."
             return ICalendar.Event(
-                uid: "\(recall.record.id.hex)@rxvault", day: recall.expires, summary: summary, description: description)
+                uid: "\(recall.record.id.hex)@rxvault", day: recall.expires, summary: summary, description: description,
+                alarmDaysBefore: alarmDays)
         }
         return ICalendar(
             productID: "-//rxvault//rxvault \(RxVaultCommand.version)//EN", name: "rxvault recalls", events: events

@@ -18,6 +18,9 @@ struct ExportSource {
     /// The owner's patient records the JSON export carries (`Vault.exportPatients`): none for a
     /// client, nor for the owner's export for a client (`--for`): clients get prescriptions only.
     var patients: () throws -> [ExportPatient] = { [] }
+    /// Which of the records a newer one the reader can see replaces (`VaultReader.supersession`):
+    /// the printed page and the CSV say `superseded` where `show` and `list` do.
+    var supersession: ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID] = { _ in [:] }
 
     /// The owner's export: opens the vault (the passphrase or the agent) and resolves ids and client.
     static func owner(
@@ -38,6 +41,7 @@ struct ExportSource {
                     versions: versions, count: count, body)
             }, emptyWarning: warning)
         if grantee == nil { source.patients = { try vault.exportPatients(ids: ids, filter: filter) } }
+        source.supersession = { try vault.supersession(of: $0) }
         return source
     }
 
@@ -50,12 +54,14 @@ struct ExportSource {
         let ids = given.isEmpty ? nil : try given.map { try view.resolve($0) }
         let items = try view.exportItems(ids: ids, filter: filter, attachments: attachments, format: format)
         warnIfNotLogged(view)
-        return ExportSource(
+        var source = ExportSource(
             owner: nil, grantee: nil,
             produce: { count, body in
                 count(items.count)
                 for batch in items.chunks(of: Vault.exportBatchSize) { try body(Array(batch)) }
             }, emptyWarning: "no prescription you are granted matches: the export holds none")
+        source.supersession = { try view.supersession(of: $0) }
+        return source
     }
 
     /// Records the owner's export (a client's was recorded as it read).

@@ -12,7 +12,10 @@ struct FilterOptions: ParsableArguments {
         help: ArgumentHelp(
             "Only these statuses: active, cancelled, draft, entered-in-error (FHIR), superseded (comma-separated) or all.",
             valueName: "codes")) var status: String?
-    @Option(help: ArgumentHelp("Issued on or before the day and not expired on it.", valueName: "yyyy-mm-dd"))
+    @Option(
+        help: ArgumentHelp(
+            "Issued on or before the day and not expired on it (with no expiry date: issued at most two years before).",
+            valueName: "yyyy-mm-dd"))
     var validOn: String?
     @Flag(help: "Expired before today.") var expired = false
     @Option(help: ArgumentHelp("Expires within this many days from today (e.g. 60d, 8w).", valueName: "days"))

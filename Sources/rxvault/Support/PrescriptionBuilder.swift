@@ -1,5 +1,6 @@
 import Foundation
 import RxModel
+import RxVault
 
 /// Applies `PrescriptionOptions` to a prescription: a blank one for `add`, the current version
 /// for `edit`. Reading values is done here (with messages naming eye, field and value); judging
@@ -49,7 +50,7 @@ struct PrescriptionBuilder {
         if let fax = o.prescriberFax { rx.prescriber.fax = fax }
         if let exam = o.examDate { rx.examDate = exam.isEmpty ? nil : try date(exam, "exam date") }
         if let issued = o.issued { rx.issued = try date(issued, "issue date") }
-        if let expires = o.expires { rx.expires = try date(expires, "expiry date") }
+        if let expires = o.expires { rx.expires = try expiry(expires, issued: rx.issued) }
         if removeExpiry { rx.expires = nil }
         if let reason = o.shortExpiryReason { rx.shortExpiryReason = reason }
         if let note = o.note { rx.note = note }
@@ -261,6 +262,25 @@ struct PrescriptionBuilder {
             throw CLIError(.invalidInput, "\(eye.label) axis '\(text)': not whole degrees (accepted 1 to 180)")
         }
         return value
+    }
+
+    /// `--expires`: a date, or a duration from the issue date (`2y`, `18m`, `26w`, `90d`; years
+    /// and months by the calendar, as `import --assume-expiry` counts them), which is then
+    /// written as that date: the prescriber's validity, said the way it is said on the paper.
+    private func expiry(_ text: String, issued: CalendarDate) throws -> CalendarDate {
+        if CalendarDate(iso: text) == nil, let duration = FHIR.ExpiryAssumption(text) {
+            guard let day = duration.after(issued) else {
+                throw CLIError(
+                    .invalidInput, "expiry date '\(text)': \(duration) after \(issued) is past \(CalendarDate.latest)")
+            }
+            return day
+        }
+        guard let day = CalendarDate(iso: text) else {
+            throw CLIError(
+                .invalidInput, "expiry date '\(text)': \(CalendarDate.problem(iso: text)!)",
+                hint: "give a date YYYY-MM-DD, or how long from the issue date: 2y, 18m, 26w, 90d")
+        }
+        return day
     }
 
     private func date(_ text: String, _ field: String) throws -> CalendarDate {

@@ -16,7 +16,11 @@ struct PrescriptionOptions: ParsableArguments {
     @Option(help: "Prescriber's fax number.") var prescriberFax: String?
     @Option(help: ArgumentHelp("Date of the eye examination.", valueName: "yyyy-mm-dd")) var examDate: String?
     @Option(help: ArgumentHelp("Date the prescription was issued.", valueName: "yyyy-mm-dd")) var issued: String?
-    @Option(help: ArgumentHelp("Expiry date (required for contacts).", valueName: "yyyy-mm-dd")) var expires: String?
+    @Option(
+        help: ArgumentHelp(
+            "Expiry date (required for contacts), or how long from the issue date: 2y, 18m, 26w, 90d.",
+            valueName: "yyyy-mm-dd|2y"))
+    var expires: String?
     @Option(
         help: ArgumentHelp(
             "The medical reason a contacts prescription is valid for less than a year.", valueName: "text"))
