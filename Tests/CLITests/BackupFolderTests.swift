@@ -78,6 +78,39 @@ import Testing
         #expect(try cli.run(["backup", cli.path("missing/b.age")]).status == 73)
     }
 
+    /// `rxvault backup my-backups` before `mkdir my-backups` would write a file of that name:
+    /// a path that does not exist and does not end in .age is refused (64) with the mkdir to run,
+    /// and nothing is written; the hint's line, run as it is, then works.
+    @Test func aDestinationThatIsNoFolderAndNoAgeFileIsRefusedWithTheMkdirToRun() throws {
+        let (cli, _) = try setUp()
+        for name in ["my-backups", "my backups"] {
+            let refused = try cli.run(["backup", cli.path(name)])
+            #expect(refused.status == 64, "\(refused)")
+            let quoted = name.contains(" ") ? "'\(cli.path(name))'" : cli.path(name)
+            #expect(
+                refused.stderr.contains("\(cli.path(name)) does not exist")
+                    && refused.stderr.contains(
+                        "hint: for a folder of dated backups, create it first: mkdir -p \(quoted) && rxvault backup \(quoted)"
+                    ),
+                "\(refused)")
+            #expect(!FileManager.default.fileExists(atPath: cli.path(name)), "nothing is written")
+        }
+        let refused = try cli.run(["backup", cli.path("my backups")])
+        let hint = try #require(
+            refused.stderr.components(separatedBy: "create it first: ").last?.components(separatedBy: ";").first)
+        let bin = cli.path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/rxvault", withDestinationPath: CLIHarness.binary)
+        let ran = try shell(cli, hint, environment: ["PATH": bin + ":/usr/bin:/bin"])
+        #expect(ran.status == 0, "the hint's line, as it is: \(hint)\n\(ran)")
+        #expect(try files(cli.path("my backups")).count == 1)
+        // A name ending in .age, an existing file (with --force) and - work as before.
+        #expect(try cli.run(["backup", cli.path("one.age")]).status == 0)
+        _ = try cli.write("an old backup", to: "latest")
+        #expect(try cli.run(["backup", cli.path("latest")]).status == 73)
+        #expect(try cli.run(["backup", cli.path("latest"), "--force"]).status == 0)
+    }
+
     @Test func standardOutputAndArmorRestoreOnAMachineWithNoVault() throws {
         let (cli, id) = try setUp()
         // Piped: `rxvault backup - | ...`; the message goes to stderr, the backup alone to stdout.

@@ -13,10 +13,12 @@ extension RxVaultCommand {
             commandName: "create", abstract: "Write a backup (the default: rxvault backup DEST).",
             discussion: flowing(
                 """
-                DEST is a folder (the backup gets a dated name in it: rxvault-<vault>-<UTC time>.age,
-                e.g. rxvault-3f9a2c1e-20261122T221530Z.age; names sort by time and never replace
-                one another), a file, or - for standard output (to pipe it: rxvault backup - |
-                rclone rcat remote:rx.age).
+                DEST is an existing folder (the backup gets a dated name in it:
+                rxvault-<vault>-<UTC time>.age, e.g. rxvault-3f9a2c1e-20261122T221530Z.age; names
+                sort by time and never replace one another), a file whose name ends in .age (or one
+                that exists, with --force), or - for standard output (to pipe it: rxvault backup - |
+                rclone rcat remote:rx.age). A path that is none of these is refused (64), with the
+                mkdir to run: it is a folder's name mistyped or not made yet more often than a file.
 
                 The age layer opens with every way into the vault as it is today: each passphrase
                 slot and each recovery code (the header carries a stanza per key slot, as the vault
@@ -269,11 +271,22 @@ extension RxVaultCommand {
             }
         }
 
-        /// A folder (following links) is a folder; "-" is standard output; anything else a file.
+        /// A folder (following links) is a folder; "-" is standard output; a file that exists or
+        /// whose name ends in .age is a file. Anything else is refused: `rxvault backup
+        /// my-backups` before `mkdir my-backups` would otherwise write a file of that name, and
+        /// the next backup would stop at it (or replace it with --force).
         static func destination(_ given: String) throws -> Destination {
             if given == "-" { return .standardOutput }
             var info = stat()
             if stat(given, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { return .folder(given) }
+            if lstat(given, &info) != 0 && !given.hasSuffix(BackupName.suffix) {
+                throw CLIError(
+                    .usage,
+                    "\(given) does not exist: a backup goes into an existing folder, or into a file whose name ends in \(BackupName.suffix)",
+                    hint:
+                        "for a folder of dated backups, create it first: mkdir -p \(ShellWord.quote(given)) && rxvault backup \(ShellWord.quote(given)); for one file, name it \(ShellWord.quote(given + BackupName.suffix))"
+                )
+            }
             // The existing-file check (and its --force) follows in run(): replace here means "may exist".
             return .file(try WriteTarget.file(for: given, replace: true))
         }
