@@ -274,11 +274,15 @@ extension RxVaultCommand {
         /// A folder (following links) is a folder; "-" is standard output; a file that exists or
         /// whose name ends in .age is a file. Anything else is refused: `rxvault backup
         /// my-backups` before `mkdir my-backups` would otherwise write a file of that name, and
-        /// the next backup would stop at it (or replace it with --force).
+        /// the next backup would stop at it (or replace it with --force). A path no file can be
+        /// at (a trailing '/', a missing or non-folder parent, a FIFO) is refused as for any file
+        /// first (73).
         static func destination(_ given: String) throws -> Destination {
             if given == "-" { return .standardOutput }
             var info = stat()
             if stat(given, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { return .folder(given) }
+            // The existing-file check (and its --force) follows in run(): replace here means "may exist".
+            let file = try WriteTarget.file(for: given, replace: true)
             if lstat(given, &info) != 0 && !given.hasSuffix(BackupName.suffix) {
                 throw CLIError(
                     .usage,
@@ -287,8 +291,7 @@ extension RxVaultCommand {
                         "for a folder of dated backups, create it first: mkdir -p \(ShellWord.quote(given)) && rxvault backup \(ShellWord.quote(given)); for one file, name it \(ShellWord.quote(given + BackupName.suffix))"
                 )
             }
-            // The existing-file check (and its --force) follows in run(): replace here means "may exist".
-            return .file(try WriteTarget.file(for: given, replace: true))
+            return .file(file)
         }
 
         static func writeAll(_ bytes: [UInt8], to fd: Int32) throws {
