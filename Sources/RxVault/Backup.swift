@@ -8,22 +8,27 @@ import RxStore
 
 /// Backups (DESIGN.md, "Backups"): a consistent snapshot of the vault file inside an age v1
 /// file. The vault's own encryption stays inside: opening the age layer yields a vault, not
-/// plaintext. With no recipient the age layer uses the vault's passphrase (scrypt), so the
-/// passphrase alone restores it.
+/// plaintext. By default the age layer opens with every way into the vault (`BackupWaysIn`):
+/// any passphrase slot and any recovery code the vault has when the backup is made; recipients
+/// may be added. A backup locked with a passphrase alone (`--passphrase-only`, age scrypt,
+/// which must stand alone) opens with that passphrase only.
 extension Vault {
     public struct BackupReport: Sendable {
         public let snapshotBytes: Int
         /// What went to the output (before any armor the caller adds).
         public let backupBytes: Int
+        /// The vault's key slots the age layer opens with (empty: a passphrase or recipients alone).
+        public let waysIn: [BackupWaysIn.Way]
     }
 
     /// Writes a backup through `output`, recording it in the audit log first (so the backup
     /// holds the record of itself), at `time` (an ISO 8601 timestamp: the one its file is named
     /// after; the clock's now if nil). `scratch` is a private directory for the snapshot.
-    /// `labelled` puts a BackupLabel in the header (recipients only).
+    /// `labelled` puts a BackupLabel in the header (not beside a passphrase); `waysIn` adds a
+    /// stanza per key slot and the root key's (`BackupWaysIn`).
     public func backup(
-        to recipients: [AgeFile.Recipient], time: String? = nil, labelled: Bool = false, scratch: String,
-        output: @escaping ([UInt8]) throws(CryptoError) -> Void,
+        to recipients: [AgeFile.Recipient], waysIn: Bool = false, time: String? = nil, labelled: Bool = false,
+        scratch: String, output: @escaping ([UInt8]) throws(CryptoError) -> Void,
         progress: (Int, Int) -> Void = { _, _ in }
     ) throws -> BackupReport {
         let keys = recipients.filter { !$0.isLabel }
@@ -37,19 +42,27 @@ extension Vault {
                 "the vault does not pass 'rxvault check' (\(findings[0])\(findings.count > 1 ? "; \(findings.count - 1) more" : "")), so a backup of it would not restore; nothing was written. Run 'rxvault check' for every finding"
             )
         }
+        var detail = ["age"]
+        if keys.contains(where: \.isPassphrase) { detail.append("passphrase") }
+        if waysIn { detail.append("slots " + header.slots.map { String($0.id) }.joined(separator: ", ")) }
+        if !keys.contains(where: \.isPassphrase) && !keys.isEmpty { detail.append("\(keys.count) recipient(s)") }
         try perform {
             try audit(
                 AuditEvent(
                     time: time ?? clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,
-                    detail: keys.contains(where: \.isPassphrase)
-                        ? "age, passphrase" : "age, \(keys.count) recipient(s)"))
+                    detail: detail.joined(separator: ", ")))
         }
         let snapshot = scratch + "/snapshot.rxv"
         defer { unlink(snapshot) }
+        // The slots as the key ring verified them (after any upgrade the audit entry made).
+        let slots = waysIn ? try verifiedHeader() : nil
         do { try store.snapshot(to: snapshot) } catch { throw VaultError.from(error) }
         let label = labelled ? time.flatMap(BackupTime.init(iso:)).map { (header.vaultIDHex, $0) } : nil
         return try BackupFile.encrypt(
-            snapshot: snapshot, to: recipients, label: label, output: output, progress: progress)
+            snapshot: snapshot, to: recipients,
+            waysIn: try slots.map { slots throws(VaultError) in try read { try BackupFile.sameSlots(slots, in: store) }
+            },
+            label: label, output: output, progress: progress)
     }
 }
 
@@ -63,12 +76,13 @@ public enum BackupSource {
 }
 
 extension BackupFile {
-    /// Writes a backup of `source` to `recipients` through `output`, made at `time` (what its
-    /// file is named after). A backup to recipients is labelled with the vault and the time, in
+    /// Writes a backup of `source` to `recipients` (and, with `waysIn`, to every key slot of
+    /// the vault: `BackupWaysIn`) through `output`, made at `time` (what its file is named
+    /// after). A backup without a passphrase stanza is labelled with the vault and the time, in
     /// a stanza of its own (`BackupLabel`), so a folder of them can be listed without a key; one
-    /// with the vault's passphrase is not.
+    /// locked with a passphrase alone is not (age allows nothing beside scrypt).
     public static func write(
-        _ source: BackupSource, to recipients: [AgeFile.Recipient], time: BackupTime, scratch: String,
+        _ source: BackupSource, to recipients: [AgeFile.Recipient], waysIn: Bool, time: BackupTime, scratch: String,
         output: @escaping ([UInt8]) throws(CryptoError) -> Void,
         progress: (Int, Int) -> Void = { _, _ in }
     ) throws -> Vault.BackupReport {
@@ -76,22 +90,25 @@ extension BackupFile {
         switch source {
         case .vault(let vault):
             return try vault.backup(
-                to: recipients, time: time.iso, labelled: labelled, scratch: scratch, output: output, progress: progress
-            )
+                to: recipients, waysIn: waysIn, time: time.iso, labelled: labelled, scratch: scratch, output: output,
+                progress: progress)
         case .file(let path, let busyTimeoutMilliseconds):
             return try backupWithoutPassphrase(
-                at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, to: recipients,
+                at: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, to: recipients, waysIn: waysIn,
                 labelTime: labelled ? time : nil, scratch: scratch, output: output, progress: progress)
         }
     }
 
-    /// A backup of the vault at `path` made without its passphrase: to age recipients, which
-    /// need no secret to encrypt to, so a timer or cron job can back up with no secret on the
-    /// machine. The vault is not opened, so the backup is not in its audit log (the log's
-    /// entries are MAC'd with a key only the passphrase unlocks). The snapshot is taken the
-    /// same way (one read transaction, safe while others write).
+    /// A backup of the vault at `path` made without its passphrase: to age recipients and the
+    /// vault's key slots, which need no secret to encrypt to, so a timer or cron job can back up
+    /// with no secret on the machine. The vault is not opened, so the backup is not in its audit
+    /// log (the log's entries are MAC'd with a key only the passphrase unlocks), and the slots
+    /// and audit public key it is encrypted to are the file's as they are, unverified: an
+    /// altered file can make such a backup fail to open (`backup verify` tells), never open to
+    /// anyone the file itself would not. The snapshot is taken the same way (one read
+    /// transaction, safe while others write).
     public static func backupWithoutPassphrase(
-        at path: String, busyTimeoutMilliseconds: Int32, to recipients: [AgeFile.Recipient],
+        at path: String, busyTimeoutMilliseconds: Int32, to recipients: [AgeFile.Recipient], waysIn: Bool,
         labelTime: BackupTime?, scratch: String, output: @escaping ([UInt8]) throws(CryptoError) -> Void,
         progress: (Int, Int) -> Void = { _, _ in }
     ) throws -> Vault.BackupReport {
@@ -103,14 +120,29 @@ extension BackupFile {
         defer { unlink(snapshot) }
         do { try store.snapshot(to: snapshot) } catch { throw VaultError.from(error) }
         return try encrypt(
-            snapshot: snapshot, to: recipients, label: labelTime.map { (header.vaultIDHex, $0) }, output: output,
-            progress: progress)
+            snapshot: snapshot, to: recipients, waysIn: waysIn ? try sameSlots(header, in: store) : nil,
+            label: labelTime.map { (header.vaultIDHex, $0) }, output: output, progress: progress)
+    }
+
+    /// `header`, if the store's key slots are still the ones it holds after the snapshot was
+    /// taken: the ways into the age layer are then the ways into the vault inside it. A `key
+    /// add`, `key remove` or `passwd` in between is refused (run the backup again).
+    static func sameSlots(_ header: VaultHeader, in store: any RecordStore) throws -> VaultHeader {
+        let now: VaultHeader
+        do { now = try VaultHeader(store.header(), slots: store.keySlots()) } catch { throw VaultError.wrap(error) }
+        guard now.keyWrappingDigest == header.keyWrappingDigest else {
+            throw VaultError.refused(
+                "the vault's key slots changed while it was being backed up ('key add', 'key remove' or 'passwd' ran at the same time), so the backup's ways in might not be the vault's; nothing was written: run the backup again"
+            )
+        }
+        return header
     }
 
     /// Streams the snapshot file through the age writer into `output`, with a BackupLabel of
-    /// `label` (vault id, time) and the snapshot's size first among the stanzas.
+    /// `label` (vault id, time) and the snapshot's size first among the stanzas, then the ways
+    /// into `waysIn`'s vault, then the recipients.
     static func encrypt(
-        snapshot: String, to recipients: [AgeFile.Recipient], label: (String, BackupTime)?,
+        snapshot: String, to recipients: [AgeFile.Recipient], waysIn: VaultHeader?, label: (String, BackupTime)?,
         output: @escaping ([UInt8]) throws(CryptoError) -> Void, progress: (Int, Int) -> Void
     ) throws -> Vault.BackupReport {
         guard let handle = FileHandle(forReadingAtPath: snapshot) else {
@@ -120,7 +152,7 @@ extension BackupFile {
         var info = stat()
         guard fstat(handle.fileDescriptor, &info) == 0 else { throw VaultError.cannotWrite("cannot read the snapshot") }
         let total = Int(info.st_size)
-        var recipients = recipients
+        var recipients = (waysIn.map(BackupWaysIn.stanzas(for:)) ?? []) + recipients
         if let (vaultID, time) = label {
             let stanza = BackupLabel(vaultID: vaultID, time: time, snapshotBytes: total)
             recipients.insert(.label(type: BackupLabel.stanzaType, arguments: stanza.arguments), at: 0)
@@ -138,7 +170,9 @@ extension BackupFile {
             progress(done, total)
         }
         try writer.finish()
-        return Vault.BackupReport(snapshotBytes: total, backupBytes: written)
+        return Vault.BackupReport(
+            snapshotBytes: total, backupBytes: written,
+            waysIn: waysIn?.slots.map { BackupWaysIn.Way(slot: $0.id, kind: $0.kind) } ?? [])
     }
 }
 

@@ -14,9 +14,14 @@ import RxCrypto
 /// age can have, which a file cut short usually is not.
 public enum BackupFolder {
     public enum Kind: Equatable, Sendable {
+        /// Locked with a passphrase alone (age scrypt): the vault's of the day it was made
+        /// (`--passphrase-only`, or any default backup before 0.5.0), or an `--age-passphrase-file`'s.
         case passphrase
-        /// Encrypted to this many recipients (X25519, ssh-ed25519 or other stanzas).
+        /// Encrypted to this many recipients (X25519, ssh-ed25519 or other stanzas) alone.
         case recipients(Int)
+        /// Encrypted to the vault's key slots as the header states them (`BackupWaysIn`), and
+        /// to this many recipients besides.
+        case waysIn([BackupWaysIn.Way], recipients: Int)
     }
 
     public struct Entry: Sendable {
@@ -102,10 +107,18 @@ public enum BackupFolder {
         } catch {
             return entry(armored, nil, nil, "has an unreadable age header (\(error))")
         }
-        let kind: Kind =
-            stanzas.contains { $0.type == "scrypt" }
-            ? .passphrase
-            : .recipients(stanzas.filter { $0.type != BackupLabel.stanzaType }.count)
+        let kind: Kind
+        if stanzas.contains(where: { $0.type == "scrypt" }) {
+            kind = .passphrase
+        } else {
+            let ways: [BackupWaysIn.Way]
+            do { ways = try BackupWaysIn.ways(in: stanzas) } catch {
+                return entry(armored, nil, nil, "has a malformed rxvault key slot in its header (\(error))")
+            }
+            let ours = [BackupLabel.stanzaType, BackupWaysIn.slotStanzaType, BackupWaysIn.rootKeyStanzaType]
+            let others = stanzas.filter { !ours.contains($0.type) }.count
+            kind = ways.isEmpty ? .recipients(others) : .waysIn(ways, recipients: others)
+        }
         let labels = stanzas.filter { $0.type == BackupLabel.stanzaType }
         let label = labels.first.flatMap { BackupLabel(type: $0.type, arguments: $0.arguments) }
         if !labels.isEmpty && (labels.count > 1 || label == nil) {

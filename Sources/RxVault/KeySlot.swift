@@ -39,8 +39,10 @@ public struct KeySlot: Sendable, Equatable {
 
     /// A `key_slot` row as read from the file, refused unless it is shaped as rxvault writes it
     /// (ids in order, known kinds, KDF costs within what `init --kdf` offers, as for the header).
-    init(_ row: KeySlotRecord, after previous: Int) throws(VaultError) {
-        guard row.id > previous, row.id >= 2, row.id <= Self.maximumID, let kind = Kind(rawValue: row.kind),
+    /// `headerSlot` admits slot 1, the header's passphrase, as a backup's header states it.
+    init(_ row: KeySlotRecord, after previous: Int, headerSlot: Bool = false) throws(VaultError) {
+        guard row.id > previous, row.id >= (headerSlot ? 1 : 2), row.id <= Self.maximumID,
+            let kind = Kind(rawValue: row.kind), row.id > 1 || kind == .passphrase,
             row.wrappedRootKey.count == Self.wrappedLength
         else {
             throw .integrity("key slot \(row.id) is malformed")

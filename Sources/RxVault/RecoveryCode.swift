@@ -10,7 +10,7 @@ import RxCrypto
 /// mistyped character changes it, and a whole group typed at another group's place does too.
 /// Two neighbouring characters swapped are caught unless they are 16 apart in the alphabet.
 /// Whatever the checks miss, the code still has to open a slot: a wrong code never opens the vault.
-public struct RecoveryCode {
+public struct RecoveryCode: Sendable {
     public static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     public static let groupCount = 8
     public static let dataCharactersPerGroup = 4

@@ -125,16 +125,11 @@ public struct VaultHeader: Sendable {
         return hash.finalBytes()
     }
 
-    /// The associated data of a slot's wrapped root key: slot 1 keeps the header's (format 1 to
-    /// 3 had only it); the others bind purpose, format, vault, slot id, kind and derivation.
-    func associatedData(of slot: KeySlot) -> [UInt8] {
-        slot.id == 1
-            ? rootKeyAssociatedData
-            : KeySlot.associatedData(
-                formatVersion: formatVersion, vaultID: vaultID, id: slot.id, kind: slot.kind,
-                algorithm: slot.algorithm, opsLimit: slot.kdf?.opsLimit ?? 0, memLimit: slot.kdf?.memLimit ?? 0,
-                salt: slot.salt)
-    }
+    /// The ways in, with what their wrapped root keys are bound to.
+    var slotSet: KeySlotSet { KeySlotSet(formatVersion: formatVersion, vaultID: vaultID, slots: slots) }
+
+    /// The associated data of a slot's wrapped root key (`KeySlotSet.associatedData(of:)`).
+    func associatedData(of slot: KeySlot) -> [UInt8] { slotSet.associatedData(of: slot) }
 
     /// Derives the key-encryption key from `passphrase` and unwraps the root key (`unlock` hands
     /// it to the agent; `Vault.open(at:with: .rootKey)` opens with it). Any passphrase slot opens it.
@@ -143,48 +138,16 @@ public struct VaultHeader: Sendable {
     }
 
     /// The root key, the key-encryption key it was unwrapped with (the upgrade from an older
-    /// format re-wraps the root key) and the slot that opened. Every passphrase slot is tried
-    /// in turn, slot 1 first, as LUKS does: a wrong passphrase costs one derivation per slot.
+    /// format re-wraps the root key) and the slot that opened (`KeySlotSet`).
     func unwrapRootKeyAndKEK(passphrase: SecretBytes) throws(VaultError) -> (
         rootKey: SecretBytes, kek: SecretBytes, slot: Int
     ) {
-        for slot in slots where slot.kind == .passphrase {
-            guard let kdf = slot.kdf else { continue }
-            let kek: SecretBytes
-            do { kek = try kdf.deriveKey(passphrase: passphrase, salt: slot.salt) } catch {
-                throw .internalError(error.description)
-            }
-            if let rootKey = try? AEAD.open(slot.wrappedRootKey, key: kek, associatedData: associatedData(of: slot)) {
-                return (rootKey, kek, slot.id)
-            }
-        }
-        throw .wrongPassphrase(recoverySlot: slots.contains { $0.kind == .recovery })
+        try slotSet.unwrapRootKeyAndKEK(passphrase: passphrase)
     }
 
     /// Unwraps the root key with a recovery code; returns it and the slot that opened.
     public func unwrapRootKey(recoveryCode: RecoveryCode) throws(VaultError) -> (rootKey: SecretBytes, slot: Int) {
-        let recovery = slots.filter { $0.kind == .recovery }
-        guard !recovery.isEmpty else {
-            throw .wrongRecoveryCode(
-                "this vault has no recovery key"
-                    + (formatVersion < 4 ? " (it is in format \(formatVersion); recovery keys came with format 4)" : "")
-            )
-        }
-        for slot in recovery {
-            let kek: SecretBytes
-            do {
-                kek = try RecoveryKDF.deriveKey(
-                    secret: recoveryCode.secret,
-                    context: KeySlot.recoveryContext(vaultID: vaultID, id: slot.id, salt: slot.salt))
-            } catch {
-                throw .internalError(error.description)
-            }
-            if let rootKey = try? AEAD.open(slot.wrappedRootKey, key: kek, associatedData: associatedData(of: slot)) {
-                return (rootKey, slot.id)
-            }
-        }
-        throw .wrongRecoveryCode(
-            "the recovery code does not open this vault (it is another vault's, or its slot was removed)")
+        try slotSet.unwrapRootKey(recoveryCode: recoveryCode)
     }
 
     /// Reads the header of the vault at `path` (no passphrase needed).

@@ -1,7 +1,7 @@
 import RxCrypto
 
 /// What opens a vault (`Vault.open(at:with:)`): a secret its owner holds, or the root key itself.
-public enum VaultKey {
+public enum VaultKey: Sendable {
     /// A passphrase of one of its key slots.
     case passphrase(SecretBytes)
     /// A recovery code (format 4): what opens the vault when the passphrase is forgotten. A vault

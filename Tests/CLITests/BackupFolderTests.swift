@@ -78,6 +78,39 @@ import Testing
         #expect(try cli.run(["backup", cli.path("missing/b.age")]).status == 73)
     }
 
+    /// `rxvault backup my-backups` before `mkdir my-backups` would write a file of that name:
+    /// a path that does not exist and does not end in .age is refused (64) with the mkdir to run,
+    /// and nothing is written; the hint's line, run as it is, then works.
+    @Test func aDestinationThatIsNoFolderAndNoAgeFileIsRefusedWithTheMkdirToRun() throws {
+        let (cli, _) = try setUp()
+        for name in ["my-backups", "my backups"] {
+            let refused = try cli.run(["backup", cli.path(name)])
+            #expect(refused.status == 64, "\(refused)")
+            let quoted = name.contains(" ") ? "'\(cli.path(name))'" : cli.path(name)
+            #expect(
+                refused.stderr.contains("\(cli.path(name)) does not exist")
+                    && refused.stderr.contains(
+                        "hint: for a folder of dated backups, create it first: mkdir -p \(quoted) && rxvault backup \(quoted)"
+                    ),
+                "\(refused)")
+            #expect(!FileManager.default.fileExists(atPath: cli.path(name)), "nothing is written")
+        }
+        let refused = try cli.run(["backup", cli.path("my backups")])
+        let hint = try #require(
+            refused.stderr.components(separatedBy: "create it first: ").last?.components(separatedBy: ";").first)
+        let bin = cli.path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/rxvault", withDestinationPath: CLIHarness.binary)
+        let ran = try shell(cli, hint, environment: ["PATH": bin + ":/usr/bin:/bin"])
+        #expect(ran.status == 0, "the hint's line, as it is: \(hint)\n\(ran)")
+        #expect(try files(cli.path("my backups")).count == 1)
+        // A name ending in .age, an existing file (with --force) and - work as before.
+        #expect(try cli.run(["backup", cli.path("one.age")]).status == 0)
+        _ = try cli.write("an old backup", to: "latest")
+        #expect(try cli.run(["backup", cli.path("latest")]).status == 73)
+        #expect(try cli.run(["backup", cli.path("latest"), "--force"]).status == 0)
+    }
+
     @Test func standardOutputAndArmorRestoreOnAMachineWithNoVault() throws {
         let (cli, id) = try setUp()
         // Piped: `rxvault backup - | ...`; the message goes to stderr, the backup alone to stdout.
@@ -137,8 +170,16 @@ import Testing
         let inside = try #require(FileManager.default.contents(atPath: backup))
         #expect(inside.contains("-> rxvault-backup v1 \(try vaultID(cli))"), "the label is in the header")
         #expect(!inside.contains("Quintessa"))
-        // Without recipients, a passphrase is needed.
-        #expect(try cli.run(["backup", folder, "--no-input"], environment: noSecret).status == 64)
+        // Without recipients too (before 0.5.0 a passphrase was needed): the vault's key slots
+        // are ways in that need no secret to encrypt to.
+        let unattended = try cli.run(["backup", cli.path("slots.age"), "--no-input"], environment: noSecret)
+        #expect(
+            unattended.status == 0 && unattended.stdout.contains("opens with: passphrase of slot 1; not checked)"),
+            "\(unattended)")
+        #expect(try cli.run(["backup", "verify", cli.path("slots.age")]).status == 0)
+        #expect(
+            try cli.run(["backup", folder, "--passphrase-only", "--no-input"], environment: noSecret).status == 64,
+            "a passphrase alone needs the passphrase")
 
         // Debian's age opens it with either key, and finds the vault.
         for key in ["backup.key", "id_ed25519"] {
@@ -160,9 +201,12 @@ import Testing
         // rxvault does not read SSH private keys itself, and says how to go through age.
         let sshIdentity = try cli.run(["backup", "verify", backup, "--age-identity", cli.path("id_ed25519")])
         #expect(sshIdentity.status == 64 && sshIdentity.stderr.contains("| rxvault restore -"), "\(sshIdentity)")
-        // The passphrase alone does not open it; the message says what does.
-        let wrong = try cli.run(["backup", "verify", backup])
-        #expect(wrong.status == 77 && wrong.stderr.contains("--age-identity"), "\(wrong)")
+        // The vault's passphrase opens it too, and the output says what else does.
+        let withPassphrase = try cli.run(["backup", "verify", backup])
+        #expect(
+            withPassphrase.status == 0
+                && withPassphrase.stdout.contains("opens with: passphrase of slot 1, 2 recipients' identities"),
+            "\(withPassphrase)")
 
         // One --recipient given as an SSH public key line; exports take them too.
         #expect(
@@ -229,7 +273,9 @@ import Testing
         #expect(json["schema"] as? String == "rxvault/backups/v1")
         let items = try #require(json["backups"] as? [[String: Any]])
         #expect(items.count == 3)
-        #expect(items[0]["key"] as? String == "passphrase" && items[0]["labelled"] as? Bool == false)
+        // A default backup opens with the vault's key slots, and is labelled like one to recipients.
+        #expect(items[0]["key"] as? String == "slots" && items[0]["labelled"] as? Bool == true)
+        #expect(items[1]["key"] as? String == "slots" && items[1]["recipients"] as? Int == 1)
         #expect(items[1]["vaultID"] as? String == id, "the label gives the whole id without a key")
         #expect((items[1]["size"] as? Int ?? 0) > 0 && items[1]["armored"] as? Bool == true)
 
@@ -247,9 +293,12 @@ import Testing
             stderrToo: true)
         #expect(watched.stdout.contains("rxvault: verifying backups [#"), "\(watched)")
         #expect(!verified.stderr.contains("verifying backups"), "\(verified)")
-        // Without the identity, the recipient backups are not checked (77); a damaged one fails (76).
+        // Without the identity, this vault's backups open with its passphrase; the other vault's
+        // opens with none of its slots (77); a damaged one fails (76).
         let noIdentity = try cli.run(["backup", "list", folder, "--verify"])
-        #expect(noIdentity.status == 77 && noIdentity.stdout.contains("give --age-identity"), "\(noIdentity)")
+        #expect(
+            noIdentity.status == 77 && noIdentity.stdout.contains("the passphrase opens none of its key slots")
+                && noIdentity.stdout.components(separatedBy: "  ok").count == 3, "\(noIdentity)")
         let first = folder + "/" + (try #require(try files(folder).first { $0.contains("20260301") }))
         var bytes = try #require(FileManager.default.contents(atPath: first))
         bytes[bytes.count - 100] ^= 1
@@ -394,10 +443,12 @@ import Testing
         #expect(
             opened.stdout.contains("keep         \(name("2026-02-04T09:00:00Z"))  daily (FAILED: is damaged"),
             "\(opened)")
-        // With a key that opens nothing, nothing verifies and nothing is removed.
+        // With keys that open nothing, nothing verifies and nothing is removed.
         _ = try cli.ageKeygen("stranger.key")
+        let notThePassphrase = try cli.write("not this vault's passphrase\n", to: "not-the-passphrase")
         let stranger = try cli.run([
-            "backup", "prune", folder, "--keep-daily", "1", "--verify", "--age-identity", cli.path("stranger.key")
+            "backup", "prune", folder, "--keep-daily", "1", "--verify", "--age-identity", cli.path("stranger.key"),
+            "--passphrase-file", notThePassphrase
         ])
         #expect(stranger.status == 76, "\(stranger)")
         #expect(

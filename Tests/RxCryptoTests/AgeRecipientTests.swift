@@ -134,6 +134,44 @@ import Testing
         }
     }
 
+    /// rxvault's backups: a label with a body, and age's X25519 stanza under a type of its own
+    /// (also the HKDF info). Debian's age opens the file with an ordinary identity beside them;
+    /// the typed stanza opens only with its type and secret; `fromHeader` sees the bodies.
+    @Test func typedX25519StanzasOpenWithTheirOwnTypeAndAgeSkipsThem() throws {
+        let folder = try TemporaryDirectory(prefix: "rxvault-agerecip")
+        let directory = folder.url
+        let identity = try AgeIdentity.generate()
+        try identity.fileText(created: "test").write(
+            to: directory.appendingPathComponent("key.txt"), atomically: true, encoding: .utf8)
+        let (publicKey, secretKey) = try X25519.generate()
+        let body = Array(0..<100).map { UInt8($0) }
+        let file = try AgeFile.encrypt(
+            Array("payload".utf8),
+            to: [
+                .label(type: "rxvault-slot", arguments: ["v1", "1"], body: body),
+                .typedX25519(type: "rxvault-rootkey", publicKey: publicKey), .x25519(identity.recipient)
+            ])
+        let (status, opened) = try run("age", ["-d", "-i", "key.txt"], input: file, in: directory)
+        #expect(status == 0 && opened == Array("payload".utf8), "age skips both rxvault stanzas")
+        #expect(
+            try AgeFile.decrypt(file, with: .typedX25519(type: "rxvault-rootkey", secretKey: secretKey))
+                == Array("payload".utf8))
+        #expect(throws: AgeError.noMatch) {
+            try AgeFile.decrypt(file, with: .typedX25519(type: "rxvault-other", secretKey: secretKey))
+        }
+        #expect(throws: AgeError.noMatch) {
+            try AgeFile.decrypt(file, with: .typedX25519(type: "rxvault-rootkey", secretKey: identity.secretKey))
+        }
+        let chosen = AgeFile.Key.fromHeader { stanzas in
+            guard stanzas.first?.body == body else { return .identities([]) }
+            return .typedX25519(type: "rxvault-rootkey", secretKey: secretKey)
+        }
+        #expect(try AgeFile.decrypt(file, with: chosen) == Array("payload".utf8))
+        #expect(throws: CryptoError.self) {
+            try AgeFile.encrypt([1], to: [.typedX25519(type: "X25519", publicKey: publicKey)])
+        }
+    }
+
     @Test func streamingArmorWritesWhatWholeFileArmorWrites() throws {
         let identity = try AgeIdentity.generate()
         for size in [0, 1, 47, 48, 49, 65536, 100_003] {

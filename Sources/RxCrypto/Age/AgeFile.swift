@@ -4,7 +4,9 @@ import CSodium
 /// backups open with Debian's `age -d` or any age library, and files made by them open here.
 ///
 /// Writing supports X25519 recipients and one scrypt passphrase; reading supports X25519
-/// identities, scrypt passphrases and ASCII armor. Post-quantum and plugin stanzas are skipped
+/// identities, scrypt passphrases and ASCII armor. Stanzas of types of rxvault's own (a backup's
+/// label and key slots, its X25519 stanza to the vault's key) ride in the same header: age skips
+/// them, and the header MAC covers them. Post-quantum and plugin stanzas are skipped
 /// like any unknown stanza (so they give "no match" when they are the only ones).
 public enum AgeFile {
     static let versionLine = "age-encryption.org/v1"
@@ -18,10 +20,15 @@ public enum AgeFile {
         case sshEd25519(AgeSSHRecipient)
         /// A passphrase (age scrypt); it must be the only recipient. `logN` is the work factor.
         case scrypt(passphrase: SecretBytes, logN: Int)
-        /// Not a recipient: a stanza with an empty body that no identity opens and age skips, so
-        /// what it says is readable without a key and covered by the header MAC (checked when
-        /// the file is opened). Refused beside a passphrase, which must stand alone in age.
-        case label(type: String, arguments: [String])
+        /// Not a recipient: a stanza (with an empty body unless given) that no identity opens and
+        /// age skips, so what it says is readable without a key and covered by the header MAC
+        /// (checked when the file is opened). Refused beside a passphrase, which must stand alone
+        /// in age.
+        case label(type: String, arguments: [String], body: [UInt8] = [])
+        /// age's X25519 recipient stanza built under a stanza type of the caller's, which is also
+        /// the HKDF info: for a key pair that has another use (rxvault's audit key), so no other
+        /// use of it derives this wrap key. age skips the stanza; `Key.typedX25519` opens it.
+        case typedX25519(type: String, publicKey: [UInt8])
 
         public var isPassphrase: Bool { if case .scrypt = self { return true } else { return false } }
         public var isLabel: Bool { if case .label = self { return true } else { return false } }
@@ -33,6 +40,12 @@ public enum AgeFile {
         /// A passphrase; files asking for a work factor above `maxLogN` are refused (a hostile file
         /// could otherwise ask for minutes of CPU and gigabytes of memory).
         case passphrase(SecretBytes, maxLogN: Int)
+        /// The secret key of a `Recipient.typedX25519` of this type.
+        case typedX25519(type: String, secretKey: SecretBytes)
+        /// A key chosen once the header is read (from its stanzas, bodies included): rxvault's
+        /// backups carry what derives their key in stanzas of their own. An error it throws ends
+        /// the decryption as it is.
+        case fromHeader(@Sendable ([StanzaSummary]) throws -> Key)
     }
 
     public static let defaultScryptLogN = 18
@@ -123,22 +136,22 @@ public enum AgeFile {
         let zeroNonce = [UInt8](repeating: 0, count: 12)
         switch recipient {
         case .x25519(let to):
-            let ephemeral = SecretBytes(randomCount: 32)
-            let share = try X25519.publicKey(of: ephemeral)
-            guard let shared = AgePrimitives.x25519(ephemeral, to.publicKey) else {
-                throw .malformed("age recipient is a low-order point")
-            }
-            let wrapKey = AgePrimitives.hkdf(
-                secret: shared, salt: share + to.publicKey, info: "age-encryption.org/v1/X25519")
-            let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: wrapKey, nonce: zeroNonce) }
+            let (share, body) = try wrapToX25519(
+                fileKey: fileKey, publicKey: to.publicKey, info: "age-encryption.org/v1/X25519")
             return "-> X25519 \(Base64.standard.encode(share))\n" + wrapBody(body)
         case .sshEd25519(let to):
             return try to.stanza(fileKey: fileKey)
-        case .label(let type, let arguments):
+        case .label(let type, let arguments, let body):
             guard ([type] + arguments).allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isVChar) }),
-                !["X25519", "scrypt", "ssh-ed25519", "ssh-rsa"].contains(type)
+                !reservedTypes.contains(type)
             else { throw .malformed("age label stanza") }
-            return "-> " + ([type] + arguments).joined(separator: " ") + "\n\n"
+            return "-> " + ([type] + arguments).joined(separator: " ") + "\n" + wrapBody(body)
+        case .typedX25519(let type, let publicKey):
+            guard !type.isEmpty, type.utf8.allSatisfy(isVChar), !reservedTypes.contains(type),
+                publicKey.count == X25519.keyLength
+            else { throw .malformed("age typed X25519 stanza") }
+            let (share, body) = try wrapToX25519(fileKey: fileKey, publicKey: publicKey, info: type)
+            return "-> \(type) \(Base64.standard.encode(share))\n" + wrapBody(body)
         case .scrypt(let passphrase, let logN):
             guard (1...AgeFile.maxWriteLogN).contains(logN) else { throw .malformed("age scrypt work factor") }
             let salt = randomBytes(16)
@@ -147,6 +160,26 @@ public enum AgeFile {
             let body = fileKey.withUnsafeBytes { AgePrimitives.seal($0, key: key, nonce: zeroNonce) }
             return "-> scrypt \(Base64.standard.encode(salt)) \(logN)\n" + wrapBody(body)
         }
+    }
+
+    /// Stanza types age itself defines: never a label's or a typed X25519 stanza's.
+    static let reservedTypes: Set<String> = ["X25519", "scrypt", "ssh-ed25519", "ssh-rsa"]
+
+    /// age's X25519 wrapping of the file key (an ephemeral share, HKDF-SHA-256 of the shared
+    /// point with salt share || public key and `info`, ChaCha20-Poly1305 with a zero nonce).
+    static func wrapToX25519(fileKey: SecretBytes, publicKey: [UInt8], info: String) throws(CryptoError) -> (
+        share: [UInt8], body: [UInt8]
+    ) {
+        let ephemeral = SecretBytes(randomCount: 32)
+        let share = try X25519.publicKey(of: ephemeral)
+        guard let shared = AgePrimitives.x25519(ephemeral, publicKey) else {
+            throw .malformed("age recipient is a low-order point")
+        }
+        let wrapKey = AgePrimitives.hkdf(secret: shared, salt: share + publicKey, info: info)
+        let body = fileKey.withUnsafeBytes {
+            AgePrimitives.seal($0, key: wrapKey, nonce: [UInt8](repeating: 0, count: 12))
+        }
+        return (share, body)
     }
 
     /// Base64 body in 64-column lines; the last line is always shorter than 64 (empty if needed).

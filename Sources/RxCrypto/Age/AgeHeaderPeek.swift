@@ -1,11 +1,13 @@
 extension AgeFile {
-    /// A recipient stanza as the header states it: its type and arguments (the body is left out).
+    /// A recipient stanza as the header states it: its type, arguments and body.
     public struct StanzaSummary: Sendable, Equatable {
         public let type: String
         public let arguments: [String]
-        public init(type: String, arguments: [String]) {
+        public let body: [UInt8]
+        public init(type: String, arguments: [String], body: [UInt8] = []) {
             self.type = type
             self.arguments = arguments
+            self.body = body
         }
     }
 
@@ -19,7 +21,7 @@ extension AgeFile {
         while true {
             if let end = findMACLine(buffer) {
                 let (header, _) = try parseHeader(Array(buffer[0..<end]))
-                return header.stanzas.map { StanzaSummary(type: $0.type, arguments: $0.arguments) }
+                return header.summaries
             }
             guard buffer.count <= 1 << 20 else { throw AgeError.header("the header is too long") }
             let n = try read(&scratch)

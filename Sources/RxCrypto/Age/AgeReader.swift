@@ -13,6 +13,12 @@ extension AgeFile {
     public static func decrypt(_ file: [UInt8], with key: Key, armored: Bool? = nil) throws(AgeError) -> [UInt8] {
         let binary = try (armored ?? isArmored(file)) ? dearmor(file) : file
         let (header, payloadStart) = try parseHeader(binary)
+        var key = key
+        if case .fromHeader(let choose) = key {
+            do { key = try choose(header.summaries) } catch let error as AgeError { throw error } catch {
+                throw .noMatch
+            }
+        }
         let fileKey = try unwrapFileKey(header, key: key)
         let macKey = AgePrimitives.hkdf(secret: fileKey, salt: [], info: "header")
         let expected = macKey.withUnsafeBytes { AgePrimitives.hmacSHA256(key: Array($0), [header.macInput]) }
@@ -28,6 +34,9 @@ extension AgeFile {
 
     struct Header {
         var stanzas: [Stanza]
+        var summaries: [StanzaSummary] {
+            stanzas.map { StanzaSummary(type: $0.type, arguments: $0.arguments, body: $0.body) }
+        }
         var macInput: [UInt8]
         var mac: [UInt8]
     }
@@ -133,7 +142,19 @@ extension AgeFile {
                 } catch { throw .header("scrypt failed (work factor too large?)") }
                 if let fileKey = AgePrimitives.open(stanza.body, key: wrapKey, nonce: zeroNonce) { return fileKey }
             default:
-                continue
+                guard case .typedX25519(let type, let secretKey) = key, stanza.type == type else { continue }
+                guard stanza.arguments.count == 1, let share = Base64.standard.decode(Array(stanza.arguments[0].utf8)),
+                    share.count == 32, stanza.body.count == 32
+                else {
+                    throw .header("malformed \(type) stanza")
+                }
+                guard let shared = AgePrimitives.x25519(secretKey, share),
+                    let publicKey = try? X25519.publicKey(of: secretKey)
+                else {
+                    throw .header("\(type) share is a low-order point")
+                }
+                let wrapKey = AgePrimitives.hkdf(secret: shared, salt: share + publicKey, info: type)
+                if let fileKey = AgePrimitives.open(stanza.body, key: wrapKey, nonce: zeroNonce) { return fileKey }
             }
         }
         throw .noMatch

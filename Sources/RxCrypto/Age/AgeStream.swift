@@ -26,6 +26,8 @@ extension AgeFile {
             }
         }
         let (header, payloadStart) = try parseHeader(Array(buffer[0..<headerEnd!]))
+        var key = key
+        if case .fromHeader(let choose) = key { key = try choose(header.summaries) }
         let fileKey = try unwrapFileKey(header, key: key)
         let macKey = AgePrimitives.hkdf(secret: fileKey, salt: [], info: "header")
         let expected = macKey.withUnsafeBytes { AgePrimitives.hmacSHA256(key: Array($0), [header.macInput]) }

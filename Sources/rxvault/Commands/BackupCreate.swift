@@ -13,17 +13,23 @@ extension RxVaultCommand {
             commandName: "create", abstract: "Write a backup (the default: rxvault backup DEST).",
             discussion: flowing(
                 """
-                DEST is a folder (the backup gets a dated name in it: rxvault-<vault>-<UTC time>.age,
-                e.g. rxvault-3f9a2c1e-20261122T221530Z.age; names sort by time and never replace
-                one another), a file, or - for standard output (to pipe it: rxvault backup - |
-                rclone rcat remote:rx.age).
+                DEST is an existing folder (the backup gets a dated name in it:
+                rxvault-<vault>-<UTC time>.age, e.g. rxvault-3f9a2c1e-20261122T221530Z.age; names
+                sort by time and never replace one another), a file whose name ends in .age (or one
+                that exists, with --force), or - for standard output (to pipe it: rxvault backup - |
+                rclone rcat remote:rx.age). A path that is none of these is refused (64), with the
+                mkdir to run: it is a folder's name mistyped or not made yet more often than a file.
 
-                Without recipients the age layer uses the vault's passphrase as it is today: after
-                'rxvault passwd' that backup still needs the old passphrase. With --recipient or
-                --recipients-file (age1... keys, ssh-ed25519 public keys) no secret is needed to
-                encrypt: if the vault's passphrase is given or can be asked for, the backup is also
-                recorded in the audit log; with none (a timer, cron, --no-input) the vault is backed
-                up without opening it and without an audit entry.
+                The age layer opens with every way into the vault as it is today: each passphrase
+                slot and each recovery code (the header carries a stanza per key slot, as the vault
+                file holds it), and with the identity of any --recipient or --recipients-file key
+                (age1... keys, ssh-ed25519 public keys). A passphrase or code added later does not
+                open it, and one removed or changed since still does. No secret is needed to
+                encrypt: if the vault's passphrase is given or can be asked for, the vault is
+                checked first and the backup recorded in its audit log; with none (a timer, cron,
+                --no-input) it is backed up without opening it and without an audit entry.
+                --passphrase-only locks it with the vault's passphrase alone, as rxvault did
+                before 0.5.0: the recovery code cannot open that one.
                 """))
 
         @Argument(
@@ -32,8 +38,15 @@ extension RxVaultCommand {
                 valueName: "dest")) var destination: String
         @OptionGroup var recipients: RecipientOptions
         @Option(
-            help: ArgumentHelp("Encrypt with the passphrase in this file instead of the vault's.", valueName: "file"))
+            help: ArgumentHelp(
+                "Lock the age layer with the passphrase in this file alone (the recovery code cannot open it).",
+                valueName: "file"))
         var agePassphraseFile: String?
+        @Flag(
+            help:
+                "Lock the age layer with the vault's passphrase alone (age scrypt), as before 0.5.0: the recovery code cannot open it."
+        )
+        var passphraseOnly = false
         @Flag(help: "Write the age file in ASCII armor (as age -a).") var armor = false
         @Flag(help: "Replace the destination file if it exists (never needed for a folder).") var force = false
         @OptionGroup var options: VaultOptions
@@ -41,6 +54,11 @@ extension RxVaultCommand {
         func validate() throws {
             if !recipients.isEmpty && agePassphraseFile != nil {
                 throw ValidationError("give recipients or a passphrase file, not both")
+            }
+            if passphraseOnly && (!recipients.isEmpty || agePassphraseFile != nil) {
+                throw ValidationError(
+                    "--passphrase-only locks the backup with the vault's passphrase alone: give it without recipients or --age-passphrase-file"
+                )
             }
         }
 
@@ -53,13 +71,19 @@ extension RxVaultCommand {
 
         /// What the backup's age layer opens with, as the output says it.
         enum Opener {
-            case recipients, vaultPassphrase, agePassphraseFile
+            /// The vault's key slots (`BackupWaysIn`) and this many recipients.
+            case waysIn(recipients: Int)
+            case vaultPassphrase, agePassphraseFile
 
-            var text: String {
+            /// "opens with: passphrase of slot 1, recovery code of slot 2, 1 recipient's identity".
+            func text(_ ways: [BackupWaysIn.Way]) -> String {
                 switch self {
-                case .recipients: "opens with the recipients' identities"
-                case .vaultPassphrase: "opens with the vault's passphrase as it is now"
-                case .agePassphraseFile: "opens with that passphrase"
+                case .waysIn(let n):
+                    var parts = ways.map(\.description)
+                    if n > 0 { parts.append(n == 1 ? "1 recipient's identity" : "\(n) recipients' identities") }
+                    return "opens with: " + parts.joined(separator: ", ")
+                case .vaultPassphrase: return "opens only with the vault's passphrase as it is now"
+                case .agePassphraseFile: return "opens only with that passphrase"
                 }
             }
         }
@@ -73,6 +97,8 @@ extension RxVaultCommand {
             let opener: Opener
             let time: BackupTime
             let vaultIDHex: String
+            /// The vault has a recovery slot (said when the backup cannot open with it).
+            let hasRecoverySlot: Bool
         }
 
         /// What was written.
@@ -82,8 +108,10 @@ extension RxVaultCommand {
             let shownPath: String
             let bytes: Int
             let opener: Opener
+            let waysIn: [BackupWaysIn.Way]
             /// The vault was opened: checked, and the backup is in its audit log.
             let checked: Bool
+            let hasRecoverySlot: Bool
         }
 
         func run() throws {
@@ -93,11 +121,11 @@ extension RxVaultCommand {
         }
 
         /// The destination, refused early if it would replace a file or put binary on a terminal;
-        /// then what the backup is made from. Recipients need no secret: the vault is opened (to
-        /// check it and log the backup) when its key can be had: from an unlocked agent when the
-        /// age layer does not need the passphrase itself (recipients, or another passphrase
-        /// file), else the passphrase when it is given or can be asked for. Without recipients
-        /// the passphrase is needed anyway.
+        /// then what the backup is made from. The vault's key slots and recipients need no
+        /// secret: the vault is opened (to check it and log the backup) when its key can be had:
+        /// from an unlocked agent when the age layer does not need the passphrase itself, else
+        /// the passphrase when it is given or can be asked for. With --passphrase-only the
+        /// passphrase is needed anyway.
         func resolve() throws -> Plan {
             let keys = try recipients.parse()
             try options.requireOwner("backup")
@@ -114,16 +142,18 @@ extension RxVaultCommand {
             }
             let header = try VaultHeader.read(at: options.vaultPath)
             let time = BackupTime(iso: try Environment.clock().timestamp()) ?? BackupTime(Date())
+            // Only a passphrase stanza needs the vault opened (its audit entry needs the key).
+            let locksWithPassphrase = passphraseOnly || agePassphraseFile != nil
             let key = try options.ownerKey(
-                header: header, agent: !keys.isEmpty || agePassphraseFile != nil,
-                passphrase: keys.isEmpty ? .required : .ifAvailable)
+                header: header, agent: !passphraseOnly, passphrase: locksWithPassphrase ? .required : .ifAvailable)
             let source: BackupSource =
                 try key.map { .vault(try options.openVault(with: $0, anchored: false)) }
                 ?? .file(path: options.vaultPath, busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
-            guard keys.isEmpty else {
+            let hasRecoverySlot = header.slots.contains { $0.kind == .recovery }
+            guard locksWithPassphrase else {
                 return Plan(
-                    destination: destination, source: source, recipients: keys, opener: .recipients, time: time,
-                    vaultIDHex: header.vaultIDHex)
+                    destination: destination, source: source, recipients: keys, opener: .waysIn(recipients: keys.count),
+                    time: time, vaultIDHex: header.vaultIDHex, hasRecoverySlot: hasRecoverySlot)
             }
             // A passphrase of its own gets age's default work factor; the vault's passphrase
             // gets the cost the vault itself puts on guessing it.
@@ -136,7 +166,7 @@ extension RxVaultCommand {
             return Plan(
                 destination: destination, source: source, recipients: [.scrypt(passphrase: passphrase, logN: logN)],
                 opener: agePassphraseFile == nil ? .vaultPassphrase : .agePassphraseFile, time: time,
-                vaultIDHex: header.vaultIDHex)
+                vaultIDHex: header.vaultIDHex, hasRecoverySlot: hasRecoverySlot)
         }
 
         /// Writes the backup (`BackupFile.write`) to its destination, armored if asked. A folder's
@@ -148,6 +178,7 @@ extension RxVaultCommand {
             defer { progress.finish() }
             var writeFailure: (any Error)?
             var written = 0
+            var waysIn: [BackupWaysIn.Way] = []
             /// Runs the backup into `sink` (armored if asked), keeping the sink's own error.
             func produce(_ sink: @escaping ([UInt8]) throws -> Void) throws {
                 let raw: ([UInt8]) throws(CryptoError) -> Void = { bytes throws(CryptoError) in
@@ -163,9 +194,13 @@ extension RxVaultCommand {
                 let output: ([UInt8]) throws(CryptoError) -> Void = { bytes throws(CryptoError) in
                     if let armorWriter { try armorWriter.write(bytes) } else { try raw(bytes) }
                 }
-                _ = try BackupFile.write(
-                    plan.source, to: plan.recipients, time: plan.time, scratch: scratch.path, output: output,
-                    progress: progress.update)
+                let waysInAgeLayer: Bool
+                if case .waysIn = plan.opener { waysInAgeLayer = true } else { waysInAgeLayer = false }
+                waysIn =
+                    try BackupFile.write(
+                        plan.source, to: plan.recipients, waysIn: waysInAgeLayer, time: plan.time,
+                        scratch: scratch.path, output: output, progress: progress.update
+                    ).waysIn
                 try armorWriter?.finish()
             }
             let shownPath: String
@@ -202,7 +237,7 @@ extension RxVaultCommand {
             if case .vault = plan.source { checked = true }
             return Written(
                 destination: plan.destination, shownPath: shownPath, bytes: written, opener: plan.opener,
-                checked: checked)
+                waysIn: waysIn, checked: checked, hasRecoverySlot: plan.hasRecoverySlot)
         }
 
         /// "wrote PATH (SIZE, what opens it)", on stderr when the backup went to standard output.
@@ -210,11 +245,24 @@ extension RxVaultCommand {
         /// line a script or a log keeps, not only in the note.
         static func render(_ written: Written) {
             let line =
-                "wrote \(written.shownPath) (\(byteCountText(written.bytes)), \(written.opener.text)\(written.checked ? "" : "; not checked"))"
+                "wrote \(written.shownPath) (\(byteCountText(written.bytes)), \(written.opener.text(written.waysIn))\(written.checked ? "" : "; not checked"))"
             if case .standardOutput = written.destination {
                 Terminal.err("rxvault: \(line)")
             } else {
                 Terminal.out(line)
+            }
+            switch written.opener {
+            case .vaultPassphrase:
+                Terminal.err(
+                    "rxvault: note: --passphrase-only: this backup opens only with the vault's passphrase as it is now"
+                        + (written.hasRecoverySlot
+                            ? "; the recovery code cannot open it" : " (a recovery code added later would not open it)")
+                )
+            case .agePassphraseFile where written.hasRecoverySlot:
+                Terminal.err(
+                    "rxvault: note: this backup opens only with the passphrase of --age-passphrase-file: the recovery code alone cannot open it"
+                )
+            default: break
             }
             if !written.checked {
                 Terminal.err(
@@ -223,13 +271,27 @@ extension RxVaultCommand {
             }
         }
 
-        /// A folder (following links) is a folder; "-" is standard output; anything else a file.
+        /// A folder (following links) is a folder; "-" is standard output; a file that exists or
+        /// whose name ends in .age is a file. Anything else is refused: `rxvault backup
+        /// my-backups` before `mkdir my-backups` would otherwise write a file of that name, and
+        /// the next backup would stop at it (or replace it with --force). A path no file can be
+        /// at (a trailing '/', a missing or non-folder parent, a FIFO) is refused as for any file
+        /// first (73).
         static func destination(_ given: String) throws -> Destination {
             if given == "-" { return .standardOutput }
             var info = stat()
             if stat(given, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { return .folder(given) }
             // The existing-file check (and its --force) follows in run(): replace here means "may exist".
-            return .file(try WriteTarget.file(for: given, replace: true))
+            let file = try WriteTarget.file(for: given, replace: true)
+            if lstat(given, &info) != 0 && !given.hasSuffix(BackupName.suffix) {
+                throw CLIError(
+                    .usage,
+                    "\(given) does not exist: a backup goes into an existing folder, or into a file whose name ends in \(BackupName.suffix)",
+                    hint:
+                        "for a folder of dated backups, create it first: mkdir -p \(ShellWord.quote(given)) && rxvault backup \(ShellWord.quote(given)); for one file, name it \(ShellWord.quote(given + BackupName.suffix))"
+                )
+            }
+            return .file(file)
         }
 
         static func writeAll(_ bytes: [UInt8], to fd: Int32) throws {

@@ -15,17 +15,20 @@ extension RxVaultCommand {
                 "List the backups in a folder: time, vault, size, key; with --verify whether each opens and checks.",
             discussion: flowing(
                 """
-                Lists the files named as 'rxvault backup DIR' names them, oldest first. Without any
-                key, the time and vault come from the file name (a claim: anyone can rename a file);
-                a backup to recipients also carries them in a label in its age header, and a name
-                that disagrees with it is reported. With --verify each backup is opened and checked
+                Lists the files named as 'rxvault backup DIR' names them, oldest first, with what
+                opens each (KEY): the vault's key slots of the day it was made ("passphrase of slot
+                1, recovery code of slot 2"), recipients, or, for one locked with a passphrase alone
+                (--passphrase-only, or made before rxvault 0.5.0), "passphrase of DATE only". Without
+                any key, the time and vault come from the file name (a claim: anyone can rename a
+                file); a backup not locked with a passphrase alone also carries them in a label in
+                its age header, and a name that disagrees with it is reported. With --verify each backup is opened and checked
                 as 'backup verify' does, and its name is checked against what is inside. Exits 76 if
                 any backup fails, 77 if one does not open with the keys given (or none was given for it).
 
                 Examples:
                   rxvault backup list ~/backups/rxvault
                   rxvault backup list ~/backups/rxvault --verify --age-identity ~/backup.key
-                  rxvault backup list ~/backups --verify --age-identity id.key --recovery
+                  rxvault backup list ~/backups/rxvault --verify --recovery-key-file code.txt
                   rxvault backup list ~/backups/rxvault --format json
                 """))
 
@@ -61,6 +64,10 @@ extension RxVaultCommand {
                         case .recipients(let n)?:
                             item["key"] = "recipients"
                             item["recipients"] = n
+                        case .waysIn(let ways, let n)?:
+                            item["key"] = "slots"
+                            item["slots"] = ways.map { ["slot": $0.slot, "kind": $0.kind.rawValue] as [String: Any] }
+                            item["recipients"] = n
                         case nil: break
                         }
                         if let id = entry.label?.vaultID { item["vaultID"] = id }
@@ -87,7 +94,8 @@ extension RxVaultCommand {
                             rows: zip(entries, outcomes).map { entry, outcome in
                                 var row = [
                                     entry.name.time.iso, entry.name.vault, byteCountText(entry.size),
-                                    Self.describe(entry.kind, armored: entry.armored), entry.fileName
+                                    Self.describe(entry.kind, made: entry.name.time, armored: entry.armored),
+                                    entry.fileName
                                 ]
                                 if let outcome {
                                     row.append(outcome.text)
@@ -96,9 +104,11 @@ extension RxVaultCommand {
                                 }
                                 return row
                             },
-                            // The time and the vault are in the file's name too: they go first.
+                            // The time and the vault are in the file's name too: they go first;
+                            // then what opens it, which can be long (a slot or two, recipients).
                             overflow: [
-                                .init(columns: [0]), .init(columns: [1]), .init(columns: Array(5..<headers.count))
+                                .init(columns: [0]), .init(columns: [1]), .init(columns: [3]),
+                                .init(columns: Array(5..<headers.count))
                             ],
                             style: .forStandardOutput(wide: false)))
                 }
@@ -116,18 +126,25 @@ extension RxVaultCommand {
                 }) {
                     throw CLIError(
                         .wrongPassphrase, "some backups were not opened with the keys given (listed above)",
-                        hint: "a backup made with the vault's passphrase needs the passphrase of the day it was made"
-                            + (keys.recovery.isGiven ? " (a recovery code never opens its age layer)" : "")
-                            + "; backups to recipients need --age-identity")
+                        hint:
+                            "a backup opens with the passphrases and recovery codes the vault had the day it was made (KEY lists its slots); "
+                            + "one locked with a passphrase alone ('passphrase of DATE only') opens only with that passphrase"
+                            + (keys.recovery.isGiven ? ", never with a recovery code" : "")
+                            + "; backups to recipients alone need --age-identity")
                 }
             }
         }
 
-        static func describe(_ kind: BackupFolder.Kind?, armored: Bool) -> String {
+        /// What opens a backup, as its header says: "passphrase of slot 1, recovery code of slot
+        /// 2, 1 recipient", or for one locked with a passphrase alone, "passphrase of 2026-03-01 only".
+        static func describe(_ kind: BackupFolder.Kind?, made: BackupTime, armored: Bool) -> String {
+            func recipients(_ n: Int) -> String { n == 1 ? "1 recipient" : "\(n) recipients" }
             let text: String
             switch kind {
-            case .passphrase?: text = "passphrase"
-            case .recipients(let n)?: text = n == 1 ? "1 recipient" : "\(n) recipients"
+            case .passphrase?: text = "passphrase of \(made.iso.prefix(10)) only"
+            case .recipients(let n)?: text = recipients(n)
+            case .waysIn(let ways, let n)?:
+                text = (ways.map(\.description) + (n > 0 ? [recipients(n)] : [])).joined(separator: ", ")
             case nil: text = "?"
             }
             return armored ? text + ", armored" : text

@@ -15,9 +15,10 @@ extension RxVaultCommand {
             discussion: flowing(
                 """
                 Exits 0 when everything verifies, 76 when anything does not (77 when the key does not
-                open it). The vault inside opens with its passphrase of the day the backup was made,
-                or with --recovery / --recovery-key-file and a recovery code the vault had then; the
-                age layer of a backup to recipients needs --age-identity as well.
+                open it). A backup opens with a passphrase of the day it was made, or with
+                --recovery / --recovery-key-file and a recovery code the vault had then; one locked
+                with a passphrase alone (--passphrase-only) only with that passphrase, and one to
+                recipients alone needs --age-identity as well. Says what opens it.
                 """))
 
         @Argument(help: "The backup file.") var file: String
@@ -47,6 +48,7 @@ extension RxVaultCommand {
                     throw CLIError(.integrity, "the backup has integrity errors (listed above)")
                 }
                 Terminal.out("the backup verifies: it restores \(Restore.describe(verification))")
+                Terminal.out(Restore.opensWith(file))
             }
         }
     }

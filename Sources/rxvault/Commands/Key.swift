@@ -43,11 +43,10 @@ extension RxVaultCommand {
                 group is named when the code is typed back. Write it down or print it and keep it
                 away from the vault file: whoever holds it and the file can open the vault.
 
-                The code also opens the vault inside backups made from now on ('restore' and
-                'backup verify' take --recovery-key-file). A default backup's age layer is the
-                vault's passphrase of its day, which the code cannot open: for backups the code
-                restores, back up to a recipient (backup --recipient) and keep that identity with
-                the code.
+                The code also opens backups made from now on ('restore' and 'backup verify' take
+                --recovery-key-file): a backup opens with every way into the vault of its day. Not
+                those made before, nor any made with --passphrase-only: 'backup list DIR' says what
+                opens each.
                 """))
 
         @Flag(help: "Add a recovery code instead of a passphrase.") var recovery = false
@@ -84,7 +83,7 @@ extension RxVaultCommand {
                         "rxvault: recovery code of key slot \(slot) (vault \(vault.header.vaultIDHex.prefix(8))), shown this once: "
                             + "write it down or print it, and keep it away from the vault file; "
                             + "'rxvault passwd --recovery' takes it to set a new passphrase, "
-                            + "and 'rxvault restore --recovery' to open backups made to a recipient from now on")
+                            + "and 'rxvault restore --recovery' to open backups made from now on")
                     Terminal.out(code.text)
                 } else {
                     let passphrase = try PassphraseSource.new(

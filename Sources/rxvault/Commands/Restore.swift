@@ -24,16 +24,17 @@ extension RxVaultCommand {
                 Stop other rxvault commands on the vault first: restore refuses (75) while one has it
                 open.
 
-                Forgotten passphrase: --recovery (asked for) or --recovery-key-file opens the vault
-                inside with a recovery code it had the day the backup was made. That reaches backups
-                made to a recipient (with --age-identity) or with --age-passphrase-file; a default
-                backup's age layer is the vault's passphrase of that day, which no recovery code
-                replaces. Set a new passphrase afterwards with 'rxvault passwd --recovery'.
+                Forgotten passphrase: --recovery (asked for) or --recovery-key-file opens a backup
+                with a recovery code the vault had the day the backup was made: a backup opens with
+                every way into the vault of that day, passphrases and recovery codes alike. Backups
+                locked with a passphrase alone (--passphrase-only, --age-passphrase-file, or made by
+                rxvault before 0.5.0) open only with that passphrase, as 'backup list' shows. Set a
+                new passphrase afterwards with 'rxvault passwd --recovery'.
 
                 Examples:
                   rxvault restore ~/backups/rx-2026-11-21.age   # to the default vault
                   rxvault restore ~/backups/rx-2026-11-21.age --to ~/rx-restored.rxv
-                  rxvault restore rx.age --age-identity id.key --recovery-key-file code.txt
+                  rxvault restore rx.age --recovery-key-file code.txt
                 """))
 
         @Argument(help: "The backup file.") var file: String
@@ -174,8 +175,66 @@ extension RxVaultCommand {
             "a backup made with the vault's passphrase needs the passphrase of the day it was made: "
             + "if it is older than the last passphrase change ('rxvault passwd'), give the passphrase from before that change"
 
-        /// The stanza types of an age file's header, read without a key.
-        static func peekStanzas(_ file: String) throws -> [String] {
+        /// What the header of the backup being opened said (set while it is decrypted).
+        final class SeenHeader: @unchecked Sendable {
+            var stanzas: [AgeFile.StanzaSummary] = []
+        }
+
+        /// "on 2026-11-22": the day in a backup's file name, else the file's modification day.
+        static func madeOn(_ file: String) -> String {
+            if let name = BackupName(parsing: PathText.name(of: file)) { return "on \(name.time.iso.prefix(10))" }
+            if file != "-",
+                let date = try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date
+            {
+                return "on \(BackupTime(date).iso.prefix(10)) (the file's modification date)"
+            }
+            return "the day it was made"
+        }
+
+        /// A passphrase or recovery code that opens none of a backup's key slots, or a slot
+        /// stanza rxvault would not write, said with the ways the backup states.
+        static func waysInRefusal(_ error: VaultError, ways: [BackupWaysIn.Way], file: String) -> CLIError {
+            let opens = ways.isEmpty ? "" : " (it opens with: \(ways.map(\.description).joined(separator: ", ")))"
+            switch error {
+            case .wrongPassphrase:
+                return CLIError(
+                    .wrongPassphrase, "the passphrase opens none of the key slots of \(file)\(opens)",
+                    hint: "a backup opens with the passphrases the vault had the day it was made"
+                        + (ways.contains { $0.kind == .recovery }
+                            ? ", and with its recovery code (--recovery-key-file FILE)" : "")
+                        + "; if it is older than the last passphrase change ('rxvault passwd'), give the passphrase from before that change"
+                )
+            case .wrongRecoveryCode:
+                return CLIError(
+                    .wrongPassphrase, "the recovery code opens none of the key slots of \(file)\(opens)",
+                    hint: ways.contains { $0.kind == .recovery }
+                        ? "it is another recovery code, or was added after the backup was made: a backup keeps the key slots of its day"
+                        : "the vault had no recovery code when this backup was made: it opens with the passphrase of that day"
+                )
+            default:
+                return CLIError(.integrity, "the backup is damaged: \(error.description)")
+            }
+        }
+
+        /// "opens with: passphrase of slot 1, recovery code of slot 2, 1 recipient", as the
+        /// backup's (now authenticated) header says; "opens only with the passphrase the vault had
+        /// on DATE" for one locked with a passphrase alone.
+        static func opensWith(_ file: String) -> String {
+            guard file != "-", let stanzas = try? peekStanzaSummaries(file) else { return "opens with: the key given" }
+            if stanzas.contains(where: { $0.type == "scrypt" }) {
+                return
+                    "opens only with the passphrase the vault had \(madeOn(file)) (or that of --age-passphrase-file), never with a recovery code"
+            }
+            let ours = [BackupLabel.stanzaType, BackupWaysIn.slotStanzaType, BackupWaysIn.rootKeyStanzaType]
+            let n = stanzas.filter { !ours.contains($0.type) }.count
+            let ways = ((try? BackupWaysIn.ways(in: stanzas)) ?? []).map(\.description)
+            return "opens with: "
+                + (ways + (n == 0 ? [] : [n == 1 ? "1 recipient's identity" : "\(n) recipients' identities"]))
+                .joined(separator: ", ")
+        }
+
+        /// The stanzas of an age file's header, read without a key.
+        static func peekStanzaSummaries(_ file: String) throws -> [AgeFile.StanzaSummary] {
             guard let handle = FileHandle(forReadingAtPath: file) else { return [] }
             defer { try? handle.close() }
             let raw: (inout [UInt8]) throws -> Int = { buffer in
@@ -195,7 +254,12 @@ extension RxVaultCommand {
             }
             let armored = pending.first == UInt8(ascii: "-") || pending.first.map(AgeFile.isWhitespace) == true
             let stream = armored ? AgeArmorStream(source: replay) : nil
-            return try AgeFile.peekHeader { buffer in try stream?.read(&buffer) ?? replay(&buffer) }.map(\.type)
+            return try AgeFile.peekHeader { buffer in try stream?.read(&buffer) ?? replay(&buffer) }
+        }
+
+        /// The stanza types of an age file's header, read without a key.
+        static func peekStanzas(_ file: String) throws -> [String] {
+            try peekStanzaSummaries(file).map(\.type)
         }
 
         /// "vault ID, N prescriptions (V versions, A attachments), backed up TIME".
@@ -225,27 +289,40 @@ extension RxVaultCommand {
             let handle =
                 input.map { FileHandle(fileDescriptor: $0.fd, closeOnDealloc: false) } ?? FileHandle.standardInput
             let total = input?.size ?? 0
-            // A recovery code cannot open a passphrase backup's age layer: say so before the code
-            // is asked for (standard input cannot be looked at twice: it is told on decrypting).
+            // A recovery code cannot open a backup locked with a passphrase alone: say so before
+            // the code is asked for (standard input cannot be looked at twice: it is told on
+            // decrypting).
             try recovery.requireAlone(options)
+            let made = Self.madeOn(file)
             if recovery.isGiven, ageIdentity == nil, agePassphraseFile == nil, file != "-",
                 let stanzas = try? Self.peekStanzas(file), stanzas.contains("scrypt")
             {
-                throw RecoveryCodeOptions.passphraseLayerRefusal(file)
+                throw RecoveryCodeOptions.passphraseLayerRefusal(file, madeOn: made)
             }
             // The prompt names the backup: the vault the options name is not the one asked for.
             let vaultKey = try recovery.backupVaultKey(options: options, label: "backup \(file)")
+            let seen = SeenHeader()
             let key: AgeFile.Key
             if let ageIdentity {
                 key = .identities(try KeyFile.identities(ageIdentity, what: "age identity"))
             } else if let passphrase = try agePassphraseFile.map({
                 try PassphraseSource.read(file: $0, what: "age passphrase")
-            }) ?? vaultKey.passphrase {
+            }) {
                 key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
             } else {
-                // A recovery code alone: no age stanza opens with it; a vault file (what age -d
-                // makes of a backup) is read as it is.
-                key = .identities([])
+                // The vault's passphrase or recovery code: through the backup's key slots, or an
+                // scrypt stanza (a passphrase alone). A vault file (what age -d makes of a
+                // backup) is read as it is.
+                key = .fromHeader { stanzas in
+                    seen.stanzas = stanzas
+                    guard stanzas.contains(where: { $0.type == "scrypt" }) else {
+                        return try BackupWaysIn.ageKey(vaultKey, in: stanzas)
+                    }
+                    guard let passphrase = vaultKey.passphrase else {
+                        throw RecoveryCodeOptions.passphraseLayerRefusal(file, madeOn: made)
+                    }
+                    return .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
+                }
             }
             let progress = Progress(purpose.verb, amount: byteCountText)
             do {
@@ -278,32 +355,45 @@ extension RxVaultCommand {
                 try BackupFile.decrypt(
                     read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path,
                     progress: { _ in progress.update(source.consumed, total) })
+            } catch let error as VaultError {
+                progress.finish()
+                switch error {
+                case .wrongPassphrase, .wrongRecoveryCode, .integrity:
+                    // From the backup's key slots (a write that fails is the file system's, as is).
+                    throw Self.waysInRefusal(error, ways: (try? BackupWaysIn.ways(in: seen.stanzas)) ?? [], file: file)
+                default: throw error
+                }
             } catch let error as AgeError {
                 progress.finish()
                 switch error {
                 case .noMatch:
+                    let ways = (try? BackupWaysIn.ways(in: seen.stanzas)) ?? []
                     if ageIdentity != nil {
+                        let own =
+                            ((try? Self.peekStanzaSummaries(file)).flatMap { try? BackupWaysIn.ways(in: $0) }) ?? []
                         throw CLIError(
                             .wrongPassphrase, "the identity does not open this backup",
-                            hint: "it was made to other recipients, or with a passphrase")
+                            hint: own.isEmpty
+                                ? "it was made to other recipients, or with a passphrase"
+                                : "it was made to other recipients; it opens with: "
+                                    + own.map(\.description).joined(separator: ", ")
+                                    + " (give the passphrase, or --recovery-key-file, without --age-identity)")
                     }
-                    let stanzas = file == "-" ? nil : try? Self.peekStanzas(file)
-                    if let stanzas, !stanzas.contains("scrypt") {
+                    if !ways.isEmpty {
+                        // A slot opened, so the root key is known: its stanza should open with it.
+                        throw CLIError(
+                            .integrity,
+                            "the backup is damaged: its \(BackupWaysIn.rootKeyStanzaType) stanza does not open with the key its slots give (altered, or made from an altered vault file)",
+                            hint: purpose == .restore ? "nothing was restored" : nil)
+                    }
+                    let stanzas = file == "-" ? seen.stanzas.map(\.type) : try? Self.peekStanzas(file)
+                    if let stanzas, !stanzas.isEmpty, !stanzas.contains("scrypt") {
                         throw CLIError(
                             .wrongPassphrase,
-                            "this backup is encrypted to age recipients (\(stanzas.filter { $0 != BackupLabel.stanzaType }.joined(separator: ", "))), not a passphrase",
+                            "this backup is encrypted to age recipients alone (\(stanzas.filter { $0 != BackupLabel.stanzaType }.joined(separator: ", "))), not to the vault's passphrase or recovery code",
                             hint:
                                 "give --age-identity FILE\(recovery.isGiven ? " (the identity kept with the recovery code)" : ""); "
                                 + "for an SSH key: age -d -i ~/.ssh/id_ed25519 \(file) | rxvault restore -")
-                    }
-                    if vaultKey.passphrase == nil && agePassphraseFile == nil {
-                        // Standard input, whose header could not be looked at before.
-                        throw CLIError(
-                            .wrongPassphrase, "a recovery code alone opens no backup's age layer",
-                            hint:
-                                "give --age-identity FILE for a backup made to a recipient; a backup made with a passphrase "
-                                + "opens only with that passphrase (--age-passphrase-file FILE, or the vault's without --recovery)"
-                        )
                     }
                     if agePassphraseFile != nil {
                         throw CLIError(
@@ -317,6 +407,9 @@ extension RxVaultCommand {
                         .integrity, "the backup is damaged: \(error.description)",
                         hint: purpose == .restore ? "nothing was restored" : nil)
                 }
+            } catch {
+                progress.finish()
+                throw error
             }
             progress.finish()
             return vaultKey

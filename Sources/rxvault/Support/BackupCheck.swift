@@ -43,9 +43,14 @@ struct BackupCheck {
         switch entry.kind {
         case .passphrase?:
             guard let passphrase = agePassphrase ?? vaultKey.passphrase else {
-                return .wrongKey("made with a passphrase: a recovery code does not open its age layer")
+                return .wrongKey(
+                    "opens only with the passphrase the vault had on \(entry.name.time.iso.prefix(10)) (locked with a passphrase alone), never with a recovery code"
+                )
             }
             key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
+        case .waysIn?:
+            // Opened through its key slots with the vault's key, as a restore would.
+            key = BackupWaysIn.ageKey(vaultKey)
         case .recipients?:
             guard let identities else { return .notChecked("made to recipients: give --age-identity") }
             key = .identities(identities)
@@ -68,7 +73,16 @@ struct BackupCheck {
             if case .passphrase = entry.kind, agePassphrase == nil {
                 return .wrongKey("the passphrase does not open it: it may be older than the last passphrase change")
             }
+            if case .waysIn? = entry.kind {
+                return .failed("its root key stanza does not open with the key its slots give")
+            }
             return .wrongKey("the \(agePassphrase != nil ? "passphrase" : "identity") given does not open it")
+        } catch VaultError.wrongPassphrase {
+            return .wrongKey(
+                "the passphrase opens none of its key slots: it may be older than the last passphrase change")
+        } catch VaultError.wrongRecoveryCode {
+            return .wrongKey(
+                "the recovery code opens none of its key slots: it is older than the recovery code, or another's")
         } catch {
             return .failed("\(error)")
         }

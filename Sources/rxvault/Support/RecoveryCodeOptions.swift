@@ -4,14 +4,15 @@ import RxVault
 /// `--recovery` and `--recovery-key-file` where a backup is opened (`restore`, `backup verify`,
 /// `backup list --verify`, `backup prune --verify`): the vault inside a backup has the key slots
 /// the vault had that day, so a recovery code added before the backup opens it, and a person who
-/// forgot the passphrase has their backups too. The code replaces the vault's passphrase only;
-/// the age layer around the vault needs its own key (RecoveryCodeOptions.passphraseLayerRefusal).
+/// forgot the passphrase has their backups too. The age layer around it opens with the code as
+/// well (the backup carries the vault's key slots: `BackupWaysIn`), unless it was locked with a
+/// passphrase alone (RecoveryCodeOptions.passphraseLayerRefusal).
 struct RecoveryCodeOptions: ParsableArguments {
-    @Flag(help: "Open the vault inside the backup with its recovery code (asked for) instead of the passphrase.")
+    @Flag(help: "Open the backup with the vault's recovery code (asked for) instead of the passphrase.")
     var recovery = false
 
     @Option(
-        help: ArgumentHelp("Open the vault inside the backup with the recovery code in this file.", valueName: "file"),
+        help: ArgumentHelp("Open the backup with the vault's recovery code in this file.", valueName: "file"),
         completion: .file())
     var recoveryKeyFile: String?
 
@@ -34,8 +35,8 @@ struct RecoveryCodeOptions: ParsableArguments {
 
     /// What opens the vault inside a backup: the recovery code when one is asked for, else the
     /// vault's passphrase as it was the day the backup was made (asked for as the one of
-    /// `label`). Only the passphrase can also open a default backup's age layer
-    /// (`passphraseLayerRefusal`).
+    /// `label`). Either opens the age layer of a backup that carries the vault's key slots; only
+    /// the passphrase opens one locked with a passphrase alone (`passphraseLayerRefusal`).
     func backupVaultKey(options: VaultOptions, label: String) throws -> VaultKey {
         if let code = try read(options: options, label: label) { return .recoveryCode(code) }
         return .passphrase(try PassphraseSource.existing(options, for: label))
@@ -52,14 +53,15 @@ struct RecoveryCodeOptions: ParsableArguments {
     }
 
     /// A recovery code given for a backup whose age layer is an scrypt stanza: the vault's
-    /// passphrase of the day it was made (or an --age-passphrase-file's). age allows no other
-    /// stanza beside scrypt, so nothing a recovery slot holds can open that layer.
-    static func passphraseLayerRefusal(_ file: String) -> CLIError {
+    /// passphrase of the day it was made (`--passphrase-only`, or any default backup before
+    /// 0.5.0), or an --age-passphrase-file's. age allows no other stanza beside scrypt, so
+    /// nothing a recovery slot holds can open that layer. `madeOn`: "on 2026-11-22".
+    static func passphraseLayerRefusal(_ file: String, madeOn: String) -> CLIError {
         CLIError(
             .wrongPassphrase,
-            "\(file) was made with a passphrase (the vault's of that day, or an --age-passphrase-file's): its age layer opens only with that passphrase, never with a recovery code",
-            hint: "give that passphrase (--age-passphrase-file FILE, or the vault's without --recovery); "
-                + "for backups a recovery code restores, back up to a recipient (rxvault backup DIR --recipient age1...) "
-                + "and keep its identity with the recovery code")
+            "\(file) opens only with the passphrase the vault had \(madeOn) (or the one of --age-passphrase-file it was made with), never with a recovery code: it was made with --passphrase-only, --age-passphrase-file, or by rxvault before 0.5.0",
+            hint: "give that passphrase (the vault's without --recovery, or --age-passphrase-file FILE); "
+                + "backups made since without --passphrase-only open with the recovery code ('rxvault backup list DIR' says what opens each)"
+        )
     }
 }
