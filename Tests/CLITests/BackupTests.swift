@@ -124,9 +124,8 @@ import Testing
         #expect(try cli.run(["backup", cli.path("r.age"), "--recipient", String(recipient)]).status == 0)
         // A recipient is a way in beside the vault's key slots: the passphrase opens it too.
         let withPassphrase = try cli.run(["backup", "verify", cli.path("r.age")])
-        #expect(
-            withPassphrase.status == 0 && withPassphrase.stdout.contains("opens with: passphrase of slot 1, 1 recipient's identity"),
-            "\(withPassphrase)")
+        let opens = "opens with: passphrase of slot 1, 1 recipient's identity"
+        #expect(withPassphrase.status == 0 && withPassphrase.stdout.contains(opens), "\(withPassphrase)")
         #expect(
             try cli.run(["backup", "verify", cli.path("r.age"), "--age-identity", cli.path("backup.key")]).status == 0)
         // Debian's age opens it and finds an rxvault vault inside.
