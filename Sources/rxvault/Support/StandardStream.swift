@@ -28,6 +28,13 @@ enum StandardStream {
                 continue
             }
             if n < 0 && errno == EINTR { continue }
+            // A stream another program left non-blocking (a shared terminal, a pipe) waits until
+            // it can take more, as a blocking one would.
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, -1)
+                continue
+            }
             let failure = n < 0 ? errno : EIO
             if failure == EPIPE { endByBrokenPipe() }
             guard fd == STDOUT_FILENO else { return }
