@@ -125,7 +125,7 @@ def crash_suite(kills):
                 aimed += 1
         else:
             process = vault.start(*args)
-            # A backup runs scrypt (about a second): give it the time to finish now and then.
+            # A backup opens the vault (Argon2id) and seals a snapshot: give it the time to finish now and then.
             time.sleep(rng.uniform(0, 2.5 if op == "backup" else 0.6))
         process.send_signal(signal.SIGKILL)
         out, _ = process.communicate()
