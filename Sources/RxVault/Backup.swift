@@ -46,7 +46,7 @@ extension Vault {
         if keys.contains(where: \.isPassphrase) { detail.append("passphrase") }
         if waysIn { detail.append("slots " + header.slots.map { String($0.id) }.joined(separator: ", ")) }
         if !keys.contains(where: \.isPassphrase) && !keys.isEmpty { detail.append("\(keys.count) recipient(s)") }
-        try perform {
+        try perform { write in
             try audit(
                 AuditEvent(
                     time: time ?? clock.timestamp(), actor: AuditEvent.ownerActor, action: .backup,

@@ -311,7 +311,7 @@ extension Vault {
         }
         if let kept { return kept }
         if missing {
-            try perform { try rebuildIndex() }
+            try perform { write in try rebuildIndex(write) }
             return try indexSnapshot(keep: keep)
         }
         // Decrypt and decode the buckets on all cores: this is most of a query's work.
@@ -350,19 +350,18 @@ extension Vault {
 
     /// Records that the newest version of `record` is what the index should hold (or, with nil,
     /// that the prescription is gone). Applied to the buckets at the end of the transaction.
-    func indexChanged(_ id: PrescriptionID, _ record: PrescriptionRecord?) throws {
-        try indexChanged(id, encoded: record.map { SearchIndex.encode($0) })
+    func indexChanged(_ id: PrescriptionID, _ record: PrescriptionRecord?, in write: OwnerWrite) throws {
+        try indexChanged(id, encoded: record.map { SearchIndex.encode($0) }, in: write)
     }
 
     /// `indexChanged` with the entry already encoded (`SearchIndex.encode`), nil when it is gone.
-    func indexChanged(_ id: PrescriptionID, encoded entry: [UInt8]?) throws {
-        try requireWrite().pendingIndex[id.hex] = .some(entry)
+    func indexChanged(_ id: PrescriptionID, encoded entry: [UInt8]?, in write: OwnerWrite) throws {
+        write.pendingIndex[id.hex] = .some(entry)
     }
 
     /// Writes the buckets the transaction touched (called inside it, by `perform`; and by a
     /// large import every few thousand prescriptions, so its pending entries stay few).
-    func flushIndex() throws {
-        let write = try requireWrite()
+    func flushIndex(_ write: OwnerWrite) throws {
         guard !write.pendingIndex.isEmpty else { return }
         var byBucket: [Int: [String: [UInt8]?]] = [:]
         for (id, record) in write.pendingIndex { byBucket[SearchIndex.bucket(of: id), default: [:]][id] = record }
@@ -399,15 +398,15 @@ extension Vault {
     }
 
     /// Recomputes the whole index from the records (inside a write transaction).
-    func rebuildIndex() throws {
+    func rebuildIndex(_ write: OwnerWrite) throws {
         try store.clearIndex()
-        try requireWrite().state?.indexHashes = Array(
+        write.state?.indexHashes = Array(
             repeating: VaultState.absentBucket, count: SearchIndex.bucketCount)
         for row in try store.latestVersions() {
             let record = try open(row)
-            try indexChanged(record.id, record)
+            try indexChanged(record.id, record, in: write)
         }
-        try flushIndex()
+        try flushIndex(write)
     }
 }
 

@@ -32,16 +32,16 @@ struct StoredPrescriptions {
 
 extension Vault {
     /// Reads what `StoredPrescriptions` knows, for the owner write under way.
-    func learnStoredPrescriptions() throws {
-        try requireWrite().stored = StoredPrescriptions(
+    func learnStoredPrescriptions(_ write: OwnerWrite) throws {
+        write.stored = StoredPrescriptions(
             ids: try store.allPrescriptionIDs(),
             grantReferences: try store.grants(clientID: nil, references: nil).map(\.reference),
             clientIDs: try store.clients().map(\.id))
     }
 
     /// Whether the write under way knows that `id` has no row (false when it does not know).
-    func knownToHaveNoRows(_ id: PrescriptionID) throws -> Bool {
-        guard let stored = try requireWrite().stored else { return false }
+    func knownToHaveNoRows(_ id: PrescriptionID, in write: OwnerWrite) throws -> Bool {
+        guard let stored = write.stored else { return false }
         return try stored.hasNoRows(id) { try grantReference(clientID: $0, prescriptionID: id) }
     }
 }

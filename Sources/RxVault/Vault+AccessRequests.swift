@@ -43,7 +43,7 @@ extension Vault {
                 id: record.id, client: client.id, reason: reason, patient: patient, kinds: kinds,
                 requested: now, expires: expires, status: .pending, granted: [])
         }
-        if ownerWrite { return try perform(take) }
+        if ownerWrite { return try perform { _ in try take() } }
         do { return try store.write(take) } catch { throw VaultError.wrap(error) }
     }
 
@@ -94,7 +94,7 @@ extension Vault {
     {
         let record = AccessAnswerRecord(
             id: request.id, outcome: outcome.rawValue, prescriptions: prescriptions.map(\.hex))
-        try perform {
+        try perform { write in
             try audit(
                 AuditEvent(
                     time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .accessAnswered,

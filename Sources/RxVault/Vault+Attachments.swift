@@ -28,17 +28,17 @@ extension Vault {
         to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, keepMetadata: Bool = false,
         parser: IsolatedParser, read: (inout [UInt8]) throws -> Int
     ) throws(VaultError) -> AttachmentInfo {
-        try perform {
+        try perform { write in
             try storeAttachment(
                 to: prescriptionID, name: name, allowDuplicate: allowDuplicate, keepMetadata: keepMetadata,
-                parser: parser, read: read)
+                parser: parser, in: write, read: read)
         }
     }
 
     /// `attach`'s work inside the caller's write transaction (so an import can add many).
     func storeAttachment(
         to prescriptionID: PrescriptionID, name: String?, allowDuplicate: Bool = false, keepMetadata: Bool = false,
-        parser: IsolatedParser, read: (inout [UInt8]) throws -> Int
+        parser: IsolatedParser, in write: OwnerWrite, read: (inout [UInt8]) throws -> Int
     ) throws -> AttachmentInfo {
         if let name { try Self.checkName(name) }
         let attachmentID = AttachmentID.random()
@@ -58,7 +58,7 @@ extension Vault {
             guard try store.latestVersion(of: prescriptionID) != nil else {
                 throw VaultError.notFound(id: prescriptionID.short)
             }
-            try touch(prescriptionID.hex)
+            try touch(prescriptionID.hex, in: write)
             let existing = allowDuplicate ? [] : try store.attachments(of: prescriptionID).map { try openInfo($0).info }
             try store.insert(
                 AttachmentRecord(
@@ -116,7 +116,7 @@ extension Vault {
                     id: attachmentID, prescriptionID: prescriptionID, wrappedKey: wrappedKey,
                     metadata: sealedMetadata, streamHeader: writer.header), key: recordMACKey)
             try store.updateMetadata(ofAttachment: attachmentID, to: sealedMetadata, mac: mac)
-            try resealGrants(of: prescriptionID)
+            try resealGrants(of: prescriptionID, in: write)
             var info = AttachmentInfo(id: attachmentID, prescriptionID: prescriptionID, metadata: metadata)
             info.droppedMetadata = session.droppedMetadata
             info.notes = validated.notes ?? []
@@ -180,13 +180,13 @@ extension Vault {
 
     /// Deletes the attachment and purges it from the files.
     public func detach(_ id: AttachmentID, of prescriptionID: PrescriptionID) throws(VaultError) {
-        try perform {
-            try touch(prescriptionID.hex)
+        try perform { write in
+            try touch(prescriptionID.hex, in: write)
             guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
                 throw VaultError.attachmentNotFound(id.short)
             }
             _ = try store.deleteAttachment(id)
-            try resealGrants(of: prescriptionID)
+            try resealGrants(of: prescriptionID, in: write)
         }
         purge()
     }

@@ -90,7 +90,7 @@ extension Vault {
     /// Housekeeping every owner write does first, in the same transaction: countersign the
     /// entries clients (and, on a database, the owner's servers) appended to the log, then
     /// revoke expired grants (re-keying).
-    func maintain() throws -> Upkeep {
+    func maintain(_ write: OwnerWrite) throws -> Upkeep {
         // Countersign first: the sweep appends owner entries, which move the head past them.
         let head = try store.auditHead()
         var signed = (countersigned: 0, refused: 0)
@@ -113,14 +113,14 @@ extension Vault {
                 return verdict.event != nil && verdict.problem == nil
             }
         }
-        let expired = try sweepExpiredGrants()
+        let expired = try sweepExpiredGrants(write)
         return Upkeep(countersigned: signed.countersigned, refused: signed.refused, expiredGrants: expired)
     }
 
     /// One owner write that does nothing but its housekeeping (`rxvault sweep`): what servers
     /// on a database and clients appended is countersigned, expired grants are revoked.
     public func sweep() throws(VaultError) -> Upkeep {
-        try perform { try requireWrite().upkeep }
+        try perform { write in write.upkeep }
     }
 
     // MARK: - Judging entries

@@ -268,7 +268,7 @@ extension Vault {
     /// missing or names another version: that is a sign of rows deleted or put back, and
     /// rewriting the index from the rows would accept it. Returns the prescriptions repaired.
     public func repairIndex() throws(VaultError) -> [PrescriptionID] {
-        try perform { () throws -> [PrescriptionID] in
+        try perform { (write: OwnerWrite) throws -> [PrescriptionID] in
             var indexed: [PrescriptionID: PrescriptionRecord] = [:]
             var withoutStatus: Set<PrescriptionID> = []
             for (bucket, sealed) in try store.indexBuckets() {
@@ -288,14 +288,14 @@ extension Vault {
                 {
                 case .current:
                     // Written by an earlier rxvault: the status is stored with it now.
-                    if withoutStatus.contains(row.prescriptionID) { try indexChanged(record.id, record) }
+                    if withoutStatus.contains(row.prescriptionID) { try indexChanged(record.id, record, in: write) }
                     continue
                 case .missingOrStale:
                     throw VaultError.integrity(
                         "search index: prescription \(record.id.short) is missing or stale; the file was altered, so the index is not rewritten"
                     )
                 case .damagedContent:
-                    try indexChanged(record.id, record)
+                    try indexChanged(record.id, record, in: write)
                     repaired.append(record.id)
                 }
             }

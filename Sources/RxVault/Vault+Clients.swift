@@ -10,7 +10,7 @@ extension Vault {
         try Self.checkClientName(name)
         let id = ClientID.random()
         let added = clock.timestamp()
-        return try perform {
+        return try perform { write in
             let existing = try clientSummaries()
             if existing.contains(where: { $0.name.lowercased() == name.lowercased() }) {
                 throw VaultError.duplicateClient("a client named '\(name)' already exists")
@@ -54,13 +54,13 @@ extension Vault {
 
     /// Revokes every grant of the client (re-keying what it could read), then deletes it.
     public func removeClient(_ client: ClientSummary) throws(VaultError) {
-        try perform {
+        try perform { write in
             let grants = try storedGrants(clientID: client.id, prescriptionID: nil)
-            for grant in grants { try touch(grant.prescriptionID.hex) }
+            for grant in grants { try touch(grant.prescriptionID.hex, in: write) }
             for grant in grants { try store.deleteGrant(grant.row.id) }
             for prescription in Set(grants.map(\.prescriptionID)) {
                 // The reason is sealed to the remaining grantees: no client names in it.
-                try rekey(prescriptionID: prescription, reason: "re-keyed: a client was removed")
+                try rekey(prescriptionID: prescription, reason: "re-keyed: a client was removed", in: write)
             }
             try store.deleteClient(client.id)
             try audit(

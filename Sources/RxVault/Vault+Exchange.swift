@@ -146,7 +146,7 @@ extension Vault {
         client: ClientSummary?, recipients: String?
     ) throws(VaultError) {
         let records = patients.isEmpty ? nil : patients.carriedText
-        try perform {
+        try perform { write in
             try audit(
                 AuditEvent(
                     time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .export, client: client?.id.hex,
@@ -306,11 +306,11 @@ extension Vault {
         var report = ImportReport()
         if file.count > 1000 { store.useLargeCacheForBulkWork() }
         do {
-            try ownerWrite {
+            try ownerWrite { write in
                 var read = 0
                 var refused = false
                 // A large import learns at once which prescriptions have rows (`StoredPrescriptions`).
-                if file.count > 1000 { try learnStoredPrescriptions() }
+                if file.count > 1000 { try learnStoredPrescriptions(write) }
                 // Names are compared with the records the vault held before the import, once per name.
                 let before: PatientDirectory? =
                     try header.formatVersion >= 4 && !policy.newPatients ? patientDirectory() : nil
@@ -343,7 +343,7 @@ extension Vault {
                         // Updates are planned as if the file were bound to this vault: its binding is
                         // known only at the end, and refuses them then (rolling back) if it is not.
                         let outcome = try planItem(
-                            item, id: id, prescription: prescription, origin: .thisVault, policy: policy)
+                            item, id: id, prescription: prescription, origin: .thisVault, policy: policy, in: write)
                         report.items.append(outcome)
                         let stored = outcome.action == .new || outcome.action == .update
                         // What `add` would have warned about, said for what is stored.
@@ -364,12 +364,12 @@ extension Vault {
                         if !refused {
                             try importItem(
                                 item, id: id, prescription: prescription, outcome: outcome, report: &report,
-                                parser: parser)
+                                parser: parser, in: write)
                         }
                     }
-                    try storeUnsealedVersions()
+                    try storeUnsealedVersions(write)
                     // The manifest written every few ten thousand, so what is pending stays small.
-                    if try requireWrite().touched.count >= Self.importFlushInterval { try flushManifest() }
+                    if write.touched.count >= Self.importFlushInterval { try flushManifest(write) }
                 }
                 var importFailed = false
                 let binding: ExportBinding?
@@ -402,7 +402,7 @@ extension Vault {
                             guard let before, let nearMissIndex else { return nil }
                             return Self.nearMissProblem(
                                 patient, at: position, in: before, index: nearMissIndex, seen: &namesSeen)
-                        }, problems: &problems, report: &report)
+                        }, problems: &problems, report: &report, in: write)
                 }
                 if !problems.isEmpty || !nearMisses.isEmpty { throw ImportError(problems: problems + nearMisses) }
                 let origin = self.origin(of: binding, purpose: .exportBinding)
@@ -489,10 +489,10 @@ extension Vault {
     /// update (what changes, field by field) or refused (and why).
     private func planItem(
         _ item: ImportItem, id: PrescriptionID, prescription: Prescription, origin: ImportOrigin,
-        policy: ImportPolicy
+        policy: ImportPolicy, in write: OwnerWrite
     ) throws -> ImportOutcome {
         do {
-            guard try !knownToHaveNoRows(id), let latest = try store.latestVersion(of: id) else {
+            guard try !knownToHaveNoRows(id, in: write), let latest = try store.latestVersion(of: id) else {
                 return ImportOutcome(
                     position: item.position, id: id, action: .new, changes: [],
                     newAttachments: item.attachments.map(\.name), refusal: nil)
@@ -512,7 +512,7 @@ extension Vault {
             // file that names the patient only by name compares equal to what is stored.
             let incoming = try linkPatient(
                 PrescriptionRecord(id: id, version: latest.version, recorded: "", prescription: prescription),
-                createPatients: false
+                createPatients: false, in: write
             ).prescription
             let differs = current.prescription != incoming
             var changes = differs ? incoming.changes(since: current.prescription) : []
@@ -573,11 +573,11 @@ extension Vault {
     /// Writes one planned import item inside the caller's transaction.
     private func importItem(
         _ item: ImportItem, id: PrescriptionID, prescription: Prescription, outcome: ImportOutcome,
-        report: inout ImportReport, parser: IsolatedParser
+        report: inout ImportReport, parser: IsolatedParser, in write: OwnerWrite
     ) throws {
         do {
             // Known before anything is written for it: a new prescription with no row has no attachment.
-            let hadNoRows = try outcome.action == .new && knownToHaveNoRows(id)
+            let hadNoRows = try outcome.action == .new && knownToHaveNoRows(id, in: write)
             switch outcome.action {
             case .refused:
                 return
@@ -586,12 +586,12 @@ extension Vault {
                 return
             case .update:
                 // Stored now: its grants are sealed again with the new version.
-                try storeUnsealedVersions()
+                try storeUnsealedVersions(write)
                 if let latest = try store.latestVersion(of: id), outcome.changes.isEmpty == false {
                     let record = PrescriptionRecord(
                         id: id, version: latest.version + 1, recorded: clock.timestamp(), prescription: prescription)
-                    try storeVersion(record)
-                    try resealGrants(of: id, previousVersion: latest.version)
+                    try storeVersion(record, in: write)
+                    try resealGrants(of: id, previousVersion: latest.version, in: write)
                 }
                 report.updated.append(id)
             case .new:
@@ -607,10 +607,10 @@ extension Vault {
                             id: id, version: item.history.count + 1, recorded: clock.timestamp(),
                             prescription: prescription)
                     ]
-                for version in versions { try storeVersionLater(version) }
+                for version in versions { try storeVersionLater(version, in: write) }
                 report.added.append(id)
                 guard !item.attachments.isEmpty else { return }
-                try storeUnsealedVersions()
+                try storeUnsealedVersions(write)
             }
             // The attachments the prescription lacks (by content), each once.
             var existing: Set<String> = []
@@ -628,7 +628,8 @@ extension Vault {
                     // Stored as the file carries it (an rxvault export carries what was stored), so
                     // importing the same file again finds every attachment already there.
                     _ = try storeAttachment(
-                        to: id, name: attachment.name, allowDuplicate: true, keepMetadata: true, parser: parser
+                        to: id, name: attachment.name, allowDuplicate: true, keepMetadata: true, parser: parser,
+                        in: write
                     ) {
                         try source.read(into: &$0)
                     }

@@ -53,11 +53,11 @@ extension Vault {
         if !planned.contains(where: \.changed) { return planned }
         let now = clock.timestamp()
         var replaced = false
-        let outcomes: [GrantOutcome] = try perform {
+        let outcomes: [GrantOutcome] = try perform { write in
             // Planned again inside the write: another process may have changed the grants since.
             try wanted.map { prescriptionID in
                 // Its rows verified against the owner's manifest before any is relied on.
-                if try store.latestVersion(of: prescriptionID) != nil { try touch(prescriptionID.hex) }
+                if try store.latestVersion(of: prescriptionID) != nil { try touch(prescriptionID.hex, in: write) }
                 let (outcome, existing) = try plan(prescriptionID)
                 guard outcome.changed else { return outcome }
                 replaced = replaced || existing != nil
@@ -65,7 +65,8 @@ extension Vault {
                     id: existing?.id ?? GrantID.random(), client: client, prescriptionID: prescriptionID,
                     info: GrantInfo(
                         schema: 1, granted: existing?.granted ?? now, expires: outcome.after.expires,
-                        attachments: outcome.after.attachments, measurements: outcome.after.measurements ? true : nil))
+                        attachments: outcome.after.attachments, measurements: outcome.after.measurements ? true : nil),
+                    in: write)
                 try audit(
                     AuditEvent(
                         time: now, actor: AuditEvent.ownerActor, action: .grant, client: client.id.hex,
@@ -102,14 +103,14 @@ extension Vault {
             throw .grantNotFound(client: client.name, prescription: missing.short)
         }
         if held.isEmpty { return [] }
-        let revoked: [PrescriptionID] = try perform {
+        let revoked: [PrescriptionID] = try perform { write in
             var done: [PrescriptionID] = []
             let grants = try storedGrants(clientID: client.id, prescriptionID: nil)
             let wanted = prescriptions.map { Set($0) }
             for grant in grants where wanted?.contains(grant.prescriptionID) ?? true {
-                try touch(grant.prescriptionID.hex)
+                try touch(grant.prescriptionID.hex, in: write)
                 try store.deleteGrant(grant.row.id)
-                try rekey(prescriptionID: grant.prescriptionID, reason: "re-keyed: access revoked")
+                try rekey(prescriptionID: grant.prescriptionID, reason: "re-keyed: access revoked", in: write)
                 done.append(grant.prescriptionID)
             }
             // Checked again inside the write: the grant may have expired (and been swept just
@@ -155,8 +156,10 @@ extension Vault {
     // MARK: - Sealing grants
 
     /// Seals the current keys of `prescriptionID` to the client and stores the grant row.
-    func writeGrant(id: GrantID, client: ClientSummary, prescriptionID: PrescriptionID, info: GrantInfo) throws {
-        try touch(prescriptionID.hex)
+    func writeGrant(
+        id: GrantID, client: ClientSummary, prescriptionID: PrescriptionID, info: GrantInfo, in write: OwnerWrite
+    ) throws {
+        try touch(prescriptionID.hex, in: write)
         guard let latest = try store.latestVersion(of: prescriptionID) else {
             throw VaultError.notFound(id: prescriptionID.short)
         }
@@ -319,9 +322,9 @@ extension Vault {
     /// Re-seals every grant of the prescription to its current keys (after an edit, attach,
     /// detach or re-key), keeping each grant's dates and scope. `previousVersion` is the version
     /// the rows were sealed for (nil: the current one, when no version was added).
-    func resealGrants(of prescriptionID: PrescriptionID, previousVersion: Int? = nil) throws {
+    func resealGrants(of prescriptionID: PrescriptionID, previousVersion: Int? = nil, in write: OwnerWrite) throws {
         // Only to the grantees the owner's manifest lists (a grant put back from an older copy is refused).
-        try touch(prescriptionID.hex)
+        try touch(prescriptionID.hex, in: write)
         let grants = try storedGrants(clientID: nil, prescriptionID: prescriptionID)
         guard !grants.isEmpty else { return }
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
@@ -332,26 +335,27 @@ extension Vault {
                 id: grant.row.id, client: client, prescriptionID: prescriptionID,
                 info: GrantInfo(
                     schema: 1, granted: summary.granted, expires: summary.expires,
-                    attachments: summary.includesAttachments, measurements: summary.includesMeasurements ? true : nil))
+                    attachments: summary.includesAttachments, measurements: summary.includesMeasurements ? true : nil),
+                in: write)
         }
     }
 
     /// Stores the newest version again under a new data key, as a new version, and re-seals the
     /// remaining grants: a key handed out before opens nothing written from now on.
-    func rekey(prescriptionID: PrescriptionID, reason: String) throws {
+    func rekey(prescriptionID: PrescriptionID, reason: String, in write: OwnerWrite) throws {
         guard let latest = try store.latestVersion(of: prescriptionID) else { return }
         let current = try open(latest)
         var next = PrescriptionRecord(
             id: current.id, version: current.version + 1, recorded: clock.timestamp(),
             prescription: current.prescription)
         next.change = reason
-        try storeVersion(next)
-        try resealGrants(of: prescriptionID, previousVersion: current.version)
+        try storeVersion(next, in: write)
+        try resealGrants(of: prescriptionID, previousVersion: current.version, in: write)
     }
 
     /// Revokes grants past their expiry (re-keying their prescriptions). Runs at the start of
     /// every owner write. Returns how many it revoked.
-    func sweepExpiredGrants() throws -> Int {
+    func sweepExpiredGrants(_ write: OwnerWrite) throws -> Int {
         let today = clock.today()
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
         // Verify and pick the expired grants first, then delete them, then re-key each affected
@@ -362,7 +366,7 @@ extension Vault {
             let grant = try openGrant(stored, client: client)
             if !grant.isActive(on: today) { expired.append((stored, grant)) }
         }
-        for (stored, _) in expired { try touch(stored.prescriptionID.hex) }
+        for (stored, _) in expired { try touch(stored.prescriptionID.hex, in: write) }
         for (stored, grant) in expired {
             try store.deleteGrant(stored.row.id)
             try audit(
@@ -372,7 +376,7 @@ extension Vault {
                     prescriptions: [stored.prescriptionID.hex], detail: grant.expires.map { "expired \($0)" }))
         }
         for prescription in Set(expired.map(\.0.prescriptionID)).sorted() {
-            try rekey(prescriptionID: prescription, reason: "re-keyed: access expired")
+            try rekey(prescriptionID: prescription, reason: "re-keyed: access expired", in: write)
         }
         return expired.count
     }

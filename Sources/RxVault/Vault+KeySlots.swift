@@ -59,7 +59,7 @@ extension Vault {
         kind: KeySlot.Kind, algorithm: String, kdf: PasswordKDF?, salt: [UInt8], label: String?,
         kek: (Int) throws -> SecretBytes
     ) throws(VaultError) -> Int {
-        let id: Int = try perform {
+        let id: Int = try perform { write in
             let taken = Set(try store.keySlots().map(\.id))
             guard let id = (2...KeySlot.maximumID).first(where: { !taken.contains($0) }) else {
                 throw VaultError.refused(
@@ -93,7 +93,7 @@ extension Vault {
     /// usable again, so the last passphrase is changed, never removed). Removing slot 1 empties
     /// the header's wrapping.
     public func removeKeySlot(_ id: Int) throws(VaultError) {
-        try perform {
+        try perform { write in
             let current = try VaultHeader(store.header(), slots: store.keySlots())
             guard let slot = current.slots.first(where: { $0.id == id }) else { throw VaultError.keySlotNotFound(id) }
             let passphrases = current.slots.filter { $0.kind == .passphrase }
@@ -144,7 +144,7 @@ extension Vault {
             throw .internalError(error.description)
         }
         let recovered = openedWithRecovery
-        try perform {
+        try perform { write in
             // Sealed here, after an older vault was upgraded, so the format version in the
             // associated data is the one the header now says.
             let oldKDF: PasswordKDF?
@@ -194,7 +194,7 @@ extension Vault {
                 "the attachment size limit must be between \(ValidationLimits.maxBytesRange.lowerBound) and \(ValidationLimits.maxBytesRange.upperBound) bytes"
             )
         }
-        let before: Int = try perform {
+        let before: Int = try perform { write in
             let before = header.maxAttachmentBytes
             try store.setMaxAttachmentBytes(bytes)
             try audit(

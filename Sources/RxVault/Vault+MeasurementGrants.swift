@@ -18,11 +18,11 @@ extension Vault {
 
     /// Re-seals every grant that carries the measurements of one of `patientIDs` (after they
     /// changed), to its client, with its terms unchanged. Other grants stay as they are.
-    func resealMeasurementGrants(ofPatients patientIDs: Set<String>) throws {
+    func resealMeasurementGrants(ofPatients patientIDs: Set<String>, in write: OwnerWrite) throws {
         guard !patientIDs.isEmpty else { return }
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
         guard !clients.isEmpty else { return }
-        for indexed in try prescriptions(of: patientIDs) {
+        for indexed in try prescriptions(of: patientIDs, in: write) {
             // Only a prescription with a grant that carries measurements is touched (its rows
             // verified against the owner's manifest, then its entry rewritten): a write of
             // measurements no client is granted leaves the patient's prescriptions' rows and
@@ -36,13 +36,13 @@ extension Vault {
             guard !carriers.isEmpty else { continue }
             // Touching verifies the rows read above against the manifest (in this write, so they
             // cannot change in between) before any is rewritten.
-            try touch(indexed.id.hex)
+            try touch(indexed.id.hex, in: write)
             for (stored, client, grant) in carriers {
                 try writeGrant(
                     id: stored.row.id, client: client, prescriptionID: indexed.id,
                     info: GrantInfo(
                         schema: 1, granted: grant.granted, expires: grant.expires,
-                        attachments: grant.includesAttachments, measurements: true))
+                        attachments: grant.includesAttachments, measurements: true), in: write)
             }
         }
     }

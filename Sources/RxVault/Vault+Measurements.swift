@@ -20,7 +20,7 @@ extension Vault {
         -> MeasurementRecord
     {
         try requirePatientRecords()
-        return try perform {
+        return try perform { write in
             guard var summary = try patientDirectory().records[patient.hex] else {
                 throw VaultError.patientNotFound(patient.short)
             }
@@ -28,8 +28,8 @@ extension Vault {
             m.id = PatientID.random().hex
             try checkMeasurement(m, of: summary)
             summary.measurements = Self.ordered(summary.measurements + [m])
-            try writePatient(summary)
-            try resealMeasurementGrants(ofPatients: [summary.id.hex])
+            try writePatient(summary, in: write)
+            try resealMeasurementGrants(ofPatients: [summary.id.hex], in: write)
             return MeasurementRecord(patient: summary, measurement: m)
         }
     }
@@ -61,7 +61,7 @@ extension Vault {
         throws(VaultError) -> MeasurementRecord
     {
         let found = try measurement(id)
-        return try perform {
+        return try perform { write in
             guard var summary = try patientDirectory().records[found.patient.id.hex],
                 let index = summary.measurements.firstIndex(where: { $0.id == found.measurement.id })
             else { throw VaultError.measurementNotFound(id) }
@@ -71,8 +71,8 @@ extension Vault {
             try checkMeasurement(m, of: summary)
             summary.measurements[index] = m
             summary.measurements = Self.ordered(summary.measurements)
-            try writePatient(summary)
-            try resealMeasurementGrants(ofPatients: [summary.id.hex])
+            try writePatient(summary, in: write)
+            try resealMeasurementGrants(ofPatients: [summary.id.hex], in: write)
             return MeasurementRecord(patient: summary, measurement: m)
         }
     }
@@ -81,13 +81,13 @@ extension Vault {
     @discardableResult
     public func removeMeasurement(_ id: String) throws(VaultError) -> MeasurementRecord {
         let found = try measurement(id)
-        let removed: MeasurementRecord = try perform {
+        let removed: MeasurementRecord = try perform { write in
             guard var summary = try patientDirectory().records[found.patient.id.hex],
                 let index = summary.measurements.firstIndex(where: { $0.id == found.measurement.id })
             else { throw VaultError.measurementNotFound(id) }
             summary.measurements.remove(at: index)
-            try writePatient(summary)
-            try resealMeasurementGrants(ofPatients: [summary.id.hex])
+            try writePatient(summary, in: write)
+            try resealMeasurementGrants(ofPatients: [summary.id.hex], in: write)
             return found
         }
         // The grants sealed with it must not linger in the write-ahead log.

@@ -80,7 +80,7 @@ extension Vault {
     @discardableResult
     public func removePatient(_ id: PatientID) throws(VaultError) -> PatientSummary {
         try requirePatientRecords()
-        return try perform {
+        return try perform { write in
             guard let summary = try patientDirectory().records[id.hex] else {
                 throw VaultError.patientNotFound(id.short)
             }
@@ -93,7 +93,7 @@ extension Vault {
                     earlier.insert(record.id)
                 }
             }
-            let current = try prescriptions(of: [id.hex]).count
+            let current = try prescriptions(of: [id.hex], in: write).count
             if current > 0 {
                 throw VaultError.invalidInput(
                     "\(summary.line) still has \(current) prescription\(current == 1 ? "" : "s"); "
@@ -114,7 +114,7 @@ extension Vault {
                         + "'rxvault history ID' shows them, and the patient is kept for them"
                 )
             }
-            try deletePatientRow(id)
+            try deletePatientRow(id, in: write)
             return summary
         }
     }
@@ -141,7 +141,7 @@ extension Vault {
         if case .some(.some(let day)) = birthDate, day > clock.today() {
             throw .invalidInput("date of birth \(day) is in the future")
         }
-        return try perform {
+        return try perform { write in
             guard var summary = try patientDirectory().records[id.hex] else {
                 throw VaultError.patientNotFound(id.short)
             }
@@ -152,15 +152,15 @@ extension Vault {
             }
             if let birthDate { summary.birthDate = birthDate }
             try Self.checkBirthDate(of: summary)
-            for record in try prescriptions(of: [id.hex]) {
+            for record in try prescriptions(of: [id.hex], in: write) {
                 if let dob = summary.birthDate, dob > record.prescription.issued {
                     throw VaultError.invalidInput(
                         "date of birth \(dob) is after prescription \(record.id.short)'s issue date \(record.prescription.issued)"
                     )
                 }
             }
-            try writePatient(summary)
-            try refreshPrescriptions(of: [id.hex])
+            try writePatient(summary, in: write)
+            try refreshPrescriptions(of: [id.hex], in: write)
             return summary
         }
     }
@@ -173,7 +173,7 @@ extension Vault {
     public func mergePatients(_ from: PatientID, into: PatientID) throws(VaultError) -> (PatientSummary, moved: Int) {
         try requirePatientRecords()
         guard from != into else { throw .invalidInput("a patient cannot be merged into itself") }
-        return try perform {
+        return try perform { write in
             let directory = try patientDirectory()
             guard let source = directory.records[from.hex] else { throw VaultError.patientNotFound(from.short) }
             guard var target = directory.records[into.hex] else { throw VaultError.patientNotFound(into.short) }
@@ -187,20 +187,20 @@ extension Vault {
             // The measurements are the person's: they move with the record, as the prescriptions do.
             target.measurements = Self.ordered(target.measurements + source.measurements)
             try Self.checkBirthDate(of: target)
-            let moving = try prescriptions(of: [from.hex])
-            try deletePatientRow(from)
-            try writePatient(target)
-            try refreshPrescriptions(of: [into.hex])
+            let moving = try prescriptions(of: [from.hex], in: write)
+            try deletePatientRow(from, in: write)
+            try writePatient(target, in: write)
+            try refreshPrescriptions(of: [into.hex], in: write)
             for indexed in moving {
                 guard let row = try store.latestVersion(of: indexed.id) else { continue }
-                try touch(indexed.id.hex)
+                try touch(indexed.id.hex, in: write)
                 let current = try open(row)
                 var next = PrescriptionRecord(
                     id: current.id, version: current.version + 1, recorded: clock.timestamp(),
                     prescription: current.prescription)
                 next.change = "patient \(from.short) merged into \(into.short)"
-                try storeVersion(next)
-                try resealGrants(of: indexed.id, previousVersion: current.version)
+                try storeVersion(next, in: write)
+                try resealGrants(of: indexed.id, previousVersion: current.version, in: write)
             }
             return (target, moving.count)
         }

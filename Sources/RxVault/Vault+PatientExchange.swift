@@ -76,7 +76,8 @@ extension Vault {
     /// patients' own binding). Problems are added to `problems` by position.
     func importPatients(
         _ patients: [ImportPatient], origin: ImportOrigin, policy: ImportPolicy, today: CalendarDate,
-        nearMisses: (Patient, String) -> String?, problems: inout [String], report: inout ImportReport
+        nearMisses: (Patient, String) -> String?, problems: inout [String], report: inout ImportReport,
+        in write: OwnerWrite
     ) throws {
         guard !patients.isEmpty else { return }
         guard header.formatVersion >= 4 else {
@@ -97,7 +98,7 @@ extension Vault {
             let record = file.record
             guard
                 var summary = try patientRecord(
-                    for: file, owners: owners, policy: policy, nearMisses: nearMisses, problems: &problems)
+                    for: file, owners: owners, policy: policy, nearMisses: nearMisses, problems: &problems, in: write)
             else { continue }
             // By id, so a patient with very many measurements is not quadratic.
             var stored: [String: Int] = [:]
@@ -151,18 +152,18 @@ extension Vault {
                 problems.append("\(file.position): \(error)")
                 continue
             }
-            try writePatient(summary)
+            try writePatient(summary, in: write)
             // A birth date set on a record its prescriptions' index entries and grants carry (as
             // an import's prescription sets one: `linkPatient`).
             if let current, current.birthDate != summary.birthDate {
-                try refreshPrescriptions(of: [summary.id.hex])
+                try refreshPrescriptions(of: [summary.id.hex], in: write)
             } else if let current, current.measurements != summary.measurements {
                 measured.insert(summary.id.hex)
             }
         }
         // Grants that carry the measurements carry them as they now are (once for all the
         // records changed; a record made by this import has no grant yet).
-        try resealMeasurementGrants(ofPatients: measured)
+        try resealMeasurementGrants(ofPatients: measured, in: write)
     }
 
     /// The record a file's patient is here, or nil with a problem said: the record with its id;
@@ -172,12 +173,12 @@ extension Vault {
     /// name gets the birth date it lacks.
     private func patientRecord(
         for file: ImportPatient, owners: [String: PatientID], policy: ImportPolicy,
-        nearMisses: (Patient, String) -> String?, problems: inout [String]
+        nearMisses: (Patient, String) -> String?, problems: inout [String], in write: OwnerWrite
     ) throws -> PatientSummary? {
         let record = file.record
         let directory = try patientDirectory()
         if let held = directory.summary(record.id) { return held }
-        if let linked = try requireWrite().linkedPatients[record.id], let held = directory.summary(linked.hex) {
+        if let linked = write.linkedPatients[record.id], let held = directory.summary(linked.hex) {
             return held
         }
         let holders = Set(record.measurements.compactMap { owners[$0.id] })
@@ -192,7 +193,7 @@ extension Vault {
         if var match = matches.first {
             if match.birthDate == nil, let birthDate = record.birthDate {
                 match.birthDate = birthDate
-                try requireWrite().patientNotes.append(
+                write.patientNotes.append(
                     "patient \(match.id.short) \(match.name): birth date set to \(birthDate)")
             }
             return match
@@ -205,7 +206,7 @@ extension Vault {
             id: PatientID.random(), name: record.name.trimmingCharacters(in: .whitespacesAndNewlines),
             birthDate: record.birthDate, merged: [], family: record.family,
             given: record.given)
-        try requireWrite().patientNotes.append("new patient \(made.line)")
+        write.patientNotes.append("new patient \(made.line)")
         return made
     }
 

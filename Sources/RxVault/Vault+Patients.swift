@@ -221,7 +221,7 @@ extension Vault {
         guard header.formatVersion >= 4 else { return PatientDirectory() }
         if let write = currentWrite, write.state != nil {
             if let patients = write.patients { return patients }
-            try refreshPatientsHash()
+            try refreshPatientsHash(write)
             let directory = try loadPatients(expected: try write.root().patientsHash)
             write.patients = directory
             return directory
@@ -376,20 +376,21 @@ extension Vault {
     // MARK: - Writing (inside an owner write)
 
     /// Seals and stores a patient row, keeping the transaction's directory and patients hash current.
-    func writePatient(_ summary: PatientSummary) throws {
+    func writePatient(_ summary: PatientSummary, in write: OwnerWrite) throws {
         let row = try patientSealing.seal(summary)
-        try changePatients(writing: { try store.upsert(row) }, change: { $0.insert(summary) })
+        try changePatients(writing: { try store.upsert(row) }, change: { $0.insert(summary) }, in: write)
     }
 
-    func deletePatientRow(_ id: PatientID) throws {
-        try changePatients(writing: { _ = try store.deletePatient(id) }, change: { $0.remove(id.hex) })
+    func deletePatientRow(_ id: PatientID, in write: OwnerWrite) throws {
+        try changePatients(writing: { _ = try store.deletePatient(id) }, change: { $0.remove(id.hex) }, in: write)
     }
 
     /// Writes a patient row (`writeRow`) and applies `change` to the write's directory in place. The
     /// directory is read (and verified) before the row changes, then taken out of the write's
     /// `patients`, so the change does not copy every record (an import links thousands of patients).
-    private func changePatients(writing writeRow: () throws -> Void, change: (inout PatientDirectory) -> Void) throws {
-        let write = try requireWrite()
+    private func changePatients(
+        writing writeRow: () throws -> Void, change: (inout PatientDirectory) -> Void, in write: OwnerWrite
+    ) throws {
         var directory = try patientDirectory()
         write.patients = nil
         try writeRow()
@@ -402,8 +403,8 @@ extension Vault {
     /// (hashing every row after each change was quadratic in an import): before the root is
     /// sealed, and before the rows are read back against it (`patientDirectory`, the only reader
     /// of the hash inside a write).
-    func refreshPatientsHash() throws {
-        guard let write = currentWrite, write.patientsChanged, write.state != nil else { return }
+    func refreshPatientsHash(_ write: OwnerWrite) throws {
+        guard write.patientsChanged, write.state != nil else { return }
         let rows = try store.patientMACs()
         let hash = VaultState.patientsHash(rows)
         write.state?.patientsHash = hash
@@ -418,8 +419,7 @@ extension Vault {
     /// unless there are none for this set (the first write since the vault was made, upgraded, or
     /// had its patients changed by an older rxvault): then from the rows, once, if they are the
     /// set the root pins (if not, there are none to write: reads check the whole set and refuse).
-    func storePatientBuckets() throws {
-        let write = try requireWrite()
+    func storePatientBuckets(_ write: OwnerWrite) throws {
         guard header.formatVersion >= 4, let hash = write.state?.patientsHash else { return }
         var buckets = write.freshPatientBuckets
         if buckets?.patientsHash != hash {
@@ -439,7 +439,9 @@ extension Vault {
     /// the one its name matches (`PatientDirectory.matching`; two or more is an error listing
     /// them), else a new one (`createPatients`; noted in `patientNotes`). A record that names a
     /// patient this vault does not hold (an export of another vault) is matched by name.
-    func linkPatient(_ record: PrescriptionRecord, createPatients: Bool = true) throws -> PrescriptionRecord {
+    func linkPatient(_ record: PrescriptionRecord, createPatients: Bool = true, in write: OwnerWrite) throws
+        -> PrescriptionRecord
+    {
         guard header.formatVersion >= 4 else { return record }
         var rx = record.prescription
         let directory = try patientDirectory()
@@ -449,7 +451,7 @@ extension Vault {
             let named = rx.patient.id
             defer {
                 if let named, let linked = rx.patient.id.flatMap(PatientID.init(hex:)) {
-                    currentWrite?.linkedPatients[named] = linked
+                    write.linkedPatients[named] = linked
                 }
             }
             rx.patient.id = nil
@@ -474,12 +476,12 @@ extension Vault {
                     // A birth date filled in here answers to the measurements as one set by
                     // `patient rename` does: none may come before it.
                     try Self.checkBirthDate(of: match)
-                    try writePatient(match)
+                    try writePatient(match, in: write)
                     // The patient changed, as by `patient rename`: its other prescriptions' index
                     // entries and grants carry the birth date from now on (they were left stale,
                     // which `check` and so `backup` refused).
-                    try refreshPrescriptions(of: [match.id.hex])
-                    try requireWrite().patientNotes.append(
+                    try refreshPrescriptions(of: [match.id.hex], in: write)
+                    write.patientNotes.append(
                         "patient \(match.id.short) \(match.name): \(said.joined(separator: "; "))")
                 } else {
                     match = before
@@ -489,8 +491,8 @@ extension Vault {
                 let summary = PatientSummary(
                     id: PatientID.random(), name: rx.patient.name, birthDate: rx.patient.birthDate, merged: [],
                     family: rx.patient.family, given: rx.patient.given)
-                try writePatient(summary)
-                try requireWrite().patientNotes.append("new patient \(summary.line)")
+                try writePatient(summary, in: write)
+                write.patientNotes.append("new patient \(summary.line)")
                 rx.patient = summary.patient
             }
         }
@@ -501,10 +503,10 @@ extension Vault {
     }
 
     /// Newest records of the prescriptions whose index entry names one of `patientIDs` (inside a write).
-    func prescriptions(of patientIDs: Set<String>) throws -> [PrescriptionRecord] {
+    func prescriptions(of patientIDs: Set<String>, in write: OwnerWrite) throws -> [PrescriptionRecord] {
         // Inside a write, the entries it made so far are pending (an import's earlier items):
         // into the buckets first, so they are found, and an index still empty is not "missing".
-        if currentWrite != nil { try flushIndex() }
+        try flushIndex(write)
         let snapshot = try indexSnapshot()
         return try snapshot.rows.map { try snapshot.record($0) }.filter {
             $0.prescription.patient.id.map(patientIDs.contains) ?? false
@@ -513,14 +515,14 @@ extension Vault {
 
     /// After a patient changed: the index entries and the grants of its prescriptions carry the
     /// patient as it now is (the prescriptions' content, which names the patient by id, is unchanged).
-    func refreshPrescriptions(of patientIDs: Set<String>) throws {
+    func refreshPrescriptions(of patientIDs: Set<String>, in write: OwnerWrite) throws {
         // An import's pending versions may be this patient's: stored first, so they are found.
-        try storeUnsealedVersions()
-        for indexed in try prescriptions(of: patientIDs) {
+        try storeUnsealedVersions(write)
+        for indexed in try prescriptions(of: patientIDs, in: write) {
             guard let row = try store.latestVersion(of: indexed.id) else { continue }
-            try touch(indexed.id.hex)
-            try indexChanged(indexed.id, try open(row))
-            try resealGrants(of: indexed.id)
+            try touch(indexed.id.hex, in: write)
+            try indexChanged(indexed.id, try open(row), in: write)
+            try resealGrants(of: indexed.id, in: write)
         }
     }
 
@@ -540,10 +542,10 @@ extension Vault {
     /// date (or both none) share one record, named as in the most recently issued of them. Each
     /// prescription gets a new version naming its record (older versions keep the text they were
     /// written with), and its grants are sealed again with the patient in them.
-    func upgradePatientsToFormat4() throws {
+    func upgradePatientsToFormat4(_ write: OwnerWrite) throws {
         var groups: [String: [PrescriptionRecord]] = [:]
         for row in try store.latestVersions() {
-            try touch(row.prescriptionID.hex)
+            try touch(row.prescriptionID.hex, in: write)
             let record = try open(row)
             let patient = record.prescription.patient
             groups[PatientName.key(patient.name) + "\u{0}" + (patient.birthDate?.description ?? ""), default: []]
@@ -557,17 +559,17 @@ extension Vault {
             let summary = PatientSummary(
                 id: PatientID.random(), name: newest.name, birthDate: newest.birthDate, merged: [],
                 family: newest.family, given: newest.given)
-            try writePatient(summary)
+            try writePatient(summary, in: write)
             for record in records {
                 var rx = record.prescription
                 rx.patient = summary.patient
                 var next = PrescriptionRecord(
                     id: record.id, version: record.version + 1, recorded: clock.timestamp(), prescription: rx)
                 next.change = "format 4: the patient is a record"
-                try storeVersion(next)
-                try resealGrants(of: record.id, previousVersion: record.version)
+                try storeVersion(next, in: write)
+                try resealGrants(of: record.id, previousVersion: record.version, in: write)
             }
         }
-        try requireWrite().patientNotes = []
+        write.patientNotes = []
     }
 }

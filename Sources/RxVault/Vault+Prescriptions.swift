@@ -18,7 +18,7 @@ extension Vault {
         let id = PrescriptionID.random()
         let record = PrescriptionRecord(
             id: id, version: 1, recorded: clock.timestamp(), prescription: checked.prescription)
-        let stored = try perform { try storeVersion(record) }
+        let stored = try perform { write in try storeVersion(record, in: write) }
         return (stored, checked.advisories)
     }
 
@@ -126,9 +126,9 @@ extension Vault {
         // A refused change and a change that changes nothing both end the write unwritten (rolled
         // back, the counter where it was): `WriteAbandoned` carries them out of the transaction.
         do {
-            return try ownerWrite { () throws -> (PrescriptionRecord, [String]) in
+            return try ownerWrite { (write: OwnerWrite) throws -> (PrescriptionRecord, [String]) in
                 guard let row = try store.latestVersion(of: id) else { throw VaultError.notFound(id: id.short) }
-                try touch(id.hex)
+                try touch(id.hex, in: write)
                 let current = try open(row)
                 var edited = current.prescription
                 do { try change(&edited) } catch { throw WriteAbandoned(reason: error) }
@@ -150,10 +150,10 @@ extension Vault {
                 let candidate = try linkPatient(
                     PrescriptionRecord(
                         id: id, version: current.version + 1, recorded: clock.timestamp(),
-                        prescription: checked.prescription))
+                        prescription: checked.prescription), in: write)
                 guard candidate.prescription != current.prescription else { throw WriteAbandoned(reason: nil) }
-                let record = try storeVersion(candidate)
-                try resealGrants(of: id, previousVersion: current.version)
+                let record = try storeVersion(candidate, in: write)
+                try resealGrants(of: id, previousVersion: current.version, in: write)
                 // An advisory is news when the edit brings it: one the stored version already had
                 // ("no expiry date") was said when it was introduced, not at every edit after.
                 let before = Set((try? check(current.prescription).advisories) ?? [])
@@ -170,10 +170,10 @@ extension Vault {
     /// Deletes the prescription and every version of it, then checkpoints and truncates the WAL so
     /// the deleted content (overwritten in place by `secure_delete`) is gone from every file.
     public func remove(_ id: PrescriptionID) throws(VaultError) {
-        let deleted = try perform { () throws -> Bool in
-            try indexChanged(id, nil)
+        let deleted = try perform { (write: OwnerWrite) throws -> Bool in
+            try indexChanged(id, nil, in: write)
             // Nothing of it is relied on or re-sealed: its manifest entry just goes.
-            try requireWrite().touched.insert(id.hex)
+            write.touched.insert(id.hex)
             // Format 3 grants do not name their prescription in the file, so nothing cascades to them.
             for grant in try storedGrants(clientID: nil, prescriptionID: id) { try store.deleteGrant(grant.row.id) }
             return try store.deletePrescription(id)
@@ -188,9 +188,9 @@ extension Vault {
     /// written through here, so the index can never miss one.
     /// Format 4: the patient is linked to its record first (`linkPatient`); returns what was stored.
     @discardableResult
-    func storeVersion(_ record: PrescriptionRecord) throws -> PrescriptionRecord {
-        let linked = try storeVersionLater(record)
-        try storeUnsealedVersions()
+    func storeVersion(_ record: PrescriptionRecord, in write: OwnerWrite) throws -> PrescriptionRecord {
+        let linked = try storeVersionLater(record, in: write)
+        try storeUnsealedVersions(write)
         return linked
     }
 
@@ -200,17 +200,17 @@ extension Vault {
     /// write calls first (the manifest's rewrite, a patient's prescriptions refreshed, the end
     /// of the write). Returns the record as it will be stored.
     @discardableResult
-    func storeVersionLater(_ record: PrescriptionRecord) throws -> PrescriptionRecord {
-        let record = try linkPatient(record)
-        try touch(record.id.hex)
-        try requireWrite().unsealedVersions.append(record)
+    func storeVersionLater(_ record: PrescriptionRecord, in write: OwnerWrite) throws -> PrescriptionRecord {
+        let record = try linkPatient(record, in: write)
+        try touch(record.id.hex, in: write)
+        write.unsealedVersions.append(record)
         return record
     }
 
     /// Seals the versions `storeVersionLater` left pending on all cores (a version's sealing and
     /// index entry need nothing of the others), then inserts them in the order they came.
-    func storeUnsealedVersions() throws {
-        guard let write = currentWrite, !write.unsealedVersions.isEmpty else { return }
+    func storeUnsealedVersions(_ write: OwnerWrite) throws {
+        guard !write.unsealedVersions.isEmpty else { return }
         let records = write.unsealedVersions
         write.unsealedVersions = []
         let sealing = versionSealing
@@ -220,7 +220,7 @@ extension Vault {
         for (record, result) in zip(records, sealed) {
             let (row, entry) = try result.get()
             try store.insert(row)
-            try indexChanged(record.id, encoded: entry)
+            try indexChanged(record.id, encoded: entry, in: write)
         }
     }
 

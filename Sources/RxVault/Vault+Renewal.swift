@@ -81,8 +81,8 @@ extension Vault {
         let today = clock.today()
         let now = clock.timestamp()
         var moved: [GrantSummary] = []
-        let stored: PrescriptionRecord = try perform {
-            try touch(source.hex)
+        let stored: PrescriptionRecord = try perform { write in
+            try touch(source.hex, in: write)
             guard let latest = try store.latestVersion(of: source) else { throw VaultError.notFound(id: source.short) }
             let old = try open(latest)
             if let why = Self.whyNotSuperseding(old.prescription, by: record.prescription) {
@@ -90,7 +90,7 @@ extension Vault {
                     "--move-grants: the renewal does not supersede \(source.short) (\(why)), so its grants stay with it"
                 )
             }
-            let stored = try storeVersion(record)
+            let stored = try storeVersion(record, in: write)
             let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
             // Expired grants were swept when the write began; what is left is live.
             for grant in try storedGrants(clientID: nil, prescriptionID: source) {
@@ -104,7 +104,7 @@ extension Vault {
                     id: GrantID.random(), client: client, prescriptionID: id,
                     info: GrantInfo(
                         schema: 1, granted: now, expires: terms.expires, attachments: terms.attachments,
-                        measurements: terms.measurements ? true : nil))
+                        measurements: terms.measurements ? true : nil), in: write)
                 try audit(
                     AuditEvent(
                         time: now, actor: AuditEvent.ownerActor, action: .grant, client: client.id.hex,
@@ -118,7 +118,9 @@ extension Vault {
                         prescriptions: [source.hex], detail: "moved to \(id.hex)"))
                 moved.append(summary)
             }
-            if !moved.isEmpty { try rekey(prescriptionID: source, reason: "re-keyed: grants moved to \(id.short)") }
+            if !moved.isEmpty {
+                try rekey(prescriptionID: source, reason: "re-keyed: grants moved to \(id.short)", in: write)
+            }
             return stored
         }
         // The old grants' sealed keys must not linger in the write-ahead log.

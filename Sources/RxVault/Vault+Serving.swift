@@ -173,12 +173,11 @@ extension Vault {
         var onlyAudit = false
         struct Overtaken: Error {}
         do {
-            try ownerWrite {
+            try ownerWrite { write in
                 // The root is rewritten only when the write finishes: here it is still the one the
                 // write started from. The housekeeping before this (countersigning client entries,
                 // sweeping expired grants) has run: a sweep re-keys prescriptions, so it touched them.
                 from = try store.vaultState().map { StateStamp(counter: $0.writeCounter, mac: $0.mac) }
-                let write = try requireWrite()
                 onlyAudit =
                     write.touched.isEmpty && write.pendingIndex.isEmpty
                     && write.headerBefore.formatVersion == header.formatVersion

@@ -255,10 +255,9 @@ extension Vault {
 
     /// In an owner write, before anything of a prescription is read to be extended or re-sealed:
     /// verifies it (once per transaction) and marks its manifest entry to be rewritten at the end.
-    func touch(_ id: String) throws {
-        let write = try requireWrite()
+    func touch(_ id: String, in write: OwnerWrite) throws {
         guard !write.touched.contains(id) else { return }
-        if let prescriptionID = PrescriptionID(hex: id), try knownToHaveNoRows(prescriptionID) {
+        if let prescriptionID = PrescriptionID(hex: id), try knownToHaveNoRows(prescriptionID, in: write) {
             // No row to read (`StoredPrescriptions`): compared as none, so the manifest must
             // have no entry either.
             _ = try verifiedRows(id, knownRows: .none(id))
@@ -271,44 +270,36 @@ extension Vault {
 
     // MARK: - Owner write transactions
 
-    /// The owner write under way; an internal error outside one.
-    func requireWrite() throws -> OwnerWrite {
-        guard let currentWrite else { throw VaultError.internalError("not in an owner write") }
-        return currentWrite
-    }
-
     /// First step of every owner write: refuse a rolled-back vault, upgrade an older one, and
     /// verify the root, the client rows and the audit head.
-    func beginOwnerWrite() throws {
+    func beginOwnerWrite(_ write: OwnerWrite) throws {
         if let rollback { throw VaultError.integrity(Self.rollbackMessage(rollback)) }
-        let write = try requireWrite()
         // Another process may have upgraded the file, or changed its key slots or settings, since
         // it was opened: the write works from the header as stored (verified with the key ring
         // below, from format 4).
         header = try storedHeaderOfThisVault()
         let fromFormatOne = header.formatVersion < 2
         if fromFormatOne {
-            try upgradeToFormat2()
+            try upgradeToFormat2(write)
         } else {
             write.state = try verifiedState()
         }
-        if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne) }
-        if header.formatVersion < 4 { try upgradeToFormat4() }
-        if header.formatVersion < 5 { try upgradeToFormat5() }
-        if header.formatVersion < 6 { try upgradeToFormat6() }
+        if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne, in: write) }
+        if header.formatVersion < 4 { try upgradeToFormat4(write) }
+        if header.formatVersion < 5 { try upgradeToFormat5(write) }
+        if header.formatVersion < 6 { try upgradeToFormat6(write) }
         // Upgrades rewrite the manifest: nothing opened before them is current.
         write.manifestCache = [:]
     }
 
     /// Last step of every owner write: index and manifest buckets written, then the root with
     /// the next counter, all in the same transaction.
-    func finishOwnerWrite() throws {
-        let write = try requireWrite()
-        try storeUnsealedVersions()
-        try flushIndex()
-        try flushManifest()
-        try refreshPatientsHash()
-        try storePatientBuckets()
+    func finishOwnerWrite(_ write: OwnerWrite) throws {
+        try storeUnsealedVersions(write)
+        try flushIndex(write)
+        try flushManifest(write)
+        try refreshPatientsHash(write)
+        try storePatientBuckets(write)
         var state = try write.root()
         state.clientsHash = VaultState.clientsHash(try store.clients())
         guard let head = try store.auditHead() else {
@@ -333,9 +324,8 @@ extension Vault {
     /// Rewrites the manifest entries of the prescriptions touched so far (at the end of every
     /// owner write, and every few ten thousand prescriptions of a large import). A prescription
     /// touched again later is verified against its rewritten entry, and rewritten again.
-    func flushManifest() throws {
-        let write = try requireWrite()
-        try storeUnsealedVersions()
+    func flushManifest(_ write: OwnerWrite) throws {
+        try storeUnsealedVersions(write)
         var state = try write.root()
         var byBucket: [Int: [String]] = [:]
         for id in write.touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
@@ -411,7 +401,7 @@ extension Vault {
     /// Returns the format before and after; equal when there was nothing to do.
     public func upgrade() throws(VaultError) -> (from: Int, to: Int) {
         let from = header.formatVersion
-        if from < VaultHeader.currentFormatVersion { try perform {} }
+        if from < VaultHeader.currentFormatVersion { try perform { _ in } }
         return (from, header.formatVersion)
     }
 

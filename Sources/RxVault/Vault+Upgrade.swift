@@ -10,7 +10,7 @@ extension Vault {
     /// tables, re-wraps the root key for format 2 and computes the root and the manifest from
     /// the rows as they are. Those rows are trusted as the owner's (SECURITY.md), but any whose
     /// MAC does not verify refuses the upgrade.
-    func upgradeToFormat2() throws {
+    func upgradeToFormat2(_ write: OwnerWrite) throws {
         let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
         if let finding = try AuditLog.verify(
             entries: try store.auditEntries(), head: try store.auditHead(), macKey: auditMACKey
@@ -53,9 +53,8 @@ extension Vault {
             state.auditSequence = head.sequence
             state.auditHash = head.hash
         }
-        let write = try requireWrite()
         write.state = state
-        if try store.indexBuckets().isEmpty, !ids.isEmpty { try rebuildIndex() }
+        if try store.indexBuckets().isEmpty, !ids.isEmpty { try rebuildIndex(write) }
         write.touched = Set(ids.map(\.hex))
         // Client reads logged by rxvault 0.1.0 and not countersigned yet carry no client
         // authenticator; this write countersigns them as format 1 would have (SECURITY.md).
@@ -67,13 +66,12 @@ extension Vault {
     /// prescriptions move into the sealed info, the manifest is sealed, and the root key is
     /// re-wrapped for format 3. A format-2 vault is first verified whole against its root and
     /// manifest (once, at the upgrade), so no row deleted or put back is carried over as current.
-    func upgradeToFormat3(verifyingManifest: Bool) throws {
-        let write = try requireWrite()
+    func upgradeToFormat3(verifyingManifest: Bool, in write: OwnerWrite) throws {
         let state = try write.root()
         let ids = try store.allPrescriptionIDs()
         // A vault just upgraded from format 1 has no manifest yet (its rows were checked then).
         if verifyingManifest {
-            for id in ids { try touch(id.hex) }
+            for id in ids { try touch(id.hex, in: write) }
         }
         let clients = try clientSummaries()
         let byID = Dictionary(uniqueKeysWithValues: clients.map { ($0.id, $0) })
@@ -130,8 +128,7 @@ extension Vault {
     /// `upgradeToFormat3` does, then each format-4 part takes its step: patients (the state root
     /// gains the patients hash, state schema 2) and key slots (their tables; the key ring is
     /// written at the end of the write, as at every owner write).
-    func upgradeToFormat4() throws {
-        let write = try requireWrite()
+    func upgradeToFormat4(_ write: OwnerWrite) throws {
         var state = try write.root()
         var record = header.record
         record.formatVersion = 4
@@ -142,7 +139,7 @@ extension Vault {
         state.patientsHash = VaultState.patientsHash([PatientRecord]())
         write.state = state
         write.patients = PatientDirectory()
-        try upgradePatientsToFormat4()
+        try upgradePatientsToFormat4(write)
         try upgradeKeySlotsToFormat4()
     }
 
@@ -160,8 +157,7 @@ extension Vault {
     /// a bucket deleted or put back from an older copy is refused here, not carried over as
     /// current; the buckets themselves stay as they are. No key is wrapped again
     /// (`VaultHeader.keyFormat`), so the agent's root key upgrades as well as a passphrase.
-    func upgradeToFormat5() throws {
-        let write = try requireWrite()
+    func upgradeToFormat5(_ write: OwnerWrite) throws {
         var state = try write.root()
         var present = [Bool](repeating: false, count: VaultState.bucketCount)
         for (bucket, sealed) in try store.indexBuckets() {
@@ -185,8 +181,7 @@ extension Vault {
     /// (`GrantInfo.measurements`), which an rxvault that reads up to format 5 would drop when it
     /// re-seals a grant, so such an rxvault must refuse the vault as made by a newer one. No row
     /// changes but the header and the state root's schema byte (4); no key is wrapped again.
-    func upgradeToFormat6() throws {
-        let write = try requireWrite()
+    func upgradeToFormat6(_ write: OwnerWrite) throws {
         var state = try write.root()
         state.measurementGrants = true
         try store.upgradeToFormat6()

@@ -56,10 +56,13 @@ public final class Vault {
     /// Set at open when the file is older than what `anchor` recorded: owner writes are refused
     /// until the owner accepts it (`check --accept-rollback`, `restore`).
     public internal(set) var rollback: RollbackAnchor.Finding?
-    /// The owner write under way (nil outside one): all of its working state, made by
-    /// `ownerWrite` and dropped whole at its commit or rollback (see `OwnerWrite` for what lives
-    /// longer, and where).
-    var currentWrite: OwnerWrite?
+    /// The owner write under way (nil outside one), for the reads that may run inside a write or
+    /// outside one and must see the write's own root and caches (`verifiedState`, the manifest,
+    /// the patient directory, the index). Nothing writes through it: whatever may only run inside
+    /// a write takes the `OwnerWrite` that `ownerWrite` hands its body as a parameter, so calling
+    /// it outside one does not compile. Made by `ownerWrite` and dropped whole at its commit or
+    /// rollback (see `OwnerWrite` for what lives longer, and where).
+    private(set) var currentWrite: OwnerWrite?
     /// What the last owner write left once committed (nil before one, and after one that rolled back).
     var lastWrite: OwnerWrite.Committed?
     /// What the last owner write did to patient records on its own (created one, set a birth
@@ -243,18 +246,20 @@ public final class Vault {
 
     /// Runs `body` as the command's one write transaction (`ownerWrite`), translating storage
     /// errors.
-    func perform<T>(_ body: () throws -> T) throws(VaultError) -> T {
+    func perform<T>(_ body: (OwnerWrite) throws -> T) throws(VaultError) -> T {
         do { return try ownerWrite(body) } catch { throw VaultError.wrap(error) }
     }
 
     /// The one owner write path: one write transaction with its own `OwnerWrite`, begun by the
     /// owner's checks and housekeeping (`beginOwnerWrite`: the root verified, an older format
     /// upgraded; `maintain`: client log entries countersigned, expired grants revoked), then
-    /// `body`, then the index, manifest and a new root written (`finishOwnerWrite`), then the
-    /// commit, after which the rollback anchor learns the new counter. Whatever `body` throws
-    /// rolls it all back and is rethrown as it is (an import's refusal, a dry run's rollback);
-    /// the write's working state is dropped either way.
-    func ownerWrite<T>(_ body: () throws -> T) throws -> T {
+    /// `body`, handed the write, then the index, manifest and a new root written
+    /// (`finishOwnerWrite`), then the commit, after which the rollback anchor learns the new
+    /// counter. Whatever `body` throws rolls it all back and is rethrown as it is (an import's
+    /// refusal, a dry run's rollback); the write's working state is dropped either way. What may
+    /// only run inside a write takes the `OwnerWrite` as a parameter (as GRDB's `write { db in }`
+    /// hands its body the database), so it cannot be called outside one.
+    func ownerWrite<T>(_ body: (OwnerWrite) throws -> T) throws -> T {
         guard currentWrite == nil else { throw VaultError.internalError("an owner write began inside another") }
         let write = OwnerWrite(header: header)
         currentWrite = write
@@ -270,11 +275,11 @@ public final class Vault {
         let result: T
         do {
             result = try store.write { () throws -> T in
-                try beginOwnerWrite()
-                write.upkeep = try maintain()
+                try beginOwnerWrite(write)
+                write.upkeep = try maintain(write)
                 swept = write.upkeep.expiredGrants > 0
-                let value = try body()
-                try finishOwnerWrite()
+                let value = try body(write)
+                try finishOwnerWrite(write)
                 Self.pauseBeforeCommitForTests()
                 return value
             }

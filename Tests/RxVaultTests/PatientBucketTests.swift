@@ -37,9 +37,9 @@ import Testing
     func fixture() throws -> Fixture {
         let t = try TestVault()
         let vault = try t.open()
-        try vault.perform {
+        try vault.perform { write in
             for (id, name) in [(Self.a1, "Ana One"), (Self.a2, "Ana Two"), (Self.b, "Ben Three")] {
-                try vault.writePatient(PatientSummary(id: id, name: name, birthDate: nil, merged: []))
+                try vault.writePatient(PatientSummary(id: id, name: name, birthDate: nil, merged: []), in: write)
             }
         }
         var prescriptions: [PatientID: PrescriptionID] = [:]
