@@ -18,6 +18,13 @@ extension PostgresRecordStore {
             body)
     }
 
+    /// PostgreSQL gives a transaction an id at its first change of a row, not before (the
+    /// advisory lock the write began with takes none); the query sends any buffered inserts first.
+    public func writeHasChanges() throws(StoreError) -> Bool {
+        let rows = try session.query("SELECT pg_current_xact_id_if_assigned() IS NOT NULL")
+        return (try? rows.first?.decode(Bool.self)) ?? true
+    }
+
     /// REPEATABLE READ, READ ONLY: every read of `body` sees one snapshot.
     public func read<T>(_ body: () throws -> T) throws -> T {
         try session.transaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], body)

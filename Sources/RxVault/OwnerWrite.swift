@@ -67,6 +67,13 @@ final class OwnerWrite {
         headerBefore = header
     }
 
+    /// Work kept in memory to be stored when the write finishes (index entries, manifest entries
+    /// of prescriptions touched, versions not yet sealed, a patients hash to recompute): a write
+    /// with any is never taken for one that changed nothing.
+    var hasPendingWork: Bool {
+        !pendingIndex.isEmpty || !touched.isEmpty || !unsealedVersions.isEmpty || patientsChanged
+    }
+
     /// The state root of the write; an internal error before one is known.
     func root() throws -> VaultState {
         guard let state else { throw VaultError.internalError("no state root in a write") }
@@ -88,3 +95,8 @@ final class OwnerWrite {
 struct WriteAbandoned: Error {
     let reason: (any Error)?
 }
+
+/// Thrown by `Vault.ownerWrite` itself when a write's housekeeping and body changed nothing
+/// stored: the transaction rolls back and the body's value is returned, so a command that
+/// changes nothing writes nothing (no new root, the counter where it was).
+struct WriteChangedNothing: Error {}

@@ -273,16 +273,26 @@ public final class Vault {
         lastWrite = nil
         var swept = false
         let result: T
+        // A write whose housekeeping and body changed nothing stored ends here, rolled back: no
+        // new root, the counter where it was (`StoreEngine.writeHasChanges`).
+        var unchanged: T?
         do {
             result = try store.write { () throws -> T in
                 try beginOwnerWrite(write)
                 write.upkeep = try maintain(write)
                 swept = write.upkeep.expiredGrants > 0
                 let value = try body(write)
+                guard try write.hasPendingWork || store.writeHasChanges() else {
+                    unchanged = value
+                    throw WriteChangedNothing()
+                }
                 try finishOwnerWrite(write)
                 Self.pauseBeforeCommitForTests()
                 return value
             }
+        } catch is WriteChangedNothing {
+            // The header as `beginOwnerWrite` read and verified it stays: it is the stored one.
+            return unchanged!
         } catch {
             header = write.headerBefore
             throw error

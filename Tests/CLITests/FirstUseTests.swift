@@ -162,6 +162,30 @@ import Testing
         #expect(list.status == 0 && !list.stderr.contains("rollback") && !list.stderr.contains("older"), "\(list)")
     }
 
+    /// Any owner write whose work changed nothing stored writes nothing (issue 49): a `sweep`
+    /// with nothing to sweep and an `upgrade` of a vault already current leave the write counter
+    /// where it was, so the copy taken before them is still the newest state, not a rollback.
+    @Test func writesThatChangeNothingWriteNothing() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        _ = try cli.add(CLIHarness.glassesArguments)
+        try FileManager.default.copyItem(atPath: cli.vaultPath, toPath: cli.path("before.rxv"))
+        let sweep = try cli.run(["sweep"])
+        #expect(sweep.status == 0, "\(sweep)")
+        let upgrade = try cli.run(["upgrade"])
+        #expect(upgrade.status == 0, "\(upgrade)")
+        try FileManager.default.removeItem(atPath: cli.vaultPath)
+        try FileManager.default.copyItem(atPath: cli.path("before.rxv"), toPath: cli.vaultPath)
+        let list = try cli.run(["list"])
+        #expect(list.status == 0 && !list.stderr.contains("rollback") && !list.stderr.contains("older"), "\(list)")
+        // A write that changes something still moves it: the copy is then older.
+        _ = try cli.add(CLIHarness.glassesArguments + ["--issued", "2025-01-02"])
+        try FileManager.default.removeItem(atPath: cli.vaultPath)
+        try FileManager.default.copyItem(atPath: cli.path("before.rxv"), toPath: cli.vaultPath)
+        let older = try cli.run(["list"])
+        #expect(older.stderr.contains("older"), "\(older)")
+    }
+
     /// `show --format json` names the id a client app reads the prescription by, as the text does.
     @Test func showJSONNamesTheAPIID() throws {
         let cli = try CLIHarness()

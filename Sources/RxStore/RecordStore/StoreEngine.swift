@@ -14,6 +14,12 @@ public protocol StoreEngine: AnyObject {
     /// Runs `body` against one consistent snapshot: no write committed meanwhile is seen, by any
     /// of its reads. Inside `write` or another `read`, `body` runs in that transaction.
     func read<T>(_ body: () throws -> T) throws -> T
+    /// Whether the write under way has changed anything stored so far (a row inserted, updated or
+    /// deleted). Asked inside `write` only: an owner write whose work changed nothing ends
+    /// without writing its new root, so a command that changes nothing writes nothing (its write
+    /// counter stays, and a copy of the file put back is not taken for a rollback). An engine
+    /// that cannot tell answers true.
+    func writeHasChanges() throws(StoreError) -> Bool
 
     /// The engine's own check of what it stores, beyond what RxVault authenticates: its pages and
     /// indexes are whole, and every row that names another (a version its prescription, a chunk

@@ -132,6 +132,7 @@ public final class Database {
     /// rolling back on any error.
     public func writeTransaction<T, E: Error>(_ body: () throws(E) -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
+        changesWhenWriteBegan = sqlite3_total_changes64(handle)
         do {
             let result = try body()
             try execute("COMMIT")
@@ -141,6 +142,13 @@ public final class Database {
             throw error
         }
     }
+
+    /// `sqlite3_total_changes64` when the write under way began (`writeTransaction`).
+    private var changesWhenWriteBegan: Int64 = 0
+
+    /// Whether the write under way has inserted, updated or deleted a row (SQLite counts every
+    /// row an INSERT, UPDATE or DELETE changed, on this connection, since it opened).
+    var changedSinceWriteBegan: Bool { sqlite3_total_changes64(handle) != changesWhenWriteBegan }
 
     /// A read transaction, so several reads see one consistent snapshot. Inside a transaction
     /// already open, `body` just runs in it (a command reading many prescriptions in one snapshot).

@@ -14,6 +14,9 @@ extension SQLiteRecordStore {
         try database.writeTransaction(body)
     }
 
+    /// SQLite's count of rows this connection changed, against its count when the write began.
+    public func writeHasChanges() throws(StoreError) -> Bool { database.changedSinceWriteBegan }
+
     /// `BEGIN DEFERRED`: the WAL gives this connection one snapshot until it commits.
     public func read<T>(_ body: () throws -> T) throws -> T {
         try database.readTransaction(body)
