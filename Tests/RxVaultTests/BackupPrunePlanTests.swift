@@ -10,17 +10,43 @@ import Testing
 @Suite struct BackupPrunePlanTests {
     static func day(_ n: Int) -> BackupTime { BackupTime(iso: "2026-06-1\(n)T02:00:00Z")! }
 
-    /// Verifies as `backup prune --verify` with the passphrase does: opens and checks it.
+    /// Verifies as `backup prune --verify` with the passphrase does (`BackupCheck`).
     static func opens(_ t: TestVault) -> (BackupFolder.Entry) -> String? {
-        { entry in
-            do {
-                let (_, inner) = try BackupOpenTests.open(entry.path, with: .passphrase(t.passphrase), in: t)
-                return try BackupFile.verify(path: inner, with: .passphrase(t.passphrase)).report.isClean
-                    ? nil : "integrity errors"
-            } catch {
-                return "\(error)"
-            }
+        let check = BackupCheck(vaultKey: .passphrase(t.passphrase), agePassphrase: nil, identities: nil)
+        return { entry in
+            let outcome = check.check(entry, in: t.folder.path)
+            return outcome.isOK ? nil : outcome.text
         }
+    }
+
+    @Test func aCheckOpensWhatItsKeysOpenAndSaysWhyNotOfTheRest() throws {
+        let (t, vault, code) = try BackupOpenTests.vault(recovery: true)
+        let slots = try BackupOpenTests.backup(t, vault, time: Self.day(1))
+        let identity = try AgeIdentity.generate()
+        let recipients = try BackupOpenTests.backup(
+            t, vault, to: [.x25519(identity.recipient)], waysIn: false, time: Self.day(2))
+        let logN = BackupFile.scryptWorkFactor(for: vault.header)
+        let passphraseOnly = try BackupOpenTests.backup(
+            t, vault, to: [.scrypt(passphrase: t.passphrase, logN: logN)], waysIn: false, time: Self.day(3))
+        let before = try FileManager.default.contentsOfDirectory(atPath: t.folder.path).sorted()
+        let entries = try BackupFolder.scan(t.folder.path, readWhole: true)
+        func outcomes(_ check: BackupCheck) -> [String: String] {
+            Dictionary(uniqueKeysWithValues: entries.map { ($0.path, check.check($0, in: t.folder.path).text) })
+        }
+        #expect(
+            outcomes(BackupCheck(vaultKey: .passphrase(t.passphrase), agePassphrase: nil, identities: [identity])) == [
+                slots: "ok", recipients: "ok", passphraseOnly: "ok"
+            ])
+        let byCode = outcomes(BackupCheck(vaultKey: .recoveryCode(code!), agePassphrase: nil, identities: nil))
+        #expect(byCode[slots] == "ok")
+        #expect(byCode[recipients] == "not checked: made to recipients: give --age-identity")
+        #expect(
+            byCode[passphraseOnly]?.hasPrefix("not opened: opens only with the passphrase the vault had on 2026-06-13")
+                == true)
+        let wrong = outcomes(BackupCheck(vaultKey: .passphrase(secret("wrong")), agePassphrase: nil, identities: nil))
+        #expect(wrong[slots]?.hasPrefix("not opened: the passphrase opens none of its key slots") == true)
+        // Only what the check made is gone: the folder holds the backups and the vault as before.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path).sorted() == before)
     }
 
     @Test func theNewestThatVerifiesIsKeptWhateverThePolicySays() throws {

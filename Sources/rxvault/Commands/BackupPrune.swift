@@ -64,13 +64,14 @@ extension RxVaultCommand {
                 let entries = try BackupFolder.readable(folder) { try BackupFolder.scan(folder, readWhole: true) }
                 // With --verify, a backup verifies when it opens and checks (the keys are read at
                 // the first backup tried); else when it looks whole.
-                var checker: BackupCheck?
+                var checker: (BackupCheck, Scratch)?
+                defer { checker?.1.remove() }
                 let plan = try BackupFolder.prunePlan(entries, ofVault: vaultID, policy: policy) { entry in
                     guard keys.verify else { return entry.problem }
-                    let check =
-                        try checker ?? BackupCheck(keys: keys, options: options, label: "the backups in \(folder)")
-                    checker = check
-                    let outcome = check.check(entry)
+                    let (check, scratch) =
+                        try checker ?? (keys.checker(options: options, label: "the backups in \(folder)"), Scratch())
+                    checker = (check, scratch)
+                    let outcome = check.check(entry, in: scratch.path)
                     return outcome.isOK ? nil : outcome.text
                 }
                 try render(plan, vaultID: vaultID)
