@@ -78,6 +78,8 @@ let package = Package(
             name: "RxVault", dependencies: ["RxModel", "RxCrypto", "RxStore", "RxValidate"],
             swiftSettings: [.define("RXVAULT_FAULT_HOOKS", .when(configuration: .debug))]),
         // `rxvault serve`: the read-only FHIR R4 API, client authentication, access requests.
+        // Its OpenAPI document is a JSON file compiled into the code (`PackageResources`), so the
+        // one installed binary serves it with no resource bundle beside it.
         .target(
             name: "RxServe",
             dependencies: [
@@ -90,7 +92,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log")
-            ]),
+            ],
+            resources: [.embedInCode("Resources/openapi.json")]),
         // Printable copies (`export --format pdf`) and trend charts (`trend --out`): drawn with cairo,
         // linked through poppler-glib.
         .target(name: "RxPrint", dependencies: ["CPoppler", "RxModel"]),

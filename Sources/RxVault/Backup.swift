@@ -215,7 +215,7 @@ public enum BackupFile {
         _ path: String, progress: (Int) -> Void,
         _ produce: (_ write: (ArraySlice<UInt8>) throws -> Void) throws -> Void
     ) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw VaultError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))")
         }

@@ -47,6 +47,23 @@ public enum BackupFolder {
         }
     }
 
+    /// What `backup prune` removes of `vaultID`'s backups among `entries` under `policy`, never
+    /// the newest that verifies nor any newer one (`BackupPrunePlan`). `verifies`: nil when a
+    /// backup verifies, else why not.
+    public static func prunePlan(
+        _ entries: [Entry], ofVault vaultID: String, policy: BackupPolicy, verifies: (Entry) throws -> String?
+    ) rethrows -> BackupPrunePlan {
+        try BackupPrunePlan(entries, ofVault: vaultID, policy: policy, verifies: verifies)
+    }
+
+    /// The same, where a backup verifies when it looks whole (`problem` is nil): its header
+    /// reads and its length is one age can have (`backup prune` without `--verify`).
+    public static func prunePlan(_ entries: [Entry], ofVault vaultID: String, policy: BackupPolicy)
+        -> BackupPrunePlan
+    {
+        BackupPrunePlan(entries, ofVault: vaultID, policy: policy) { $0.problem }
+    }
+
     /// The entries with backup names in `folder` (regular files only, not following links out
     /// of it), oldest first. `readWhole` reads each file to its end to check its length.
     public static func scan(_ folder: String, readWhole: Bool) throws(VaultError) -> [Entry] {

@@ -90,7 +90,7 @@ extension BackupFile {
     /// Makes the rename durable: the directory entry is flushed, not only the file.
     static func syncDirectory(of path: String) {
         let directory = PathText.folder(of: path)
-        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = Glibc.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
         close(fd)

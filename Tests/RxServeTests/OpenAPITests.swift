@@ -5,20 +5,22 @@ import Testing
 
 @testable import RxServe
 
-/// The API's OpenAPI document: the server sends the one in docs/, and it names exactly the
-/// routes the router has (CI also runs schemathesis against a live server: ServeTests).
+/// The API's OpenAPI document: the server sends the resource file byte for byte (it is compiled
+/// in: Package.swift's `.embedInCode`), and it names exactly the routes the router has (CI also
+/// runs schemathesis against a live server: ServeTests).
 @Suite struct OpenAPITests {
     static func documentPaths(_ json: [String: Any]) -> Set<String> {
         let paths = json["paths"] as? [String: [String: Any]] ?? [:]
         return Set(paths.flatMap { path, operations in operations.keys.map { "\($0.uppercased()) \(path)" } })
     }
 
-    @Test func theServedDocumentIsTheOneInDocsAndNamesEveryRoute() async throws {
-        let file = try String(contentsOfFile: Repository.path("docs/openapi.json"), encoding: .utf8)
+    @Test func theServedDocumentIsTheResourceFileAndNamesEveryRoute() async throws {
+        let file = try String(
+            contentsOfFile: Repository.path("Sources/RxServe/Resources/openapi.json"), encoding: .utf8)
         let vault = try ServedVault()
         let served = try await vault.serve { api in try await api.get("/openapi.json") }
         #expect(served.status == .ok && served.contentType == "application/json")
-        #expect(served.text == file, "docs/openapi.json and the served document differ")
+        #expect(served.text == file, "Sources/RxServe/Resources/openapi.json and the served document differ")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(file.utf8)) as? [String: Any])
         #expect(document["openapi"] as? String == "3.0.3")
 

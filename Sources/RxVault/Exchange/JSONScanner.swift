@@ -190,12 +190,3 @@ struct JSONScanner {
         throw Malformed(offset: from)
     }
 }
-
-/// What kind of import file a JSON document is, from its top-level keys alone.
-public enum ImportFormat {
-    /// The top-level object's keys; nil when the bytes are not a JSON object.
-    public static func topLevelKeys(_ bytes: [UInt8]) -> Set<String>? {
-        guard let members = try? JSONScanner(bytes: bytes).topLevelMembers() else { return nil }
-        return Set(members.map(\.key))
-    }
-}

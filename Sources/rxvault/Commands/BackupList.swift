@@ -44,13 +44,15 @@ extension RxVaultCommand {
                 }
                 var outcomes: [BackupCheck.Outcome?] = Array(repeating: nil, count: entries.count)
                 if keys.verify && !entries.isEmpty {
-                    let checker = try BackupCheck(keys: keys, options: options, label: "the backups in \(folder)")
+                    let checker = try keys.checker(options: options, label: "the backups in \(folder)")
+                    let scratch = try Scratch()
+                    defer { scratch.remove() }
                     // Each backup is opened and checked whole: say how far it got, on a terminal.
                     let progress = Progress("verifying backups")
                     defer { progress.finish() }
                     for (i, entry) in entries.enumerated() {
                         progress.update(i, entries.count)
-                        outcomes[i] = checker.check(entry)
+                        outcomes[i] = checker.check(entry, in: scratch.path)
                     }
                 }
                 if format == .json {

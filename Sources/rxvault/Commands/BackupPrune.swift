@@ -3,10 +3,6 @@ import Foundation
 import RxCrypto
 import RxVault
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 extension RxVaultCommand {
     struct BackupPrune: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -66,112 +62,79 @@ extension RxVaultCommand {
                 // Which vault: its id is in the header, readable without the passphrase.
                 let vaultID = try VaultHeader.read(at: options.vaultPath).vaultIDHex
                 let entries = try BackupFolder.readable(folder) { try BackupFolder.scan(folder, readWhole: true) }
-                var skipped: [(BackupFolder.Entry, String)] = []
-                var candidates: [BackupFolder.Entry] = []
-                for entry in entries {
-                    if !entry.name.names(vaultID: vaultID) { continue } // another vault's: not even mentioned
-                    if !entry.isBackup(ofVault: vaultID) {
-                        skipped.append(
-                            (
-                                entry,
-                                "its header label names vault \(entry.label?.vaultID.prefix(8) ?? "?"), not this one"
-                            ))
-                    } else if !entry.recognisable {
-                        // A header that cannot be read or a label that contradicts the name: not
-                        // recognisably this vault's backup, so never removed.
-                        skipped.append((entry, entry.problem ?? "not recognisable"))
-                    } else {
-                        candidates.append(entry)
-                    }
+                // With --verify, a backup verifies when it opens and checks (the keys are read at
+                // the first backup tried); else when it looks whole.
+                var checker: (BackupCheck, Scratch)?
+                defer { checker?.1.remove() }
+                let plan = try BackupFolder.prunePlan(entries, ofVault: vaultID, policy: policy) { entry in
+                    guard keys.verify else { return entry.problem }
+                    let (check, scratch) =
+                        try checker ?? (keys.checker(options: options, label: "the backups in \(folder)"), Scratch())
+                    checker = (check, scratch)
+                    let outcome = check.check(entry, in: scratch.path)
+                    return outcome.isOK ? nil : outcome.text
                 }
-                guard !candidates.isEmpty else {
-                    for (entry, why) in skipped { Terminal.err("rxvault: left alone: \(entry.fileName): \(why)") }
-                    Terminal.err("rxvault: no backups of vault \(vaultID.prefix(8)) in \(folder); nothing to prune")
-                    return
-                }
-                let decisions = policy.apply(candidates, time: \.name.time, tieBreak: \.name.sequence)
+                try render(plan, vaultID: vaultID)
+            }
+        }
 
-                // The newest backup that verifies is kept whatever the policy says.
-                var protected: String?
-                var findings: [String: String] = [:]
-                if keys.verify {
-                    let checker = try BackupCheck(keys: keys, options: options, label: "the backups in \(folder)")
-                    for decision in decisions {
-                        let outcome = checker.check(decision.item)
-                        if outcome.isOK {
-                            protected = decision.item.fileName
-                            break
+        /// The plan as it is carried out: a line per backup (kept with its reasons, removed),
+        /// then what was left alone and the counts.
+        private func render(_ plan: BackupPrunePlan, vaultID: String) throws {
+            let leftAlone = {
+                plan.leftAlone.forEach { Terminal.err("rxvault: left alone: \($0.entry.fileName): \($0.why)") }
+            }
+            guard !plan.items.isEmpty else {
+                leftAlone()
+                Terminal.err("rxvault: no backups of vault \(vaultID.prefix(8)) in \(folder); nothing to prune")
+                return
+            }
+            let verifies = keys.verify ? "verifies" : "looks whole"
+            guard plan.newestVerifying != nil else {
+                for (name, why) in plan.findings.sorted(by: { $0.fileName > $1.fileName }) {
+                    Terminal.err("rxvault: \(name): \(why)")
+                }
+                throw CLIError(
+                    .integrity, "no backup of vault \(vaultID.prefix(8)) in \(folder) \(verifies); nothing was removed",
+                    hint: keys.verify
+                        ? "check the keys given; 'rxvault backup list \(folder) --verify' lists each backup" : nil)
+            }
+            var removed = 0
+            var failed = 0
+            // One column of verdicts, as wide as the longest this run can print.
+            let width = dryRun ? "would remove".count : "removed".count
+            func say(_ verdict: String, _ rest: String) {
+                Terminal.out(verdict.padding(toLength: width, withPad: " ", startingAt: 0) + " " + rest)
+            }
+            plan.carryOut(dryRun: dryRun) { item, outcome in
+                let name = item.entry.fileName
+                let note = item.finding.map { " (\($0))" } ?? ""
+                switch outcome {
+                case .kept:
+                    let reasons = item.reasons.map { reason in
+                        switch reason {
+                        case .period(let period): return period.rawValue
+                        case .newestVerifying: return "the newest that \(verifies)"
+                        case .newerThanNewestVerifying:
+                            return "newer than the newest that \(verifies), so no newer backup stands in for it"
                         }
-                        findings[decision.item.fileName] = outcome.text
                     }
-                } else {
-                    for decision in decisions {
-                        if decision.item.problem == nil {
-                            protected = decision.item.fileName
-                            break
-                        }
-                        findings[decision.item.fileName] = decision.item.problem
-                    }
+                    say("keep", "\(name)  \(reasons.joined(separator: ", "))\(note)")
+                case .removed:
+                    say(dryRun ? "would remove" : "removed", "\(name)\(note)")
+                    removed += 1
+                case .notRemoved(let why):
+                    Terminal.err("rxvault: cannot remove \(item.entry.path): \(why)")
+                    failed += 1
                 }
-                guard let protected else {
-                    for (name, why) in findings.sorted(by: { $0.key > $1.key }) {
-                        Terminal.err("rxvault: \(name): \(why)")
-                    }
-                    throw CLIError(
-                        .integrity,
-                        "no backup of vault \(vaultID.prefix(8)) in \(folder) \(keys.verify ? "verifies" : "looks whole"); nothing was removed",
-                        hint: keys.verify
-                            ? "check the keys given; 'rxvault backup list \(folder) --verify' lists each backup" : nil)
-                }
-
-                var removed = 0
-                var failed = 0
-                // One column of verdicts, as wide as the longest this run can print.
-                let width = dryRun ? "would remove".count : "removed".count
-                func say(_ verdict: String, _ rest: String) {
-                    Terminal.out(verdict.padding(toLength: width, withPad: " ", startingAt: 0) + " " + rest)
-                }
-                // Newest first: every backup before the protected one is newer and did not verify.
-                // None of them is removed: a backup goes only while a newer one verifies.
-                var newerThanProtected = true
-                for decision in decisions {
-                    let name = decision.item.fileName
-                    var reasons = decision.periods.map(\.rawValue)
-                    if name == protected {
-                        newerThanProtected = false
-                        if decision.periods.isEmpty {
-                            reasons.append("the newest that \(keys.verify ? "verifies" : "looks whole")")
-                        }
-                    } else if newerThanProtected && reasons.isEmpty {
-                        reasons.append(
-                            "newer than the newest that \(keys.verify ? "verifies" : "looks whole"), so no newer backup stands in for it"
-                        )
-                    }
-                    let note = findings[name].map { " (\($0))" } ?? ""
-                    if !reasons.isEmpty {
-                        say("keep", "\(name)  \(reasons.joined(separator: ", "))\(note)")
-                        continue
-                    }
-                    if dryRun {
-                        say("would remove", "\(name)\(note)")
-                        removed += 1
-                    } else if unlink(decision.item.path) == 0 {
-                        say("removed", "\(name)\(note)")
-                        removed += 1
-                    } else {
-                        Terminal.err(
-                            "rxvault: cannot remove \(decision.item.path): \(String(cString: strerror(errno)))")
-                        failed += 1
-                    }
-                }
-                for (entry, why) in skipped { Terminal.err("rxvault: left alone: \(entry.fileName): \(why)") }
-                let kept = decisions.count - removed - failed
-                Terminal.err(
-                    "rxvault: \(dryRun ? "would remove" : "removed") \(counted(removed, "backup")), kept \(kept)"
-                        + (keys.verify ? "" : " (pass --verify with the keys to open the newest)"))
-                if failed > 0 {
-                    throw CLIError(.cannotWrite, "\(counted(failed, "backup")) could not be removed (listed above)")
-                }
+            }
+            leftAlone()
+            let kept = plan.items.count - removed - failed
+            Terminal.err(
+                "rxvault: \(dryRun ? "would remove" : "removed") \(counted(removed, "backup")), kept \(kept)"
+                    + (keys.verify ? "" : " (pass --verify with the keys to open the newest)"))
+            if failed > 0 {
+                throw CLIError(.cannotWrite, "\(counted(failed, "backup")) could not be removed (listed above)")
             }
         }
     }

@@ -108,7 +108,7 @@ extension RxVaultCommand {
             try CommandRunner.run {
                 try options.requireOwner("import")
                 var bytes = try Self.readInput(file)
-                if AgeFile.looksLikeAge(bytes) {
+                if ImportFormat(of: bytes) == .age {
                     let key: AgeFile.Key
                     if let path = agePassphraseFile {
                         key = .passphrase(
@@ -122,12 +122,13 @@ extension RxVaultCommand {
                     }
                     bytes = try AgeFile.decrypt(bytes, with: key)
                 }
+                try Self.requireImportable(ImportFormat(of: bytes))
                 var fhirOptions = FHIR.ImportOptions(
                     statuses: try status.map(Self.statuses) ?? ["active"],
                     assumeExpiry: assumeExpiry.flatMap(FHIR.ExpiryAssumption.init),
                     patient: patient.map { Patient(name: $0) })
                 // Read whole before the passphrase is asked for: a bad file costs none.
-                var (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
+                var (file, fhir) = try ImportFile.read(bytes, fhir: fhirOptions)
                 if fhir == nil && (status != nil || assumeExpiry != nil || patient != nil) {
                     throw CLIError(
                         .usage, "--status, --assume-expiry and --patient are for FHIR files",
@@ -139,7 +140,7 @@ extension RxVaultCommand {
                     // The patient --patient names, found as `query --patient` finds one; the file is
                     // read again with it (only its prescriptions without a Patient take it).
                     fhirOptions.patient = try Self.patient(patient, in: vault)
-                    (file, fhir) = try Self.parse(bytes, fhir: fhirOptions)
+                    (file, fhir) = try ImportFile.read(bytes, fhir: fhirOptions)
                 }
                 let policy = Vault.ImportPolicy(update: update, unverified: updateUnverified, newPatients: newPatient)
                 let report: Vault.ImportReport
@@ -275,27 +276,17 @@ extension RxVaultCommand {
             }
         }
 
-        /// rxvault JSON or FHIR, by content; for FHIR also what was skipped and assumed.
-        static func parse(_ bytes: [UInt8], fhir options: FHIR.ImportOptions) throws -> (ImportFile, FHIR.ImportResult?)
-        {
-            guard let keys = ImportFormat.topLevelKeys(bytes), keys.contains("resourceType") else {
-                return (try parse(bytes), nil)
-            }
-            let result = try FHIR.decodeFile(bytes, options: options)
-            return (result.file, result)
-        }
-
-        /// rxvault JSON or FHIR, by content.
-        static func parse(_ bytes: [UInt8]) throws -> ImportFile {
-            // Only the top-level keys are looked at here: the decoders read the rest one entry at a time.
-            guard let keys = ImportFormat.topLevelKeys(bytes) else {
+        /// Refuses a file (decrypted, if it was age) that is neither an rxvault export nor FHIR.
+        static func requireImportable(_ format: ImportFormat) throws {
+            switch format {
+            case .rxvaultExport, .fhir: return
+            case .age, .notJSON:
                 throw CLIError(
                     .invalidInput, "the file is neither JSON nor an age file",
                     hint: "rxvault imports its own JSON exports and FHIR R4 JSON")
+            case .otherJSON:
+                throw CLIError(.invalidInput, "the JSON is neither an rxvault export nor a FHIR resource")
             }
-            if keys.contains("schema") { return try RxvaultExport.decodeFile(bytes) }
-            if keys.contains("resourceType") { return ImportFile(items: try FHIR.decode(bytes)) }
-            throw CLIError(.invalidInput, "the JSON is neither an rxvault export nor a FHIR resource")
         }
     }
 }

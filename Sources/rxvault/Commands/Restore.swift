@@ -175,11 +175,6 @@ extension RxVaultCommand {
             "a backup made with the vault's passphrase needs the passphrase of the day it was made: "
             + "if it is older than the last passphrase change ('rxvault passwd'), give the passphrase from before that change"
 
-        /// What the header of the backup being opened said (set while it is decrypted).
-        final class SeenHeader: @unchecked Sendable {
-            var stanzas: [AgeFile.StanzaSummary] = []
-        }
-
         /// "on 2026-11-22": the day in a backup's file name, else the file's modification day.
         static func madeOn(_ file: String) -> String {
             if let name = BackupName(parsing: PathText.name(of: file)) { return "on \(name.time.iso.prefix(10))" }
@@ -220,7 +215,9 @@ extension RxVaultCommand {
         /// backup's (now authenticated) header says; "opens only with the passphrase the vault had
         /// on DATE" for one locked with a passphrase alone.
         static func opensWith(_ file: String) -> String {
-            guard file != "-", let stanzas = try? peekStanzaSummaries(file) else { return "opens with: the key given" }
+            guard file != "-", let stanzas = try? BackupFile.headerStanzas(at: file) else {
+                return "opens with: the key given"
+            }
             if stanzas.contains(where: { $0.type == "scrypt" }) {
                 return
                     "opens only with the passphrase the vault had \(madeOn(file)) (or that of --age-passphrase-file), never with a recovery code"
@@ -231,35 +228,6 @@ extension RxVaultCommand {
             return "opens with: "
                 + (ways + (n == 0 ? [] : [n == 1 ? "1 recipient's identity" : "\(n) recipients' identities"]))
                 .joined(separator: ", ")
-        }
-
-        /// The stanzas of an age file's header, read without a key.
-        static func peekStanzaSummaries(_ file: String) throws -> [AgeFile.StanzaSummary] {
-            guard let handle = FileHandle(forReadingAtPath: file) else { return [] }
-            defer { try? handle.close() }
-            let raw: (inout [UInt8]) throws -> Int = { buffer in
-                guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
-                chunk.copyBytes(to: &buffer, count: chunk.count)
-                return chunk.count
-            }
-            var first = [UInt8](repeating: 0, count: 1)
-            let n = try raw(&first)
-            var pending = Array(first[0..<n])
-            let replay: (inout [UInt8]) throws -> Int = { buffer in
-                if !pending.isEmpty {
-                    buffer[0] = pending.removeFirst()
-                    return 1
-                }
-                return try raw(&buffer)
-            }
-            let armored = pending.first == UInt8(ascii: "-") || pending.first.map(AgeFile.isWhitespace) == true
-            let stream = armored ? AgeArmorStream(source: replay) : nil
-            return try AgeFile.peekHeader { buffer in try stream?.read(&buffer) ?? replay(&buffer) }
-        }
-
-        /// The stanza types of an age file's header, read without a key.
-        static func peekStanzas(_ file: String) throws -> [String] {
-            try peekStanzaSummaries(file).map(\.type)
         }
 
         /// "vault ID, N prescriptions (V versions, A attachments), backed up TIME".
@@ -274,9 +242,9 @@ extension RxVaultCommand {
             return parts.joined(separator: ", ")
         }
 
-        /// Decrypts the backup into `path`; returns the key to open the vault inside with (the
-        /// vault's passphrase, or the recovery code). `prepare` runs once the backup file is open,
-        /// looks like age and the key is read, before `path` is written.
+        /// Decrypts the backup into `path` (`BackupFile.open`); returns the key to open the vault
+        /// inside with (the vault's passphrase, or the recovery code). `prepare` runs once the
+        /// backup file is open, looks like one and the key is read, before `path` is written.
         static func openBackup(
             _ file: String, into path: String, ageIdentity: String?, agePassphraseFile: String?,
             recovery: RecoveryCodeOptions, options: VaultOptions, purpose: Purpose,
@@ -293,126 +261,82 @@ extension RxVaultCommand {
             // the code is asked for (standard input cannot be looked at twice: it is told on
             // decrypting).
             try recovery.requireAlone(options)
-            let made = Self.madeOn(file)
             if recovery.isGiven, ageIdentity == nil, agePassphraseFile == nil, file != "-",
-                let stanzas = try? Self.peekStanzas(file), stanzas.contains("scrypt")
+                BackupFile.isPassphraseOnly(at: file)
             {
-                throw RecoveryCodeOptions.passphraseLayerRefusal(file, madeOn: made)
+                throw RecoveryCodeOptions.passphraseLayerRefusal(file, madeOn: Self.madeOn(file))
             }
             // The prompt names the backup: the vault the options name is not the one asked for.
             let vaultKey = try recovery.backupVaultKey(options: options, label: "backup \(file)")
-            let seen = SeenHeader()
-            let key: AgeFile.Key
+            let ageLayer: BackupFile.AgeLayerKey
             if let ageIdentity {
-                key = .identities(try KeyFile.identities(ageIdentity, what: "age identity"))
+                ageLayer = .identities(try KeyFile.identities(ageIdentity, what: "age identity"))
             } else if let passphrase = try agePassphraseFile.map({
                 try PassphraseSource.read(file: $0, what: "age passphrase")
             }) {
-                key = .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
+                ageLayer = .passphrase(passphrase)
             } else {
-                // The vault's passphrase or recovery code: through the backup's key slots, or an
-                // scrypt stanza (a passphrase alone). A vault file (what age -d makes of a
-                // backup) is read as it is.
-                key = .fromHeader { stanzas in
-                    seen.stanzas = stanzas
-                    guard stanzas.contains(where: { $0.type == "scrypt" }) else {
-                        return try BackupWaysIn.ageKey(vaultKey, in: stanzas)
-                    }
-                    guard let passphrase = vaultKey.passphrase else {
-                        throw RecoveryCodeOptions.passphraseLayerRefusal(file, madeOn: made)
-                    }
-                    return .passphrase(passphrase, maxLogN: AgeFile.maxReadLogN)
-                }
+                ageLayer = .vault
             }
             let progress = Progress(purpose.verb, amount: byteCountText)
+            defer { progress.finish() }
             do {
-                var peek: [UInt8] = []
-                while peek.count < 64, let more = try handle.read(upToCount: 64 - peek.count), !more.isEmpty {
-                    peek += more
-                }
-                // A vault file itself (what `age -d` makes of a backup, e.g. one to an SSH key:
-                // age -d -i ~/.ssh/id_ed25519 b.age | rxvault restore -) is taken as it is.
-                let isVault = peek.starts(with: Array("SQLite format 3\0".utf8))
-                guard isVault || AgeFile.looksLikeAge(peek) else {
-                    throw CLIError(
-                        .invalidInput,
-                        "\(file == "-" ? "standard input" : file) is neither an age file nor a vault (not an rxvault backup)"
-                    )
-                }
-                try prepare()
-                // Progress is against the file's size: the bytes taken from it, the peeked ones first.
-                let source = PeekedFile(handle: handle, peeked: peek)
-                let raw: (inout [UInt8]) throws -> Int = { try source.read(&$0) }
-                // `age -a` output (or a backup re-encrypted that way) is read through the armor.
-                if isVault {
-                    try BackupFile.copy(read: raw, to: path) { _ in progress.update(source.consumed, total) }
-                    progress.finish()
-                    return vaultKey
-                }
-                let armor =
-                    peek.first(where: { !AgeFile.isWhitespace($0) }) == UInt8(ascii: "-")
-                    ? AgeArmorStream(source: raw) : nil
-                try BackupFile.decrypt(
-                    read: { buffer in try armor?.read(&buffer) ?? raw(&buffer) }, key: key, to: path,
-                    progress: { _ in progress.update(source.consumed, total) })
-            } catch let error as VaultError {
-                progress.finish()
-                switch error {
-                case .wrongPassphrase, .wrongRecoveryCode, .integrity:
-                    // From the backup's key slots (a write that fails is the file system's, as is).
-                    throw Self.waysInRefusal(error, ways: (try? BackupWaysIn.ways(in: seen.stanzas)) ?? [], file: file)
-                default: throw error
-                }
-            } catch let error as AgeError {
-                progress.finish()
-                switch error {
-                case .noMatch:
-                    let ways = (try? BackupWaysIn.ways(in: seen.stanzas)) ?? []
-                    if ageIdentity != nil {
-                        let own =
-                            ((try? Self.peekStanzaSummaries(file)).flatMap { try? BackupWaysIn.ways(in: $0) }) ?? []
-                        throw CLIError(
-                            .wrongPassphrase, "the identity does not open this backup",
-                            hint: own.isEmpty
-                                ? "it was made to other recipients, or with a passphrase"
-                                : "it was made to other recipients; it opens with: "
-                                    + own.map(\.description).joined(separator: ", ")
-                                    + " (give the passphrase, or --recovery-key-file, without --age-identity)")
-                    }
-                    if !ways.isEmpty {
-                        // A slot opened, so the root key is known: its stanza should open with it.
-                        throw CLIError(
-                            .integrity,
-                            "the backup is damaged: its \(BackupWaysIn.rootKeyStanzaType) stanza does not open with the key its slots give (altered, or made from an altered vault file)",
-                            hint: purpose == .restore ? "nothing was restored" : nil)
-                    }
-                    let stanzas = file == "-" ? seen.stanzas.map(\.type) : try? Self.peekStanzas(file)
-                    if let stanzas, !stanzas.isEmpty, !stanzas.contains("scrypt") {
-                        throw CLIError(
-                            .wrongPassphrase,
-                            "this backup is encrypted to age recipients alone (\(stanzas.filter { $0 != BackupLabel.stanzaType }.joined(separator: ", "))), not to the vault's passphrase or recovery code",
-                            hint:
-                                "give --age-identity FILE\(recovery.isGiven ? " (the identity kept with the recovery code)" : ""); "
-                                + "for an SSH key: age -d -i ~/.ssh/id_ed25519 \(file) | rxvault restore -")
-                    }
-                    if agePassphraseFile != nil {
-                        throw CLIError(
-                            .wrongPassphrase, "the passphrase in \(agePassphraseFile!) does not open this backup")
-                    }
-                    throw CLIError(
-                        .wrongPassphrase, "the passphrase does not open this backup",
-                        hint: Self.olderPassphraseHint)
-                default:
-                    throw CLIError(
-                        .integrity, "the backup is damaged: \(error.description)",
-                        hint: purpose == .restore ? "nothing was restored" : nil)
-                }
-            } catch {
-                progress.finish()
-                throw error
+                _ = try BackupFile.open(
+                    handle, with: vaultKey, ageLayer: ageLayer, into: path, prepare: prepare,
+                    progress: { progress.update($0, total) })
+            } catch let error as BackupFile.OpenError {
+                throw Self.refusal(
+                    error, file: file, agePassphraseFile: agePassphraseFile, recovery: recovery, purpose: purpose)
             }
-            progress.finish()
             return vaultKey
+        }
+
+        /// A backup that did not open, said as the owner can act on it.
+        static func refusal(
+            _ error: BackupFile.OpenError, file: String, agePassphraseFile: String?, recovery: RecoveryCodeOptions,
+            purpose: Purpose
+        ) -> CLIError {
+            switch error {
+            case .notABackup:
+                return CLIError(
+                    .invalidInput,
+                    "\(file == "-" ? "standard input" : file) is neither an age file nor a vault (not an rxvault backup)"
+                )
+            case .passphraseOnly:
+                return RecoveryCodeOptions.passphraseLayerRefusal(file, madeOn: Self.madeOn(file))
+            case .keySlots(let error, let ways):
+                return Self.waysInRefusal(error, ways: ways, file: file)
+            case .identityDoesNotOpen(let own):
+                return CLIError(
+                    .wrongPassphrase, "the identity does not open this backup",
+                    hint: own.isEmpty
+                        ? "it was made to other recipients, or with a passphrase"
+                        : "it was made to other recipients; it opens with: "
+                            + own.map(\.description).joined(separator: ", ")
+                            + " (give the passphrase, or --recovery-key-file, without --age-identity)")
+            case .rootKeyStanzaDoesNotOpen:
+                return CLIError(
+                    .integrity,
+                    "the backup is damaged: its \(BackupWaysIn.rootKeyStanzaType) stanza does not open with the key its slots give (altered, or made from an altered vault file)",
+                    hint: purpose == .restore ? "nothing was restored" : nil)
+            case .recipientsOnly(let types):
+                return CLIError(
+                    .wrongPassphrase,
+                    "this backup is encrypted to age recipients alone (\(types.joined(separator: ", "))), not to the vault's passphrase or recovery code",
+                    hint:
+                        "give --age-identity FILE\(recovery.isGiven ? " (the identity kept with the recovery code)" : ""); "
+                        + "for an SSH key: age -d -i ~/.ssh/id_ed25519 \(file) | rxvault restore -")
+            case .agePassphraseDoesNotOpen:
+                return CLIError(
+                    .wrongPassphrase, "the passphrase in \(agePassphraseFile ?? "?") does not open this backup")
+            case .passphraseDoesNotOpen:
+                return CLIError(
+                    .wrongPassphrase, "the passphrase does not open this backup", hint: Self.olderPassphraseHint)
+            case .damaged(let error):
+                return CLIError(
+                    .integrity, "the backup is damaged: \(error.description)",
+                    hint: purpose == .restore ? "nothing was restored" : nil)
+            }
         }
     }
 }

@@ -1,23 +1,31 @@
-import ArgumentParser
 import Foundation
 import RxCrypto
-import RxVault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// Opening one backup of a folder with the keys given, and checking it as `backup verify` does,
-/// plus that its name (and label) agree with what is inside.
-struct BackupCheck {
-    enum Outcome {
+/// plus that its name (and label) agree with what is inside (`backup list --verify`, `backup
+/// prune --verify`). The outcome says which: a backup that is damaged or not what its name says
+/// (`failed`), one the keys given do not open (`wrongKey`), one no key was given for
+/// (`notChecked`). Each key goes where the header says it can open: a passphrase backup takes the
+/// age passphrase given, else the vault's passphrase (never a recovery code); one with key slots
+/// the vault's key; one to recipients the identities.
+public struct BackupCheck: Sendable {
+    public enum Outcome: Sendable {
         case ok(BackupFile.Verification)
         case failed(String)
         case wrongKey(String)
         case notChecked(String)
 
-        var isOK: Bool { if case .ok = self { return true } else { return false } }
-        var text: String {
+        public var isOK: Bool { if case .ok = self { return true } else { return false } }
+        /// "ok", "FAILED: why", "not opened: why", "not checked: why".
+        public var text: String {
             switch self {
             case .ok: return "ok"
             case .failed(let why): return "FAILED: \(why)"
@@ -31,13 +39,17 @@ struct BackupCheck {
     let agePassphrase: SecretBytes?
     let identities: [AgeIdentity]?
 
-    init(keys: RxVaultCommand.BackupKeyOptions, options: VaultOptions, label: String) throws {
-        identities = try keys.ageIdentity.map { try KeyFile.identities($0, what: "age identity") }
-        agePassphrase = try keys.agePassphraseFile.map { try PassphraseSource.read(file: $0, what: "age passphrase") }
-        vaultKey = try keys.recovery.backupVaultKey(options: options, label: label)
+    /// `vaultKey`: the vault's passphrase or recovery code; `agePassphrase`: for backups made
+    /// with an age passphrase of their own; `identities`: for backups to recipients.
+    public init(vaultKey: VaultKey, agePassphrase: SecretBytes?, identities: [AgeIdentity]?) {
+        self.vaultKey = vaultKey
+        self.agePassphrase = agePassphrase
+        self.identities = identities
     }
 
-    func check(_ entry: BackupFolder.Entry) -> Outcome {
+    /// Checks one backup, decrypting it into a private folder made (and removed) under
+    /// `scratch`.
+    public func check(_ entry: BackupFolder.Entry, in scratch: String) -> Outcome {
         if let problem = entry.problem { return .failed(problem) }
         let key: AgeFile.Key
         switch entry.kind {
@@ -56,9 +68,11 @@ struct BackupCheck {
             key = .identities(identities)
         case nil: return .failed("unreadable")
         }
-        guard let scratch = try? Scratch() else { return .failed("cannot create a temporary directory") }
-        defer { scratch.remove() }
-        let inner = scratch.path + "/vault.rxv"
+        var template = Array((scratch + "/check-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { return .failed("cannot create a temporary directory") }
+        let folder = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let inner = folder + "/vault.rxv"
         guard let handle = FileHandle(forReadingAtPath: entry.path) else { return .failed("cannot be read") }
         defer { try? handle.close() }
         let raw: (inout [UInt8]) throws -> Int = { buffer in
@@ -110,17 +124,5 @@ struct BackupCheck {
             return .failed("its name says \(entry.name.time), the backup inside was made at \(made)")
         }
         return .ok(verification)
-    }
-}
-
-extension BackupFolder {
-    /// `body`'s answer; a folder that cannot be read is "no vault" (66) with a hint about backup
-    /// folders, not the vault's "create one with rxvault init".
-    static func readable<Value>(_ folder: String, _ body: () throws -> Value) throws -> Value {
-        do { return try body() } catch VaultError.noVault(let why) {
-            throw CLIError(
-                .noVault, why,
-                hint: "give the folder that 'rxvault backup FOLDER' writes the backups to")
-        }
     }
 }
