@@ -40,7 +40,12 @@ actor PostgresStampSource: StateStampSource {
             group.shutdownGracefully { _ in }
             return
         }
-        connection.close().whenComplete { _ in group.shutdownGracefully { _ in } }
+        // The closure holds the connection until it is closed: released before (at the end of
+        // this deinit), PostgresNIO's debug builds stop on "deinitialized before being closed".
+        connection.close().whenComplete { _ in
+            withExtendedLifetime(connection) {}
+            group.shutdownGracefully { _ in }
+        }
     }
 
     func stamp() async throws(StoreError) -> (counter: Int, mac: [UInt8])? {
