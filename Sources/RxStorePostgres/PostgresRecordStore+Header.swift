@@ -4,20 +4,8 @@ import RxStore
 /// the one `key_ring` row, and the schema version in `rxvault_schema`.
 extension PostgresRecordStore {
     public func header() throws(StoreError) -> VaultHeaderRecord {
-        let header = try first(
-            """
-            SELECT format_version, vault_id, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, kdf_salt, wrapped_root_key,
-                   max_attachment_bytes, audit_public_key
-            FROM vault_header WHERE singleton = 1
-            """, table: "vault_header", keyColumns: 0
-        ) { row throws(StoreError) in
-            VaultHeaderRecord(
-                formatVersion: try row.integer(0, in: StoredRange.positive), vaultID: try row.blob(1, count: 16),
-                kdfAlgorithm: try row.text(2), kdfOpsLimit: try row.unsigned(3), kdfMemLimit: try row.unsigned(4),
-                kdfSalt: try row.blob(5), wrappedRootKey: try row.blob(6),
-                maxAttachmentBytes: try row.integer(7, in: StoredRange.positive),
-                auditPublicKey: try row.blob(8, count: 32))
-        }
+        let header = try record(
+            "SELECT \(VaultHeaderRecord.columnList) FROM vault_header WHERE singleton = 1", as: VaultHeaderRecord.self)
         guard let header else { throw StoreError.corrupt("the vault header is missing") }
         return header
     }
@@ -39,32 +27,17 @@ extension PostgresRecordStore {
     // MARK: - Key slots
 
     public func keySlots() throws(StoreError) -> [KeySlotRecord] {
-        try rows(
-            """
-            SELECT id, kind, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, kdf_salt, wrapped_root_key, info
-            FROM key_slot ORDER BY id
-            """, table: "key_slot"
-        ) { row throws(StoreError) in
-            KeySlotRecord(
-                id: try row.integer(0, in: StoredRange.keySlot), kind: try row.text(1), kdfAlgorithm: try row.text(2),
-                kdfOpsLimit: try row.unsigned(3), kdfMemLimit: try row.unsigned(4), kdfSalt: try row.blob(5),
-                wrappedRootKey: try row.blob(6), info: try row.blob(7))
-        }
+        try records("SELECT \(KeySlotRecord.columnList) FROM key_slot ORDER BY id")
     }
 
     public func upsert(_ slot: KeySlotRecord) throws(StoreError) {
-        try session.query(
-            """
-            INSERT INTO key_slot (id, kind, kdf_algorithm, kdf_ops_limit, kdf_mem_limit, kdf_salt, wrapped_root_key, info)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-            ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, kdf_algorithm = excluded.kdf_algorithm,
-                kdf_ops_limit = excluded.kdf_ops_limit, kdf_mem_limit = excluded.kdf_mem_limit,
-                kdf_salt = excluded.kdf_salt, wrapped_root_key = excluded.wrapped_root_key, info = excluded.info
-            """,
-            [
-                .integer(Int64(slot.id)), .text(slot.kind), .text(slot.kdfAlgorithm), .integer(Int64(slot.kdfOpsLimit)),
-                .integer(Int64(slot.kdfMemLimit)), .bytes(slot.kdfSalt), .bytes(slot.wrappedRootKey), .bytes(slot.info)
-            ])
+        try insertRow(
+            slot,
+            then: """
+                 ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, kdf_algorithm = excluded.kdf_algorithm,
+                    kdf_ops_limit = excluded.kdf_ops_limit, kdf_mem_limit = excluded.kdf_mem_limit,
+                    kdf_salt = excluded.kdf_salt, wrapped_root_key = excluded.wrapped_root_key, info = excluded.info
+                """)
     }
 
     public func deleteKeySlot(_ id: Int) throws(StoreError) {
@@ -72,22 +45,16 @@ extension PostgresRecordStore {
     }
 
     public func keyRing() throws(StoreError) -> KeyRingRecord? {
-        try first(
-            "SELECT write_counter, content, mac FROM key_ring WHERE singleton = 1", table: "key_ring", keyColumns: 0
-        ) { row throws(StoreError) in
-            KeyRingRecord(
-                writeCounter: try row.integer(0, in: StoredRange.counter), content: try row.blob(1),
-                mac: try row.blob(2))
-        }
+        try record("SELECT \(KeyRingRecord.columnList) FROM key_ring WHERE singleton = 1")
     }
 
     public func setKeyRing(_ ring: KeyRingRecord) throws(StoreError) {
-        try session.query(
-            """
-            INSERT INTO key_ring (singleton, write_counter, content, mac) VALUES (1, $1, $2, $3)
-            ON CONFLICT (singleton) DO UPDATE SET write_counter = excluded.write_counter, content = excluded.content,
-                mac = excluded.mac
-            """, [.integer(Int64(ring.writeCounter)), .bytes(ring.content), .bytes(ring.mac)])
+        try insertRow(
+            ring,
+            then: """
+                 ON CONFLICT (singleton) DO UPDATE SET write_counter = excluded.write_counter,
+                    content = excluded.content, mac = excluded.mac
+                """)
     }
 
     // MARK: - Schema

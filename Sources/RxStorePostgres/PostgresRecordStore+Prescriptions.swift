@@ -11,54 +11,43 @@ extension PostgresRecordStore {
         ) { row throws(StoreError) in try row.id(0) }
     }
 
-    private static let versionColumns = "prescription_id, version, wrapped_key, content, mac"
-
-    private static func versionRecord(_ row: PostgresStoredRow) throws(StoreError) -> PrescriptionVersionRecord {
-        PrescriptionVersionRecord(
-            prescriptionID: try row.id(0), version: try row.integer(1, in: StoredRange.version),
-            wrappedKey: try row.blob(2), content: try row.blob(3), mac: try row.blob(4))
-    }
+    private static let versionColumns = PrescriptionVersionRecord.columnList
 
     public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
-        try rows(
+        try records(
             """
             SELECT DISTINCT ON (prescription_id) \(Self.versionColumns) FROM prescription_version
             ORDER BY prescription_id, version DESC
-            """, table: "prescription_version", keyColumns: 2, Self.versionRecord)
+            """)
     }
 
     public func versions(of id: PrescriptionID) throws(StoreError) -> [PrescriptionVersionRecord] {
-        try rows(
+        try records(
             "SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = $1 ORDER BY version",
-            [.text(id.hex)], table: "prescription_version", keyColumns: 2, Self.versionRecord)
+            [.text(id.hex)])
     }
 
     public func latestVersion(of id: PrescriptionID) throws(StoreError) -> PrescriptionVersionRecord? {
-        try first(
+        try record(
             """
             SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = $1
             ORDER BY version DESC LIMIT 1
-            """, [.text(id.hex)], table: "prescription_version", keyColumns: 2, Self.versionRecord)
+            """, [.text(id.hex)])
     }
 
     public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
         // Kept and sent with the write's next statement (`InsertBuffer`): an import's thousands
         // of rows go a thousand to a round trip.
         if record.version == 1 { try session.insert(.prescription, [.text(record.prescriptionID.hex)]) }
-        try session.insert(
-            .prescriptionVersion,
-            [
-                .text(record.prescriptionID.hex), .integer(Int64(record.version)), .bytes(record.wrappedKey),
-                .bytes(record.content), .bytes(record.mac)
-            ])
+        try session.insert(.prescriptionVersion, record.storedValues.map(BoundValue.init))
     }
 
     public func versions(ofAll ids: [PrescriptionID]) throws(StoreError) -> [PrescriptionVersionRecord] {
-        try rows(
+        try records(
             """
             SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ANY($1)
             ORDER BY prescription_id, version
-            """, [.texts(ids.map(\.hex))], table: "prescription_version", keyColumns: 2, Self.versionRecord)
+            """, [.texts(ids.map(\.hex))])
     }
 
     public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {
@@ -81,41 +70,28 @@ extension PostgresRecordStore {
 
     // MARK: - Attachments
 
-    private static let attachmentColumns = "id, prescription_id, wrapped_key, metadata, stream_header, mac"
-
-    private static func attachmentRecord(_ row: PostgresStoredRow) throws(StoreError) -> AttachmentRecord {
-        AttachmentRecord(
-            id: try row.id(0), prescriptionID: try row.id(1), wrappedKey: try row.blob(2),
-            metadata: try row.blob(3), streamHeader: try row.blob(4, count: 24), mac: try row.blob(5))
-    }
+    private static let attachmentColumns = AttachmentRecord.columnList
 
     public func attachments(of prescriptionID: PrescriptionID) throws(StoreError) -> [AttachmentRecord] {
-        try rows(
+        try records(
             "SELECT \(Self.attachmentColumns) FROM attachment WHERE prescription_id = $1 ORDER BY position",
-            [.text(prescriptionID.hex)], table: "attachment", Self.attachmentRecord)
+            [.text(prescriptionID.hex)])
     }
 
     public func attachments(ofAll ids: [PrescriptionID]) throws(StoreError) -> [AttachmentRecord] {
-        try rows(
+        try records(
             """
             SELECT \(Self.attachmentColumns) FROM attachment WHERE prescription_id = ANY($1)
             ORDER BY prescription_id, position
-            """, [.texts(ids.map(\.hex))], table: "attachment", Self.attachmentRecord)
+            """, [.texts(ids.map(\.hex))])
     }
 
     public func attachment(_ id: AttachmentID) throws(StoreError) -> AttachmentRecord? {
-        try first(
-            "SELECT \(Self.attachmentColumns) FROM attachment WHERE id = $1", [.text(id.hex)], table: "attachment",
-            Self.attachmentRecord)
+        try record("SELECT \(Self.attachmentColumns) FROM attachment WHERE id = $1", [.text(id.hex)])
     }
 
     public func insert(_ attachment: AttachmentRecord) throws(StoreError) {
-        try session.query(
-            "INSERT INTO attachment (\(Self.attachmentColumns)) VALUES ($1, $2, $3, $4, $5, $6)",
-            [
-                .text(attachment.id.hex), .text(attachment.prescriptionID.hex), .bytes(attachment.wrappedKey),
-                .bytes(attachment.metadata), .bytes(attachment.streamHeader), .bytes(attachment.mac)
-            ])
+        try insertRow(attachment)
     }
 
     public func updateMetadata(ofAttachment id: AttachmentID, to metadata: [UInt8], mac: [UInt8]) throws(StoreError) {

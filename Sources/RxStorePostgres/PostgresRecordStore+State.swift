@@ -4,28 +4,22 @@ import RxStore
 /// `search_index`, `person` and the one `person_buckets` row.
 extension PostgresRecordStore {
     public func vaultState() throws(StoreError) -> VaultStateRecord? {
-        try first(
-            "SELECT write_counter, state, mac FROM vault_state WHERE singleton = 1", table: "vault_state",
-            keyColumns: 0
-        ) { row throws(StoreError) in
-            VaultStateRecord(
-                writeCounter: try row.integer(0, in: StoredRange.counter), state: try row.blob(1), mac: try row.blob(2))
-        }
+        try record("SELECT \(VaultStateRecord.columnList) FROM vault_state WHERE singleton = 1")
     }
 
     /// One query outside any transaction: `rxvault serve` asks on every request.
     public func vaultStateStamp() throws(StoreError) -> (counter: Int, mac: [UInt8])? {
         try first("SELECT write_counter, mac FROM vault_state WHERE singleton = 1", table: "vault_state", keyColumns: 0)
-        { row throws(StoreError) in (try row.integer(0, in: StoredRange.counter), try row.blob(1)) }
+        { row throws(StoreError) in try row.stateStamp() }
     }
 
     public func setVaultState(_ state: VaultStateRecord) throws(StoreError) {
-        try session.query(
-            """
-            INSERT INTO vault_state (singleton, write_counter, state, mac) VALUES (1, $1, $2, $3)
-            ON CONFLICT (singleton) DO UPDATE SET write_counter = excluded.write_counter, state = excluded.state,
-                mac = excluded.mac
-            """, [.integer(Int64(state.writeCounter)), .bytes(state.state), .bytes(state.mac)])
+        try insertRow(
+            state,
+            then: """
+                 ON CONFLICT (singleton) DO UPDATE SET write_counter = excluded.write_counter, state = excluded.state,
+                    mac = excluded.mac
+                """)
     }
 
     public func manifestBuckets() throws(StoreError) -> [(Int, [UInt8])] {
@@ -61,7 +55,7 @@ extension PostgresRecordStore {
     /// `table` is one of the two bucket tables, named here, never from input.
     private func buckets(of table: String) throws(StoreError) -> [(Int, [UInt8])] {
         try rows("SELECT bucket, content FROM \(table) ORDER BY bucket", table: table) { row throws(StoreError) in
-            (try row.integer(0, in: StoredRange.bucket), try row.blob(1))
+            try row.bucket()
         }
     }
 
@@ -82,9 +76,7 @@ extension PostgresRecordStore {
     // MARK: - Patients
 
     public func patients() throws(StoreError) -> [PatientRecord] {
-        try rows("SELECT id, info, mac FROM person ORDER BY id", table: "person") { row throws(StoreError) in
-            PatientRecord(id: try row.id(0), info: try row.blob(1), mac: try row.blob(2))
-        }
+        try records("SELECT \(PatientRecord.columnList) FROM person ORDER BY id")
     }
 
     public func patientMACs() throws(StoreError) -> [(id: PatientID, mac: [UInt8])] {
@@ -103,27 +95,21 @@ extension PostgresRecordStore {
     }
 
     public func patientBuckets() throws(StoreError) -> PatientBucketsRecord? {
-        try first("SELECT content, mac FROM person_buckets WHERE singleton = 1", table: "person_buckets", keyColumns: 0)
-        { row throws(StoreError) in PatientBucketsRecord(content: try row.blob(0), mac: try row.blob(1)) }
+        try record("SELECT \(PatientBucketsRecord.columnList) FROM person_buckets WHERE singleton = 1")
     }
 
     public func setPatientBuckets(_ record: PatientBucketsRecord) throws(StoreError) {
-        try session.query(
-            """
-            INSERT INTO person_buckets (singleton, content, mac) VALUES (1, $1, $2)
-            ON CONFLICT (singleton) DO UPDATE SET content = excluded.content, mac = excluded.mac
-            """, [.bytes(record.content), .bytes(record.mac)])
+        try insertRow(
+            record, then: " ON CONFLICT (singleton) DO UPDATE SET content = excluded.content, mac = excluded.mac")
     }
 
     public func patient(id: PatientID) throws(StoreError) -> PatientRecord? {
-        try first("SELECT id, info, mac FROM person WHERE id = $1", [.text(id.hex)], table: "person") {
-            row throws(StoreError) in PatientRecord(id: try row.id(0), info: try row.blob(1), mac: try row.blob(2))
-        }
+        try record("SELECT \(PatientRecord.columnList) FROM person WHERE id = $1", [.text(id.hex)])
     }
 
     public func upsert(_ patient: PatientRecord) throws(StoreError) {
         // Kept and sent with the write's next statement (`InsertBuffer`), as prescriptions are.
-        try session.insert(.person, [.text(patient.id.hex), .bytes(patient.info), .bytes(patient.mac)])
+        try session.insert(.person, patient.storedValues.map(BoundValue.init))
     }
 
     public func deletePatient(_ id: PatientID) throws(StoreError) -> Bool {

@@ -1,35 +1,18 @@
 /// `AttachmentStore`: `attachment` and `attachment_chunk`.
 extension SQLiteRecordStore {
-    private static let attachmentColumns = "id, prescription_id, wrapped_key, metadata, stream_header, mac"
-
-    private func attachmentRecord(_ s: Statement) throws(StoreError) -> AttachmentRecord {
-        let row = s.row(of: "attachment")
-        return AttachmentRecord(
-            id: try row.id(0), prescriptionID: try row.id(1), wrappedKey: try row.blob(2),
-            metadata: try row.blob(3), streamHeader: try row.blob(4, count: 24), mac: try row.blob(5))
-    }
+    private static let attachmentColumns = AttachmentRecord.columnList
 
     public func attachments(of prescriptionID: PrescriptionID) throws(StoreError) -> [AttachmentRecord] {
-        var records: [AttachmentRecord] = []
         try statement("SELECT \(Self.attachmentColumns) FROM attachment WHERE prescription_id = ? ORDER BY rowid")
-            .forEach([.text(prescriptionID.hex)]) { row throws(StoreError) in records.append(try attachmentRecord(row))
-            }
-        return records
+            .records([.text(prescriptionID.hex)])
     }
 
     public func attachment(_ id: AttachmentID) throws(StoreError) -> AttachmentRecord? {
-        try statement("SELECT \(Self.attachmentColumns) FROM attachment WHERE id = ?").first([.text(id.hex)]) {
-            row throws(StoreError) in
-            try attachmentRecord(row)
-        }
+        try statement("SELECT \(Self.attachmentColumns) FROM attachment WHERE id = ?").record([.text(id.hex)])
     }
 
     public func insert(_ attachment: AttachmentRecord) throws(StoreError) {
-        try statement("INSERT INTO attachment (\(Self.attachmentColumns)) VALUES (?, ?, ?, ?, ?, ?)")
-            .run([
-                .text(attachment.id.hex), .text(attachment.prescriptionID.hex), .blob(attachment.wrappedKey),
-                .blob(attachment.metadata), .blob(attachment.streamHeader), .blob(attachment.mac)
-            ])
+        try insertRow(attachment)
     }
 
     public func updateMetadata(ofAttachment id: AttachmentID, to metadata: [UInt8], mac: [UInt8]) throws(StoreError) {

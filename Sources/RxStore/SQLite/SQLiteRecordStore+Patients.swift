@@ -9,11 +9,7 @@ extension SQLiteRecordStore {
 
     public func patients() throws(StoreError) -> [PatientRecord] {
         guard try hasPatientTable() else { return [] }
-        var records: [PatientRecord] = []
-        try database.prepare("SELECT id, info, mac FROM person ORDER BY id").forEach { row throws(StoreError) in
-            records.append(try patientRecord(row))
-        }
-        return records
+        return try database.prepare("SELECT \(PatientRecord.columnList) FROM person ORDER BY id").records()
     }
 
     public func patientMACs() throws(StoreError) -> [(id: PatientID, mac: [UInt8])] {
@@ -42,37 +38,27 @@ extension SQLiteRecordStore {
 
     public func patientBuckets() throws(StoreError) -> PatientBucketsRecord? {
         guard try schemaVersion() >= 4, try tableExists("person_buckets") else { return nil }
-        return try statement("SELECT content, mac FROM person_buckets WHERE singleton = 1").first {
-            s throws(StoreError) in
-            let row = s.row(of: "person_buckets", keyColumns: 0)
-            return PatientBucketsRecord(content: try row.blob(0), mac: try row.blob(1))
-        }
+        return try statement("SELECT \(PatientBucketsRecord.columnList) FROM person_buckets WHERE singleton = 1")
+            .record()
     }
 
     public func setPatientBuckets(_ record: PatientBucketsRecord) throws(StoreError) {
         try database.execute(Schema.version4PatientBuckets)
-        try database.prepare("INSERT OR REPLACE INTO person_buckets (singleton, content, mac) VALUES (1, ?, ?)")
-            .run([.blob(record.content), .blob(record.mac)])
+        try database.prepare(
+            PatientBucketsRecord.insertStatement("INSERT OR REPLACE") { _ in "?" }
+        ).run(record.storedValues)
     }
 
     public func patient(id: PatientID) throws(StoreError) -> PatientRecord? {
         guard try hasPatientTable() else { return nil }
-        return try statement("SELECT id, info, mac FROM person WHERE id = ?").first([.text(id.hex)]) {
-            row throws(StoreError) in
-            try patientRecord(row)
-        }
-    }
-
-    private func patientRecord(_ s: Statement) throws(StoreError) -> PatientRecord {
-        let row = s.row(of: "person")
-        return PatientRecord(id: try row.id(0), info: try row.blob(1), mac: try row.blob(2))
+        return try statement("SELECT \(PatientRecord.columnList) FROM person WHERE id = ?").record([.text(id.hex)])
     }
 
     /// A reusable statement: an import that makes a patient per prescription runs it tens of
     /// thousands of times (preparing each afresh was a tenth of the import's time).
     public func upsert(_ patient: PatientRecord) throws(StoreError) {
-        try statement("INSERT OR REPLACE INTO person (id, info, mac) VALUES (?, ?, ?)")
-            .run([.text(patient.id.hex), .blob(patient.info), .blob(patient.mac)])
+        try statement(PatientRecord.insertStatement("INSERT OR REPLACE") { _ in "?" })
+            .run(patient.storedValues)
     }
 
     public func deletePatient(_ id: PatientID) throws(StoreError) -> Bool {

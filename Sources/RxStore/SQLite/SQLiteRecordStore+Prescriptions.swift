@@ -10,53 +10,35 @@ extension SQLiteRecordStore {
         return ids
     }
 
-    private static let versionColumns = "prescription_id, version, wrapped_key, content, mac"
-
-    private func versionRecord(_ s: Statement) throws(StoreError) -> PrescriptionVersionRecord {
-        let row = s.row(of: "prescription_version", keyColumns: 2)
-        return PrescriptionVersionRecord(
-            prescriptionID: try row.id(0), version: try row.integer(1, in: StoredRange.version),
-            wrappedKey: try row.blob(2), content: try row.blob(3), mac: try row.blob(4))
-    }
+    private static let versionColumns = PrescriptionVersionRecord.columnList
 
     public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
-        var records: [PrescriptionVersionRecord] = []
         try statement(
             """
             SELECT \(Self.versionColumns) FROM prescription_version v
             WHERE version = (SELECT max(version) FROM prescription_version WHERE prescription_id = v.prescription_id)
             ORDER BY prescription_id
             """
-        ).forEach { row throws(StoreError) in records.append(try versionRecord(row)) }
-        return records
+        ).records()
     }
 
     public func versions(of id: PrescriptionID) throws(StoreError) -> [PrescriptionVersionRecord] {
-        var records: [PrescriptionVersionRecord] = []
         try statement(
             "SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version"
-        )
-        .forEach([.text(id.hex)]) { row throws(StoreError) in records.append(try versionRecord(row)) }
-        return records
+        ).records([.text(id.hex)])
     }
 
     public func latestVersion(of id: PrescriptionID) throws(StoreError) -> PrescriptionVersionRecord? {
         try statement(
             "SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version DESC LIMIT 1"
-        )
-        .first([.text(id.hex)]) { row throws(StoreError) in try versionRecord(row) }
+        ).record([.text(id.hex)])
     }
 
     public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
         if record.version == 1 {
             try statement("INSERT INTO prescription (id) VALUES (?)").run([.text(record.prescriptionID.hex)])
         }
-        try statement("INSERT INTO prescription_version (\(Self.versionColumns)) VALUES (?, ?, ?, ?, ?)")
-            .run([
-                .text(record.prescriptionID.hex), .integer(Int64(record.version)), .blob(record.wrappedKey),
-                .blob(record.content),
-                .blob(record.mac)
-            ])
+        try insertRow(record)
     }
 
     public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {

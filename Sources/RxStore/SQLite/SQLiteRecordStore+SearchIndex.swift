@@ -3,8 +3,7 @@ extension SQLiteRecordStore {
     public func indexBuckets() throws(StoreError) -> [(Int, [UInt8])] {
         var buckets: [(Int, [UInt8])] = []
         try statement("SELECT bucket, content FROM search_index ORDER BY bucket").forEach { s throws(StoreError) in
-            let row = s.row(of: "search_index")
-            buckets.append((try row.integer(0, in: StoredRange.bucket), try row.blob(1)))
+            buckets.append(try s.row(of: "search_index").bucket())
         }
         return buckets
     }

@@ -2,12 +2,7 @@
 extension SQLiteRecordStore {
     public func vaultState() throws(StoreError) -> VaultStateRecord? {
         guard try schemaVersion() >= 2 else { return nil }
-        return try statement("SELECT write_counter, state, mac FROM vault_state WHERE singleton = 1").first {
-            s throws(StoreError) in
-            let row = s.row(of: "vault_state", keyColumns: 0)
-            return VaultStateRecord(
-                writeCounter: try row.integer(0, in: StoredRange.counter), state: try row.blob(1), mac: try row.blob(2))
-        }
+        return try statement("SELECT \(VaultStateRecord.columnList) FROM vault_state WHERE singleton = 1").record()
     }
 
     /// Prepared once (`rxvault serve` asks on every request) and reset after each use, so it
@@ -23,25 +18,22 @@ extension SQLiteRecordStore {
         try s.bind([])
         defer { _ = try? s.bind([]) }
         guard try s.step() else { return nil }
-        let row = s.row(of: "vault_state", keyColumns: 0)
-        return (try row.integer(0, in: StoredRange.counter), try row.blob(1))
+        return try s.row(of: "vault_state", keyColumns: 0).stateStamp()
     }
 
     public func setVaultState(_ state: VaultStateRecord) throws(StoreError) {
         try statement(
-            """
-            INSERT INTO vault_state (singleton, write_counter, state, mac) VALUES (1, ?, ?, ?)
-            ON CONFLICT (singleton) DO UPDATE SET write_counter = excluded.write_counter, state = excluded.state, mac = excluded.mac
-            """
-        ).run([.integer(Int64(state.writeCounter)), .blob(state.state), .blob(state.mac)])
+            VaultStateRecord.insertStatement { _ in "?" }
+                + " ON CONFLICT (singleton) DO UPDATE SET write_counter = excluded.write_counter,"
+                + " state = excluded.state, mac = excluded.mac"
+        ).run(state.storedValues)
     }
 
     public func manifestBuckets() throws(StoreError) -> [(Int, [UInt8])] {
         guard try schemaVersion() >= 2 else { return [] }
         var buckets: [(Int, [UInt8])] = []
         try statement("SELECT bucket, content FROM manifest ORDER BY bucket").forEach { s throws(StoreError) in
-            let row = s.row(of: "manifest")
-            buckets.append((try row.integer(0, in: StoredRange.bucket), try row.blob(1)))
+            buckets.append(try s.row(of: "manifest").bucket())
         }
         return buckets
     }

@@ -62,7 +62,7 @@ public final class SQLiteRecordStore: RecordStore {
         guard (Schema.oldestCreatedVersion...Schema.currentVersion).contains(header.formatVersion) else {
             throw StoreError.unsupportedVersion(found: header.formatVersion, supported: Schema.currentVersion)
         }
-        guard access(path, F_OK) != 0 else { throw StoreError.cannotWrite("\(path) already exists") }
+        guard access(path, F_OK) != 0 else { throw StoreError.alreadyExists(path: path) }
         let temporary = path + ".tmp-" + String(UInt32.random(in: .min ... .max), radix: 16)
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -127,11 +127,15 @@ public final class SQLiteRecordStore: RecordStore {
         }
         // The connection is closed (WAL folded in) before the file is linked into place.
         guard link(temporary, path) == 0 else {
-            let reason =
-                errno == EEXIST
-                ? "\(path) already exists" : "cannot create \(path): \(String(cString: strerror(errno)))"
-            throw StoreError.cannotWrite(reason)
+            // Another `init` won the race for the name: EEXIST is the one "already exists".
+            if errno == EEXIST { throw StoreError.alreadyExists(path: path) }
+            throw StoreError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Inserts `record` as a row of its table (`StoredRecord`), through a reusable statement.
+    func insertRow<R: StoredRecord>(_ record: R) throws(StoreError) {
+        try statement(R.insertStatement { _ in "?" }).run(record.storedValues)
     }
 
     /// Whether the table exists (the format-4 upgrade creates it before `user_version` moves).
