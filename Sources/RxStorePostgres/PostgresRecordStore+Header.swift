@@ -65,39 +65,18 @@ extension PostgresRecordStore {
         } ?? 0
     }
 
-    /// A database vault is created at the current format: older vaults are upgraded as files,
-    /// then copied in (`rxvault copy`).
-    public func upgradeToFormat2(wrappedRootKey: [UInt8]) throws(StoreError) {
-        throw .unsupportedVersion(found: try schemaVersion(), supported: PostgresSchema.version)
-    }
-
-    public func upgradeToFormat3(wrappedRootKey: [UInt8], clients: [ClientRecord], grants: [GrantRecord])
-        throws(StoreError)
-    {
-        throw .unsupportedVersion(found: try schemaVersion(), supported: PostgresSchema.version)
-    }
-
-    public func createPatientTable() throws(StoreError) {
-        throw .unsupportedVersion(found: try schemaVersion(), supported: PostgresSchema.version)
-    }
-
-    public func upgradeKeySlotsToFormat4() throws(StoreError) {
-        throw .unsupportedVersion(found: try schemaVersion(), supported: PostgresSchema.version)
-    }
-
-    public func upgradeToFormat4(wrappedRootKey: [UInt8]) throws(StoreError) {
-        throw .unsupportedVersion(found: try schemaVersion(), supported: PostgresSchema.version)
-    }
-
-    public func upgradeToFormat5() throws(StoreError) {
-        guard try schemaVersion() == 4 else { throw StoreError.corrupt("the schema to upgrade is not version 4") }
-        try session.query("UPDATE rxvault_schema SET version = 5 WHERE singleton = 1")
-        try session.query("UPDATE vault_header SET format_version = 5 WHERE singleton = 1")
-    }
-
-    public func upgradeToFormat6() throws(StoreError) {
-        guard try schemaVersion() == 5 else { throw StoreError.corrupt("the schema to upgrade is not version 5") }
-        try session.query("UPDATE rxvault_schema SET version = 6 WHERE singleton = 1")
-        try session.query("UPDATE vault_header SET format_version = 6 WHERE singleton = 1")
+    /// A database vault is created at format 4 or later (older vaults are upgraded as files, then
+    /// copied in), so this is the only step it takes.
+    public func advanceFormat(to version: Int, adding tables: [StoredTable]) throws(StoreError) {
+        guard version <= PostgresSchema.version else {
+            throw StoreError.unsupportedVersion(found: version, supported: PostgresSchema.version)
+        }
+        guard try schemaVersion() == version - 1 else {
+            throw StoreError.corrupt("the schema to upgrade is not version \(version - 1)")
+        }
+        for statement in tables.flatMap(PostgresSchema.create) { try session.query(statement) }
+        try session.query("UPDATE rxvault_schema SET version = $1 WHERE singleton = 1", [.integer(Int64(version))])
+        try session.query(
+            "UPDATE vault_header SET format_version = $1 WHERE singleton = 1", [.integer(Int64(version))])
     }
 }

@@ -43,7 +43,7 @@ extension SQLiteRecordStore {
     }
 
     public func setPatientBuckets(_ record: PatientBucketsRecord) throws(StoreError) {
-        try database.execute(Schema.version4PatientBuckets)
+        try database.execute(SQLiteDialect.script([StoredSchema.personBuckets], ifNotExists: true))
         try database.prepare(
             PatientBucketsRecord.insertStatement("INSERT OR REPLACE") { _ in "?" }
         ).run(record.storedValues)

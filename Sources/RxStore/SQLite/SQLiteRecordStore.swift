@@ -79,37 +79,15 @@ public final class SQLiteRecordStore: RecordStore {
             try database.execute("PRAGMA journal_mode = WAL")
             try database.execute("PRAGMA application_id = \(Schema.applicationID)")
             try database.writeTransaction { () throws(StoreError) in
-                try database.execute(Schema.version1)
-                try database.execute(Schema.version2)
-                try database.execute(Schema.version3)
-                try database.execute(Schema.version4Patients)
-                try database.execute(Schema.version4KeySlots)
-                try database.prepare(
-                    """
-                    INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
-                                              kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes,
-                                              audit_public_key)
-                    VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-                ).run([
-                    .integer(Int64(header.formatVersion)), .blob(header.vaultID), .text(header.kdfAlgorithm),
-                    .integer(Int64(header.kdfOpsLimit)), .integer(Int64(header.kdfMemLimit)),
-                    .blob(header.kdfSalt), .blob(header.wrappedRootKey), .integer(Int64(header.maxAttachmentBytes)),
-                    .blob(header.auditPublicKey)
-                ])
+                try database.execute(Schema.creation)
+                try database.prepare(VaultHeaderRecord.insertStatement { _ in "?" }).run(header.storedValues)
                 try database.prepare("INSERT INTO audit_head (singleton, seq, hash, mac) VALUES (1, 0, ?, ?)")
                     .run([.blob([UInt8](repeating: 0, count: 32)), .blob(auditHeadMAC)])
                 if let state {
-                    try database.prepare(
-                        "INSERT INTO vault_state (singleton, write_counter, state, mac) VALUES (1, ?, ?, ?)"
-                    )
-                    .run([.integer(Int64(state.writeCounter)), .blob(state.state), .blob(state.mac)])
+                    try database.prepare(VaultStateRecord.insertStatement { _ in "?" }).run(state.storedValues)
                 }
                 if let keyRing {
-                    try database.prepare(
-                        "INSERT INTO key_ring (singleton, write_counter, content, mac) VALUES (1, ?, ?, ?)"
-                    )
-                    .run([.integer(Int64(keyRing.writeCounter)), .blob(keyRing.content), .blob(keyRing.mac)])
+                    try database.prepare(KeyRingRecord.insertStatement { _ in "?" }).run(keyRing.storedValues)
                 }
                 // The header's format: a copy keeps its source's (format 4 has the same tables).
                 try database.execute("PRAGMA user_version = \(header.formatVersion)")
