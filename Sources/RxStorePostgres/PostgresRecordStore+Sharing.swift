@@ -1,7 +1,7 @@
 import RxStore
 
-/// `ClientStore`, `GrantStore` and `AuditLogStore`: `client`, `access_grant`, `audit_entry` and
-/// the one `audit_head` row.
+/// `ClientStore` and `GrantStore`: `client` and `access_grant`. (The audit log is written once for
+/// both engines, `SQLStatements+Tables.swift`.)
 extension PostgresRecordStore {
     public func clients() throws(StoreError) -> [ClientRecord] {
         try records("SELECT \(ClientRecord.columnList) FROM client ORDER BY position")
@@ -47,54 +47,5 @@ extension PostgresRecordStore {
 
     public func deleteGrant(_ id: GrantID) throws(StoreError) {
         try session.query("DELETE FROM access_grant WHERE id = $1", [.text(id.hex)])
-    }
-
-    // MARK: - Audit log
-
-    private static let entryColumns = AuditEntryRecord.columnList
-
-    public func auditEntries() throws(StoreError) -> [AuditEntryRecord] {
-        try records("SELECT \(Self.entryColumns) FROM audit_entry ORDER BY seq")
-    }
-
-    public func auditEntries(after sequence: Int) throws(StoreError) -> [AuditEntryRecord] {
-        try records(
-            "SELECT \(Self.entryColumns) FROM audit_entry WHERE seq > $1 ORDER BY seq", [.integer(Int64(sequence))])
-    }
-
-    public func auditEntry(_ sequence: Int) throws(StoreError) -> AuditEntryRecord? {
-        try record("SELECT \(Self.entryColumns) FROM audit_entry WHERE seq = $1", [.integer(Int64(sequence))])
-    }
-
-    public func auditEntryHash(_ sequence: Int) throws(StoreError) -> [UInt8]? {
-        try first(
-            "SELECT seq, hash FROM audit_entry WHERE seq = $1", [.integer(Int64(sequence))], table: "audit_entry"
-        ) { row throws(StoreError) in try row.blob(1, count: 32) }
-    }
-
-    public func lastAuditEntry() throws(StoreError) -> AuditEntryRecord? {
-        try record("SELECT \(Self.entryColumns) FROM audit_entry ORDER BY seq DESC LIMIT 1")
-    }
-
-    public func append(_ entry: AuditEntryRecord) throws(StoreError) {
-        try insertRow(entry)
-    }
-
-    public func setAuditMAC(sequence: Int, mac: [UInt8]) throws(StoreError) {
-        try session.query("UPDATE audit_entry SET mac = $1 WHERE seq = $2", [.bytes(mac), .integer(Int64(sequence))])
-    }
-
-    public func auditHead() throws(StoreError) -> (sequence: Int, hash: [UInt8], mac: [UInt8])? {
-        try first("SELECT seq, hash, mac FROM audit_head WHERE singleton = 1", table: "audit_head", keyColumns: 0) {
-            row throws(StoreError) in try row.auditHead()
-        }
-    }
-
-    public func setAuditHead(sequence: Int, hash: [UInt8], mac: [UInt8]) throws(StoreError) {
-        try session.query(
-            """
-            INSERT INTO audit_head (singleton, seq, hash, mac) VALUES (1, $1, $2, $3)
-            ON CONFLICT (singleton) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac
-            """, [.integer(Int64(sequence)), .bytes(hash), .bytes(mac)])
     }
 }

@@ -64,7 +64,7 @@ public enum StoredSchema {
         [
             .id(), StoredColumn("lookup", .blob, unique: true, check: "length(lookup) = 32"),
             StoredColumn("info", .blob), StoredColumn("mac", .blob)
-        ], keepsInsertionOrder: true)
+        ], keepsInsertionOrder: true, format: 3)
 
     /// Format 3: a grant is found by its reference, a keyed hash of its client and prescription.
     static let accessGrant = StoredTable(
@@ -73,7 +73,8 @@ public enum StoredSchema {
             .id(), StoredColumn("client_id", .id, references: "client"),
             StoredColumn("reference", .id, unique: true, check: "length(reference) = 32"),
             StoredColumn("sealed_keys", .blob), StoredColumn("info", .blob), StoredColumn("mac", .blob)
-        ], keepsInsertionOrder: true, indexes: [StoredIndex(name: "access_grant_by_client", columns: ["client_id"])])
+        ], keepsInsertionOrder: true, indexes: [StoredIndex(name: "access_grant_by_client", columns: ["client_id"])],
+        format: 3)
 
     static let auditEntry = StoredTable(
         "audit_entry",
@@ -94,18 +95,19 @@ public enum StoredSchema {
         [
             .singleton, StoredColumn("write_counter", .integer, check: "write_counter >= 0"),
             StoredColumn("state", .blob), StoredColumn("mac", .blob)
-        ])
+        ], format: 2)
 
-    static let manifest = bucketTable("manifest")
+    static let manifest = bucketTable("manifest", format: 2)
 
     /// Format 4: patients. The table is called `person`: the vault names no field of what it
     /// holds (the word "patient" appears nowhere in it, schema included).
-    static let person = StoredTable("person", [.id(), StoredColumn("info", .blob), StoredColumn("mac", .blob)])
+    static let person = StoredTable(
+        "person", [.id(), StoredColumn("info", .blob), StoredColumn("mac", .blob)], format: 4)
 
     /// Format 4: the patient bucket hashes (one row; a vault file gets it at its first owner
     /// write by an rxvault that knows it, `setPatientBuckets`).
     static let personBuckets = StoredTable(
-        "person_buckets", [.singleton, StoredColumn("content", .blob), StoredColumn("mac", .blob)])
+        "person_buckets", [.singleton, StoredColumn("content", .blob), StoredColumn("mac", .blob)], format: 4)
 
     /// Format 4: the ways into the vault besides the header's passphrase.
     static let keySlot = StoredTable(
@@ -117,7 +119,7 @@ public enum StoredSchema {
             StoredColumn("kdf_ops_limit", .integer, check: "kdf_ops_limit >= 0"),
             StoredColumn("kdf_mem_limit", .integer, check: "kdf_mem_limit >= 0"),
             StoredColumn("kdf_salt", .blob), StoredColumn("wrapped_root_key", .blob), StoredColumn("info", .blob)
-        ])
+        ], format: 4)
 
     /// Format 4: the owner's commitment to the key slots and the header's settings (one row).
     static let keyRing = StoredTable(
@@ -125,15 +127,15 @@ public enum StoredSchema {
         [
             .singleton, StoredColumn("write_counter", .integer, check: "write_counter >= 0"),
             StoredColumn("content", .blob), StoredColumn("mac", .blob)
-        ])
+        ], format: 4)
 
     /// 256 sealed buckets by the first byte of an id.
-    private static func bucketTable(_ name: String) -> StoredTable {
+    private static func bucketTable(_ name: String, format: Int = 1) -> StoredTable {
         StoredTable(
             name,
             [
                 StoredColumn("bucket", .integer, primaryKey: true, check: "bucket >= 0 AND bucket < 256"),
                 StoredColumn("content", .blob)
-            ])
+            ], format: format)
     }
 }

@@ -13,11 +13,15 @@ public struct StoredTable: Sendable, Equatable {
     /// column of its own.
     public let keepsInsertionOrder: Bool
     public let indexes: [StoredIndex]
+    /// The format that added the table in this form: a vault file older than that does not hold
+    /// it (`SQLStatements.holds`).
+    public let format: Int
 
     init(
         _ name: String, _ columns: [StoredColumn], compositeKey: [String] = [], keepsInsertionOrder: Bool = false,
-        indexes: [StoredIndex] = []
+        indexes: [StoredIndex] = [], format: Int = 1
     ) {
+        self.format = format
         self.name = name
         self.columns = columns
         self.compositeKey = compositeKey

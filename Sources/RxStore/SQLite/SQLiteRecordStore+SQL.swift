@@ -1,0 +1,25 @@
+/// `SQLStatements`: how the table requirements written once (`SQLStatements+Tables.swift`) run on
+/// the file: reusable statements (`statement`), SQLite's `?1` parameters, and the tables a file
+/// of an older format does not have yet.
+extension SQLiteRecordStore: SQLStatements {
+    public static func placeholder(_ number: Int) -> String { "?\(number)" }
+
+    public func fetch<T>(
+        _ sql: String, _ values: [StoredValue], table: String, keyColumns: Int,
+        _ read: (StoredRow) throws(StoreError) -> T
+    ) throws(StoreError) -> [T] {
+        var results: [T] = []
+        try statement(sql).forEach(values) { s throws(StoreError) in
+            results.append(try read(s.row(of: table, keyColumns: Int32(keyColumns))))
+        }
+        return results
+    }
+
+    public func run(_ sql: String, _ values: [StoredValue]) throws(StoreError) {
+        try statement(sql).run(values)
+    }
+
+    public func holds(_ table: StoredTable) throws(StoreError) -> Bool {
+        try schemaVersion() >= table.format
+    }
+}

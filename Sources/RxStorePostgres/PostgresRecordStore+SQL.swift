@@ -1,0 +1,21 @@
+import RxStore
+
+/// `SQLStatements`: how the table requirements written once (`SQLStatements+Tables.swift`) run on
+/// the server: PostgreSQL's `$1` parameters, the session's queries, and every table there (a
+/// database is never older than format 4).
+extension PostgresRecordStore: SQLStatements {
+    public static func placeholder(_ number: Int) -> String { "$\(number)" }
+
+    public func fetch<T>(
+        _ sql: String, _ values: [StoredValue], table: String, keyColumns: Int,
+        _ read: (PostgresStoredRow) throws(StoreError) -> T
+    ) throws(StoreError) -> [T] {
+        try rows(sql, values.map(BoundValue.init), table: table, keyColumns: keyColumns, read)
+    }
+
+    public func run(_ sql: String, _ values: [StoredValue]) throws(StoreError) {
+        try session.query(sql, values.map(BoundValue.init))
+    }
+
+    public func holds(_ table: StoredTable) throws(StoreError) -> Bool { true }
+}
