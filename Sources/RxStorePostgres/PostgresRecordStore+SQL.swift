@@ -1,6 +1,6 @@
 import RxStore
 
-/// `SQLStatements`: how the table requirements written once (`SQLStatements+Tables.swift`) run on
+/// `SQLStatements`: how the table requirements written once (`Sources/RxStore/SQL/`) run on
 /// the server: PostgreSQL's `$1` parameters, the session's queries, and every table there (a
 /// database is never older than format 4).
 extension PostgresRecordStore: SQLStatements {
@@ -16,6 +16,13 @@ extension PostgresRecordStore: SQLStatements {
     public func run(_ sql: String, _ values: [StoredValue]) throws(StoreError) {
         try session.query(sql, values.map(BoundValue.init))
     }
+
+    /// The rows it changed, one returned for each.
+    public func runCountingChanges(_ sql: String, _ values: [StoredValue]) throws(StoreError) -> Int {
+        try session.query(sql + " RETURNING 1", values.map(BoundValue.init)).count
+    }
+
+    public static let insertionOrder = "position"
 
     public func holds(_ table: StoredTable) throws(StoreError) -> Bool { true }
 }

@@ -157,9 +157,4 @@ public final class PostgresRecordStore: RecordStore {
             try row.integer(0, in: 0...Int64.max)
         } ?? 0
     }
-
-    /// Whether the statement (a DELETE) changed any row: it returns one row per row changed.
-    func changed(_ sql: String, _ values: [BoundValue]) throws(StoreError) -> Bool {
-        try !session.query(sql + " RETURNING 1", values).isEmpty
-    }
 }

@@ -13,6 +13,11 @@ public protocol SQLStatements: AnyObject {
     ) throws(StoreError) -> [T]
     /// Runs `sql`, which returns no rows.
     func run(_ sql: String, _ values: [StoredValue]) throws(StoreError)
+    /// Runs `sql` (an UPDATE or DELETE) and says how many rows it changed.
+    func runCountingChanges(_ sql: String, _ values: [StoredValue]) throws(StoreError) -> Int
+    /// What orders a table's rows as they were added (`StoredTable.keepsInsertionOrder`): SQLite's
+    /// `rowid`, a column of its own in a server engine.
+    static var insertionOrder: String { get }
     /// Whether the vault holds `table`: a file older than the format that added it does not
     /// (`StoredTable.format`); a database is never older than format 4.
     func holds(_ table: StoredTable) throws(StoreError) -> Bool
@@ -36,6 +41,13 @@ extension SQLStatements {
     /// `SELECT` every column of `R` from its table, then `rest` (a `WHERE`, an `ORDER BY`).
     static func select<R: StoredRecord>(_ kind: R.Type, _ rest: String) -> String {
         "SELECT \(R.columnList) FROM \(R.table) \(rest)"
+    }
+
+    /// `count(*)` of `table`.
+    func count(of table: StoredTable) throws(StoreError) -> Int {
+        try fetch("SELECT count(*) FROM \(table.name)", [], table: table.name, keyColumns: 0) {
+            row throws(StoreError) in try row.integer(0, in: 0...Int64.max)
+        }.first ?? 0
     }
 
     /// Inserts `record` as a row of its table.

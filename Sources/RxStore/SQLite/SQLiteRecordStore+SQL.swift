@@ -1,4 +1,4 @@
-/// `SQLStatements`: how the table requirements written once (`SQLStatements+Tables.swift`) run on
+/// `SQLStatements`: how the table requirements written once (`Sources/RxStore/SQL/`) run on
 /// the file: reusable statements (`statement`), SQLite's `?1` parameters, and the tables a file
 /// of an older format does not have yet.
 extension SQLiteRecordStore: SQLStatements {
@@ -19,7 +19,16 @@ extension SQLiteRecordStore: SQLStatements {
         try statement(sql).run(values)
     }
 
+    public func runCountingChanges(_ sql: String, _ values: [StoredValue]) throws(StoreError) -> Int {
+        try statement(sql).run(values)
+        return database.changes
+    }
+
+    public static let insertionOrder = "rowid"
+
+    /// A table an upgrade creates is there before `user_version` moves, inside its transaction.
     public func holds(_ table: StoredTable) throws(StoreError) -> Bool {
-        try schemaVersion() >= table.format
+        if try schemaVersion() >= table.format { return true }
+        return try tableExists(table.name)
     }
 }

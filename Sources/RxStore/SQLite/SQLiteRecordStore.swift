@@ -13,9 +13,6 @@ import CSQLite
 public final class SQLiteRecordStore: RecordStore {
     /// The connection: for the sections here, and for tests that alter the file as an attacker would.
     public let database: Database
-    /// `insertChunk`'s statement, prepared once: a 30 MiB attachment is ~500 inserts.
-    lazy var chunkInsertStatement: Statement? = try? database.prepare(
-        "INSERT INTO attachment_chunk (attachment_id, seq, data) VALUES (?, ?, ?)")
 
     /// A prepared statement for `sql`, this caller's alone while it holds it, kept prepared for
     /// the next caller once released (`Database.reusable`). An earlier cache that handed the
