@@ -86,7 +86,9 @@ extension AttachmentStore where Self: SQLStatements {
             "SELECT prescription_id, count(*) FROM attachment GROUP BY prescription_id", [], table: "attachment",
             keyColumns: 1
         ) { row throws(StoreError) in (try row.id(0) as PrescriptionID, try row.integer(1, in: 0...Int64.max)) }
-        return Dictionary(uniqueKeysWithValues: counts)
+        var byPrescription: [PrescriptionID: Int] = [:]
+        for (id, count) in counts { byPrescription[id] = count }
+        return byPrescription
     }
 }
 
