@@ -24,5 +24,8 @@ extension PostgresRecordStore: SQLStatements {
 
     public static let insertionOrder = "position"
 
+    /// A database is never older than format 4: every column has its current name.
+    public func storedName(of column: String, in table: String) throws(StoreError) -> String { column }
+
     public func holds(_ table: StoredTable) throws(StoreError) -> Bool { true }
 }

@@ -18,6 +18,9 @@ public protocol SQLStatements: AnyObject {
     /// What orders a table's rows as they were added (`StoredTable.keepsInsertionOrder`): SQLite's
     /// `rowid`, a column of its own in a server engine.
     static var insertionOrder: String { get }
+    /// `column` of `table` as the stored tables name it: a file before format 3 calls
+    /// `client.lookup` `public_key` and `access_grant.reference` `prescription_id`.
+    func storedName(of column: String, in table: String) throws(StoreError) -> String
     /// Whether the vault holds `table`: a file older than the format that added it does not
     /// (`StoredTable.format`); a database is never older than format 4.
     func holds(_ table: StoredTable) throws(StoreError) -> Bool
@@ -41,6 +44,13 @@ extension SQLStatements {
     /// `SELECT` every column of `R` from its table, then `rest` (a `WHERE`, an `ORDER BY`).
     static func select<R: StoredRecord>(_ kind: R.Type, _ rest: String) -> String {
         "SELECT \(R.columnList) FROM \(R.table) \(rest)"
+    }
+
+    /// `R.columns` as the stored table names them (`storedName`).
+    func storedColumns<R: StoredRecord>(of kind: R.Type) throws(StoreError) -> [String] {
+        var names: [String] = []
+        for column in R.columns { names.append(try storedName(of: column, in: R.table)) }
+        return names
     }
 
     /// `count(*)` of `table`.

@@ -26,6 +26,14 @@ extension SQLiteRecordStore: SQLStatements {
 
     public static let insertionOrder = "rowid"
 
+    public func storedName(of column: String, in table: String) throws(StoreError) -> String {
+        switch (table, column) {
+        case ("client", "lookup"): Schema.clientLookupColumn(try schemaVersion())
+        case ("access_grant", "reference"): Schema.grantReferenceColumn(try schemaVersion())
+        default: column
+        }
+    }
+
     /// A table an upgrade creates is there before `user_version` moves, inside its transaction.
     public func holds(_ table: StoredTable) throws(StoreError) -> Bool {
         if try schemaVersion() >= table.format { return true }
