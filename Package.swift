@@ -115,7 +115,7 @@ let package = Package(
             path: "Tests/RxTestSupport"),
         .testTarget(name: "RxModelTests", dependencies: ["RxModel", "RxTestSupport"]),
         .testTarget(name: "RxCryptoTests", dependencies: ["RxCrypto", "RxTestSupport"]),
-        .testTarget(name: "RxStoreTests", dependencies: ["RxStore", "RxTestSupport"]),
+        .testTarget(name: "RxStoreTests", dependencies: ["RxStore", "RxStorePostgres", "RxTestSupport"]),
         .testTarget(name: "RxValidateTests", dependencies: ["RxValidate", "CRxValidate", "RxTestSupport"]),
         .testTarget(
             name: "RxVaultTests",

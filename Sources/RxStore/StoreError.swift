@@ -20,7 +20,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// The vault's location cannot be read as one (a database URL with a password in it, an
     /// unknown parameter, a bad port).
     case badLocation(String)
-    /// There is a vault at the location already (`init` never replaces one).
+    /// There is a vault at the location already, or for a file anything at all (`init`, `copy`
+    /// and a snapshot never replace what is there). Each engine tells it by its own codes, never
+    /// by a message's text: a file by `access`/`link`'s EEXIST, PostgreSQL by the marker table
+    /// or, for two `init`s racing, SQLSTATE 42P07 (duplicate table) or 23505 (its catalog row).
     case alreadyExists(path: String)
     /// The database server holding the vault cannot be reached, or refused the login.
     case unreachable(String)
@@ -45,7 +48,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             return "\(name) error \(code): \(message)" + (sql.map { " (in: \($0))" } ?? "")
         case .corrupt(let what): return "the vault file is damaged: \(what)"
         case .badLocation(let why): return why
-        case .alreadyExists(let path): return "\(path) already holds a vault"
+        case .alreadyExists(let path): return "\(path) already exists; rxvault never replaces it"
         case .unreachable(let why): return why
         case .permissionDenied(let what, _): return what
         }

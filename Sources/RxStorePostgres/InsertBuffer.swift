@@ -1,3 +1,5 @@
+import RxStore
+
 /// Rows a write inserts, kept until its next statement or its commit and then sent many to a
 /// statement. An import of 100,000 prescriptions made three round trips to the server per
 /// prescription (its patient, its prescription row, its version), and spent most of its time
@@ -22,9 +24,9 @@ struct InsertBuffer {
 
         var columns: [String] {
             switch self {
-            case .person: ["id", "info", "mac"]
+            case .person: PatientRecord.columns
             case .prescription: ["id"]
-            case .prescriptionVersion: ["prescription_id", "version", "wrapped_key", "content", "mac"]
+            case .prescriptionVersion: PrescriptionVersionRecord.columns
             }
         }
 

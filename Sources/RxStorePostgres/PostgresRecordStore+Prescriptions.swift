@@ -1,74 +1,34 @@
 import RxStore
 
-/// `PrescriptionStore` and `AttachmentStore`: `prescription`, `prescription_version`,
-/// `attachment` and `attachment_chunk`.
+/// What `PrescriptionStore` and `AttachmentStore` do PostgreSQL's own way: the newest versions
+/// (`DISTINCT ON`), inserts kept and sent in batches, reads of many prescriptions in one round
+/// trip (`= ANY($1)`), chunks one query each. The rest is written once for both engines
+/// (`SQLStatements+Records.swift`).
 extension PostgresRecordStore {
-    public func prescriptionIDs(withPrefix prefix: String, limit: Int) throws(StoreError) -> [PrescriptionID] {
-        // Ids are lower-case hex in the C collation: a range scan on the primary key.
-        try rows(
-            "SELECT id FROM prescription WHERE id >= $1 AND id < $2 ORDER BY id LIMIT $3",
-            [.text(prefix), .text(prefix + "g"), .integer(Int64(limit))], table: "prescription"
-        ) { row throws(StoreError) in try row.id(0) }
-    }
-
-    private static let versionColumns = "prescription_id, version, wrapped_key, content, mac"
-
-    private static func versionRecord(_ row: PostgresStoredRow) throws(StoreError) -> PrescriptionVersionRecord {
-        PrescriptionVersionRecord(
-            prescriptionID: try row.id(0), version: try row.integer(1, in: StoredRange.version),
-            wrappedKey: try row.blob(2), content: try row.blob(3), mac: try row.blob(4))
-    }
+    private static let versionColumns = PrescriptionVersionRecord.columnList
 
     public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
-        try rows(
+        try records(
             """
             SELECT DISTINCT ON (prescription_id) \(Self.versionColumns) FROM prescription_version
             ORDER BY prescription_id, version DESC
-            """, table: "prescription_version", keyColumns: 2, Self.versionRecord)
-    }
-
-    public func versions(of id: PrescriptionID) throws(StoreError) -> [PrescriptionVersionRecord] {
-        try rows(
-            "SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = $1 ORDER BY version",
-            [.text(id.hex)], table: "prescription_version", keyColumns: 2, Self.versionRecord)
-    }
-
-    public func latestVersion(of id: PrescriptionID) throws(StoreError) -> PrescriptionVersionRecord? {
-        try first(
-            """
-            SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = $1
-            ORDER BY version DESC LIMIT 1
-            """, [.text(id.hex)], table: "prescription_version", keyColumns: 2, Self.versionRecord)
+            """)
     }
 
     public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
         // Kept and sent with the write's next statement (`InsertBuffer`): an import's thousands
         // of rows go a thousand to a round trip.
         if record.version == 1 { try session.insert(.prescription, [.text(record.prescriptionID.hex)]) }
-        try session.insert(
-            .prescriptionVersion,
-            [
-                .text(record.prescriptionID.hex), .integer(Int64(record.version)), .bytes(record.wrappedKey),
-                .bytes(record.content), .bytes(record.mac)
-            ])
+        try session.insert(.prescriptionVersion, record.storedValues.map(BoundValue.init))
     }
 
     public func versions(ofAll ids: [PrescriptionID]) throws(StoreError) -> [PrescriptionVersionRecord] {
-        try rows(
+        try records(
             """
             SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ANY($1)
             ORDER BY prescription_id, version
-            """, [.texts(ids.map(\.hex))], table: "prescription_version", keyColumns: 2, Self.versionRecord)
+            """, [.texts(ids.map(\.hex))])
     }
-
-    public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {
-        // Versions, attachments and their chunks go with it (ON DELETE CASCADE).
-        try changed("DELETE FROM prescription WHERE id = $1", [.text(id.hex)])
-    }
-
-    public func prescriptionCount() throws(StoreError) -> Int { try count("SELECT count(*) FROM prescription") }
-
-    public func versionCount() throws(StoreError) -> Int { try count("SELECT count(*) FROM prescription_version") }
 
     public func allPrescriptionIDs() throws(StoreError) -> [PrescriptionID] {
         try rows(
@@ -81,53 +41,14 @@ extension PostgresRecordStore {
 
     // MARK: - Attachments
 
-    private static let attachmentColumns = "id, prescription_id, wrapped_key, metadata, stream_header, mac"
-
-    private static func attachmentRecord(_ row: PostgresStoredRow) throws(StoreError) -> AttachmentRecord {
-        AttachmentRecord(
-            id: try row.id(0), prescriptionID: try row.id(1), wrappedKey: try row.blob(2),
-            metadata: try row.blob(3), streamHeader: try row.blob(4, count: 24), mac: try row.blob(5))
-    }
-
-    public func attachments(of prescriptionID: PrescriptionID) throws(StoreError) -> [AttachmentRecord] {
-        try rows(
-            "SELECT \(Self.attachmentColumns) FROM attachment WHERE prescription_id = $1 ORDER BY position",
-            [.text(prescriptionID.hex)], table: "attachment", Self.attachmentRecord)
-    }
+    private static let attachmentColumns = AttachmentRecord.columnList
 
     public func attachments(ofAll ids: [PrescriptionID]) throws(StoreError) -> [AttachmentRecord] {
-        try rows(
+        try records(
             """
             SELECT \(Self.attachmentColumns) FROM attachment WHERE prescription_id = ANY($1)
             ORDER BY prescription_id, position
-            """, [.texts(ids.map(\.hex))], table: "attachment", Self.attachmentRecord)
-    }
-
-    public func attachment(_ id: AttachmentID) throws(StoreError) -> AttachmentRecord? {
-        try first(
-            "SELECT \(Self.attachmentColumns) FROM attachment WHERE id = $1", [.text(id.hex)], table: "attachment",
-            Self.attachmentRecord)
-    }
-
-    public func insert(_ attachment: AttachmentRecord) throws(StoreError) {
-        try session.query(
-            "INSERT INTO attachment (\(Self.attachmentColumns)) VALUES ($1, $2, $3, $4, $5, $6)",
-            [
-                .text(attachment.id.hex), .text(attachment.prescriptionID.hex), .bytes(attachment.wrappedKey),
-                .bytes(attachment.metadata), .bytes(attachment.streamHeader), .bytes(attachment.mac)
-            ])
-    }
-
-    public func updateMetadata(ofAttachment id: AttachmentID, to metadata: [UInt8], mac: [UInt8]) throws(StoreError) {
-        try session.query(
-            "UPDATE attachment SET metadata = $1, mac = $2 WHERE id = $3",
-            [.bytes(metadata), .bytes(mac), .text(id.hex)])
-    }
-
-    public func insertChunk(attachmentID: AttachmentID, sequence: Int, data: [UInt8]) throws(StoreError) {
-        try session.query(
-            "INSERT INTO attachment_chunk (attachment_id, seq, data) VALUES ($1, $2, $3)",
-            [.text(attachmentID.hex), .integer(Int64(sequence)), .bytes(data)])
+            """, [.texts(ids.map(\.hex))])
     }
 
     public func forEachChunk(ofAttachment id: AttachmentID, _ body: (Int, [UInt8]) throws -> Void) throws {
@@ -142,29 +63,5 @@ extension PostgresRecordStore {
             guard let data = try chunk(ofAttachment: id, sequence: sequence) else { continue }
             try body(sequence, data)
         }
-    }
-
-    public func chunk(ofAttachment id: AttachmentID, sequence: Int) throws(StoreError) -> [UInt8]? {
-        try first(
-            "SELECT attachment_id, seq, data FROM attachment_chunk WHERE attachment_id = $1 AND seq = $2",
-            [.text(id.hex), .integer(Int64(sequence))], table: "attachment_chunk", keyColumns: 2
-        ) { row throws(StoreError) in try row.blob(2) }
-    }
-
-    public func deleteAttachment(_ id: AttachmentID) throws(StoreError) -> Bool {
-        try changed("DELETE FROM attachment WHERE id = $1", [.text(id.hex)])
-    }
-
-    public func attachmentCount() throws(StoreError) -> Int { try count("SELECT count(*) FROM attachment") }
-
-    public func attachmentCountsByPrescription() throws(StoreError) -> [PrescriptionID: Int] {
-        var counts: [PrescriptionID: Int] = [:]
-        for (id, n) in try rows(
-            "SELECT prescription_id, count(*) FROM attachment GROUP BY prescription_id", table: "attachment",
-            { row throws(StoreError) in (try row.id(0) as PrescriptionID, try row.integer(1, in: 0...Int64.max)) })
-        {
-            counts[id] = n
-        }
-        return counts
     }
 }

@@ -1,132 +1,20 @@
 import RxStore
 
-/// `StateRootStore`, `SearchIndexStore` and `PatientStore`: `vault_state`, `manifest`,
-/// `search_index`, `person` and the one `person_buckets` row.
+/// What `PatientStore` does PostgreSQL's own way: the patient buckets' upsert, and patients kept
+/// and sent in batches (`InsertBuffer`). The rest is written once for both engines
+/// (`SQLStatements+Records.swift`).
 extension PostgresRecordStore {
-    public func vaultState() throws(StoreError) -> VaultStateRecord? {
-        try first(
-            "SELECT write_counter, state, mac FROM vault_state WHERE singleton = 1", table: "vault_state",
-            keyColumns: 0
-        ) { row throws(StoreError) in
-            VaultStateRecord(
-                writeCounter: try row.integer(0, in: StoredRange.counter), state: try row.blob(1), mac: try row.blob(2))
-        }
-    }
-
-    /// One query outside any transaction: `rxvault serve` asks on every request.
-    public func vaultStateStamp() throws(StoreError) -> (counter: Int, mac: [UInt8])? {
-        try first("SELECT write_counter, mac FROM vault_state WHERE singleton = 1", table: "vault_state", keyColumns: 0)
-        { row throws(StoreError) in (try row.integer(0, in: StoredRange.counter), try row.blob(1)) }
-    }
-
-    public func setVaultState(_ state: VaultStateRecord) throws(StoreError) {
-        try session.query(
-            """
-            INSERT INTO vault_state (singleton, write_counter, state, mac) VALUES (1, $1, $2, $3)
-            ON CONFLICT (singleton) DO UPDATE SET write_counter = excluded.write_counter, state = excluded.state,
-                mac = excluded.mac
-            """, [.integer(Int64(state.writeCounter)), .bytes(state.state), .bytes(state.mac)])
-    }
-
-    public func manifestBuckets() throws(StoreError) -> [(Int, [UInt8])] {
-        try buckets(of: "manifest")
-    }
-
-    public func manifestBucket(_ bucket: Int) throws(StoreError) -> [UInt8]? {
-        try storedBucket(bucket, of: "manifest")
-    }
-
-    public func setManifestBucket(_ bucket: Int, to content: [UInt8]?) throws(StoreError) {
-        if let content {
-            try setBucket(bucket, of: "manifest", to: content)
-        } else {
-            try session.query("DELETE FROM manifest WHERE bucket = $1", [.integer(Int64(bucket))])
-        }
-    }
-
-    // MARK: - Search index
-
-    public func indexBuckets() throws(StoreError) -> [(Int, [UInt8])] { try buckets(of: "search_index") }
-
-    public func indexBucket(_ bucket: Int) throws(StoreError) -> [UInt8]? {
-        try storedBucket(bucket, of: "search_index")
-    }
-
-    public func setIndexBucket(_ bucket: Int, to sealed: [UInt8]) throws(StoreError) {
-        try setBucket(bucket, of: "search_index", to: sealed)
-    }
-
-    public func clearIndex() throws(StoreError) { try session.query("DELETE FROM search_index") }
-
-    /// `table` is one of the two bucket tables, named here, never from input.
-    private func buckets(of table: String) throws(StoreError) -> [(Int, [UInt8])] {
-        try rows("SELECT bucket, content FROM \(table) ORDER BY bucket", table: table) { row throws(StoreError) in
-            (try row.integer(0, in: StoredRange.bucket), try row.blob(1))
-        }
-    }
-
-    private func storedBucket(_ bucket: Int, of table: String) throws(StoreError) -> [UInt8]? {
-        try first("SELECT bucket, content FROM \(table) WHERE bucket = $1", [.integer(Int64(bucket))], table: table) {
-            row throws(StoreError) in try row.blob(1)
-        }
-    }
-
-    private func setBucket(_ bucket: Int, of table: String, to content: [UInt8]) throws(StoreError) {
-        try session.query(
-            """
-            INSERT INTO \(table) (bucket, content) VALUES ($1, $2)
-            ON CONFLICT (bucket) DO UPDATE SET content = excluded.content
-            """, [.integer(Int64(bucket)), .bytes(content)])
-    }
-
-    // MARK: - Patients
-
-    public func patients() throws(StoreError) -> [PatientRecord] {
-        try rows("SELECT id, info, mac FROM person ORDER BY id", table: "person") { row throws(StoreError) in
-            PatientRecord(id: try row.id(0), info: try row.blob(1), mac: try row.blob(2))
-        }
-    }
-
-    public func patientMACs() throws(StoreError) -> [(id: PatientID, mac: [UInt8])] {
-        try rows("SELECT id, mac FROM person ORDER BY id", table: "person") { row throws(StoreError) in
-            (try row.id(0), try row.blob(1))
-        }
-    }
-
-    public func patientMACs(withPrefix prefix: String) throws(StoreError) -> [(id: PatientID, mac: [UInt8])] {
-        guard let last = prefix.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return [] }
-        let upper = String(prefix.unicodeScalars.dropLast()) + String(next)
-        return try rows(
-            "SELECT id, mac FROM person WHERE id >= $1 AND id < $2 ORDER BY id", [.text(prefix), .text(upper)],
-            table: "person"
-        ) { row throws(StoreError) in (try row.id(0), try row.blob(1)) }
-    }
-
     public func patientBuckets() throws(StoreError) -> PatientBucketsRecord? {
-        try first("SELECT content, mac FROM person_buckets WHERE singleton = 1", table: "person_buckets", keyColumns: 0)
-        { row throws(StoreError) in PatientBucketsRecord(content: try row.blob(0), mac: try row.blob(1)) }
+        try record("SELECT \(PatientBucketsRecord.columnList) FROM person_buckets WHERE singleton = 1")
     }
 
     public func setPatientBuckets(_ record: PatientBucketsRecord) throws(StoreError) {
-        try session.query(
-            """
-            INSERT INTO person_buckets (singleton, content, mac) VALUES (1, $1, $2)
-            ON CONFLICT (singleton) DO UPDATE SET content = excluded.content, mac = excluded.mac
-            """, [.bytes(record.content), .bytes(record.mac)])
-    }
-
-    public func patient(id: PatientID) throws(StoreError) -> PatientRecord? {
-        try first("SELECT id, info, mac FROM person WHERE id = $1", [.text(id.hex)], table: "person") {
-            row throws(StoreError) in PatientRecord(id: try row.id(0), info: try row.blob(1), mac: try row.blob(2))
-        }
+        try insertRow(
+            record, then: " ON CONFLICT (singleton) DO UPDATE SET content = excluded.content, mac = excluded.mac")
     }
 
     public func upsert(_ patient: PatientRecord) throws(StoreError) {
         // Kept and sent with the write's next statement (`InsertBuffer`), as prescriptions are.
-        try session.insert(.person, [.text(patient.id.hex), .bytes(patient.info), .bytes(patient.mac)])
-    }
-
-    public func deletePatient(_ id: PatientID) throws(StoreError) -> Bool {
-        try changed("DELETE FROM person WHERE id = $1", [.text(id.hex)])
+        try session.insert(.person, patient.storedValues.map(BoundValue.init))
     }
 }

@@ -65,22 +65,16 @@ public final class PostgresRecordStore: RecordStore {
                     "\(location.display) already holds \(count) table\(count == 1 ? "" : "s"): a vault needs a database of its own"
                 )
             }
-            for statement in PostgresSchema.tables { try store.session.query(statement) }
+            do {
+                for statement in PostgresSchema.tables { try store.session.query(statement) }
+            } catch StoreError.engine(_, let code, _, _) where code == "42P07" || code == "23505" {
+                // Another `init` created the tables first (this one waited on its catalog lock).
+                throw StoreError.alreadyExists(path: location.display)
+            }
             try store.session.query(
                 "INSERT INTO rxvault_schema (singleton, application_id, version) VALUES (1, $1, $2)",
                 [.integer(PostgresSchema.applicationID), .integer(Int64(header.formatVersion))])
-            try store.session.query(
-                """
-                INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
-                                          kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes, audit_public_key)
-                VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8, $9)
-                """,
-                [
-                    .integer(Int64(header.formatVersion)), .bytes(header.vaultID), .text(header.kdfAlgorithm),
-                    .integer(Int64(header.kdfOpsLimit)), .integer(Int64(header.kdfMemLimit)), .bytes(header.kdfSalt),
-                    .bytes(header.wrappedRootKey), .integer(Int64(header.maxAttachmentBytes)),
-                    .bytes(header.auditPublicKey)
-                ])
+            try store.insertRow(header)
             try store.setAuditHead(sequence: 0, hash: [UInt8](repeating: 0, count: 32), mac: auditHeadMAC)
             if let state { try store.setVaultState(state) }
             if let keyRing { try store.setKeyRing(keyRing) }
@@ -136,15 +130,31 @@ public final class PostgresRecordStore: RecordStore {
         return try read(PostgresStoredRow(row, of: table, keyColumns: keyColumns))
     }
 
+    /// Every row of `sql` as a record (`StoredRecord.init(row:)`).
+    func records<R: StoredRecord>(_ sql: String, _ values: [BoundValue] = [], as kind: R.Type = R.self)
+        throws(StoreError) -> [R]
+    {
+        try rows(sql, values, table: R.table, keyColumns: R.keyColumns) { row throws(StoreError) in try R(row: row) }
+    }
+
+    /// The first row of `sql` as a record, or nil.
+    func record<R: StoredRecord>(_ sql: String, _ values: [BoundValue] = [], as kind: R.Type = R.self)
+        throws(StoreError) -> R?
+    {
+        try first(sql, values, table: R.table, keyColumns: R.keyColumns) { row throws(StoreError) in try R(row: row) }
+    }
+
+    /// Inserts `record` as a row of its table (`StoredRecord`), `then` after the values (an
+    /// `ON CONFLICT` clause).
+    func insertRow<R: StoredRecord>(_ record: R, then: String = "") throws(StoreError) {
+        try session.query(
+            R.insertStatement { "$\($0)" } + then, record.storedValues.map(BoundValue.init))
+    }
+
     /// `count(*)` of `sql`.
     func count(_ sql: String) throws(StoreError) -> Int {
         try first(sql, table: "count", keyColumns: 0) { row throws(StoreError) in
             try row.integer(0, in: 0...Int64.max)
         } ?? 0
-    }
-
-    /// Whether the statement (a DELETE) changed any row: it returns one row per row changed.
-    func changed(_ sql: String, _ values: [BoundValue]) throws(StoreError) -> Bool {
-        try !session.query(sql + " RETURNING 1", values).isEmpty
     }
 }

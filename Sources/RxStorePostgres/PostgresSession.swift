@@ -19,6 +19,16 @@ enum BoundValue {
     /// A `text[]`: the ids of `= ANY($1)`.
     case texts([String])
     case null
+
+    /// A value as every engine writes it (`StoredValue`).
+    init(_ value: StoredValue) {
+        switch value {
+        case .integer(let int): self = .integer(int)
+        case .text(let text): self = .text(text)
+        case .blob(let bytes): self = .bytes(bytes)
+        case .null: self = .null
+        }
+    }
 }
 
 /// One connection to the server, used synchronously: RxVault's store calls are synchronous (as

@@ -2,13 +2,12 @@ import NIOCore
 import PostgresNIO
 import RxStore
 
-/// One result row read as the schema says its values are, as `StoredRow` reads the file's: each
-/// value checked for its type, for NULL and for its range or length, so that a value rxvault
-/// never writes is `StoreError.corrupt` naming the table, the row and the column. The tables'
-/// types and CHECK constraints say the same, but whoever owns the tables can alter them.
-struct PostgresStoredRow {
+/// One result row of a database vault, as `StoredRowReading` says (and `StoredRow` reads the
+/// file's): each value checked for its wire type, for NULL and for its range or length. The
+/// tables' types and CHECK constraints say the same, but whoever owns the tables can alter them.
+public struct PostgresStoredRow: StoredRowReading {
     let cells: [PostgresCell]
-    let table: String
+    public let table: String
     /// How many leading columns are the row's key, which messages name it by (0: the one row).
     let keyColumns: Int
 
@@ -18,7 +17,7 @@ struct PostgresStoredRow {
         self.keyColumns = keyColumns
     }
 
-    func integer(_ column: Int, in range: ClosedRange<Int64>) throws(StoreError) -> Int {
+    public func integer(_ column: Int, in range: ClosedRange<Int64>) throws(StoreError) -> Int {
         let value = try int64(column)
         guard range.contains(value), let int = Int(exactly: value) else {
             throw bad(column, "is \(value), outside \(range.lowerBound)...\(range.upperBound)")
@@ -26,36 +25,23 @@ struct PostgresStoredRow {
         return int
     }
 
-    func unsigned(_ column: Int) throws(StoreError) -> UInt64 {
-        UInt64(try integer(column, in: StoredRange.nonNegative))
-    }
-
-    func text(_ column: Int) throws(StoreError) -> String {
+    public func text(_ column: Int) throws(StoreError) -> String {
         String(decoding: try bytes(column, [.text, .varchar, .bpchar, .name], "text"), as: UTF8.self)
     }
 
-    func id<ID: RecordIdentifier>(_ column: Int, as kind: ID.Type = ID.self) throws(StoreError) -> ID {
-        ID(checkedHex: try hexDigits(column))
-    }
-
-    func hexDigits(_ column: Int) throws(StoreError) -> String {
+    public func hexDigits(_ column: Int) throws(StoreError) -> String {
         let utf8 = try bytes(column, [.text, .varchar, .bpchar], "text")
-        guard utf8.count == RecordID.length,
-            utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-        else { throw bad(column, "is not an id (32 lower-case hex digits)") }
+        guard Self.areHexDigits(utf8) else { throw bad(column, "is not an id (32 lower-case hex digits)") }
         return String(decoding: utf8, as: UTF8.self)
     }
 
-    func blob(_ column: Int, count: Int? = nil) throws(StoreError) -> [UInt8] {
+    public func blob(_ column: Int, count: Int?) throws(StoreError) -> [UInt8] {
         let value = try bytes(column, [.bytea], "bytes")
         if let count, value.count != count { throw bad(column, "is \(value.count) bytes, not \(count)") }
         return value
     }
 
-    func optionalBlob(_ column: Int, count: Int? = nil) throws(StoreError) -> [UInt8]? {
-        guard column < cells.count, cells[column].bytes != nil else { return nil }
-        return try blob(column, count: count)
-    }
+    public func isNull(_ column: Int) -> Bool { column >= cells.count || cells[column].bytes == nil }
 
     private func int64(_ column: Int) throws(StoreError) -> Int64 {
         let cell = try cell(column)

@@ -45,7 +45,7 @@ extension Vault {
         var record = header.record
         record.formatVersion = 2
         record.wrappedRootKey = try rootKeyWrapped(for: record)
-        try store.upgradeToFormat2(wrappedRootKey: record.wrappedRootKey)
+        try olderFormatSteps().toFormat2(wrappedRootKey: record.wrappedRootKey)
         header = try VaultHeader(record)
         var state = VaultState.empty(clientsHash: VaultState.clientsHash(try store.clients()))
         for (bucket, sealed) in try store.indexBuckets() { state.indexHashes[bucket] = VaultState.bucketHash(sealed) }
@@ -110,7 +110,8 @@ extension Vault {
                 row.mac = try MAC.authenticate(grantRowMessage(row, version: sealedFor), key: grantMACKey)
                 grantRows.append(row)
             }
-            try store.upgradeToFormat3(wrappedRootKey: record.wrappedRootKey, clients: clientRows, grants: grantRows)
+            try olderFormatSteps().toFormat3(
+                wrappedRootKey: record.wrappedRootKey, clients: clientRows, grants: grantRows)
         } catch {
             header = previousHeader
             throw error
@@ -133,8 +134,9 @@ extension Vault {
         var record = header.record
         record.formatVersion = 4
         record.wrappedRootKey = try rootKeyWrapped(for: record)
-        try store.createPatientTable()
-        try store.upgradeToFormat4(wrappedRootKey: record.wrappedRootKey)
+        let steps = try olderFormatSteps()
+        try steps.createPatientTable()
+        try steps.toFormat4(wrappedRootKey: record.wrappedRootKey)
         header = try VaultHeader(record)
         state.patientsHash = VaultState.patientsHash([PatientRecord]())
         write.state = state
@@ -147,7 +149,7 @@ extension Vault {
     /// tables for more slots and the key ring are added (the ring is written at the end of this
     /// write, as at every owner write).
     func upgradeKeySlotsToFormat4() throws {
-        try store.upgradeKeySlotsToFormat4()
+        try olderFormatSteps().createKeySlotTables()
     }
 
     /// Upgrades a format-4 vault (or one just upgraded to format 4) to format 5 inside the
@@ -172,7 +174,7 @@ extension Vault {
             try verifyIndexBucket(bucket, sealed: nil, state: state)
         }
         state.indexBySeal = true
-        try store.upgradeToFormat5()
+        try store.advanceFormat(to: 5, adding: [])
         try adoptFormat(5, state: state, in: write)
     }
 
@@ -184,8 +186,18 @@ extension Vault {
     func upgradeToFormat6(_ write: OwnerWrite) throws {
         var state = try write.root()
         state.measurementGrants = true
-        try store.upgradeToFormat6()
+        try store.advanceFormat(to: 6, adding: [])
         try adoptFormat(6, state: state, in: write)
+    }
+
+    /// The steps before format 4, which only a vault file takes: a database vault is created at
+    /// format 4 or later, so one older than that is no vault this rxvault made.
+    private func olderFormatSteps() throws -> SQLiteFormatUpgrade {
+        guard let steps = SQLiteFormatUpgrade(store) else {
+            throw VaultError.from(
+                StoreError.unsupportedVersion(found: header.formatVersion, supported: StoredSchema.currentFormat))
+        }
+        return steps
     }
 
     /// After a step that wraps no key (formats 5 and 6): this process's header takes the new

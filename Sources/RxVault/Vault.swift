@@ -156,7 +156,7 @@ public final class Vault {
             try VaultLocation.createStore(
                 at: path, header: record, auditHeadMAC: auditHeadMAC, state: state, keyRing: keyRing)
         } catch let error as StoreError {
-            if case .cannotWrite(let why) = error, why.hasSuffix("already exists") { throw .alreadyExists(path: path) }
+            if case .alreadyExists = error { throw .alreadyExists(path: path) }
             throw VaultError.from(error)
         } catch {
             throw VaultError.wrap(error)

@@ -73,7 +73,7 @@ public enum VaultCopy {
                     patients: try from.patients().count, auditEntries: try from.auditEntries().count)
             }
         } catch let error as StoreError {
-            if case .cannotWrite(let why) = error, why.hasSuffix("already exists") {
+            if case .alreadyExists = error {
                 throw .alreadyExists(path: VaultLocation.display(target))
             }
             throw VaultError.from(error)

@@ -1,82 +1,24 @@
-/// `PatientStore`: `person` and the one `person_buckets` row (format 4; the tables may exist
-/// before `user_version` says 4, inside the upgrade's transaction).
+/// What `PatientStore` does the file's own way: `person_buckets`, which a file gets at its first
+/// owner write that sets it, and `INSERT OR REPLACE` for a patient. The rest is written once for
+/// both engines (`SQLStatements+Records.swift`).
 extension SQLiteRecordStore {
-    /// Whether the patient table is there to read.
-    private func hasPatientTable() throws(StoreError) -> Bool {
-        if try schemaVersion() >= 4 { return true }
-        return try tableExists("person")
-    }
-
-    public func patients() throws(StoreError) -> [PatientRecord] {
-        guard try hasPatientTable() else { return [] }
-        var records: [PatientRecord] = []
-        try database.prepare("SELECT id, info, mac FROM person ORDER BY id").forEach { row throws(StoreError) in
-            records.append(try patientRecord(row))
-        }
-        return records
-    }
-
-    public func patientMACs() throws(StoreError) -> [(id: PatientID, mac: [UInt8])] {
-        guard try hasPatientTable() else { return [] }
-        var rows: [(id: PatientID, mac: [UInt8])] = []
-        try statement("SELECT id, mac FROM person ORDER BY id").forEach { s throws(StoreError) in
-            let row = s.row(of: "person")
-            rows.append((try row.id(0), try row.blob(1)))
-        }
-        return rows
-    }
-
-    public func patientMACs(withPrefix prefix: String) throws(StoreError) -> [(id: PatientID, mac: [UInt8])] {
-        guard let last = prefix.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return [] }
-        guard try hasPatientTable() else { return [] }
-        // Every id with the prefix and nothing else: ids >= "ab" and < "ac" (SQLite compares text bytewise).
-        let upper = String(prefix.unicodeScalars.dropLast()) + String(next)
-        var rows: [(id: PatientID, mac: [UInt8])] = []
-        try statement("SELECT id, mac FROM person WHERE id >= ? AND id < ? ORDER BY id")
-            .forEach([.text(prefix), .text(upper)]) { s throws(StoreError) in
-                let row = s.row(of: "person")
-                rows.append((try row.id(0), try row.blob(1)))
-            }
-        return rows
-    }
-
     public func patientBuckets() throws(StoreError) -> PatientBucketsRecord? {
         guard try schemaVersion() >= 4, try tableExists("person_buckets") else { return nil }
-        return try statement("SELECT content, mac FROM person_buckets WHERE singleton = 1").first {
-            s throws(StoreError) in
-            let row = s.row(of: "person_buckets", keyColumns: 0)
-            return PatientBucketsRecord(content: try row.blob(0), mac: try row.blob(1))
-        }
+        return try statement("SELECT \(PatientBucketsRecord.columnList) FROM person_buckets WHERE singleton = 1")
+            .record()
     }
 
     public func setPatientBuckets(_ record: PatientBucketsRecord) throws(StoreError) {
-        try database.execute(Schema.version4PatientBuckets)
-        try database.prepare("INSERT OR REPLACE INTO person_buckets (singleton, content, mac) VALUES (1, ?, ?)")
-            .run([.blob(record.content), .blob(record.mac)])
-    }
-
-    public func patient(id: PatientID) throws(StoreError) -> PatientRecord? {
-        guard try hasPatientTable() else { return nil }
-        return try statement("SELECT id, info, mac FROM person WHERE id = ?").first([.text(id.hex)]) {
-            row throws(StoreError) in
-            try patientRecord(row)
-        }
-    }
-
-    private func patientRecord(_ s: Statement) throws(StoreError) -> PatientRecord {
-        let row = s.row(of: "person")
-        return PatientRecord(id: try row.id(0), info: try row.blob(1), mac: try row.blob(2))
+        try database.execute(SQLiteDialect.script([StoredSchema.personBuckets], ifNotExists: true))
+        try database.prepare(
+            PatientBucketsRecord.insertStatement("INSERT OR REPLACE") { _ in "?" }
+        ).run(record.storedValues)
     }
 
     /// A reusable statement: an import that makes a patient per prescription runs it tens of
     /// thousands of times (preparing each afresh was a tenth of the import's time).
     public func upsert(_ patient: PatientRecord) throws(StoreError) {
-        try statement("INSERT OR REPLACE INTO person (id, info, mac) VALUES (?, ?, ?)")
-            .run([.text(patient.id.hex), .blob(patient.info), .blob(patient.mac)])
-    }
-
-    public func deletePatient(_ id: PatientID) throws(StoreError) -> Bool {
-        try statement("DELETE FROM person WHERE id = ?").run([.text(id.hex)])
-        return database.changes > 0
+        try statement(PatientRecord.insertStatement("INSERT OR REPLACE") { _ in "?" })
+            .run(patient.storedValues)
     }
 }

@@ -1,76 +1,24 @@
-/// `PrescriptionStore`: `prescription` and `prescription_version`.
+/// What `PrescriptionStore` does the file's own way: the newest versions, the insert, and every
+/// id a table names (with the grants' before format 3). The rest is written once for both
+/// engines (`SQLStatements+Records.swift`).
 extension SQLiteRecordStore {
-    public func prescriptionIDs(withPrefix prefix: String, limit: Int) throws(StoreError) -> [PrescriptionID] {
-        // Ids are lower-case hex, so a range scan on the primary key finds a prefix without a table scan.
-        var ids: [PrescriptionID] = []
-        try statement("SELECT id FROM prescription WHERE id >= ? AND id < ? ORDER BY id LIMIT ?")
-            .forEach([.text(prefix), .text(prefix + "g"), .integer(Int64(limit))]) { row throws(StoreError) in
-                ids.append(try row.row(of: "prescription").id(0))
-            }
-        return ids
-    }
-
-    private static let versionColumns = "prescription_id, version, wrapped_key, content, mac"
-
-    private func versionRecord(_ s: Statement) throws(StoreError) -> PrescriptionVersionRecord {
-        let row = s.row(of: "prescription_version", keyColumns: 2)
-        return PrescriptionVersionRecord(
-            prescriptionID: try row.id(0), version: try row.integer(1, in: StoredRange.version),
-            wrappedKey: try row.blob(2), content: try row.blob(3), mac: try row.blob(4))
-    }
+    private static let versionColumns = PrescriptionVersionRecord.columnList
 
     public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
-        var records: [PrescriptionVersionRecord] = []
         try statement(
             """
             SELECT \(Self.versionColumns) FROM prescription_version v
             WHERE version = (SELECT max(version) FROM prescription_version WHERE prescription_id = v.prescription_id)
             ORDER BY prescription_id
             """
-        ).forEach { row throws(StoreError) in records.append(try versionRecord(row)) }
-        return records
-    }
-
-    public func versions(of id: PrescriptionID) throws(StoreError) -> [PrescriptionVersionRecord] {
-        var records: [PrescriptionVersionRecord] = []
-        try statement(
-            "SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version"
-        )
-        .forEach([.text(id.hex)]) { row throws(StoreError) in records.append(try versionRecord(row)) }
-        return records
-    }
-
-    public func latestVersion(of id: PrescriptionID) throws(StoreError) -> PrescriptionVersionRecord? {
-        try statement(
-            "SELECT \(Self.versionColumns) FROM prescription_version WHERE prescription_id = ? ORDER BY version DESC LIMIT 1"
-        )
-        .first([.text(id.hex)]) { row throws(StoreError) in try versionRecord(row) }
+        ).records()
     }
 
     public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
         if record.version == 1 {
             try statement("INSERT INTO prescription (id) VALUES (?)").run([.text(record.prescriptionID.hex)])
         }
-        try statement("INSERT INTO prescription_version (\(Self.versionColumns)) VALUES (?, ?, ?, ?, ?)")
-            .run([
-                .text(record.prescriptionID.hex), .integer(Int64(record.version)), .blob(record.wrappedKey),
-                .blob(record.content),
-                .blob(record.mac)
-            ])
-    }
-
-    public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {
-        // Versions, attachments and their chunks go with it (ON DELETE CASCADE).
-        try statement("DELETE FROM prescription WHERE id = ?").run([.text(id.hex)])
-        return database.changes > 0
-    }
-
-    public func prescriptionCount() throws(StoreError) -> Int {
-        Int(try database.integer("SELECT count(*) FROM prescription") ?? 0)
-    }
-
-    public func versionCount() throws(StoreError) -> Int {
-        Int(try database.integer("SELECT count(*) FROM prescription_version") ?? 0)
+        try insertRow(record)
     }
 
     public func allPrescriptionIDs() throws(StoreError) -> [PrescriptionID] {

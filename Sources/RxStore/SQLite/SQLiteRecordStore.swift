@@ -13,11 +13,6 @@ import CSQLite
 public final class SQLiteRecordStore: RecordStore {
     /// The connection: for the sections here, and for tests that alter the file as an attacker would.
     public let database: Database
-    /// `vaultStateStamp`'s statement, prepared once.
-    var stampStatement: Statement?
-    /// `insertChunk`'s statement, prepared once: a 30 MiB attachment is ~500 inserts.
-    lazy var chunkInsertStatement: Statement? = try? database.prepare(
-        "INSERT INTO attachment_chunk (attachment_id, seq, data) VALUES (?, ?, ?)")
 
     /// A prepared statement for `sql`, this caller's alone while it holds it, kept prepared for
     /// the next caller once released (`Database.reusable`). An earlier cache that handed the
@@ -62,7 +57,7 @@ public final class SQLiteRecordStore: RecordStore {
         guard (Schema.oldestCreatedVersion...Schema.currentVersion).contains(header.formatVersion) else {
             throw StoreError.unsupportedVersion(found: header.formatVersion, supported: Schema.currentVersion)
         }
-        guard access(path, F_OK) != 0 else { throw StoreError.cannotWrite("\(path) already exists") }
+        guard access(path, F_OK) != 0 else { throw StoreError.alreadyExists(path: path) }
         let temporary = path + ".tmp-" + String(UInt32.random(in: .min ... .max), radix: 16)
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -79,37 +74,15 @@ public final class SQLiteRecordStore: RecordStore {
             try database.execute("PRAGMA journal_mode = WAL")
             try database.execute("PRAGMA application_id = \(Schema.applicationID)")
             try database.writeTransaction { () throws(StoreError) in
-                try database.execute(Schema.version1)
-                try database.execute(Schema.version2)
-                try database.execute(Schema.version3)
-                try database.execute(Schema.version4Patients)
-                try database.execute(Schema.version4KeySlots)
-                try database.prepare(
-                    """
-                    INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_ops_limit,
-                                              kdf_mem_limit, kdf_salt, wrapped_root_key, max_attachment_bytes,
-                                              audit_public_key)
-                    VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-                ).run([
-                    .integer(Int64(header.formatVersion)), .blob(header.vaultID), .text(header.kdfAlgorithm),
-                    .integer(Int64(header.kdfOpsLimit)), .integer(Int64(header.kdfMemLimit)),
-                    .blob(header.kdfSalt), .blob(header.wrappedRootKey), .integer(Int64(header.maxAttachmentBytes)),
-                    .blob(header.auditPublicKey)
-                ])
+                try database.execute(Schema.creation)
+                try database.prepare(VaultHeaderRecord.insertStatement { _ in "?" }).run(header.storedValues)
                 try database.prepare("INSERT INTO audit_head (singleton, seq, hash, mac) VALUES (1, 0, ?, ?)")
                     .run([.blob([UInt8](repeating: 0, count: 32)), .blob(auditHeadMAC)])
                 if let state {
-                    try database.prepare(
-                        "INSERT INTO vault_state (singleton, write_counter, state, mac) VALUES (1, ?, ?, ?)"
-                    )
-                    .run([.integer(Int64(state.writeCounter)), .blob(state.state), .blob(state.mac)])
+                    try database.prepare(VaultStateRecord.insertStatement { _ in "?" }).run(state.storedValues)
                 }
                 if let keyRing {
-                    try database.prepare(
-                        "INSERT INTO key_ring (singleton, write_counter, content, mac) VALUES (1, ?, ?, ?)"
-                    )
-                    .run([.integer(Int64(keyRing.writeCounter)), .blob(keyRing.content), .blob(keyRing.mac)])
+                    try database.prepare(KeyRingRecord.insertStatement { _ in "?" }).run(keyRing.storedValues)
                 }
                 // The header's format: a copy keeps its source's (format 4 has the same tables).
                 try database.execute("PRAGMA user_version = \(header.formatVersion)")
@@ -127,11 +100,15 @@ public final class SQLiteRecordStore: RecordStore {
         }
         // The connection is closed (WAL folded in) before the file is linked into place.
         guard link(temporary, path) == 0 else {
-            let reason =
-                errno == EEXIST
-                ? "\(path) already exists" : "cannot create \(path): \(String(cString: strerror(errno)))"
-            throw StoreError.cannotWrite(reason)
+            // Another `init` won the race for the name: EEXIST is the one "already exists".
+            if errno == EEXIST { throw StoreError.alreadyExists(path: path) }
+            throw StoreError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Inserts `record` as a row of its table (`StoredRecord`), through a reusable statement.
+    func insertRow<R: StoredRecord>(_ record: R) throws(StoreError) {
+        try statement(R.insertStatement { _ in "?" }).run(record.storedValues)
     }
 
     /// Whether the table exists (the format-4 upgrade creates it before `user_version` moves).

@@ -1,87 +1,21 @@
-/// The vault file's SQLite schema (docs/format.md, "Vault file v1", "Format 2", "Format 3" and "Format 4").
-///
-/// Plaintext columns hold only what joins and lookups need: random ids, version numbers and
-/// the KDF header. Everything about a prescription is inside `content` (ciphertext).
+/// The vault file's SQLite schema (docs/format.md, "Vault file v1", "Format 2", "Format 3" and
+/// "Format 4"): a new file's tables come from their one description (`StoredSchema`, in
+/// `SQLiteDialect`'s SQL); the steps that upgrade an older file (`SQLiteFormatUpgrade`) are the
+/// SQL they always ran, kept as it was.
 enum Schema {
     /// `PRAGMA application_id`: "RxVt". Tells an rxvault vault from any other SQLite file.
     static let applicationID: Int32 = 0x5278_5674
     /// `PRAGMA user_version`: the schema version; migrations step it one at a time.
-    static let currentVersion = 6
+    static let currentVersion = StoredSchema.currentFormat
     /// The oldest format `create` makes (for `copy`): format 4 has the tables of formats 5 and 6.
-    static let oldestCreatedVersion = 4
+    static let oldestCreatedVersion = StoredSchema.oldestCreatedFormat
 
-    static let version1 = """
-        CREATE TABLE vault_header (
-            singleton        INTEGER PRIMARY KEY CHECK (singleton = 1),
-            format_version   INTEGER NOT NULL,
-            vault_id         BLOB    NOT NULL CHECK (length(vault_id) = 16),
-            kdf_algorithm    TEXT    NOT NULL,
-            kdf_ops_limit    INTEGER NOT NULL,
-            kdf_mem_limit    INTEGER NOT NULL,
-            kdf_salt         BLOB    NOT NULL,
-            wrapped_root_key BLOB    NOT NULL,
-            max_attachment_bytes INTEGER NOT NULL CHECK (max_attachment_bytes > 0),
-            audit_public_key BLOB    NOT NULL CHECK (length(audit_public_key) = 32)
-        ) STRICT;
-        CREATE TABLE prescription (
-            id TEXT PRIMARY KEY CHECK (length(id) = 32)
-        ) STRICT;
-        CREATE TABLE prescription_version (
-            prescription_id TEXT    NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
-            version         INTEGER NOT NULL CHECK (version >= 1),
-            wrapped_key     BLOB    NOT NULL,
-            content         BLOB    NOT NULL,
-            mac             BLOB    NOT NULL,
-            PRIMARY KEY (prescription_id, version)
-        ) STRICT, WITHOUT ROWID;
-        CREATE TABLE attachment (
-            id              TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
-            prescription_id TEXT NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
-            wrapped_key     BLOB NOT NULL,
-            metadata        BLOB NOT NULL,
-            stream_header   BLOB NOT NULL CHECK (length(stream_header) = 24),
-            mac             BLOB NOT NULL
-        ) STRICT;
-        CREATE INDEX attachment_by_prescription ON attachment (prescription_id);
-        CREATE TABLE attachment_chunk (
-            attachment_id TEXT    NOT NULL REFERENCES attachment(id) ON DELETE CASCADE,
-            seq           INTEGER NOT NULL CHECK (seq >= 0),
-            data          BLOB    NOT NULL,
-            PRIMARY KEY (attachment_id, seq)
-        ) STRICT, WITHOUT ROWID;
-        CREATE TABLE client (
-            id         TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
-            public_key BLOB NOT NULL UNIQUE CHECK (length(public_key) = 32),
-            info       BLOB NOT NULL,
-            mac        BLOB NOT NULL
-        ) STRICT;
-        CREATE TABLE access_grant (
-            id              TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
-            client_id       TEXT NOT NULL REFERENCES client(id) ON DELETE CASCADE,
-            prescription_id TEXT NOT NULL REFERENCES prescription(id) ON DELETE CASCADE,
-            sealed_keys     BLOB NOT NULL,
-            info            BLOB NOT NULL,
-            mac             BLOB NOT NULL,
-            UNIQUE (client_id, prescription_id)
-        ) STRICT;
-        CREATE INDEX access_grant_by_prescription ON access_grant (prescription_id);
-        CREATE TABLE audit_entry (
-            seq   INTEGER PRIMARY KEY CHECK (seq >= 1),
-            entry BLOB NOT NULL,
-            hash  BLOB NOT NULL CHECK (length(hash) = 32),
-            mac   BLOB
-        ) STRICT;
-        CREATE TABLE search_index (
-            bucket  INTEGER PRIMARY KEY CHECK (bucket >= 0 AND bucket < 256),
-            content BLOB NOT NULL
-        ) STRICT;
-        CREATE TABLE audit_head (
-            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-            seq       INTEGER NOT NULL,
-            hash      BLOB    NOT NULL,
-            mac       BLOB    NOT NULL
-        ) STRICT;
-        """
+    /// The tables a vault file is created with: those of the current format, from their one
+    /// description (`StoredSchema`), but `person_buckets`, which a file gets at its first owner
+    /// write by an rxvault that knows it (`setPatientBuckets`), as every file made before.
+    static var creation: String {
+        SQLiteDialect.script(StoredSchema.tables.filter { $0 != StoredSchema.personBuckets })
+    }
 
     /// Format 2: the owner's commitment to the current set of rows. `vault_state` is
     /// one MAC'd row (write counter, hashes of every index and manifest bucket, the client set,
@@ -141,20 +75,6 @@ enum Schema {
             id   TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 32),
             info BLOB NOT NULL,
             mac  BLOB NOT NULL
-        ) STRICT;
-        """
-
-    /// Format 4, patient buckets (added without a format change, so an older rxvault
-    /// still reads and writes the vault and simply leaves this row alone): the SHA-256 of each
-    /// of the 256 buckets of patient rows (by the first byte of the id) and the patients hash
-    /// they were computed with, MAC'd under the state sub-key. Reading one prescription checks
-    /// its patient's bucket (a few hundred rows at 100,000 patients) instead of every row.
-    /// Created by the first owner write of an rxvault that knows it.
-    static let version4PatientBuckets = """
-        CREATE TABLE IF NOT EXISTS person_buckets (
-            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-            content   BLOB NOT NULL,
-            mac       BLOB NOT NULL
         ) STRICT;
         """
 

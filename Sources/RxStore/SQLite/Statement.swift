@@ -45,13 +45,9 @@ public final class Statement {
         }
     }
 
-    /// A value to bind; blobs are copied by SQLite (`SQLITE_TRANSIENT`).
-    public enum Value {
-        case integer(Int64)
-        case text(String)
-        case blob([UInt8])
-        case null
-    }
+    /// A value to bind, as every engine's (`StoredValue`): SQLite binds it as it is; blobs are
+    /// copied by SQLite (`SQLITE_TRANSIENT`).
+    public typealias Value = StoredValue
 
     @discardableResult
     public func bind(_ values: [Value]) throws(StoreError) -> Statement {

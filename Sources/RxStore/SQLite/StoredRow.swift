@@ -1,12 +1,11 @@
 import CSQLite
 
-/// One result row read as the schema says its values are: each value checked for its SQLite
-/// type, for NULL and for its range or length where it is read, so that a value rxvault never
-/// writes is a `StoreError.corrupt` naming the table, the row and the column (exit 76 in the
-/// CLI), never a number handed on for a later conversion or sum to trap on. The
+/// One result row of the vault file, as `StoredRowReading` says: each value checked for its
+/// SQLite type (the storage class it holds, not the column's declared one), for NULL and for its
+/// range or length where it is read (exit 76 in the CLI for a value rxvault never writes). The
 /// tables are STRICT and have CHECK constraints, but anyone who can write the file can turn
 /// both off (`PRAGMA ignore_check_constraints`, `PRAGMA writable_schema`).
-public struct StoredRow {
+public struct StoredRow: StoredRowReading {
     let statement: Statement
     /// The table the row is from, as messages name it.
     public let table: String
@@ -14,57 +13,35 @@ public struct StoredRow {
     /// table's one row).
     let keyColumns: Int32
 
-    /// A 64-bit integer within `range`.
-    public func integer(_ column: Int32, in range: ClosedRange<Int64>) throws(StoreError) -> Int {
+    public func integer(_ column: Int, in range: ClosedRange<Int64>) throws(StoreError) -> Int {
         try expect(column, SQLITE_INTEGER, "an integer")
-        let value = sqlite3_column_int64(statement.handle, column)
+        let value = sqlite3_column_int64(statement.handle, Int32(column))
         guard range.contains(value), let int = Int(exactly: value) else {
-            throw bad(column, "is \(value), outside \(range.lowerBound)...\(range.upperBound)")
+            throw bad(Int32(column), "is \(value), outside \(range.lowerBound)...\(range.upperBound)")
         }
         return int
     }
 
-    /// A non-negative integer as `UInt64` (KDF costs).
-    public func unsigned(_ column: Int32) throws(StoreError) -> UInt64 {
-        UInt64(try integer(column, in: StoredRange.nonNegative))
-    }
-
-    /// Text (any, as UTF-8; invalid sequences repaired).
-    public func text(_ column: Int32) throws(StoreError) -> String {
+    public func text(_ column: Int) throws(StoreError) -> String {
         try expect(column, SQLITE_TEXT, "text")
-        return String(decoding: bytes(column), as: UTF8.self)
+        return String(decoding: bytes(Int32(column)), as: UTF8.self)
     }
 
-    /// An id: 32 lower-case hex digits (128 random bits), as every id rxvault writes.
-    public func id<ID: RecordIdentifier>(_ column: Int32, as kind: ID.Type = ID.self) throws(StoreError) -> ID {
-        ID(checkedHex: try hexDigits(column))
-    }
-
-    /// 32 lower-case hex digits that are no row's id: a grant's reference (a keyed hash from
-    /// format 3, a prescription id before).
-    public func hexDigits(_ column: Int32) throws(StoreError) -> String {
+    public func hexDigits(_ column: Int) throws(StoreError) -> String {
         try expect(column, SQLITE_TEXT, "text")
-        let utf8 = bytes(column)
-        guard utf8.count == RecordID.length,
-            utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-        else {
-            throw bad(column, "is not an id (32 lower-case hex digits)")
-        }
+        let utf8 = bytes(Int32(column))
+        guard Self.areHexDigits(utf8) else { throw bad(Int32(column), "is not an id (32 lower-case hex digits)") }
         return String(decoding: utf8, as: UTF8.self)
     }
 
-    /// A blob, of exactly `count` bytes when given.
-    public func blob(_ column: Int32, count: Int? = nil) throws(StoreError) -> [UInt8] {
+    public func blob(_ column: Int, count: Int?) throws(StoreError) -> [UInt8] {
         try expect(column, SQLITE_BLOB, "a blob")
-        let value = bytes(column)
-        if let count, value.count != count { throw bad(column, "is \(value.count) bytes, not \(count)") }
+        let value = bytes(Int32(column))
+        if let count, value.count != count { throw bad(Int32(column), "is \(value.count) bytes, not \(count)") }
         return value
     }
 
-    /// A blob or NULL (`audit_entry.mac` before the owner countersigns).
-    public func optionalBlob(_ column: Int32, count: Int? = nil) throws(StoreError) -> [UInt8]? {
-        sqlite3_column_type(statement.handle, column) == SQLITE_NULL ? nil : try blob(column, count: count)
-    }
+    public func isNull(_ column: Int) -> Bool { sqlite3_column_type(statement.handle, Int32(column)) == SQLITE_NULL }
 
     private func bytes(_ column: Int32) -> [UInt8] {
         // The pointer first, then the length (SQLite's documented order).
@@ -72,9 +49,9 @@ public struct StoredRow {
         return Array(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement.handle, column))))
     }
 
-    private func expect(_ column: Int32, _ type: Int32, _ name: String) throws(StoreError) {
-        let found = sqlite3_column_type(statement.handle, column)
-        guard found == type else { throw bad(column, "is \(Self.typeName(found)), not \(name)") }
+    private func expect(_ column: Int, _ type: Int32, _ name: String) throws(StoreError) {
+        let found = sqlite3_column_type(statement.handle, Int32(column))
+        guard found == type else { throw bad(Int32(column), "is \(Self.typeName(found)), not \(name)") }
     }
 
     private static func typeName(_ type: Int32) -> String {
@@ -127,5 +104,19 @@ extension Statement {
     /// The current result row as a row of `table` whose key is its first `keyColumns` columns.
     public func row(of table: String, keyColumns: Int32 = 1) -> StoredRow {
         StoredRow(statement: self, table: table, keyColumns: keyColumns)
+    }
+
+    /// Every result row as a record (`StoredRecord.init(row:)`).
+    func records<R: StoredRecord>(_ values: [Value] = [], as kind: R.Type = R.self) throws(StoreError) -> [R] {
+        var records: [R] = []
+        try forEach(values) { s throws(StoreError) in
+            records.append(try R(row: s.row(of: R.table, keyColumns: Int32(R.keyColumns))))
+        }
+        return records
+    }
+
+    /// The first result row as a record, or nil.
+    func record<R: StoredRecord>(_ values: [Value] = [], as kind: R.Type = R.self) throws(StoreError) -> R? {
+        try first(values) { s throws(StoreError) in try R(row: s.row(of: R.table, keyColumns: Int32(R.keyColumns))) }
     }
 }

@@ -1,0 +1,129 @@
+/// The parts of `PrescriptionStore`, `AttachmentStore` and `PatientStore` that are the same
+/// statements on every engine that speaks SQL (`SQLStatements`). What an engine does its own way
+/// it still writes beside its other sections: the newest versions (PostgreSQL's `DISTINCT ON`),
+/// inserts it batches (PostgreSQL's `InsertBuffer`), reads of many prescriptions at once
+/// (`= ANY($1)`), a chunk stream, and the columns and tables of a file older than format 4.
+extension PrescriptionStore where Self: SQLStatements {
+    public func prescriptionIDs(withPrefix prefix: String, limit: Int) throws(StoreError) -> [PrescriptionID] {
+        // Ids are lower-case hex compared byte by byte, so a range scan on the key finds a prefix.
+        let p = Self.placeholder
+        return try fetch(
+            "SELECT id FROM prescription WHERE id >= \(p(1)) AND id < \(p(2)) ORDER BY id LIMIT \(p(3))",
+            [.text(prefix), .text(prefix + "g"), .integer(Int64(limit))], table: "prescription", keyColumns: 1
+        ) { row throws(StoreError) in try row.id(0) }
+    }
+
+    public func versions(of id: PrescriptionID) throws(StoreError) -> [PrescriptionVersionRecord] {
+        try fetchRecords(
+            Self.select(
+                PrescriptionVersionRecord.self, "WHERE prescription_id = \(Self.placeholder(1)) ORDER BY version"),
+            [.text(id.hex)])
+    }
+
+    public func latestVersion(of id: PrescriptionID) throws(StoreError) -> PrescriptionVersionRecord? {
+        try fetchRecord(
+            Self.select(
+                PrescriptionVersionRecord.self,
+                "WHERE prescription_id = \(Self.placeholder(1)) ORDER BY version DESC LIMIT 1"), [.text(id.hex)])
+    }
+
+    public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {
+        // Versions, attachments and their chunks go with it (ON DELETE CASCADE).
+        try runCountingChanges("DELETE FROM prescription WHERE id = \(Self.placeholder(1))", [.text(id.hex)]) > 0
+    }
+
+    public func prescriptionCount() throws(StoreError) -> Int { try count(of: StoredSchema.prescription) }
+
+    public func versionCount() throws(StoreError) -> Int { try count(of: StoredSchema.prescriptionVersion) }
+}
+
+extension AttachmentStore where Self: SQLStatements {
+    public func attachments(of prescriptionID: PrescriptionID) throws(StoreError) -> [AttachmentRecord] {
+        try fetchRecords(
+            Self.select(
+                AttachmentRecord.self, "WHERE prescription_id = \(Self.placeholder(1)) ORDER BY \(Self.insertionOrder)"),
+            [.text(prescriptionID.hex)])
+    }
+
+    public func attachment(_ id: AttachmentID) throws(StoreError) -> AttachmentRecord? {
+        try fetchRecord(Self.select(AttachmentRecord.self, "WHERE id = \(Self.placeholder(1))"), [.text(id.hex)])
+    }
+
+    public func insert(_ attachment: AttachmentRecord) throws(StoreError) { try insertRecord(attachment) }
+
+    public func updateMetadata(ofAttachment id: AttachmentID, to metadata: [UInt8], mac: [UInt8]) throws(StoreError) {
+        let p = Self.placeholder
+        try run(
+            "UPDATE attachment SET metadata = \(p(1)), mac = \(p(2)) WHERE id = \(p(3))",
+            [.blob(metadata), .blob(mac), .text(id.hex)])
+    }
+
+    /// A 30 MiB attachment is about 500 of these: SQLite keeps the statement prepared.
+    public func insertChunk(attachmentID: AttachmentID, sequence: Int, data: [UInt8]) throws(StoreError) {
+        let p = Self.placeholder
+        try run(
+            "INSERT INTO attachment_chunk (attachment_id, seq, data) VALUES (\(p(1)), \(p(2)), \(p(3)))",
+            [.text(attachmentID.hex), .integer(Int64(sequence)), .blob(data)])
+    }
+
+    public func chunk(ofAttachment id: AttachmentID, sequence: Int) throws(StoreError) -> [UInt8]? {
+        let p = Self.placeholder
+        return try fetch(
+            "SELECT attachment_id, seq, data FROM attachment_chunk WHERE attachment_id = \(p(1)) AND seq = \(p(2))",
+            [.text(id.hex), .integer(Int64(sequence))], table: "attachment_chunk", keyColumns: 2
+        ) { row throws(StoreError) in try row.blob(2) }.first
+    }
+
+    public func deleteAttachment(_ id: AttachmentID) throws(StoreError) -> Bool {
+        // Its chunks go with it (ON DELETE CASCADE).
+        try runCountingChanges("DELETE FROM attachment WHERE id = \(Self.placeholder(1))", [.text(id.hex)]) > 0
+    }
+
+    public func attachmentCount() throws(StoreError) -> Int { try count(of: StoredSchema.attachment) }
+
+    public func attachmentCountsByPrescription() throws(StoreError) -> [PrescriptionID: Int] {
+        let counts = try fetch(
+            "SELECT prescription_id, count(*) FROM attachment GROUP BY prescription_id", [], table: "attachment",
+            keyColumns: 1
+        ) { row throws(StoreError) in (try row.id(0) as PrescriptionID, try row.integer(1, in: 0...Int64.max)) }
+        var byPrescription: [PrescriptionID: Int] = [:]
+        for (id, count) in counts { byPrescription[id] = count }
+        return byPrescription
+    }
+}
+
+extension PatientStore where Self: SQLStatements {
+    public func patients() throws(StoreError) -> [PatientRecord] {
+        guard try holds(StoredSchema.person) else { return [] }
+        return try fetchRecords(Self.select(PatientRecord.self, "ORDER BY id"))
+    }
+
+    public func patientMACs() throws(StoreError) -> [(id: PatientID, mac: [UInt8])] {
+        guard try holds(StoredSchema.person) else { return [] }
+        return try fetch("SELECT id, mac FROM person ORDER BY id", [], table: "person", keyColumns: 1) {
+            row throws(StoreError) in (try row.id(0), try row.blob(1))
+        }
+    }
+
+    public func patientMACs(withPrefix prefix: String) throws(StoreError) -> [(id: PatientID, mac: [UInt8])] {
+        guard let last = prefix.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return [] }
+        guard try holds(StoredSchema.person) else { return [] }
+        // Every id with the prefix and nothing else: ids >= "ab" and < "ac" (compared byte by byte).
+        let upper = String(prefix.unicodeScalars.dropLast()) + String(next)
+        let p = Self.placeholder
+        return try fetch(
+            "SELECT id, mac FROM person WHERE id >= \(p(1)) AND id < \(p(2)) ORDER BY id",
+            [.text(prefix), .text(upper)],
+            table: "person", keyColumns: 1
+        ) { row throws(StoreError) in (try row.id(0), try row.blob(1)) }
+    }
+
+    public func patient(id: PatientID) throws(StoreError) -> PatientRecord? {
+        guard try holds(StoredSchema.person) else { return nil }
+        return try fetchRecord(Self.select(PatientRecord.self, "WHERE id = \(Self.placeholder(1))"), [.text(id.hex)])
+    }
+
+    public func deletePatient(_ id: PatientID) throws(StoreError) -> Bool {
+        try runCountingChanges("DELETE FROM person WHERE id = \(Self.placeholder(1))", [.text(id.hex)]) > 0
+    }
+}
