@@ -133,4 +133,10 @@ extension PostgresRecordStore {
         try session.query("UPDATE rxvault_schema SET version = 6 WHERE singleton = 1")
         try session.query("UPDATE vault_header SET format_version = 6 WHERE singleton = 1")
     }
+
+    public func upgradeToFormat7() throws(StoreError) {
+        guard try schemaVersion() == 6 else { throw StoreError.corrupt("the schema to upgrade is not version 6") }
+        try session.query("UPDATE rxvault_schema SET version = 7 WHERE singleton = 1")
+        try session.query("UPDATE vault_header SET format_version = 7 WHERE singleton = 1")
+    }
 }

@@ -14,9 +14,9 @@ enum PostgresSchema {
     static let applicationID: Int64 = 0x5278_5674
     /// A database vault is always created at the current format (vaults older than format 4 are
     /// upgraded as files first, then copied).
-    static let version = 6
+    static let version = 7
     /// The oldest format a database holds: format 4, which the owner's next write upgrades in
-    /// place (`upgradeToFormat5`, then `upgradeToFormat6`).
+    /// place (`upgradeToFormat5`, then `upgradeToFormat6` and `upgradeToFormat7`).
     static let oldestVersion = 4
     /// The key of the transaction-level advisory lock every owner write takes first: one write at
     /// a time per vault (per database), across processes and machines.

@@ -1,5 +1,6 @@
 import Foundation
 import RxCrypto
+import RxModel
 import RxStore
 
 /// The state root and the manifest (format 2; DESIGN.md, "State root"): how the owner tells the
@@ -296,6 +297,7 @@ extension Vault {
         if header.formatVersion < 4 { try upgradeToFormat4() }
         if header.formatVersion < 5 { try upgradeToFormat5() }
         if header.formatVersion < 6 { try upgradeToFormat6() }
+        if header.formatVersion < 7 { try upgradeToFormat7() }
         // Upgrades rewrite the manifest: nothing opened before them is current.
         write.manifestCache = [:]
     }
@@ -320,7 +322,9 @@ extension Vault {
         if header.formatVersion >= 4 {
             try store.setKeyRing(
                 try KeyRing.record(
-                    header: try store.header(), slots: try store.keySlots(), counter: state.counter, key: stateMACKey))
+                    header: try store.header(), slots: try store.keySlots(),
+                    assumedValidity: header.formatVersion >= 7 ? try write.assumedValidity ?? storedAssumedValidity() : nil,
+                    counter: state.counter, key: stateMACKey))
         }
         let root = VaultStateRecord(
             writeCounter: state.counter, state: state.encoded(),

@@ -76,11 +76,11 @@ import Testing
 
         let upgrade = try cli.run(["upgrade"])
         #expect(upgrade.status == 0, "\(upgrade)")
-        #expect(upgrade.stdout == "upgraded the vault from format 2 to format 6\n")
+        #expect(upgrade.stdout == "upgraded the vault from format 2 to format 7\n")
         let again = try cli.run(["upgrade", "--format", "json"])
         #expect(again.status == 0)
         let json = try cli.json(again.stdout)
-        #expect(json["upgraded"] as? Bool == false && json["to"] as? Int == 6)
+        #expect(json["upgraded"] as? Bool == false && json["to"] as? Int == 7)
         #expect(try cli.run(["status"], environment: noPassphrase).stdout.contains("format version 6"))
 
         // Format 3: no client key, and no grant row names a prescription.

@@ -259,7 +259,7 @@ import Testing
         #expect(notYet.status == 65 && notYet.stderr.contains("rxvault upgrade"), "\(notYet)")
 
         let upgrade = try cli.run(["upgrade"])
-        #expect(upgrade.status == 0 && upgrade.stdout.contains("to format 6"), "\(upgrade)")
+        #expect(upgrade.status == 0 && upgrade.stdout.contains("to format 7"), "\(upgrade)")
         #expect(try cli.run(["status"]).stdout.contains("format version 6"))
         let all = try patients(cli)
         #expect(all.count == Set(names.values).count)

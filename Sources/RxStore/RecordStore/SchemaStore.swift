@@ -31,4 +31,7 @@ public protocol SchemaStore: AnyObject {
     /// Format 5 to 6: no table changes (grants may carry measurements inside their sealed
     /// parts). The header and the schema version move to 6; every engine supports it.
     func upgradeToFormat6() throws(StoreError)
+    /// Format 6 to 7: no table changes (the key ring's content and records' sealed content may
+    /// say more). The header and the schema version move to 7; every engine supports it.
+    func upgradeToFormat7() throws(StoreError)
 }

@@ -51,4 +51,10 @@ extension SQLiteRecordStore {
         try database.execute("PRAGMA user_version = 6")
         try database.execute("UPDATE vault_header SET format_version = 6 WHERE singleton = 1")
     }
+
+    public func upgradeToFormat7() throws(StoreError) {
+        guard try schemaVersion() == 6 else { throw StoreError.corrupt("the schema to upgrade is not version 6") }
+        try database.execute("PRAGMA user_version = 7")
+        try database.execute("UPDATE vault_header SET format_version = 7 WHERE singleton = 1")
+    }
 }

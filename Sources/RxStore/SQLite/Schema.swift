@@ -6,8 +6,8 @@ enum Schema {
     /// `PRAGMA application_id`: "RxVt". Tells an rxvault vault from any other SQLite file.
     static let applicationID: Int32 = 0x5278_5674
     /// `PRAGMA user_version`: the schema version; migrations step it one at a time.
-    static let currentVersion = 6
-    /// The oldest format `create` makes (for `copy`): format 4 has the tables of formats 5 and 6.
+    static let currentVersion = 7
+    /// The oldest format `create` makes (for `copy`): format 4 has the tables of formats 5 to 7.
     static let oldestCreatedVersion = 4
 
     static let version1 = """

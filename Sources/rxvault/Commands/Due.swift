@@ -69,7 +69,8 @@ extension RxVaultCommand {
                 let clock = try Environment.clock()
                 let today = clock.today()
                 let vault = try options.openReader()
-                let recalls = Recall.due(try vault.list(), today: today, within: days)
+                let validity = try vault.assumedValidity()
+                let recalls = Recall.due(try vault.list(), today: today, within: days, assuming: validity)
                 warnIfNotLogged(vault)
                 nothingDue = recalls.isEmpty
                 switch format {
@@ -79,7 +80,8 @@ extension RxVaultCommand {
                     } else {
                         Terminal.out(RecallOutput.table(recalls, style: .forStandardOutput(wide: wide)))
                     }
-                case .json: Terminal.out(RecallOutput.json(recalls, today: today, withinDays: days))
+                case .json:
+                    Terminal.out(RecallOutput.json(recalls, today: today, withinDays: days, assuming: validity))
                 // An empty calendar still: a subscription then drops the events that are done.
                 case .ics:
                     Terminal.outExactly(RecallOutput.calendar(recalls, stamp: clock.timestamp(), alarmDays: alarmDays))
