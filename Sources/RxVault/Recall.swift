@@ -24,7 +24,8 @@ public struct Recall: Sendable {
     /// from one run to the next. `validity`: the vault's `assumed-validity` setting, by which a
     /// prescription with no expiry written comes due.
     public static func due(
-        _ records: [PrescriptionRecord], today: CalendarDate, within days: Int, assuming validity: AssumedValidity? = nil
+        _ records: [PrescriptionRecord], today: CalendarDate, within days: Int,
+        assuming validity: AssumedValidity? = nil
     ) -> [Recall] {
         let superseded = Supersession.superseding(records, among: records)
         // Past 9999-12-31 there is no day: every expiry is within reach.

@@ -320,10 +320,12 @@ extension Vault {
         state.auditHash = head.hash
         state.counter += 1
         if header.formatVersion >= 4 {
+            // Format 7: the setting this write changed, else the one the ring holds (verified
+            // when the write began).
+            let assumed = header.formatVersion >= 7 ? try write.assumedValidity ?? storedAssumedValidity() : nil
             try store.setKeyRing(
                 try KeyRing.record(
-                    header: try store.header(), slots: try store.keySlots(),
-                    assumedValidity: header.formatVersion >= 7 ? try write.assumedValidity ?? storedAssumedValidity() : nil,
+                    header: try store.header(), slots: try store.keySlots(), assumedValidity: assumed,
                     counter: state.counter, key: stateMACKey))
         }
         let root = VaultStateRecord(

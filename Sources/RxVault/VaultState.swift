@@ -139,10 +139,13 @@ struct VaultState: Equatable {
     /// when its root is read, even where the key slots, which bind format 4 from format 4 on,
     /// still open.
     static func schema(forFormat formatVersion: Int) -> UInt8 {
-        formatVersion >= 7
-            ? assumedValiditySchema
-            : formatVersion >= 6
-                ? measurementGrantsSchema : formatVersion >= 5 ? sealSchema : formatVersion >= 4 ? patientsSchema : schema
+        switch formatVersion {
+        case 7...: return assumedValiditySchema
+        case 6: return measurementGrantsSchema
+        case 5: return sealSchema
+        case 4: return patientsSchema
+        default: return schema
+        }
     }
 
     /// The patient rows as the owner last wrote them: ids and MACs, in id order (format 4).

@@ -129,7 +129,9 @@ extension RxVaultCommand {
                     guard let validity = AssumedValidity(parsing: value) else {
                         throw CLIError(
                             .usage, "'\(value)' is not an assumed validity rxvault accepts",
-                            hint: "give glasses=2y, contacts=1y, both comma-separated, or none (durations: 2y, 18m, 26w, 90d)")
+                            hint:
+                                "give glasses=2y, contacts=1y, both comma-separated, or none (durations: 2y, 18m, 26w, 90d)"
+                        )
                     }
                     let vault = try options.openVault(command: "config set")
                     let before = try vault.setAssumedValidity(validity)
