@@ -260,7 +260,7 @@ import Testing
 
         let upgrade = try cli.run(["upgrade"])
         #expect(upgrade.status == 0 && upgrade.stdout.contains("to format 7"), "\(upgrade)")
-        #expect(try cli.run(["status"]).stdout.contains("format version 6"))
+        #expect(try cli.run(["status"]).stdout.contains("format version 7"))
         let all = try patients(cli)
         #expect(all.count == Set(names.values).count)
         for patient in all {
