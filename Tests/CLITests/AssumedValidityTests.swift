@@ -149,6 +149,14 @@ import Testing
         #expect(header.last == "assumed_expiry" && header[9] == "expires", "\(header)")
         #expect(cells.count == header.count && cells[9] == "" && cells.last == "2027-06-01", "\(csv)")
         #expect(cells[3] == "valid", "\(cells)")
+
+        // The printed page says the same, never a date as if the prescriber wrote it.
+        let pdf = cli.path("recent.pdf")
+        #expect(try cli.run(["export", recent, "--format", "pdf", "--out", pdf]).status == 0)
+        let page = try PrintTests.poppler(cli, ["pdftotext", "-layout", pdf, "-"]).stdout
+        let flat = page.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("Expires no expiry written (assumed to 2027-06-01)"), "\(page)")
+        #expect(flat.contains("no expiry written (assumed to 2027-06-01) on 2026-06-15"), "\(page)")
     }
 
     func recentHex(_ cli: CLIHarness, _ short: String) throws -> String? {

@@ -12,7 +12,10 @@ extension RxVaultCommand {
                 For each patient and kind, the prescription in use (not withdrawn, not superseded
                 by a newer one) whose expiry date is within the window or already past, soonest
                 first. Renewing a prescription means an eye exam: each row says whether it is due
-                or overdue. A prescription without an expiry date is never due.
+                or overdue. A prescription without an expiry date comes due by the one assumed for
+                it (an import's --assume-expiry, else 'rxvault config set assumed-validity
+                glasses=2y'), shown as 'no expiry written (assumed to DATE)'; with none assumed it
+                is never due.
 
                 Exits 0 when something is due and 3 when nothing is, so cron can test it.
                 --format ics writes an iCalendar file (an all-day event per prescription, on its
