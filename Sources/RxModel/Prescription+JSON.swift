@@ -141,7 +141,7 @@ extension LensSpecification: Codable {
 extension Prescription: Codable {
     enum CodingKeys: String, CodingKey {
         case kind, patient, prescriber, issued, expires, note, right, left, pupillaryDistance, fhir
-        case contactLensType, examDate, shortExpiryReason
+        case contactLensType, examDate, shortExpiryReason, assumedExpiry
     }
 
     public init(from decoder: Decoder) throws {
@@ -160,6 +160,7 @@ extension Prescription: Codable {
         contactLensType = try c.decodeIfPresent(ContactLensType.self, forKey: .contactLensType)
         examDate = try c.decodeIfPresent(CalendarDate.self, forKey: .examDate)
         shortExpiryReason = try c.decodeIfPresent(String.self, forKey: .shortExpiryReason)
+        assumedExpiry = try c.decodeIfPresent(CalendarDate.self, forKey: .assumedExpiry)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -177,6 +178,7 @@ extension Prescription: Codable {
         try c.encodeIfPresent(contactLensType, forKey: .contactLensType)
         try c.encodeIfPresent(examDate, forKey: .examDate)
         try c.encodeIfPresent(shortExpiryReason, forKey: .shortExpiryReason)
+        try c.encodeIfPresent(assumedExpiry, forKey: .assumedExpiry)
     }
 }
 

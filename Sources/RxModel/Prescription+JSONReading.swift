@@ -24,6 +24,7 @@ extension Prescription {
         contactLensType = try c.optional("contactLensType")?.raw(ContactLensType.self)
         examDate = try c.optional("examDate")?.date()
         shortExpiryReason = try c.optional("shortExpiryReason")?.string()
+        assumedExpiry = try c.optional("assumedExpiry")?.date()
     }
 }
 

@@ -6,6 +6,10 @@ extension Prescription {
     /// Throws `EncodingError` for a date JSON cannot carry, as the `Codable` form does.
     public func writeJSON(to w: inout JSONWriter) throws {
         w.beginObject()
+        if let assumedExpiry {
+            w.key("assumedExpiry")
+            try assumedExpiry.writeJSON(to: &w)
+        }
         if let contactLensType {
             w.key("contactLensType")
             w.string(contactLensType.rawValue)

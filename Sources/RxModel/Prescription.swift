@@ -102,6 +102,10 @@ public struct Prescription: Hashable, Sendable {
     /// The medical reason a contact-lens prescription is valid for less than a year, as the
     /// prescriber recorded it (16 CFR 315.6(b)(2) allows a shorter expiry only with one).
     public var shortExpiryReason: String?
+    /// An expiry date assumed when none was written (`import --assume-expiry glasses=2y`, issue
+    /// 47): kept apart from `expires` so that no output and no export passes it off as the
+    /// prescriber's. Only ever set when `expires` is nil.
+    public var assumedExpiry: CalendarDate?
 
     public init(
         kind: PrescriptionKind, patient: Patient, prescriber: Prescriber, issued: CalendarDate,

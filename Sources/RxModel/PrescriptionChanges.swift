@@ -46,6 +46,7 @@ extension Prescription {
         compare("issue date", previous.issued.description, issued.description)
         compare("expiry date", previous.expires?.description, expires?.description)
         compare("short-expiry reason", previous.shortExpiryReason, shortExpiryReason, text: true)
+        compare("assumed expiry date", previous.assumedExpiry?.description, assumedExpiry?.description)
         compare("PD", previous.pupillaryDistance?.far.plain, pupillaryDistance?.far.plain)
         compare("near PD", previous.pupillaryDistance?.near?.plain, pupillaryDistance?.near?.plain)
         compare("contact-lens type", previous.contactLensType?.rawValue, contactLensType?.rawValue)

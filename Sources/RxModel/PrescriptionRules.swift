@@ -189,6 +189,19 @@ public enum PrescriptionRules {
                     eye: nil, field: "short-expiry reason", value: nil,
                     accepted: "applies to contact lenses only (the Contact Lens Rule's one-year minimum)"))
         }
+        if let assumed = rx.assumedExpiry {
+            if rx.expires != nil {
+                problems.append(
+                    RuleViolation(
+                        eye: nil, field: "assumed expiry date", value: assumed.description,
+                        accepted: "only for a prescription with no expiry date written"))
+            } else if assumed <= rx.issued {
+                problems.append(
+                    RuleViolation(
+                        eye: nil, field: "assumed expiry date", value: assumed.description,
+                        accepted: "must be after the issue date \(rx.issued)"))
+            }
+        }
         if let expires = rx.expires {
             if expires <= rx.issued {
                 problems.append(
@@ -196,6 +209,8 @@ public enum PrescriptionRules {
                         eye: nil, field: "expiry date", value: expires.description,
                         accepted: "must be after the issue date \(rx.issued)"))
             }
+        } else if rx.assumedExpiry != nil {
+            // Assumed at import (`import --assume-expiry contacts=1y`): kept as assumed, shown so.
         } else if rx.kind == .contacts {
             problems.append(
                 RuleViolation(

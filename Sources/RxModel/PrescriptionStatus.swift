@@ -75,20 +75,30 @@ public enum PrescriptionStatus: String, Sendable, CaseIterable {
 }
 
 extension Prescription {
-    /// The status a reader must see: a withdrawn prescription first, whatever its dates.
-    public func status(on today: CalendarDate, warningDays: Int = PrescriptionStatus.defaultWarningDays)
+    /// The status a reader must see: a withdrawn prescription first, whatever its dates. With no
+    /// expiry date written, an assumed one (`expiry(assuming:)`: kept at import, or from the
+    /// vault's `assumed-validity` setting) is judged as a written one would be; without either,
+    /// `noExpiryWritten` after `undatedYears`.
+    public func status(
+        on today: CalendarDate, assuming validity: AssumedValidity? = nil,
+        warningDays: Int = PrescriptionStatus.defaultWarningDays
+    )
         -> PrescriptionStatus
     {
         if recordStatus.isWithdrawn { return PrescriptionStatus(withdrawn: recordStatus) }
+        if let assumed = assumedExpiry(assuming: validity) {
+            return PrescriptionStatus(expires: assumed, today: today, warningDays: warningDays)
+        }
         return PrescriptionStatus(expires: expires, issued: issued, today: today, warningDays: warningDays)
     }
 
     /// The same, for a prescription known to be `superseded` by a newer one: withdrawn still
     /// comes first (a cancelled prescription stays cancelled), then superseded, then the dates.
     public func status(
-        on today: CalendarDate, superseded: Bool, warningDays: Int = PrescriptionStatus.defaultWarningDays
+        on today: CalendarDate, superseded: Bool, assuming validity: AssumedValidity? = nil,
+        warningDays: Int = PrescriptionStatus.defaultWarningDays
     ) -> PrescriptionStatus {
         if superseded && !recordStatus.isWithdrawn { return .superseded }
-        return status(on: today, warningDays: warningDays)
+        return status(on: today, assuming: validity, warningDays: warningDays)
     }
 }

@@ -1,4 +1,5 @@
 import RxCrypto
+import RxModel
 import RxStore
 
 /// The owner's commitment to the ways into the vault and the header's settings (format 4,
@@ -11,13 +12,25 @@ import RxStore
 /// put back from an older copy, a slot deleted or a limit edited shows at the owner's next
 /// command and in `check`, and the ring itself cannot be swapped for an older one without the
 /// state root going back with it (which the rollback anchor catches).
+///
+/// Format 7 (ring schema 2) adds the `assumed-validity` setting, held here and nowhere else:
+/// unlike the limit it is never needed before the key is known, so it has no header column to
+/// check against; the ring's MAC alone says it is the owner's, as it is now (an edit of it is a
+/// ring that does not verify, at the next owner command and in `check`).
 enum KeyRing {
     static let schema: UInt8 = 1
+    /// Format 7: the assumed validity follows the slots.
+    static let settingsSchema: UInt8 = 2
+    /// Longest setting text the ring holds (`glasses=100y,contacts=100y` is 26 bytes).
+    static let maxSettingLength = 256
 
     struct Content: Equatable {
         var maxAttachmentBytes: Int
         /// Slot id -> hash of what the owner wrote there (slot 1: the header's key fields).
         var slots: [Int: [UInt8]]
+        /// Format 7: the `assumed-validity` setting (`AssumedValidity.none` when unset); nil in
+        /// a ring of schema 1 (formats 4 to 6).
+        var assumedValidity: AssumedValidity? = nil
     }
 
     static func slotHash(
@@ -34,7 +47,9 @@ enum KeyRing {
     }
 
     /// What the file holds now, in the ring's terms.
-    static func content(header: VaultHeaderRecord, slots: [KeySlotRecord]) -> Content {
+    static func content(
+        header: VaultHeaderRecord, slots: [KeySlotRecord], assumedValidity: AssumedValidity? = nil
+    ) -> Content {
         var hashes: [Int: [UInt8]] = [:]
         if !header.wrappedRootKey.isEmpty {
             hashes[1] = slotHash(
@@ -47,12 +62,13 @@ enum KeyRing {
                 id: slot.id, kind: slot.kind, algorithm: slot.kdfAlgorithm, opsLimit: slot.kdfOpsLimit,
                 memLimit: slot.kdfMemLimit, salt: slot.kdfSalt, wrapped: slot.wrappedRootKey, info: slot.info)
         }
-        return Content(maxAttachmentBytes: header.maxAttachmentBytes, slots: hashes)
+        return Content(maxAttachmentBytes: header.maxAttachmentBytes, slots: hashes, assumedValidity: assumedValidity)
     }
 
-    /// `u8 schema | u64 max attachment bytes | u32 n | n × (u64 slot id | 32 hash)`, slots by id.
+    /// `u8 schema | u64 max attachment bytes | u32 n | n × (u64 slot id | 32 hash)`, slots by id;
+    /// schema 2 (format 7) then `| u16 length | the assumed validity as text` (`none` when unset).
     static func encode(_ content: Content) -> [UInt8] {
-        var out: [UInt8] = [schema]
+        var out: [UInt8] = [content.assumedValidity == nil ? schema : settingsSchema]
         out += AuditLog.bigEndian(content.maxAttachmentBytes)
         let n = content.slots.count
         out += [
@@ -60,20 +76,38 @@ enum KeyRing {
             UInt8(truncatingIfNeeded: n)
         ]
         for (id, hash) in content.slots.sorted(by: { $0.key < $1.key }) { out += AuditLog.bigEndian(id) + hash }
+        if let setting = content.assumedValidity {
+            let text = Array(setting.description.utf8)
+            out += [UInt8(truncatingIfNeeded: text.count >> 8), UInt8(truncatingIfNeeded: text.count)] + text
+        }
         return out
     }
 
     static func decode(_ bytes: [UInt8]) -> Content? {
-        guard bytes.count >= 13, bytes[0] == schema else { return nil }
+        guard bytes.count >= 13, bytes[0] == schema || bytes[0] == settingsSchema else { return nil }
         func integer(_ at: Int, _ width: Int) -> Int { bytes[at..<at + width].reduce(0) { $0 << 8 | Int($1) } }
         let n = integer(9, 4)
-        guard n <= KeySlot.maximumID, bytes.count == 13 + n * 40 else { return nil }
+        let slotsEnd = 13 + n * 40
+        guard n <= KeySlot.maximumID else { return nil }
+        var assumedValidity: AssumedValidity? = nil
+        if bytes[0] == schema {
+            guard bytes.count == slotsEnd else { return nil }
+        } else {
+            // Exact lengths, as schema 1's: nothing unread may follow.
+            guard bytes.count >= slotsEnd + 2 else { return nil }
+            let length = integer(slotsEnd, 2)
+            guard length <= maxSettingLength, bytes.count == slotsEnd + 2 + length,
+                let text = String(validating: bytes[(slotsEnd + 2)...], as: UTF8.self),
+                let setting = AssumedValidity(parsing: text), setting.description == text
+            else { return nil }
+            assumedValidity = setting
+        }
         var slots: [Int: [UInt8]] = [:]
         for i in 0..<n {
             let at = 13 + i * 40
             slots[integer(at, 8)] = Array(bytes[at + 8..<at + 40])
         }
-        return Content(maxAttachmentBytes: integer(1, 8), slots: slots)
+        return Content(maxAttachmentBytes: integer(1, 8), slots: slots, assumedValidity: assumedValidity)
     }
 
     static func macMessage(vaultID: [UInt8], counter: Int, content: [UInt8]) -> [UInt8] {
@@ -81,10 +115,14 @@ enum KeyRing {
     }
 
     /// The ring row for what the file holds now, written with the state root's `counter`.
-    static func record(header: VaultHeaderRecord, slots: [KeySlotRecord], counter: Int, key: SecretBytes) throws
+    /// `assumedValidity`: the setting, from format 7 (nil before).
+    static func record(
+        header: VaultHeaderRecord, slots: [KeySlotRecord], assumedValidity: AssumedValidity? = nil, counter: Int,
+        key: SecretBytes
+    ) throws
         -> KeyRingRecord
     {
-        let content = encode(content(header: header, slots: slots))
+        let content = encode(content(header: header, slots: slots, assumedValidity: assumedValidity))
         return KeyRingRecord(
             writeCounter: counter, content: content,
             mac: try MAC.authenticate(macMessage(vaultID: header.vaultID, counter: counter, content: content), key: key)

@@ -1,3 +1,4 @@
+import RxModel
 import RxStore
 
 /// One owner write's working state (DESIGN.md, "State root"): what the write path
@@ -60,6 +61,9 @@ final class OwnerWrite {
     /// Set while the write upgrades a format-1 vault: client reads logged by rxvault 0.1.0 (before
     /// clients authenticated their entries) are countersigned as format 1 did.
     var trustingFormatOneReads = false
+    /// The `assumed-validity` setting this write changes (`Vault.setAssumedValidity`), written
+    /// into the key ring at its end; nil keeps the ring's.
+    var assumedValidity: AssumedValidity?
     /// The root the write wrote (set by `finishOwnerWrite`, just before the commit).
     var written: StateStamp?
 
@@ -72,6 +76,7 @@ final class OwnerWrite {
     /// with any is never taken for one that changed nothing.
     var hasPendingWork: Bool {
         !pendingIndex.isEmpty || !touched.isEmpty || !unsealedVersions.isEmpty || patientsChanged
+            || assumedValidity != nil
     }
 
     /// The state root of the write; an internal error before one is known.

@@ -6,10 +6,14 @@ public struct PrescriptionFilter: Sendable, Equatable {
     /// Case-insensitive substring of the patient's name.
     public var patient: String?
     public var kind: PrescriptionKind?
-    /// Issued on or before the day, and not expired on it (one with no expiry date written: not
-    /// more than `PrescriptionStatus.undatedYears` after its issue date, as its status says).
-    /// Never a withdrawn one (`RecordStatus`).
+    /// Issued on or before the day, and not expired on it (one with no expiry date written: by
+    /// its assumed expiry, else not more than `PrescriptionStatus.undatedYears` after its issue
+    /// date, as its status says). Never a withdrawn one (`RecordStatus`).
     public var validOn: CalendarDate?
+    /// The vault's `assumed-validity` setting: the validity filters (`validOn`, `expired`,
+    /// `expiringWithinDays`) and the expiry sort judge a prescription with no expiry written by
+    /// the date it gives (`Prescription.expiry(assuming:)`). `Vault.query` fills it in when nil.
+    public var assumedValidity: AssumedValidity?
     /// Expired before today (and not withdrawn: a cancelled prescription is not due for renewal).
     public var expired = false
     /// Expires between today and today + N days (inclusive), and not withdrawn.
@@ -61,17 +65,19 @@ public struct PrescriptionFilter: Sendable, Equatable {
         }
         // FHIR status is a modifier: a withdrawn prescription matches no validity filter.
         if validOn != nil || expired || expiringWithinDays != nil, rx.recordStatus.isWithdrawn { return false }
+        let judgesExpiry = validOn != nil || expired || expiringWithinDays != nil
+        let expiry = judgesExpiry ? effectiveExpiry(rx) : nil
         if let day = validOn {
             if rx.issued > day { return false }
-            if let expires = rx.expires, expires < day { return false }
-            if rx.expires == nil, PrescriptionStatus(expires: nil, issued: rx.issued, today: day) == .noExpiryWritten {
+            if let expiry, expiry < day { return false }
+            if expiry == nil, PrescriptionStatus(expires: nil, issued: rx.issued, today: day) == .noExpiryWritten {
                 return false
             }
         }
-        if expired && !(rx.expires.map { $0 < today } ?? false) { return false }
+        if expired && !(expiry.map { $0 < today } ?? false) { return false }
         if let days = expiringWithinDays {
             // Past 9999-12-31 there is no day: every expiry is within reach.
-            guard let expires = rx.expires, expires >= today, expires <= today.adding(days: days) ?? .latest else {
+            guard let expiry, expiry >= today, expiry <= today.adding(days: days) ?? .latest else {
                 return false
             }
         }
@@ -98,6 +104,13 @@ public struct PrescriptionFilter: Sendable, Equatable {
     /// the name contains the text, in any case.
     public static func patientName(_ name: String, matches text: String) -> Bool {
         name.lowercased().contains(text.lowercased())
+    }
+
+    /// The written expiry, else the one assumed at import, else the one `assumedValidity` gives.
+    func effectiveExpiry<S: FilterSubject>(_ rx: S) -> CalendarDate? {
+        if let expires = rx.expires { return expires }
+        if let assumed = rx.assumedExpiry { return assumed }
+        return assumedValidity?[rx.kind]?.after(rx.issued)
     }
 
     private func within(_ value: Hundredths, _ low: Hundredths?, _ high: Hundredths?) -> Bool {
@@ -140,7 +153,7 @@ public struct PrescriptionFilter: Sendable, Equatable {
             let id = item.subjectID.hex
             switch sort {
             case .issued: return (newest, "", newest, id)
-            case .expires: return (item.expires?.dayNumber ?? Int.max, "", newest, id)
+            case .expires: return (effectiveExpiry(item)?.dayNumber ?? Int.max, "", newest, id)
             case .patient: return (0, item.patientName.lowercased(), newest, id)
             case .kind: return (0, item.kind.rawValue, newest, id)
             }
@@ -166,6 +179,8 @@ public protocol FilterSubject {
     var recordStatus: RecordStatus { get }
     var issued: CalendarDate { get }
     var expires: CalendarDate? { get }
+    /// The expiry assumed at import when none was written (`Prescription.assumedExpiry`).
+    var assumedExpiry: CalendarDate? { get }
     var birthDate: CalendarDate? { get }
     var patientName: String { get }
     var prescriberName: String { get }
@@ -204,6 +219,7 @@ extension PrescriptionRecord: FilterSubject {
     public var recordStatus: RecordStatus { prescription.recordStatus }
     public var issued: CalendarDate { prescription.issued }
     public var expires: CalendarDate? { prescription.expires }
+    public var assumedExpiry: CalendarDate? { prescription.assumedExpiry }
     public var birthDate: CalendarDate? { prescription.patient.birthDate }
     public var patientName: String { prescription.patient.name }
     public var prescriberName: String { prescription.prescriber.name }

@@ -171,6 +171,9 @@ extension RecordCodec {
     /// reason, prescriber address, phone and fax (text), then per eye present (OD first) the
     /// manufacturer, material and equivalent brand (text). Written only when one is present.
     static let clinicalRecordTag: UInt8 = 4
+    /// Tag 5, format 7: the expiry date assumed at import when none was written (date;
+    /// `Prescription.assumedExpiry`). Written only when there is one.
+    static let assumedExpiryTag: UInt8 = 5
 
     static func encodeTrailing(_ rx: Prescription, into w: inout Writer) {
         func index<T: CaseIterable & Equatable>(_ value: T?) -> UInt8 {
@@ -182,6 +185,13 @@ extension RecordCodec {
             var section = Writer()
             section.text(patientID)
             w.u8(patientIDTag)
+            w.i32(section.bytes.count)
+            w.bytes += section.bytes
+        }
+        if let assumed = rx.assumedExpiry {
+            var section = Writer()
+            section.date(assumed)
+            w.u8(assumedExpiryTag)
             w.i32(section.bytes.count)
             w.bytes += section.bytes
         }
@@ -244,6 +254,11 @@ extension RecordCodec {
             let end = r.p + length
             if tag == patientIDTag {
                 rx.patient.id = try r.text()
+                guard r.p == end else { throw Reader.Truncated() }
+                continue
+            }
+            if tag == assumedExpiryTag {
+                rx.assumedExpiry = try r.date()
                 guard r.p == end else { throw Reader.Truncated() }
                 continue
             }

@@ -244,6 +244,12 @@ struct IndexSubject: FilterSubject {
     var recordStatus: RecordStatus { SearchIndex.status(row) }
     var issued: CalendarDate { CalendarDate(dayNumber: Int(row.issued)) }
     var expires: CalendarDate? { Self.date(row.expires) }
+    /// Read from the rest of the record (tag 5), only when a filter asks for it: a prescription
+    /// with no expiry written, under a validity filter.
+    var assumedExpiry: CalendarDate? {
+        guard row.expires == SearchIndex.absent else { return nil }
+        return (try? snapshot.record(row))?.prescription.assumedExpiry
+    }
     var birthDate: CalendarDate? { Self.date(row.birthDate) }
     var patientName: String { snapshot.texts(row).patient }
     var prescriberName: String { snapshot.texts(row).prescriber }

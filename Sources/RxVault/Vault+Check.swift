@@ -252,6 +252,7 @@ enum IndexEntryState {
         compare("prescriber", a.prescriber, b.prescriber)
         compare("issue date", a.issued, b.issued)
         compare("expiry date", a.expires, b.expires)
+        compare("assumed expiry date", a.assumedExpiry, b.assumedExpiry)
         compare("note", a.note, b.note)
         compare("PD", a.pupillaryDistance, b.pupillaryDistance)
         compare("lens type", a.contactLensType, b.contactLensType)

@@ -45,6 +45,8 @@ extension Vault {
     /// matching records are decrypted in full, so a query costs about the same whatever else
     /// the vault holds.
     public func query(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionRecord] {
+        var filter = filter
+        if filter.assumedValidity == nil { filter.assumedValidity = try assumedValidity() }
         do {
             let snapshot = try indexSnapshot(keep: true)
             return try read {
@@ -64,6 +66,8 @@ extension Vault {
     /// The ids of the prescriptions matching `filter`, in the order `query` lists them (selected
     /// on the index alone: nothing else is decoded).
     func matchingIDs(_ filter: PrescriptionFilter) throws(VaultError) -> [PrescriptionID] {
+        var filter = filter
+        if filter.assumedValidity == nil { filter.assumedValidity = try assumedValidity() }
         do {
             let snapshot = try indexSnapshot()
             let byID = try read { try store.attachmentCountsByPrescription() }

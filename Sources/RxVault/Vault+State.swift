@@ -1,5 +1,6 @@
 import Foundation
 import RxCrypto
+import RxModel
 import RxStore
 
 /// The state root and the manifest (format 2; DESIGN.md, "State root"): how the owner tells the
@@ -288,6 +289,7 @@ extension Vault {
         if header.formatVersion < 4 { try upgradeToFormat4(write) }
         if header.formatVersion < 5 { try upgradeToFormat5(write) }
         if header.formatVersion < 6 { try upgradeToFormat6(write) }
+        if header.formatVersion < 7 { try upgradeToFormat7(write) }
         // Upgrades rewrite the manifest: nothing opened before them is current.
         write.manifestCache = [:]
     }
@@ -309,9 +311,13 @@ extension Vault {
         state.auditHash = head.hash
         state.counter += 1
         if header.formatVersion >= 4 {
+            // Format 7: the setting this write changed, else the one the ring holds (verified
+            // when the write began).
+            let assumed = header.formatVersion >= 7 ? try write.assumedValidity ?? storedAssumedValidity() : nil
             try store.setKeyRing(
                 try KeyRing.record(
-                    header: try store.header(), slots: try store.keySlots(), counter: state.counter, key: stateMACKey))
+                    header: try store.header(), slots: try store.keySlots(), assumedValidity: assumed,
+                    counter: state.counter, key: stateMACKey))
         }
         let root = VaultStateRecord(
             writeCounter: state.counter, state: state.encoded(),

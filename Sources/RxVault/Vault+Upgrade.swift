@@ -200,7 +200,20 @@ extension Vault {
         return steps
     }
 
-    /// After a step that wraps no key (formats 5 and 6): this process's header takes the new
+    /// Upgrades a format-6 vault (or one just upgraded to format 6) to format 7 inside the
+    /// current write transaction: the key ring written at the end of this write carries the
+    /// `assumed-validity` setting (unset), and records may carry an assumed expiry
+    /// (`Prescription.assumedExpiry`), both of which an rxvault that reads up to format 6 would
+    /// drop when it rewrites them, so it must refuse the vault as made by a newer one. No row
+    /// changes but the header and the state root's schema byte (5); no key is wrapped again.
+    func upgradeToFormat7(_ write: OwnerWrite) throws {
+        var state = try write.root()
+        state.assumedValidity = true
+        try store.advanceFormat(to: 7, adding: [])
+        try adoptFormat(7, state: state, in: write)
+    }
+
+    /// After a step that wraps no key (formats 5 to 7): this process's header takes the new
     /// format (the store wrote it), and the write ends with the root in that format's schema.
     private func adoptFormat(_ format: Int, state: VaultState, in write: OwnerWrite) throws {
         var record = header.record

@@ -137,7 +137,7 @@ public final class Vault {
                 sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
             let empty = VaultState.empty(
                 clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()),
-                indexBySeal: true, measurementGrants: true)
+                indexBySeal: true, measurementGrants: true, assumedValidity: true)
             state = VaultStateRecord(
                 writeCounter: empty.counter, state: empty.encoded(),
                 mac: try MAC.authenticate(
@@ -148,7 +148,8 @@ public final class Vault {
                 kdfMemLimit: kdf.memLimit, kdfSalt: salt, wrappedRootKey: wrapped,
                 maxAttachmentBytes: maxAttachmentBytes, auditPublicKey: auditPublicKey)
             keyRing = try KeyRing.record(
-                header: record, slots: [], counter: empty.counter, key: Subkey.stateMAC.derive(from: rootKey))
+                header: record, slots: [], assumedValidity: AssumedValidity.none, counter: empty.counter,
+                key: Subkey.stateMAC.derive(from: rootKey))
         } catch {
             throw .internalError(String(describing: error))
         }

@@ -35,15 +35,21 @@ struct VaultState: Equatable {
     /// back to format 5 (which an older rxvault would take, dropping the measurement terms of
     /// grants it re-seals) is refused like any other edited format.
     var measurementGrants = false
+    /// Format 7 (state schema 5): the key ring carries the `assumed-validity` setting and
+    /// records may carry an assumed expiry (issue 47). As schema 4, nothing in the root changes;
+    /// the byte binds the header's format, so a header edited back to format 6 (whose rxvault
+    /// would drop both when it rewrites them) is refused.
+    var assumedValidity = false
 
     static func empty(
-        clientsHash: [UInt8], patientsHash: [UInt8]? = nil, indexBySeal: Bool = false, measurementGrants: Bool = false
+        clientsHash: [UInt8], patientsHash: [UInt8]? = nil, indexBySeal: Bool = false, measurementGrants: Bool = false,
+        assumedValidity: Bool = false
     ) -> VaultState {
         VaultState(
             counter: 0, indexHashes: Array(repeating: absentBucket, count: bucketCount),
             manifestHashes: Array(repeating: absentBucket, count: bucketCount), clientsHash: clientsHash,
             auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash, indexBySeal: indexBySeal,
-            measurementGrants: measurementGrants)
+            measurementGrants: measurementGrants, assumedValidity: assumedValidity)
     }
 
     static func bucketHash(_ content: [UInt8]?) -> [UInt8] { content.map { SHA256.hash($0) } ?? absentBucket }
@@ -71,12 +77,15 @@ struct VaultState: Equatable {
     }
 
     /// `u8 schema | 256 × 32 index hashes | 256 × 32 manifest hashes | 32 clients hash | u64 audit seq | 32 audit hash`,
-    /// then, schema 2 (format 4), 3 (format 5) and 4 (format 6), `| 32 patients hash`. Schema 3 is
-    /// schema 2 with seal digests as index hashes; schema 4 is schema 3.
+    /// then, schema 2 (format 4), 3 (format 5), 4 (format 6) and 5 (format 7), `| 32 patients
+    /// hash`. Schema 3 is schema 2 with seal digests as index hashes; schemas 4 and 5 are schema 3.
     var schemaByte: UInt8 {
         patientsHash == nil
             ? Self.schema
-            : !indexBySeal ? Self.patientsSchema : measurementGrants ? Self.measurementGrantsSchema : Self.sealSchema
+            : !indexBySeal
+                ? Self.patientsSchema
+                : assumedValidity
+                    ? Self.assumedValiditySchema : measurementGrants ? Self.measurementGrantsSchema : Self.sealSchema
     }
 
     func encoded() -> [UInt8] {
@@ -95,7 +104,7 @@ struct VaultState: Equatable {
         let length = 1 + 2 * 32 * bucketCount + 72
         guard !bytes.isEmpty,
             (bytes[0] == schema && bytes.count == length)
-                || ((patientsSchema...measurementGrantsSchema).contains(bytes[0]) && bytes.count == length + 32)
+                || ((patientsSchema...assumedValiditySchema).contains(bytes[0]) && bytes.count == length + 32)
         else { return nil }
         var p = 1
         func take(_ n: Int) -> [UInt8] {
@@ -110,7 +119,8 @@ struct VaultState: Equatable {
         return VaultState(
             counter: counter, indexHashes: index, manifestHashes: manifest, clientsHash: clients,
             auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == schema ? nil : take(32),
-            indexBySeal: bytes[0] >= sealSchema, measurementGrants: bytes[0] == measurementGrantsSchema)
+            indexBySeal: bytes[0] >= sealSchema, measurementGrants: bytes[0] >= measurementGrantsSchema,
+            assumedValidity: bytes[0] == assumedValiditySchema)
     }
 
     /// State schema 2 (format 4): the patients hash follows.
@@ -120,14 +130,22 @@ struct VaultState: Equatable {
     /// State schema 4 (format 6): as schema 3. Nothing in the root changes; the byte binds the
     /// header's format, in which grants may carry their patient's measurements.
     static let measurementGrantsSchema: UInt8 = 4
+    /// State schema 5 (format 7): as schema 4. The byte binds the header's format, in which the
+    /// key ring holds the assumed validity and records may carry an assumed expiry.
+    static let assumedValiditySchema: UInt8 = 5
 
     /// The state schema a vault of `formatVersion` keeps: the root is MAC'd, so a header whose
     /// format was edited (a format-5 vault made to look like format 4, or the reverse) is caught
     /// when its root is read, even where the key slots, which bind format 4 from format 4 on,
     /// still open.
     static func schema(forFormat formatVersion: Int) -> UInt8 {
-        formatVersion >= 6
-            ? measurementGrantsSchema : formatVersion >= 5 ? sealSchema : formatVersion >= 4 ? patientsSchema : schema
+        switch formatVersion {
+        case 7...: return assumedValiditySchema
+        case 6: return measurementGrantsSchema
+        case 5: return sealSchema
+        case 4: return patientsSchema
+        default: return schema
+        }
     }
 
     /// The patient rows as the owner last wrote them: ids and MACs, in id order (format 4).

@@ -48,7 +48,7 @@ import Testing
         let header = csv.split(separator: "\n")[0]
         #expect(
             header.contains(
-                "balance,exam_date,short_expiry_reason,prescriber_address,prescriber_phone,prescriber_fax,manufacturer,material,equivalent_brand,tint,wear_duration,lens_note"
+                "balance,exam_date,short_expiry_reason,prescriber_address,prescriber_phone,prescriber_fax,manufacturer,material,equivalent_brand,tint,wear_duration,lens_note,assumed_expiry"
             ), "\(header)")
         #expect(
             csv.contains(

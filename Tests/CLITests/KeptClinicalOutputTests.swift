@@ -19,18 +19,19 @@ import Testing
         #expect(csv.status == 0, "\(csv)")
         let lines = csv.stdout.split(separator: "\n").map(String.init)
         let header = lines.first?.split(separator: ",").map(String.init) ?? []
-        #expect(Array(header.suffix(3)) == ["tint", "wear_duration", "lens_note"], "\(header)")
+        // Then `assumed_expiry` (format 7), last so that no column moves.
+        #expect(Array(header.suffix(4)) == ["tint", "wear_duration", "lens_note", "assumed_expiry"], "\(header)")
         // The Contact Lens Rule's eight columns sit between `balance` and these three.
-        #expect(header.firstIndex(of: "balance") == header.count - 12)
+        #expect(header.firstIndex(of: "balance") == header.count - 13)
         #expect(header.firstIndex(of: "brand") == 23 && header.firstIndex(of: "note") == 25, "\(header)")
         #expect(lines.count == 3)
         for row in lines.dropFirst() {
-            #expect(row.hasSuffix(",green,1 month,Shade treatment for extreme light sensitivity"), "\(row)")
+            #expect(row.hasSuffix(",green,1 month,Shade treatment for extreme light sensitivity,"), "\(row)")
         }
         // A prescription with none has the columns, empty.
         let own = try cli.add(CLIHarness.glassesArguments)
         let plain = try cli.run(["export", own, "--format", "csv", "--out", "-"])
-        #expect(plain.stdout.split(separator: "\n").dropFirst().allSatisfy { $0.hasSuffix(",,,") }, "\(plain)")
+        #expect(plain.stdout.split(separator: "\n").dropFirst().allSatisfy { $0.hasSuffix(",,,,") }, "\(plain)")
 
         // The printed page.
         let out = cli.path("rx.pdf")

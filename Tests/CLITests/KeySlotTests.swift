@@ -265,7 +265,7 @@ import Testing
         let set = try cli.run(["config", "set", "max-attachment-size", "100k"])
         #expect(set.status == 0 && set.stdout == "max-attachment-size: 32 MiB -> 100 KiB\n", "\(set)")
         let show = try cli.run(["config", "show"])
-        #expect(show.stdout == "max-attachment-size  100 KiB (102400 bytes)\n", "\(show)")
+        #expect(show.stdout.hasPrefix("max-attachment-size  100 KiB (102400 bytes)\n"), "\(show)")
         let json = try cli.json(try cli.run(["config", "show", "--format", "json"]).stdout)
         #expect(json["max-attachment-size"] as? Int == 102_400)
         // The new limit is the one attach enforces, and the refusal says how to raise it.
@@ -310,7 +310,7 @@ import Testing
         // Adding a slot upgrades the vault to format 5 (through 4) in the same write.
         let partner = try cli.write("partner of a format 3 vault\n", to: "partner")
         #expect(try cli.run(["key", "add", "--kdf", "interactive", "--new-passphrase-file", partner]).status == 0)
-        #expect(try cli.run(["status"]).stdout.contains("format version 6"))
+        #expect(try cli.run(["status"]).stdout.contains("format version 7"))
         for passphrase in [cli.passphraseFile, partner] {
             let listed = try cli.run(["list", "--passphrase-file", passphrase])
             #expect(

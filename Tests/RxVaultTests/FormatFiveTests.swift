@@ -67,7 +67,7 @@ import Testing
         let t = try TestVault()
         _ = try vaultWithPrescriptions(t)
         let (schema, state) = try Self.storedState(t)
-        #expect(schema == VaultState.measurementGrantsSchema)
+        #expect(schema == VaultState.assumedValiditySchema)
         #expect(state.indexBySeal)
         let buckets = try t.open().store.indexBuckets()
         #expect(!buckets.isEmpty)
@@ -94,8 +94,8 @@ import Testing
         let writer = try t.open()
         _ = try writer.edit(records[0].id) { $0.note = "after the upgrade" }
         let (schema, state) = try Self.storedState(t)
-        // Through format 5 to the current format (6: no change to the index hashes).
-        #expect(schema == VaultState.measurementGrantsSchema)
+        // Through format 5 to the current format (6 and 7: no change to the index hashes).
+        #expect(schema == VaultState.assumedValiditySchema)
         #expect(try VaultHeader.read(at: t.path).formatVersion == VaultHeader.currentFormatVersion)
         let bucketsAfter = try writer.store.indexBuckets()
         for (bucket, sealed) in bucketsAfter { #expect(state.indexHashes[bucket] == VaultState.sealDigest(sealed)) }

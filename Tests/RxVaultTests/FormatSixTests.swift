@@ -20,6 +20,7 @@ import Testing
                 "UPDATE vault_header SET format_version = 5; PRAGMA user_version = 5")
             var state = try vault.rootState()
             state.measurementGrants = false
+            state.assumedValidity = false
             try vault.store.setVaultState(
                 VaultStateRecord(
                     writeCounter: state.counter, state: state.encoded(),
@@ -60,8 +61,8 @@ import Testing
         let writer = try t.open()
         let outcomes = try writer.grant(client, [record.id], expires: nil, attachments: nil, measurements: true)
         #expect(outcomes.map(\.description) == ["now with the patient's measurements (was without)"])
-        #expect(try VaultHeader.read(at: t.path).formatVersion == 6)
-        #expect(try FormatFiveTests.storedState(t).schema == VaultState.measurementGrantsSchema)
+        #expect(try VaultHeader.read(at: t.path).formatVersion == VaultHeader.currentFormatVersion)
+        #expect(try FormatFiveTests.storedState(t).schema == VaultState.assumedValiditySchema)
         #expect(try clientView(t, identity).measurements(of: nil).count == 1)
         #expect(try t.open().check(readData: false).isClean)
     }

@@ -53,7 +53,7 @@ public final class SQLiteRecordStore: RecordStore {
         state: VaultStateRecord? = nil, keyRing: KeyRingRecord? = nil,
         fill: ((any RecordStore) throws -> Void)? = nil
     ) throws(StoreError) {
-        // The tables made here are those of formats 4 to 6 (a copy keeps its source's format).
+        // The tables made here are those of formats 4 to 7 (a copy keeps its source's format).
         guard (Schema.oldestCreatedVersion...Schema.currentVersion).contains(header.formatVersion) else {
             throw StoreError.unsupportedVersion(found: header.formatVersion, supported: Schema.currentVersion)
         }

@@ -7,7 +7,7 @@ enum Schema {
     static let applicationID: Int32 = 0x5278_5674
     /// `PRAGMA user_version`: the schema version; migrations step it one at a time.
     static let currentVersion = StoredSchema.currentFormat
-    /// The oldest format `create` makes (for `copy`): format 4 has the tables of formats 5 and 6.
+    /// The oldest format `create` makes (for `copy`): format 4 has the tables of formats 5 to 7.
     static let oldestCreatedVersion = StoredSchema.oldestCreatedFormat
 
     /// The tables a vault file is created with: those of the current format, from their one

@@ -9,9 +9,9 @@
 /// space for space, which `StoredSchemaTests` checks.
 public enum StoredSchema {
     /// The format a vault is created at and the newest this rxvault reads.
-    public static let currentFormat = 6
+    public static let currentFormat = 7
     /// The oldest format a store is created at (for `copy`, which keeps its source's format):
-    /// format 4 has the tables of formats 5 and 6.
+    /// format 4 has the tables of formats 5 to 7.
     public static let oldestCreatedFormat = 4
 
     /// Every table, in an order in which each is created after those it references.

@@ -187,7 +187,14 @@ extension FHIR {
             if var rx = prescription, let range = FHIR.resourceRange(scanner, entry) {
                 rx.fhir = FHIR.kept(
                     scanner, resource: range, practitioner: practitioner, own: FHIR.rxvaultID(object), parsed: object)
-                if rx.kind == .contacts && rx.expires == nil {
+                if rx.expires == nil, let duration = options.assumedValidity?[rx.kind] {
+                    // Kept as assumed, apart from the expiry (issue 47): never passed off as written.
+                    rx.assumedExpiry = duration.after(rx.issued)
+                    if rx.assumedExpiry == nil {
+                        local.append("\(duration) after \(rx.issued) is past \(CalendarDate.latest)")
+                    }
+                    assumedExpiry.append(position)
+                } else if rx.kind == .contacts && rx.expires == nil {
                     if let assumed = options.assumeExpiry {
                         rx.expires = assumed.after(rx.issued)
                         if rx.expires == nil {
@@ -197,8 +204,9 @@ extension FHIR {
                     } else {
                         local.append(
                             "a contact-lens prescription needs an expiry date and this one has none (FHIR has no element "
-                                + "for it; rxvault reads its expiration-date extension): give --assume-expiry DURATION, "
-                                + "e.g. --assume-expiry 1y, to set it that long after the issue date")
+                                + "for it; rxvault reads its expiration-date extension): give --assume-expiry contacts=1y "
+                                + "to keep one that long after the issue date as assumed (or the older --assume-expiry 1y, "
+                                + "which writes it as the expiry)")
                     }
                 }
                 prescription = rx

@@ -11,9 +11,14 @@ extension FHIR {
         /// The statuses imported; the rest are skipped. By default only `active`: a cancelled,
         /// draft or entered-in-error prescription is not one to fill.
         public var statuses: Set<String>
-        /// The expiry to give contact-lens prescriptions that carry none (FHIR has no element
-        /// for it), counted from each one's issue date.
+        /// The old single form of `--assume-expiry 1y`: the expiry to give contact-lens
+        /// prescriptions that carry none (FHIR has no element for it), counted from each one's
+        /// issue date and written as their expiry (kept for scripts that pass it).
         public var assumeExpiry: ExpiryAssumption?
+        /// `--assume-expiry glasses=2y,contacts=1y`: per kind, how long after its issue date a
+        /// prescription that carries no expiry is taken to expire, kept as assumed
+        /// (`Prescription.assumedExpiry`), never as written. Takes the place of `assumeExpiry`.
+        public var assumedValidity: AssumedValidity?
         /// The patient of prescriptions whose Patient the file does not hold (`import --patient`):
         /// HL7's own examples, and what most servers return for a search of one resource type,
         /// are VisionPrescriptions without their Patient. Prescriptions whose Patient the file
@@ -21,10 +26,12 @@ extension FHIR {
         public var patient: Patient?
 
         public init(
-            statuses: Set<String> = ["active"], assumeExpiry: ExpiryAssumption? = nil, patient: Patient? = nil
+            statuses: Set<String> = ["active"], assumeExpiry: ExpiryAssumption? = nil, patient: Patient? = nil,
+            assumedValidity: AssumedValidity? = nil
         ) {
             self.statuses = statuses
             self.assumeExpiry = assumeExpiry
+            self.assumedValidity = assumedValidity
             self.patient = patient
         }
 
@@ -52,44 +59,9 @@ extension FHIR {
         }
     }
 
-    /// `1y`, `18m`, `26w`, `90d`: a calendar duration (years and months by the calendar, so
-    /// 2014-06-15 plus 1y is 2015-06-15; a 29 February ends on the 28th).
-    public struct ExpiryAssumption: Sendable, CustomStringConvertible {
-        public let months: Int
-        public let days: Int
-        public let description: String
-
-        public init?(_ text: String) {
-            let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-            guard let unit = t.last, let n = Int(t.dropLast()), n > 0, n <= 100 * 365 else { return nil }
-            switch unit {
-            case "y":
-                guard n <= 100 else { return nil }
-                (months, days) = (12 * n, 0)
-            case "m":
-                guard n <= 1200 else { return nil }
-                (months, days) = (n, 0)
-            case "w": (months, days) = (0, 7 * n)
-            case "d": (months, days) = (0, n)
-            default: return nil
-            }
-            description = t
-        }
-
-        /// `date` plus this duration; nil past 9999-12-31.
-        public func after(_ date: CalendarDate) -> CalendarDate? {
-            let total = date.year * 12 + (date.month - 1) + months
-            let (year, month) = (total / 12, total % 12 + 1)
-            guard year <= CalendarDate.latest.year else { return nil }
-            // The same day of the month, or the month's last day when it has fewer.
-            for day in stride(from: date.day, through: max(date.day - 3, 1), by: -1) {
-                if let shifted = CalendarDate(iso: String(format: "%04d-%02d-%02d", year, month, day)) {
-                    return shifted.adding(days: days)
-                }
-            }
-            return nil
-        }
-    }
+    /// `1y`, `18m`, `26w`, `90d` (RxModel's `ValidityDuration`; the old single form of
+    /// `import --assume-expiry`).
+    public typealias ExpiryAssumption = ValidityDuration
 
     /// A VisionPrescription left out because of its status.
     public struct SkippedPrescription: Sendable {
@@ -98,7 +70,8 @@ extension FHIR {
     }
 
     /// What a FHIR file gave: the prescriptions to import, those skipped by status, and those
-    /// whose expiry was assumed (`--assume-expiry`).
+    /// whose expiry was assumed (`--assume-expiry`: written by the old single form, kept as
+    /// assumed by the per-kind one).
     public struct ImportResult: Sendable {
         /// The prescriptions to import, as the import reads them.
         public var file = ImportFile(items: [])

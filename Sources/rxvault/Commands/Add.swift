@@ -131,6 +131,8 @@ extension RxVaultCommand {
             // Copying the old expiry would make the renewal expired already; how long it is valid
             // is the prescriber's to say.
             rx.expires = nil
+            // Nor an expiry an import assumed for the old one (issue 47).
+            rx.assumedExpiry = nil
             // The exam and a short expiry's reason belong to the old prescription's visit.
             rx.examDate = nil
             rx.shortExpiryReason = nil

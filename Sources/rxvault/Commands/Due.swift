@@ -12,7 +12,10 @@ extension RxVaultCommand {
                 For each patient and kind, the prescription in use (not withdrawn, not superseded
                 by a newer one) whose expiry date is within the window or already past, soonest
                 first. Renewing a prescription means an eye exam: each row says whether it is due
-                or overdue. A prescription without an expiry date is never due.
+                or overdue. A prescription without an expiry date comes due by the one assumed for
+                it (an import's --assume-expiry, else 'rxvault config set assumed-validity
+                glasses=2y'), shown as 'no expiry written (assumed to DATE)'; with none assumed it
+                is never due.
 
                 Exits 0 when something is due and 3 when nothing is, so cron can test it.
                 --format ics writes an iCalendar file (an all-day event per prescription, on its
@@ -69,7 +72,8 @@ extension RxVaultCommand {
                 let clock = try Environment.clock()
                 let today = clock.today()
                 let vault = try options.openReader()
-                let recalls = Recall.due(try vault.list(), today: today, within: days)
+                let validity = try vault.assumedValidity()
+                let recalls = Recall.due(try vault.list(), today: today, within: days, assuming: validity)
                 warnIfNotLogged(vault)
                 nothingDue = recalls.isEmpty
                 switch format {
@@ -79,7 +83,8 @@ extension RxVaultCommand {
                     } else {
                         Terminal.out(RecallOutput.table(recalls, style: .forStandardOutput(wide: wide)))
                     }
-                case .json: Terminal.out(RecallOutput.json(recalls, today: today, withinDays: days))
+                case .json:
+                    Terminal.out(RecallOutput.json(recalls, today: today, withinDays: days, assuming: validity))
                 // An empty calendar still: a subscription then drops the events that are done.
                 case .ics:
                     Terminal.outExactly(RecallOutput.calendar(recalls, stamp: clock.timestamp(), alarmDays: alarmDays))

@@ -126,10 +126,13 @@ extension RxVaultCommand {
                             bindPatients: source.owner.map { vault in { try vault.exportPatientsBinding($0) } })
                     case .fhir: writer = try FHIR.Stream(output: output, exported: now)
                     case .csv:
-                        writer = try CSVExportStream(output: output, today: today, supersession: source.supersession)
+                        writer = try CSVExportStream(
+                            output: output, today: today, supersession: source.supersession,
+                            assumedValidity: try source.owner?.assumedValidity())
                     case .pdf:
                         writer = PDFExportStream(
-                            output: output, today: today, created: now, supersession: source.supersession)
+                            output: output, today: today, created: now, supersession: source.supersession,
+                            assumedValidity: try source.owner?.assumedValidity())
                     }
                     var total = 0
                     try source.produce({ total = $0 }) { items in

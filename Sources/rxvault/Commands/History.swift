@@ -29,7 +29,10 @@ extension RxVaultCommand {
                 let vault = try options.openVault(command: "history")
                 let records = try vault.history(try vault.resolve(id))
                 let today = try Environment.clock().today()
-                let views = records.map { PrescriptionView(record: $0, today: today, cylinderForm: nil) }
+                let validity = try vault.assumedValidity()
+                let views = records.map {
+                    PrescriptionView(record: $0, today: today, cylinderForm: nil, assumedValidity: validity)
+                }
                 // What each version changed, by comparing it with the one before (RxModel).
                 let changes = records.indices.map { i in
                     i == 0 ? [] : records[i].prescription.changes(since: records[i - 1].prescription)

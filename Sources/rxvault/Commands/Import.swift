@@ -36,8 +36,15 @@ extension RxVaultCommand {
 
                 FHIR: only active prescriptions are imported (--status for others; skipped ones are
                 counted on stderr); elements rxvault has no field for are kept with the prescription
-                and written back on export; a Practitioner prescriber is resolved; contacts without
-                rxvault's expiry extension need --assume-expiry. An amended prescription (same
+                and written back on export; a Practitioner prescriber is resolved. FHIR has no element
+                for the expiry date (rxvault writes an extension): --assume-expiry
+                glasses=2y,contacts=1y gives each prescription without one an expiry that long after
+                its issue date, kept as assumed ('no expiry written (assumed to DATE)' in show, list
+                and due; "assumedExpiry" in JSON; never written as the prescriber's expiry, nor
+                exported as FHIR). Contacts without an expiry need it (or the vault's setting does
+                not apply: 'config set assumed-validity' only judges, it does not let them in). The
+                older single form --assume-expiry 1y still writes that date into contact-lens
+                prescriptions' expiry, as before. An amended prescription (same
                 identifier, or same resource id) is the same record (--update-unverified). A
                 VisionPrescription without its Patient in the file (HL7's examples, a bare
                 resource) needs --patient NAME: an existing patient, found as 'query --patient'
@@ -47,7 +54,7 @@ extension RxVaultCommand {
                   rxvault import rx-bundle.json --dry-run
                   rxvault import from-clinic.age --age-identity my.key
                   rxvault import my-export.json --update --dry-run
-                  rxvault import clinic-bundle.json --assume-expiry 1y --status all
+                  rxvault import clinic-bundle.json --assume-expiry glasses=2y,contacts=1y --status all
                   rxvault import visionprescription-example.json --patient "Sam Rivera"
                 """))
 
@@ -78,8 +85,8 @@ extension RxVaultCommand {
         var status: String?
         @Option(
             help: ArgumentHelp(
-                "FHIR: give contact-lens prescriptions without an expiry one this long after their issue date (1y, 18m, 26w, 90d).",
-                valueName: "duration"))
+                "FHIR: per kind, assume prescriptions without an expiry expire this long after their issue date, kept as assumed (glasses=2y,contacts=1y; durations 1y, 18m, 26w, 90d). A lone duration (1y) writes it as contact lenses' expiry, as before.",
+                valueName: "kind=duration,..."))
         var assumeExpiry: String?
         @Option(
             help: ArgumentHelp(
@@ -89,8 +96,12 @@ extension RxVaultCommand {
         @OptionGroup var options: VaultOptions
 
         func validate() throws {
-            if let assumeExpiry, FHIR.ExpiryAssumption(assumeExpiry) == nil {
-                throw ValidationError("--assume-expiry '\(assumeExpiry)': give a duration such as 1y, 18m, 26w or 90d")
+            if let assumeExpiry, FHIR.ExpiryAssumption(assumeExpiry) == nil,
+                AssumedValidity(parsing: assumeExpiry).map({ $0.isEmpty }) ?? true
+            {
+                throw ValidationError(
+                    "--assume-expiry '\(assumeExpiry)': give durations per kind such as glasses=2y,contacts=1y (or the older single form, a duration such as 1y, 18m, 26w or 90d)"
+                )
             }
             if let status { _ = try Self.statuses(status) }
         }
@@ -123,10 +134,14 @@ extension RxVaultCommand {
                     bytes = try AgeFile.decrypt(bytes, with: key)
                 }
                 try Self.requireImportable(ImportFormat(of: bytes))
+                // A lone duration is the older form (contacts, written as the expiry); kind=duration pairs
+                // are kept as assumed.
+                let single = assumeExpiry.flatMap(FHIR.ExpiryAssumption.init)
                 var fhirOptions = FHIR.ImportOptions(
                     statuses: try status.map(Self.statuses) ?? ["active"],
-                    assumeExpiry: assumeExpiry.flatMap(FHIR.ExpiryAssumption.init),
-                    patient: patient.map { Patient(name: $0) })
+                    assumeExpiry: single,
+                    patient: patient.map { Patient(name: $0) },
+                    assumedValidity: single == nil ? assumeExpiry.flatMap(AssumedValidity.init(parsing:)) : nil)
                 // Read whole before the passphrase is asked for: a bad file costs none.
                 var (file, fhir) = try ImportFile.read(bytes, fhir: fhirOptions)
                 if fhir == nil && (status != nil || assumeExpiry != nil || patient != nil) {
@@ -267,6 +282,12 @@ extension RxVaultCommand {
                                     : "")
                             : "rxvault: hint: entered-in-error ones were recorded by mistake; to import them anyway, pass --status \(current),entered-in-error"
                     ))
+            }
+            if let assumed = options.assumedValidity, !result.assumedExpiry.isEmpty {
+                Terminal.err(
+                    Table.displayable(
+                        "rxvault: \(dryRun ? "would keep" : "kept") an assumed expiry (\(assumed) after the issue date; not written as the prescriber's) for \(result.assumedExpiry.count) prescription(s) without one (--assume-expiry): "
+                            + result.assumedExpiry.joined(separator: ", ")))
             }
             if let assumed = options.assumeExpiry, !result.assumedExpiry.isEmpty {
                 Terminal.err(

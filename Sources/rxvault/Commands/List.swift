@@ -11,7 +11,9 @@ extension RxVaultCommand {
             discussion: flowing(
                 """
                 STATUS is valid, expiring (within 60 days) or expired, as of today; no expiry written
-                (issued DATE) for one with no expiry date issued more than two years ago; superseded
+                (issued DATE) for one with no expiry date issued more than two years ago, or no expiry
+                written (assumed to DATE) when the vault assumes a validity for its kind ('rxvault
+                config set assumed-validity glasses=2y') or its import assumed one; superseded
                 when a newer prescription of the same kind for the same patient replaces it; or the
                 FHIR status of a withdrawn one (cancelled, draft, entered-in-error).
                 --format json prints {"schema": "rxvault/prescriptions/v1", "prescriptions": [...]};
@@ -36,7 +38,7 @@ extension RxVaultCommand {
                     emptyMessage: options.identity == nil
                         ? "rxvault: the vault holds no prescriptions yet; add one with 'rxvault add glasses|contacts'"
                         : "rxvault: no prescriptions are shared with this identity",
-                    superseded: try vault.supersession(of: records))
+                    superseded: try vault.supersession(of: records), assumedValidity: try vault.assumedValidity())
                 warnIfNotLogged(vault)
             }
         }

@@ -70,9 +70,11 @@ extension RxVaultCommand {
                         }
                         let today = try Environment.clock().today()
                         let superseded = try vault.supersession(of: records)
+                        let validity = try vault.assumedValidity()
                         let views = records.map {
                             PrescriptionView(
-                                record: $0, today: today, cylinderForm: nil, supersededBy: superseded[$0.id])
+                                record: $0, today: today, cylinderForm: nil, supersededBy: superseded[$0.id],
+                                assumedValidity: validity)
                         }
                         Terminal.out("\n" + PrescriptionText.listTable(views, style: .forStandardOutput(wide: false)))
                     }

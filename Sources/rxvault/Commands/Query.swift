@@ -37,7 +37,7 @@ extension RxVaultCommand {
                 try PrescriptionOutput.print(
                     records, format: format, cyl: cyl, wide: wide,
                     emptyMessage: "rxvault: no prescriptions match", keepOrder: true,
-                    superseded: try vault.supersession(of: records))
+                    superseded: try vault.supersession(of: records), assumedValidity: try vault.assumedValidity())
                 warnIfNotLogged(vault)
             }
         }

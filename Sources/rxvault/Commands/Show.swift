@@ -37,7 +37,8 @@ extension RxVaultCommand {
                 warnIfNotLogged(vault)
                 let view = PrescriptionView(
                     record: record, today: try Environment.clock().today(), cylinderForm: cyl,
-                    supersededBy: try vault.supersession(of: [record])[record.id])
+                    supersededBy: try vault.supersession(of: [record])[record.id],
+                    assumedValidity: try vault.assumedValidity())
                 if atCornea && record.prescription.kind != .glasses {
                     throw CLIError(
                         .usage, "--at-cornea applies to glasses prescriptions",

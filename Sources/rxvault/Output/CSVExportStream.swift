@@ -16,11 +16,16 @@ extension RxVaultCommand {
         let today: CalendarDate
         /// Which records a newer one replaces: their status column says `superseded`, as `list` does.
         let supersession: ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID]
+        /// The vault's `assumed-validity` setting (the owner's; nil for a client): the status and
+        /// `assumed_expiry` columns go by it, `expires` never does.
+        let assumedValidity: AssumedValidity?
 
         init(
             output: ExportOutput, today: CalendarDate,
-            supersession: @escaping ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID] = { _ in [:] }
+            supersession: @escaping ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID] = { _ in [:] },
+            assumedValidity: AssumedValidity? = nil
         ) throws {
+            self.assumedValidity = assumedValidity
             self.output = output
             self.today = today
             self.supersession = supersession
@@ -29,12 +34,13 @@ extension RxVaultCommand {
 
         /// Renders the batch's rows on all cores, then writes them in order.
         func add(_ items: [ExportItem]) throws {
-            let today = today
+            let (today, validity) = (today, assumedValidity)
             let superseded = try supersession(items.map(\.record))
             let rendered = items.concurrentMap { item in
                 var lines: [UInt8] = []
                 let view = PrescriptionView(
-                    record: item.record, today: today, cylinderForm: nil, supersededBy: superseded[item.record.id])
+                    record: item.record, today: today, cylinderForm: nil, supersededBy: superseded[item.record.id],
+                    assumedValidity: validity)
                 for row in PrescriptionCSV.rows(view) {
                     CSV.append(row, to: &lines)
                     lines.append(0x0A)

@@ -19,11 +19,15 @@ extension RxVaultCommand {
         /// Which records a newer one replaces: a superseded page says by which, as `show` does.
         let supersession: ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID]
         private var items: [ExportItem] = []
+        /// The vault's `assumed-validity` setting (the owner's; nil for a client).
+        let assumedValidity: AssumedValidity?
 
         init(
             output: ExportOutput, today: CalendarDate, created: String,
-            supersession: @escaping ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID] = { _ in [:] }
+            supersession: @escaping ([PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID] = { _ in [:] },
+            assumedValidity: AssumedValidity? = nil
         ) {
+            self.assumedValidity = assumedValidity
             self.output = output
             self.today = today
             self.created = created
@@ -38,7 +42,7 @@ extension RxVaultCommand {
             let pages = items.map {
                 PrescriptionPrint.page(
                     $0, shortID: short[$0.record.id] ?? $0.record.id.short, today: today,
-                    supersededBy: superseded[$0.record.id])
+                    supersededBy: superseded[$0.record.id], assumedValidity: assumedValidity)
             }
             do { try output.write(try PDFPrinter.pdf(pages, title: "Prescriptions", created: created)) } catch {
                 throw CLIError(.failure, "cannot write the PDF: \(error)")

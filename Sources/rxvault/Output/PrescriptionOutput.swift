@@ -8,11 +8,14 @@ enum PrescriptionOutput {
     /// `superseded`: which of `records` a newer one replaces (`VaultReader.supersession`).
     static func print(
         _ records: [PrescriptionRecord], format: OutputFormat, cyl: CylinderForm?, wide: Bool = false,
-        emptyMessage: String, keepOrder: Bool = false, superseded: [PrescriptionID: PrescriptionID] = [:]
+        emptyMessage: String, keepOrder: Bool = false, superseded: [PrescriptionID: PrescriptionID] = [:],
+        assumedValidity: AssumedValidity? = nil
     ) throws {
         let today = try Environment.clock().today()
         let views = records.map {
-            PrescriptionView(record: $0, today: today, cylinderForm: cyl, supersededBy: superseded[$0.id])
+            PrescriptionView(
+                record: $0, today: today, cylinderForm: cyl, supersededBy: superseded[$0.id],
+                assumedValidity: assumedValidity)
         }
         switch format {
         case .table:

@@ -10,10 +10,17 @@ import RxVault
 enum PrescriptionPrint {
     /// `supersededBy`: the newer prescription that replaces this one, if any; the page then says
     /// `superseded by <id>` where it would say `valid`, as `show` does.
-    static func page(_ item: ExportItem, shortID: String, today: CalendarDate, supersededBy: PrescriptionID? = nil)
+    /// `assumedValidity`: the vault's setting; an assumed expiry reads `no expiry written (assumed
+    /// to ...)`, never as a date the prescriber wrote.
+    static func page(
+        _ item: ExportItem, shortID: String, today: CalendarDate, supersededBy: PrescriptionID? = nil,
+        assumedValidity: AssumedValidity? = nil
+    )
         -> PrintedPage
     {
-        let view = PrescriptionView(record: item.record, today: today, cylinderForm: nil, supersededBy: supersededBy)
+        let view = PrescriptionView(
+            record: item.record, today: today, cylinderForm: nil, supersededBy: supersededBy,
+            assumedValidity: assumedValidity)
         let rx = view.prescription
         var fields: [(label: String, value: String)] = [
             ("Patient", rx.patient.name + (rx.patient.birthDate.map { ", born \($0)" } ?? "")),
@@ -25,7 +32,11 @@ enum PrescriptionPrint {
         if let exam = rx.examDate { fields.append(("Exam date", exam.description)) }
         fields += [
             ("Issued", rx.issued.description),
-            ("Expires", rx.expires?.description ?? "no expiry date")
+            (
+                "Expires",
+                rx.expires?.description
+                    ?? view.assumedExpiry.map { "no expiry written (assumed to \($0))" } ?? "no expiry date"
+            )
         ]
         if let reason = rx.shortExpiryReason { fields.append(("Short expiry", reason)) }
         fields += [

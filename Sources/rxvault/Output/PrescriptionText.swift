@@ -24,7 +24,7 @@ enum PrescriptionText {
             ("issued", rx.issued.description),
             (
                 "expires",
-                view.status == .noExpiryWritten
+                view.status == .noExpiryWritten || (rx.expires == nil && view.assumedExpiry != nil)
                     ? view.statusText : (rx.expires?.description ?? "no expiry date") + "  (\(view.statusText))"
             )
         ]
@@ -161,7 +161,7 @@ enum PrescriptionCSV {
         "contact_lens_type", "add_designation", "dominance", "balance",
         "exam_date", "short_expiry_reason", "prescriber_address", "prescriber_phone", "prescriber_fax",
         "manufacturer", "material", "equivalent_brand",
-        "tint", "wear_duration", "lens_note"
+        "tint", "wear_duration", "lens_note", "assumed_expiry"
     ]
 
     static func rows(_ view: PrescriptionView) -> [[String]] {
@@ -180,7 +180,8 @@ enum PrescriptionCSV {
                 rx.pupillaryDistance?.near?.plain ?? "", lens.baseCurve?.plain ?? "", lens.diameter?.plain ?? "",
                 CSV.text(lens.brand), equivalent(lens), CSV.text(rx.note)
             ]
-            return row + details(rx, lens) + kept(rx, eye)
+            // Last, so the columns before keep their places: never in `expires` (not written).
+            return row + details(rx, lens) + kept(rx, eye) + [view.assumedExpiry?.description ?? ""]
         }
     }
 

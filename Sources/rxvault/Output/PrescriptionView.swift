@@ -10,9 +10,16 @@ struct PrescriptionView {
     /// The newer prescription that replaces this one, when the command worked it out
     /// (`VaultReader.supersession`): its status is then `superseded` instead of its dates'.
     var supersededBy: PrescriptionID? = nil
+    /// The vault's `assumed-validity` setting (`VaultReader.assumedValidity`): a prescription with
+    /// no expiry written is judged, and shown, by the date it gives.
+    var assumedValidity: AssumedValidity? = nil
 
     var prescription: Prescription { record.prescription }
-    var status: PrescriptionStatus { prescription.status(on: today, superseded: supersededBy != nil) }
+    var status: PrescriptionStatus {
+        prescription.status(on: today, superseded: supersededBy != nil, assuming: assumedValidity)
+    }
+    /// The expiry assumed for it (kept at import, or from the setting); nil when one is written.
+    var assumedExpiry: CalendarDate? { prescription.assumedExpiry(assuming: assumedValidity) }
 
     func lens(_ eye: Eye) -> LensSpecification? {
         guard let lens = prescription[eye] else { return nil }
@@ -21,16 +28,22 @@ struct PrescriptionView {
 
     /// `valid`, `expiring in 12 days`, `expires today`, `expired`, `no expiry written (issued
     /// 2014-06-15)`; a withdrawn prescription by its FHIR status (`cancelled`, `draft`,
-    /// `entered-in-error`), whatever its dates.
+    /// `entered-in-error`), whatever its dates. With an assumed expiry: `no expiry written
+    /// (assumed to 2027-06-15)`, then `, expiring in 12 days` or `, expired` when so.
     var statusText: String {
+        let assumed = assumedExpiry
+        let text: String
         switch status {
-        case .valid: return "valid"
+        case .valid: text = "valid"
         case .noExpiryWritten: return "no expiry written (issued \(prescription.issued))"
-        case .expired, .cancelled, .draft, .enteredInError, .superseded: return status.rawValue
+        case .cancelled, .draft, .enteredInError, .superseded: return status.rawValue
+        case .expired: text = status.rawValue
         case .expiring:
-            let days = today.days(until: prescription.expires!)
-            return days == 0 ? "expires today" : days == 1 ? "expires tomorrow" : "expiring in \(days) days"
+            let days = today.days(until: (prescription.expires ?? assumed)!)
+            text = days == 0 ? "expires today" : days == 1 ? "expires tomorrow" : "expiring in \(days) days"
         }
+        guard let assumed else { return text }
+        return "no expiry written (assumed to \(assumed))" + (status == .valid ? "" : ", \(text)")
     }
 
     func notation(_ eye: Eye) -> String { lens(eye).map(LensNotation.format) ?? "-" }
@@ -71,6 +84,11 @@ struct PrescriptionJSON {
         pairs.append(("prescriber", .object(prescriber)))
         if let exam = rx.examDate { pairs.append(("examDate", .string(exam.description))) }
         if let expires = rx.expires { pairs.append(("expires", .string(expires.description))) }
+        // Assumed, never passed off as written: `"expires": null, "assumedExpiry": ...`.
+        if let assumed = view.assumedExpiry {
+            pairs.append(("expires", .null))
+            pairs.append(("assumedExpiry", .string(assumed.description)))
+        }
         if let reason = rx.shortExpiryReason { pairs.append(("shortExpiryReason", .string(reason))) }
         if let note = rx.note { pairs.append(("note", .string(note))) }
         if let type = rx.contactLensType { pairs.append(("contactLensType", .string(type.rawValue))) }

@@ -4,15 +4,18 @@ import RxVault
 /// `rxvault due`'s three forms of the same recalls: a table for people, JSON for scripts, and
 /// an iCalendar for a calendar app to subscribe to (docs/format.md, "Recalls").
 enum RecallOutput {
-    /// `expired 20 days ago`, `expires today`, `expires in 12 days`.
+    /// `expired 20 days ago`, `expires today`, `expires in 12 days`; for an assumed expiry
+    /// `no expiry written (assumed to 2027-06-15), expires in 12 days`.
     static func status(_ recall: Recall) -> String {
+        let when: String
         switch recall.daysLeft {
-        case ..<(-1): return "expired \(-recall.daysLeft) days ago"
-        case -1: return "expired yesterday"
-        case 0: return "expires today"
-        case 1: return "expires tomorrow"
-        default: return "expires in \(recall.daysLeft) days"
+        case ..<(-1): when = "expired \(-recall.daysLeft) days ago"
+        case -1: when = "expired yesterday"
+        case 0: when = "expires today"
+        case 1: when = "expires tomorrow"
+        default: when = "expires in \(recall.daysLeft) days"
         }
+        return recall.isAssumed ? "no expiry written (assumed to \(recall.expires)), \(when)" : when
     }
 
     /// What to do: an expired prescription cannot be used until the exam renews it.
@@ -52,22 +55,28 @@ enum RecallOutput {
     static let schema = "rxvault/due/v1"
 
     /// `{"schema": "rxvault/due/v1", "today": ..., "withinDays": 60, "due": [...]}`.
-    static func json(_ recalls: [Recall], today: CalendarDate, withinDays: Int) -> String {
+    /// An assumed expiry is `"expires": null, "assumedExpiry": ...`, never passed off as written.
+    static func json(
+        _ recalls: [Recall], today: CalendarDate, withinDays: Int, assuming validity: AssumedValidity? = nil
+    ) -> String {
         let items: [JSONValue] = recalls.map { recall in
             let rx = recall.record.prescription
             var patient: [(String, JSONValue)] = [("name", .string(rx.patient.name))]
             if let dob = rx.patient.birthDate { patient.append(("birthDate", .string(dob.description))) }
             if let id = rx.patient.id { patient.append(("id", .string(id))) }
-            return .object([
+            var pairs: [(String, JSONValue)] = [
                 ("id", .string(recall.record.id.hex)), ("kind", .string(rx.kind.rawValue)),
                 ("patient", .object(patient)), ("prescriber", .object([("name", .string(rx.prescriber.name))])),
-                ("issued", .string(rx.issued.description)), ("expires", .string(recall.expires.description)),
+                ("issued", .string(rx.issued.description)),
+                ("expires", recall.isAssumed ? .null : .string(recall.expires.description)),
                 ("daysLeft", .int(recall.daysLeft)),
                 // The status `show` gives it (valid, expiring, expired): a window of a year does
                 // not make a prescription "expiring" 200 days out.
-                ("status", .string(rx.status(on: today).rawValue)),
+                ("status", .string(rx.status(on: today, assuming: validity).rawValue)),
                 ("exam", .string(recall.isOverdue ? "overdue" : "due"))
-            ])
+            ]
+            if recall.isAssumed { pairs.append(("assumedExpiry", .string(recall.expires.description))) }
+            return .object(pairs)
         }
         return JSONValue.object([
             ("schema", .string(schema)), ("today", .string(today.description)), ("withinDays", .int(withinDays)),
@@ -89,7 +98,7 @@ enum RecallOutput {
             let description =
                 "rxvault prescription \(recall.record.id.short) (\(rx.kind.rawValue), issued \(rx.issued), "
                 + "prescriber \(rx.prescriber.name)) \(recall.isOverdue ? "expired" : "expires") on "
-                + "\(recall.expires). Renewing it means an eye exam."
+                + "\(recall.expires)\(recall.isAssumed ? " (no expiry written: assumed)" : ""). Renewing it means an eye exam."
             return ICalendar.Event(
                 uid: "\(recall.record.id.hex)@rxvault", day: recall.expires, summary: summary, description: description,
                 alarmDaysBefore: alarmDays)

@@ -14,7 +14,7 @@ struct FilterOptions: ParsableArguments {
             valueName: "codes")) var status: String?
     @Option(
         help: ArgumentHelp(
-            "Issued on or before the day and not expired on it (with no expiry date: issued at most two years before).",
+            "Issued on or before the day and not expired on it (with no expiry date: by the assumed one, else issued at most two years before).",
             valueName: "yyyy-mm-dd"))
     var validOn: String?
     @Flag(help: "Expired before today.") var expired = false

@@ -50,7 +50,11 @@ struct PrescriptionBuilder {
         if let fax = o.prescriberFax { rx.prescriber.fax = fax }
         if let exam = o.examDate { rx.examDate = exam.isEmpty ? nil : try date(exam, "exam date") }
         if let issued = o.issued { rx.issued = try date(issued, "issue date") }
-        if let expires = o.expires { rx.expires = try expiry(expires, issued: rx.issued) }
+        if let expires = o.expires {
+            rx.expires = try expiry(expires, issued: rx.issued)
+            // A written expiry replaces one assumed at import.
+            rx.assumedExpiry = nil
+        }
         if removeExpiry { rx.expires = nil }
         if let reason = o.shortExpiryReason { rx.shortExpiryReason = reason }
         if let note = o.note { rx.note = note }

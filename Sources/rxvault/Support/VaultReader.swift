@@ -1,3 +1,4 @@
+import RxModel
 import RxValidate
 import RxVault
 
@@ -18,6 +19,10 @@ protocol VaultReader {
     /// Which of `records` a newer prescription this reader can see replaces (RxVault's
     /// `Supersession`): the `superseded` status of list, query and show.
     func supersession(of records: [PrescriptionRecord]) throws -> [PrescriptionID: PrescriptionID]
+    /// The vault's `assumed-validity` setting, by which a prescription with no expiry written is
+    /// judged (`none` for a client: the setting is the owner's, in the key ring a client cannot
+    /// verify; a client goes by written dates and those assumed at import).
+    func assumedValidity() throws -> AssumedValidity
     var attachmentLimits: ValidationLimits { get }
     /// Set when a client's read could not be written to the audit log: why.
     var readLogFailure: VaultError? { get }
@@ -29,4 +34,5 @@ extension Vault: VaultReader {
 
 extension ClientVault: VaultReader {
     var readLogFailure: VaultError? { lastLogFailure }
+    func assumedValidity() throws -> AssumedValidity { .none }
 }
