@@ -9,12 +9,14 @@ import Testing
 /// The model the random walk of `AuthorizationTests` keeps of what each client was granted, and
 /// the check of every route against it.
 extension AuthorizationTests {
-    /// A grant's terms in the model: the last day (nil: no end), and whether attachments and the
-    /// patient's measurements are readable.
+    /// A grant's terms in the model: the last day (nil: no end), whether attachments and the
+    /// patient's measurements are readable, and the version current when it was granted (the
+    /// first its `_history` may show; a re-grant keeps it).
     struct Terms {
         var lastDay: CalendarDate?
         var attachments: Bool
         var measurements: Bool
+        var firstVersion: Int
     }
 
     final class Model: @unchecked Sendable {
@@ -82,7 +84,8 @@ extension AuthorizationTests {
                         read.status == .ok && read.json["id"] as? String == prescription.resourceID,
                         "\(name) reads granted \(index): \(read.status) \(step)")
                     let served = ((read.json["meta"] as? [String: Any])?["versionId"] as? String).flatMap(Int.init)
-                    try await expectHistory(api, token, prescription, newest: served, "\(name) \(index) \(step)")
+                    try await expectHistory(
+                        api, token, prescription, newest: served, from: terms.firstVersion, "\(name) \(index) \(step)")
                     if let note = prescription.note {
                         #expect(
                             read.text.contains(note), "\(name) reads \(index) without its newest note '\(note)' \(step)"
@@ -139,9 +142,12 @@ extension AuthorizationTests {
     }
 
     /// The versions `_history` lists are those its grant covers, each readable (`_history/{v}`),
-    /// the newest the one served; none after it, and none before the first listed.
+    /// the newest the one served; none after it, and none before the first listed nor before
+    /// `from`, the version current when the grant was made (timestamps are to the second, so the
+    /// first covered may be a later one recorded in the same second).
     func expectHistory(
-        _ api: APIClient, _ token: String, _ prescription: Model.Prescription, newest: Int?, _ what: String
+        _ api: APIClient, _ token: String, _ prescription: Model.Prescription, newest: Int?, from: Int,
+        _ what: String
     ) async throws {
         let base = "/VisionPrescription/\(prescription.resourceID)/_history"
         let history = try await api.get(base, token: token)
@@ -154,6 +160,7 @@ extension AuthorizationTests {
             history.resources.allSatisfy { $0["id"] as? String == prescription.resourceID },
             "\(what): _history of another prescription")
         guard let first = versions.min(), let last = versions.max() else { return }
+        #expect(first >= from, "\(what): _history shows version \(first), from before the grant (\(from))")
         #expect(versions.sorted() == Array(first...last), "\(what): versions \(versions)")
         for version in Set([first, last]) {
             let read = try await api.get("\(base)/\(version)", token: token)
@@ -161,7 +168,7 @@ extension AuthorizationTests {
                 read.status == .ok && (read.json["meta"] as? [String: Any])?["versionId"] as? String == String(version),
                 "\(what): version \(version) \(read.status)")
         }
-        for version in [first - 1, last + 1] where version >= 1 {
+        for version in Set([first - 1, from - 1, last + 1]) where version >= 1 {
             #expect(
                 try await api.get("\(base)/\(version)", token: token).status == .notFound,
                 "\(what): version \(version) is not covered")

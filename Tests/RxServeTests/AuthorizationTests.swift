@@ -189,6 +189,8 @@ import Testing
                         attachments: attachments, measurements: measurements)
                     for target in targets {
                         let existing = model.live(client)[target]
+                        // A new grant covers the version current now and every later one.
+                        let current = try vault.owner.prescription(model.prescriptions[target].id).version
                         let lastDay: CalendarDate? =
                             switch end {
                             case .until(let day): day
@@ -197,7 +199,8 @@ import Testing
                             }
                         model.grants[client, default: [:]][target] = Terms(
                             lastDay: lastDay, attachments: attachments ?? existing?.attachments ?? true,
-                            measurements: measurements ?? existing?.measurements ?? false)
+                            measurements: measurements ?? existing?.measurements ?? false,
+                            firstVersion: existing?.firstVersion ?? current)
                     }
                     did =
                         "grant \(client) \(targets) \(String(describing: end)) attachments \(String(describing: attachments))"
