@@ -1,3 +1,4 @@
+import Foundation
 import RxVault
 
 /// Writes the reads the server answered to the owner's audit log, on a connection of its own
@@ -14,8 +15,11 @@ import RxVault
 /// waits for the engine's write lock (SQLite's busy handler, PostgreSQL's round trips), and that
 /// wait must block neither Swift's cooperative pool nor the reads being answered.
 actor AuditWriter {
-    private nonisolated let thread = StoreThread(name: "rxvault-audit-writer")
+    private nonisolated let thread = StoreThread(name: "rxvault-audit")
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+
+    /// Whether this turn runs on the actor's own thread (for the tests: never the pool's).
+    var runsOnItsThread: Bool { thread.isCurrent }
 
     private var vault: Vault?
     /// Which file the connection is to (`ServedReadQueue.Batch.generation`).

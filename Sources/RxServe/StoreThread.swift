@@ -23,15 +23,26 @@ final class StoreThread: SerialExecutor, @unchecked Sendable {
         /// The executor the jobs run on (unowned: a job runs only while its actor, which holds
         /// the executor, is alive).
         var executor: UnownedSerialExecutor?
+        /// The thread, once it runs.
+        var thread: pthread_t?
     }
 
     private let queue = Queue()
 
-    /// Starts the thread (named, so a stack dump says which actor waits).
+    /// Starts the thread, named (at most 15 bytes, Linux's limit) so a stack dump says which
+    /// actor waits. Named from inside, and only as well as Foundation can: `Thread.name` set before
+    /// `start` does not reach the system's thread, and set inside it may not either when the
+    /// thread runs before `start` returns; the name is for people, `isCurrent` for code.
     init(name: String) {
+        precondition(name.utf8.count <= 15, "a thread's name is at most 15 bytes")
         let queue = queue
-        let thread = Thread { [queue] in Self.run(queue) }
-        thread.name = name
+        let thread = Thread { [queue] in
+            Thread.current.name = name
+            queue.condition.lock()
+            queue.thread = pthread_self()
+            queue.condition.unlock()
+            Self.run(queue)
+        }
         queue.executor = asUnownedSerialExecutor()
         thread.start()
     }
@@ -42,6 +53,13 @@ final class StoreThread: SerialExecutor, @unchecked Sendable {
         queue.stopped = true
         queue.condition.signal()
         queue.condition.unlock()
+    }
+
+    /// Whether the caller runs on this executor's thread.
+    var isCurrent: Bool {
+        queue.condition.lock()
+        defer { queue.condition.unlock() }
+        return queue.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

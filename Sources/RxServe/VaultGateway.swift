@@ -55,6 +55,9 @@ actor VaultGateway {
     private nonisolated let thread = StoreThread(name: "rxvault-gateway")
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
 
+    /// Whether this turn runs on the actor's own thread (for the tests: never the pool's).
+    var runsOnItsThread: Bool { thread.isCurrent }
+
     /// The open vault; nil while the file at the path cannot be served (clients get 503).
     private var vault: Vault?
     private var follower: FileFollower
