@@ -1,3 +1,4 @@
+import Foundation
 import RxVault
 
 /// Writes the reads the server answered to the owner's audit log, on a connection of its own
@@ -9,9 +10,19 @@ import RxVault
 /// write the replacement overtook while it waited for the lock is rolled back
 /// (`Vault.logServedReads`), and one it overtook in the instant before the commit went into the
 /// old file; either is done again in the new one (`.fileReplaced`).
+///
+/// Its turns run on a thread of their own (`StoreThread`), apart from the gateway's: a write
+/// waits for the engine's write lock (SQLite's busy handler, PostgreSQL's round trips), and that
+/// wait must block neither Swift's cooperative pool nor the reads being answered.
 actor AuditWriter {
+    private nonisolated let thread = StoreThread(name: "rxvault-audit")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+
+    /// Whether this turn runs on the actor's own thread (for the tests: never the pool's).
+    var runsOnItsThread: Bool { thread.isCurrent }
+
     private var vault: Vault?
-    /// Which file the connection is to (`VaultGateway.ReadBatch.generation`).
+    /// Which file the connection is to (`ServedReadQueue.Batch.generation`).
     private var generation = 0
     /// `ServeSettings.ownerWrites`: false appends the reads for the owner to countersign.
     private let ownerWrites: Bool
@@ -29,7 +40,7 @@ actor AuditWriter {
 
     /// Writes `batch` if it was served from the file this connection has open and that file is
     /// still the one at the path.
-    func write(_ batch: VaultGateway.ReadBatch) throws(VaultError) -> Outcome {
+    func write(_ batch: ServedReadQueue.Batch) throws(VaultError) -> Outcome {
         guard let vault, batch.generation == generation, !vault.fileWasReplaced else { return .fileReplaced }
         if !ownerWrites {
             return .written(try vault.appendServedReads(batch.events, clientKeys: batch.clientKeys))

@@ -102,6 +102,12 @@ actor ClientAuthenticator {
         return opened.clientID
     }
 
+    /// The client a bearer token stands for, as the one value `VaultGateway.view(for:)` takes:
+    /// a client's view is made only from a token a server of this vault sealed.
+    nonisolated func authenticated(bearer token: String) -> AuthenticatedClient? {
+        client(bearer: token).map(AuthenticatedClient.init)
+    }
+
     private func prune(_ now: Date) {
         let minuteAgo = now.addingTimeInterval(-60)
         issued = Self.since(minuteAgo, issued)
@@ -116,4 +122,13 @@ actor ClientAuthenticator {
             return recent.isEmpty ? nil : recent
         }
     }
+}
+
+/// A client that presented a valid bearer token in this request. Made only here (its
+/// initializer is private to this file), from a token `SealedSessions` opened: the gateway
+/// resolves a `ClientView` from nothing else, so no route can ask for another client's.
+struct AuthenticatedClient: Sendable {
+    let id: ClientID
+
+    fileprivate init(_ id: ClientID) { self.id = id }
 }

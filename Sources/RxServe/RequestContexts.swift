@@ -6,29 +6,11 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RxVault
 
-/// What a client may read now: its live grants, and the FHIR resource id of each granted
-/// prescription (a UUID named by its id). Worked out per vault state (`ServedCache`).
-struct ClientView: Sendable {
-    let access: ClientAccess
-    let prescriptions: [String: PrescriptionID]
-
-    var clientID: ClientID { access.client.id }
-
-    /// The granted prescriptions, in one order (by id) for every walk over them.
-    let granted: [PrescriptionID]
-
-    init(access: ClientAccess, prescriptions: [String: PrescriptionID]) {
-        self.access = access
-        self.prescriptions = prescriptions
-        granted = access.grants.keys.sorted { $0.hex < $1.hex }
-    }
-}
-
-/// The context of every request: Hummingbird's, and the client its bearer token stands for
-/// once `ClientAuthentication` has looked (nil: no token, or not a valid one).
+/// The context of every request: Hummingbird's, and what the client its bearer token stands for
+/// may read, once `ClientAuthentication` has looked (nil: no token, or not a valid one).
 struct ServeRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    var clientID: ClientID?
+    var view: ClientView?
     /// The peer's address, kept as it is: only the login routes turn it into a `source`, so
     /// the reads that make most requests do not pay for it.
     let remoteAddress: SocketAddress?
@@ -39,7 +21,7 @@ struct ServeRequestContext: RequestContext {
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        clientID = nil
+        view = nil
         remoteAddress = source.channel.remoteAddress
         localAddress = source.channel.localAddress
     }
@@ -57,40 +39,43 @@ extension ClientRequestContext: ConnectionEnds {}
 
 /// The context of the routes that need a client (everything but `/metadata` and `/auth`):
 /// made from `ServeRequestContext` only when a client was authenticated, so a handler cannot
-/// run without one. Its grants are read by the route in its own turn of the gateway
-/// (`RouteSupport.view`), or checked inside the read itself (`readNewest`), so the most frequent
-/// request takes one turn, not two.
+/// run without one. It carries the client's view, resolved once for the request by
+/// `ClientAuthentication`: the one thing the gateway's reads take (`VaultGateway`).
 struct ClientRequestContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
-    let clientID: ClientID
+    let view: ClientView
     let remoteAddress: SocketAddress?
     let localAddress: SocketAddress?
 
+    var clientID: ClientID { view.clientID }
+
     init(context: ServeRequestContext) throws {
-        guard let clientID = context.clientID else { throw APIError.tokenNeeded }
+        guard let view = context.view else { throw APIError.tokenNeeded }
         coreContext = context.coreContext
-        self.clientID = clientID
+        self.view = view
         remoteAddress = context.remoteAddress
         localAddress = context.localAddress
     }
 }
 
-/// Puts the client of the request's bearer token into the context (a check of the token in
-/// memory; the vault is not touched). A request without a valid token goes on without one (the
-/// client routes' context refuses it with 401); a token of a client removed since is refused
-/// where its grants are read (a revoke, a removal or an expiry counts at the next request).
+/// Resolves what the client of the request's bearer token may read now (`VaultGateway.view`, one
+/// turn of the gateway) and puts it into the context, once per request. A request without a
+/// valid token goes on without one (the client routes' context refuses it with 401); a token of
+/// a client removed since is refused here with 401 (a revoke, a removal or an expiry counts at
+/// the next request). Only on the client routes: `/metadata` and `/auth` never touch the vault.
 struct ClientAuthentication: RouterMiddleware {
     typealias Context = ServeRequestContext
     let authenticator: ClientAuthenticator
+    let gateway: VaultGateway
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         guard let header = request.headers[.authorization], let token = Self.bearerToken(header),
-            let clientID = authenticator.client(bearer: token)
+            let client = authenticator.authenticated(bearer: token)
         else { return try await next(request, context) }
         var context = context
-        context.clientID = clientID
+        context.view = try await gateway.view(for: client)
         return try await next(request, context)
     }
 

@@ -6,10 +6,11 @@ import RxModel
 import RxVault
 
 /// The API of `rxvault serve` (docs/api.md): one route collection per resource, behind one
-/// gateway to the vault. Authorization is the owner's grants as they are at each request
-/// (`ClientAuthentication` puts them in the request's context, `ClientRequestContext` is the
-/// only context the client routes run in); anything not granted is answered exactly like
-/// something that does not exist.
+/// gateway to the vault. Authorization is the owner's grants as they are at each request:
+/// `ClientAuthentication` puts the client's view in the request's context, `ClientRequestContext`
+/// is the only context the client routes run in, and every read the gateway offers takes the view
+/// and answers only what it grants; anything not granted is answered exactly like something that
+/// does not exist.
 ///
 /// Built by `RxServer.run` for the process, and by RxServeTests in-process (HummingbirdTesting).
 struct ServeAPI: Sendable {
@@ -48,7 +49,7 @@ struct ServeAPI: Sendable {
         router.addRoutes(AuthRoutes(support: support, authenticator: authenticator).collection, atPath: "auth")
 
         let clients = router.group()
-            .add(middleware: ClientAuthentication(authenticator: authenticator))
+            .add(middleware: ClientAuthentication(authenticator: authenticator, gateway: gateway))
             .group(context: ClientRequestContext.self)
         clients.addRoutes(VisionPrescriptionRoutes(support: support).collection, atPath: "VisionPrescription")
         clients.addRoutes(PatientRoutes(support: support).collection, atPath: "Patient")
@@ -109,36 +110,11 @@ struct RouteSupport: Sendable {
         links.base(request, local: context.localAddress, remote: context.remoteAddress)
     }
 
-    /// The client's live grants, read now (one turn of the gateway); a client removed since its
-    /// token was issued is refused.
-    func view(_ context: ClientRequestContext) async throws -> ClientView {
-        guard let view = try await gateway.access(clientID: context.clientID) else { throw APIError.unregistered }
-        return view
-    }
-
-    /// The client's view and the measurements its grants carry, read in one turn (format 6).
-    func measurements(_ context: ClientRequestContext) async throws -> (ClientView, [GrantedMeasurements]) {
-        guard let answer = try await gateway.measurements(clientID: context.clientID) else {
-            throw APIError.unregistered
-        }
-        return answer
-    }
-
-    /// The granted prescription the path's `id` names; "not found" for anything else.
-    func granted(_ context: ClientRequestContext, in view: ClientView) throws -> PrescriptionID {
-        guard let id = context.parameters.get("id"), let match = view.prescriptions[id] else {
-            throw APIError.notFound()
-        }
-        return match
-    }
-
     /// Queues the read for the owner's audit log (nothing when nothing was read).
     func logRead(
         _ client: ClientView, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String
     ) async {
-        guard !prescriptions.isEmpty else { return }
-        await gateway.logRead(
-            client: client.access.client, prescriptions: prescriptions, attachments: attachments, detail: detail)
+        await gateway.logRead(client, prescriptions: prescriptions, attachments: attachments, detail: detail)
     }
 
     /// A searchset or history Bundle.

@@ -4,23 +4,77 @@ import NIOCore
 import RxModel
 import RxVault
 
+/// What a client may read now: the client, its live grants resolved at one state of the vault,
+/// and the FHIR resource id of each granted prescription (a UUID named by its id).
+///
+/// A capability: its initializer is private to this file, so the only way to get one is
+/// `VaultGateway.view(for:)`, which takes an `AuthenticatedClient` (made only from a bearer token
+/// a server of this vault sealed). `ClientAuthentication` calls it once per request and puts the
+/// view in the request's context; every read the gateway offers takes it and answers only what it
+/// grants, checked again against the grants as they are in the read's own turn.
+struct ClientView: Sendable {
+    let access: ClientAccess
+    let prescriptions: [String: PrescriptionID]
+    /// The granted prescriptions, in one order (by id) for every walk over them.
+    let granted: [PrescriptionID]
+    /// Which of the gateway's caches it was resolved in (`VaultGateway.cacheEpoch`): while that
+    /// cache is current, the view is as the grants are now.
+    fileprivate let epoch: Int
+
+    var clientID: ClientID { access.client.id }
+
+    fileprivate init(access: ClientAccess, epoch: Int) {
+        self.access = access
+        self.epoch = epoch
+        prescriptions = Dictionary(
+            uniqueKeysWithValues: access.grants.keys.map { (FHIR.prescriptionResourceID($0), $0) })
+        granted = access.grants.keys.sorted { $0.hex < $1.hex }
+    }
+}
+
 /// The one place the server touches the vault: an actor around the owner's open `Vault`, so
-/// requests take turns on its SQLite connection. Every answer is as the file is now: what is
+/// requests take turns on its connection. Every answer is as the file is now: what is
 /// kept between requests (`ServedCache`) is dropped as soon as the owner writes anything, so a
 /// revoke, a removal or an expiry made meanwhile by the owner's CLI counts at the next request.
 /// And it is the file now at the vault's path: one replaced by rename is followed before the
 /// request is answered (`live`, `FileFollower`).
 ///
+/// Its reads are scoped to a `ClientView`: each takes one, and in the same turn (one state of the
+/// vault) narrows it to the client's grants as they are now and reads only what that leaves. The
+/// open vault is `private` to this file and so is every owner-powered read: a route can name no
+/// call that reads a prescription, a version, an attachment or a patient without a view, and a
+/// view grants only what the owner granted its client. So a route that reads an ungranted id does
+/// not compile; at most it asks and is answered "not granted".
+///
+/// Its turns run on a thread of their own (`StoreThread`): the store's calls block (SQLite's
+/// busy handler, PostgreSQL's round trips), and must not block Swift's cooperative pool.
+///
 /// It answers with records and, for the one read kept rendered, the bytes RxVault's FHIR
 /// rendering makes (`FHIR.Rendering.api`); it knows nothing of the routes.
 actor VaultGateway {
+    private nonisolated let thread = StoreThread(name: "rxvault-gateway")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+
+    /// Whether this turn runs on the actor's own thread (for the tests: never the pool's).
+    var runsOnItsThread: Bool { thread.isCurrent }
+
     /// The open vault; nil while the file at the path cannot be served (clients get 503).
     private var vault: Vault?
     private var follower: FileFollower
     private let writer: AuditWriter
     private var cache: ServedCache
+    /// Counts the caches made (one carried to the state the server's own audit write left is the
+    /// same one): a view resolved in the current one needs no second look at the grants (`scoped`).
+    private var cacheEpoch = 0
+
+    /// Drops what was kept: from now on, for `stamp` and `today`.
+    private func startCache(stamp: StateStamp?, today: CalendarDate) {
+        cache = ServedCache(stamp: stamp, today: today)
+        cacheEpoch += 1
+    }
     private var streams: [Int: AttachmentStream] = [:]
     private var nextStream = 0
+    private var reads = ServedReadQueue()
 
     init(
         vault: sending Vault, writer: AuditWriter, stampReader: StateStampReader?, busyTimeoutMilliseconds: Int32,
@@ -54,7 +108,7 @@ actor VaultGateway {
         if rounds != nil { vault = try await live() }
         let today = vault.today
         if fresh.round < cacheRound, today == cache.today { return vault }
-        if !cache.isCurrent(stamp: fresh.stamp, today: today) { cache = ServedCache(stamp: fresh.stamp, today: today) }
+        if !cache.isCurrent(stamp: fresh.stamp, today: today) { startCache(stamp: fresh.stamp, today: today) }
         cacheRound = fresh.round
         return vault
     }
@@ -96,16 +150,16 @@ actor VaultGateway {
             // was kept goes, the writer finishes the write under way and closes its connection,
             // then this one. The reads still queued are written to the new file, marked.
             streams = [:]
-            cache = ServedCache(stamp: nil, today: follower.reopener.today)
+            startCache(stamp: nil, today: follower.reopener.today)
             follower.noteCounter(try? old.writeCounter())
             vault = nil
             await writer.release()
             old.emptyWriteAheadLog()
-            markQueuedReadsAsServedFromReplacedFile()
+            reads.markServedFromReplacedFile()
             follower.letGo()
         }
         guard let fresh = follower.open(), let file = fresh.openFileNumbers() else { throw APIError.fileReplaced }
-        if let why = await writer.follow(follower.reopener, file: file, generation: generation) {
+        if let why = await writer.follow(follower.reopener, file: file, generation: reads.generation) {
             follower.refuse(why, file: file)
             throw APIError.fileReplaced
         }
@@ -122,54 +176,104 @@ actor VaultGateway {
 
     // MARK: - Clients and what they may read
 
-    func client(publicKey: [UInt8]) async throws -> ClientSummary? { try await live().client(withPublicKey: publicKey) }
-
-    /// The client's live grants; nil when it is no longer registered.
-    func access(clientID: ClientID) async throws -> ClientView? {
-        try currentView(clientID, in: try await refresh())
+    /// The client whose recipient this is (to issue it a challenge; the client proves it holds the
+    /// identity before it gets a token): its id, nothing it was granted.
+    func clientID(publicKey: [UInt8]) async throws -> ClientID? {
+        try await live().client(withPublicKey: publicKey)?.id
     }
 
-    func prescription(_ id: PrescriptionID) async throws -> PrescriptionRecord {
-        try currentRecord(id, in: try await refresh())
+    /// The authenticated client's view: its live grants, as the vault is now. The one maker of a
+    /// `ClientView`, called by `ClientAuthentication` once per request. Throws `unregistered`
+    /// for a client removed since its token was issued.
+    func view(for client: AuthenticatedClient) async throws -> ClientView {
+        guard let view = try currentView(client.id, in: try await refresh()) else { throw APIError.unregistered }
+        return view
     }
 
-    /// A granted prescription's newest version and when it last changed for the client
-    /// (`ClientLastUpdated`), in one turn.
-    func served(_ id: PrescriptionID, for view: ClientView) async throws -> (
-        record: PrescriptionRecord, lastUpdated: String
-    ) {
+    /// The start of every read: the vault as it is now, and `asked` narrowed to the grants its
+    /// client holds now, in this turn. A view resolved in the cache still current is as the grants
+    /// are (nothing was written since); otherwise it keeps only what is still granted, on the
+    /// terms granted now, so a revoke between the request's view and its read cannot leak.
+    private func scoped(_ asked: ClientView) async throws -> (Vault, ClientView) {
         let vault = try await refresh()
-        guard let grant = view.access.grants[id] else { throw VaultError.notFound(id: id.short) }
-        let record = try currentRecord(id, in: vault)
-        return (record, try lastUpdated(record, grant: grant, in: vault))
+        if cache.keeps, asked.epoch == cacheEpoch { return (vault, asked) }
+        guard let now = try currentView(asked.clientID, in: vault) else { throw APIError.unregistered }
+        if now.access.grants.keys.allSatisfy({ asked.access.grants[$0] != nil }) { return (vault, now) }
+        return (vault, ClientView(access: now.access.narrowed(to: Set(asked.access.grants.keys)), epoch: now.epoch))
     }
 
-    /// What `GET /VisionPrescription/{id}` answers, in one turn of the actor: the client's view,
-    /// the newest version as sent, and the read queued for the audit log.
-    enum NewestRead: Sendable {
-        case unregistered
-        case notGranted
-        case found(ByteBuffer)
+    /// A prescription's newest version as served to one client: with when it last changed for
+    /// that client (`ClientLastUpdated`).
+    struct Served: Sendable {
+        let record: PrescriptionRecord
+        let lastUpdated: String
     }
 
-    func readNewest(clientID: ClientID, resourceID: String) async throws -> NewestRead {
-        let vault = try await refresh()
-        guard let view = try currentView(clientID, in: vault) else { return .unregistered }
-        guard let id = view.prescriptions[resourceID], let grant = view.access.grants[id] else { return .notGranted }
-        let rendered: ByteBuffer
+    /// What `GET /VisionPrescription` searches: every granted prescription's newest version.
+    func newestVersions(for asked: ClientView) async throws -> [Served] {
+        let (vault, view) = try await scoped(asked)
+        return try view.granted.map { id in try served(id, view, in: vault) }
+    }
+
+    /// What `GET /VisionPrescription/{id}` answers: the newest version as sent (kept rendered per
+    /// client and vault state), the read queued for the audit log; nil when not granted.
+    func newestRendered(_ resourceID: String, for asked: ClientView) async throws -> ByteBuffer? {
+        let (vault, view) = try await scoped(asked)
+        guard let id = view.prescriptions[resourceID] else { return nil }
         // Kept per client: its meta.lastUpdated counts its own grant (`ClientLastUpdated`).
-        let key = ServedCache.RenderedKey(client: clientID, prescription: id)
+        let key = ServedCache.RenderedKey(client: view.clientID, prescription: id)
+        let rendered: ByteBuffer
         if let kept = cache.rendered[key] {
             rendered = kept
         } else {
-            let record = try currentRecord(id, in: vault)
+            let newest = try served(id, view, in: vault)
             rendered = ByteBuffer(
                 bytes: FHIR.Rendering.api.bytes(
-                    ClientLastUpdated.resource(record, lastUpdated: try lastUpdated(record, grant: grant, in: vault))))
+                    ClientLastUpdated.resource(newest.record, lastUpdated: newest.lastUpdated)))
             cache.keep(rendered: rendered, of: key)
         }
-        logRead(client: view.access.client, prescriptions: [id], detail: "api read VisionPrescription")
-        return .found(rendered)
+        logRead(view, prescriptions: [id], detail: "api read VisionPrescription")
+        return rendered
+    }
+
+    /// The versions a grant covers (`_history`): the one current when it was granted and every
+    /// later one, oldest first, and the newest as served; nil when not granted.
+    func coveredVersions(_ resourceID: String, for asked: ClientView) async throws -> (
+        id: PrescriptionID, versions: [PrescriptionRecord], newest: Served
+    )? {
+        let (vault, view) = try await scoped(asked)
+        guard let id = view.prescriptions[resourceID], let grant = view.access.grants[id] else { return nil }
+        let all = try vault.history(id)
+        let first = all.lastIndex { $0.recorded <= grant.granted } ?? 0
+        return (id, Array(all[first...]), try served(id, view, in: vault))
+    }
+
+    /// The Patient a granted prescription names (`GET /Patient/{id}`, `_include`), with that
+    /// prescription (the read the audit log records); nil when no granted prescription names it.
+    func patient(_ resourceID: String, for asked: ClientView) async throws -> (Patient, via: PrescriptionID)? {
+        let (vault, view) = try await scoped(asked)
+        for id in view.granted {
+            let patient = try currentRecord(id, in: vault).prescription.patient
+            if FHIR.patientResourceID(patient) == resourceID { return (patient, id) }
+        }
+        return nil
+    }
+
+    /// The measurements the client's live grants carry (format 6), by patient.
+    func measurements(for asked: ClientView) async throws -> [GrantedMeasurements] {
+        let (vault, view) = try await scoped(asked)
+        return try vault.grantedMeasurements(view.access)
+    }
+
+    /// The attachments the client may read (`GET /DocumentReference`): per granted prescription
+    /// whose grant includes them (only `related`'s when given), its newest version and attachments.
+    func attachments(related: String?, for asked: ClientView) async throws -> [(
+        record: PrescriptionRecord, attachments: [AttachmentInfo]
+    )] {
+        let (vault, view) = try await scoped(asked)
+        return try view.granted.filter { id in
+            view.access.allowsAttachments(of: id) && (related == nil || related == FHIR.prescriptionResourceID(id))
+        }.map { id in (try currentRecord(id, in: vault), try vault.attachments(of: id)) }
     }
 
     // Below: as the cache says, after `refresh`.
@@ -178,13 +282,7 @@ actor VaultGateway {
         if let kept = cache.clients[clientID] { return kept }
         var view: ClientView?
         if let client = try vault.client(id: clientID) {
-            let access = try vault.access(for: client)
-            view = ClientView(
-                access: access,
-                prescriptions: Dictionary(
-                    uniqueKeysWithValues: access.grants.keys.map {
-                        (FHIR.prescriptionResourceID($0), $0)
-                    }))
+            view = ClientView(access: try vault.access(for: client), epoch: cacheEpoch)
         }
         if cache.keeps { cache.clients[clientID] = .some(view) }
         return view
@@ -195,6 +293,13 @@ actor VaultGateway {
         let record = try vault.prescription(id)
         cache.keep(record)
         return record
+    }
+
+    /// A granted prescription's newest version and when it last changed for the view's client.
+    private func served(_ id: PrescriptionID, _ view: ClientView, in vault: Vault) throws -> Served {
+        guard let grant = view.access.grants[id] else { throw APIError.notFound() }
+        let record = try currentRecord(id, in: vault)
+        return Served(record: record, lastUpdated: try lastUpdated(record, grant: grant, in: vault))
     }
 
     /// When the prescription last changed for the holder of `grant` (`ClientLastUpdated`); its
@@ -215,158 +320,91 @@ actor VaultGateway {
         return ClientLastUpdated.of(record, grant: grant, newestAttachment: newest)
     }
 
-    func history(_ id: PrescriptionID) async throws -> [PrescriptionRecord] { try await live().history(id) }
-
-    /// The measurements the client's live grants carry (format 6), with the client's view
-    /// read in the same turn (a grant changed between the two cannot widen what is answered);
-    /// nil when the client is no longer registered.
-    func measurements(clientID: ClientID) async throws -> (ClientView, [GrantedMeasurements])? {
-        let vault = try await refresh()
-        guard let view = try currentView(clientID, in: vault) else { return nil }
-        return (view, try vault.grantedMeasurements(view.access))
-    }
-
-    func attachments(of id: PrescriptionID) async throws -> [AttachmentInfo] { try await live().attachments(of: id) }
-
     // MARK: - Attachments, one chunk at a time
 
-    func openStream(_ attachment: AttachmentID, of prescription: PrescriptionID) async throws -> (Int, AttachmentInfo) {
-        let stream = try await live().attachmentStream(attachment, of: prescription)
-        nextStream += 1
-        streams[nextStream] = stream
-        return (nextStream, stream.info)
+    /// An open attachment stream: only `openAttachment` makes one.
+    struct StreamHandle: Sendable {
+        fileprivate let number: Int
+    }
+
+    /// Opens the attachment `GET /Binary/{id}` names, if a granted prescription whose grant
+    /// includes attachments has it; the read is queued for the audit log.
+    func openAttachment(_ resourceID: String, for asked: ClientView) async throws -> (StreamHandle, AttachmentInfo)? {
+        let (vault, view) = try await scoped(asked)
+        for id in view.granted where view.access.allowsAttachments(of: id) {
+            for info in try vault.attachments(of: id) where FHIR.attachmentResourceID(info.id) == resourceID {
+                let stream = try vault.attachmentStream(info.id, of: id)
+                nextStream += 1
+                streams[nextStream] = stream
+                logRead(
+                    view, prescriptions: [id], attachments: [info.id], detail: "api read Binary \(info.metadata.name)")
+                return (StreamHandle(number: nextStream), stream.info)
+            }
+        }
+        return nil
     }
 
     /// The next chunk; nil at the verified end. A stream the gateway dropped because its file
     /// was replaced throws: the response stops short, and the client sees a truncated body.
-    func nextChunk(_ handle: Int) throws(VaultError) -> [UInt8]? {
-        guard let stream = streams[handle] else {
+    func nextChunk(_ handle: StreamHandle) throws(VaultError) -> [UInt8]? {
+        guard let stream = streams[handle.number] else {
             throw .internalError("the vault's file was replaced while the attachment was being sent")
         }
         do {
             let chunk = try stream.next()
-            if chunk == nil { streams[handle] = nil }
+            if chunk == nil { streams[handle.number] = nil }
             return chunk
         } catch {
-            streams[handle] = nil
+            streams[handle.number] = nil
             throw error
         }
     }
 
-    func closeStream(_ handle: Int) { streams[handle] = nil }
+    func closeStream(_ handle: StreamHandle) { streams[handle.number] = nil }
 
     // MARK: - Access requests
 
+    /// A request by the view's client for the owner's attention (written to the audit log).
     func requestAccess(
-        clientID: ClientID, reason: String, patient: String?, kinds: [PrescriptionKind], ownerWrite: Bool
+        for asked: ClientView, reason: String, patient: String?, kinds: [PrescriptionKind], ownerWrite: Bool
     ) async throws -> AccessRequest {
-        let vault = try await live()
-        guard let client = try vault.client(id: clientID) else { throw VaultError.clientNotFound(clientID.short) }
+        let (vault, view) = try await scoped(asked)
         return try vault.requestAccess(
-            for: client, reason: reason, patient: patient, kinds: kinds, ownerWrite: ownerWrite)
+            for: view.access.client, reason: reason, patient: patient, kinds: kinds, ownerWrite: ownerWrite)
     }
 
-    func accessRequest(_ id: String, clientID: ClientID) async throws -> AccessRequest? {
-        let vault = try await live()
-        guard let client = try vault.client(id: clientID) else { return nil }
-        return try vault.accessRequests(client: client).first { $0.id == id }
+    /// One of the view's client's own requests; nil for any other id.
+    func accessRequest(_ id: String, for asked: ClientView) async throws -> AccessRequest? {
+        let (vault, view) = try await scoped(asked)
+        return try vault.accessRequests(client: view.access.client).first { $0.id == id }
     }
 
     // MARK: - The audit log
 
-    /// What makes two reads the same entry: the client, what it read, and how.
-    private struct ReadKey: Hashable {
-        let client: ClientID
-        let detail: String
-        let prescriptions: [PrescriptionID]
-        let attachments: [AttachmentID]
-    }
-
-    /// Reads served and not yet written, in order: when each was first served, and how often.
-    private var pendingReads: [(key: ReadKey, first: Date, count: Int)] = []
-    private var pendingIndex: [ReadKey: Int] = [:]
-    /// Entries a failed write left, to go first in the next one.
-    private var unwritten: [AuditEvent] = []
-    /// The public key of each client whose reads were served, as it was served: an append
-    /// (`ServeSettings.ownerWrites` false) authenticates a read for its client with it, even
-    /// once the client is removed.
-    private var clientKeys: [ClientID: [UInt8]] = [:]
-
+    /// Queues a read served to the view's client (nothing when nothing was read).
     func logRead(
-        client: ClientSummary, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String
+        _ view: ClientView, prescriptions: [PrescriptionID], attachments: [AttachmentID] = [], detail: String
     ) {
-        clientKeys[client.id] = client.recipient.publicKey
-        let key = ReadKey(client: client.id, detail: detail, prescriptions: prescriptions, attachments: attachments)
-        if let index = pendingIndex[key] {
-            pendingReads[index].count += 1
-        } else {
-            pendingIndex[key] = pendingReads.count
-            pendingReads.append((key, Date(), 1))
-        }
+        guard !prescriptions.isEmpty else { return }
+        reads.add(client: view.access.client, prescriptions: prescriptions, attachments: attachments, detail: detail)
     }
 
-    /// Reads served from a file that was then replaced and not written yet go to the new file
-    /// (the same vault, proved by its key), saying where they were served from: the old file is
-    /// deleted, or kept aside by whoever replaced it, and either way no one reads its log again.
-    /// `generation` counts the files served, so a batch the switch overtook is marked too.
-    private var generation = 0
-    static let replacedNote = " (served from the file since replaced)"
+    /// Reads served and not written yet (entries): what is lost if the server stops before a
+    /// file it may write them to is back.
+    var unrecordedReads: Int { reads.count }
 
-    private func markQueuedReadsAsServedFromReplacedFile() {
-        unwritten = (unwritten + queuedEvents()).map(Self.servedFromReplacedFile)
-        generation += 1
-    }
-
-    static func servedFromReplacedFile(_ event: AuditEvent) -> AuditEvent {
-        var marked = event
-        if marked.detail?.hasSuffix(replacedNote) != true { marked.detail = (marked.detail ?? "") + replacedNote }
-        return marked
-    }
-
-    /// Reads served and not written yet (entries, one per distinct read): what is lost if the
-    /// server stops before a file it may write them to is back.
-    var unrecordedReads: Int { unwritten.count + pendingReads.count }
-
-    /// Entries for the queued reads, one per distinct read since the last write: a client that
-    /// reads the same thing many times within that second gets one entry (at the first read's
-    /// time) that says how many ("api read VisionPrescription (37 times)"). Under load, an
-    /// entry per request would cost the writer more than answering them.
-    private func queuedEvents() -> [AuditEvent] {
-        let events = pendingReads.map { key, first, count in
-            let client = key.client.hex
-            return AuditEvent(
-                time: Timestamp.iso(first), actor: client, action: .read, client: client,
-                prescriptions: key.prescriptions.map(\.hex),
-                attachments: key.attachments.isEmpty ? nil : key.attachments.map(\.hex),
-                detail: count > 1 ? key.detail + " (\(count) times)" : key.detail)
-        }
-        pendingReads = []
-        pendingIndex = [:]
-        return events
-    }
-
-    /// The reads to write now, and which file they were served from (`AuditWriter.write`
-    /// writes them only into that one).
-    struct ReadBatch: Sendable {
-        let events: [AuditEvent]
-        let generation: Int
-        let clientKeys: [ClientID: [UInt8]]
-    }
-
-    func takeReads() -> ReadBatch {
-        let events = unwritten + queuedEvents()
-        unwritten = []
+    func takeReads() -> ServedReadQueue.Batch {
+        let batch = reads.take()
         // The caller writes them now, then calls `carry` or `requeue`: until then a new stamp is
         // waited on, not acted on (`refresh`).
-        if !events.isEmpty { auditWritesUnderWay += 1 }
-        return ReadBatch(events: events, generation: generation, clientKeys: clientKeys)
+        if !batch.events.isEmpty { auditWritesUnderWay += 1 }
+        return batch
     }
 
     /// A write that failed or did not reach the live file: its entries go first next time (a
     /// failure is said on stderr).
-    func requeue(_ batch: ReadBatch) {
-        unwritten =
-            (batch.generation == generation ? batch.events : batch.events.map(Self.servedFromReplacedFile)) + unwritten
+    func requeue(_ batch: ServedReadQueue.Batch) {
+        reads.requeue(batch)
         auditWriteEnded()
     }
 

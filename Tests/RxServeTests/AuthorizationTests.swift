@@ -107,13 +107,16 @@ import Testing
 
     // MARK: - A random walk of owner changes while the server serves
 
-    /// A seeded random walk of owner changes (grants with and without an end or attachments,
-    /// re-grants that keep their terms, revokes, edits, attachments, clients added and removed,
-    /// days passing, the server's own audit write landing after a change). After every step each
-    /// client sees exactly what a model of its live grants says: the search's total and ids, 200
-    /// for each granted prescription (its newest content) and 404 for every other one, Binary and
-    /// DocumentReference only where attachments are granted, 401 once removed. The server is
-    /// never restarted, so whatever it keeps must follow every write and every new day.
+    /// A seeded random walk of owner changes (grants with and without an end, attachments or
+    /// measurements, re-grants that keep their terms, revokes and client removals, which re-key,
+    /// edits, attachments, clients added, days passing so grants expire, access requests, the
+    /// server's own audit write landing after a change). After every step each client sees
+    /// exactly what a model of its live grants says on every route (`expectModel`): the search's
+    /// total and ids and its `_include`d Patients, 200 for each granted prescription (its newest
+    /// content), its `_history` and versions, and 404 for every other one; Patient, Observation,
+    /// DocumentReference and Binary only where a live grant carries them; its own access requests
+    /// and no other client's; 401 once removed. The server is never restarted, so whatever it
+    /// keeps must follow every write and every new day.
     @Test(arguments: [UInt64(0x5EED_0011), 0x5EED_0012, 0x5EED_0013])
     func eachClientSeesExactlyItsLiveGrantsAfterEveryStep(seed defaultSeed: UInt64) async throws {
         let seed = ProcessInfo.processInfo.environment["RXVAULT_PROPERTY_SEED"].flatMap(UInt64.init) ?? defaultSeed
@@ -125,7 +128,9 @@ import Testing
             var prescription = n % 2 == 0 ? ServedVault.glasses : ServedVault.contacts
             prescription.patient = Patient(name: patients[n % patients.count])
             let record = try vault.add(prescription)
-            var entry = Model.Prescription(id: record.id, note: prescription.note, attachments: [])
+            var entry = Model.Prescription(
+                id: record.id, note: prescription.note, attachments: [],
+                patient: FHIR.patientResourceID(record.prescription.patient))
             if n < 2 {
                 entry.attachments.append(FHIR.attachmentResourceID(try vault.attach(Self.pixel, to: record.id).id))
             }
@@ -134,6 +139,21 @@ import Testing
         for name in ["shop", "family", "clinic"] {
             try vault.addClient(name)
             model.clients.insert(name)
+        }
+        // The first two patients have visits measured (two and one); the third none.
+        for (n, days) in [(0, [10, 40]), (1, [20])] {
+            let patient = try vault.owner.findPatient(patients[n]).id
+            for day in days {
+                try vault.owner.addMeasurement(
+                    EyeMeasurement(
+                        id: "", date: CalendarDate(iso: "2026-04-01")!.adding(days: day)!,
+                        axialLengthRight: Hundredths(raw: 2400 + day), axialLengthLeft: Hundredths(raw: 2390 + day)),
+                    patient: patient)
+            }
+            let resourceID = model.prescriptions[n].patient
+            model.observations[resourceID] = try vault.owner.measurements(of: patient).flatMap {
+                FHIR.observations($0.measurement, patientReference: "Patient/" + resourceID).map(\.0)
+            }
         }
 
         try await vault.serve { api in
@@ -163,11 +183,14 @@ import Testing
                     default: end = nil
                     }
                     let attachments: Bool? = [true, false, nil].randomElement(using: &rng)!
+                    let measurements: Bool? = [true, false, nil].randomElement(using: &rng)!
                     try vault.owner.grant(
                         try vault.client(client), targets.map { model.prescriptions[$0].id }, expires: end,
-                        attachments: attachments)
+                        attachments: attachments, measurements: measurements)
                     for target in targets {
                         let existing = model.live(client)[target]
+                        // A new grant covers the version current now and every later one.
+                        let current = try vault.owner.prescription(model.prescriptions[target].id).version
                         let lastDay: CalendarDate? =
                             switch end {
                             case .until(let day): day
@@ -175,10 +198,13 @@ import Testing
                             case nil: existing?.lastDay
                             }
                         model.grants[client, default: [:]][target] = Terms(
-                            lastDay: lastDay, attachments: attachments ?? existing?.attachments ?? true)
+                            lastDay: lastDay, attachments: attachments ?? existing?.attachments ?? true,
+                            measurements: measurements ?? existing?.measurements ?? false,
+                            firstVersion: existing?.firstVersion ?? current)
                     }
                     did =
                         "grant \(client) \(targets) \(String(describing: end)) attachments \(String(describing: attachments))"
+                        + " measurements \(String(describing: measurements))"
                 case 42..<60:
                     // Revoke one live grant (or all of them now and then).
                     let live = model.live(client).keys.sorted()
@@ -213,13 +239,21 @@ import Testing
                     model.clients.remove(client)
                     model.grants[client] = nil
                     did = "client remove \(client)"
-                case 75..<86:
+                case 75..<84:
                     added += 1
                     let name = "app\(added)"
                     try vault.addClient(name)
                     model.clients.insert(name)
                     model.tokens[name] = try await api.token(name)
                     did = "client add \(name)"
+                case 84..<90 where (model.requests[client] ?? []).count < AccessRequest.maximumPending:
+                    // An access request (an owner write of the server's): the client sees its own.
+                    let asked = try await api.post(
+                        "/access-requests", token: try #require(model.tokens[client]),
+                        body: #"{"reason": "step \#(step)", "kinds": ["glasses"]}"#)
+                    #expect(asked.status == .accepted, "\(client) asks: \(asked.status) \(asked.text)")
+                    model.requests[client, default: []].append(try #require(asked.json["id"] as? String))
+                    did = "access request by \(client)"
                 default:
                     // Days pass: grants whose last day is behind the server's clock end. The
                     // server's first audit write of the day also sweeps them (re-keying their
@@ -247,94 +281,6 @@ import Testing
     }
 
     static let pixel = Repository.fixture("attachments/valid/png-1x1.png")
-
-    /// A grant's terms in the model: the last day (nil: no end), and whether attachments are readable.
-    struct Terms {
-        var lastDay: CalendarDate?
-        var attachments: Bool
-    }
-
-    final class Model: @unchecked Sendable {
-        struct Prescription {
-            let id: PrescriptionID
-            var note: String?
-            var attachments: [String]
-            var resourceID: String { FHIR.prescriptionResourceID(id) }
-        }
-        var prescriptions: [Prescription] = []
-        var clients: Set<String> = []
-        /// Removed clients and the token each had.
-        var removed: [String: String] = [:]
-        var grants: [String: [Int: Terms]] = [:]
-        var tokens: [String: String] = [:]
-        var today = CalendarDate(iso: "2026-06-15")!
-
-        func live(_ client: String) -> [Int: Terms] {
-            (grants[client] ?? [:]).filter { $0.value.lastDay.map { $0 >= today } ?? true }
-        }
-    }
-
-    /// Every client's view, against the model.
-    func expectModel(_ api: APIClient, _ model: Model, step: String) async throws {
-        for (name, token) in model.removed.sorted(by: { $0.key < $1.key }) {
-            let answer = try await api.get("/VisionPrescription", token: token)
-            #expect(answer.status == .unauthorized, "\(name) was removed: \(answer.status) \(step)")
-        }
-        for name in model.clients.sorted() {
-            let token = try #require(model.tokens[name])
-            let live = model.live(name)
-            let search = try await api.get("/VisionPrescription?_count=200", token: token)
-            #expect(search.status == .ok, "\(name) search: \(search.status) \(search.text) \(step)")
-            #expect(
-                search.total == live.count, "\(name) search total \(search.total ?? -1), expected \(live.count) \(step)"
-            )
-            #expect(
-                Set(search.resources.compactMap { $0["id"] as? String })
-                    == Set(live.keys.map { model.prescriptions[$0].resourceID }),
-                "\(name) search ids \(step)")
-            var documents = 0
-            for (index, prescription) in model.prescriptions.enumerated() {
-                let read = try await api.get("/VisionPrescription/\(prescription.resourceID)", token: token)
-                if let terms = live[index] {
-                    #expect(
-                        read.status == .ok && read.json["id"] as? String == prescription.resourceID,
-                        "\(name) reads granted \(index): \(read.status) \(step)")
-                    // The newest version, as the history (read from the file on each request) says.
-                    let history = try await api.get(
-                        "/VisionPrescription/\(prescription.resourceID)/_history", token: token)
-                    let versions = history.resources.compactMap {
-                        ($0["meta"] as? [String: Any])?["versionId"] as? String
-                    }.compactMap(Int.init)
-                    let served = ((read.json["meta"] as? [String: Any])?["versionId"] as? String).flatMap(Int.init)
-                    #expect(
-                        served != nil && served == versions.max(),
-                        "\(name) reads \(index) version \(served ?? 0), newest \(versions.max() ?? 0) \(step)")
-                    if let note = prescription.note {
-                        #expect(
-                            read.text.contains(note), "\(name) reads \(index) without its newest note '\(note)' \(step)"
-                        )
-                    }
-                    if terms.attachments { documents += prescription.attachments.count }
-                } else {
-                    #expect(read.status == .notFound, "\(name) reads ungranted \(index): \(read.status) \(step)")
-                }
-                for attachment in prescription.attachments {
-                    let binary = try await api.get("/Binary/\(attachment)", token: token)
-                    let expected: HTTPResponse.Status = live[index]?.attachments == true ? .ok : .notFound
-                    #expect(
-                        binary.status == expected,
-                        "\(name) Binary of \(index): \(binary.status), expected \(expected) \(step)")
-                }
-            }
-            let documentSearch = try await api.get("/DocumentReference", token: token)
-            #expect(
-                documentSearch.total == documents,
-                "\(name) DocumentReference total \(documentSearch.total ?? -1), expected \(documents) \(step)")
-            #expect(
-                try await api.get("/VisionPrescription/00000000-0000-5000-8000-00000000beef", token: token).status
-                    == .notFound)
-        }
-    }
 }
 
 /// RxTestSupport's SplitMix64, seeded: the same walk on every run.

@@ -36,11 +36,11 @@ struct AccessRequestRoutes {
                 kinds.append(kind)
             }
         }
-        let view = try await support.view(context)
+        let view = context.view
         let clientID = view.clientID
         do {
             let made = try await support.gateway.requestAccess(
-                clientID: clientID, reason: reason, patient: patient, kinds: kinds,
+                for: view, reason: reason, patient: patient, kinds: kinds,
                 ownerWrite: support.settings.ownerWrites)
             context.logger.info(
                 "access requested", metadata: ["client": .string(clientID.short), "request": .string(made.id)])
@@ -58,7 +58,7 @@ struct AccessRequestRoutes {
 
     func read(_ context: ClientRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id"),
-            let found = try await support.gateway.accessRequest(id, clientID: try await support.view(context).clientID)
+            let found = try await support.gateway.accessRequest(id, for: context.view)
         else { throw APIError.notFound() }
         return FHIRResponse.json(Self.resource(found))
     }

@@ -15,7 +15,7 @@ struct DocumentReferenceRoutes {
     }
 
     func search(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
-        let client = try await support.view(context)
+        let client = context.view
         var related: String?
         for (name, value) in request.uri.queryParameters {
             guard name == "related" else {
@@ -29,10 +29,8 @@ struct DocumentReferenceRoutes {
         var entries: [JSONValue] = []
         var read: [PrescriptionID] = []
         var attachments: [AttachmentID] = []
-        for id in client.granted where client.access.allowsAttachments(of: id) {
-            if let related, related != FHIR.prescriptionResourceID(id) { continue }
-            let record = try await support.gateway.prescription(id)
-            for info in try await support.gateway.attachments(of: id) {
+        for (record, infos) in try await support.gateway.attachments(related: related, for: client) {
+            for info in infos {
                 let resourceID = FHIR.attachmentResourceID(info.id)
                 let document = FHIR.documentReferenceResource(
                     info, of: record, for: .api, content: .url("\(base)/Binary/\(resourceID)"))
@@ -43,7 +41,7 @@ struct DocumentReferenceRoutes {
                     ]))
                 attachments.append(info.id)
             }
-            read.append(id)
+            read.append(record.id)
         }
         await support.logRead(
             client, prescriptions: read, attachments: attachments, detail: "api search DocumentReference")
@@ -63,34 +61,25 @@ struct BinaryRoutes {
     }
 
     func read(_ context: ClientRequestContext) async throws -> Response {
-        let client = try await support.view(context)
         let gateway = support.gateway
-        guard let wanted = context.parameters.get("id") else { throw APIError.notFound() }
-        for id in client.granted where client.access.allowsAttachments(of: id) {
-            for info in try await gateway.attachments(of: id) where FHIR.attachmentResourceID(info.id) == wanted {
-                let (handle, opened) = try await gateway.openStream(info.id, of: id)
-                await support.logRead(
-                    client, prescriptions: [id], attachments: [info.id],
-                    detail: "api read Binary \(opened.metadata.name)")
-                let logger = context.logger
-                let body = ResponseBody(contentLength: opened.metadata.size) { writer in
-                    do {
-                        while let chunk = try await gateway.nextChunk(handle) {
-                            try await writer.write(ByteBuffer(bytes: chunk))
-                        }
-                        try await writer.finish(nil)
-                    } catch {
-                        await gateway.closeStream(handle)
-                        logger.error("attachment stream stopped", metadata: ["reason": .string("\(error)")])
-                        throw error
-                    }
+        guard let wanted = context.parameters.get("id"),
+            let (handle, opened) = try await gateway.openAttachment(wanted, for: context.view)
+        else { throw APIError.notFound() }
+        let logger = context.logger
+        let body = ResponseBody(contentLength: opened.metadata.size) { writer in
+            do {
+                while let chunk = try await gateway.nextChunk(handle) {
+                    try await writer.write(ByteBuffer(bytes: chunk))
                 }
-                return Response(
-                    status: .ok,
-                    headers: [.contentType: opened.metadata.type.mimeType, .contentDisposition: "attachment"],
-                    body: body)
+                try await writer.finish(nil)
+            } catch {
+                await gateway.closeStream(handle)
+                logger.error("attachment stream stopped", metadata: ["reason": .string("\(error)")])
+                throw error
             }
         }
-        throw APIError.notFound()
+        return Response(
+            status: .ok, headers: [.contentType: opened.metadata.type.mimeType, .contentDisposition: "attachment"],
+            body: body)
     }
 }

@@ -26,7 +26,7 @@ struct AuthRoutes {
             let gateway = support.gateway
             let (id, age, expires) = try await authenticator.challenge(recipient: recipient, from: context.source) {
                 recipient in
-                try await gateway.client(publicKey: recipient.publicKey)?.id
+                try await gateway.clientID(publicKey: recipient.publicKey)
             }
             return FHIRResponse.json(
                 .fields(["age": .string(age), "challenge": .string(id), "expires": .string(Timestamp.iso(expires))]))

@@ -34,7 +34,8 @@ struct ObservationRoutes {
                     "unknown search parameter '\(key)' (Observation takes patient, as GET /metadata says)")
             }
         }
-        let (client, measured) = try await support.measurements(context)
+        let client = context.view
+        let measured = try await support.gateway.measurements(for: client)
         var entries: [JSONValue] = []
         var read: [PrescriptionID] = []
         let base = support.baseURL(request, context)
@@ -59,7 +60,8 @@ struct ObservationRoutes {
 
     func read(_ context: ClientRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id") else { throw APIError.notFound() }
-        let (client, measured) = try await support.measurements(context)
+        let client = context.view
+        let measured = try await support.gateway.measurements(for: client)
         for granted in measured {
             let patientID = FHIR.patientResourceID(granted.patient.patient)
             for record in granted.records {

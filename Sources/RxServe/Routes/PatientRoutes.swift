@@ -15,14 +15,10 @@ struct PatientRoutes {
 
     func read(_ context: ClientRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id") else { throw APIError.notFound() }
-        let client = try await support.view(context)
-        for prescription in client.granted {
-            let record = try await support.gateway.prescription(prescription)
-            if FHIR.patientResourceID(record.prescription.patient) == id {
-                await support.logRead(client, prescriptions: [prescription], detail: "api read Patient")
-                return FHIRResponse.ok(FHIR.patientResource(record.prescription.patient))
-            }
+        guard let (patient, via) = try await support.gateway.patient(id, for: context.view) else {
+            throw APIError.notFound()
         }
-        throw APIError.notFound()
+        await support.logRead(context.view, prescriptions: [via], detail: "api read Patient")
+        return FHIRResponse.ok(FHIR.patientResource(patient))
     }
 }

@@ -22,15 +22,13 @@ struct VisionPrescriptionRoutes {
     }
 
     func search(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
-        let client = try await support.view(context)
+        let client = context.view
         let search = try VisionPrescriptionSearch(
             request.uri.queryParameters.map { (String($0.key), String($0.value)) })
         // Each with when it last changed for this client, which `_lastUpdated` compares and
         // `meta.lastUpdated` says (`ClientLastUpdated`).
-        var matches: [(record: PrescriptionRecord, lastUpdated: String)] = []
-        for id in client.granted {
-            let served = try await gateway.served(id, for: client)
-            if search.matches(served.record, lastUpdated: served.lastUpdated) { matches.append(served) }
+        var matches = try await gateway.newestVersions(for: client).filter {
+            search.matches($0.record, lastUpdated: $0.lastUpdated)
         }
         matches.sort {
             ($0.record.prescription.issued, $0.record.id.hex) > ($1.record.prescription.issued, $1.record.id.hex)
@@ -52,18 +50,18 @@ struct VisionPrescriptionRoutes {
         if search.count > 0, search.offset > 0 {
             links.append(link("previous", offset: max(0, search.offset - search.count)))
         }
-        var entries: [JSONValue] = page.map { record, lastUpdated in
+        var entries: [JSONValue] = page.map { served in
             .fields([
-                "fullUrl": .string("\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(record.id))"),
-                "resource": ClientLastUpdated.resource(record, lastUpdated: lastUpdated),
+                "fullUrl": .string("\(base)/VisionPrescription/\(FHIR.prescriptionResourceID(served.record.id))"),
+                "resource": ClientLastUpdated.resource(served.record, lastUpdated: served.lastUpdated),
                 "search": .fields(["mode": .string("match")])
             ])
         }
         if search.includePatients {
             // Each patient of the page once, as an "include" entry (not counted in the total).
             var seen: Set<String> = []
-            for (record, _) in page {
-                let patient = record.prescription.patient
+            for served in page {
+                let patient = served.record.prescription.patient
                 let id = FHIR.patientResourceID(patient)
                 guard seen.insert(id).inserted else { continue }
                 entries.append(
@@ -81,19 +79,14 @@ struct VisionPrescriptionRoutes {
     /// again in that turn), the rendering kept per vault state (`ServedCache`) and sent as it is.
     func readNewest(_ context: ClientRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id") else { throw APIError.notFound() }
-        switch try await gateway.readNewest(clientID: context.clientID, resourceID: id) {
-        case .unregistered: throw APIError.unregistered
-        case .notGranted: throw APIError.notFound()
-        case .found(let rendered):
-            return Response(
-                status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
-        }
+        guard let rendered = try await gateway.newestRendered(id, for: context.view) else { throw APIError.notFound() }
+        return Response(
+            status: .ok, headers: [.contentType: FHIRResponse.contentType], body: .init(byteBuffer: rendered))
     }
 
     func read(version: Int, _ context: ClientRequestContext) async throws -> Response {
-        let client = try await support.view(context)
-        let id = try support.granted(context, in: client)
-        let (covered, newest) = try await coveredHistory(id, client)
+        let client = context.view
+        let (id, covered, newest) = try await coveredHistory(context)
         guard let record = covered.first(where: { $0.version == version }) else { throw APIError.notFound() }
         await support.logRead(
             client, prescriptions: [id], detail: "api read VisionPrescription version \(version)")
@@ -101,9 +94,8 @@ struct VisionPrescriptionRoutes {
     }
 
     func history(_ request: Request, _ context: ClientRequestContext) async throws -> Response {
-        let client = try await support.view(context)
-        let id = try support.granted(context, in: client)
-        let (covered, newest) = try await coveredHistory(id, client)
+        let client = context.view
+        let (id, covered, newest) = try await coveredHistory(context)
         let base = support.baseURL(request, context)
         let entries: [JSONValue] = covered.reversed().map { record in
             let resourceID = FHIR.prescriptionResourceID(record.id)
@@ -121,22 +113,20 @@ struct VisionPrescriptionRoutes {
         return FHIRResponse.ok(RouteSupport.bundle("history", total: entries.count, entries: entries))
     }
 
-    /// The versions a grant covers: the one that was current when it was granted, and every
-    /// later one; and the newest version with when it last changed for the client.
-    func coveredHistory(_ id: PrescriptionID, _ client: ClientView) async throws -> (
-        [PrescriptionRecord], newest: (record: PrescriptionRecord, lastUpdated: String)
+    /// The versions the client's grant of the path's prescription covers (the one current when
+    /// it was granted, and every later one), and the newest as served; "not found" when not granted.
+    func coveredHistory(_ context: ClientRequestContext) async throws -> (
+        PrescriptionID, [PrescriptionRecord], newest: VaultGateway.Served
     ) {
-        guard let grant = client.access.grants[id] else { throw APIError.notFound() }
-        let all = try await gateway.history(id)
-        let first = all.lastIndex { $0.recorded <= grant.granted } ?? 0
-        return (Array(all[first...]), try await gateway.served(id, for: client))
+        guard let id = context.parameters.get("id"),
+            let covered = try await gateway.coveredVersions(id, for: context.view)
+        else { throw APIError.notFound() }
+        return (covered.id, covered.versions, covered.newest)
     }
 
     /// A version as served: the newest with the client's `meta.lastUpdated`, as a read or a search
     /// gives it; an earlier one with the time it was recorded.
-    static func resource(_ record: PrescriptionRecord, newest: (record: PrescriptionRecord, lastUpdated: String))
-        -> JSONValue
-    {
+    static func resource(_ record: PrescriptionRecord, newest: VaultGateway.Served) -> JSONValue {
         record.version == newest.record.version
             ? ClientLastUpdated.resource(record, lastUpdated: newest.lastUpdated)
             : FHIR.visionPrescriptionResource(record, for: .api)
