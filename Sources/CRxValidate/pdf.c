@@ -133,7 +133,22 @@ static int action_is_active(PopplerAction *action) {
         || action->type == POPPLER_ACTION_RENDITION;
 }
 
+static int check_document(const uint8_t *data, size_t length, const rx_pdf_limits *limits, rx_pdf_result *result);
+
+// Poppler's messages go to GLib's log, whose handlers are process-wide: two checks at once in one
+// process (the test runner's parallel suites; rxvault itself checks each file in a child process
+// of its own) would take each other's messages, and one file's damage would be blamed on another.
+// One check at a time per process, handler installed and removed inside the lock.
+G_LOCK_DEFINE_STATIC(poppler_log);
+
 int rx_pdf_check(const uint8_t *data, size_t length, const rx_pdf_limits *limits, rx_pdf_result *result) {
+    G_LOCK(poppler_log);
+    int status = check_document(data, length, limits, result);
+    G_UNLOCK(poppler_log);
+    return status;
+}
+
+static int check_document(const uint8_t *data, size_t length, const rx_pdf_limits *limits, rx_pdf_result *result) {
     memset(result, 0, sizeof *result);
     if (!has_pdf_header(data, length)) return refuse(result, RX_PDF_NOT_PDF, "no PDF header at the start%s", NULL);
     if (check_trailer(data, length, result)) return result->refusal;
@@ -224,7 +239,22 @@ done:
     return status;
 }
 
+static int render_first_page(const uint8_t *data, size_t length, uint32_t width,
+                             uint8_t **rgba, uint32_t *out_width, uint32_t *out_height,
+                             char message[RX_MESSAGE_SIZE]);
+
+// Under the same lock as a check: what poppler logs while it renders must not land in a check's
+// capture.
 int rx_pdf_render_first_page(const uint8_t *data, size_t length, uint32_t width,
+                             uint8_t **rgba, uint32_t *out_width, uint32_t *out_height,
+                             char message[RX_MESSAGE_SIZE]) {
+    G_LOCK(poppler_log);
+    int status = render_first_page(data, length, width, rgba, out_width, out_height, message);
+    G_UNLOCK(poppler_log);
+    return status;
+}
+
+static int render_first_page(const uint8_t *data, size_t length, uint32_t width,
                              uint8_t **rgba, uint32_t *out_width, uint32_t *out_height,
                              char message[RX_MESSAGE_SIZE]) {
     *rgba = NULL;
