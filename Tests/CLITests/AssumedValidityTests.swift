@@ -28,17 +28,7 @@ import Testing
 
     /// Glasses with no expiry: `old` of 2014 (Noor), `recent` of 2025-06-01 (Kim).
     func undatedGlasses() throws -> (CLIHarness, old: String, recent: String) {
-        let cli = try CLIHarness()
-        try cli.initVault()
-        let old = try cli.add([
-            "add", "glasses", "--patient", "Noor Haddad", "--prescriber", "Dr Alvarez", "--issued", "2014-06-15",
-            "--od", "-1.00", "--os", "-1.25"
-        ])
-        let recent = try cli.add([
-            "add", "glasses", "--patient", "Kim Park", "--prescriber", "Dr Alvarez", "--issued", "2025-06-01",
-            "--od", "-2.00", "--os", "-2.25"
-        ])
-        return (cli, old, recent)
+        try CLIHarness.withUndatedGlasses(recentIssued: "2025-06-01")
     }
 
     func queried(_ cli: CLIHarness, _ arguments: [String]) throws -> [String] {
@@ -137,6 +127,10 @@ import Testing
         #expect(json["status"] as? String == "valid")
         let oldJSON = try cli.json(try cli.run(["show", old, "--format", "json"]).stdout)
         #expect(oldJSON["status"] as? String == "expired" && oldJSON["assumedExpiry"] as? String == "2016-06-15")
+        // The patient's own JSON lists the prescription the same way.
+        let patient = try cli.json(try cli.run(["patient", "show", "Kim Park", "--format", "json"]).stdout)
+        let listed = (patient["prescriptions"] as? [[String: Any]])?.first ?? [:]
+        #expect(listed["expires"] == nil && listed["assumedExpiry"] as? String == "2027-06-01", "\(patient)")
 
         let list = try cli.run(["list", "--wide"])
         let row = list.stdout.split(separator: "\n").first { $0.hasPrefix(recent) }.map(String.init) ?? ""

@@ -8,17 +8,7 @@ import Testing
 @Suite struct NoExpiryWrittenTests {
     /// Old glasses (2014, no expiry), recent glasses of another patient (2025, no expiry).
     func vault() throws -> (CLIHarness, old: String, recent: String) {
-        let cli = try CLIHarness()
-        try cli.initVault()
-        let old = try cli.add([
-            "add", "glasses", "--patient", "Noor Haddad", "--prescriber", "Dr Alvarez", "--issued", "2014-06-15",
-            "--od", "-1.00", "--os", "-1.25"
-        ])
-        let recent = try cli.add([
-            "add", "glasses", "--patient", "Kim Park", "--prescriber", "Dr Alvarez", "--issued", "2025-01-01",
-            "--od", "-2.00", "--os", "-2.25"
-        ])
-        return (cli, old, recent)
+        try CLIHarness.withUndatedGlasses(recentIssued: "2025-01-01")
     }
 
     func statuses(_ cli: CLIHarness, _ arguments: [String] = [], today: String? = nil) throws -> [String: String] {

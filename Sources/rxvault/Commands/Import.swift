@@ -54,7 +54,7 @@ extension RxVaultCommand {
                   rxvault import rx-bundle.json --dry-run
                   rxvault import from-clinic.age --age-identity my.key
                   rxvault import my-export.json --update --dry-run
-                  rxvault import clinic-bundle.json --assume-expiry glasses=2y,contacts=1y --status all
+                  rxvault import fhir.json --assume-expiry glasses=2y,contacts=1y --status all
                   rxvault import visionprescription-example.json --patient "Sam Rivera"
                 """))
 

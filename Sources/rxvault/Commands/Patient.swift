@@ -45,7 +45,10 @@ extension RxVaultCommand {
                     let summary = try PatientArgument.find(patient, in: vault, writing: false)
                     let records = try vault.patients().first { $0.0.id == summary.id }?.1 ?? []
                     switch format {
-                    case .json: Terminal.out(PatientOutput.json(summary, records).write(pretty: true))
+                    case .json:
+                        Terminal.out(
+                            PatientOutput.json(summary, records, assuming: try vault.assumedValidity()).write(
+                                pretty: true))
                     default:
                         var pairs = [
                             ("patient", summary.id.short), ("name", summary.name),

@@ -28,9 +28,10 @@ extension RxVaultCommand {
                 let patients = try vault.patients()
                 switch format {
                 case .json:
+                    let validity = try vault.assumedValidity()
                     Terminal.out(
                         JSONValue.object([
-                            ("patients", .array(patients.map { PatientOutput.json($0.0, $0.1) })),
+                            ("patients", .array(patients.map { PatientOutput.json($0.0, $0.1, assuming: validity) })),
                             ("schema", .string("rxvault/patients/v1"))
                         ]).write(pretty: true))
                 default:

@@ -4,7 +4,11 @@ import RxModel
 import RxVault
 
 enum PatientOutput {
-    static func json(_ patient: PatientSummary, _ records: [PrescriptionRecord]) -> JSONValue {
+    /// A patient and its prescriptions; an expiry is `expires` only when written, and one assumed
+    /// (at import, or by the vault's `assumed-validity`) is `assumedExpiry`, as in `show`.
+    static func json(_ patient: PatientSummary, _ records: [PrescriptionRecord], assuming validity: AssumedValidity)
+        -> JSONValue
+    {
         var pairs: [(String, JSONValue)] = [("id", .string(patient.id.hex)), ("name", .string(patient.name))]
         if let dob = patient.birthDate { pairs.append(("birthDate", .string(dob.description))) }
         if let family = patient.family { pairs.append(("family", .string(family))) }
@@ -21,7 +25,10 @@ enum PatientOutput {
                                 ("issued", .string(record.prescription.issued.description))
                             ]
                                 + (record.prescription.expires.map { [("expires", JSONValue.string($0.description))] }
-                                    ?? []))
+                                    ?? [])
+                                + (record.prescription.assumedExpiry(assuming: validity).map {
+                                    [("assumedExpiry", JSONValue.string($0.description))]
+                                } ?? []))
                     })
             ))
         return .object(pairs)
