@@ -70,8 +70,16 @@ public struct RollbackAnchor: Sendable {
 
     /// What the owner is told when a vault is older than what this computer has seen.
     public struct Finding: Sendable, Equatable {
+        /// Write counters: the newest this computer saw of the file, and the file's (for a fork
+        /// they say little: two lines count writes apart).
         public let seen: Int
         public let found: Int
+        /// Format 8: the file against what this computer knows of the vault (an older copy, or
+        /// another line of history), with the writes it lacks; nil for a finding by counters.
+        public var history: HistoryFinding? = nil
+
+        /// Another line of history, not only an older copy.
+        public var isFork: Bool { history?.relation == .forked }
     }
 
     /// Where the anchor of `key` is kept.

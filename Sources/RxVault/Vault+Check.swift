@@ -30,6 +30,7 @@ extension Vault {
         var report = CheckReport()
         do {
             try store.read {
+                if let history = historyStage() { report.stages.append(history) }
                 report.stages.append(try checkDatabase())
                 report.stages.append(try guarded("prescription versions") { try checkPrescriptions() })
                 report.stages.append(
@@ -45,6 +46,15 @@ extension Vault {
             throw VaultError.wrap(error)
         }
         return report
+    }
+
+    /// The file against what this computer has seen of the vault (the rollback anchor and,
+    /// from format 8, its knowledge): a rollback or a fork is an error (exit 76), as damage is;
+    /// nil when this computer keeps no anchor.
+    private func historyStage() -> CheckReport.Stage? {
+        guard anchor != nil else { return nil }
+        return stage(
+            "line of history", 1, rollback.map { [Self.historyWarning($0, refused: "changes are refused")] } ?? [])
     }
 
     private func stage(_ name: String, _ checked: Int, _ errors: [String], _ notes: [String] = []) -> CheckReport.Stage

@@ -290,6 +290,7 @@ extension Vault {
         if header.formatVersion < 5 { try upgradeToFormat5(write) }
         if header.formatVersion < 6 { try upgradeToFormat6(write) }
         if header.formatVersion < 7 { try upgradeToFormat7(write) }
+        if header.formatVersion < 8 { try upgradeToFormat8(write) }
         // Upgrades rewrite the manifest: nothing opened before them is current.
         write.manifestCache = [:]
     }
@@ -310,6 +311,7 @@ extension Vault {
         state.auditSequence = head.sequence
         state.auditHash = head.hash
         state.counter += 1
+        advanceKnowledge(&state)
         if header.formatVersion >= 4 {
             // Format 7: the setting this write changed, else the one the ring holds (verified
             // when the write began).
@@ -367,7 +369,22 @@ extension Vault {
     // MARK: - Rollback anchor
 
     static func rollbackMessage(_ finding: RollbackAnchor.Finding) -> String {
-        "this vault is older than a copy of it this computer has seen (it is at write \(finding.found), this computer saw write \(finding.seen)): it may have been replaced by an older copy; if you restored it on purpose, run 'rxvault check --accept-rollback'"
+        historyWarning(finding, refused: "changes are refused")
+    }
+
+    /// What the owner is told of a rollback or a fork, saying what it refuses (`refused`: a
+    /// server refuses its reads too).
+    public static func historyWarning(_ finding: RollbackAnchor.Finding, refused: String) -> String {
+        guard let history = finding.history else {
+            return
+                "this vault is older than a copy of it this computer has seen (it is at write \(finding.found), this computer saw write \(finding.seen)): it may have been replaced by an older copy; \(refused) until you run 'rxvault check --accept-rollback' (if you restored it on purpose)"
+        }
+        if history.relation == .forked {
+            return
+                "this vault is another line of history than the one this computer has seen: it lacks \(history.missingText), and holds \(HistoryFinding.writes(history.unseenCount)) never seen here (another device's copy was put over it, or an older copy was written to); \(refused) until you run 'rxvault check --accept-fork', which goes on from this state (the writes it lacks stay only in the copies that hold them)"
+        }
+        return
+            "this vault is older than a copy of it this computer has seen: it lacks \(history.missingText); it may have been replaced by an older copy; \(refused) until you run 'rxvault check --accept-rollback' (if you restored it on purpose)"
     }
 
     /// Compares the file's counter with the anchor (at open). The counter is read without its
@@ -378,6 +395,12 @@ extension Vault {
     /// from before anchors were per file), which the file takes over once it is at or past it.
     func compareWithAnchor() {
         guard let anchor, let anchorKey else { return }
+        // Format 8: what this computer knows of the vault decides first (another line of
+        // history has no lower counter to give it away).
+        if let finding = historyFinding() {
+            rollback = finding
+            return
+        }
         // The anchor first: it is only raised after a commit, so a writer committing meanwhile
         // can only make the file newer than what was read here, never look like a rollback.
         let own = anchor.own(anchorKey)
@@ -391,15 +414,21 @@ extension Vault {
             } else {
                 anchor.record(anchorKey, counter: state.counter)
             }
+            recordOpened(state)
         }
     }
 
     /// The owner chose this state of the vault (it was restored or put back on purpose): the
     /// file's anchor records its counter as the newest, and writes are allowed again. A legacy
     /// anchor is left for the file it protected (this may be a side copy).
-    public func acceptCurrentState() throws(VaultError) {
-        let counter = try read { try verifiedState()?.counter ?? 0 }
-        if let anchorKey { anchor?.record(anchorKey, counter: counter, force: true) }
+    ///
+    /// `asThisComputersLine` false (a copy restored beside the vault): only the file's counter
+    /// anchor moves; what this computer knows of the vault stays, so the copy is a fork of it
+    /// (readable, written only once accepted) and the vault itself is unchanged.
+    public func acceptCurrentState(asThisComputersLine: Bool = true) throws(VaultError) {
+        let state = try read { try verifiedState() }
+        if let anchorKey { anchor?.record(anchorKey, counter: state?.counter ?? 0, force: true) }
+        if asThisComputersLine { acceptKnowledge(state) }
         rollback = nil
     }
 

@@ -215,7 +215,7 @@ extension Vault {
 
     /// After a step that wraps no key (formats 5 to 7): this process's header takes the new
     /// format (the store wrote it), and the write ends with the root in that format's schema.
-    private func adoptFormat(_ format: Int, state: VaultState, in write: OwnerWrite) throws {
+    func adoptFormat(_ format: Int, state: VaultState, in write: OwnerWrite) throws {
         var record = header.record
         record.formatVersion = format
         header = try VaultHeader(record, slots: try store.keySlots())

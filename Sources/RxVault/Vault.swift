@@ -56,6 +56,9 @@ public final class Vault {
     /// Set at open when the file is older than what `anchor` recorded: owner writes are refused
     /// until the owner accepts it (`check --accept-rollback`, `restore`).
     public internal(set) var rollback: RollbackAnchor.Finding?
+    /// The replica this process writes as (format 8; `writingReplica`): known at the first
+    /// write, or when the owner accepts a state.
+    var replica: ReplicaID?
     /// The owner write under way (nil outside one), for the reads that may run inside a write or
     /// outside one and must see the write's own root and caches (`verifiedState`, the manifest,
     /// the patient directory, the index). Nothing writes through it: whatever may only run inside
@@ -137,7 +140,7 @@ public final class Vault {
                 sequence: 0, hash: AuditLog.zeroHash, key: Subkey.auditMAC.derive(from: rootKey))
             let empty = VaultState.empty(
                 clientsHash: VaultState.clientsHash([]), patientsHash: VaultState.patientsHash([PatientRecord]()),
-                indexBySeal: true, measurementGrants: true, assumedValidity: true)
+                indexBySeal: true, measurementGrants: true, assumedValidity: true, knowledge: .empty)
             state = VaultStateRecord(
                 writeCounter: empty.counter, state: empty.encoded(),
                 mac: try MAC.authenticate(
@@ -301,6 +304,7 @@ public final class Vault {
         if let written = write.written {
             lastWrite = OwnerWrite.Committed(stamp: written, patientNotes: write.patientNotes)
             if let anchorKey { anchor?.record(anchorKey, counter: written.counter) }
+            recordWritten(write.state?.knowledge)
         }
         if swept { purge() }
         return result

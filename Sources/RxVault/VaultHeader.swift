@@ -5,7 +5,7 @@ import RxValidate
 /// What anyone can read from a vault file without the passphrase (`rxvault status`).
 public struct VaultHeader: Sendable {
     /// The on-disk format version (docs/format.md).
-    public static let currentFormatVersion = 7
+    public static let currentFormatVersion = 8
     /// The newest format that changed how the root key is wrapped (key slots, format 4).
     static let newestKeyFormat = 4
     public static let vaultIDLength = 16

@@ -40,16 +40,19 @@ struct VaultState: Equatable {
     /// the byte binds the header's format, so a header edited back to format 6 (whose rxvault
     /// would drop both when it rewrites them) is refused.
     var assumedValidity = false
+    /// Format 8 (state schema 6): what this state holds of every replica's writes (issue 48,
+    /// `KnowledgeVector`); every owner write advances its own replica's clock. Nil before.
+    var knowledge: KnowledgeVector? = nil
 
     static func empty(
         clientsHash: [UInt8], patientsHash: [UInt8]? = nil, indexBySeal: Bool = false, measurementGrants: Bool = false,
-        assumedValidity: Bool = false
+        assumedValidity: Bool = false, knowledge: KnowledgeVector? = nil
     ) -> VaultState {
         VaultState(
             counter: 0, indexHashes: Array(repeating: absentBucket, count: bucketCount),
             manifestHashes: Array(repeating: absentBucket, count: bucketCount), clientsHash: clientsHash,
             auditSequence: 0, auditHash: AuditLog.zeroHash, patientsHash: patientsHash, indexBySeal: indexBySeal,
-            measurementGrants: measurementGrants, assumedValidity: assumedValidity)
+            measurementGrants: measurementGrants, assumedValidity: assumedValidity, knowledge: knowledge)
     }
 
     static func bucketHash(_ content: [UInt8]?) -> [UInt8] { content.map { SHA256.hash($0) } ?? absentBucket }
@@ -79,13 +82,13 @@ struct VaultState: Equatable {
     /// `u8 schema | 256 × 32 index hashes | 256 × 32 manifest hashes | 32 clients hash | u64 audit seq | 32 audit hash`,
     /// then, schema 2 (format 4), 3 (format 5), 4 (format 6) and 5 (format 7), `| 32 patients
     /// hash`. Schema 3 is schema 2 with seal digests as index hashes; schemas 4 and 5 are schema 3.
+    /// Schema 6 (format 8) is schema 5, then the knowledge vector (`KnowledgeVector.encoded`).
     var schemaByte: UInt8 {
-        patientsHash == nil
-            ? Self.schema
-            : !indexBySeal
-                ? Self.patientsSchema
-                : assumedValidity
-                    ? Self.assumedValiditySchema : measurementGrants ? Self.measurementGrantsSchema : Self.sealSchema
+        if knowledge != nil { return Self.knowledgeSchema }
+        if patientsHash == nil { return Self.schema }
+        if !indexBySeal { return Self.patientsSchema }
+        if assumedValidity { return Self.assumedValiditySchema }
+        return measurementGrants ? Self.measurementGrantsSchema : Self.sealSchema
     }
 
     func encoded() -> [UInt8] {
@@ -97,6 +100,7 @@ struct VaultState: Equatable {
         out += AuditLog.bigEndian(auditSequence)
         out += auditHash
         if let patientsHash { out += patientsHash }
+        if let knowledge { out += knowledge.encoded() }
         return out
     }
 
@@ -105,7 +109,15 @@ struct VaultState: Equatable {
         guard !bytes.isEmpty,
             (bytes[0] == schema && bytes.count == length)
                 || ((patientsSchema...assumedValiditySchema).contains(bytes[0]) && bytes.count == length + 32)
+                || (bytes[0] == knowledgeSchema && bytes.count > length + 32)
         else { return nil }
+        var knowledge: KnowledgeVector?
+        if bytes[0] == knowledgeSchema {
+            guard let (vector, used) = KnowledgeVector.decode(bytes[(length + 32)...].map { $0 }),
+                used == bytes.count - length - 32
+            else { return nil }
+            knowledge = vector
+        }
         var p = 1
         func take(_ n: Int) -> [UInt8] {
             defer { p += n }
@@ -120,7 +132,7 @@ struct VaultState: Equatable {
             counter: counter, indexHashes: index, manifestHashes: manifest, clientsHash: clients,
             auditSequence: sequence, auditHash: auditHash, patientsHash: bytes[0] == schema ? nil : take(32),
             indexBySeal: bytes[0] >= sealSchema, measurementGrants: bytes[0] >= measurementGrantsSchema,
-            assumedValidity: bytes[0] == assumedValiditySchema)
+            assumedValidity: bytes[0] >= assumedValiditySchema, knowledge: knowledge)
     }
 
     /// State schema 2 (format 4): the patients hash follows.
@@ -133,6 +145,8 @@ struct VaultState: Equatable {
     /// State schema 5 (format 7): as schema 4. The byte binds the header's format, in which the
     /// key ring holds the assumed validity and records may carry an assumed expiry.
     static let assumedValiditySchema: UInt8 = 5
+    /// State schema 6 (format 8): as schema 5, then the knowledge vector.
+    static let knowledgeSchema: UInt8 = 6
 
     /// The state schema a vault of `formatVersion` keeps: the root is MAC'd, so a header whose
     /// format was edited (a format-5 vault made to look like format 4, or the reverse) is caught
@@ -140,7 +154,8 @@ struct VaultState: Equatable {
     /// still open.
     static func schema(forFormat formatVersion: Int) -> UInt8 {
         switch formatVersion {
-        case 7...: return assumedValiditySchema
+        case 8...: return knowledgeSchema
+        case 7: return assumedValiditySchema
         case 6: return measurementGrantsSchema
         case 5: return sealSchema
         case 4: return patientsSchema

@@ -255,7 +255,7 @@ import Testing
         #expect(try get(cli) == "none\n")
         #expect(try FormatFiveCLITests().format(cli) == 4, "reading writes nothing")
         #expect(try set(cli, "none") == "assumed-validity: none -> none\n")
-        #expect(try FormatFiveCLITests().format(cli) == 7)
+        #expect(try FormatFiveCLITests().format(cli) == 8)
         #expect(try cli.run(["list", "--format", "json"]).stdout == before.stdout)
         #expect(try cli.run(["check", "--read-data"]).status == 0)
         _ = try set(cli, "glasses=1y")

@@ -187,7 +187,7 @@ import Testing
             #expect(opened.status == 0, "age -d -i \(key): \(opened)")
             #expect(
                 try cli.run(["status", "--vault", cli.path("inner-\(key).rxv")]).stdout.contains(
-                    "rxvault vault, format version 7"))
+                    "rxvault vault, format version 8"))
         }
         // Restores on machines with no vault: with the age identity, and from the SSH key through age.
         let byIdentity = try freshMachine()

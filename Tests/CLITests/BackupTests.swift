@@ -134,7 +134,7 @@ import Testing
         ])
         #expect(age.status == 0, "\(age)")
         #expect(
-            try cli.run(["status", "--vault", cli.path("inner.rxv")]).stdout.contains("rxvault vault, format version 7")
+            try cli.run(["status", "--vault", cli.path("inner.rxv")]).stdout.contains("rxvault vault, format version 8")
         )
         // Re-encrypted by age in ASCII armor (as someone keeping backups in text might): still restores.
         let armor = try cli.tool([

@@ -55,8 +55,8 @@ import Testing
         let grantsBefore = try cli.run(["grants"]).stdout
 
         let upgrade = try cli.run(["upgrade"])
-        #expect(upgrade.status == 0 && upgrade.stdout == "upgraded the vault from format 4 to format 7\n", "\(upgrade)")
-        #expect(try format(cli) == 7)
+        #expect(upgrade.status == 0 && upgrade.stdout == "upgraded the vault from format 4 to format 8\n", "\(upgrade)")
+        #expect(try format(cli) == 8)
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
 
@@ -120,7 +120,7 @@ import Testing
     @Test func aNewerFormatIsNamedAsSuch() throws {
         let cli = try CLIHarness()
         try cli.initVault()
-        try Self.editHeaderFormat(of: cli, to: 8)
+        try Self.editHeaderFormat(of: cli, to: 9)
         let list = try cli.run(["list"])
         #expect(list.status == 66 && list.stderr.contains("made by a newer rxvault"), "\(list)")
     }
@@ -153,7 +153,7 @@ import Testing
         #expect(unlock.status == 0, "\(unlock)")
         let edit = try h.runWithoutPassphrase(["edit", "7e55752d", "--note", "through the agent"])
         #expect(edit.status == 0, "\(edit)")
-        #expect(try format(cli) == 7)
+        #expect(try format(cli) == 8)
         let show = try h.runWithoutPassphrase(["show", "7e55752d"])
         #expect(show.status == 0 && show.stdout.contains("through the agent"), "\(show)")
         #expect(try cli.run(["lock"]).status == 0)
@@ -173,7 +173,7 @@ import Testing
         let readsBefore = try clientReads(cli)
         let grant = try cli.run(["grant", "family", "436c5bf5"])
         #expect(grant.status == 0, "\(grant)")
-        #expect(try format(cli) == 7)
+        #expect(try format(cli) == 8)
         let check = try cli.run(["check", "--read-data"])
         #expect(check.status == 0, "\(check)")
         let reads = try clientReads(cli)
@@ -187,7 +187,7 @@ import Testing
     @Test func serveUpgradesAnOlderVaultBeforeItServes() throws {
         let cli = try FormatUpgradeCLITests().formatTwoVault()
         let server = try ServerProcess(cli)
-        #expect(try format(cli) == 7, "upgraded before the first request")
+        #expect(try format(cli) == 8, "upgraded before the first request")
         let token = try server.token(identity: cli.path("lens-shop.key"))
         for _ in 0..<3 {
             let search = try server.curl("GET", "/VisionPrescription", token: token)

@@ -76,12 +76,12 @@ import Testing
 
         let upgrade = try cli.run(["upgrade"])
         #expect(upgrade.status == 0, "\(upgrade)")
-        #expect(upgrade.stdout == "upgraded the vault from format 2 to format 7\n")
+        #expect(upgrade.stdout == "upgraded the vault from format 2 to format 8\n")
         let again = try cli.run(["upgrade", "--format", "json"])
         #expect(again.status == 0)
         let json = try cli.json(again.stdout)
-        #expect(json["upgraded"] as? Bool == false && json["to"] as? Int == 7)
-        #expect(try cli.run(["status"], environment: noPassphrase).stdout.contains("format version 7"))
+        #expect(json["upgraded"] as? Bool == false && json["to"] as? Int == 8)
+        #expect(try cli.run(["status"], environment: noPassphrase).stdout.contains("format version 8"))
 
         // Format 3: no client key, and no grant row names a prescription.
         let after = try dump(cli)
@@ -149,7 +149,7 @@ import Testing
         let edit = try cli.run(["edit", "0b6299e8", "--vault", restored, "--note", "after the restore"])
         #expect(edit.status == 0, "\(edit)")
         #expect(
-            try cli.run(["status", "--vault", restored], environment: noPassphrase).stdout.contains("format version 7"))
+            try cli.run(["status", "--vault", restored], environment: noPassphrase).stdout.contains("format version 8"))
         let read = try cli.run(
             ["--vault", restored, "--identity", cli.path("lens-shop.key"), "show", "0b6299e8", "--format", "json"],
             environment: noPassphrase)

@@ -289,7 +289,7 @@ import Testing
         #expect(imported.status == 0, "\(imported)")
         #expect(imported.stdout.contains("measurements: 3 new, 0 updated, 0 unchanged"), "\(imported.stdout)")
         let status = try cli.run(["status", "--format", "json", "--vault", old])
-        #expect(try cli.json(status.stdout)["formatVersion"] as? Int == 7, "\(status)")
+        #expect(try cli.json(status.stdout)["formatVersion"] as? Int == 8, "\(status)")
         let listed = try cli.json(try cli.run(["list", "--format", "json", "--vault", old]).stdout)
         #expect((listed["prescriptions"] as? [Any])?.count == 4, "the fixture's two and the file's two")
         #expect(try measurements(cli, vault: old) == (try measurements(cli)))

@@ -113,7 +113,7 @@ import Testing
         let check = try cli.run(["check"])
         #expect(check.status == 0, "\(check)")
         let status = try cli.run(["status"])
-        #expect(status.stdout.contains("format version 7") || status.stdout.contains("format: 7"), "\(status)")
+        #expect(status.stdout.contains("format version 8") || status.stdout.contains("format: 7"), "\(status)")
     }
 
     /// Revoking the grant ends the measurements with it; removing the client, every grant. The

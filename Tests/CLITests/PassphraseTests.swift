@@ -75,7 +75,7 @@ import Testing
         _ = try cli.add(CLIHarness.glassesArguments)
         let locked = try cli.run(["status"], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
         #expect(locked.status == 0, "\(locked)")
-        #expect(locked.stdout.contains("rxvault vault, format version 7"))
+        #expect(locked.stdout.contains("rxvault vault, format version 8"))
         #expect(locked.stdout.contains("argon2id13, interactive (ops 2, memory 64 MiB)"))
         #expect(!locked.stdout.contains("prescriptions "))
         let unlocked = try cli.run(["status"])

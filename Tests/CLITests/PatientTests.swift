@@ -259,8 +259,8 @@ import Testing
         #expect(notYet.status == 65 && notYet.stderr.contains("rxvault upgrade"), "\(notYet)")
 
         let upgrade = try cli.run(["upgrade"])
-        #expect(upgrade.status == 0 && upgrade.stdout.contains("to format 7"), "\(upgrade)")
-        #expect(try cli.run(["status"]).stdout.contains("format version 7"))
+        #expect(upgrade.status == 0 && upgrade.stdout.contains("to format 8"), "\(upgrade)")
+        #expect(try cli.run(["status"]).stdout.contains("format version 8"))
         let all = try patients(cli)
         #expect(all.count == Set(names.values).count)
         for patient in all {

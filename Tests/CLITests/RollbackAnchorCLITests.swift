@@ -15,7 +15,9 @@ import Testing
     }
 
     /// A new machine restores an older backup as its vault, then a newer one beside it: the side
-    /// copy's restore and writes are its own, and the main vault keeps working.
+    /// copy's restore does not hold the main vault back, which keeps working. The side copy is
+    /// another line of history than the one this machine writes (format 8, issue 48): it reads,
+    /// named a fork, and is not written until accepted.
     @Test func aSideRestoreDoesNotHoldTheMainVaultBack() throws {
         let cli = try CLIHarness()
         try cli.initVault()
@@ -34,15 +36,20 @@ import Testing
         let side = cli.path("side/vault.rxv")
         let sideRestore = try cli.run(["restore", cli.path("b2.age"), "--to", side], environment: fresh)
         #expect(sideRestore.status == 0, "\(sideRestore)")
-        #expect(
-            try cli.run(["edit", id, "--vault", side, "--note", "on the side copy"], environment: fresh).status == 0)
+        let sideRead = try cli.run(["show", id, "--vault", side], environment: fresh)
+        #expect(sideRead.status == 0 && sideRead.stderr.contains("another line of history"), "\(sideRead)")
+        let sideWrite = try cli.run(["edit", id, "--vault", side, "--note", "on the side copy"], environment: fresh)
+        #expect(sideWrite.status == 76 && sideWrite.stderr.contains("--accept-fork"), "\(sideWrite)")
 
         let write = try cli.run(["edit", id, "--note", "on the main vault again"], environment: fresh)
         #expect(write.status == 0 && !write.stderr.contains("older than"), "\(write)")
         let shown = try cli.run(["show", id], environment: fresh)
         #expect(shown.status == 0 && !shown.stderr.contains("warning"), "\(shown)")
-        // One anchor per file, in the new machine's state folder.
-        let anchors = try FileManager.default.contentsOfDirectory(atPath: home + "/.local/state/rxvault").sorted()
+        // One counter anchor per file, in the new machine's state folder, beside what the machine
+        // knows of the vault (one for both files).
+        let folder = try FileManager.default.contentsOfDirectory(atPath: home + "/.local/state/rxvault")
+        #expect(folder.filter { $0.hasSuffix(".knowledge") }.count == 1, "\(folder)")
+        let anchors = folder.filter { !$0.hasSuffix(".knowledge") && !$0.hasSuffix(".lock") }.sorted()
         #expect(
             anchors.count == 2 && anchors.allSatisfy { $0.count == 65 && $0.dropFirst(32).first == "-" }, "\(anchors)")
     }
@@ -81,7 +88,7 @@ import Testing
         let vaultID = try #require(status["vaultID"] as? String)
         let folder = state + "/rxvault"
         let anchor = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix(vaultID) })
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix(vaultID + "-") })
         let text = try String(contentsOfFile: folder + "/" + anchor, encoding: .utf8)
         let counter = try #require(text.split(separator: "\n").first.flatMap { Int($0) })
 
@@ -104,7 +111,9 @@ import Testing
         let back = try cli.run(["show", id])
         #expect(back.status == 0 && !back.stderr.contains("warning"), "\(back)")
         #expect(FileManager.default.fileExists(atPath: folder + "/" + vaultID))
-        let own = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != vaultID }
+        let own = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0 != vaultID && !$0.hasSuffix(".knowledge") && !$0.hasSuffix(".lock")
+        }
         #expect(own.count == 1 && own[0].hasPrefix(vaultID + "-"), "\(own)")
         // And keeps catching what the old anchor caught.
         try putInPlace(old, cli)

@@ -38,6 +38,7 @@ import Testing
             try (vault.store as! SQLiteRecordStore).database.execute(
                 "UPDATE vault_header SET format_version = 4; PRAGMA user_version = 4")
             var state = try vault.rootState()
+            state.knowledge = nil
             state.indexBySeal = false
             state.indexHashes = Array(repeating: VaultState.absentBucket, count: VaultState.bucketCount)
             for (bucket, sealed) in try vault.store.indexBuckets() {
@@ -67,7 +68,7 @@ import Testing
         let t = try TestVault()
         _ = try vaultWithPrescriptions(t)
         let (schema, state) = try Self.storedState(t)
-        #expect(schema == VaultState.assumedValiditySchema)
+        #expect(schema == VaultState.knowledgeSchema)
         #expect(state.indexBySeal)
         let buckets = try t.open().store.indexBuckets()
         #expect(!buckets.isEmpty)
@@ -95,7 +96,7 @@ import Testing
         _ = try writer.edit(records[0].id) { $0.note = "after the upgrade" }
         let (schema, state) = try Self.storedState(t)
         // Through format 5 to the current format (6 and 7: no change to the index hashes).
-        #expect(schema == VaultState.assumedValiditySchema)
+        #expect(schema == VaultState.knowledgeSchema)
         #expect(try VaultHeader.read(at: t.path).formatVersion == VaultHeader.currentFormatVersion)
         let bucketsAfter = try writer.store.indexBuckets()
         for (bucket, sealed) in bucketsAfter { #expect(state.indexHashes[bucket] == VaultState.sealDigest(sealed)) }

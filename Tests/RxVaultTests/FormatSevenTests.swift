@@ -20,6 +20,7 @@ import Testing
             try (vault.store as! SQLiteRecordStore).database.execute(
                 "UPDATE vault_header SET format_version = 6; PRAGMA user_version = 6")
             var state = try vault.rootState()
+            state.knowledge = nil
             state.assumedValidity = false
             try vault.store.setVaultState(
                 VaultStateRecord(
@@ -57,8 +58,8 @@ import Testing
         let writer = try t.open()
         let glasses = try #require(AssumedValidity(parsing: "glasses=2y"))
         #expect(try writer.setAssumedValidity(glasses) == .none)
-        #expect(try VaultHeader.read(at: t.path).formatVersion == 7)
-        #expect(try FormatFiveTests.storedState(t).schema == VaultState.assumedValiditySchema)
+        #expect(try VaultHeader.read(at: t.path).formatVersion == VaultHeader.currentFormatVersion)
+        #expect(try FormatFiveTests.storedState(t).schema == VaultState.knowledgeSchema)
         #expect(try Self.ringSchema(t) == KeyRing.settingsSchema)
         let upgraded = try t.open()
         #expect(try upgraded.assumedValidity() == glasses)

@@ -19,6 +19,7 @@ import Testing
             try (vault.store as! SQLiteRecordStore).database.execute(
                 "UPDATE vault_header SET format_version = 5; PRAGMA user_version = 5")
             var state = try vault.rootState()
+            state.knowledge = nil
             state.measurementGrants = false
             state.assumedValidity = false
             try vault.store.setVaultState(
@@ -62,7 +63,7 @@ import Testing
         let outcomes = try writer.grant(client, [record.id], expires: nil, attachments: nil, measurements: true)
         #expect(outcomes.map(\.description) == ["now with the patient's measurements (was without)"])
         #expect(try VaultHeader.read(at: t.path).formatVersion == VaultHeader.currentFormatVersion)
-        #expect(try FormatFiveTests.storedState(t).schema == VaultState.assumedValiditySchema)
+        #expect(try FormatFiveTests.storedState(t).schema == VaultState.knowledgeSchema)
         #expect(try clientView(t, identity).measurements(of: nil).count == 1)
         #expect(try t.open().check(readData: false).isClean)
     }

@@ -208,8 +208,13 @@ import Testing
         try FileManager.default.removeItem(atPath: t.path)
         try FileManager.default.copyItem(atPath: old, toPath: t.path)
         let rolledBack = try open()
-        #expect(rolledBack.rollback == RollbackAnchor.Finding(seen: newest, found: newest - 1))
-        #expect(try rolledBack.check(readData: false).isClean)
+        let finding = try #require(rolledBack.rollback)
+        #expect(finding.seen == newest && finding.found == newest - 1)
+        // Format 8: the knowledge says the same, with the one write it lacks.
+        #expect(finding.history?.relation == .earlier && finding.history?.missingHere == 1 && !finding.isFork)
+        // `check` names it (exit 76), and nothing else is wrong with the file.
+        let report = try rolledBack.check(readData: false)
+        #expect(report.stages.filter { !$0.errors.isEmpty }.map(\.name) == ["line of history"])
         expectIntegrity("a write to a rolled-back vault", mentioning: ["accept-rollback"]) {
             _ = try rolledBack.add(TestVault.glasses())
         }

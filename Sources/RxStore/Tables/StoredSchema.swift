@@ -9,7 +9,7 @@
 /// space for space, which `StoredSchemaTests` checks.
 public enum StoredSchema {
     /// The format a vault is created at and the newest this rxvault reads.
-    public static let currentFormat = 7
+    public static let currentFormat = 8
     /// The oldest format a store is created at (for `copy`, which keeps its source's format):
     /// format 4 has the tables of formats 5 to 7.
     public static let oldestCreatedFormat = 4

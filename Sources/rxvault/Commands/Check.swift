@@ -21,6 +21,10 @@ extension RxVaultCommand {
             help:
                 "Accept this vault as the newest state (after putting an older copy back on purpose): this computer forgets the newer write it saw, and changes are allowed again."
         ) var acceptRollback = false
+        @Flag(
+            help:
+                "Accept this vault as it is when it is another line of history than the one this computer saw (a fork): it goes on from this state, and the writes it lacks stay only in the copies that hold them."
+        ) var acceptFork = false
         @OptionGroup var options: VaultOptions
 
         func run() throws {
@@ -39,7 +43,14 @@ extension RxVaultCommand {
                         .integrity, "the vault has integrity errors (listed above)",
                         hint: "restore it from a backup; do not keep writing to a damaged vault")
                 }
-                if acceptRollback {
+                if acceptRollback, !acceptFork, vault.rollback?.isFork == true {
+                    throw CLIError(
+                        .usage, "this vault is not an older copy but another line of history (a fork)",
+                        hint:
+                            "'rxvault check --accept-fork' goes on from it; the writes it lacks stay only in the copies that hold them"
+                    )
+                }
+                if acceptRollback || acceptFork {
                     try vault.acceptCurrentState()
                     Terminal.err(
                         "rxvault: recorded write \(try vault.writeCounter()) of this vault as the newest this computer has seen"

@@ -90,8 +90,11 @@ extension RxVaultCommand {
                 // The new vault is in place: it must open, or the old one goes back.
                 do {
                     // The owner chose to go back: this computer records the restored vault's write
-                    // counter as the newest, so no rollback warning follows.
-                    try Vault.open(at: target, with: key, anchor: Environment.rollbackAnchor).acceptCurrentState()
+                    // counter as the newest, so no rollback warning follows. A copy restored beside
+                    // the vault (`--to`) is not the line this computer writes: reading it changes
+                    // nothing, writing it is a fork of the vault (issue 48).
+                    try Vault.open(at: target, with: key, anchor: Environment.rollbackAnchor).acceptCurrentState(
+                        asThisComputersLine: to == nil || to == options.vaultPath)
                 } catch {
                     BackupFile.rollBack(installed, at: target)
                     throw error

@@ -94,9 +94,7 @@ struct VaultOptions: ParsableArguments {
             busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds(),
             anchor: anchored ? Environment.rollbackAnchor : nil)
         if let rollback = vault.rollback {
-            Terminal.warning(
-                "this vault is older than a copy of it this computer has seen (it is at write \(rollback.found), this computer saw write \(rollback.seen)): it may have been replaced by an older copy; \(refused) until you run 'rxvault check --accept-rollback' (if you restored it on purpose)"
-            )
+            Terminal.warning(Vault.historyWarning(rollback, refused: refused))
         }
         return vault
     }
