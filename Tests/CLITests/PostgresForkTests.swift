@@ -38,6 +38,9 @@ import Testing
         #expect(check.status == 76 && check.stdout.contains("FAIL line of history"), "\(check)")
         let write = try cli.run(["revoke", "optician", id])
         #expect(write.status == 76 && write.stderr.contains("--accept-fork"), "\(write)")
+        // A server started at this desk serves nothing from it (the revoked grant is back in it).
+        let serve = try cli.run(["serve", "--socket", cli.runtime + "/api.sock"], timeout: 60)
+        #expect(serve.status == 76 && serve.stderr.contains("does not start"), "\(serve)")
         // However the URL is written, it is the same vault to this desk.
         let otherSpelling = database.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
         #expect(otherSpelling != database.url)

@@ -147,6 +147,15 @@ extension RxVaultCommand {
                     return handler
                 }
                 let (vault, agentKey) = try Self.openVault(options)
+                // An older copy or another line of history may hold grants revoked since (issue
+                // 48: a restored dump, a lagging desk's write): nothing is served from it.
+                if let rollback = vault.rollback {
+                    throw CLIError(
+                        .integrity, "the server does not start on this state of the vault (see the warning above)",
+                        hint: rollback.isFork
+                            ? "'rxvault check --accept-fork' goes on from it, if it is the state to keep"
+                            : "'rxvault check --accept-rollback' accepts it, if it was put back on purpose")
+                }
                 let vaultID = vault.header.vaultIDHex
                 let agent = agentKey.flatMap {
                     Self.startAgent(vaultPath: options.vaultPath, vaultIDHex: vaultID, rootKey: $0)
@@ -194,7 +203,7 @@ extension RxVaultCommand.Serve {
         try options.requireOwner("serve")
         let path = options.vaultPath
         let header = try VaultHeader.read(at: path)
-        let refused = "changes, and the reads served, are refused"
+        let refused = "the server does not start"
         if let agentKey = try options.ownerKey(header: header, passphrase: .never) {
             return (try options.openVault(with: agentKey, refused: refused), nil)
         }
