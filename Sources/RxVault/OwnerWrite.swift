@@ -27,6 +27,18 @@ final class OwnerWrite {
     /// Prescriptions verified against the manifest in this write: their entries are rewritten from
     /// their rows at the end (or every few ten thousand, by a large import).
     var touched: Set<String> = []
+    /// The first few prescriptions this write touched (short ids), kept past each manifest flush:
+    /// the computer remembers them with the write (`DeviceKnowledge.written`).
+    private(set) var touchedToRemember: [String] = []
+    static let touchedRememberedLimit = 20
+
+    /// Keeps the short ids of `touched` (up to `touchedRememberedLimit` in all) before a flush empties it.
+    func rememberTouched() {
+        for id in touched.sorted() where touchedToRemember.count < Self.touchedRememberedLimit {
+            let short = String(id.prefix(8))
+            if !touchedToRemember.contains(short) { touchedToRemember.append(short) }
+        }
+    }
     /// What a large import learnt of the store when it began (`StoredPrescriptions`); nil in
     /// every other write.
     var stored: StoredPrescriptions?

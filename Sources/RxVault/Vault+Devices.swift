@@ -22,13 +22,17 @@ extension Vault {
         state.knowledge = knowledge
     }
 
-    /// After a commit: the computer has seen the state it wrote.
-    func recordWritten(_ knowledge: KnowledgeVector?) {
+    /// After a commit: the computer has seen the state it wrote, and remembers which
+    /// prescriptions the write touched (`touched`, short ids, the first few).
+    func recordWritten(_ knowledge: KnowledgeVector?, touched: [String]) {
         guard let knowledge, let anchor else { return }
         let replica = writingReplica()
         anchor.updateKnowledge(header.vaultIDHex) { stored in
             var updated = stored ?? DeviceKnowledge(replica: replica)
             updated.seen = knowledge.includes(updated.seen) ? knowledge : updated.seen.merged(with: knowledge)
+            updated.remember(
+                DeviceKnowledge.Written(
+                    replica: replica, clock: knowledge[replica], prescriptions: touched))
             return updated
         }
     }
@@ -40,7 +44,8 @@ extension Vault {
         guard let anchor, let known = anchor.knowledge(header.vaultIDHex) else { return nil }
         let row = (try? store.vaultState()) ?? nil
         let found = row.flatMap { VaultState.decode($0.state, counter: $0.writeCounter) }?.knowledge ?? .empty
-        let history = HistoryFinding(found: found, seen: known.seen, own: known.own)
+        var history = HistoryFinding(found: found, seen: known.seen, own: known.own)
+        history.prescriptions = known.prescriptions(in: history.missing)
         guard history.relation == .earlier || history.relation == .forked else { return nil }
         let counter = row?.writeCounter ?? 0
         return RollbackAnchor.Finding(

@@ -346,6 +346,7 @@ extension Vault {
             write.manifestCache[bucket] = entries
         }
         write.state = state
+        write.rememberTouched()
         write.touched = []
     }
 

@@ -304,7 +304,7 @@ public final class Vault {
         if let written = write.written {
             lastWrite = OwnerWrite.Committed(stamp: written, patientNotes: write.patientNotes)
             if let anchorKey { anchor?.record(anchorKey, counter: written.counter) }
-            recordWritten(write.state?.knowledge)
+            recordWritten(write.state?.knowledge, touched: write.touchedToRemember)
         }
         if swept { purge() }
         return result

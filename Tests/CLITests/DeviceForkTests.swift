@@ -62,7 +62,7 @@ import Testing
         let list = try d.a(["list"])
         #expect(list.status == 0 && list.stdout.contains("Bob Example") && !list.stdout.contains(ann), "\(list)")
         #expect(list.stderr.contains("another line of history"), "\(list)")
-        #expect(list.stderr.contains("lacks 1 write made on this computer"), "\(list)")
+        #expect(list.stderr.contains("lacks 1 write made on this computer (prescription \(ann))"), "\(list)")
         #expect(list.stderr.contains("holds 1 write never seen here"), "\(list)")
 
         let check = try d.a(["check"])

@@ -52,6 +52,13 @@ import Testing
     @Test func deviceKnowledgeReadsWhatItWrites() throws {
         var known = DeviceKnowledge(replica: a, seen: KnowledgeVector([a: 3, b: 2]))
         #expect(DeviceKnowledge.parse(known.text()) == known)
+        known.remember(.init(replica: a, clock: 2, prescriptions: ["0cce0edf", "a492a9f1"]))
+        known.remember(.init(replica: a, clock: 3, prescriptions: []))
+        #expect(DeviceKnowledge.parse(known.text()) == known)
+        #expect(known.prescriptions(in: [a: 2...3]) == ["0cce0edf", "a492a9f1"])
+        #expect(known.prescriptions(in: [b: 1...2]).isEmpty)
+        for n in 4...300 { known.remember(.init(replica: a, clock: UInt64(n), prescriptions: [])) }
+        #expect(known.written.count == DeviceKnowledge.writtenLimit && known.written.last?.clock == 300)
         known.retire()
         #expect(known.retired == [a] && known.replica != a && known.own == [a, known.replica])
         #expect(DeviceKnowledge.parse(known.text()) == known)

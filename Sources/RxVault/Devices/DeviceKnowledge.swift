@@ -21,11 +21,41 @@ public struct DeviceKnowledge: Equatable, Sendable {
     public var retired: [ReplicaID]
     /// The knowledge vector of the newest state seen: every state opened since was a later one.
     public var seen: KnowledgeVector
+    /// The prescriptions this computer's recent writes touched (the newest `writtenLimit`), so a
+    /// copy that lacks a write can be told by what it lacks: "prescription a492a9f1".
+    public var written: [Written]
 
-    public init(replica: ReplicaID, retired: [ReplicaID] = [], seen: KnowledgeVector = .empty) {
+    /// One write made here: its replica and clock, and the short ids of the prescriptions it touched.
+    public struct Written: Equatable, Sendable {
+        public let replica: ReplicaID
+        public let clock: UInt64
+        public let prescriptions: [String]
+    }
+
+    static let writtenLimit = 200
+
+    public init(
+        replica: ReplicaID, retired: [ReplicaID] = [], seen: KnowledgeVector = .empty, written: [Written] = []
+    ) {
         self.replica = replica
         self.retired = retired
         self.seen = seen
+        self.written = written
+    }
+
+    /// Keeps what a write of this computer touched (the oldest forgotten past `writtenLimit`).
+    mutating func remember(_ write: Written) {
+        written.append(write)
+        if written.count > Self.writtenLimit { written.removeFirst(written.count - Self.writtenLimit) }
+    }
+
+    /// The prescriptions touched by writes made here that `missing` names, in the order written.
+    public func prescriptions(in missing: [ReplicaID: ClosedRange<UInt64>]) -> [String] {
+        var out: [String] = []
+        for write in written where missing[write.replica]?.contains(write.clock) == true {
+            for id in write.prescriptions where !out.contains(id) { out.append(id) }
+        }
+        return out
     }
 
     /// Every replica that is this computer's.
@@ -40,18 +70,24 @@ public struct DeviceKnowledge: Equatable, Sendable {
 
     static let magic = "rxvault device knowledge 1"
 
-    /// Lines: the magic, `replica HEX`, `retired HEX...` (possibly none), `seen HEX` (the encoded vector).
+    /// Lines: the magic, `replica HEX`, `retired HEX...` (possibly none), `seen HEX` (the encoded
+    /// vector), then one `wrote REPLICA CLOCK ID,ID...` (`-`: none) per write remembered.
     func text() -> String {
-        [
-            Self.magic, "replica \(replica.hex)",
-            (["retired"] + retired.map(\.hex)).joined(separator: " "),
-            "seen \(Hex.encode(seen.encoded()))"
-        ].joined(separator: "\n") + "\n"
+        let writes = written.map {
+            "wrote \($0.replica.hex) \($0.clock) "
+                + ($0.prescriptions.isEmpty ? "-" : $0.prescriptions.joined(separator: ","))
+        }
+        return
+            ([
+                Self.magic, "replica \(replica.hex)",
+                (["retired"] + retired.map(\.hex)).joined(separator: " "),
+                "seen \(Hex.encode(seen.encoded()))"
+            ] + writes).joined(separator: "\n") + "\n"
     }
 
     static func parse(_ text: String) -> DeviceKnowledge? {
         let lines = text.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        guard lines.count == 4, lines[0].joined(separator: " ") == magic,
+        guard lines.count >= 4, lines[0].joined(separator: " ") == magic,
             lines[1].count == 2, lines[1][0] == "replica", let replica = ReplicaID(hex: lines[1][1]),
             lines[2].first == "retired", lines[3].count == 2, lines[3][0] == "seen",
             let bytes = Hex.decode(lines[3][1]), let (seen, used) = KnowledgeVector.decode(bytes), used == bytes.count
@@ -61,7 +97,16 @@ public struct DeviceKnowledge: Equatable, Sendable {
             guard let id = ReplicaID(hex: hex) else { return nil }
             retired.append(id)
         }
-        return DeviceKnowledge(replica: replica, retired: retired, seen: seen)
+        var written: [Written] = []
+        for line in lines.dropFirst(4) {
+            guard line.count == 4, line[0] == "wrote", let replica = ReplicaID(hex: line[1]),
+                let clock = UInt64(line[2])
+            else { return nil }
+            let ids = line[3] == "-" ? [] : line[3].split(separator: ",").map(String.init)
+            guard ids.allSatisfy({ $0.count == 8 && Hex.decode($0) != nil }) else { return nil }
+            written.append(Written(replica: replica, clock: clock, prescriptions: ids))
+        }
+        return DeviceKnowledge(replica: replica, retired: retired, seen: seen, written: written)
     }
 }
 

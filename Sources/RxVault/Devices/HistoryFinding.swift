@@ -9,6 +9,9 @@ public struct HistoryFinding: Sendable, Equatable {
     public let unseen: [ReplicaID: ClosedRange<UInt64>]
     /// This computer's replicas, now and before (`DeviceKnowledge.own`).
     public let own: Set<ReplicaID>
+    /// Short ids of the prescriptions that this computer's missing writes touched, as far as it
+    /// remembers them (`DeviceKnowledge.written`).
+    public var prescriptions: [String] = []
 
     init(found: KnowledgeVector, seen: KnowledgeVector, own: Set<ReplicaID>) {
         relation = found.relation(to: seen)
@@ -29,7 +32,14 @@ public struct HistoryFinding: Sendable, Equatable {
     /// "3 writes made on this computer and 1 made elsewhere and seen here".
     public var missingText: String {
         var parts: [String] = []
-        if missingHere > 0 { parts.append("\(Self.writes(missingHere)) made on this computer") }
+        if missingHere > 0 {
+            let named = prescriptions.prefix(10).joined(separator: ", ")
+            let more = prescriptions.count > 10 ? " and \(prescriptions.count - 10) more" : ""
+            parts.append(
+                "\(Self.writes(missingHere)) made on this computer"
+                    + (prescriptions.isEmpty
+                        ? "" : " (prescription\(prescriptions.count == 1 ? "" : "s") \(named)\(more))"))
+        }
         if missingElsewhere > 0 { parts.append("\(Self.writes(missingElsewhere)) made elsewhere and seen here") }
         return parts.joined(separator: " and ")
     }
