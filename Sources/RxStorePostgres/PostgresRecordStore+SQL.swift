@@ -1,8 +1,9 @@
 import RxStore
 
 /// `SQLStatements`: how the table requirements written once (`Sources/RxStore/SQL/`) run on
-/// the server: PostgreSQL's `$1` parameters, the session's queries, and every table there (a
-/// database is never older than format 4).
+/// the server: PostgreSQL's `$1` parameters, the session's queries, its CREATE statements
+/// (`PostgresSchema`), repeated inserts sent many rows to a statement (`InsertBuffer`), and
+/// every table there (a database is never older than format 4).
 extension PostgresRecordStore: SQLStatements {
     public static func placeholder(_ number: Int) -> String { "$\(number)" }
 
@@ -28,4 +29,12 @@ extension PostgresRecordStore: SQLStatements {
     public func storedName(of column: String, in table: String) throws(StoreError) -> String { column }
 
     public func holds(_ table: StoredTable) throws(StoreError) -> Bool { true }
+
+    public static func createStatements(_ table: StoredTable) -> [String] { PostgresSchema.create(table) }
+
+    /// Kept and sent with the write's next statement (`InsertBuffer`): an import's thousands of
+    /// rows go a thousand to a round trip.
+    public func insertRepeated(_ values: [StoredValue], through insert: RowInsert) throws(StoreError) {
+        try session.insert(insert, values.map(BoundValue.init))
+    }
 }

@@ -3,9 +3,11 @@ import RxStore
 
 /// A vault in a PostgreSQL database: the same `RecordStore` as the vault file, holding the same
 /// ciphertext in the same tables (`PostgresSchema`), for a practice whose several machines and
-/// `rxvault serve` instances share one vault. This file opens and creates it; each
-/// `PostgresRecordStore+Section.swift` beside it implements one section of `RecordStore`
-/// (`+Engine`: transactions, the write lock, the structural check, snapshots to a file).
+/// `rxvault serve` instances share one vault. This file opens and creates it. The table
+/// requirements are written once for both engines (RxStore's `SQLStatements`); beside this file
+/// are what they run on (`+SQL`), where the format number is kept (`+Schema`), two reads of many
+/// prescriptions in one round trip (`+Prescriptions`) and the engine's own part (`+Engine`:
+/// transactions, the write lock, the structural check, snapshots to a file).
 public final class PostgresRecordStore: RecordStore {
     let session: PostgresSession
     /// The vault's location as messages show it (never a password).
@@ -137,18 +139,9 @@ public final class PostgresRecordStore: RecordStore {
         try rows(sql, values, table: R.table, keyColumns: R.keyColumns) { row throws(StoreError) in try R(row: row) }
     }
 
-    /// The first row of `sql` as a record, or nil.
-    func record<R: StoredRecord>(_ sql: String, _ values: [BoundValue] = [], as kind: R.Type = R.self)
-        throws(StoreError) -> R?
-    {
-        try first(sql, values, table: R.table, keyColumns: R.keyColumns) { row throws(StoreError) in try R(row: row) }
-    }
-
-    /// Inserts `record` as a row of its table (`StoredRecord`), `then` after the values (an
-    /// `ON CONFLICT` clause).
-    func insertRow<R: StoredRecord>(_ record: R, then: String = "") throws(StoreError) {
-        try session.query(
-            R.insertStatement { "$\($0)" } + then, record.storedValues.map(BoundValue.init))
+    /// Inserts `record` as a row of its table (`StoredRecord`).
+    func insertRow<R: StoredRecord>(_ record: R) throws(StoreError) {
+        try session.query(R.insertStatement(placeholder: Self.placeholder), record.storedValues.map(BoundValue.init))
     }
 
     /// `count(*)` of `sql`.

@@ -11,8 +11,9 @@ import RxStore
     import Darwin
 #endif
 
-/// A value bound to a statement's parameter: the three kinds the vault's tables hold.
-enum BoundValue {
+/// A value bound to a statement's parameter: the three kinds the vault's tables hold. Hashable,
+/// so that `InsertBuffer` finds a kept row by its key.
+enum BoundValue: Hashable {
     case text(String)
     case integer(Int64)
     case bytes([UInt8])
@@ -84,14 +85,14 @@ final class PostgresSession: @unchecked Sendable {
     /// Rows inserted in the transaction under way and not sent yet (`InsertBuffer`).
     private var pending = InsertBuffer()
 
-    /// Inserts a row of `table`: at once outside a transaction; inside one, kept with the others
-    /// until the next statement or the commit (`InsertBuffer`), or until a statement's worth.
-    func insert(_ table: InsertBuffer.Table, _ values: [BoundValue]) throws(StoreError) {
+    /// Inserts a row through `insert`: at once outside a transaction; inside one, kept with the
+    /// others until the next statement or the commit (`InsertBuffer`), or until a statement's worth.
+    func insert(_ insert: RowInsert, _ values: [BoundValue]) throws(StoreError) {
         guard transactionDepth > 0 else {
-            try query(table.statement(rows: 1), values)
+            try query(insert.statement(rows: 1, placeholder: PostgresRecordStore.placeholder), values)
             return
         }
-        pending.add(table, values)
+        pending.add(insert, values)
         if pending.count >= InsertBuffer.rowsPerStatement { try sendPending() }
     }
 

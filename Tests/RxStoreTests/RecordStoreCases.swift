@@ -139,6 +139,33 @@ import Testing
         #expect(try store.prescriptionCount() == 0 && store.versionCount() == 0)
     }
 
+    /// The inserts an import repeats (`RowInsert`'s, which PostgreSQL keeps and sends a thousand
+    /// to a statement): more than a statement's worth, new prescriptions after versions of stored
+    /// ones, a patient written twice, all stored whatever order they came in; a read in the
+    /// middle of the write sees what came before it.
+    @Test(arguments: Engine.allCases) func repeatedInsertsOfManyRowsAreAllStored(_ engine: Engine) throws {
+        let store = try newStore(engine)
+        let stored: PrescriptionID = id("5a")
+        let patient = PatientRecord(id: id("e0"), info: [1], mac: [1])
+        try store.write { try store.insert(version(stored, 1)) }
+        let fresh = (0..<1200).map { PrescriptionID(hex: String(format: "%032x", 0x100 + $0))! }
+        try store.write {
+            try store.insert(version(stored, 2))
+            try store.upsert(patient)
+            for id in fresh.prefix(600) { try store.insert(version(id, 1)) }
+            #expect(try store.prescriptionCount() == 601 && store.latestVersion(of: stored)?.version == 2)
+            for id in fresh.dropFirst(600) {
+                try store.insert(version(id, 1))
+                try store.upsert(PatientRecord(id: patient.id, info: [2], mac: [UInt8(id.bytes[15])]))
+            }
+            try store.insert(version(fresh[0], 2))
+        }
+        #expect(try store.prescriptionCount() == 1201 && store.versionCount() == 1203)
+        #expect(try store.latestVersions().count == 1201)
+        #expect(try store.latestVersion(of: fresh[0])?.version == 2)
+        #expect(try store.patients() == [PatientRecord(id: patient.id, info: [2], mac: [UInt8(fresh[1199].bytes[15])])])
+    }
+
     @Test(arguments: Engine.allCases) func createNeverReplacesAVault(_ engine: Engine) throws {
         let place = try place(engine)
         try place.create(Self.header(format: 6))

@@ -1,8 +1,9 @@
 /// What RxVault needs from storage, and nothing more: one protocol per table or group of tables
 /// (the files beside this one), and the engine's own part (`StoreEngine`: transactions, upkeep,
-/// its structural check). SQLite implements it (`SQLiteRecordStore`, one file per section in
-/// `SQLite/`); a server engine (PostgreSQL, for a practice) implements the same protocols, and
-/// RxVault never asks which engine it holds.
+/// its structural check). The table requirements are written once for every engine that speaks
+/// SQL (`SQLStatements`, `Sources/RxStore/SQL/`); SQLite (`SQLiteRecordStore`, in `SQLite/`) and
+/// a server engine (PostgreSQL, for a practice) each add a connection, a row reader and a
+/// dialect, and RxVault never asks which engine it holds.
 ///
 /// Implementations store what they are given: ciphertext and random ids. They never see a key.
 ///

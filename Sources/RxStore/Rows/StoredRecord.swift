@@ -22,12 +22,10 @@ extension StoredRecord {
     /// `columns` as a select or insert list.
     public static var columnList: String { columns.joined(separator: ", ") }
 
-    /// `INSERT INTO table (columns) VALUES (...)` (`verb`: SQLite's `INSERT OR REPLACE`), each
-    /// value's parameter spelled by `placeholder` (numbered from 1: `?` for SQLite, `$1` for
-    /// PostgreSQL); a one-row table's with its `singleton` key, 1.
-    public static func insertStatement(_ verb: String = "INSERT", placeholder: (Int) -> String) -> String {
-        let values = columns.indices.map { placeholder($0 + 1) }.joined(separator: ", ")
-        guard keyColumns > 0 else { return "\(verb) INTO \(table) (singleton, \(columnList)) VALUES (1, \(values))" }
-        return "\(verb) INTO \(table) (\(columnList)) VALUES (\(values))"
+    /// `INSERT INTO table (columns) VALUES (...)`, each value's parameter spelled by
+    /// `placeholder` (numbered from 1: `?` for SQLite, `$1` for PostgreSQL); a one-row table's
+    /// with its `singleton` key, 1 (`RowInsert`, for one row).
+    public static func insertStatement(placeholder: (Int) -> String) -> String {
+        RowInsert(Self.self).statement(rows: 1, placeholder: placeholder)
     }
 }

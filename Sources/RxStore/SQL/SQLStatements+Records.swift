@@ -1,8 +1,7 @@
-/// The parts of `PrescriptionStore`, `AttachmentStore` and `PatientStore` that are the same
-/// statements on every engine that speaks SQL (`SQLStatements`). What an engine does its own way
-/// it still writes beside its other sections: the newest versions (PostgreSQL's `DISTINCT ON`),
-/// inserts it batches (PostgreSQL's `InsertBuffer`), reads of many prescriptions at once
-/// (`= ANY($1)`), a chunk stream, and the columns and tables of a file older than format 4.
+/// `PrescriptionStore`, `AttachmentStore` and `PatientStore`, written once for every engine that
+/// speaks SQL (`SQLStatements`): the same statements, each engine numbering its parameters its
+/// own way, sending the inserts an import repeats its own way (`insertRepeated`), and naming
+/// the tables and columns a vault file older than format 4 lacks (`holds`, `storedName`).
 extension PrescriptionStore where Self: SQLStatements {
     public func prescriptionIDs(withPrefix prefix: String, limit: Int) throws(StoreError) -> [PrescriptionID] {
         // Ids are lower-case hex compared byte by byte, so a range scan on the key finds a prefix.
@@ -27,6 +26,35 @@ extension PrescriptionStore where Self: SQLStatements {
                 "WHERE prescription_id = \(Self.placeholder(1)) ORDER BY version DESC LIMIT 1"), [.text(id.hex)])
     }
 
+    /// The versions no other of their prescription exceeds. SQLite searches the key once per
+    /// row; PostgreSQL makes it an anti-join, as fast as its own `DISTINCT ON` at 100,000
+    /// prescriptions (1.1 s against 1.0 s; `max(version)` in a subquery took 2.3 to 3.3 s).
+    public func latestVersions() throws(StoreError) -> [PrescriptionVersionRecord] {
+        try fetchRecords(
+            Self.select(
+                PrescriptionVersionRecord.self,
+                "v WHERE NOT EXISTS (SELECT 1 FROM prescription_version n WHERE n.prescription_id = "
+                    + "v.prescription_id AND n.version > v.version) ORDER BY prescription_id"))
+    }
+
+    /// Through `insertRepeated`: an import's thousands of rows go as each engine sends them fastest.
+    public func insert(_ record: PrescriptionVersionRecord) throws(StoreError) {
+        if record.version == 1 { try insertRepeated([.text(record.prescriptionID.hex)], through: .prescription) }
+        try insertRepeated(record.storedValues, through: .prescriptionVersion)
+    }
+
+    public func allPrescriptionIDs() throws(StoreError) -> [PrescriptionID] {
+        var naming = [
+            "SELECT id FROM prescription", "SELECT prescription_id FROM prescription_version",
+            "SELECT prescription_id FROM attachment"
+        ]
+        if try grantsNamePrescriptions() { naming.append("SELECT prescription_id FROM access_grant") }
+        return try fetch(
+            naming.joined(separator: " UNION ") + " ORDER BY 1", [],
+            table: "prescription, prescription_version or attachment", keyColumns: 1
+        ) { row throws(StoreError) in try row.id(0) }
+    }
+
     public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {
         // Versions, attachments and their chunks go with it (ON DELETE CASCADE).
         try runCountingChanges("DELETE FROM prescription WHERE id = \(Self.placeholder(1))", [.text(id.hex)]) > 0
@@ -37,7 +65,7 @@ extension PrescriptionStore where Self: SQLStatements {
     public func versionCount() throws(StoreError) -> Int { try count(of: StoredSchema.prescriptionVersion) }
 }
 
-extension AttachmentStore where Self: SQLStatements {
+extension AttachmentStore where Self: SQLStatements & StoreEngine {
     public func attachments(of prescriptionID: PrescriptionID) throws(StoreError) -> [AttachmentRecord] {
         try fetchRecords(
             Self.select(
@@ -72,6 +100,23 @@ extension AttachmentStore where Self: SQLStatements {
             "SELECT attachment_id, seq, data FROM attachment_chunk WHERE attachment_id = \(p(1)) AND seq = \(p(2))",
             [.text(id.hex), .integer(Int64(sequence))], table: "attachment_chunk", keyColumns: 2
         ) { row throws(StoreError) in try row.blob(2) }.first
+    }
+
+    /// Every stored chunk, gaps included, fetched one per query after the list of their
+    /// numbers: memory stays at a chunk whatever the attachment's size, on every engine (a
+    /// server's driver may hold a whole result), and `body` may use the store meanwhile. One
+    /// snapshot (`read`) from the list to the last chunk.
+    public func forEachChunk(ofAttachment id: AttachmentID, _ body: (Int, [UInt8]) throws -> Void) throws {
+        try read {
+            let sequences = try fetch(
+                "SELECT attachment_id, seq FROM attachment_chunk WHERE attachment_id = \(Self.placeholder(1)) ORDER BY seq",
+                [.text(id.hex)], table: "attachment_chunk", keyColumns: 2
+            ) { row throws(StoreError) in try row.integer(1, in: StoredRange.chunk) }
+            for sequence in sequences {
+                guard let data = try chunk(ofAttachment: id, sequence: sequence) else { continue }
+                try body(sequence, data)
+            }
+        }
     }
 
     public func deleteAttachment(_ id: AttachmentID) throws(StoreError) -> Bool {
@@ -121,6 +166,23 @@ extension PatientStore where Self: SQLStatements {
     public func patient(id: PatientID) throws(StoreError) -> PatientRecord? {
         guard try holds(StoredSchema.person) else { return nil }
         return try fetchRecord(Self.select(PatientRecord.self, "WHERE id = \(Self.placeholder(1))"), [.text(id.hex)])
+    }
+
+    /// Through `insertRepeated`: an import that makes a patient per prescription runs it tens of
+    /// thousands of times.
+    public func upsert(_ patient: PatientRecord) throws(StoreError) {
+        try insertRepeated(patient.storedValues, through: .patient)
+    }
+
+    public func patientBuckets() throws(StoreError) -> PatientBucketsRecord? {
+        guard try holds(StoredSchema.personBuckets) else { return nil }
+        return try fetchRecord(Self.select(PatientBucketsRecord.self, "WHERE singleton = 1"))
+    }
+
+    /// A vault file made before the table gets it here (`makeIfMissing`).
+    public func setPatientBuckets(_ record: PatientBucketsRecord) throws(StoreError) {
+        try makeIfMissing(StoredSchema.personBuckets)
+        try upsertRecord(record, key: "singleton")
     }
 
     public func deletePatient(_ id: PatientID) throws(StoreError) -> Bool {

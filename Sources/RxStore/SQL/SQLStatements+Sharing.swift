@@ -1,8 +1,7 @@
 /// `ClientStore` and most of `GrantStore`, written once for every engine that speaks SQL
 /// (`SQLStatements`), with the columns named as the stored tables name them (a file before
 /// format 3 has a client's public key and a grant's prescription where later ones have a lookup
-/// tag and a reference). A grant's upsert stays each engine's own: its conflict target is not
-/// the same column in every format.
+/// tag and a reference).
 extension ClientStore where Self: SQLStatements {
     public func clients() throws(StoreError) -> [ClientRecord] {
         let columns = try storedColumns(of: ClientRecord.self).joined(separator: ", ")
@@ -51,6 +50,15 @@ extension GrantStore where Self: SQLStatements {
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         return try fetchRecords(
             "SELECT \(columns) FROM access_grant\(filter) ORDER BY \(Self.insertionOrder)", values)
+    }
+
+    /// One grant per reference from format 3; before, one per client and prescription (the
+    /// column is then the prescription id, and the file's UNIQUE constraint is on both).
+    public func upsert(_ grant: GrantRecord) throws(StoreError) {
+        let key = try grantsNamePrescriptions() ? ["client_id", "prescription_id"] : ["reference"]
+        let insert = RowInsert(
+            table: GrantRecord.table, columns: try storedColumns(of: GrantRecord.self), replacingOn: key)
+        try run(insert, grant.storedValues)
     }
 
     public func deleteGrant(_ id: GrantID) throws(StoreError) {

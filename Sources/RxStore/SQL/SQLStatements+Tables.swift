@@ -1,6 +1,6 @@
-/// `VaultHeaderStore`, `KeySlotStore`, `StateRootStore`, `SearchIndexStore` and
-/// `AuditLogStore`, written once for every engine that speaks SQL (`SQLStatements`): the same
-/// statements, each engine numbering its parameters its own way.
+/// `VaultHeaderStore`, `KeySlotStore`, `StateRootStore`, `SearchIndexStore`, `AuditLogStore`
+/// and a format step (`SchemaStore.advanceFormat`), written once for every engine that speaks
+/// SQL (`SQLStatements`): the same statements, each engine numbering its parameters its own way.
 extension VaultHeaderStore where Self: SQLStatements {
     public func header() throws(StoreError) -> VaultHeaderRecord {
         guard
@@ -168,5 +168,23 @@ extension AuditLogStore where Self: SQLStatements {
             "INSERT INTO audit_head (singleton, seq, hash, mac) VALUES (1, \(p(1)), \(p(2)), \(p(3))) "
                 + "ON CONFLICT (singleton) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac",
             [.integer(Int64(sequence)), .blob(hash), .blob(mac)])
+    }
+}
+
+extension SchemaStore where Self: SQLStatements {
+    /// The step's tables in the engine's SQL, then the schema version where the engine keeps it
+    /// (`setSchemaVersion`) and the header's format, in the caller's write.
+    public func advanceFormat(to version: Int, adding tables: [StoredTable]) throws(StoreError) {
+        guard version <= StoredSchema.currentFormat else {
+            throw StoreError.unsupportedVersion(found: version, supported: StoredSchema.currentFormat)
+        }
+        guard try schemaVersion() == version - 1 else {
+            throw StoreError.corrupt("the schema to upgrade is not version \(version - 1)")
+        }
+        for statement in tables.flatMap(Self.createStatements) { try run(statement, []) }
+        try setSchemaVersion(version)
+        try run(
+            "UPDATE vault_header SET format_version = \(Self.placeholder(1)) WHERE singleton = 1",
+            [.integer(Int64(version))])
     }
 }

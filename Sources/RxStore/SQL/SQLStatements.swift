@@ -1,7 +1,9 @@
 /// An engine that speaks SQL, as the table requirements written once need it
 /// (`SQLStatements+*.swift`): a way to run a statement and read its rows (`Row`, the engine's
-/// `StoredRowReading`), how it numbers parameters, and which tables it holds. An engine that
-/// adopts it gets those requirements for free; the rest it still writes in its own SQL.
+/// `StoredRowReading`), how it numbers parameters, how it spells a table, how it sends the
+/// inserts a write repeats, and which tables and column names an older vault has. An engine that
+/// adopts it gets every table requirement of `RecordStore` written once; what it writes itself is
+/// this connection, its row reader and its dialect (DESIGN.md, "RxStore").
 public protocol SQLStatements: AnyObject {
     associatedtype Row: StoredRowReading
     /// Parameter `number` (from 1) as the engine spells it: `?1` for SQLite, `$1` for PostgreSQL.
@@ -24,6 +26,19 @@ public protocol SQLStatements: AnyObject {
     /// Whether the vault holds `table`: a file older than the format that added it does not
     /// (`StoredTable.format`); a database is never older than format 4.
     func holds(_ table: StoredTable) throws(StoreError) -> Bool
+    /// The statements that create `table` and its indexes, in the engine's SQL (its types for
+    /// `StoredColumn.Kind`): what a table a vault does not hold yet is made with (`makeIfMissing`).
+    static func createStatements(_ table: StoredTable) -> [String]
+    /// Inserts one row through `insert` (`values` in the order of its columns), one of the many
+    /// a write may repeat (`RowInsert.prescription`...): the engine's bulk-insert mechanics. By
+    /// default the one-row statement, at once (SQLite keeps it prepared). An engine a round trip
+    /// away may keep the row and send it with others before the write's next statement or its
+    /// commit (PostgreSQL's `InsertBuffer`); an error (a key stored twice) is then reported there
+    /// and rolls the whole write back, as it would have at the row.
+    func insertRepeated(_ values: [StoredValue], through insert: RowInsert) throws(StoreError)
+    /// Stores `version` where the engine keeps the format its tables are in, which
+    /// `SchemaStore.schemaVersion` reads (SQLite's `user_version`; PostgreSQL's `rxvault_schema`).
+    func setSchemaVersion(_ version: Int) throws(StoreError)
 }
 
 extension SQLStatements {
@@ -60,16 +75,35 @@ extension SQLStatements {
         }.first ?? 0
     }
 
+    public func insertRepeated(_ values: [StoredValue], through insert: RowInsert) throws(StoreError) {
+        try run(insert, values)
+    }
+
+    /// Runs `insert` for one row, at once.
+    func run(_ insert: RowInsert, _ values: [StoredValue]) throws(StoreError) {
+        try run(insert.statement(rows: 1, placeholder: Self.placeholder), values)
+    }
+
     /// Inserts `record` as a row of its table.
     func insertRecord<R: StoredRecord>(_ record: R) throws(StoreError) {
-        try run(R.insertStatement(placeholder: Self.placeholder), record.storedValues)
+        try run(RowInsert(R.self), record.storedValues)
     }
 
     /// Inserts `record`, or replaces the columns of the row with the same `key`.
     func upsertRecord<R: StoredRecord>(_ record: R, key: String) throws(StoreError) {
-        let updates = R.columns.filter { $0 != key }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        try run(
-            R.insertStatement(placeholder: Self.placeholder) + " ON CONFLICT (\(key)) DO UPDATE SET \(updates)",
-            record.storedValues)
+        try run(RowInsert(R.self, replacingOn: [key]), record.storedValues)
+    }
+
+    /// Creates `table` when the vault does not hold it: a vault file made before an rxvault
+    /// that knew the table gets it at the first write that stores a row in it. Inside a write.
+    func makeIfMissing(_ table: StoredTable) throws(StoreError) {
+        guard try !holds(table) else { return }
+        for statement in Self.createStatements(table) { try run(statement, []) }
+    }
+
+    /// Whether grants name their prescription in the clear: a vault file before format 3, whose
+    /// `access_grant.reference` is `prescription_id` (one grant per client and prescription).
+    func grantsNamePrescriptions() throws(StoreError) -> Bool {
+        try storedName(of: "reference", in: GrantRecord.table) != "reference"
     }
 }

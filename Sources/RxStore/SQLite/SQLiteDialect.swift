@@ -5,9 +5,8 @@
 /// that of every vault file made so far, space for space: the columns' names padded as the
 /// statements of formats 1 to 4 had them (`StoredSchemaTests` compares the two).
 enum SQLiteDialect {
-    /// The statements that create `table` and its indexes; with `ifNotExists`, creating nothing
-    /// that is there (SQLite drops the clause from the text it keeps).
-    static func create(_ table: StoredTable, ifNotExists: Bool = false) -> [String] {
+    /// The statements that create `table` and its indexes.
+    static func create(_ table: StoredTable) -> [String] {
         let nameWidth = nameWidths[table.name] ?? table.columns.map(\.name.count).max() ?? 0
         let typeWidth = unalignedTypes.contains(table.name) ? 0 : table.columns.map { type($0).count }.max() ?? 0
         var lines = table.columns.map { column -> String in
@@ -18,14 +17,14 @@ enum SQLiteDialect {
         }
         if !table.compositeKey.isEmpty { lines.append("PRIMARY KEY (\(table.compositeKey.joined(separator: ", ")))") }
         let options = table.compositeKey.isEmpty ? "STRICT" : "STRICT, WITHOUT ROWID"
-        let create = ifNotExists ? "CREATE TABLE IF NOT EXISTS" : "CREATE TABLE"
-        return ["\(create) \(table.name) (\n" + lines.map { "    " + $0 }.joined(separator: ",\n") + "\n) \(options)"]
+        let body = lines.map { "    " + $0 }.joined(separator: ",\n")
+        return ["CREATE TABLE \(table.name) (\n\(body)\n) \(options)"]
             + table.indexes.map { "CREATE INDEX \($0.name) ON \(table.name) (\($0.columns.joined(separator: ", ")))" }
     }
 
     /// `create` for several tables, as one script for `Database.execute`.
-    static func script(_ tables: [StoredTable], ifNotExists: Bool = false) -> String {
-        tables.flatMap { create($0, ifNotExists: ifNotExists) }.map { $0 + ";" }.joined(separator: "\n")
+    static func script(_ tables: [StoredTable]) -> String {
+        tables.flatMap { create($0) }.map { $0 + ";" }.joined(separator: "\n")
     }
 
     static func type(_ column: StoredColumn) -> String {

@@ -1,6 +1,8 @@
 /// `SQLStatements`: how the table requirements written once (`Sources/RxStore/SQL/`) run on
-/// the file: reusable statements (`statement`), SQLite's `?1` parameters, and the tables a file
-/// of an older format does not have yet.
+/// the file: reusable statements (`statement`), SQLite's `?1` parameters, its CREATE statements
+/// (`SQLiteDialect`), and the tables and column names of a file of an older format. Repeated
+/// inserts run one row at a time (the default `insertRepeated`): a statement kept prepared is
+/// a function call away, so batching rows would save nothing.
 extension SQLiteRecordStore: SQLStatements {
     public static func placeholder(_ number: Int) -> String { "?\(number)" }
 
@@ -34,9 +36,13 @@ extension SQLiteRecordStore: SQLStatements {
         }
     }
 
-    /// A table an upgrade creates is there before `user_version` moves, inside its transaction.
+    /// A table an upgrade creates is there before `user_version` moves, inside its transaction;
+    /// one a file gets at its first write that needs it may be missing at any format
+    /// (`Schema.madeAtFirstUse`).
     public func holds(_ table: StoredTable) throws(StoreError) -> Bool {
-        if try schemaVersion() >= table.format { return true }
+        if try schemaVersion() >= table.format, !Schema.madeAtFirstUse.contains(table.name) { return true }
         return try tableExists(table.name)
     }
+
+    public static func createStatements(_ table: StoredTable) -> [String] { SQLiteDialect.create(table) }
 }

@@ -7,9 +7,10 @@ import CSQLite
 #endif
 
 /// The vault file: one SQLite database (docs/format.md, DESIGN.md "Schema" and "Storage and
-/// concurrency"). This file opens and creates it; each `SQLiteRecordStore+Section.swift` beside
-/// it implements one section of `RecordStore` (`SQLiteRecordStore+Engine.swift`: transactions,
-/// upkeep and the structural check).
+/// concurrency"). This file opens and creates it. The table requirements are written once for
+/// every engine (`Sources/RxStore/SQL/`); beside this file are what they run on
+/// (`+SQL.swift`: `SQLStatements`), where the format number is kept (`+Schema.swift`) and the
+/// engine's own part (`+Engine.swift`: transactions, upkeep and the structural check).
 public final class SQLiteRecordStore: RecordStore {
     /// The connection: for the sections here, and for tests that alter the file as an attacker would.
     public let database: Database
@@ -104,11 +105,6 @@ public final class SQLiteRecordStore: RecordStore {
             if errno == EEXIST { throw StoreError.alreadyExists(path: path) }
             throw StoreError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))")
         }
-    }
-
-    /// Inserts `record` as a row of its table (`StoredRecord`), through a reusable statement.
-    func insertRow<R: StoredRecord>(_ record: R) throws(StoreError) {
-        try statement(R.insertStatement { _ in "?" }).run(record.storedValues)
     }
 
     /// Whether the table exists (the format-4 upgrade creates it before `user_version` moves).

@@ -11,11 +11,15 @@ enum Schema {
     static let oldestCreatedVersion = StoredSchema.oldestCreatedFormat
 
     /// The tables a vault file is created with: those of the current format, from their one
-    /// description (`StoredSchema`), but `person_buckets`, which a file gets at its first owner
-    /// write by an rxvault that knows it (`setPatientBuckets`), as every file made before.
+    /// description (`StoredSchema`), but those it gets at its first write that needs them.
     static var creation: String {
-        SQLiteDialect.script(StoredSchema.tables.filter { $0 != StoredSchema.personBuckets })
+        SQLiteDialect.script(StoredSchema.tables.filter { !madeAtFirstUse.contains($0.name) })
     }
+
+    /// Tables a vault file gets at the first owner write that stores a row in them, by an
+    /// rxvault that knows them (`SQLStatements.makeIfMissing`), as every file made before:
+    /// `person_buckets` (`setPatientBuckets`).
+    static let madeAtFirstUse: Set = [StoredSchema.personBuckets.name]
 
     /// Format 2: the owner's commitment to the current set of rows. `vault_state` is
     /// one MAC'd row (write counter, hashes of every index and manifest bucket, the client set,

@@ -105,18 +105,4 @@ extension Statement {
     public func row(of table: String, keyColumns: Int32 = 1) -> StoredRow {
         StoredRow(statement: self, table: table, keyColumns: keyColumns)
     }
-
-    /// Every result row as a record (`StoredRecord.init(row:)`).
-    func records<R: StoredRecord>(_ values: [Value] = [], as kind: R.Type = R.self) throws(StoreError) -> [R] {
-        var records: [R] = []
-        try forEach(values) { s throws(StoreError) in
-            records.append(try R(row: s.row(of: R.table, keyColumns: Int32(R.keyColumns))))
-        }
-        return records
-    }
-
-    /// The first result row as a record, or nil.
-    func record<R: StoredRecord>(_ values: [Value] = [], as kind: R.Type = R.self) throws(StoreError) -> R? {
-        try first(values) { s throws(StoreError) in try R(row: s.row(of: R.table, keyColumns: Int32(R.keyColumns))) }
-    }
 }
