@@ -41,9 +41,23 @@ public final class Database {
     public static let defaultBusyTimeoutMilliseconds: Int32 = 30_000
 
     /// Opens an existing file read-write; never creates one.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds)
+    public convenience init(path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds)
         throws(StoreError)
     {
+        try self.init(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, peeking: false)
+    }
+
+    /// Opens an existing file only to read it, as a file that cannot change (SQLite's
+    /// `immutable=1`): no lock is taken and nothing is created or written beside it. A plain
+    /// read-only open of a WAL-mode file would create its -wal and -shm files, and leave them
+    /// behind: in a folder a sync tool carries, those would travel to every device. What a
+    /// -wal beside the file holds is not read. For files rxvault only looks at (a conflict copy
+    /// beside the vault, `ConflictCopies`), never for the vault it works on.
+    public convenience init(peekingAt path: String) throws(StoreError) {
+        try self.init(path: path, busyTimeoutMilliseconds: 0, peeking: true)
+    }
+
+    private init(path: String, busyTimeoutMilliseconds: Int32, peeking: Bool) throws(StoreError) {
         var info = stat()
         guard stat(path, &info) == 0 else { throw StoreError.missing(path: path) }
         guard info.st_mode & S_IFMT == S_IFREG else {
@@ -53,8 +67,10 @@ public final class Database {
             throw StoreError.notAVault(path: path, reason: "no permission to read it")
         }
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let flags =
+            (peeking ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+            | SQLITE_OPEN_PRIVATECACHE
+        let rc = sqlite3_open_v2(peeking ? Self.immutableURI(path) : path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(db)
@@ -69,6 +85,23 @@ public final class Database {
         try execute(
             "PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY;"
         )
+    }
+
+    /// `path` as an SQLite URI that opens it read-only and immutable: every byte outside the
+    /// characters a URI path keeps as they are is %-escaped (`?`, `#` and `%` would otherwise
+    /// end or alter the path).
+    static func immutableURI(_ path: String) -> String {
+        let kept = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/".utf8)
+        let digits = Array("0123456789ABCDEF".unicodeScalars)
+        var escaped = String.UnicodeScalarView()
+        for byte in path.utf8 {
+            if kept.contains(byte) {
+                escaped.append(Unicode.Scalar(byte))
+            } else {
+                escaped.append(contentsOf: ["%", digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+            }
+        }
+        return "file:" + String(escaped) + "?mode=ro&immutable=1"
     }
 
     deinit {

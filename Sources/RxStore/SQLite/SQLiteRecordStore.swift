@@ -24,10 +24,22 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// Opens an existing vault, checking it is one of ours and of a version we read.
-    public init(openingAt path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds)
-        throws(StoreError)
-    {
-        database = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    public convenience init(
+        openingAt path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds
+    ) throws(StoreError) {
+        try self.init(Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+    }
+
+    /// Opens an existing vault file only to read it, taking no lock and creating nothing beside
+    /// it (`Database(peekingAt:)`): a file rxvault looks at without working on it, such as a
+    /// sync tool's conflict copy. Any write through it fails.
+    public convenience init(peekingAt path: String) throws(StoreError) {
+        try self.init(Database(peekingAt: path))
+    }
+
+    private init(_ database: Database) throws(StoreError) {
+        self.database = database
+        let path = database.path
         let applicationID = try database.integer("PRAGMA application_id") ?? 0
         guard applicationID == Int64(Schema.applicationID) else {
             throw StoreError.notAVault(

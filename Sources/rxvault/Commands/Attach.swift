@@ -61,7 +61,7 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run {
                 try options.requireOwner("attach")
-                let limit = try VaultHeader.read(at: options.vaultPath).maxAttachmentBytes
+                let limit = try options.readHeader().maxAttachmentBytes
                 let input = try InputFile(path: file)
                 defer { input.close() }
                 // Checked before the file is read, and before a passphrase is asked for.

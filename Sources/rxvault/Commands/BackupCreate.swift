@@ -140,7 +140,7 @@ extension RxVaultCommand {
                     .usage, "refusing to write an encrypted binary file to the terminal",
                     hint: "redirect the output, or add --armor")
             }
-            let header = try VaultHeader.read(at: options.vaultPath)
+            let header = try options.readHeader()
             let time = BackupTime(iso: try Environment.clock().timestamp()) ?? BackupTime(Date())
             // Only a passphrase stanza needs the vault opened (its audit entry needs the key).
             let locksWithPassphrase = passphraseOnly || agePassphraseFile != nil

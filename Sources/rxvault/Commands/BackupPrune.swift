@@ -60,7 +60,7 @@ extension RxVaultCommand {
                 let policy = BackupPolicy(
                     daily: keepDaily ?? 0, weekly: keepWeekly ?? 0, monthly: keepMonthly ?? 0, yearly: keepYearly ?? 0)
                 // Which vault: its id is in the header, readable without the passphrase.
-                let vaultID = try VaultHeader.read(at: options.vaultPath).vaultIDHex
+                let vaultID = try options.readHeader().vaultIDHex
                 let entries = try BackupFolder.readable(folder) { try BackupFolder.scan(folder, readWhole: true) }
                 // With --verify, a backup verifies when it opens and checks (the keys are read at
                 // the first backup tried); else when it looks whole.

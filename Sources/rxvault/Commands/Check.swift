@@ -29,6 +29,8 @@ extension RxVaultCommand {
 
         func run() throws {
             try CommandRunner.run(json: format == .json) {
+                ConflictCopyNotice.namedInOutput()
+                let copies = ConflictCopyNotice.copies(besideVaultAt: options.vaultPath)
                 let vault: Vault
                 do {
                     vault = try options.openVault(command: "check")
@@ -38,7 +40,7 @@ extension RxVaultCommand {
                     let stage = Vault.CheckReport.Stage(
                         name: "vault header and key slots", checked: 1,
                         errors: [VaultError.integrity(why).description], notes: [])
-                    try show(Vault.CheckReport(stages: [stage]))
+                    try show(Vault.CheckReport(stages: [stage]), copies: copies)
                     throw CLIError(
                         .integrity, "the vault has integrity errors (listed above)",
                         hint: "restore it from a backup; do not keep writing to a damaged vault")
@@ -63,7 +65,7 @@ extension RxVaultCommand {
                     )
                 }
                 let report = try vault.check(readData: readData)
-                try show(report)
+                try show(report, copies: copies)
                 if !report.isClean {
                     // Entries that differ from their authenticated records are derived data that
                     // --repair-index rewrites; anything else is damage a backup restores.
@@ -78,12 +80,31 @@ extension RxVaultCommand {
             }
         }
 
-        func show(_ report: Vault.CheckReport) throws {
+        /// Prints the report, with a last stage naming the conflict copies beside the vault when
+        /// there are any: a finding, never an error (the exit status does not change for them).
+        func show(_ report: Vault.CheckReport, copies: [ConflictCopy]) throws {
+            var report = report
+            if !copies.isEmpty {
+                let notes = copies.map(ConflictCopyNotice.describe) + [ConflictCopyNotice.advice(count: copies.count)]
+                report.stages.append(
+                    .init(name: "conflict copies beside the vault", checked: copies.count, errors: [], notes: notes))
+            }
             if format == .json {
                 let stages: [[String: Any]] = report.stages.map {
                     ["stage": $0.name, "checked": $0.checked, "errors": $0.errors, "notes": $0.notes]
                 }
-                Terminal.out(try jsonText(["schema": "rxvault/check/v1", "ok": report.isClean, "stages": stages]))
+                let named: [[String: Any]] = copies.map { copy in
+                    var entry: [String: Any] = [
+                        "path": copy.path, "name": copy.name, "form": copy.form.rawValue,
+                        "modified": ConflictCopyNotice.isoTime(copy.modified)
+                    ]
+                    if let counter = copy.writeCounter { entry["writeCounter"] = counter }
+                    return entry
+                }
+                Terminal.out(
+                    try jsonText([
+                        "schema": "rxvault/check/v1", "ok": report.isClean, "stages": stages, "conflictCopies": named
+                    ]))
             } else {
                 for stage in report.stages {
                     Terminal.out("\(stage.errors.isEmpty ? "ok  " : "FAIL") \(stage.name): \(stage.checked) checked")

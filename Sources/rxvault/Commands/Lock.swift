@@ -39,7 +39,7 @@ extension RxVaultCommand {
                 }
                 try options.requireOwner("lock")
                 let path = options.vaultPath
-                let header = try VaultHeader.read(at: path)
+                let header = try options.readHeader(at: path)
                 if let status = try AgentAccess.lock(vaultIDHex: header.vaultIDHex) {
                     Terminal.out("locked \(status.path)")
                 } else {

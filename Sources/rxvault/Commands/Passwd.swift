@@ -68,7 +68,7 @@ extension RxVaultCommand {
                 if recovery || recoveryKeyFile != nil {
                     try options.requireOwner("passwd")
                     let path = options.vaultPath
-                    _ = try VaultHeader.read(at: path)
+                    _ = try options.readHeader(at: path)
                     let code = try RecoveryCodeSource.read(file: recoveryKeyFile, options: options, label: path)
                     vault = try options.openVault(with: .recoveryCode(code))
                     Terminal.err(

@@ -202,7 +202,7 @@ extension RxVaultCommand.Serve {
     static func openVault(_ options: VaultOptions) throws -> (Vault, agentKey: SecretBytes?) {
         try options.requireOwner("serve")
         let path = options.vaultPath
-        let header = try VaultHeader.read(at: path)
+        let header = try options.readHeader(at: path)
         let refused = "the server does not start"
         if let agentKey = try options.ownerKey(header: header, passphrase: .never) {
             return (try options.openVault(with: agentKey, refused: refused), nil)

@@ -18,6 +18,8 @@ extension RxVaultCommand {
                 edited, exits 76) and shows how many prescriptions the vault holds. It never
                 prompts. It also says whether the vault is
                 unlocked ('rxvault unlock') and until when, without using or extending the unlock.
+                It names the conflict copies a sync tool left beside the vault file, and any other
+                file of the same vault there.
                 """))
 
         @OptionGroup var options: VaultOptions
@@ -44,7 +46,9 @@ extension RxVaultCommand {
         /// Reads the header, then whatever else the given key opens, the agent's state and the checker's sandbox.
         private func gather() throws -> StatusReport {
             let path = options.vaultPath
+            ConflictCopyNotice.namedInOutput()
             let header = try VaultHeader.read(at: path)
+            let copies = ConflictCopies.find(besideVaultAt: path, vaultID: header.vaultID)
             var counts: Vault.Counts?
             var granted: Int?
             if options.identity != nil {
@@ -68,7 +72,7 @@ extension RxVaultCommand {
             }
             return StatusReport(
                 path: path, header: header, counts: counts, granted: granted, agent: agent,
-                checker: checker, sandboxed: sandboxed)
+                checker: checker, sandboxed: sandboxed, copies: copies)
         }
 
         /// Whether an agent holds this file: asked of the agent (never its key).

@@ -61,7 +61,7 @@ extension RxVaultCommand {
             try CommandRunner.run {
                 try options.requireOwner("unlock")
                 let path = Self.absolute(options.vaultPath)
-                let header = try VaultHeader.read(at: path)
+                let header = try options.readHeader(at: path)
                 guard header.upgradesWithoutPassphrase else {
                     throw CLIError(
                         .usage,

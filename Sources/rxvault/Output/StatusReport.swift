@@ -31,6 +31,31 @@ struct StatusReport: Encodable {
         }
     }
 
+    /// A file beside the vault that holds another state of it (`ConflictCopies`).
+    struct Copy: Encodable {
+        let path: String
+        let name: String
+        /// `ConflictCopyForm`'s raw value: syncthing, dropbox, nextcloud or vault-copy.
+        let form: String
+        /// Its mtime, ISO 8601 in UTC.
+        let modified: String
+        /// As stored, unverified; absent when the file cannot be read as a vault.
+        let writeCounter: Int?
+        /// The text line ("NAME (Syncthing's conflict copy, write 12, changed ...)").
+        let text: String
+
+        enum CodingKeys: String, CodingKey { case path, name, form, modified, writeCounter }
+
+        init(_ copy: ConflictCopy) {
+            path = copy.path
+            name = copy.name
+            form = copy.form.rawValue
+            modified = ConflictCopyNotice.isoTime(copy.modified)
+            writeCounter = copy.writeCounter
+            text = ConflictCopyNotice.describe(copy)
+        }
+    }
+
     let path: String
     let vault = true
     let formatVersion: Int
@@ -52,16 +77,18 @@ struct StatusReport: Encodable {
     let attachments: Int?
     /// Slot 1 is the passphrase `init` set; its cost is the header's KDF (text only).
     let firstSlotIsInit: Bool
+    /// Conflict copies and other files of this vault beside it, newest first (empty for a database).
+    let conflictCopies: [Copy]
 
     enum CodingKeys: String, CodingKey {
         case path, vault, formatVersion, vaultID, kdf, passphraseCorrect, maxAttachmentBytes, attachmentChecker,
             attachmentSandbox
-        case keySlots, granted, agent, prescriptions, versions, attachments
+        case keySlots, granted, agent, prescriptions, versions, attachments, conflictCopies
     }
 
     init(
         path: String, header: VaultHeader, counts: Vault.Counts?, granted: Int?, agent: Agent?,
-        checker: String, sandboxed: Bool
+        checker: String, sandboxed: Bool, copies: [ConflictCopy]
     ) {
         self.path = path
         formatVersion = header.formatVersion
@@ -78,6 +105,7 @@ struct StatusReport: Encodable {
         versions = counts?.versions
         attachments = counts?.attachments
         firstSlotIsInit = header.slots.first?.id == 1
+        conflictCopies = copies.map(Copy.init)
         kdfText =
             "\(header.kdfAlgorithm), \(kdf.preset ?? "custom") (ops \(header.kdf.opsLimit), memory \(header.kdf.memLimit / (1 << 20)) MiB)"
         slotsText = header.slots.map { "\($0.id) \($0.kind.rawValue): \(KeySlotText.cost($0.kdf))" }.joined(
@@ -112,6 +140,12 @@ struct StatusReport: Encodable {
                 ))
         }
         if let granted { lines.append(("granted", "\(granted) prescriptions shared with this identity")) }
+        for (i, copy) in conflictCopies.enumerated() {
+            lines.append((i == 0 ? "conflict copies" : "", copy.text))
+        }
+        if !conflictCopies.isEmpty {
+            lines.append(("", ConflictCopyNotice.advice(count: conflictCopies.count)))
+        }
         return Table.keyValue(lines)
     }
 

@@ -54,6 +54,17 @@ struct VaultOptions: ParsableArguments {
         if identity != nil { throw VaultError.ownerOnly(command) }
     }
 
+    /// Reads the header of the vault at `path` (default: the one the options name), which needs
+    /// no key: the first thing a command that opens the vault does, so "no vault" is said before
+    /// a passphrase is asked for. On a terminal, the conflict copies beside a vault file are
+    /// named here once (`ConflictCopyNotice`), before any prompt.
+    func readHeader(at path: String? = nil) throws -> VaultHeader {
+        let path = path ?? vaultPath
+        let header = try VaultHeader.read(at: path)
+        ConflictCopyNotice.sayOnce(vaultPath: path, header: header)
+        return header
+    }
+
     /// Opens the vault as the owner, with the key `ownerKey` finds (the agent's, else the
     /// passphrase; not the agent's when `agent` is false). Refused with a client identity: only
     /// the owner changes the vault. `anchored` false skips the rollback anchor (as `backup`
@@ -64,7 +75,7 @@ struct VaultOptions: ParsableArguments {
     ) throws -> Vault {
         try requireOwner(command)
         // Say "no vault" before asking for a passphrase that could not open anything.
-        let header = try VaultHeader.read(at: vaultPath)
+        let header = try readHeader()
         // A passphrase typed at the prompt may be mistyped: asked again, as sudo does. One from
         // a file or descriptor is what it is, and is refused at once.
         let prompted = !PassphraseSource.isGivenWithoutPrompt(self)
@@ -110,7 +121,7 @@ struct VaultOptions: ParsableArguments {
         guard let first = try KeyFile.identities(identity).first else {
             throw CLIError(.usage, "\(identity) holds no identity")
         }
-        _ = try VaultHeader.read(at: vaultPath)
+        _ = try readHeader()
         return try ClientVault.open(
             at: vaultPath, identity: first, clock: Environment.clock(),
             busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())
