@@ -16,6 +16,8 @@ public struct ConflictCopy: Sendable, Equatable {
     /// Its write counter as stored (not verified: that takes the key), when it is a vault this
     /// rxvault reads; nil when it cannot be read as one (still being copied, damaged, newer).
     public let writeCounter: Int?
+    /// Its knowledge vector as stored (format 8; not verified), nil when unknown.
+    public var knowledge: KnowledgeVector? = nil
 
     /// The last part of its path, as a person sees it in the folder.
     public var name: String { PathText.name(of: path) }
@@ -84,10 +86,14 @@ public enum ConflictCopies {
         let peeked = start == sqliteMagic ? try? PeekedVault.peek(at: path) : nil
         if let peeked, let vaultID, peeked.header.vaultID != vaultID { return nil }
         if let form {
-            return ConflictCopy(path: path, form: form, modified: modified, writeCounter: peeked?.writeCounter)
+            var copy = ConflictCopy(path: path, form: form, modified: modified, writeCounter: peeked?.writeCounter)
+            copy.knowledge = peeked?.knowledge
+            return copy
         }
         guard let peeked else { return nil }
-        return ConflictCopy(path: path, form: .vaultCopy, modified: modified, writeCounter: peeked.writeCounter)
+        var copy = ConflictCopy(path: path, form: .vaultCopy, modified: modified, writeCounter: peeked.writeCounter)
+        copy.knowledge = peeked.knowledge
+        return copy
     }
 
     /// Up to `count` bytes from the start of the file; nil when it cannot be opened for reading.

@@ -11,6 +11,9 @@ public struct PeekedVault: Sendable {
     /// so it only tells a person which copy has seen more writes. Nil before format 2, which
     /// has no state root.
     public let writeCounter: Int?
+    /// Format 8: the state's knowledge vector as stored, not verified either: which writes the
+    /// copy says it holds (a fork's message names the copies that hold what the vault lacks).
+    public let knowledge: KnowledgeVector?
 
     /// Reads the vault file at `path`; `noVault` (or `integrity`, `unsupportedVersion`, as
     /// `VaultHeader.read` says them) when it is not one this rxvault reads.
@@ -18,8 +21,9 @@ public struct PeekedVault: Sendable {
         do {
             let store = try SQLiteRecordStore(peekingAt: path)
             let header = try VaultHeader(store.header(), slots: store.keySlots())
-            let counter = header.formatVersion >= 2 ? try store.vaultStateStamp()?.counter : nil
-            return PeekedVault(header: header, writeCounter: counter)
+            let row = header.formatVersion >= 2 ? try store.vaultState() : nil
+            let knowledge = row.flatMap { VaultState.decode($0.state, counter: $0.writeCounter)?.knowledge }
+            return PeekedVault(header: header, writeCounter: row?.writeCounter, knowledge: knowledge)
         } catch let error as StoreError {
             throw VaultError.from(error)
         } catch {

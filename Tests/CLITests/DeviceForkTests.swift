@@ -57,9 +57,13 @@ import Testing
         let d = try Devices()
         let ann = try #require(try d.a(Self.annGlasses).stdout.split(separator: "\n").first.map(String.init))
         #expect(try d.b(Self.bobContacts).status == 0)
+        // A's side kept beside the vault, as Syncthing keeps the side it sets aside.
+        let conflict = "vault.sync-conflict-20261207-101500-ABCDEFG.rxv"
+        _ = try d.cli.consistentCopy(conflict)
         try d.putBsFileOverAs()
 
         let list = try d.a(["list"])
+        #expect(list.stderr.contains("the writes it lacks are in \(conflict) beside it"), "\(list)")
         #expect(list.status == 0 && list.stdout.contains("Bob Example") && !list.stdout.contains(ann), "\(list)")
         #expect(list.stderr.contains("another line of history"), "\(list)")
         #expect(list.stderr.contains("lacks 1 write made on this computer (prescription \(ann))"), "\(list)")

@@ -98,8 +98,16 @@ struct SyncthingConflictTests {
             let object = try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any]
             let named = (object?["conflictCopies"] as? [[String: Any]])?.map { $0["name"] as? String }
             #expect(named == [copyName], "\(who): \(json)")
+            // The device whose write Syncthing set aside holds a vault that lacks it: another line
+            // of history (76), and the copy beside it holds the write. The other device's vault is
+            // a later state of all it wrote.
             let check = try cli.run(["check"])
-            #expect(check.status == 0, "\(who): \(check)")
+            let setAside = (winner == "Ann Ashworth") == (who == "B")
+            #expect(check.status == (setAside ? 76 : 0), "\(who): \(check)")
+            if setAside {
+                #expect(check.stdout.contains("another line of history"), "\(who): \(check)")
+                #expect(check.stderr.contains("the writes it lacks are in \(copyName)"), "\(who): \(check)")
+            }
             #expect(check.stdout.contains("note: \(copyName) (Syncthing's conflict copy"), "\(who): \(check)")
 
             // The vault holds the side Syncthing kept; the copy the side it set aside.

@@ -20,6 +20,11 @@ public struct HistoryFinding: Sendable, Equatable {
         self.own = own
     }
 
+    /// `vector` (a copy's, as it says) holds every write the file lacks.
+    public func isHeld(by vector: KnowledgeVector) -> Bool {
+        missing.allSatisfy { vector[$0.key] >= $0.value.upperBound }
+    }
+
     /// How many of the missing writes were made on this computer, and by others.
     public var missingHere: UInt64 { count(missing.filter { own.contains($0.key) }) }
     public var missingElsewhere: UInt64 { count(missing.filter { !own.contains($0.key) }) }

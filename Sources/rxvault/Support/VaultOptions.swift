@@ -106,6 +106,16 @@ struct VaultOptions: ParsableArguments {
             anchor: anchored ? Environment.rollbackAnchor : nil)
         if let rollback = vault.rollback {
             Terminal.warning(Vault.historyWarning(rollback, refused: refused))
+            if let history = rollback.history {
+                let holders = ConflictCopies.find(besideVaultAt: vaultPath, vaultID: vault.header.vaultID).filter {
+                    $0.knowledge.map(history.isHeld) ?? false
+                }
+                if !holders.isEmpty {
+                    Terminal.err(
+                        "rxvault: the writes it lacks are in \(holders.map(\.name).joined(separator: ", ")) beside it (as \(holders.count == 1 ? "that copy says" : "those copies say"); open it with --vault to see them)"
+                    )
+                }
+            }
         }
         return vault
     }
