@@ -271,27 +271,26 @@ extension Vault {
 
     // MARK: - Owner write transactions
 
-    /// First step of every owner write: refuse a rolled-back vault, upgrade an older one, and
-    /// verify the root, the client rows and the audit head.
-    func beginOwnerWrite(_ write: OwnerWrite) throws {
+    /// First step of every owner write: refuse a rolled-back vault and verify the root, the
+    /// client rows and the audit head. Only the upgrade's own write (`upgrading`,
+    /// `upgradeIfNeeded`) begins on an older format, and brings it to the current one here; any
+    /// other write begins on a current-format vault, and finding another is an internal error
+    /// (its upgrade did not run).
+    func beginOwnerWrite(_ write: OwnerWrite, upgrading: Bool) throws {
         if let rollback { throw VaultError.integrity(Self.rollbackMessage(rollback)) }
         // Another process may have upgraded the file, or changed its key slots or settings, since
         // it was opened: the write works from the header as stored (verified with the key ring
         // below, from format 4).
         header = try storedHeaderOfThisVault()
-        let fromFormatOne = header.formatVersion < 2
-        if fromFormatOne {
-            try upgradeToFormat2(write)
-        } else {
+        guard header.formatVersion < VaultHeader.currentFormatVersion else {
             write.state = try verifiedState()
+            return
         }
-        if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne, in: write) }
-        if header.formatVersion < 4 { try upgradeToFormat4(write) }
-        if header.formatVersion < 5 { try upgradeToFormat5(write) }
-        if header.formatVersion < 6 { try upgradeToFormat6(write) }
-        if header.formatVersion < 7 { try upgradeToFormat7(write) }
-        // Upgrades rewrite the manifest: nothing opened before them is current.
-        write.manifestCache = [:]
+        guard upgrading else {
+            throw VaultError.internalError(
+                "an owner write began on a format-\(header.formatVersion) vault that was not upgraded first")
+        }
+        try upgradeSteps(write)
     }
 
     /// Last step of every owner write: index and manifest buckets written, then the root with
@@ -401,14 +400,6 @@ extension Vault {
         let counter = try read { try verifiedState()?.counter ?? 0 }
         if let anchorKey { anchor?.record(anchorKey, counter: counter, force: true) }
         rollback = nil
-    }
-
-    /// Upgrades an older vault to the current format now (what any owner write does first).
-    /// Returns the format before and after; equal when there was nothing to do.
-    public func upgrade() throws(VaultError) -> (from: Int, to: Int) {
-        let from = header.formatVersion
-        if from < VaultHeader.currentFormatVersion { try perform { _ in } }
-        return (from, header.formatVersion)
     }
 
     /// The write counter of the vault (0 for format 1).

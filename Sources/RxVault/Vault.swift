@@ -251,16 +251,27 @@ public final class Vault {
         do { return try ownerWrite(body) } catch { throw VaultError.wrap(error) }
     }
 
-    /// The one owner write path: one write transaction with its own `OwnerWrite`, begun by the
-    /// owner's checks and housekeeping (`beginOwnerWrite`: the root verified, an older format
-    /// upgraded; `maintain`: client log entries countersigned, expired grants revoked), then
-    /// `body`, handed the write, then the index, manifest and a new root written
-    /// (`finishOwnerWrite`), then the commit, after which the rollback anchor learns the new
-    /// counter. Whatever `body` throws rolls it all back and is rethrown as it is (an import's
-    /// refusal, a dry run's rollback); the write's working state is dropped either way. What may
-    /// only run inside a write takes the `OwnerWrite` as a parameter (as GRDB's `write { db in }`
-    /// hands its body the database), so it cannot be called outside one.
+    /// The one owner write path. An older-format vault is first upgraded in a write transaction
+    /// of its own (`upgradeIfNeeded`, once per process), so the write proper always begins on a
+    /// current-format vault. Then one write transaction with its own `OwnerWrite`, begun by the
+    /// owner's checks and housekeeping (`beginOwnerWrite`: the root verified; `maintain`: client
+    /// log entries countersigned, expired grants revoked), then `body`, handed the write, then
+    /// the index, manifest and a new root written (`finishOwnerWrite`), then the commit, after
+    /// which the rollback anchor learns the new counter. Whatever `body` throws rolls its write
+    /// back and is rethrown as it is (an import's refusal, a dry run's rollback); the upgrade
+    /// before it stays committed (see `upgradeIfNeeded` for why); the write's working state is
+    /// dropped either way. What may only run inside a write takes the `OwnerWrite` as a parameter
+    /// (as GRDB's `write { db in }` hands its body the database), so it cannot be called outside one.
     func ownerWrite<T>(_ body: (OwnerWrite) throws -> T) throws -> T {
+        guard currentWrite == nil else { throw VaultError.internalError("an owner write began inside another") }
+        try upgradeIfNeeded()
+        return try ownerTransaction(upgrading: false, body)
+    }
+
+    /// One owner write transaction (`ownerWrite`); `upgrading`: the upgrade's own
+    /// (`upgradeIfNeeded`), which brings an older format to the current one before its
+    /// housekeeping, and may begin on any format this rxvault reads.
+    func ownerTransaction<T>(upgrading: Bool, _ body: (OwnerWrite) throws -> T) throws -> T {
         guard currentWrite == nil else { throw VaultError.internalError("an owner write began inside another") }
         let write = OwnerWrite(header: header)
         currentWrite = write
@@ -279,7 +290,7 @@ public final class Vault {
         var unchanged: T?
         do {
             result = try store.write { () throws -> T in
-                try beginOwnerWrite(write)
+                try beginOwnerWrite(write, upgrading: upgrading)
                 write.upkeep = try maintain(write)
                 swept = write.upkeep.expiredGrants > 0
                 let value = try body(write)
