@@ -38,7 +38,7 @@ extension Vault {
         if fromFormatOne {
             try upgradeToFormat2(write)
         } else {
-            write.state = try verifiedState()
+            write.state = try verifyStateNow()
         }
         if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne, in: write) }
         if header.formatVersion < 4 { try upgradeToFormat4(write) }
