@@ -67,8 +67,8 @@ extension Vault {
     public func attachmentStream(_ id: AttachmentID, of prescriptionID: PrescriptionID) throws(VaultError)
         -> AttachmentStream
     {
-        try read { () throws -> AttachmentStream in
-            try verifyCurrent(prescriptionID.hex)
+        try reading { read throws -> AttachmentStream in
+            try verifyCurrent(prescriptionID.hex, in: read)
             guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
                 throw VaultError.attachmentNotFound(id.short)
             }

@@ -11,12 +11,15 @@ import RxStore
 /// What outlives a write stays on `Vault`, each for its own reason:
 /// - `lastWrite`: what the last committed write left, for its caller to read after the commit
 ///   (the root it wrote, the patient notes of `add` and `import`);
-/// - `patientCache`, `patientRows`, `indexCache`: reads' caches, valid under the state root's stamp they were
-///   read at (dropped after every write all the same);
-/// - `readScope`: one verified read transaction's (`verifiedReads`), never a write's;
+/// - `patientCache`, `patientRows`, `indexCache`: reads' caches, each kept with the state root's
+///   stamp it was read under and used only under that stamp (dropped after every write all the
+///   same);
 /// - `rollback`, `header`: the vault's, not the write's (a write that rolls back puts back the
 ///   header it began with).
-final class OwnerWrite {
+///
+/// The reads that run in a write or outside one take it as their `StateAccess`, as they take a
+/// `VaultRead` outside one: inside a write they see its own root and patient records.
+final class OwnerWrite: StateAccess {
     /// The header as the write found it: put back if the write rolls back (it re-reads the stored
     /// header and may upgrade it), and compared by a served-reads write (`logServedReads`).
     let headerBefore: VaultHeader
@@ -81,6 +84,17 @@ final class OwnerWrite {
 
     init(header: VaultHeader) {
         headerBefore = header
+    }
+
+    var transaction: Transaction { .write(self) }
+    /// A write reads prescriptions one at a time, through its own caches.
+    var batch: ReadBatch? { nil }
+
+    /// The write's root, as it has changed it so far; before it has one (a format-1 vault being
+    /// upgraded), what `verify` finds: none, for format 1.
+    func root(verifying verify: () throws -> VaultState?) throws -> VaultState? {
+        if let state { return state }
+        return try verify()
     }
 
     /// Work kept in memory to be stored when the write finishes (index entries, manifest entries

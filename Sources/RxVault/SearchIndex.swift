@@ -277,50 +277,83 @@ extension Vault {
     func indexAAD(_ bucket: Int) -> [UInt8] { SearchIndex.associatedData(vaultID: header.vaultID, bucket: bucket) }
 
     /// Opens one bucket into `snapshot`, after checking it is the one the owner wrote last
-    /// (format 2: its hash is in the state root).
-    func readIndexBucket(_ bucket: Int, sealed: [UInt8], into snapshot: SearchIndex.Snapshot) throws {
-        if let state = try verifiedState() { try verifyIndexBucket(bucket, sealed: sealed, state: state) }
+    /// (format 2: its hash is in `state`, the verified root; nil for format 1).
+    func readIndexBucket(_ bucket: Int, sealed: [UInt8], into snapshot: SearchIndex.Snapshot, state: VaultState?)
+        throws
+    {
+        if let state { try verifyIndexBucket(bucket, sealed: sealed, state: state) }
         let (rows, plaintext) = try SearchIndex.open(
             bucket: bucket, sealed: sealed, key: indexKey, vaultID: header.vaultID)
         snapshot.rows += rows
         snapshot.plaintexts[bucket] = plaintext
     }
 
-    /// Every index entry, newest versions. Rebuilt from the records if the index is missing.
+    /// Every index entry, newest versions, outside any owner write. Rebuilt from the records if
+    /// the index is missing.
     ///
-    /// The buckets and the root they are checked against are read in one snapshot: `query` calls
-    /// this outside any transaction, and a write committed between two reads (the server's audit
-    /// entries, another command) is not tampering. The buckets are decrypted after it ends.
+    /// The buckets and the root they are checked against are read in one snapshot (one verified
+    /// read): a write committed between two reads (the server's audit entries, another command)
+    /// is not tampering. The buckets are decrypted after it ends.
     ///
     /// `keep`: keep the snapshot on the vault for the next read under the same root (`query`,
     /// whose caller asks `supersession` next). Not by default: an export or import that reads
     /// the index once would hold its 26 MB at 100,000 prescriptions through all its work.
     func indexSnapshot(keep: Bool = false) throws -> SearchIndex.Snapshot {
-        // Outside a write, a snapshot verified under the same state root (the same stamp: the
-        // root's counter and MAC) is the same index; a write's own changes never come from it.
-        let cacheable = currentWrite == nil && header.formatVersion >= 2
-        let (buckets, missing, stamp, kept) = try store.read {
-            () throws -> ([(Int, [UInt8])], Bool, StateStamp?, SearchIndex.Snapshot?) in
-            let stamp = cacheable ? try storedStateStamp().map { StateStamp(counter: $0.counter, mac: $0.mac) } : nil
+        // A snapshot verified under the same state root (the same stamp: the root's counter and
+        // MAC) is the same index.
+        let cacheable = header.formatVersion >= 2
+        let (buckets, missing, stamp, kept) = try reading {
+            read throws -> ([(Int, [UInt8])], Bool, StateStamp?, SearchIndex.Snapshot?) in
+            let stamp = cacheable ? try storedStateStamp(in: read) : nil
             if let stamp, let indexCache, indexCache.stamp == stamp { return ([], false, stamp, indexCache.snapshot) }
-            let buckets = try store.indexBuckets()
-            if let state = try verifiedState() {
-                // Every bucket, present or not, must be the owner's last: 256 hashes against the
-                // root (format 5: digests of 40 bytes each; before, of each whole bucket).
-                var present: [Int: [UInt8]] = [:]
-                for (bucket, sealed) in buckets { present[bucket] = sealed }
-                for bucket in 0..<SearchIndex.bucketCount {
-                    try verifyIndexBucket(bucket, sealed: present[bucket], state: state)
-                }
-            }
-            return (buckets, try buckets.isEmpty && store.prescriptionCount() > 0, stamp, nil)
+            let (buckets, missing) = try verifiedIndexBuckets(in: read)
+            return (buckets, missing, stamp, nil)
         }
         if let kept { return kept }
         if missing {
             try perform { write in try rebuildIndex(write) }
             return try indexSnapshot(keep: keep)
         }
-        // Decrypt and decode the buckets on all cores: this is most of a query's work.
+        let snapshot = try openIndexBuckets(buckets)
+        try reading { read in try resolveUnknownStatuses(snapshot, in: read) }
+        if keep, let stamp { indexCache = (stamp, snapshot) }
+        return snapshot
+    }
+
+    /// Every index entry in an owner write, as the write has stored them so far (its pending
+    /// entries are in the buckets once it has flushed them, `flushIndex`); never kept, since the
+    /// write changes them. A missing index is rebuilt in the write.
+    func indexSnapshot(in write: OwnerWrite) throws -> SearchIndex.Snapshot {
+        var (buckets, missing) = try verifiedIndexBuckets(in: write)
+        if missing {
+            try rebuildIndex(write)
+            buckets = try verifiedIndexBuckets(in: write).buckets
+        }
+        let snapshot = try openIndexBuckets(buckets)
+        try resolveUnknownStatuses(snapshot, in: write)
+        return snapshot
+    }
+
+    /// The sealed buckets, each, present or not, checked against the root as `access` sees it;
+    /// `missing`: there are none but there are prescriptions (the index must be rebuilt).
+    private func verifiedIndexBuckets(in access: any StateAccess) throws -> (
+        buckets: [(Int, [UInt8])], missing: Bool
+    ) {
+        let buckets = try store.indexBuckets()
+        if let state = try verifiedState(in: access) {
+            // Every bucket, present or not, must be the owner's last: 256 hashes against the
+            // root (format 5: digests of 40 bytes each; before, of each whole bucket).
+            var present: [Int: [UInt8]] = [:]
+            for (bucket, sealed) in buckets { present[bucket] = sealed }
+            for bucket in 0..<SearchIndex.bucketCount {
+                try verifyIndexBucket(bucket, sealed: present[bucket], state: state)
+            }
+        }
+        return (buckets, try buckets.isEmpty && store.prescriptionCount() > 0)
+    }
+
+    /// Decrypts and decodes the buckets on all cores: this is most of a query's work.
+    private func openIndexBuckets(_ buckets: [(Int, [UInt8])]) throws -> SearchIndex.Snapshot {
         let key = indexKey
         let vaultID = header.vaultID
         let results = buckets.concurrentMap { bucket, sealed in
@@ -335,8 +368,6 @@ extension Vault {
             snapshot.rows += rows
             snapshot.plaintexts[buckets[i].0] = plaintext
         }
-        try resolveUnknownStatuses(snapshot)
-        if keep, let stamp { indexCache = (stamp, snapshot) }
         return snapshot
     }
 
@@ -344,12 +375,12 @@ extension Vault {
     /// record, so that a withdrawn prescription imported then is never filtered or listed as
     /// valid. One record is opened per such entry; the owner's next write to its bucket stores
     /// the status with it, and `check --repair-index` rewrites them all.
-    func resolveUnknownStatuses(_ snapshot: SearchIndex.Snapshot) throws {
+    func resolveUnknownStatuses(_ snapshot: SearchIndex.Snapshot, in access: any StateAccess) throws {
         for i in snapshot.rows.indices where snapshot.rows[i].eyes & SearchIndex.statusKnown == 0 {
             let id = SearchIndex.id(snapshot.rows[i])
             // The newest version's status, even if a write came between: never the bits' "active".
             guard let row = try store.latestVersion(of: id) else { continue }
-            let status = try open(row).prescription.recordStatus
+            let status = try open(row, in: access).prescription.recordStatus
             snapshot.rows[i].eyes = SearchIndex.withStatus(snapshot.rows[i].eyes, status)
         }
     }
@@ -376,7 +407,7 @@ extension Vault {
             let updates = byBucket.removeValue(forKey: bucket)!
             let snapshot = SearchIndex.Snapshot()
             if let sealed = try store.indexBucket(bucket) {
-                try readIndexBucket(bucket, sealed: sealed, into: snapshot)
+                try readIndexBucket(bucket, sealed: sealed, into: snapshot, state: write.state)
             } else if let state = write.state {
                 // A bucket the root pins and the file lacks: rewriting it with only this write's
                 // entries would pin the loss (the query would omit its other prescriptions).
@@ -409,7 +440,7 @@ extension Vault {
         write.state?.indexHashes = Array(
             repeating: VaultState.absentBucket, count: SearchIndex.bucketCount)
         for row in try store.latestVersions() {
-            let record = try open(row)
+            let record = try open(row, in: write)
             try indexChanged(record.id, record, in: write)
         }
         try flushIndex(write)
@@ -420,13 +451,13 @@ extension Vault {
     /// Refuses a newest version older than the one the (authenticated) search index names: the
     /// rows of the real newest version were deleted from the file, rolling the prescription back.
     /// Each row carries its own MAC, so only this cross-check sees a missing one.
-    func requireNewest(_ row: PrescriptionVersionRecord, of id: PrescriptionID) throws {
+    func requireNewest(_ row: PrescriptionVersionRecord, of id: PrescriptionID, in access: any StateAccess) throws {
         // Format 2: the manifest pins every row of the prescription, not only its newest version.
-        if try verifiedState() != nil { return try verifyCurrent(id.hex) }
+        if try verifiedState(in: access) != nil { return try verifyCurrent(id.hex, in: access) }
         let bucket = SearchIndex.bucket(of: id.hex)
         guard let sealed = try store.indexBucket(bucket) else { return }
         let snapshot = SearchIndex.Snapshot()
-        try readIndexBucket(bucket, sealed: sealed, into: snapshot)
+        try readIndexBucket(bucket, sealed: sealed, into: snapshot, state: nil)
         guard let indexed = snapshot.rows.first(where: { SearchIndex.id($0) == id }) else {
             throw VaultError.integrity("prescription \(id.short) has no search-index entry: its rows were altered")
         }

@@ -23,8 +23,10 @@ extension Vault {
         let record = AccessRequestRecord(
             id: Hex.encode(randomBytes(8)), reason: reason, patient: patient,
             kinds: kinds.map(\.rawValue), expires: expires)
-        func take() throws -> AccessRequest {
-            let pending = try accessRequestsFromLog().filter { $0.client == client.id && $0.status == .pending }
+        func take(in access: any StateAccess) throws -> AccessRequest {
+            let pending = try accessRequestsFromLog(in: access).filter {
+                $0.client == client.id && $0.status == .pending
+            }
             guard pending.count < AccessRequest.maximumPending else {
                 throw VaultError.invalidInput(
                     "too many requests waiting for the owner (\(AccessRequest.maximumPending)); wait for an answer")
@@ -43,13 +45,19 @@ extension Vault {
                 id: record.id, client: client.id, reason: reason, patient: patient, kinds: kinds,
                 requested: now, expires: expires, status: .pending, granted: [])
         }
-        if ownerWrite { return try perform { _ in try take() } }
-        do { return try store.write(take) } catch { throw VaultError.wrap(error) }
+        if ownerWrite { return try perform { write in try take(in: write) } }
+        // Not an owner write (`serve` on a database): the log is read through a verified read,
+        // inside this transaction.
+        do { return try store.write { try reading { read in try take(in: read) } } } catch {
+            throw VaultError.wrap(error)
+        }
     }
 
     /// Every access request with its status (newest first); `client` narrows to one client's.
     public func accessRequests(client: ClientSummary? = nil) throws(VaultError) -> [AccessRequest] {
-        try read { try accessRequestsFromLog().filter { client == nil || $0.client == client?.id }.reversed() }
+        try reading { read in
+            try accessRequestsFromLog(in: read).filter { client == nil || $0.client == client?.id }.reversed()
+        }
     }
 
     /// Finds a request by id or unique prefix.
@@ -105,9 +113,9 @@ extension Vault {
 
     /// Requests and answers, from the entries the owner vouches for, oldest first. Only their
     /// entries are decoded (`vouchedAuditEvents`): an import's, naming every prescription, is not.
-    func accessRequestsFromLog() throws -> [AccessRequest] {
+    func accessRequestsFromLog(in access: any StateAccess) throws -> [AccessRequest] {
         var events: [AuditEvent] = []
-        let answered = try vouchedAuditEvents([.accessRequested, .accessAnswered]) { event in
+        let answered = try vouchedAuditEvents([.accessRequested, .accessAnswered], in: access) { event in
             events.append(event)
             return true
         }

@@ -10,8 +10,8 @@ extension Vault {
     /// and until it is set.
     public func assumedValidity() throws(VaultError) -> AssumedValidity {
         guard header.formatVersion >= 7 else { return .none }
-        return try read {
-            _ = try verifiedState()
+        return try reading { read in
+            _ = try verifiedState(in: read)
             return try storedAssumedValidity()
         }
     }

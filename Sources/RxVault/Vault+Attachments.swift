@@ -127,10 +127,15 @@ extension Vault {
 
     /// The attachments of a prescription, in the order they were added.
     public func attachments(of prescriptionID: PrescriptionID) throws(VaultError) -> [AttachmentInfo] {
-        try read {
-            // Format 2 on: the rows as checked against the manifest (in an export's read scope,
-            // those just read for the prescription itself).
-            if let rows = try verifiedRows(prescriptionID.hex) {
+        try reading { read in try attachments(of: prescriptionID, in: read) }
+    }
+
+    /// `attachments(of:)` in `read`.
+    func attachments(of prescriptionID: PrescriptionID, in read: VaultRead) throws(VaultError) -> [AttachmentInfo] {
+        do {
+            // Format 2 on: the rows as checked against the manifest (in an export's read, those
+            // just read for the prescription itself).
+            if let rows = try verifiedRows(prescriptionID.hex, in: read) {
                 guard !rows.versions.isEmpty else { throw VaultError.notFound(id: prescriptionID.short) }
                 return try rows.attachments.map { try openInfo($0).info }
             }
@@ -138,6 +143,8 @@ extension Vault {
                 throw VaultError.notFound(id: prescriptionID.short)
             }
             return try store.attachments(of: prescriptionID).map { try openInfo($0).info }
+        } catch {
+            throw VaultError.wrap(error)
         }
     }
 
@@ -155,17 +162,22 @@ extension Vault {
         _ id: AttachmentID, of prescriptionID: PrescriptionID,
         write: ([UInt8]) throws -> Void
     ) throws -> AttachmentInfo {
-        // Not inside an export's read scope, which keeps its larger cache for the rest.
-        if readScope == nil { store.useSmallCacheForStreaming() }
-        return try read {
-            try verifyCurrent(prescriptionID.hex)
-            guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
-                throw VaultError.attachmentNotFound(id.short)
-            }
-            let (info, keys) = try openInfo(row)
-            try sealing.readStream(row, info: info, keys: keys, store: store, write: write)
-            return info
+        store.useSmallCacheForStreaming()
+        return try reading { read in try readAttachment(id, of: prescriptionID, in: read, write: write) }
+    }
+
+    /// `readAttachment` in `read` (an export's keeps its larger cache for the rest).
+    func readAttachment(
+        _ id: AttachmentID, of prescriptionID: PrescriptionID, in read: VaultRead,
+        write: ([UInt8]) throws -> Void
+    ) throws -> AttachmentInfo {
+        try verifyCurrent(prescriptionID.hex, in: read)
+        guard let row = try store.attachment(id), row.prescriptionID == prescriptionID else {
+            throw VaultError.attachmentNotFound(id.short)
         }
+        let (info, keys) = try openInfo(row)
+        try sealing.readStream(row, info: info, keys: keys, store: store, write: write)
+        return info
     }
 
     /// Renders a downscaled PNG of the attachment in the isolated child.

@@ -25,8 +25,8 @@ extension Vault {
     public func log(client: ClientSummary? = nil, prescription: PrescriptionID? = nil, since: CalendarDate? = nil)
         throws(VaultError) -> [AuditRecord]
     {
-        try read {
-            _ = try verifiedState() // the head is the owner's last (format 2)
+        try reading { read in
+            _ = try verifiedState(in: read) // the head is the owner's last (format 2)
             return try vouchedAuditLog().map { reviewed in
                 guard let event = reviewed.event else { throw AuditFinding.doesNotDecrypt(reviewed.row.sequence).error }
                 return AuditRecord(
@@ -107,7 +107,9 @@ extension Vault {
             // Judged with the whole log (the grants it records) and the clients as they are now:
             // no owner write came between these entries and this one, so nothing has changed.
             let verdicts = Dictionary(
-                try reviewAuditLog().entries.map { ($0.row.sequence, $0) }, uniquingKeysWith: { a, _ in a })
+                try reviewAuditLog(trustingFormatOneReads: write.trustingFormatOneReads).entries.map {
+                    ($0.row.sequence, $0)
+                }, uniquingKeysWith: { a, _ in a })
             signed = try AuditLog.countersign(store: store, macKey: auditMACKey) { entry in
                 guard let verdict = verdicts[entry.sequence], verdict.row == entry else { return false }
                 return verdict.event != nil && verdict.problem == nil
@@ -148,7 +150,11 @@ extension Vault {
     /// by the registered client it names, authenticated by that client's key at its place in the
     /// chain, of prescriptions granted to that client by an earlier owner entry, and not dated in
     /// the future; one that passes but that the owner's head already covers lost its MAC.
-    func reviewAuditLog() throws -> (entries: [ReviewedAuditEntry], findings: [AuditFinding]) {
+    /// `trustingFormatOneReads`: in the write that upgrades a format-1 vault, which countersigns
+    /// the reads rxvault 0.1.0 logged (before clients authenticated their entries).
+    func reviewAuditLog(trustingFormatOneReads: Bool = false) throws -> (
+        entries: [ReviewedAuditEntry], findings: [AuditFinding]
+    ) {
         let head = try store.auditHead()
         let clients = try registeredClientKeys()
         let timestamps = ISO8601DateFormatter()
@@ -190,7 +196,8 @@ extension Vault {
             }
             var problem = clientEntryProblem(
                 row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
-                keys: &keys, granted: grantedAt, now: now, timestamps: timestamps)
+                keys: &keys, granted: grantedAt, now: now, timestamps: timestamps,
+                trustingFormatOneReads: trustingFormatOneReads)
             if problem == nil, let head, row.sequence <= head.sequence {
                 problem = "lost its MAC (the owner's head covers it)"
             }
@@ -224,7 +231,7 @@ extension Vault {
     func clientEntryProblem(
         _ row: AuditEntryRecord, plaintext: AuditPlaintext, event: AuditEvent, previousHash: [UInt8],
         clients: [String: [UInt8]], keys: inout [String: SecretBytes], granted: Set<String>,
-        now: Date?, timestamps: ISO8601DateFormatter
+        now: Date?, timestamps: ISO8601DateFormatter, trustingFormatOneReads: Bool
     ) -> String? {
         let actor = event.actor == AuditEvent.ownerActor ? "the owner" : "client \(event.actor.prefix(8))"
         let kind = Self.entryKind(event.action)
@@ -239,7 +246,7 @@ extension Vault {
         guard case .client(let authenticator, let json) = plaintext else {
             // Format 1 countersigned such reads at the owner's next write, and so does the write
             // that upgrades it: a read, by a registered client, of what it was granted.
-            if event.action == .read, currentWrite?.trustingFormatOneReads == true || header.formatVersion < 2 {
+            if event.action == .read, trustingFormatOneReads || header.formatVersion < 2 {
                 return grantedReadProblem(event, actor: actor, granted: granted, now: now, timestamps: timestamps)
             }
             return

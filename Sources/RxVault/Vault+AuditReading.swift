@@ -22,10 +22,10 @@ extension Vault {
     /// head, and the owner's if its MAC verifies; one there without a MAC is an entry the owner
     /// refused (or whose MAC was deleted) and counts for nothing. A break in the part read, or a
     /// MAC that does not verify, is an integrity error, as in `log`.
-    func vouchedAuditEvents(_ actions: Set<AuditEvent.Action>, newestFirst body: (AuditEvent) throws -> Bool) throws
-        -> Bool
-    {
-        guard header.formatVersion >= 2, try verifiedState() != nil, let head = try store.auditHead() else {
+    func vouchedAuditEvents(
+        _ actions: Set<AuditEvent.Action>, in access: any StateAccess, newestFirst body: (AuditEvent) throws -> Bool
+    ) throws -> Bool {
+        guard header.formatVersion >= 2, try verifiedState(in: access) != nil, let head = try store.auditHead() else {
             return false
         }
         // 1. What clients (and servers on a database) appended since the owner's last write: reads
@@ -33,7 +33,10 @@ extension Vault {
         let pending = try store.auditEntries(after: head.sequence)
         var pendingEvents: [AuditEvent] = []
         if actions.contains(.read) || actions.contains(.accessRequested) {
-            guard let genuine = try genuinePendingEntries(pending, head: head) else { return false }
+            let trusting = access.write?.trustingFormatOneReads ?? false
+            guard let genuine = try genuinePendingEntries(pending, head: head, trustingFormatOneReads: trusting) else {
+                return false
+            }
             pendingEvents = genuine.filter { actions.contains($0.action) }
         } else if pending.contains(where: { $0.mac != nil }) {
             return false // the owner's code never MACs an entry without moving the head to it
@@ -88,7 +91,8 @@ extension Vault {
     /// prescription granted once and revoked before it): then only the whole review can say
     /// which of them count.
     func genuinePendingEntries(
-        _ pending: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8])
+        _ pending: [AuditEntryRecord], head: (sequence: Int, hash: [UInt8], mac: [UInt8]),
+        trustingFormatOneReads: Bool
     ) throws -> [AuditEvent]? {
         guard !pending.isEmpty else { return [] }
         let clients = try registeredClientKeys()
@@ -114,7 +118,8 @@ extension Vault {
             }
             let problem = clientEntryProblem(
                 row, plaintext: plaintext, event: event, previousHash: previous, clients: clients,
-                keys: &keys, granted: granted, now: now, timestamps: timestamps)
+                keys: &keys, granted: granted, now: now, timestamps: timestamps,
+                trustingFormatOneReads: trustingFormatOneReads)
             return problem == nil ? event : nil
         }
         var events: [AuditEvent]? = []

@@ -28,22 +28,16 @@ extension Vault {
     /// every attachment chunk (slower: reads the whole file).
     public func check(readData: Bool) throws(VaultError) -> CheckReport {
         var report = CheckReport()
-        do {
-            try store.read {
-                if let history = historyStage() { report.stages.append(history) }
-                report.stages.append(try checkDatabase())
-                report.stages.append(try guarded("prescription versions") { try checkPrescriptions() })
-                report.stages.append(
-                    try guarded(Self.attachmentStage(readData)) { try checkAttachments(readData: readData) })
-                report.stages.append(try guarded("search index") { try checkIndex() })
-                report.stages.append(try guarded("clients and grants") { try checkGrants() })
-                report.stages.append(try guarded("state root and manifest") { try checkState() })
-                report.stages.append(try guarded("audit log chain") { try checkAudit() })
-            }
-        } catch let error as VaultError {
-            throw error
-        } catch {
-            throw VaultError.wrap(error)
+        try reading { read in
+            if let history = historyStage() { report.stages.append(history) }
+            report.stages.append(try checkDatabase())
+            report.stages.append(try guarded("prescription versions") { try checkPrescriptions(in: read) })
+            report.stages.append(
+                try guarded(Self.attachmentStage(readData)) { try checkAttachments(readData: readData) })
+            report.stages.append(try guarded("search index") { try checkIndex(in: read) })
+            report.stages.append(try guarded("clients and grants") { try checkGrants() })
+            report.stages.append(try guarded("state root and manifest") { try checkState() })
+            report.stages.append(try guarded("audit log chain") { try checkAudit() })
         }
         return report
     }
@@ -88,7 +82,7 @@ extension Vault {
         stage("database structure", 1, try store.checkStructure())
     }
 
-    private func checkPrescriptions() throws -> CheckReport.Stage {
+    private func checkPrescriptions(in read: VaultRead) throws -> CheckReport.Stage {
         var errors: [String] = []
         var count = 0
         for id in try store.prescriptionIDs(withPrefix: "", limit: Int.max) {
@@ -103,7 +97,7 @@ extension Vault {
                 if row.version != index + 1 {
                     errors.append("prescription \(id.short) is missing version \(index + 1)")
                 }
-                do { _ = try open(row) } catch { errors.append(error.description) }
+                do { _ = try open(row, in: read) } catch { errors.append(error.description) }
             }
         }
         return stage("prescription versions", count, errors)
@@ -131,14 +125,14 @@ extension Vault {
         return stage(Self.attachmentStage(readData), count, errors)
     }
 
-    private func checkIndex() throws -> CheckReport.Stage {
+    private func checkIndex(in read: VaultRead) throws -> CheckReport.Stage {
         var errors: [String] = []
         var indexed: [PrescriptionID: PrescriptionRecord] = [:]
         var withoutStatus: Set<PrescriptionID> = []
         for (bucket, sealed) in try store.indexBuckets() {
             do {
                 let snapshot = SearchIndex.Snapshot()
-                try readIndexBucket(bucket, sealed: sealed, into: snapshot)
+                try readIndexBucket(bucket, sealed: sealed, into: snapshot, state: try verifiedState(in: read))
                 for row in snapshot.rows {
                     let id = SearchIndex.id(row)
                     if row.eyes & SearchIndex.statusKnown == 0 { withoutStatus.insert(id) }
@@ -157,7 +151,7 @@ extension Vault {
         }
         let rows = try store.latestVersions()
         for row in rows {
-            guard let record = try? open(row) else { continue } // reported by the versions stage
+            guard let record = try? open(row, in: read) else { continue } // reported by the versions stage
             let stored = indexed.removeValue(forKey: row.prescriptionID)
             switch IndexEntryState(
                 stored: stored, record: record, statusKnown: !withoutStatus.contains(row.prescriptionID))
@@ -284,7 +278,7 @@ extension Vault {
             var withoutStatus: Set<PrescriptionID> = []
             for (bucket, sealed) in try store.indexBuckets() {
                 let snapshot = SearchIndex.Snapshot()
-                try readIndexBucket(bucket, sealed: sealed, into: snapshot)
+                try readIndexBucket(bucket, sealed: sealed, into: snapshot, state: write.state)
                 for row in snapshot.rows {
                     indexed[SearchIndex.id(row)] = try snapshot.record(row)
                     if row.eyes & SearchIndex.statusKnown == 0 { withoutStatus.insert(SearchIndex.id(row)) }
@@ -292,7 +286,7 @@ extension Vault {
             }
             var repaired: [PrescriptionID] = []
             for row in try store.latestVersions() {
-                let record = try open(row)
+                let record = try open(row, in: write)
                 switch IndexEntryState(
                     stored: indexed[row.prescriptionID], record: record,
                     statusKnown: !withoutStatus.contains(row.prescriptionID))

@@ -29,8 +29,8 @@ extension Vault {
 
     /// Every registered client, oldest first; each row's MAC is verified.
     public func clients() throws(VaultError) -> [ClientSummary] {
-        try read { () throws -> [ClientSummary] in
-            _ = try verifiedState() // the client rows are the owner's last (format 2)
+        try reading { read throws -> [ClientSummary] in
+            _ = try verifiedState(in: read) // the client rows are the owner's last (format 2)
             return try clientSummaries()
         }
     }

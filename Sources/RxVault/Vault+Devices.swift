@@ -80,7 +80,7 @@ extension Vault {
 
     /// The knowledge vector of the vault as it is now (verified; empty before format 8).
     public func knowledge() throws(VaultError) -> KnowledgeVector {
-        try read { try verifiedState()?.knowledge ?? .empty }
+        try read { try verifyStateNow()?.knowledge ?? .empty }
     }
 
     /// Upgrades a format-7 vault inside the current write transaction: the root carries a

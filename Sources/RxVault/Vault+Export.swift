@@ -21,8 +21,8 @@ extension Vault {
     }
 
     /// How many prescriptions an export reads, opens and hands over at once (`forEachExportBatch`):
-    /// as many as a read scope keeps the rows of.
-    public static let exportBatchSize = ReadScope.recentLimit
+    /// as many as a read over many prescriptions keeps the rows of.
+    public static let exportBatchSize = ReadBatch.recentLimit
     /// The attachment bytes after which a batch is handed over early, however few its items: a
     /// batch of phone photos must not hold hundreds of megabytes (an export's, an import's).
     static let batchAttachmentBytes = 16 << 20
@@ -63,23 +63,25 @@ extension Vault {
         var seen: Set<PrescriptionID> = []
         let ids = ids?.filter { seen.insert($0).inserted }
         var attachmentsAllowed: Set<String>? = nil
-        let item = { [self] (record: PrescriptionRecord) throws -> ExportItem in
+        let item = { [self] (record: PrescriptionRecord, read: VaultRead) throws -> ExportItem in
             var files: [ExportAttachment] = []
             if attachments && (attachmentsAllowed?.contains(record.id.hex) ?? true) {
-                for info in try self.attachments(of: record.id) {
+                for info in try self.attachments(of: record.id, in: read) {
                     var data: [UInt8] = []
-                    _ = try readAttachment(info.id, of: record.id) { data += $0 }
+                    // A read over the whole vault keeps its larger cache for the rest.
+                    if read.batch == nil { store.useSmallCacheForStreaming() }
+                    _ = try readAttachment(info.id, of: record.id, in: read) { data += $0 }
                     files.append(ExportAttachment(info: info, data: data))
                 }
             }
-            let history = versions && client == nil ? try self.history(record.id).dropLast() : []
+            let history = versions && client == nil ? try self.history(record.id, in: read).dropLast() : []
             return ExportItem(record: record, history: Array(history), attachments: files)
         }
         // The items of `records`, handed over in order, in batches that end early once their
         // attachments reach the byte budget (one large item can pass it alone).
-        func handOver(_ records: some Sequence<PrescriptionRecord>) throws {
+        func handOver(_ records: some Sequence<PrescriptionRecord>, in read: VaultRead) throws {
             try Self.handOver(
-                records, making: item, weight: \.attachmentBytes,
+                records, making: { try item($0, read) }, weight: \.attachmentBytes,
                 budget: Self.batchAttachmentBytes, to: body)
         }
         guard client != nil || ids != nil else {
@@ -91,19 +93,19 @@ extension Vault {
                 store.useLargeCacheForBulkWork()
                 // Most patients will be read: open their directory once, on all cores, rather
                 // than each one's bucket as its first prescription comes.
-                _ = try patientDirectory()
+                _ = try reading { read in try patientDirectory(in: read) }
             }
             // Each batch's rows are read and checked against the manifest on this thread (the
             // store's connection), then opened on all cores (MAC, data key, content: most of an
             // export's work), then handed over in order.
             let sealing = versionSealing
-            try verifiedReads {
+            try readingMany { read in
                 for batch in selected.chunks(of: Self.exportBatchSize) {
-                    let rows = try batch.map { id throws(VaultError) in try newestRow(id) }
+                    let rows = try batch.map { id throws(VaultError) in try newestRow(id, in: read) }
                     let opened = rows.concurrentMap { row in
                         Result { () throws(VaultError) in try sealing.open(row) }
                     }
-                    try handOver(try opened.map { try withPatient(try $0.get()) })
+                    try handOver(try opened.map { try withPatient(try $0.get(), in: read) }, in: read)
                 }
             }
             return
@@ -128,7 +130,9 @@ extension Vault {
             records = try ids!.map { try prescription($0) }
         }
         count?(records.count)
-        for batch in records.chunks(of: Self.exportBatchSize) { try handOver(batch) }
+        try reading { read in
+            for batch in records.chunks(of: Self.exportBatchSize) { try handOver(batch, in: read) }
+        }
     }
 
     /// Logs an export (what, in which format, for whom).

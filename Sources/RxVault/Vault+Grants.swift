@@ -134,13 +134,14 @@ extension Vault {
     public func grants(client: ClientSummary? = nil, prescription: PrescriptionID? = nil) throws(VaultError)
         -> [GrantSummary]
     {
-        try read {
+        try reading { read in
             let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
             let grants = try storedGrants(clientID: client?.id, prescriptionID: prescription)
-            let lastReads = try lastReadTimes(of: Set(grants.map { "\($0.row.clientID) \($0.prescriptionID)" }))
+            let lastReads = try lastReadTimes(
+                of: Set(grants.map { "\($0.row.clientID) \($0.prescriptionID)" }), in: read)
             // Only grants the owner holds current are listed: a revoked one put back is refused.
             for id in Set(grants.map(\.prescriptionID) + [prescription].compactMap { $0 }).sorted() {
-                try verifyCurrent(id.hex)
+                try verifyCurrent(id.hex, in: read)
             }
             return try grants.map { grant in
                 guard let owner = clients[grant.row.clientID] else {
@@ -173,8 +174,8 @@ extension Vault {
         }
         // Format 4: the patient travels in the sealed context (its record is the owner's alone);
         // format 6: with its measurements, when the grant includes them.
-        let patient = header.formatVersion >= 4 ? try open(latest).prescription.patient : nil
-        let measurements = info.measurements == true ? try grantedMeasurements(of: patient) : nil
+        let patient = header.formatVersion >= 4 ? try open(latest, in: write).prescription.patient : nil
+        let measurements = info.measurements == true ? try grantedMeasurements(of: patient, in: write) : nil
         let keys = GrantKeys(
             context: .init(
                 schema: 1, grant: id.hex, client: client.id.hex, prescription: prescriptionID.hex,
@@ -232,8 +233,12 @@ extension Vault {
     /// format 1 and 2 the row names it; in format 3 the owner's sealed info does, and the row's
     /// reference must be the one the owner computes for its client and that prescription, so a
     /// row moved to another client or reference is refused here. The rows' MACs are checked by
-    /// `openGrant`. A prescription's grants cost one reference per client (an index lookup each).
-    func storedGrants(clientID: ClientID?, prescriptionID: PrescriptionID?) throws -> [StoredGrant] {
+    /// `openGrant`. A prescription's grants cost one reference per client (an index lookup each);
+    /// in a read over many prescriptions (`batch`), the client list and every grant row are read
+    /// once instead.
+    func storedGrants(clientID: ClientID?, prescriptionID: PrescriptionID?, batch: ReadBatch? = nil) throws
+        -> [StoredGrant]
+    {
         guard header.formatVersion >= 3 else {
             // The reference is the prescription id (32 hex digits, as the store checked).
             return try store.grants(clientID: clientID, references: prescriptionID.map { [$0.hex] })
@@ -241,12 +246,12 @@ extension Vault {
         }
         var references: [String]?
         if let prescriptionID {
-            let clientIDs = try clientID.map { [$0] } ?? allClientIDs()
+            let clientIDs = try clientID.map { [$0] } ?? allClientIDs(batch: batch)
             references = try clientIDs.map { try grantReference(clientID: $0, prescriptionID: prescriptionID) }
         }
         let rows: [GrantRecord]
-        if readScope != nil, clientID == nil, let references {
-            let all = try allGrantsByReference()
+        if let batch, clientID == nil, let references {
+            let all = try allGrantsByReference(batch: batch)
             rows = references.flatMap { all[$0] ?? [] }
         } else {
             rows = try store.grants(clientID: clientID, references: references)
@@ -259,7 +264,7 @@ extension Vault {
         guard header.formatVersion >= 3 else {
             return try prescriptionIDs.flatMap { try storedGrants(clientID: nil, prescriptionID: $0) }
         }
-        let clientIDs = try allClientIDs()
+        let clientIDs = try allClientIDs(batch: nil)
         var references: [String] = []
         for prescriptionID in prescriptionIDs {
             for clientID in clientIDs {
@@ -289,19 +294,19 @@ extension Vault {
         }
     }
 
-    /// In a verified read scope: every grant row by its reference, read once.
-    private func allGrantsByReference() throws -> [String: [GrantRecord]] {
-        if let rows = readScope?.grantsByReference { return rows }
+    /// In a read over many prescriptions: every grant row by its reference, read once.
+    private func allGrantsByReference(batch: ReadBatch) throws -> [String: [GrantRecord]] {
+        if let rows = batch.grantsByReference { return rows }
         let rows = Dictionary(grouping: try store.grants(clientID: nil, references: nil), by: \.reference)
-        readScope?.grantsByReference = rows
+        batch.grantsByReference = rows
         return rows
     }
 
-    /// Every client's id; read once in a verified read scope.
-    private func allClientIDs() throws -> [ClientID] {
-        if let ids = readScope?.clientIDs { return ids }
+    /// Every client's id; read once in a read over many prescriptions.
+    private func allClientIDs(batch: ReadBatch?) throws -> [ClientID] {
+        if let ids = batch?.clientIDs { return ids }
         let ids = try store.clients().map(\.id)
-        readScope?.clientIDs = ids
+        batch?.clientIDs = ids
         return ids
     }
 
@@ -344,7 +349,7 @@ extension Vault {
     /// remaining grants: a key handed out before opens nothing written from now on.
     func rekey(prescriptionID: PrescriptionID, reason: String, in write: OwnerWrite) throws {
         guard let latest = try store.latestVersion(of: prescriptionID) else { return }
-        let current = try open(latest)
+        let current = try open(latest, in: write)
         var next = PrescriptionRecord(
             id: current.id, version: current.version + 1, recorded: clock.timestamp(),
             prescription: current.prescription)
@@ -386,10 +391,10 @@ extension Vault {
     /// read newest first, and only until every one is found (`vouchedAuditEvents`): a grant read
     /// since the last large import costs the entries after that read, a grant never read a pass
     /// over the whole log that decrypts each entry and decodes only the reads.
-    func lastReadTimes(of wanted: Set<String>) throws -> [String: String] {
+    func lastReadTimes(of wanted: Set<String>, in read: VaultRead) throws -> [String: String] {
         var times: [String: String] = [:]
         guard !wanted.isEmpty else { return times }
-        let answered = try vouchedAuditEvents([.read]) { event in
+        let answered = try vouchedAuditEvents([.read], in: read) { event in
             guard let client = event.client else { return true }
             for prescription in event.prescriptions {
                 let key = "\(client) \(prescription)"

@@ -38,7 +38,7 @@ extension Vault {
                 if file.count > 1000 { try learnStoredPrescriptions(write) }
                 // Names are compared with the records the vault held before the import, once per name.
                 let before: PatientDirectory? =
-                    try header.formatVersion >= 4 && !policy.newPatients ? patientDirectory() : nil
+                    try header.formatVersion >= 4 && !policy.newPatients ? patientDirectory(in: write) : nil
                 let nearMissIndex = before.map(PatientNearMiss.Index.init)
                 var nearMisses: [String] = []
                 var namesSeen: Set<String> = []
@@ -223,8 +223,8 @@ extension Vault {
                     newAttachments: item.attachments.map(\.name), refusal: nil)
             }
             // An update builds on the newest version, as an edit does: never on a rolled-back one.
-            try requireNewest(latest, of: id)
-            let current = try open(latest)
+            try requireNewest(latest, of: id, in: write)
+            let current = try open(latest, in: write)
             var existing: Set<String> = []
             for row in try store.attachments(of: id) { existing.insert(try openInfo(row).info.metadata.sha256) }
             var newAttachments: [String] = []

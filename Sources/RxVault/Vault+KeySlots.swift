@@ -14,8 +14,8 @@ extension Vault {
     /// The key slots, each with its label (opened with the owner key) and KDF costs, after
     /// the key ring verified them.
     public func keySlots() throws(VaultError) -> [KeySlotSummary] {
-        try read {
-            _ = try verifiedState()
+        try reading { read in
+            _ = try verifiedState(in: read)
             let current = try VaultHeader(store.header(), slots: store.keySlots())
             return try current.slots.map { slot in
                 var info: KeySlotInfo?
@@ -209,8 +209,8 @@ extension Vault {
 
     /// The settings as the owner last wrote them (verified by the key ring).
     public func verifiedHeader() throws(VaultError) -> VaultHeader {
-        try read {
-            _ = try verifiedState()
+        try reading { read in
+            _ = try verifiedState(in: read)
             return try VaultHeader(store.header(), slots: store.keySlots())
         }
     }

@@ -11,8 +11,8 @@ import RxModel
 extension Vault {
     /// The measurements a grant on a prescription of `patient` carries: the patient record's, in
     /// their stored form, oldest first. A prescription without a patient record carries none.
-    func grantedMeasurements(of patient: Patient?) throws -> [StoredMeasurement] {
-        guard let id = patient?.id, let summary = try patientSummary(id) else { return [] }
+    func grantedMeasurements(of patient: Patient?, in write: OwnerWrite) throws -> [StoredMeasurement] {
+        guard let id = patient?.id, let summary = try patientSummary(id, in: write) else { return [] }
         return summary.measurements.map(StoredMeasurement.init)
     }
 

@@ -21,7 +21,7 @@ extension Vault {
     {
         try requirePatientRecords()
         return try perform { write in
-            guard var summary = try patientDirectory().records[patient.hex] else {
+            guard var summary = try patientDirectory(in: write).records[patient.hex] else {
                 throw VaultError.patientNotFound(patient.short)
             }
             var m = measurement
@@ -37,7 +37,7 @@ extension Vault {
     /// The measurements of one patient, or of every patient (by patient name, then date).
     public func measurements(of patient: PatientID? = nil) throws(VaultError) -> [MeasurementRecord] {
         try requirePatientRecords()
-        let directory: PatientDirectory = try read { try patientDirectory() }
+        let directory: PatientDirectory = try reading { read in try patientDirectory(in: read) }
         return directory.all.filter { patient == nil || $0.id == patient }.flatMap { summary in
             summary.measurements.map { MeasurementRecord(patient: summary, measurement: $0) }
         }
@@ -62,7 +62,7 @@ extension Vault {
     {
         let found = try measurement(id)
         return try perform { write in
-            guard var summary = try patientDirectory().records[found.patient.id.hex],
+            guard var summary = try patientDirectory(in: write).records[found.patient.id.hex],
                 let index = summary.measurements.firstIndex(where: { $0.id == found.measurement.id })
             else { throw VaultError.measurementNotFound(id) }
             var m = summary.measurements[index]
@@ -82,7 +82,7 @@ extension Vault {
     public func removeMeasurement(_ id: String) throws(VaultError) -> MeasurementRecord {
         let found = try measurement(id)
         let removed: MeasurementRecord = try perform { write in
-            guard var summary = try patientDirectory().records[found.patient.id.hex],
+            guard var summary = try patientDirectory(in: write).records[found.patient.id.hex],
                 let index = summary.measurements.firstIndex(where: { $0.id == found.measurement.id })
             else { throw VaultError.measurementNotFound(id) }
             summary.measurements.remove(at: index)

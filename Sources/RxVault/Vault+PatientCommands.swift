@@ -12,7 +12,7 @@ extension Vault {
     public func patients() throws(VaultError) -> [(PatientSummary, [PrescriptionRecord])] {
         try requirePatientRecords()
         let records = try list()
-        let directory: PatientDirectory = try read { try patientDirectory() }
+        let directory: PatientDirectory = try reading { read in try patientDirectory(in: read) }
         var byPatient: [String: [PrescriptionRecord]] = [:]
         for record in records {
             if let id = record.prescription.patient.id { byPatient[id, default: []].append(record) }
@@ -24,7 +24,7 @@ extension Vault {
     /// a unique id prefix. Two or more is an error listing them.
     public func resolvePatient(_ text: String) throws(VaultError) -> PatientSummary {
         try requirePatientRecords()
-        let directory: PatientDirectory = try read { try patientDirectory() }
+        let directory: PatientDirectory = try reading { read in try patientDirectory(in: read) }
         return try Self.resolvePatient(text, among: directory.all)
     }
 
@@ -53,7 +53,7 @@ extension Vault {
     /// prefix (`resolvePatient`).
     public func findPatient(_ text: String) throws(VaultError) -> PatientSummary {
         try requirePatientRecords()
-        let directory: PatientDirectory = try read { try patientDirectory() }
+        let directory: PatientDirectory = try reading { read in try patientDirectory(in: read) }
         return try Self.findPatient(text, among: directory.all)
     }
 
@@ -70,7 +70,7 @@ extension Vault {
     /// have been meant as (`PatientNearMiss`); empty when a record matches it, or before format 4.
     public func nearMissPatients(_ patient: Patient) throws(VaultError) -> [PatientSummary] {
         guard header.formatVersion >= 4 else { return [] }
-        return try read { try patientDirectory().nearMisses(patient) }
+        return try reading { read in try patientDirectory(in: read).nearMisses(patient) }
     }
 
     /// Removes a patient record that no prescription names any more. Refused (invalid input)
@@ -81,16 +81,17 @@ extension Vault {
     public func removePatient(_ id: PatientID) throws(VaultError) -> PatientSummary {
         try requirePatientRecords()
         return try perform { write in
-            guard let summary = try patientDirectory().records[id.hex] else {
+            guard let summary = try patientDirectory(in: write).records[id.hex] else {
                 throw VaultError.patientNotFound(id.short)
             }
             // Inside the write, so an `edit --patient` run at the same moment cannot leave a
             // version naming the record after it is gone (which `check` would call tampering).
             // (A version naming a record merged into this one reads as naming this one.)
             var earlier: Set<PrescriptionID> = []
-            for record in try list() {
-                for version in try history(record.id).dropLast() where version.prescription.patient.id == id.hex {
-                    earlier.insert(record.id)
+            for prescriptionID in try store.allPrescriptionIDs() {
+                for version in try history(prescriptionID, in: write).dropLast()
+                where version.prescription.patient.id == id.hex {
+                    earlier.insert(prescriptionID)
                 }
             }
             let current = try prescriptions(of: [id.hex], in: write).count
@@ -122,7 +123,7 @@ extension Vault {
     /// Which of `patient` (written as free text) the vault's records are, by `add`'s rule.
     public func matchingPatients(_ patient: Patient) throws(VaultError) -> [PatientSummary] {
         guard header.formatVersion >= 4 else { return [] }
-        return try read { try patientDirectory().matching(patient) }
+        return try reading { read in try patientDirectory(in: read).matching(patient) }
     }
 
     /// Renames a patient and/or sets (nil in `birthDate`: keeps; `.some(nil)`: removes) the birth
@@ -142,7 +143,7 @@ extension Vault {
             throw .invalidInput("date of birth \(day) is in the future")
         }
         return try perform { write in
-            guard var summary = try patientDirectory().records[id.hex] else {
+            guard var summary = try patientDirectory(in: write).records[id.hex] else {
                 throw VaultError.patientNotFound(id.short)
             }
             if let name, name != summary.name {
@@ -174,7 +175,7 @@ extension Vault {
         try requirePatientRecords()
         guard from != into else { throw .invalidInput("a patient cannot be merged into itself") }
         return try perform { write in
-            let directory = try patientDirectory()
+            let directory = try patientDirectory(in: write)
             guard let source = directory.records[from.hex] else { throw VaultError.patientNotFound(from.short) }
             guard var target = directory.records[into.hex] else { throw VaultError.patientNotFound(into.short) }
             if let a = target.birthDate, let b = source.birthDate, a != b {
@@ -194,7 +195,7 @@ extension Vault {
             for indexed in moving {
                 guard let row = try store.latestVersion(of: indexed.id) else { continue }
                 try touch(indexed.id.hex, in: write)
-                let current = try open(row)
+                let current = try open(row, in: write)
                 var next = PrescriptionRecord(
                     id: current.id, version: current.version + 1, recorded: clock.timestamp(),
                     prescription: current.prescription)

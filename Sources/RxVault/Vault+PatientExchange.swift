@@ -21,7 +21,7 @@ extension Vault {
         (everything.sort, everything.reverse) = (PrescriptionFilter().sort, PrescriptionFilter().reverse)
         do {
             // Filtered before sorting: the directory of a large vault is one record per prescription.
-            let directory: PatientDirectory = try read { try patientDirectory() }
+            let directory: PatientDirectory = try reading { read in try patientDirectory(in: read) }
             let measured = PatientDirectory.ordered(directory.records.values.filter { !$0.measurements.isEmpty })
             guard !measured.isEmpty else { return [] }
             if ids == nil && everything == PrescriptionFilter() { return measured.map(ExportPatient.init) }
@@ -87,7 +87,7 @@ extension Vault {
             return
         }
         var owners: [String: PatientID] = [:]
-        for summary in try patientDirectory().records.values {
+        for summary in try patientDirectory(in: write).records.values {
             for m in summary.measurements { owners[m.id] = summary.id }
         }
         var seen: Set<String> = []
@@ -146,7 +146,7 @@ extension Vault {
                 report.measurements.append(outcome)
             }
             summary.measurements = Self.ordered(summary.measurements)
-            let current = try patientDirectory().records[summary.id.hex]
+            let current = try patientDirectory(in: write).records[summary.id.hex]
             guard summary != current else { continue }
             do { try Self.checkBirthDate(of: summary) } catch {
                 problems.append("\(file.position): \(error)")
@@ -176,7 +176,7 @@ extension Vault {
         nearMisses: (Patient, String) -> String?, problems: inout [String], in write: OwnerWrite
     ) throws -> PatientSummary? {
         let record = file.record
-        let directory = try patientDirectory()
+        let directory = try patientDirectory(in: write)
         if let held = directory.summary(record.id) { return held }
         if let linked = write.linkedPatients[record.id], let held = directory.summary(linked.hex) {
             return held

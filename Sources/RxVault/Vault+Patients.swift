@@ -216,28 +216,34 @@ extension Vault {
 
     /// The patient records, verified: every row's MAC, and the set of rows against the state
     /// root's patients hash (so a deleted patient, or a renamed one put back from an older copy,
-    /// is refused). Before format 4 there are none.
-    func patientDirectory() throws -> PatientDirectory {
+    /// is refused). Before format 4 there are none. In an owner write, the records as the write
+    /// has left them so far; in a read, as the root the read verified pins them (kept on the
+    /// vault with that root's stamp, for the next read under the same root).
+    func patientDirectory(in access: any StateAccess) throws -> PatientDirectory {
         guard header.formatVersion >= 4 else { return PatientDirectory() }
-        if let write = currentWrite, write.state != nil {
+        switch access.transaction {
+        case .write(let write):
             if let patients = write.patients { return patients }
             try refreshPatientsHash(write)
             let directory = try loadPatients(expected: try write.root().patientsHash)
             write.patients = directory
             return directory
+        case .read(let read):
+            return try patientDirectoryRead(read)
         }
-        // The stamp, the root and the rows in one snapshot (`open` runs after its row was read,
-        // outside any transaction): a write committed in between is then never taken for tampering.
-        return try store.read { () throws -> PatientDirectory in
-            guard let stamp = try storedStateStamp().map({ StateStamp(counter: $0.counter, mac: $0.mac) }) else {
-                throw VaultError.integrity("the vault's state root is missing")
-            }
-            if let patientCache, patientCache.stamp == stamp { return patientCache.directory }
-            guard let state = try verifiedState() else { return PatientDirectory() }
-            let directory = try loadPatients(expected: state.patientsHash)
-            patientCache = (stamp, directory)
-            return directory
+    }
+
+    /// `patientDirectory` in a read: the stamp, the root and the rows in one snapshot (the
+    /// read's), so a write committed in between is never taken for tampering.
+    private func patientDirectoryRead(_ read: VaultRead) throws -> PatientDirectory {
+        guard let stamp = try storedStateStamp(in: read) else {
+            throw VaultError.integrity("the vault's state root is missing")
         }
+        if let patientCache, patientCache.stamp == stamp { return patientCache.directory }
+        guard let state = try verifiedState(in: read) else { return PatientDirectory() }
+        let directory = try loadPatients(expected: state.patientsHash)
+        patientCache = (stamp, directory)
+        return directory
     }
 
     /// One patient record, for reading a prescription: its bucket of rows (`PatientBuckets`: the
@@ -249,26 +255,30 @@ extension Vault {
     /// set is checked, as the root alone pins it. Inside a write, with the whole directory already
     /// read, for an id merged into another record, or when a check fails (the directory's error),
     /// the whole directory answers. The stamp, the root, the bucket hashes and the rows are read in
-    /// one snapshot (`open` calls this after its row was read, outside any transaction): read one
-    /// statement at a time, a write committed in between (the server's audit entries every second)
-    /// paired the old root with the new audit head, and a prescription failed to read.
-    func patientSummary(_ id: String) throws -> PatientSummary? {
-        guard header.formatVersion >= 4, currentWrite?.state == nil else { return try patientDirectory().summary(id) }
-        return try store.read { try patientSummaryInOneSnapshot(id) }
+    /// one snapshot (the read's): read one statement at a time, a write committed in between (the
+    /// server's audit entries every second) paired the old root with the new audit head, and a
+    /// prescription failed to read.
+    func patientSummary(_ id: String, in access: any StateAccess) throws -> PatientSummary? {
+        guard header.formatVersion >= 4, case .read(let read) = access.transaction else {
+            return try patientDirectory(in: access).summary(id)
+        }
+        return try patientSummaryInOneSnapshot(id, in: read)
     }
 
-    private func patientSummaryInOneSnapshot(_ id: String) throws -> PatientSummary? {
-        guard let stamp = try storedStateStamp().map({ StateStamp(counter: $0.counter, mac: $0.mac) }) else {
+    private func patientSummaryInOneSnapshot(_ id: String, in read: VaultRead) throws -> PatientSummary? {
+        guard let stamp = try storedStateStamp(in: read) else {
             throw VaultError.integrity("the vault's state root is missing")
         }
         if let patientCache, patientCache.stamp == stamp { return patientCache.directory.summary(id) }
         if patientRows?.stamp != stamp {
-            guard let state = try verifiedState() else { return nil }
-            guard let expected = state.patientsHash else { return try patientDirectory().summary(id) }
+            guard let state = try verifiedState(in: read) else { return nil }
+            guard let expected = state.patientsHash else { return try patientDirectory(in: read).summary(id) }
             var rows = PatientRows(stamp: stamp, buckets: try currentPatientBuckets(patientsHash: expected))
             if rows.buckets == nil {
                 let macs = try store.patientMACs()
-                guard VaultState.patientsHash(macs) == expected else { return try patientDirectory().summary(id) }
+                guard VaultState.patientsHash(macs) == expected else {
+                    return try patientDirectory(in: read).summary(id)
+                }
                 rows.whole = macs
             }
             patientRows = rows
@@ -276,7 +286,7 @@ extension Vault {
         if let opened = patientRows?.opened[id] { return opened }
         guard let covering = try checkedPatientRows(covering: id) else {
             patientRows = nil
-            return try patientDirectory().summary(id)
+            return try patientDirectory(in: read).summary(id)
         }
         // The rows are in id order: find this one's MAC as the check covered it.
         var low = 0
@@ -285,12 +295,14 @@ extension Vault {
             let mid = (low + high) / 2
             if covering[mid].id.hex < id { low = mid + 1 } else { high = mid }
         }
-        guard low < covering.count, covering[low].id.hex == id else { return try patientDirectory().summary(id) }
+        guard low < covering.count, covering[low].id.hex == id else {
+            return try patientDirectory(in: read).summary(id)
+        }
         // A row that is not the one the check covered (tampering): the whole directory decides,
         // with its integrity error.
         guard let row = try store.patient(id: covering[low].id), row.mac == covering[low].mac else {
             patientRows = nil
-            return try patientDirectory().summary(id)
+            return try patientDirectory(in: read).summary(id)
         }
         let summary = try patientSealing.open(row)
         patientRows?.opened[id] = summary
@@ -356,10 +368,11 @@ extension Vault {
 
     /// A stored record with its patient filled in from the patient's record (format-4 content
     /// names its patient by id only). A record written before format 4 is returned as it is.
-    func withPatient(_ record: PrescriptionRecord) throws(VaultError) -> PrescriptionRecord {
+    func withPatient(_ record: PrescriptionRecord, in access: any StateAccess) throws(VaultError) -> PrescriptionRecord
+    {
         guard let patientID = record.prescription.patient.id else { return record }
         let summary: PatientSummary?
-        do { summary = try patientSummary(patientID) } catch { throw VaultError.wrap(error) }
+        do { summary = try patientSummary(patientID, in: access) } catch { throw VaultError.wrap(error) }
         guard let summary else {
             throw .integrity(
                 "prescription \(record.id.short) version \(record.version) names patient \(patientID.prefix(8)), which the vault does not hold"
@@ -391,7 +404,7 @@ extension Vault {
     private func changePatients(
         writing writeRow: () throws -> Void, change: (inout PatientDirectory) -> Void, in write: OwnerWrite
     ) throws {
-        var directory = try patientDirectory()
+        var directory = try patientDirectory(in: write)
         write.patients = nil
         try writeRow()
         change(&directory)
@@ -444,7 +457,7 @@ extension Vault {
     {
         guard header.formatVersion >= 4 else { return record }
         var rx = record.prescription
-        let directory = try patientDirectory()
+        let directory = try patientDirectory(in: write)
         if let id = rx.patient.id, let summary = directory.summary(id) {
             rx.patient = summary.patient
         } else {
@@ -507,7 +520,7 @@ extension Vault {
         // Inside a write, the entries it made so far are pending (an import's earlier items):
         // into the buckets first, so they are found, and an index still empty is not "missing".
         try flushIndex(write)
-        let snapshot = try indexSnapshot()
+        let snapshot = try indexSnapshot(in: write)
         return try snapshot.rows.map { try snapshot.record($0) }.filter {
             $0.prescription.patient.id.map(patientIDs.contains) ?? false
         }
@@ -521,7 +534,7 @@ extension Vault {
         for indexed in try prescriptions(of: patientIDs, in: write) {
             guard let row = try store.latestVersion(of: indexed.id) else { continue }
             try touch(indexed.id.hex, in: write)
-            try indexChanged(indexed.id, try open(row), in: write)
+            try indexChanged(indexed.id, try open(row, in: write), in: write)
             try resealGrants(of: indexed.id, in: write)
         }
     }
@@ -546,7 +559,7 @@ extension Vault {
         var groups: [String: [PrescriptionRecord]] = [:]
         for row in try store.latestVersions() {
             try touch(row.prescriptionID.hex, in: write)
-            let record = try open(row)
+            let record = try open(row, in: write)
             let patient = record.prescription.patient
             groups[PatientName.key(patient.name) + "\u{0}" + (patient.birthDate?.description ?? ""), default: []]
                 .append(record)

@@ -82,24 +82,39 @@ extension Vault {
 
     /// One prescription: its newest version, or `version` if given.
     public func prescription(_ id: PrescriptionID, version: Int? = nil) throws(VaultError) -> PrescriptionRecord {
+        try reading { read in try prescription(id, version: version, in: read) }
+    }
+
+    /// `prescription` in `read`.
+    func prescription(_ id: PrescriptionID, version: Int? = nil, in read: VaultRead) throws(VaultError)
+        -> PrescriptionRecord
+    {
         if let version {
             // An earlier version is written once and never changes: its own MAC is enough.
-            let row = try read { try store.versions(of: id).first { $0.version == version } }
+            let row: PrescriptionVersionRecord?
+            do { row = try store.versions(of: id).first { $0.version == version } } catch {
+                throw VaultError.wrap(error)
+            }
             guard let row else { throw .notFound(id: "\(id.short) version \(version)") }
-            return try open(row)
+            return try open(row, in: read)
         }
-        return try open(try newestRow(id))
+        return try open(try newestRow(id, in: read), in: read)
     }
 
     /// The newest version row of `id`, checked: format 2 on, against the manifest (the check
     /// reads every version anyway; rows the manifest holds but the file lacks fail it); format 1,
     /// against the search index.
-    func newestRow(_ id: PrescriptionID) throws(VaultError) -> PrescriptionVersionRecord {
-        let row = try read { () throws -> PrescriptionVersionRecord? in
-            if let rows = try verifiedRows(id.hex) { return rows.versions.last }
-            let row = try store.latestVersion(of: id)
-            if let row { try requireNewest(row, of: id) }
-            return row
+    func newestRow(_ id: PrescriptionID, in read: VaultRead) throws(VaultError) -> PrescriptionVersionRecord {
+        let row: PrescriptionVersionRecord?
+        do {
+            if let rows = try verifiedRows(id.hex, in: read) {
+                row = rows.versions.last
+            } else {
+                row = try store.latestVersion(of: id)
+                if let row { try requireNewest(row, of: id, in: read) }
+            }
+        } catch {
+            throw VaultError.wrap(error)
         }
         guard let row else { throw .notFound(id: id.short) }
         return row
@@ -107,13 +122,21 @@ extension Vault {
 
     /// Every version of one prescription, oldest first.
     public func history(_ id: PrescriptionID) throws(VaultError) -> [PrescriptionRecord] {
-        let rows = try read { () throws -> [PrescriptionVersionRecord] in
-            try verifyCurrent(id.hex)
-            return try store.versions(of: id)
+        try reading { read in try history(id, in: read) }
+    }
+
+    /// `history` in an owner write or a verified read.
+    func history(_ id: PrescriptionID, in access: any StateAccess) throws(VaultError) -> [PrescriptionRecord] {
+        let rows: [PrescriptionVersionRecord]
+        do {
+            try verifyCurrent(id.hex, in: access)
+            rows = try store.versions(of: id)
+        } catch {
+            throw VaultError.wrap(error)
         }
         guard !rows.isEmpty else { throw .notFound(id: id.short) }
         var records: [PrescriptionRecord] = []
-        for row in rows { records.append(try open(row)) }
+        for row in rows { records.append(try open(row, in: access)) }
         return records
     }
 
@@ -133,7 +156,7 @@ extension Vault {
             return try ownerWrite { (write: OwnerWrite) throws -> (PrescriptionRecord, [String]) in
                 guard let row = try store.latestVersion(of: id) else { throw VaultError.notFound(id: id.short) }
                 try touch(id.hex, in: write)
-                let current = try open(row)
+                let current = try open(row, in: write)
                 var edited = current.prescription
                 do { try change(&edited) } catch { throw WriteAbandoned(reason: error) }
                 // Kept FHIR elements follow the edit by their rule (KeptFHIR): a stale narrative goes.
@@ -239,9 +262,10 @@ extension Vault {
         try versionSealing.seal(record)
     }
 
-    /// Opens a stored version (`VersionSealing.open`) and gives it its patient record.
-    func open(_ row: PrescriptionVersionRecord) throws(VaultError) -> PrescriptionRecord {
-        try withPatient(try versionSealing.open(row))
+    /// Opens a stored version (`VersionSealing.open`) and gives it its patient record, as
+    /// `access` sees the patients.
+    func open(_ row: PrescriptionVersionRecord, in access: any StateAccess) throws(VaultError) -> PrescriptionRecord {
+        try withPatient(try versionSealing.open(row), in: access)
     }
 
     /// What the owner's MAC over a version row covers.

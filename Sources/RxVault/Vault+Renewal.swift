@@ -50,8 +50,8 @@ extension Vault {
     private func liveGrants(of prescriptionID: PrescriptionID, on today: CalendarDate) throws(VaultError)
         -> [GrantSummary]
     {
-        try read {
-            try verifyCurrent(prescriptionID.hex)
+        try reading { read in
+            try verifyCurrent(prescriptionID.hex, in: read)
             let clients = Dictionary(uniqueKeysWithValues: try clientSummaries().map { ($0.id, $0) })
             return try storedGrants(clientID: nil, prescriptionID: prescriptionID).compactMap { grant in
                 guard let client = clients[grant.row.clientID] else { return nil }
@@ -84,7 +84,7 @@ extension Vault {
         let stored: PrescriptionRecord = try perform { write in
             try touch(source.hex, in: write)
             guard let latest = try store.latestVersion(of: source) else { throw VaultError.notFound(id: source.short) }
-            let old = try open(latest)
+            let old = try open(latest, in: write)
             if let why = Self.whyNotSuperseding(old.prescription, by: record.prescription) {
                 throw VaultError.invalidInput(
                     "--move-grants: the renewal does not supersede \(source.short) (\(why)), so its grants stay with it"

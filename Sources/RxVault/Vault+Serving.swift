@@ -73,8 +73,8 @@ extension Vault {
 
     /// The registered client with this X25519 public key; nil when there is none.
     public func client(withPublicKey publicKey: [UInt8]) throws(VaultError) -> ClientSummary? {
-        try read { () throws -> ClientSummary? in
-            _ = try verifiedState()
+        try reading { read throws -> ClientSummary? in
+            _ = try verifiedState(in: read)
             let lookup = header.formatVersion >= 3 ? try clientLookup(publicKey) : publicKey
             guard let row = try store.client(withLookup: lookup) else { return nil }
             let client = try openClient(row)
@@ -84,8 +84,8 @@ extension Vault {
 
     /// The registered client with this id; nil when it was removed.
     public func client(id: ClientID) throws(VaultError) -> ClientSummary? {
-        try read { () throws -> ClientSummary? in
-            _ = try verifiedState()
+        try reading { read throws -> ClientSummary? in
+            _ = try verifiedState(in: read)
             return try store.clients().first { $0.id == id }.map { try openClient($0) }
         }
     }
@@ -93,11 +93,11 @@ extension Vault {
     /// The client's grants that work today. Costs its own grant rows and their prescriptions'
     /// manifest entries, whatever the vault holds.
     public func access(for client: ClientSummary) throws(VaultError) -> ClientAccess {
-        try read {
+        try reading { read in
             let today = clock.today()
             var grants: [PrescriptionID: GrantSummary] = [:]
             for stored in try storedGrants(clientID: client.id, prescriptionID: nil) {
-                try verifyCurrent(stored.prescriptionID.hex)
+                try verifyCurrent(stored.prescriptionID.hex, in: read)
                 let grant = try openGrant(stored, client: client)
                 if grant.isActive(on: today) { grants[grant.prescriptionID] = grant }
             }
@@ -218,7 +218,7 @@ extension Vault {
             let record = try prescription(id)
             guard let patientID = record.prescription.patient.id else { continue }
             if patients[patientID] == nil {
-                guard let summary = try read({ try patientSummary(patientID) }) else { continue }
+                guard let summary = try reading({ read in try patientSummary(patientID, in: read) }) else { continue }
                 // Only what the grant carries: the patient as a prescription names it, and its measurements.
                 patients[patientID] = PatientSummary(
                     id: summary.id, name: summary.name, birthDate: summary.birthDate, merged: [],

@@ -9,17 +9,24 @@ import RxStore
 extension Vault {
     // MARK: - Reading the root
 
-    /// The verified state root; nil for a format-1 vault (not upgraded yet). Outside a write it
-    /// also checks the client rows, the audit head and the key ring against it (a few rows), so
-    /// every owner command starts from a state it can authenticate as current.
+    /// The verified state root as `access` sees it; nil for a format-1 vault (not upgraded yet).
+    /// In an owner write, the write's own root (as it has changed it so far); in a verified read,
+    /// the file's, verified once per read (`verifyStateNow`).
+    func verifiedState(in access: any StateAccess) throws -> VaultState? {
+        try access.root { try verifyStateNow() }
+    }
+
+    /// The state root as the file holds it now, verified; nil for a format-1 vault. It also
+    /// checks the client rows, the audit head and the key ring against it (a few rows), so every
+    /// owner command starts from a state it can authenticate as current. Never inside an owner
+    /// write's body, which works from its own root (`verifiedState(in:)`): only where a write
+    /// begins (`beginOwnerWrite`) or outside any.
     ///
     /// The root and the rows checked against it are read in one snapshot (a read transaction,
     /// or the caller's): read one statement at a time, a write committed in between (the
     /// server's audit entries every second, a client's read, another command) would pair the
     /// old root with the new audit head or key ring, and look like a rollback.
-    func verifiedState() throws -> VaultState? {
-        if let state = currentWrite?.state { return state }
-        if let state = readScope?.state { return state }
+    func verifyStateNow() throws -> VaultState? {
         guard header.formatVersion >= 2 else { return nil }
         return try store.read { () throws -> VaultState in
             let state = try rootState()
@@ -109,10 +116,9 @@ extension Vault {
     }
 
     /// The manifest entries of one bucket, verified against the root. In an owner write or a
-    /// verified read scope the file cannot change, so a bucket is opened once, and kept in the
-    /// write's cache or the scope's.
-    func manifestEntries(bucket: Int, state: VaultState) throws -> [String: ManifestEntry] {
-        if let cached = currentWrite?.manifestCache[bucket] ?? readScope?.manifest[bucket] { return cached }
+    /// verified read the file cannot change, so a bucket is opened once, and kept in `access`.
+    func manifestEntries(bucket: Int, state: VaultState, in access: any StateAccess) throws -> [String: ManifestEntry] {
+        if let cached = access.manifestCache[bucket] { return cached }
         let content = try store.manifestBucket(bucket)
         guard VaultState.bucketHash(content) == state.manifestHashes[bucket] else {
             throw VaultError.integrity(
@@ -120,21 +126,32 @@ extension Vault {
             )
         }
         let entries = try openManifestBucket(bucket, content: content)
-        if let currentWrite {
-            currentWrite.manifestCache[bucket] = entries
-        } else {
-            readScope?.manifest[bucket] = entries
-        }
+        access.manifestCache[bucket] = entries
         return entries
     }
 
-    /// Runs `body` in one read transaction with the state root verified once and each manifest
-    /// bucket opened at most once: for commands that verify many prescriptions (export).
-    func verifiedReads<T>(_ body: () throws -> T) throws(VaultError) -> T {
+    /// Runs `body` in one read transaction, handed a `VaultRead`: the state root verified once,
+    /// when first needed, and each manifest bucket opened at most once. Every owner read that
+    /// checks what it reads against the root runs in one; never inside an owner write, whose
+    /// body reads through its `OwnerWrite`.
+    func reading<T>(_ body: (VaultRead) throws -> T) throws(VaultError) -> T {
+        try verifiedRead(batch: nil, body)
+    }
+
+    /// `reading` for commands that verify many prescriptions (export): the root verified at
+    /// once, and the rows of the prescriptions verified last, the client list, the grant rows and
+    /// which prescriptions have attachments read once (`ReadBatch`).
+    func readingMany<T>(_ body: (VaultRead) throws -> T) throws(VaultError) -> T {
+        try verifiedRead(batch: ReadBatch()) { read in
+            _ = try verifiedState(in: read)
+            return try body(read)
+        }
+    }
+
+    private func verifiedRead<T>(batch: ReadBatch?, _ body: (VaultRead) throws -> T) throws(VaultError) -> T {
         try read {
-            readScope = ReadScope(state: try verifiedState())
-            defer { readScope = nil }
-            return try body()
+            guard !writeUnderWay else { throw VaultError.internalError("a verified read began inside an owner write") }
+            return try body(VaultRead(batch: batch))
         }
     }
 
@@ -172,11 +189,13 @@ extension Vault {
     /// One prescription's rows as the file holds them now (versions with their content,
     /// attachment rows without their chunks, grant rows), read once for both the check against
     /// the manifest and the caller's use.
-    func storedRows(_ id: String) throws -> StoredRows {
+    /// `batch`: a read over many prescriptions, which reads which have attachments, and every
+    /// grant row, once.
+    func storedRows(_ id: String, batch: ReadBatch? = nil) throws -> StoredRows {
         let prescriptionID = try PrescriptionID.checked(id)
         let versions = try store.versions(of: prescriptionID)
-        let attachments = try mayHaveAttachments(id) ? store.attachments(of: prescriptionID) : []
-        let grants = try storedGrants(clientID: nil, prescriptionID: prescriptionID)
+        let attachments = try mayHaveAttachments(id, batch: batch) ? store.attachments(of: prescriptionID) : []
+        let grants = try storedGrants(clientID: nil, prescriptionID: prescriptionID, batch: batch)
         // Only a prescription with no rows at all needs its own row looked up.
         let exists =
             try !versions.isEmpty || !attachments.isEmpty || !grants.isEmpty
@@ -203,54 +222,54 @@ extension Vault {
         }
     }
 
-    /// False only when a verified read scope has seen that the prescription has no attachment row.
-    private func mayHaveAttachments(_ id: String) throws -> Bool {
-        guard readScope != nil else { return true }
-        if let owners = readScope?.withAttachments { return owners.contains(id) }
+    /// False only when a read over many prescriptions has seen that it has no attachment row.
+    private func mayHaveAttachments(_ id: String, batch: ReadBatch?) throws -> Bool {
+        guard let batch else { return true }
+        if let owners = batch.withAttachments { return owners.contains(id) }
         let owners = Set(try store.attachmentCountsByPrescription().keys.map(\.hex))
-        readScope?.withAttachments = owners
+        batch.withAttachments = owners
         return owners.contains(id)
     }
 
     /// The state root's counter and MAC as stored (not verified: a cheap test of whether the
-    /// root changed since something was verified); read once in a verified read scope.
-    func storedStateStamp() throws -> (counter: Int, mac: [UInt8])? {
-        if let stamp = readScope?.stamp { return stamp }
+    /// root changed since something was verified); read once in a verified read.
+    func storedStateStamp(in read: VaultRead) throws -> StateStamp? {
+        if let stamp = read.stamp { return stamp.map { StateStamp(counter: $0.counter, mac: $0.mac) } }
         let stamp = try store.vaultStateStamp()
-        readScope?.stamp = .some(stamp)
-        return stamp
+        read.stamp = .some(stamp)
+        return stamp.map { StateStamp(counter: $0.counter, mac: $0.mac) }
     }
 
     /// Compares a prescription's rows (versions, attachments, grants) with the owner's manifest
     /// entry and refuses, naming what differs, on any extra, missing or other row. Costs the
-    /// prescription's own rows and one manifest bucket; in a verified read scope, once per
-    /// prescription.
-    func verifyCurrent(_ id: String) throws {
-        if let scope = readScope, scope.verified.contains(id) { return }
-        _ = try verifiedRows(id)
+    /// prescription's own rows and one manifest bucket; in a read over many prescriptions, once
+    /// per prescription.
+    func verifyCurrent(_ id: String, in access: any StateAccess) throws {
+        if let batch = access.batch, batch.verified.contains(id) { return }
+        _ = try verifiedRows(id, in: access)
     }
 
     /// `verifyCurrent`, handing over the rows it checked (nil for a format-1 vault, which has no
-    /// manifest: the caller reads the rows itself). In a verified read scope the rows of the
-    /// prescriptions checked last (an export's batch) are kept, so reading one next (its newest
-    /// version, then its attachments, as an export does) costs no second read.
+    /// manifest: the caller reads the rows itself). In a read over many prescriptions the rows of
+    /// the prescriptions checked last (an export's batch) are kept, so reading one next (its
+    /// newest version, then its attachments, as an export does) costs no second read.
     /// `knownRows`: the rows when the caller knows them without a read (none, for an id a large
     /// import knows has no row).
-    func verifiedRows(_ id: String, knownRows: StoredRows? = nil) throws -> StoredRows? {
-        guard let state = try verifiedState() else { return nil }
-        if let rows = readScope?.recentRows[id] { return rows }
+    func verifiedRows(_ id: String, in access: any StateAccess, knownRows: StoredRows? = nil) throws -> StoredRows? {
+        guard let state = try verifiedState(in: access) else { return nil }
+        if let rows = access.batch?.recentRows[id] { return rows }
         guard id.count == 32, RecordID.isHex(id) else {
             throw VaultError.integrity("a stored prescription id is malformed")
         }
-        let expected = try manifestEntries(bucket: SearchIndex.bucket(of: id), state: state)[id]
-        let rows = try knownRows ?? storedRows(id)
+        let expected = try manifestEntries(bucket: SearchIndex.bucket(of: id), state: state, in: access)[id]
+        let rows = try knownRows ?? storedRows(id, batch: access.batch)
         let actual = rows.entry
         guard expected == actual else {
             throw VaultError.integrity(
                 ManifestEntry.differences(id, expected: expected, actual: actual).joined(separator: "; "))
         }
-        readScope?.verified.insert(id)
-        readScope?.keep(rows)
+        access.batch?.verified.insert(id)
+        access.batch?.keep(rows)
         return rows
     }
 
@@ -261,38 +280,36 @@ extension Vault {
         if let prescriptionID = PrescriptionID(hex: id), try knownToHaveNoRows(prescriptionID, in: write) {
             // No row to read (`StoredPrescriptions`): compared as none, so the manifest must
             // have no entry either.
-            _ = try verifiedRows(id, knownRows: .none(id))
+            _ = try verifiedRows(id, in: write, knownRows: .none(id))
             write.stored?.forget(prescriptionID)
         } else {
-            try verifyCurrent(id)
+            try verifyCurrent(id, in: write)
         }
         write.touched.insert(id)
     }
 
     // MARK: - Owner write transactions
 
-    /// First step of every owner write: refuse a rolled-back vault, upgrade an older one, and
-    /// verify the root, the client rows and the audit head.
-    func beginOwnerWrite(_ write: OwnerWrite) throws {
+    /// First step of every owner write: refuse a rolled-back vault and verify the root, the
+    /// client rows and the audit head. Only the upgrade's own write (`upgrading`,
+    /// `upgradeIfNeeded`) begins on an older format, and brings it to the current one here; any
+    /// other write begins on a current-format vault, and finding another is an internal error
+    /// (its upgrade did not run).
+    func beginOwnerWrite(_ write: OwnerWrite, upgrading: Bool) throws {
         if let rollback { throw VaultError.integrity(Self.rollbackMessage(rollback)) }
         // Another process may have upgraded the file, or changed its key slots or settings, since
         // it was opened: the write works from the header as stored (verified with the key ring
         // below, from format 4).
         header = try storedHeaderOfThisVault()
-        let fromFormatOne = header.formatVersion < 2
-        if fromFormatOne {
-            try upgradeToFormat2(write)
-        } else {
-            write.state = try verifiedState()
+        guard header.formatVersion < VaultHeader.currentFormatVersion else {
+            write.state = try verifyStateNow()
+            return
         }
-        if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne, in: write) }
-        if header.formatVersion < 4 { try upgradeToFormat4(write) }
-        if header.formatVersion < 5 { try upgradeToFormat5(write) }
-        if header.formatVersion < 6 { try upgradeToFormat6(write) }
-        if header.formatVersion < 7 { try upgradeToFormat7(write) }
-        if header.formatVersion < 8 { try upgradeToFormat8(write) }
-        // Upgrades rewrite the manifest: nothing opened before them is current.
-        write.manifestCache = [:]
+        guard upgrading else {
+            throw VaultError.internalError(
+                "an owner write began on a format-\(header.formatVersion) vault that was not upgraded first")
+        }
+        try upgradeSteps(write)
     }
 
     /// Last step of every owner write: index and manifest buckets written, then the root with
@@ -338,7 +355,7 @@ extension Vault {
         var byBucket: [Int: [String]] = [:]
         for id in write.touched { byBucket[SearchIndex.bucket(of: id), default: []].append(id) }
         for (bucket, ids) in byBucket {
-            var entries = try manifestEntries(bucket: bucket, state: state)
+            var entries = try manifestEntries(bucket: bucket, state: state, in: write)
             for rows in try storedRows(ids) { entries[rows.id] = rows.entry }
             let content = try sealManifestBucket(bucket, entries: Array(entries.values))
             try store.setManifestBucket(bucket, to: content)
@@ -409,7 +426,7 @@ extension Vault {
         let found = ((try? store.vaultState()) ?? nil)?.writeCounter ?? 0
         if let seen = own ?? legacy, found < seen {
             rollback = RollbackAnchor.Finding(seen: seen, found: found)
-        } else if let state = try? read({ try verifiedState() }) {
+        } else if let state = try? read({ try verifyStateNow() }) {
             if legacy != nil {
                 anchor.takeOverLegacy(anchorKey, counter: state.counter)
             } else {
@@ -427,23 +444,15 @@ extension Vault {
     /// anchor moves; what this computer knows of the vault stays, so the copy is a fork of it
     /// (readable, written only once accepted) and the vault itself is unchanged.
     public func acceptCurrentState(asThisComputersLine: Bool = true) throws(VaultError) {
-        let state = try read { try verifiedState() }
+        let state = try read { try verifyStateNow() }
         if let anchorKey { anchor?.record(anchorKey, counter: state?.counter ?? 0, force: true) }
         if asThisComputersLine { acceptKnowledge(state) }
         rollback = nil
     }
 
-    /// Upgrades an older vault to the current format now (what any owner write does first).
-    /// Returns the format before and after; equal when there was nothing to do.
-    public func upgrade() throws(VaultError) -> (from: Int, to: Int) {
-        let from = header.formatVersion
-        if from < VaultHeader.currentFormatVersion { try perform { _ in } }
-        return (from, header.formatVersion)
-    }
-
     /// The write counter of the vault (0 for format 1).
     public func writeCounter() throws(VaultError) -> Int {
-        try read { try verifiedState()?.counter ?? 0 }
+        try read { try verifyStateNow()?.counter ?? 0 }
     }
 
     // MARK: - check

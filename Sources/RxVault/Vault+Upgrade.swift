@@ -2,11 +2,55 @@ import Foundation
 import RxCrypto
 import RxStore
 
-/// Upgrades of an older vault to the current format, inside the owner write that finds it older
-/// (docs/format.md, the format table): each step brings the rows, the root and the manifest one
-/// format further, trusting what the earlier format could vouch for and nothing more.
+/// Upgrades of an older vault to the current format, in a write transaction of their own before
+/// the first owner write (docs/format.md, the format table): each step brings the rows, the root
+/// and the manifest one format further, trusting what the earlier format could vouch for and
+/// nothing more.
 extension Vault {
-    /// Upgrades a format-1 vault inside the current write transaction: adds the format-2
+    /// Upgrades an older vault to the current format now (`rxvault upgrade`; any owner write does
+    /// it first). Returns the format before and after; equal when there was nothing to do.
+    public func upgrade() throws(VaultError) -> (from: Int, to: Int) {
+        let from = header.formatVersion
+        do { try upgradeIfNeeded() } catch { throw VaultError.wrap(error) }
+        return (from, header.formatVersion)
+    }
+
+    /// Brings an older-format vault to the current format in one write transaction of its own:
+    /// the owner's checks, every upgrade step, the housekeeping every owner write does (a
+    /// format-1 vault's client reads are countersigned in this write, `trustingFormatOneReads`),
+    /// and a root in the current format. Nothing to do (one comparison) once this process has
+    /// seen the vault current, so it runs at most once per process, before its first owner write.
+    ///
+    /// It commits on its own, before the command's write begins: a command refused afterwards
+    /// (wrong input, a dry run's rollback) leaves the vault upgraded, whole, and its own write
+    /// undone. The upgrade depends on nothing the command was given, and the file is all old
+    /// format or all new either way; kept inside each command's transaction, every write carried
+    /// every migration, and a write could not tell its own changes from the upgrade's.
+    func upgradeIfNeeded() throws {
+        guard header.formatVersion < VaultHeader.currentFormatVersion else { return }
+        try ownerTransaction(upgrading: true) { _ in }
+    }
+
+    /// The steps from the header's format to the current one, in the upgrade's write
+    /// (`beginOwnerWrite`); the root is verified first, except a format-1 vault's, which has none.
+    func upgradeSteps(_ write: OwnerWrite) throws {
+        let fromFormatOne = header.formatVersion < 2
+        if fromFormatOne {
+            try upgradeToFormat2(write)
+        } else {
+            write.state = try verifyStateNow()
+        }
+        if header.formatVersion < 3 { try upgradeToFormat3(verifyingManifest: !fromFormatOne, in: write) }
+        if header.formatVersion < 4 { try upgradeToFormat4(write) }
+        if header.formatVersion < 5 { try upgradeToFormat5(write) }
+        if header.formatVersion < 6 { try upgradeToFormat6(write) }
+        if header.formatVersion < 7 { try upgradeToFormat7(write) }
+        if header.formatVersion < 8 { try upgradeToFormat8(write) }
+        // Upgrades rewrite the manifest: nothing opened before them is current.
+        write.manifestCache = [:]
+    }
+
+    /// Upgrades a format-1 vault inside the upgrade's write transaction: adds the format-2
     /// tables, re-wraps the root key for format 2 and computes the root and the manifest from
     /// the rows as they are. Those rows are trusted as the owner's (SECURITY.md), but any whose
     /// MAC does not verify refuses the upgrade.

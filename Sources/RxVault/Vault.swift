@@ -59,20 +59,16 @@ public final class Vault {
     /// The replica this process writes as (format 8; `writingReplica`): known at the first
     /// write, or when the owner accepts a state.
     var replica: ReplicaID?
-    /// The owner write under way (nil outside one), for the reads that may run inside a write or
-    /// outside one and must see the write's own root and caches (`verifiedState`, the manifest,
-    /// the patient directory, the index). Nothing writes through it: whatever may only run inside
-    /// a write takes the `OwnerWrite` that `ownerWrite` hands its body as a parameter, so calling
-    /// it outside one does not compile. Made by `ownerWrite` and dropped whole at its commit or
-    /// rollback (see `OwnerWrite` for what lives longer, and where).
-    private(set) var currentWrite: OwnerWrite?
+    /// An owner write is under way on this vault: another may not begin inside it, nor a verified
+    /// read (`reading`), which would check the file's last committed root instead of the
+    /// write's own. A guard, nothing more: no read or write behaves otherwise by it; whatever
+    /// runs inside a write is handed the `OwnerWrite`.
+    private(set) var writeUnderWay = false
     /// What the last owner write left once committed (nil before one, and after one that rolled back).
     var lastWrite: OwnerWrite.Committed?
     /// What the last owner write did to patient records on its own (created one, set a birth
     /// date): `add` and `import` say so on stderr.
     public var patientNotes: [String] { lastWrite?.patientNotes ?? [] }
-    /// What a verified read scope (`verifiedReads`) has checked so far (nil outside one).
-    var readScope: ReadScope?
     /// Format 4: the patient records last verified outside a write, with the state root they were
     /// read under.
     var patientCache: (stamp: StateStamp, directory: PatientDirectory)?
@@ -80,7 +76,9 @@ public final class Vault {
     /// state root's stamp it was verified under: `query` then `supersession` open it once.
     var indexCache: (stamp: StateStamp, snapshot: SearchIndex.Snapshot)?
     /// For reading one prescription's patient (`patientSummary`): the patient rows checked
-    /// against the root at `stamp` so far, and the records opened.
+    /// against the root at `stamp` so far, and the records opened. A cache like the two above,
+    /// used only under the stamp it was read at, so a server's reads one after another check a
+    /// patient bucket once per root, not once per read.
     var patientRows: PatientRows?
 
     private init(
@@ -238,8 +236,8 @@ public final class Vault {
     /// verifies it: `status` given the owner's key says that a root forged, altered or paired
     /// with an edited header is so (76), rather than count the rows as if they were current.
     public func counts() throws(VaultError) -> Counts {
-        try read {
-            _ = try verifiedState()
+        try reading { read in
+            _ = try verifiedState(in: read)
             return Counts(
                 prescriptions: try store.prescriptionCount(), versions: try store.versionCount(),
                 attachments: try store.attachmentCount())
@@ -254,21 +252,32 @@ public final class Vault {
         do { return try ownerWrite(body) } catch { throw VaultError.wrap(error) }
     }
 
-    /// The one owner write path: one write transaction with its own `OwnerWrite`, begun by the
-    /// owner's checks and housekeeping (`beginOwnerWrite`: the root verified, an older format
-    /// upgraded; `maintain`: client log entries countersigned, expired grants revoked), then
-    /// `body`, handed the write, then the index, manifest and a new root written
-    /// (`finishOwnerWrite`), then the commit, after which the rollback anchor learns the new
-    /// counter. Whatever `body` throws rolls it all back and is rethrown as it is (an import's
-    /// refusal, a dry run's rollback); the write's working state is dropped either way. What may
-    /// only run inside a write takes the `OwnerWrite` as a parameter (as GRDB's `write { db in }`
-    /// hands its body the database), so it cannot be called outside one.
+    /// The one owner write path. An older-format vault is first upgraded in a write transaction
+    /// of its own (`upgradeIfNeeded`, once per process), so the write proper always begins on a
+    /// current-format vault. Then one write transaction with its own `OwnerWrite`, begun by the
+    /// owner's checks and housekeeping (`beginOwnerWrite`: the root verified; `maintain`: client
+    /// log entries countersigned, expired grants revoked), then `body`, handed the write, then
+    /// the index, manifest and a new root written (`finishOwnerWrite`), then the commit, after
+    /// which the rollback anchor learns the new counter. Whatever `body` throws rolls its write
+    /// back and is rethrown as it is (an import's refusal, a dry run's rollback); the upgrade
+    /// before it stays committed (see `upgradeIfNeeded` for why); the write's working state is
+    /// dropped either way. What may only run inside a write takes the `OwnerWrite` as a parameter
+    /// (as GRDB's `write { db in }` hands its body the database), so it cannot be called outside one.
     func ownerWrite<T>(_ body: (OwnerWrite) throws -> T) throws -> T {
-        guard currentWrite == nil else { throw VaultError.internalError("an owner write began inside another") }
+        guard !writeUnderWay else { throw VaultError.internalError("an owner write began inside another") }
+        try upgradeIfNeeded()
+        return try ownerTransaction(upgrading: false, body)
+    }
+
+    /// One owner write transaction (`ownerWrite`); `upgrading`: the upgrade's own
+    /// (`upgradeIfNeeded`), which brings an older format to the current one before its
+    /// housekeeping, and may begin on any format this rxvault reads.
+    func ownerTransaction<T>(upgrading: Bool, _ body: (OwnerWrite) throws -> T) throws -> T {
+        guard !writeUnderWay else { throw VaultError.internalError("an owner write began inside another") }
         let write = OwnerWrite(header: header)
-        currentWrite = write
+        writeUnderWay = true
         defer {
-            currentWrite = nil
+            writeUnderWay = false
             // Reads' caches are kept under the root's stamp; after a write there is a new one.
             patientCache = nil
             patientRows = nil
@@ -282,7 +291,7 @@ public final class Vault {
         var unchanged: T?
         do {
             result = try store.write { () throws -> T in
-                try beginOwnerWrite(write)
+                try beginOwnerWrite(write, upgrading: upgrading)
                 write.upkeep = try maintain(write)
                 swept = write.upkeep.expiredGrants > 0
                 let value = try body(write)

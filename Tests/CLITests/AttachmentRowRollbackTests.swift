@@ -12,7 +12,7 @@ import Testing
 /// of the built rxvault binary, and library tests do not run the binary.
 @Suite struct AttachmentRowRollbackTests {
     /// An export reads the grant rows and the attachment rows of the whole vault once for its read
-    /// (`ReadScope`): what it read must still be what the manifest pins. A revoked grant row put
+    /// (`ReadBatch`): what it read must still be what the manifest pins. A revoked grant row put
     /// back, or an attachment row deleted, refuses the export.
     @Test func anExportRefusesAGrantPutBackOrAnAttachmentDeleted() throws {
         let t = try TestVault()

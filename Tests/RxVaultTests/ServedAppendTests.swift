@@ -25,9 +25,11 @@ extension AuditAuthenticationTests {
         // The newest-first reader takes them as they are (`grants` shows each last read).
         var reads: [String] = []
         #expect(
-            try s.owner.vouchedAuditEvents([.read]) {
-                reads.append($0.actor)
-                return true
+            try s.owner.reading { read in
+                try s.owner.vouchedAuditEvents([.read], in: read) {
+                    reads.append($0.actor)
+                    return true
+                }
             })
         #expect(reads.prefix(2) == [s.family.id.hex, s.shop.id.hex])
         let swept = try s.owner.sweep()

@@ -31,9 +31,11 @@ import Testing
         #expect(try reopened.logServedReads([Self.read]) != nil)
         #expect(try reopened.writeCounter() == before + 1)
         var logged: [String?] = []
-        _ = try reopened.vouchedAuditEvents([.read]) { event in
-            logged.append(event.detail)
-            return true
+        _ = try reopened.reading { read in
+            try reopened.vouchedAuditEvents([.read], in: read) { event in
+                logged.append(event.detail)
+                return true
+            }
         }
         #expect(logged == ["api read VisionPrescription"])
     }

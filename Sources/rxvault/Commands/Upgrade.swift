@@ -8,9 +8,9 @@ extension RxVaultCommand {
             abstract: "Upgrade the vault file to the newest format now.",
             discussion: flowing(
                 """
-                Any owner command that changes the vault upgrades an older vault first, in the same
-                transaction; this does only that, so a script can upgrade on purpose. The upgrade is
-                atomic: the file is either all old format or all new. An older rxvault cannot open the
+                Any owner command that changes the vault upgrades an older vault first, in a
+                transaction of its own; this does only that, so a script can upgrade on purpose. The
+                upgrade is atomic: the file is either all old format or all new. An older rxvault cannot open the
                 upgraded file. Format 3 stops the file from showing which client may read which
                 prescription and the clients' public keys (SECURITY.md, "What the file reveals").
 
