@@ -365,6 +365,12 @@ import Testing
         let fromBackup = try cli.run(["measurement", "list", "--format", "json", "--vault", restored])
         #expect(fromBackup.status == 0 && fromBackup.stdout.contains("24.10"), "\(fromBackup)")
         #expect(try cli.run(["check", "--vault", restored]).status == 0)
+        // The FHIR export holds both measurements. (From the vault: an export is logged, an owner
+        // write, and an owner write to the copy beside it would be a write this computer made that
+        // the vault lacks: format 8 then names the vault an older copy until the two are merged.)
+        let fhir = try cli.run(["measurement", "list", "--format", "fhir"])
+        #expect(fhir.status == 0 && fhir.stdout.contains("64742-0") && fhir.stdout.contains("24.1"), "\(fhir)")
+        #expect(fhir.stdout.contains(first) || fhir.stdout.contains("urn:rxvault:measurement"))
 
         // A measurement removed, then the patient row put back from the older copy: check fails.
         let old = try cli.consistentCopy("before-remove.rxv")
@@ -381,11 +387,6 @@ import Testing
         // The patient row deleted outright: the same.
         try db.execute("DELETE FROM main.person")
         #expect(try cli.run(["check"]).status == 76)
-
-        // The restored copy is the owner's and current: its FHIR export holds both measurements.
-        let fhir = try cli.run(["measurement", "list", "--format", "fhir", "--vault", restored])
-        #expect(fhir.status == 0 && fhir.stdout.contains("64742-0") && fhir.stdout.contains("24.1"), "\(fhir)")
-        #expect(fhir.stdout.contains(first) || fhir.stdout.contains("urn:rxvault:measurement"))
     }
 
     /// docs/guide.md's child's myopia record, run as written on a new vault (sh -e, rxvault on

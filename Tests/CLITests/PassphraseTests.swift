@@ -81,7 +81,7 @@ import Testing
         let unlocked = try cli.run(["status"])
         #expect(unlocked.stdout.contains("prescriptions  1 (1 version, 0 attachments)"))
         let json = try cli.json(try cli.run(["status", "--format", "json"]).stdout)
-        #expect(json["formatVersion"] as? Int == 7)
+        #expect(json["formatVersion"] as? Int == 8)
         #expect(json["prescriptions"] as? Int == 1)
         #expect((json["kdf"] as? [String: Any])?["preset"] as? String == "interactive")
 

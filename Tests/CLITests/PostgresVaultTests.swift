@@ -381,7 +381,12 @@ import Testing
         ]
         for (name, tamper, reader) in cases {
             let database = try server.createDatabase()
-            var environment: [String: String?] = ["RXVAULT_PATH": database.url]
+            // Each case's copy is written on a computer of its own (its own state folder): on one
+            // computer, the second copy of the same vault written apart would be a rollback of the
+            // first (format 8), which is not what this matrix is about.
+            let home = cli.path("home-\(database.database)")
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            var environment: [String: String?] = ["RXVAULT_PATH": database.url, "HOME": home]
             for (key, value) in database.environment { environment[key] = value }
             #expect(try cli.run(["copy", cli.vaultPath, database.url], environment: environment).status == 0)
             _ = try server.psql(before, database: database.database)

@@ -115,7 +115,7 @@ import Testing
             _ = try SQLiteRecordStore(openingAt: newer)
             Issue.record("a newer format was opened")
         } catch {
-            guard case .unsupportedVersion(found: 99, supported: 7) = error else {
+            guard case .unsupportedVersion(found: 99, supported: StoredSchema.currentFormat) = error else {
                 Issue.record("got \(error)")
                 return
             }
