@@ -433,12 +433,6 @@ private final class ClusterReaper: Sendable {
     private let pid: pid_t
 
     init(pgCtl: [String]) throws {
-        // A socket pair rather than a pipe: it can be made close-on-exec at once (pipe2 is not in
-        // Swift's Glibc), before another thread starts a program.
-        var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw PostgresServerError("socketpair failed: \(String(cString: strerror(errno)))")
-        }
         let script = """
             trap '' INT TERM HUP QUIT
             IFS= read -r folder || exit 0
@@ -456,23 +450,14 @@ private final class ClusterReaper: Sendable {
             done
             exit 0
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["-w", "/bin/sh", "-c", script, "rxvault-pg-reaper"] + pgCtl
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
-        process.standardInput = reading
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let watchdog: Watchdog
         do {
-            try process.run()
+            watchdog = try Watchdog.start(script: script, name: "rxvault-pg-reaper", arguments: pgCtl, directory: "/")
         } catch {
-            close(ends[1])
-            throw PostgresServerError("could not start the cluster's reaper (/usr/bin/setsid, /bin/sh): \(error)")
+            throw PostgresServerError("could not start the cluster's reaper: \(error)")
         }
-        try? reading.close()
-        writer = Locked((ends[1], false))
-        pid = process.processIdentifier
+        writer = Locked((watchdog.end, false))
+        pid = watchdog.process.processIdentifier
     }
 
     /// Tells the reaper the cluster's folder (with `data/` in it), once, just before making it.

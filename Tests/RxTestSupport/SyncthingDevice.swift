@@ -77,12 +77,6 @@ public final class SyncthingDevice: @unchecked Sendable {
         guard generated.status == 0 else { throw SyncthingError("syncthing generate failed:\n\(generated)") }
         try Self.keepToLoopback(config: home + "/config.xml", gui: guiPort, listen: "tcp://127.0.0.1:\(listenPort)")
 
-        // The guardian's stdin: a socket pair made close-on-exec at once, so no other program the
-        // tests start (the other device's guardian, rxvault) holds the test's end open.
-        var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw SyncthingError("socketpair failed: \(String(cString: strerror(errno)))")
-        }
         // Syncthing in a process group of its own (setsid: it runs a monitor and a child), so the
         // guardian stops both, whatever state the test process left them in.
         let script = """
@@ -101,29 +95,20 @@ public final class SyncthingDevice: @unchecked Sendable {
             wait "$st" 2>/dev/null
             exit 0
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments =
-            [
-                "-w", "/bin/sh", "-c", script, "rxvault-syncthing-guardian", home + "/syncthing.log", syncthing,
-                "serve", "--home=\(home)", "--no-browser", "--no-restart", "--no-upgrade", "--no-default-folder",
-                "--gui-address=http://127.0.0.1:\(guiPort)", "--gui-apikey=\(apiKey)"
-            ]
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: home)
-        let reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
-        process.standardInput = reading
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let watchdog: Watchdog
         do {
-            try process.run()
+            watchdog = try Watchdog.start(
+                script: script, name: "rxvault-syncthing-guardian",
+                arguments: [
+                    home + "/syncthing.log", syncthing,
+                    "serve", "--home=\(home)", "--no-browser", "--no-restart", "--no-upgrade", "--no-default-folder",
+                    "--gui-address=http://127.0.0.1:\(guiPort)", "--gui-apikey=\(apiKey)"
+                ], directory: home, environment: environment)
         } catch {
-            close(ends[1])
-            throw SyncthingError("could not start \(name)'s Syncthing (setsid, /bin/sh): \(error)")
+            throw SyncthingError("could not start \(name)'s Syncthing: \(error)")
         }
-        try? reading.close()
-        guardian = process
-        guardianInput = Locked(ends[1])
+        guardian = watchdog.process
+        guardianInput = Locked(watchdog.end)
         do {
             guard try eventuallyThrowing(within: 30, { (try? get("/rest/system/ping")) != nil }) else {
                 throw SyncthingError("\(name)'s REST API did not answer within 30 s", logs: log())
