@@ -31,6 +31,8 @@ public struct AttachmentMetadata: Codable, Sendable, Equatable {
     public var pages: Int?
     /// When it was attached (ISO 8601, UTC).
     public var added: String
+    /// Format 8: the write that attached it (`WriteStamp.text`); nil for attachments made before.
+    public var by: String? = nil
 
     static let currentSchema = 1
 

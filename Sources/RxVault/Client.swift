@@ -9,6 +9,8 @@ public struct ClientSummary: Sendable, Equatable {
     public let recipient: AgeRecipient
     /// When it was registered (ISO 8601, UTC).
     public let added: String
+    /// Format 8: the write that registered it (`WriteStamp`); nil for clients registered before.
+    public var stamp: WriteStamp? = nil
 }
 
 /// The owner-only part of a client row, sealed under the owner-info key.
@@ -18,6 +20,8 @@ struct ClientInfo: Codable {
     var added: String
     /// Format 3: the client's X25519 public key (64 hex digits), no longer in the clear.
     var publicKey: String?
+    /// Format 8: the write that registered it (`WriteStamp.text`).
+    var by: String? = nil
 }
 
 /// A grant as the owner sees it.
@@ -33,6 +37,9 @@ public struct GrantSummary: Sendable {
     public var includesMeasurements: Bool = false
     /// When the client last read this prescription, from the audit log.
     public var lastRead: String?
+    /// Format 8: the write that made the grant (`WriteStamp`; kept when its terms change or it is
+    /// sealed again); nil for grants made before.
+    public var stamp: WriteStamp? = nil
 
     public func isActive(on today: CalendarDate) -> Bool { expires.map { today <= $0 } ?? true }
 }
@@ -109,6 +116,8 @@ struct GrantInfo: Codable {
     /// Format 6: the grant carries its patient's measurements (absent: it does not, so rows
     /// written before keep their bytes).
     var measurements: Bool?
+    /// Format 8: the write that made the grant (`WriteStamp.text`).
+    var by: String? = nil
 }
 
 /// What a grant seals to the client: which grant it is and the keys it may use. The context

@@ -42,6 +42,14 @@ final class OwnerWrite: StateAccess {
             if !touchedToRemember.contains(short) { touchedToRemember.append(short) }
         }
     }
+    /// Format 8: the stamp of the records this write makes (`Vault.stamp`), taken at first need.
+    var stamp: WriteStamp?
+    /// A merge's: the knowledge of the copy it brings in, joined with the vault's when the write
+    /// ends (`Vault.advanceKnowledge`); set before any stamp is taken, so the stamp counts past it.
+    var joinedKnowledge: KnowledgeVector?
+    /// A merge's: the other copy's write counter, which the new root's counter passes, so that
+    /// neither copy's rollback anchor takes the merged vault for an older one.
+    var counterFloor = 0
     /// What a large import learnt of the store when it began (`StoredPrescriptions`); nil in
     /// every other write.
     var stored: StoredPrescriptions?

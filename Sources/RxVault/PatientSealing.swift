@@ -16,7 +16,8 @@ struct PatientSealing: Sendable {
         let info = PatientInfo(
             schema: 1, name: summary.name, birthDate: summary.birthDate,
             merged: summary.merged.isEmpty ? nil : summary.merged, family: summary.family, given: summary.given,
-            measurements: summary.measurements.isEmpty ? nil : summary.measurements.map(StoredMeasurement.init))
+            measurements: summary.measurements.isEmpty ? nil : summary.measurements.map(StoredMeasurement.init),
+            by: summary.changed?.text)
         var row = PatientRecord(
             id: summary.id,
             info: try AEAD.seal(info.sealedJSON(), key: ownerInfoKey, associatedData: place(summary.id)),
@@ -42,9 +43,16 @@ struct PatientSealing: Sendable {
         do { measurements = try (info.measurements ?? []).map { try $0.measurement() } } catch {
             throw VaultError.integrity("patient \(id.short)'s measurements do not read: \(error)")
         }
-        return PatientSummary(
+        var summary = PatientSummary(
             id: id, name: info.name, birthDate: info.birthDate, merged: info.merged ?? [], family: info.family,
             given: info.given, measurements: measurements)
+        if let by = info.by {
+            guard let stamp = WriteStamp(text: by) else {
+                throw VaultError.integrity("patient \(id.short) names no write that wrote it")
+            }
+            summary.changed = stamp
+        }
+        return summary
     }
 
     /// What the owner's MAC over a patient row covers.

@@ -8,9 +8,23 @@ extension RecordContent {
     func sealedJSON() throws -> [UInt8] {
         var w = JSONWriter(style: .compact, capacity: 512, escapeSlashes: true)
         w.beginObject()
+        if let by {
+            w.key("by")
+            w.string(by)
+        }
         if let change {
             w.key("change")
             w.string(change)
+        }
+        for (key, list) in [("conflict", conflict), ("parents", parents)] {
+            guard let list else { continue }
+            w.key(key)
+            w.beginArray()
+            for item in list {
+                w.element()
+                w.string(item)
+            }
+            w.endArray()
         }
         w.key("prescription")
         try prescription.writeJSON(to: &w)

@@ -25,9 +25,15 @@ struct Sealing {
         }
         do {
             let content = try plaintext.withUnsafeBytes { bytes throws in try RecordContent(json: bytes) }
-            return PrescriptionRecord(
+            var record = PrescriptionRecord(
                 id: id, version: row.version, recorded: content.recorded, prescription: content.prescription,
                 change: content.change)
+            if let by = content.by {
+                guard let stamp = WriteStamp(text: by) else { throw VaultError.integrity("bad stamp") }
+                record.by = stamp
+            }
+            (record.parents, record.conflict) = (content.parents, content.conflict)
+            return record
         } catch {
             throw .integrity("\(place) decrypted but does not decode")
         }

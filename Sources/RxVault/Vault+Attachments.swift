@@ -109,7 +109,7 @@ extension Vault {
             let metadata = AttachmentMetadata(
                 schema: AttachmentMetadata.currentSchema, name: name ?? "attachment.\(validated.type.fileExtension)",
                 type: validated.type, size: size, sha256: sha256, width: validated.width, height: validated.height,
-                pages: validated.pages, added: clock.timestamp())
+                pages: validated.pages, added: clock.timestamp(), by: try stamp(write)?.text)
             let sealedMetadata = try sealMetadata(metadata, keys: keys, id: attachmentID, prescription: prescriptionID)
             let mac = try MAC.authenticate(
                 attachmentRowMessage(

@@ -11,6 +11,7 @@ extension Vault {
         let id = ClientID.random()
         let added = clock.timestamp()
         return try perform { write in
+            let stamp = try self.stamp(write)
             let existing = try clientSummaries()
             if existing.contains(where: { $0.name.lowercased() == name.lowercased() }) {
                 throw VaultError.duplicateClient("a client named '\(name)' already exists")
@@ -19,11 +20,13 @@ extension Vault {
                 throw VaultError.duplicateClient("that recipient is already registered as client '\(other.name)'")
             }
             try store.insert(
-                try clientRow(id: id, recipient: recipient, info: ClientInfo(schema: 1, name: name, added: added)))
+                try clientRow(
+                    id: id, recipient: recipient, info: ClientInfo(schema: 1, name: name, added: added, by: stamp?.text)
+                ))
             try audit(
                 AuditEvent(
                     time: added, actor: AuditEvent.ownerActor, action: .clientAdded, client: id.hex, detail: name))
-            return ClientSummary(id: id, name: name, recipient: recipient, added: added)
+            return ClientSummary(id: id, name: name, recipient: recipient, added: added, stamp: stamp)
         }
     }
 
@@ -94,7 +97,15 @@ extension Vault {
             throw VaultError.integrity(
                 "client \(id.short)'s lookup tag is not its key's (altered, or moved from another row)")
         }
-        return ClientSummary(id: id, name: info.name, recipient: AgeRecipient(publicKey: publicKey), added: info.added)
+        guard let by = info.by else {
+            return ClientSummary(
+                id: id, name: info.name, recipient: AgeRecipient(publicKey: publicKey), added: info.added)
+        }
+        guard let stamp = WriteStamp(text: by) else {
+            throw VaultError.integrity("client \(id.short) names no write that registered it")
+        }
+        return ClientSummary(
+            id: id, name: info.name, recipient: AgeRecipient(publicKey: publicKey), added: info.added, stamp: stamp)
     }
 
     /// A client row in the current format: found by its lookup tag, its public key sealed in its info.

@@ -14,12 +14,27 @@ extension Vault {
         return chosen
     }
 
-    /// Every owner write of a format-8 vault counts as one write of this computer's replica.
-    func advanceKnowledge(_ state: inout VaultState) {
+    /// Every owner write of a format-8 vault counts as one write of this computer's replica
+    /// (after a merge's, on top of both copies' knowledge).
+    func advanceKnowledge(_ state: inout VaultState, joining joined: KnowledgeVector? = nil) {
         guard header.formatVersion >= 8 else { return }
         var knowledge = state.knowledge ?? .empty
+        if let joined { knowledge = knowledge.merged(with: joined) }
         knowledge.advance(writingReplica())
         state.knowledge = knowledge
+    }
+
+    /// The stamp of what `write` makes (format 8; nil before): this replica's next clock, the
+    /// one `advanceKnowledge` counts when the write ends.
+    func stamp(_ write: OwnerWrite) throws -> WriteStamp? {
+        guard header.formatVersion >= 8 else { return nil }
+        if let stamp = write.stamp { return stamp }
+        var knowledge = try write.root().knowledge ?? .empty
+        if let joined = write.joinedKnowledge { knowledge = knowledge.merged(with: joined) }
+        let replica = writingReplica()
+        let stamp = WriteStamp(replica: replica, clock: knowledge[replica] + 1)
+        write.stamp = stamp
+        return stamp
     }
 
     /// After a commit: the computer has seen the state it wrote, and remembers which

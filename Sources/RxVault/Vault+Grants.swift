@@ -65,7 +65,8 @@ extension Vault {
                     id: existing?.id ?? GrantID.random(), client: client, prescriptionID: prescriptionID,
                     info: GrantInfo(
                         schema: 1, granted: existing?.granted ?? now, expires: outcome.after.expires,
-                        attachments: outcome.after.attachments, measurements: outcome.after.measurements ? true : nil),
+                        attachments: outcome.after.attachments, measurements: outcome.after.measurements ? true : nil,
+                        by: try (existing.map { $0.stamp } ?? stamp(write))?.text),
                     in: write)
                 try audit(
                     AuditEvent(
@@ -218,7 +219,13 @@ extension Vault {
         return GrantSummary(
             id: row.id, client: client, prescriptionID: grant.prescriptionID, granted: info.granted,
             expires: info.expires,
-            includesAttachments: info.attachments, includesMeasurements: info.measurements ?? false, lastRead: nil)
+            includesAttachments: info.attachments, includesMeasurements: info.measurements ?? false, lastRead: nil,
+            stamp: try info.by.map { text throws(VaultError) in
+                guard let stamp = WriteStamp(text: text) else {
+                    throw .integrity("grant \(row.id.short) names no write that made it")
+                }
+                return stamp
+            })
     }
 
     // MARK: - Finding grant rows
@@ -340,7 +347,8 @@ extension Vault {
                 id: grant.row.id, client: client, prescriptionID: prescriptionID,
                 info: GrantInfo(
                     schema: 1, granted: summary.granted, expires: summary.expires,
-                    attachments: summary.includesAttachments, measurements: summary.includesMeasurements ? true : nil),
+                    attachments: summary.includesAttachments, measurements: summary.includesMeasurements ? true : nil,
+                    by: summary.stamp?.text),
                 in: write)
         }
     }

@@ -42,7 +42,7 @@ extension Vault {
                     id: stored.row.id, client: client, prescriptionID: indexed.id,
                     info: GrantInfo(
                         schema: 1, granted: grant.granted, expires: grant.expires,
-                        attachments: grant.includesAttachments, measurements: true), in: write)
+                        attachments: grant.includesAttachments, measurements: true, by: grant.stamp?.text), in: write)
             }
         }
     }

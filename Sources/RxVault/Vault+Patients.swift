@@ -21,6 +21,9 @@ public struct PatientSummary: Sendable, Hashable {
     /// kept in the patient's sealed record, so the state root covers them with it (DESIGN.md,
     /// "Measurements").
     public var measurements: [EyeMeasurement]
+    /// Format 8: the write that last wrote the record (`WriteStamp`); nil for records last
+    /// written before. A merge keeps the side whose write the other has not seen.
+    public var changed: WriteStamp? = nil
 
     public init(
         id: PatientID, name: String, birthDate: CalendarDate?, merged: [String], family: String? = nil,
@@ -33,6 +36,18 @@ public struct PatientSummary: Sendable, Hashable {
         self.family = family
         self.given = given
         self.measurements = measurements
+    }
+
+    /// Records are equal by what they say, whatever write last wrote them (`changed`).
+    public static func == (a: PatientSummary, b: PatientSummary) -> Bool {
+        a.id == b.id && a.name == b.name && a.birthDate == b.birthDate && a.merged == b.merged
+            && a.family == b.family && a.given == b.given && a.measurements == b.measurements
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(name)
+        hasher.combine(birthDate)
     }
 
     /// The patient as a prescription shows it.
@@ -55,6 +70,8 @@ struct PatientInfo: Codable {
     /// Added without a format change (docs/format.md, "Measurements"): absent when the patient
     /// has none, so records without them are written byte for byte as before.
     var measurements: [StoredMeasurement]?
+    /// Format 8: the write that last wrote the record (`PatientSummary.changed`).
+    var by: String? = nil
 }
 
 extension PatientInfo {
@@ -67,6 +84,10 @@ extension PatientInfo {
         if let birthDate {
             w.key("birthDate")
             w.string(birthDate.description)
+        }
+        if let by {
+            w.key("by")
+            w.string(by)
         }
         w.nameParts(family: family, given: given)
         if let measurements {
@@ -103,6 +124,7 @@ extension PatientInfo {
         schema = try c.required("schema").int()
         name = try c.required("name").string()
         birthDate = try c.optional("birthDate")?.date()
+        by = try c.optional("by")?.string()
         merged = try c.optional("merged")?.array().map { v throws(DecodingError) in try v.string() }
         family = try c.optional("family")?.string()
         given = try c.optional("given")?.array().map { v throws(DecodingError) in try v.string() }
@@ -380,9 +402,9 @@ extension Vault {
         }
         var rx = record.prescription
         rx.patient = summary.patient
-        var resolved = PrescriptionRecord(
-            id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
-        resolved.change = record.change
+        // A copy: the version's stamp, parents and conflict go with it.
+        var resolved = record
+        resolved.prescription = rx
         return resolved
     }
 
@@ -390,6 +412,8 @@ extension Vault {
 
     /// Seals and stores a patient row, keeping the transaction's directory and patients hash current.
     func writePatient(_ summary: PatientSummary, in write: OwnerWrite) throws {
+        var summary = summary
+        summary.changed = try stamp(write) ?? summary.changed
         let row = try patientSealing.seal(summary)
         try changePatients(writing: { try store.upsert(row) }, change: { $0.insert(summary) }, in: write)
     }
@@ -509,9 +533,8 @@ extension Vault {
                 rx.patient = summary.patient
             }
         }
-        var linked = PrescriptionRecord(
-            id: record.id, version: record.version, recorded: record.recorded, prescription: rx)
-        linked.change = record.change
+        var linked = record
+        linked.prescription = rx
         return linked
     }
 

@@ -228,7 +228,9 @@ extension Vault {
     /// of the write). Returns the record as it will be stored.
     @discardableResult
     func storeVersionLater(_ record: PrescriptionRecord, in write: OwnerWrite) throws -> PrescriptionRecord {
-        let record = try linkPatient(record, in: write)
+        var record = try linkPatient(record, in: write)
+        // Format 8: every new version says which write made it (a merge's copies keep theirs).
+        if record.by == nil { record.by = try stamp(write) }
         try touch(record.id.hex, in: write)
         write.unsealedVersions.append(record)
         return record

@@ -104,7 +104,7 @@ extension Vault {
                     id: GrantID.random(), client: client, prescriptionID: id,
                     info: GrantInfo(
                         schema: 1, granted: now, expires: terms.expires, attachments: terms.attachments,
-                        measurements: terms.measurements ? true : nil), in: write)
+                        measurements: terms.measurements ? true : nil, by: try stamp(write)?.text), in: write)
                 try audit(
                     AuditEvent(
                         time: now, actor: AuditEvent.ownerActor, action: .grant, client: client.id.hex,

@@ -28,7 +28,7 @@ struct VersionSealing: Sendable {
         }
         let content = RecordContent(
             schema: RecordContent.currentSchema, recorded: record.recorded, prescription: prescription,
-            change: record.change)
+            change: record.change, by: record.by?.text, parents: record.parents, conflict: record.conflict)
         let plaintext: [UInt8]
         do { plaintext = try content.sealedJSON() } catch { throw .internalError("cannot encode a prescription") }
         let dataKey = SecretBytes(randomCount: AEAD.keyLength)

@@ -17,6 +17,9 @@ public protocol PrescriptionStore: AnyObject {
     /// Adds a version; creates the prescription when `record.version` is 1. A version that is
     /// already stored is refused (`StoreError`), never replaced.
     func insert(_ record: PrescriptionVersionRecord) throws(StoreError)
+    /// Deletes the prescription's versions numbered `version` and after (a merge renumbers a
+    /// history from where the copies' versions interleave); never the first. Returns how many.
+    func deleteVersions(of id: PrescriptionID, from version: Int) throws(StoreError) -> Int
     /// Deletes the prescription with every version and attachment. Returns false if there was none.
     func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool
     func prescriptionCount() throws(StoreError) -> Int

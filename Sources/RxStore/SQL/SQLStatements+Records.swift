@@ -55,6 +55,12 @@ extension PrescriptionStore where Self: SQLStatements {
         ) { row throws(StoreError) in try row.id(0) }
     }
 
+    public func deleteVersions(of id: PrescriptionID, from version: Int) throws(StoreError) -> Int {
+        try runCountingChanges(
+            "DELETE FROM prescription_version WHERE prescription_id = \(Self.placeholder(1)) AND version >= "
+                + "\(Self.placeholder(2))", [.text(id.hex), .integer(Int64(max(version, 2)))])
+    }
+
     public func deletePrescription(_ id: PrescriptionID) throws(StoreError) -> Bool {
         // Versions, attachments and their chunks go with it (ON DELETE CASCADE).
         try runCountingChanges("DELETE FROM prescription WHERE id = \(Self.placeholder(1))", [.text(id.hex)]) > 0
