@@ -28,6 +28,9 @@ public struct AuditEvent: Codable, Sendable, Equatable {
         case passphraseChanged = "passphrase-changed"
         /// A vault setting was changed (`config set`); the detail says which, from what to what.
         case settingChanged = "setting-changed"
+        /// Another copy of the vault was merged in (`rxvault merge`); the detail says which,
+        /// what came in, and the other copy's audit head.
+        case merge
     }
 
     public var time: String

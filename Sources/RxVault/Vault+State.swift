@@ -296,7 +296,7 @@ extension Vault {
     /// other write begins on a current-format vault, and finding another is an internal error
     /// (its upgrade did not run).
     func beginOwnerWrite(_ write: OwnerWrite, upgrading: Bool) throws {
-        if let rollback { throw VaultError.integrity(Self.rollbackMessage(rollback)) }
+        if let rollback, !mergingOverFork { throw VaultError.integrity(Self.rollbackMessage(rollback)) }
         // Another process may have upgraded the file, or changed its key slots or settings, since
         // it was opened: the write works from the header as stored (verified with the key ring
         // below, from format 4).
@@ -327,8 +327,8 @@ extension Vault {
         }
         state.auditSequence = head.sequence
         state.auditHash = head.hash
-        state.counter += 1
-        advanceKnowledge(&state)
+        state.counter = max(state.counter, write.counterFloor) + 1
+        advanceKnowledge(&state, joining: write.joinedKnowledge)
         if header.formatVersion >= 4 {
             // Format 7: the setting this write changed, else the one the ring holds (verified
             // when the write began).

@@ -59,6 +59,9 @@ public final class Vault {
     /// The replica this process writes as (format 8; `writingReplica`): known at the first
     /// write, or when the owner accepts a state.
     var replica: ReplicaID?
+    /// Set while `merge` writes: a merge is the way out of a fork or rollback, so it may write
+    /// where other owner writes are refused.
+    var mergingOverFork = false
     /// An owner write is under way on this vault: another may not begin inside it, nor a verified
     /// read (`reading`), which would check the file's last committed root instead of the
     /// write's own. A guard, nothing more: no read or write behaves otherwise by it; whatever

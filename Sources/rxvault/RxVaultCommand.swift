@@ -55,7 +55,9 @@ struct RxVaultCommand: AsyncParsableCommand {
                 ]),
             CommandGroup(
                 name: "Files and backups",
-                subcommands: [Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self, Copy.self])
+                subcommands: [
+                    Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self, Copy.self, Merge.self
+                ])
         ])
 
     @OptionGroup var options: VaultOptions

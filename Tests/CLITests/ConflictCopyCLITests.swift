@@ -25,7 +25,7 @@ import Testing
             let first = r.stdout.split(separator: "\n").first.map(String.init) ?? ""
             #expect(
                 first
-                    == "rxvault: 1 conflict copy beside the vault: \(Self.syncthingName); it may hold writes this file lacks: keep it, and compare with 'rxvault --vault COPY list' (rxvault cannot merge copies yet)",
+                    == "rxvault: 1 conflict copy beside the vault: \(Self.syncthingName); it may hold writes this file lacks: 'rxvault merge COPY' brings them in; delete a copy once merged",
                 "\(command): \(r)")
             #expect(r.stdout.components(separatedBy: "conflict copy beside").count == 2, "once: \(r)")
         }
@@ -44,7 +44,9 @@ import Testing
         }
         let r = try TerminalOutputTests.runOnTerminal(cli, ["list"], columns: 200, stderrToo: true)
         #expect(r.stdout.contains("rxvault: 5 conflict copies beside the vault: "), "\(r)")
-        #expect(r.stdout.contains(" and 2 more; they may hold writes this file lacks: keep them"), "\(r)")
+        #expect(
+            r.stdout.contains(" and 2 more; they may hold writes this file lacks: 'rxvault merge COPY' brings them in"),
+            "\(r)")
     }
 
     @Test func statusNamesThemInTextAndJSON() throws {
@@ -55,7 +57,7 @@ import Testing
         #expect(text.stdout.contains("conflict copies"), "\(text)")
         #expect(text.stdout.contains("\(Self.syncthingName) (Syncthing's conflict copy, write "), "\(text)")
         #expect(text.stdout.contains("kept.rxv (another file of this vault, write "), "\(text)")
-        #expect(text.stdout.contains("rxvault cannot merge copies yet"), "\(text)")
+        #expect(text.stdout.contains("'rxvault merge COPY' brings them in"), "\(text)")
 
         let json = try cli.run(["status", "--format", "json"])
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])

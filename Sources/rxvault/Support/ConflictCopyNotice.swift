@@ -13,10 +13,10 @@ import Synchronization
 enum ConflictCopyNotice {
     private static let said = Mutex(false)
 
-    /// What to do with copies today: rxvault cannot bring their writes in yet.
+    /// What to do with copies: merge each (nothing either side wrote is lost), then delete it.
     static func advice(count: Int) -> String {
-        (count == 1 ? "it may hold writes this file lacks: keep it" : "they may hold writes this file lacks: keep them")
-            + ", and compare with 'rxvault --vault COPY list' (rxvault cannot merge copies yet)"
+        (count == 1 ? "it may hold writes this file lacks" : "they may hold writes this file lacks")
+            + ": 'rxvault merge COPY' brings them in; delete a copy once merged"
     }
 
     /// The notice's line (without "rxvault: "): how many, the first few names, the advice.

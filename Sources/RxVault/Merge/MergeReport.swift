@@ -1,0 +1,50 @@
+/// What `rxvault merge` brought in from another copy, or would with `--dry-run` (issue 48).
+public struct MergeReport: Sendable {
+    /// Prescriptions the other copy had and this one lacked.
+    public var prescriptionsAdded: [PrescriptionID] = []
+    /// Prescriptions with versions brought in (their histories joined).
+    public var prescriptionsUpdated: [PrescriptionID] = []
+    /// Prescriptions the other copy removed after this one last changed them.
+    public var prescriptionsRemoved: [PrescriptionID] = []
+    /// Prescriptions both copies changed: a merge version chose the newest edit; both stay in the history.
+    public var conflicts: [PrescriptionID] = []
+    public var versionsAdded = 0
+    public var attachmentsAdded = 0
+    public var attachmentsRemoved = 0
+    public var clientsAdded: [String] = []
+    public var clientsRemoved: [String] = []
+    public var grantsAdded = 0
+    public var grantsRemoved = 0
+    /// Grants both copies hold with different terms, now held with the narrower of each term.
+    public var grantsNarrowed = 0
+    public var patientsAdded = 0
+    public var patientsUpdated = 0
+    /// Patients both copies changed (the later write's name kept; measurements from both).
+    public var patientConflicts: [String] = []
+    public var auditEntriesJoined = 0
+    /// What the merge could not bring and says so (key slots, a client registered twice).
+    public var notes: [String] = []
+    /// Nothing to bring: the other copy's knowledge is all in this one.
+    public var upToDate = false
+
+    public var changedAnything: Bool {
+        !(prescriptionsAdded.isEmpty && prescriptionsUpdated.isEmpty && prescriptionsRemoved.isEmpty
+            && clientsAdded.isEmpty && clientsRemoved.isEmpty)
+            || attachmentsAdded + attachmentsRemoved
+                + grantsAdded + grantsRemoved + grantsNarrowed + patientsAdded + patientsUpdated + auditEntriesJoined
+                > 0
+    }
+
+    /// One line for the audit entry that records the merge.
+    var summary: String {
+        var parts = [
+            "\(prescriptionsAdded.count) prescriptions added", "\(prescriptionsUpdated.count) updated",
+            "\(prescriptionsRemoved.count) removed", "\(conflicts.count) in conflict",
+            "\(attachmentsAdded) attachments added", "\(attachmentsRemoved) removed",
+            "\(clientsAdded.count) clients added", "\(clientsRemoved.count) removed",
+            "\(grantsAdded) grants added", "\(grantsRemoved) removed", "\(grantsNarrowed) narrowed"
+        ]
+        if !conflicts.isEmpty { parts.append("conflicts: " + conflicts.map(\.short).joined(separator: " ")) }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import RxCrypto
+import RxStore
+
+/// `rxvault merge` (issue 48; docs/format.md, "Merge rules"): every change another copy of this
+/// vault holds and this one lacks, brought in as one owner write. Both copies are read whole and
+/// verified; what each record kind does is decided by the copies' knowledge vectors and the
+/// stamps records carry (`WriteStamp`): a record one copy lacks was removed there when that copy
+/// has seen the write that made it, and is new in the other otherwise. So a revoked grant, a
+/// removed client, a detached attachment stays gone, and nothing written on either side is lost.
+extension Vault {
+    /// Opens another copy of this vault (a file, a conflict copy, a backup decrypted to a
+    /// file, a database) with this vault's root key, verified whole as `check` would. Refused:
+    /// another vault's copy (65, both ids named), a copy this rxvault cannot read (66), a damaged
+    /// one (76), one older than format 4 (65: the root key cannot open it; upgrade it first).
+    public func openCopy(at location: String, named name: String) throws(VaultError) -> Vault {
+        let (_, theirs) = try VaultHeader.openStore(at: location, busyTimeoutMilliseconds: 5_000)
+        guard theirs.vaultID == header.vaultID else {
+            throw .refused(
+                "\(name) is another vault (id \(theirs.vaultIDHex)), not a copy of this one (id \(header.vaultIDHex))")
+        }
+        guard theirs.formatVersion >= 4 else {
+            throw .invalidInput(
+                "\(name) is in format \(theirs.formatVersion); open it with its passphrase and run 'rxvault upgrade' first"
+            )
+        }
+        let copy = try Vault.open(at: location, with: .rootKey(rootKey), clock: clock, anchor: nil)
+        let report = try copy.check(readData: false)
+        if let error = report.stages.flatMap(\.errors).first {
+            throw .integrity("\(name) is damaged, nothing was merged: \(error)")
+        }
+        return copy
+    }
+
+    /// Runs `body` with the copy at `location` opened (`openCopy`): a vault file, a database,
+    /// or a backup (an age file, decrypted with this vault's root key into a private temporary
+    /// file, removed after).
+    public func withCopy<T>(at location: String, named name: String, _ body: (Vault) throws -> T) throws -> T {
+        guard !VaultLocation.isDatabase(location), !Self.isVaultFile(location) else {
+            return try body(try openCopy(at: location, named: name))
+        }
+        guard let handle = FileHandle(forReadingAtPath: location) else {
+            throw VaultError.noVault("cannot read \(name)")
+        }
+        defer { try? handle.close() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rxvault-merge-\(Hex.encode(randomBytes(8)))")
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("copy.rxv").path
+        do {
+            _ = try BackupFile.open(handle, with: .rootKey(rootKey), into: path)
+        } catch let error as BackupFile.OpenError {
+            throw VaultError.refused("\(name) does not open as a backup of this vault: \(error.description)")
+        }
+        return try body(try openCopy(at: path, named: name))
+    }
+
+    private static func isVaultFile(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return true }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 16)) ?? nil
+        return magic.map { Array($0) == Array("SQLite format 3\0".utf8) } ?? true
+    }
+
+    /// Brings in what `source` (`openCopy`) holds and this vault lacks, in one owner write (none
+    /// with `dryRun`, which reports the same). Allowed on a vault whose line of history forked or
+    /// rolled back: that is what a merge mends.
+    public func merge(from source: Vault, named name: String, dryRun: Bool) throws(VaultError) -> MergeReport {
+        let theirs = try source.knowledge()
+        let theirCounter = try source.reading { _ in try source.store.vaultState()?.writeCounter ?? 0 }
+        let ours = try knowledge()
+        if !theirs.clocks.isEmpty, ours.includes(theirs) {
+            var report = MergeReport()
+            report.upToDate = true
+            return report
+        }
+        retireReplicaIfLacking(after: ours.merged(with: theirs))
+        mergingOverFork = true
+        defer { mergingOverFork = false }
+        var report = MergeReport()
+        do {
+            _ = try ownerWrite { (write: OwnerWrite) throws -> Void in
+                write.joinedKnowledge = theirs
+                write.counterFloor = theirCounter
+                var merging = try CopyMerge(vault: self, source: source, write: write, ours: ours, theirs: theirs)
+                try merging.run()
+                report = merging.report
+                try audit(
+                    AuditEvent(
+                        time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .merge,
+                        prescriptions: (report.prescriptionsAdded + report.prescriptionsUpdated).map(\.hex),
+                        detail: "from \(name): \(report.summary); its audit head \(merging.theirAuditHead)"))
+                if dryRun { throw WriteAbandoned(reason: nil) }
+            }
+        } catch is WriteAbandoned {
+            return report
+        } catch {
+            throw VaultError.wrap(error)
+        }
+        purge()
+        rollback = nil
+        compareWithAnchor()
+        return report
+    }
+
+    /// When even both copies together lack writes this computer made as its replica (they are in
+    /// a third copy), the merge's writes are made as a new replica, so those keep their numbers.
+    private func retireReplicaIfLacking(after joined: KnowledgeVector) {
+        guard let anchor, let known = anchor.knowledge(header.vaultIDHex) else { return }
+        guard joined[known.replica] < known.seen[known.replica] else { return }
+        let kept = anchor.updateKnowledge(header.vaultIDHex) { stored in
+            var updated = stored ?? known
+            updated.retire()
+            return updated
+        }
+        replica = kept.replica
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import RxVault
+
+extension RxVaultCommand {
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge",
+            abstract: "Bring in every change another copy of this vault holds and this one lacks.",
+            discussion: flowing(
+                """
+                SOURCE is another copy of the same vault: a file (a sync tool's conflict copy,
+                a copy from another computer), a backup ('.age', opened with this vault's key),
+                or a postgres:// vault. It is verified whole first, as 'check' would. Every
+                version either copy wrote is kept; a prescription both copies changed keeps
+                both versions in its history, reads as the newest edit, and is listed as in
+                conflict. A grant revoked or expired, a client removed, an attachment detached
+                in either copy stays so: a merge never gives back what was taken away. Patients,
+                clients and grants the other copy added come in. Merging the same copy twice
+                changes nothing the second time. The merge is one owner write (it is how a
+                vault whose line of history forked is mended) and one audit entry.
+
+                Refused, writing nothing: another vault's copy (65, both ids named), a damaged
+                copy (76), a copy made by a newer rxvault (66).
+
+                Examples:
+                  rxvault merge "vault.sync-conflict-20261207-101500-ABCDEFG.rxv"
+                  rxvault merge lap.rxv --vault postgres://rx@db.example/rx
+                  rxvault merge backups/vault-2026-12-01.age --dry-run
+                """))
+
+        @Argument(help: ArgumentHelp("The other copy: a file, a backup or a postgres:// URL.", valueName: "source"))
+        var source: String
+
+        @Flag(help: "Say what would be brought in, and write nothing.") var dryRun = false
+        @Option(help: "Output format.") var format: DocumentFormat = .table
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            try CommandRunner.run(json: format == .json) {
+                let vault = try options.openVault(command: "merge")
+                let name = VaultLocation.isDatabase(source) ? "the database copy" : source
+                let report = try vault.withCopy(at: source, named: name) { copy in
+                    try vault.merge(from: copy, named: name, dryRun: dryRun)
+                }
+                if format == .json {
+                    Terminal.out(try jsonText(Self.json(report, dryRun: dryRun)))
+                    return
+                }
+                for line in Self.lines(report, source: name, dryRun: dryRun) { Terminal.out(line) }
+                for note in report.notes { Terminal.err("rxvault: \(note)") }
+            }
+        }
+
+        static func lines(_ report: MergeReport, source: String, dryRun: Bool) -> [String] {
+            if report.upToDate || !report.changedAnything {
+                return ["nothing to bring in: this vault already holds every change in \(source)"]
+            }
+            let verb = dryRun ? "would bring in" : "brought in"
+            var lines = [
+                "\(verb) from \(source): "
+                    + [
+                        counted(report.prescriptionsAdded.count, "new prescription"),
+                        counted(report.prescriptionsUpdated.count, "updated prescription"),
+                        counted(report.versionsAdded, "version"),
+                        counted(report.attachmentsAdded, "attachment"), counted(report.clientsAdded.count, "client"),
+                        counted(report.grantsAdded, "grant"), counted(report.patientsAdded, "patient")
+                    ].joined(separator: ", ")
+            ]
+            let removals = [
+                (report.prescriptionsRemoved.count, "prescription"), (report.attachmentsRemoved, "attachment"),
+                (report.clientsRemoved.count, "client"), (report.grantsRemoved, "grant")
+            ].filter { $0.0 > 0 }
+            if !removals.isEmpty {
+                lines.append(
+                    "\(dryRun ? "would remove" : "removed"), as the other copy did: "
+                        + removals.map { counted($0.0, $0.1) }.joined(separator: ", "))
+            }
+            if report.grantsNarrowed > 0 {
+                lines.append("\(counted(report.grantsNarrowed, "grant")) narrowed to the terms both copies allow")
+            }
+            for id in report.conflicts {
+                lines.append(
+                    "conflict: prescription \(id.short) was changed in both copies; it reads as the newer edit, both are in 'rxvault history \(id.short)'"
+                )
+            }
+            for id in report.patientConflicts {
+                lines.append("conflict: patient \(id.prefix(8)) was changed in both copies; the later change is kept")
+            }
+            return lines
+        }
+
+        static func json(_ report: MergeReport, dryRun: Bool) -> [String: Any] {
+            [
+                "schema": "rxvault/merge/v1", "dryRun": dryRun, "upToDate": report.upToDate || !report.changedAnything,
+                "prescriptionsAdded": report.prescriptionsAdded.map(\.hex),
+                "prescriptionsUpdated": report.prescriptionsUpdated.map(\.hex),
+                "prescriptionsRemoved": report.prescriptionsRemoved.map(\.hex),
+                "conflicts": report.conflicts.map(\.hex), "versionsAdded": report.versionsAdded,
+                "attachmentsAdded": report.attachmentsAdded, "attachmentsRemoved": report.attachmentsRemoved,
+                "clientsAdded": report.clientsAdded, "clientsRemoved": report.clientsRemoved,
+                "grantsAdded": report.grantsAdded, "grantsRemoved": report.grantsRemoved,
+                "grantsNarrowed": report.grantsNarrowed, "patientsAdded": report.patientsAdded,
+                "patientsUpdated": report.patientsUpdated, "patientConflicts": report.patientConflicts,
+                "notes": report.notes
+            ]
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// `rxvault merge` (issue 48, item 3) through the binary: the issue's scenario mended, a
+/// revocation never undone, the same copy merged twice, both directions converging, and every
+/// refusal writing nothing. Each "computer" is its own HOME (`DeviceForkTests.Devices`).
+@Suite struct MergeCLITests {
+    static let conflict = "vault.sync-conflict-20261207-101500-ABCDEFG.rxv"
+
+    /// What both copies must agree on after merging each other: the export without its time.
+    static func exported(_ result: CLIHarness.Result) -> String {
+        result.stdout.split(separator: "\n").filter { !$0.contains("\"exported\"") }.joined(separator: "\n")
+    }
+
+    /// The scenario at the top of the issue: A and B write apart, B's file lands on A, A's side is
+    /// kept as Syncthing's conflict copy. The fork is reported; `merge` of the copy brings Ann's
+    /// glasses back with Bob's contacts kept; `check` passes again; a second merge changes
+    /// nothing; B merging A's file gives the same export.
+    @Test func mergingTheConflictCopyBringsBackWhatTheForkHid() throws {
+        let d = try DeviceForkTests.Devices()
+        let ann = try #require(try d.a(DeviceForkTests.annGlasses).stdout.split(separator: "\n").first.map(String.init))
+        let bob = try #require(
+            try d.b(DeviceForkTests.bobContacts).stdout.split(separator: "\n").first.map(String.init))
+        _ = try d.cli.consistentCopy(Self.conflict)
+        try d.putBsFileOverAs()
+        #expect(try d.a(["check"]).status == 76)
+
+        let dry = try d.a(["merge", d.cli.path(Self.conflict), "--dry-run"])
+        #expect(
+            dry.status == 0 && dry.stdout.contains("would bring in") && dry.stdout.contains("1 new prescription"),
+            "\(dry)")
+        #expect(!(try d.a(["list"]).stdout.contains(ann)), "a dry run writes nothing")
+
+        let merged = try d.a(["merge", d.cli.path(Self.conflict)])
+        #expect(
+            merged.status == 0 && merged.stdout.contains("brought in") && merged.stdout.contains("1 new prescription"),
+            "\(merged)")
+        let list = try d.a(["list"])
+        #expect(list.stdout.contains(ann) && list.stdout.contains(bob), "\(list)")
+        #expect(!list.stderr.contains("another line of history"), "the fork is mended: \(list)")
+        let check = try d.a(["check"])
+        #expect(check.status == 0, "\(check)")
+        #expect(try d.a(DeviceForkTests.annGlasses).status == 0, "owner writes are allowed again")
+
+        let counter = try d.a(["status", "--format", "json"]).stdout
+        let again = try d.a(["merge", d.cli.path(Self.conflict)])
+        #expect(again.status == 0 && again.stdout.contains("nothing to bring in"), "\(again)")
+        #expect(try d.a(["status", "--format", "json"]).stdout == counter, "merging twice writes nothing")
+
+        // B brings A's side in: both copies hold the same prescriptions and patients.
+        let back = try d.b(["merge", d.cli.vaultPath])
+        #expect(back.status == 0, "\(back)")
+        let exportA = Self.exported(try d.a(["export", "--format", "json", "--out", "-"]))
+        let exportB = Self.exported(try d.b(["export", "--format", "json", "--out", "-"]))
+        #expect(exportA == exportB && exportA.contains(ann) && exportA.contains(bob))
+        #expect(try d.b(["check"]).status == 0)
+    }
+
+    /// A revokes a client while B, not knowing, edits the prescription and narrows another grant:
+    /// after merging both ways the revoked grant is gone on both, the narrowed one is narrow on
+    /// both, both edits are in the history and the prescription is reported in conflict.
+    @Test func aRevocationOnOneSideIsNeverUndone() throws {
+        let d = try DeviceForkTests.Devices()
+        let id = try #require(try d.a(["list", "--format", "json"]).stdout.firstMatch(of: /"id" : "([0-9a-f]{32})"/)?.1)
+        for name in ["shop", "lab"] {
+            #expect(
+                try d.a(["client", "add", name, "--generate", "--identity-out", d.cli.path("\(name).key")]).status == 0)
+            #expect(try d.a(["grant", name, String(id)]).status == 0)
+        }
+        // B starts from A's state now.
+        _ = try d.cli.consistentCopy("b-vault-2.rxv")
+        let bVault = d.cli.path("b-vault-2.rxv")
+        func b(_ arguments: [String]) throws -> CLIHarness.Result {
+            try d.cli.run(arguments, environment: ["HOME": d.bHome, "RXVAULT_PATH": bVault])
+        }
+        #expect(try b(["list"]).status == 0)
+        #expect(try d.a(["revoke", "shop", String(id)]).status == 0)
+        let editA = try d.a(["edit", String(id), "--od-sphere", "-3.00"])
+        #expect(editA.status == 0, "\(editA)")
+        let editB = try b(["edit", String(id), "--os-sphere", "-3.25"])
+        #expect(editB.status == 0, "\(editB)")
+        #expect(try b(["grant", "lab", String(id), "--expires", "2099-01-01"]).status == 0)
+
+        let intoA = try d.a(["merge", bVault])
+        #expect(intoA.status == 0 && intoA.stdout.contains("conflict: prescription \(id.prefix(8))"), "\(intoA)")
+        let intoB = try b(["merge", d.cli.vaultPath])
+        #expect(intoB.status == 0, "\(intoB)")
+        for side in [try d.a(["grants", "--format", "json"]), try b(["grants", "--format", "json"])] {
+            #expect(!side.stdout.contains("\"shop\""), "the revoked grant stays revoked: \(side)")
+            #expect(side.stdout.contains("\"lab\"") && side.stdout.contains("2099-01-01"), "\(side)")
+        }
+        let history = try d.a(["history", String(id)]).stdout
+        #expect(history.contains("-3.00") && history.contains("-3.25") && history.contains("merged"), "\(history)")
+        #expect(try d.a(["check"]).status == 0 && (try b(["check"])).status == 0)
+        let exportA = Self.exported(try d.a(["export", "--format", "json", "--out", "-"]))
+        let exportB = Self.exported(try b(["export", "--format", "json", "--out", "-"]))
+        #expect(exportA == exportB)
+    }
+
+    /// A backup taken on A holds A's writes: merging it brings them back after B's file landed.
+    @Test func aBackupIsASourceToo() throws {
+        let d = try DeviceForkTests.Devices()
+        let ann = try #require(try d.a(DeviceForkTests.annGlasses).stdout.split(separator: "\n").first.map(String.init))
+        #expect(try d.a(["backup", d.cli.path("a.age")]).status == 0)
+        #expect(try d.b(DeviceForkTests.bobContacts).status == 0)
+        try d.putBsFileOverAs()
+        let merged = try d.a(["merge", d.cli.path("a.age")])
+        #expect(merged.status == 0 && merged.stdout.contains("1 new prescription"), "\(merged)")
+        #expect(try d.a(["list"]).stdout.contains(ann))
+        #expect(try d.a(["check"]).status == 0)
+    }
+
+    /// Another vault's file (65, both ids), a damaged copy (76), a missing one: nothing written.
+    @Test func refusalsWriteNothing() throws {
+        let d = try DeviceForkTests.Devices()
+        let before = try d.a(["list", "--format", "json"]).stdout
+        let other = d.cli.path("other.rxv")
+        #expect(try d.cli.run(["init", "--kdf", "interactive"], environment: ["RXVAULT_PATH": other]).status == 0)
+        let foreign = try d.a(["merge", other])
+        #expect(foreign.status == 65 && foreign.stderr.contains("another vault (id "), "\(foreign)")
+        #expect(foreign.stderr.contains("not a copy of this one (id "), "\(foreign)")
+
+        let damaged = try d.cli.consistentCopy("damaged.rxv")
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sqlite.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('update prescription_version set mac = zeroblob(32)'); c.commit()",
+            damaged
+        ]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let broken = try d.a(["merge", damaged])
+        #expect(broken.status == 76 && broken.stderr.contains("is damaged, nothing was merged"), "\(broken)")
+
+        let missing = try d.a(["merge", d.cli.path("nowhere.rxv")])
+        #expect(missing.status != 0, "\(missing)")
+        #expect(try d.a(["list", "--format", "json"]).stdout == before)
+        #expect(try d.a(["check"]).status == 0)
+    }
+}
