@@ -43,6 +43,9 @@ public struct AuditEvent: Codable, Sendable, Equatable {
     public var attachments: [String]?
     /// What was done, in a few words ("list", "show", "extract scan.pdf", "until 2027-01-01").
     public var detail: String?
+    /// Set on an entry a merge brought in from another copy's log (`rxvault merge`): the hash
+    /// (hex) of the entry there, which names it in every copy, so no merge brings it twice.
+    public var joined: String? = nil
 
     public init(
         time: String, actor: String, action: Action, client: String? = nil, prescriptions: [String] = [],

@@ -126,7 +126,8 @@ import Testing
         // The positional arguments each command needs to get past parsing.
         let positionals: [String: [String]] = [
             "show": ["abcd"], "patient show": ["abcd"], "history": ["abcd"], "attachments": ["abcd"], "export": [],
-            "backup verify": ["none.age"], "backup list": ["no-such-folder"], "copy": ["absent.rxv", "copy.rxv"]
+            "backup verify": ["none.age"], "backup list": ["no-such-folder"], "copy": ["absent.rxv", "copy.rxv"],
+            "merge": ["absent.rxv"]
         ]
         var checked = 0
         for path in try Self.commandPaths() {

@@ -89,6 +89,20 @@ import Testing
             #expect(!side.stdout.contains("\"shop\""), "the revoked grant stays revoked: \(side)")
             #expect(side.stdout.contains("\"lab\"") && side.stdout.contains("2099-01-01"), "\(side)")
         }
+        // Both list the conflict; resolving it on A ends it on B once B merges A again.
+        let conflicts = try d.a(["conflicts", "--format", "json"])
+        #expect(conflicts.status == 0 && conflicts.stdout.contains(String(id)), "\(conflicts)")
+        #expect(try b(["conflicts"]).stdout.contains(String(id.prefix(8))))
+        let wrongChoice = try d.a(["resolve", String(id), "--keep", "99"])
+        #expect(wrongChoice.status == 65, "\(wrongChoice)")
+        let resolved = try d.a(["resolve", String(id), "--keep", "mine"])
+        #expect(resolved.status == 0 && resolved.stdout.contains("resolved: kept version"), "\(resolved)")
+        #expect(try d.a(["show", String(id)]).stdout.contains("-3.00"))
+        #expect(try d.a(["conflicts"]).stdout.contains("no prescription is in conflict"))
+        #expect(try b(["merge", d.cli.vaultPath]).status == 0)
+        #expect(try b(["conflicts"]).stdout.contains("no prescription is in conflict"))
+        let log = try b(["log", "--format", "json"]).stdout
+        #expect(log.contains("\"merge\""), "the merges are in the log")
         let history = try d.a(["history", String(id)]).stdout
         #expect(history.contains("-3.00") && history.contains("-3.25") && history.contains("merged"), "\(history)")
         #expect(try d.a(["check"]).status == 0 && (try b(["check"])).status == 0)

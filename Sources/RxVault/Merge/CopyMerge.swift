@@ -39,6 +39,8 @@ struct CopyMerge {
         let changed = try mergePrescriptions(ourSide, theirSide)
         try mergeAttachments(ourSide, theirSide, changed: changed)
         try mergeGrants(ourSide, theirSide, clients: clients, changed: changed)
+        let theirLog = try source.reading { read in try source.namedAuditEvents(in: read) }
+        report.auditEntriesJoined = try vault.joinAuditLog(theirLog, in: write)
         if theirSide.keySlots != ourSide.keySlots {
             report.notes.append(
                 "key slots differ between the copies and are not merged: add the missing ones here with 'rxvault key add'"
