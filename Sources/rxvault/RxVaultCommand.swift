@@ -56,7 +56,8 @@ struct RxVaultCommand: AsyncParsableCommand {
             CommandGroup(
                 name: "Files and backups",
                 subcommands: [
-                    Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self, Copy.self, Merge.self,
+                    Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self, Copy.self,
+                    Merge.self,
                     Conflicts.self, Resolve.self
                 ])
         ])
