@@ -21,9 +21,9 @@ import NIOHTTPTypes
 ///   one with a request in flight, is never closed to make room. A new connection is refused
 ///   only when every slot is held by those.
 ///
-/// A connection is admitted (or not) before it is read, so Hummingbird is let accept more than
-/// the slots (`acceptLimit`): the slot of a stranger's connection is freed the moment it is
-/// chosen, and the connection is then closed on its own event loop.
+/// A connection is admitted (or not) before it is read, so Hummingbird is let accept a few more
+/// than the slots (`acceptLimit`): the slot of a stranger's connection is freed the moment it
+/// is chosen, and the connection is then closed on its own event loop.
 final class ConnectionSlots: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -36,9 +36,10 @@ final class ConnectionSlots: ChannelDuplexHandler, RemovableChannelHandler {
         let perSource: Int
         private let state = NIOLockedValueBox(State())
 
-        /// Connections the listener accepts at once: the slots and room for as many more to be
-        /// judged and closed.
-        var acceptLimit: Int { slots * 2 }
+        /// Connections the listener accepts at once: the slots and room for a few more to be
+        /// judged (a stranger's slot freed for one, or it closed), so the server never holds
+        /// more than four descriptors over its slots.
+        var acceptLimit: Int { slots + 4 }
 
         init(slots: Int, perSource: Int) {
             self.slots = max(1, slots)
