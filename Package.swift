@@ -46,8 +46,11 @@ let package = Package(
                 .linkedLibrary("jpeg"), .linkedLibrary("heif")
             ]),
 
-        // The agent's system calls Swift cannot reach (prctl, SO_PEERCRED, signalfd, posix_spawn with setsid).
+        // The agent's system calls Swift cannot reach (SO_PEERCRED, signalfd, posix_spawn with setsid).
         .target(name: "CRxAgent"),
+        // No core dumps of any rxvault process (prctl PR_SET_DUMPABLE, RLIMIT_CORE, coredump_filter):
+        // called once at the start of `main`, before any command reads a key.
+        .target(name: "CRxProcess"),
 
         // Pure domain: prescriptions, lens specifications, notation, clinical rules. No C, no I/O.
         .target(name: "RxModel"),
@@ -103,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "rxvault",
             dependencies: [
-                "RxVault", "RxModel", "RxServe", "RxAgent", "RxPrint", "RxStorePostgres",
+                "RxVault", "RxModel", "RxServe", "RxAgent", "RxPrint", "RxStorePostgres", "CRxProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
             ]),

@@ -7,20 +7,11 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-int rx_agent_harden(void) {
-    struct rlimit none = {0, 0};
-    if (setrlimit(RLIMIT_CORE, &none) != 0) return -errno;
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return -errno;
-    return 0;
-}
 
 int rx_agent_peer(int fd, uid_t *uid, pid_t *pid) {
     struct ucred credentials;

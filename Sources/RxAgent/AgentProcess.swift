@@ -141,15 +141,11 @@ public enum AgentProcess {
 
     // MARK: - Agent side (`rxvault _agent`)
 
-    /// Runs the agent: hardens the process, reads the key from stdin, proves it opens the vault,
-    /// listens, reports on stdout, serves until it locks. Returns the exit status.
+    /// Runs the agent: reads the key from stdin, proves it opens the vault, listens, reports on
+    /// stdout, serves until it locks. Returns the exit status. The process is already
+    /// non-dumpable, as every rxvault process is from the start of `main` (the CLI's
+    /// `ProcessProtection`): no core dump, no ptrace or /proc/PID/mem by the user's other processes.
     public static func main(_ settings: Settings) -> Int32 {
-        // No core dump, no ptrace or /proc/PID/mem by the user's other processes.
-        let hardening = rx_agent_harden()
-        guard hardening == 0 else {
-            report(StartReport(error: "the agent cannot protect its memory: \(String(cString: strerror(-hardening)))"))
-            return 1
-        }
         let key: SecretBytes
         do { key = try AgentFrame.receiveKey(from: 0) } catch {
             report(StartReport(error: "the agent did not receive the key (\(error))"))

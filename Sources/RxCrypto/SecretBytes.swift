@@ -10,21 +10,33 @@ import CSodium
 ///
 /// Keys never live in `[UInt8]` or `String`, whose storage Swift may copy and free without
 /// clearing. The bytes are reachable only inside `withUnsafeBytes`; there is no `description`
-/// that could print them, and equality is constant-time. Ordinary secrets are not locked
-/// against swapping (see SECURITY.md: use encrypted swap); `init(lockedCount:)` makes one that
-/// is, for a key that stays in memory for long (the agent's).
+/// that could print them, and equality is constant-time. Every secret is on locked memory as
+/// far as RLIMIT_MEMLOCK allows (`SecretMemory`: never in swap, never in a core dump);
+/// `init(lockedCount:)` gives one pages of its own, for a key that stays in memory for long
+/// (the agent's) and is wiped and unlocked alone.
 public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     private let buffer: UnsafeMutableRawBufferPointer
     public let count: Int
     /// Whether the bytes are locked in RAM (mlock) and left out of core dumps (MADV_DONTDUMP).
     public let isLocked: Bool
+    /// The `SecretMemory` slot size the bytes are in; nil when they have pages of their own.
+    private let sizeClass: Int?
 
-    /// `count` zero bytes, to be filled in place.
-    public init(zeroedCount count: Int) {
+    /// `count` zero bytes, to be filled in place: a slot of `SecretMemory` (locked), else,
+    /// for more than a slot holds, pages of their own, locked as `init(lockedCount:)` does.
+    public convenience init(zeroedCount count: Int) {
+        if let (slot, sizeClass) = SecretMemory.allocate(max(count, 1)) {
+            self.init(slot: slot, sizeClass: sizeClass, count: count)
+        } else {
+            self.init(lockedCount: count)
+        }
+    }
+
+    private init(slot: UnsafeMutableRawBufferPointer, sizeClass: Int, count: Int) {
         self.count = count
-        buffer = .allocate(byteCount: max(count, 1), alignment: 16)
-        buffer.initializeMemory(as: UInt8.self, repeating: 0)
-        isLocked = false
+        buffer = slot
+        self.sizeClass = sizeClass
+        isLocked = true
     }
 
     /// `count` zero bytes on pages of their own, locked in RAM so they never reach swap, and
@@ -38,9 +50,11 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
         let size = (max(count, 1) + page - 1) / page * page
         buffer = .allocate(byteCount: size, alignment: page)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        sizeClass = nil
         _ = try? Sodium.ready()
         // sodium_mlock also sets MADV_DONTDUMP; its result is mlock's.
         isLocked = sodium_mlock(buffer.baseAddress!, buffer.count) == 0
+        if !isLocked { SecretMemory.lockRefused() }
     }
 
     /// `count` random bytes from the CSPRNG: a new key.
@@ -68,6 +82,10 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     deinit {
+        if let sizeClass {
+            SecretMemory.release(buffer, sizeClass: sizeClass)
+            return
+        }
         // sodium_munlock zeroes before it unlocks.
         if isLocked {
             sodium_munlock(buffer.baseAddress!, buffer.count)

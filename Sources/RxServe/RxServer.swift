@@ -36,10 +36,12 @@ public enum RxServer {
         let router = api.router()
 
         let idle = TimeAmount.seconds(settings.idleTimeoutSeconds)
-        let perSource = ConnectionsPerSource.Table(limit: settings.maxConnectionsPerSource)
+        let slots = ConnectionSlots.Table(slots: settings.maxConnections, perSource: settings.maxConnectionsPerSource)
+        let strangerIdle = TimeAmount.seconds(min(settings.idleTimeoutSeconds, settings.strangerIdleTimeoutSeconds))
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
-                ConnectionsPerSource(table: perSource), ClientDeadlines(limit: idle), WritesBeforeClose()
+                ConnectionSlots(table: slots, strangerIdle: strangerIdle), ClientDeadlines(limit: idle),
+                WritesBeforeClose()
             ],
             idleTimeout: idle,
             httpDecoderConfiguration: .init(
@@ -79,7 +81,7 @@ public enum RxServer {
             router: router, server: server,
             configuration: .init(
                 address: address, serverName: "rxvault", backlog: 64,
-                availableConnectionsDelegate: MaximumAvailableConnections(settings.maxConnections, logger: logger)),
+                availableConnectionsDelegate: MaximumAvailableConnections(slots.acceptLimit, logger: logger)),
             onServerRunning: { _ in
                 if let previousMask { umask(previousMask) }
                 onReady(description)

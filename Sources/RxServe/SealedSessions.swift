@@ -8,14 +8,15 @@ import RxVault
 /// XChaCha20-Poly1305 under the vault's API-session key (`Vault.apiSessionKey`, from the root
 /// key, never stored), with associated data that says which of the two it is, so neither can be
 /// forged, altered or passed off as the other, and neither tells anyone but a server what is in
-/// it: a challenge id does not say whether the recipient asked about is a client.
+/// it. A challenge id holds the recipient it was sent to, never a client: whether that
+/// recipient is a client is asked only when the challenge is answered.
 struct SealedSessions: Sendable {
     let key: SecretBytes
 
-    /// What a challenge id holds: the client the recipient is (nil: none; nothing redeems it),
-    /// when the challenge expires, and the SHA-256 of the secret sent to the recipient.
+    /// What a challenge id holds: the recipient's X25519 public key (32 bytes), when the
+    /// challenge expires, and the SHA-256 of the secret sent to the recipient.
     struct Challenge {
-        let clientID: ClientID?
+        let recipient: [UInt8]
         let expires: Date
         let secretHash: [UInt8]
     }
@@ -26,27 +27,27 @@ struct SealedSessions: Sendable {
         let expires: Date
     }
 
-    private static let challengeData = Array("rxvault/v1 api-challenge".utf8)
+    private static let challengeData = Array("rxvault/v1 api-challenge-2".utf8)
     private static let tokenData = Array("rxvault/v1 api-token".utf8)
     static let tokenPrefix = "rxv_"
 
-    /// id = base64url(seal(client id or 16 zero bytes ‖ u64be expiry (Unix seconds) ‖ SHA-256(secret))).
-    func challengeID(clientID: ClientID?, expires: Date, secret: String) throws -> String {
-        let client = clientID.map { $0.bytes } ?? [UInt8](repeating: 0, count: 16)
-        let plain = client + Self.seconds(expires) + SHA256.hash(Array(secret.utf8))
+    /// id = base64url(seal(recipient public key ‖ u64be expiry (Unix seconds) ‖ SHA-256(secret))),
+    /// under associated data of its own ("api-challenge-2"): an id sealed by a server from
+    /// before issue 50 (a client id where the key is now) opens as no challenge.
+    func challengeID(recipient: [UInt8], expires: Date, secret: String) throws -> String {
+        precondition(recipient.count == 32, "an X25519 public key")
+        let plain = recipient + Self.seconds(expires) + SHA256.hash(Array(secret.utf8))
         return Self.base64URL(try AEAD.seal(plain, key: key, associatedData: Self.challengeData))
     }
 
     /// The challenge `id` names, or nil when it is not one this vault's servers sealed.
     func challenge(_ id: String) -> Challenge? {
         guard let box = Self.unbase64URL(id),
-            let plain = try? AEAD.open(box, key: key, associatedData: Self.challengeData), plain.count == 56
+            let plain = try? AEAD.open(box, key: key, associatedData: Self.challengeData), plain.count == 72
         else { return nil }
         let bytes = plain.withUnsafeBytes { Array($0) }
-        let client = bytes[0..<16]
         return Challenge(
-            clientID: client.allSatisfy { $0 == 0 } ? nil : ClientID(bytes: client),
-            expires: Self.date(bytes[16..<24]), secretHash: Array(bytes[24..<56]))
+            recipient: Array(bytes[0..<32]), expires: Self.date(bytes[32..<40]), secretHash: Array(bytes[40..<72]))
     }
 
     /// "rxv_" + base64url(seal(client id ‖ u64be expiry (Unix seconds))).

@@ -18,13 +18,18 @@ public struct ServeSettings: Sendable {
     /// `--trusted-proxy`: peers whose `X-Forwarded-Proto` and `X-Forwarded-Host` name the base
     /// of the links (as `ServeSettings.proxyAddress(_:)` spells them); any other peer's are ignored.
     public var trustedProxies: [String] = []
-    /// Connections served at once; more wait in the listen queue.
+    /// Connections served at once (`ConnectionSlots`): when all are held, a new one takes the
+    /// slot of an idle connection that has not authenticated, or is closed.
     public var maxConnections = 64
-    /// Connections served at once from one source over TCP (an IPv4 address, an IPv6 /64); more
-    /// are closed as they open, so one stranger cannot hold every slot.
+    /// The most connections one source over TCP (an IPv4 address, an IPv6 /64) may hold, when
+    /// few hold any; its share falls to `maxConnections` divided by the sources holding
+    /// connections. More are closed as they open, so no stranger can hold every slot.
     public var maxConnectionsPerSource = 16
     /// A connection that sends or reads nothing for this long is closed (slow-loris clients).
     public var idleTimeoutSeconds: Int64 = 30
+    /// A connection that has not authenticated and has no request in flight is closed after
+    /// this long (or `idleTimeoutSeconds`, if shorter): strangers' idle connections go first.
+    public var strangerIdleTimeoutSeconds: Int64 = 10
     /// Request header bytes and count, and the largest request body (JSON requests only).
     public var maxHeaderBytes = 16 * 1024
     public var maxHeaderCount = 64

@@ -65,6 +65,11 @@ struct RxVaultCommand: AsyncParsableCommand {
     @OptionGroup var options: VaultOptions
 
     static func main() async {
+        // First of all: no core dumps, key memory locked (every kind of rxvault process comes through here).
+        if let problem = ProcessProtection.apply() {
+            CommandRunner.report(status: .failure, message: problem, hint: nil, json: false)
+            Foundation.exit(ExitStatus.failure.rawValue)
+        }
         // Vaults in PostgreSQL (`--vault postgres://...`): the engine, with libpq's variables.
         VaultLocation.databaseEngine = PostgresEngine(environment: ProcessInfo.processInfo.environment)
         // A file-size limit (a full disk quota, or RLIMIT_FSIZE) must give a clear "cannot write"

@@ -123,6 +123,10 @@ import Testing
     }
 
     @Test func aLockedSecretIsLockedInRAMUntilReleasedAndWipesOnRequest() throws {
+        // Ordinary secrets come from chunks locked once and kept (`SecretMemory`): have them
+        // all cut first, so that only this secret's page moves VmLck here.
+        let warm = [32, 64, 128, 256, 512, 1024, 2048, 4096].map { SecretBytes(zeroedCount: $0) }
+        defer { withExtendedLifetime(warm) {} }
         let before = try lockedKiB()
         do {
             let held = SecretBytes(lockedCount: 32)
@@ -135,5 +139,23 @@ import Testing
             #expect(held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } }, "wipe zeroes the bytes")
         }
         #expect(try lockedKiB() == before, "released: the page is unlocked again")
+    }
+
+    /// Every secret, of any size, is on locked memory (as root, or within RLIMIT_MEMLOCK), and
+    /// a slot comes back zeroed for the next secret, whatever the last one left in it.
+    @Test func everySecretIsLockedAndASlotIsReusedZeroed() throws {
+        for size in [0, 1, 16, 32, 33, 100, 4096, 4097, 70_000] {
+            let secret = SecretBytes(zeroedCount: size)
+            #expect(secret.isLocked && secret.count == size, "\(size) bytes")
+            #expect(secret.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+        }
+        #expect(try lockedKiB() >= 64, "at least one locked chunk")
+        for _ in 0..<200 {
+            let used = SecretBytes(zeroedCount: 48)
+            used.withUnsafeMutableBytes { for i in $0.indices { $0[i] = 0x5A } }
+        }
+        let next = SecretBytes(zeroedCount: 64)
+        #expect(next.withUnsafeBytes { $0.allSatisfy { $0 == 0 } }, "a reused slot is zeroed")
+        #expect(SecretMemory.isLocking)
     }
 }

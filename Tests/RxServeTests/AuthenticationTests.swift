@@ -94,7 +94,9 @@ import Testing
         let shop = try vault.client("shop").id
         let authenticator = ClientAuthenticator(
             settings: ServeSettings(address: .unixSocket(path: "/unused")), sessionKey: SecretBytes(randomCount: 32))
-        let lookup: @Sendable (AgeRecipient) async throws -> ClientID? = { _ in shop }
+        let lookup: @Sendable ([UInt8]) async throws -> ClientID? = { key in
+            key == identity.recipient.publicKey ? shop : nil
+        }
         // The stranger moves between addresses of one IPv6 /64: one source.
         let stranger = [
             try SocketAddress(ipAddress: "2001:db8:5:6::1", port: 4000),
@@ -105,9 +107,8 @@ import Testing
         hammering: for attempt in 0..<200 {
             let source = stranger[attempt % 2]
             do {
-                let (id, _, _) = try await authenticator.challenge(
-                    recipient: "\(identity.recipient)", from: source, lookup: lookup)
-                _ = try await authenticator.token(challenge: id, response: "wrong", from: source)
+                let (id, _, _) = try await authenticator.challenge(recipient: "\(identity.recipient)", from: source)
+                _ = try await authenticator.token(challenge: id, response: "wrong", from: source, lookup: lookup)
             } catch ClientAuthenticator.Refusal.throttled {
                 refused = true
                 break hammering
@@ -122,7 +123,7 @@ import Testing
         for _ in 0..<100 {
             guard
                 (try? await authenticator.challenge(
-                    recipient: "\(AgeIdentity.generate().recipient)", from: RequestSource(random), lookup: lookup))
+                    recipient: "\(AgeIdentity.generate().recipient)", from: RequestSource(random)))
                     != nil
             else { break }
             challenges += 1
@@ -130,14 +131,14 @@ import Testing
         #expect(challenges == 30)
         // The client, from its own address, logs in.
         let client = RequestSource(try SocketAddress(ipAddress: "198.51.100.7", port: 5000))
-        let (id, armored, _) = try await authenticator.challenge(
-            recipient: "\(identity.recipient)", from: client, lookup: lookup)
+        let (id, armored, _) = try await authenticator.challenge(recipient: "\(identity.recipient)", from: client)
         let secret = String(
             decoding: try AgeFile.decrypt(Array(armored.utf8), with: .identities([identity])), as: UTF8.self)
-        let (token, who, _) = try await authenticator.token(challenge: id, response: secret, from: client)
+        let (token, who, _) = try await authenticator.token(
+            challenge: id, response: secret, from: client, lookup: lookup)
         #expect(who == shop && authenticator.client(bearer: token) == shop)
         await #expect(throws: ClientAuthenticator.Refusal.self) {
-            try await authenticator.challenge(recipient: "\(identity.recipient)", from: stranger[0], lookup: lookup)
+            try await authenticator.challenge(recipient: "\(identity.recipient)", from: stranger[0])
         }
     }
 
@@ -177,28 +178,29 @@ import Testing
             ClientAuthenticator(settings: settings, sessionKey: key)
         )
         let other = ClientAuthenticator(settings: settings, sessionKey: SecretBytes(randomCount: 32))
-        let lookup: @Sendable (AgeRecipient) async throws -> ClientID? = { _ in shop }
+        let lookup: @Sendable ([UInt8]) async throws -> ClientID? = { key in
+            key == identity.recipient.publicKey ? shop : nil
+        }
         let source = RequestSource(try SocketAddress(ipAddress: "198.51.100.8", port: 5000))
         func challenge(_ server: ClientAuthenticator) async throws -> (String, String) {
-            let (id, armored, _) = try await server.challenge(
-                recipient: "\(identity.recipient)", from: source, lookup: lookup)
+            let (id, armored, _) = try await server.challenge(recipient: "\(identity.recipient)", from: source)
             let secret = try AgeFile.decrypt(Array(armored.utf8), with: .identities([identity]))
             return (id, String(decoding: secret, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
         let (id, secret) = try await challenge(a)
         await #expect(throws: ClientAuthenticator.Refusal.self) {
-            _ = try await other.token(challenge: id, response: secret, from: source)
+            _ = try await other.token(challenge: id, response: secret, from: source, lookup: lookup)
         }
-        let (token, client, _) = try await b.token(challenge: id, response: secret, from: source)
+        let (token, client, _) = try await b.token(challenge: id, response: secret, from: source, lookup: lookup)
         #expect(client == shop && c.client(bearer: token) == shop && a.client(bearer: token) == shop)
         #expect(other.client(bearer: token) == nil)
         // Answered once at b: not again there, in any other spelling of the same bytes either.
         await #expect(throws: ClientAuthenticator.Refusal.self) {
-            _ = try await b.token(challenge: id, response: secret, from: source)
+            _ = try await b.token(challenge: id, response: secret, from: source, lookup: lookup)
         }
         for respelled in [id + "=", id.replacingOccurrences(of: "-", with: "+"), id + "\n"] where respelled != id {
             await #expect(throws: ClientAuthenticator.Refusal.self) {
-                _ = try await b.token(challenge: respelled, response: secret, from: source)
+                _ = try await b.token(challenge: respelled, response: secret, from: source, lookup: lookup)
             }
         }
         var altered = Array(token)
@@ -208,7 +210,7 @@ import Testing
         // A challenge id is not a token, nor a token a challenge id.
         #expect(a.client(bearer: "rxv_" + id) == nil)
         await #expect(throws: ClientAuthenticator.Refusal.self) {
-            _ = try await c.token(challenge: String(token.dropFirst(4)), response: secret, from: source)
+            _ = try await c.token(challenge: String(token.dropFirst(4)), response: secret, from: source, lookup: lookup)
         }
         clock.advance(by: 15 * 60 + 1)
         #expect(c.client(bearer: token) == nil, "expired")

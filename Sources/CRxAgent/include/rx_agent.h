@@ -1,14 +1,10 @@
-// The system calls rxvault's agent needs that Swift cannot reach: variadic prctl, struct ucred
+// The system calls rxvault's agent needs that Swift cannot reach: struct ucred
 // (SO_PEERCRED, _GNU_SOURCE), signalfd, posix_spawn with a new session and no inherited
 // descriptors, and sockaddr_un. Each returns 0 (or a descriptor) on success and -errno on failure.
 #ifndef RX_AGENT_H
 #define RX_AGENT_H
 
 #include <sys/types.h>
-
-// No core dumps and no ptrace or /proc/PID/mem by other processes of the same user
-// (PR_SET_DUMPABLE 0), for the agent that holds a vault key.
-int rx_agent_harden(void);
 
 // The uid and pid of the process at the other end of a connected Unix socket, as the kernel
 // recorded them at connect(2).

@@ -23,11 +23,7 @@ struct AuthRoutes {
             throw APIError.invalid("send {\"recipient\": \"age1...\"}")
         }
         do {
-            let gateway = support.gateway
-            let (id, age, expires) = try await authenticator.challenge(recipient: recipient, from: context.source) {
-                recipient in
-                try await gateway.clientID(publicKey: recipient.publicKey)
-            }
+            let (id, age, expires) = try await authenticator.challenge(recipient: recipient, from: context.source)
             return FHIRResponse.json(
                 .fields(["age": .string(age), "challenge": .string(id), "expires": .string(Timestamp.iso(expires))]))
         } catch let refusal as ClientAuthenticator.Refusal {
@@ -42,8 +38,12 @@ struct AuthRoutes {
             throw APIError.invalid("send {\"challenge\": \"...\", \"response\": \"<the decrypted secret>\"}")
         }
         do {
+            let gateway = support.gateway
             let (token, clientID, expires) = try await authenticator.token(
-                challenge: id, response: response, from: context.source)
+                challenge: id, response: response, from: context.source
+            ) { publicKey in
+                try await gateway.clientID(publicKey: publicKey)
+            }
             context.logger.info("client authenticated", metadata: ["client": .string(clientID.short)])
             return FHIRResponse.json(
                 .fields([
