@@ -6,7 +6,8 @@ import Testing
 /// machine (`SyncthingPair`), a vault made on A and synced to B; then, with the devices apart,
 /// a prescription written on each; brought together, Syncthing keeps one side under the vault's
 /// name and the other as `vault.sync-conflict-...rxv` on both devices, and rxvault names that
-/// copy on both, while the copy holds the prescription the vault lost.
+/// copy on both, while the copy holds the prescription the vault lost; `merge` of the copy on
+/// the device that lost its write brings it back, and Syncthing carries the merged vault to both.
 ///
 /// Needs Debian's `syncthing`: skipped with a message where it is not installed (the README's
 /// test command on a machine without it); CI installs it (scripts/setup with CI=true) and runs
@@ -29,7 +30,7 @@ struct SyncthingConflictTests {
         Set(["Ann Ashworth", "Bob Brennan", "Quintessa Marlowe"].filter { listing.stdout.contains($0) })
     }
 
-    @Test(.timeLimit(.minutes(3))) func bothSidesWriteAndTheConflictCopyIsNamedOnBoth() throws {
+    @Test(.timeLimit(.minutes(4))) func bothSidesWriteAndTheConflictCopyIsNamedOnBoth() throws {
         guard SyncthingPair.isAvailable else {
             Issue.record("CI=true and syncthing (or curl) is not installed: scripts/setup installs it in CI")
             return
@@ -118,6 +119,28 @@ struct SyncthingConflictTests {
         }
         #expect(try a.run(["show", ann]).status == (winner == "Ann Ashworth" ? 0 : 67))
         #expect(try b.run(["show", bob]).status == (winner == "Bob Brennan" ? 0 : 67))
+
+        // Mended: the device whose write was set aside merges the copy and deletes it; Syncthing
+        // carries the merged vault to the other device, and both hold every write.
+        let (mender, menderFolder) = winner == "Ann Ashworth" ? (b, pair.folderB) : (a, pair.folderA)
+        let merged = try mender.run(["merge", menderFolder + "/" + copyName])
+        #expect(merged.status == 0 && merged.stdout.contains("1 new prescription"), "\(merged)")
+        try FileManager.default.removeItem(atPath: menderFolder + "/" + copyName)
+        for suffix in ["-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: menderFolder + "/" + copyName + suffix)
+        }
+        try pair.scan()
+        try pair.waitUntil("the merged vault reaches both devices", within: 40) {
+            copies(in: pair.folderA).isEmpty && copies(in: pair.folderB).isEmpty
+                && FileManager.default.contents(atPath: vaultA) == FileManager.default.contents(atPath: vaultB)
+        }
+        try pair.waitUntilInSync()
+        for (cli, who) in [(a, "A"), (b, "B")] {
+            #expect(
+                patients(in: try cli.run(["list"])) == ["Quintessa Marlowe", "Ann Ashworth", "Bob Brennan"], "\(who)")
+            let check = try cli.run(["check"])
+            #expect(check.status == 0, "\(who): \(check)")
+        }
 
         pair.stop()
         #expect(!pair.a.isRunning && !pair.b.isRunning, "a Syncthing outlived stop()")
