@@ -158,7 +158,14 @@ std::optional<Found> judge_optional_content_dictionary(QPDFObjectHandle dict) {
 }
 
 std::optional<Found> judge_automatic_action(QPDFObjectHandle action) {
-    if (!action.isDictionary() || !name_is(action.getKey("/S"), "/Named")) return std::nullopt;
+    if (!action.isDictionary()) return std::nullopt;
+    // Hiding or showing an annotation, or resetting form fields, when the file opens: a reader
+    // that runs the action shows other content than poppler, which checks and previews the file
+    // without running it.
+    QPDFObjectHandle type = action.getKey("/S");
+    if (name_is(type, "/Hide") || name_is(type, "/ResetForm"))
+        return Found{RX_PDF_ACTIVE_CONTENT, kShowsDifferentContent, "a " + type.getName() + " action"};
+    if (!name_is(type, "/Named")) return std::nullopt;
     QPDFObjectHandle name = action.getKey("/N");
     if (name_is(name, "/Print"))
         return Found{RX_PDF_ACTIVE_CONTENT, "PDF prints by itself, without a click", "a /Named /Print action"};

@@ -47,7 +47,8 @@ std::optional<Found> judge_optional_content(QPDFObjectHandle properties);
 std::optional<Found> judge_optional_content_dictionary(QPDFObjectHandle dict);
 
 // An action that runs by itself (/OpenAction, /AA): a named action (/Named: print, go to
-// another page, any menu command) is refused, as the reader did not ask for it.
+// another page, any menu command) is refused, as the reader did not ask for it; so are /Hide
+// and /ResetForm, which change what a reader that runs them shows.
 std::optional<Found> judge_automatic_action(QPDFObjectHandle action);
 
 }  // namespace rx_pdf_rules

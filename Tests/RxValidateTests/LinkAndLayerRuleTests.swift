@@ -128,6 +128,13 @@ import Testing
             annotation: "<< /Type /Annot /Subtype /Link /Rect [0 0 9 9] /AA << /E << /S /Named /N /SaveAs >> >> >>")
         #expect(
             verdict(page).hasPrefix("PDF runs a viewer command by itself, without a click (a /Named action in /AA /E,"))
+        // Hiding a stamp or clearing a form when the file opens: poppler, which checks and
+        // previews it, runs no action, so a reader that does shows other content.
+        for action in ["<< /S /Hide /T 4 0 R /H true >>", "<< /S /ResetForm >>"] {
+            let found = verdict(Self.document(catalog: "/OpenAction \(action)"))
+            #expect(found.hasPrefix(Self.differentContent + " (a /"), "\(action): \(found)")
+            #expect(found.hasSuffix(" action in /OpenAction, in object 1)"), "\(action): \(found)")
+        }
         // Clicked, a named action is the reader's own choice.
         #expect(verdict(Self.document(annotation: Self.link("<< /S /Named /N /Print >>"))) == "accepted")
     }
