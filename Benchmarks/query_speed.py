@@ -55,8 +55,9 @@ def build(n):
     export = os.path.join(folder, "export.json")
     with open(export, "w") as f:
         json.dump({"schema": "rxvault/export/v1", "exported": "2026-01-01T00:00:00Z", "prescriptions": records}, f)
-    with open(os.path.join(folder, "pw"), "w") as f:
+    with open(os.open(os.path.join(folder, "pw"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write(PASS + "\n")
+    os.chmod(os.path.join(folder, "pw"), 0o600)  # rxvault refuses a passphrase file others can read
     env = dict(os.environ, RXVAULT_PATH=os.path.join(folder, "v.rxv"), RXVAULT_PASSPHRASE_FILE=os.path.join(folder, "pw"),
                RXVAULT_TODAY=TODAY)
     run([RXVAULT, "init", "--kdf", "interactive"], env)

@@ -91,8 +91,9 @@ def median(args, env=None, runs=RUNS):
 def vault(name):
     folder = os.path.join(WORK, name)
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "pw"), "w") as f:
+    with open(os.open(os.path.join(folder, "pw"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write(PASS + "\n")
+    os.chmod(os.path.join(folder, "pw"), 0o600)  # rxvault refuses a passphrase file others can read
     env = dict(os.environ, RXVAULT_PATH=os.path.join(folder, "v.rxv"), RXVAULT_PASSPHRASE_FILE=os.path.join(folder, "pw"),
                RXVAULT_TODAY=TODAY, XDG_STATE_HOME=os.path.join(folder, "state"))
     timed([RXVAULT, "init", "--kdf", "interactive"], env)

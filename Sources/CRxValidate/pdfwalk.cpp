@@ -18,6 +18,8 @@
 #include <qpdf/QPDFExc.hh>
 #include <qpdf/QPDFObjectHandle.hh>
 
+#include "pdfrules.hpp"
+
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -94,26 +96,6 @@ bool has_element(const std::string &xml, const char *name) {
 
 bool has_script_element(const std::string &xml) { return has_element(xml, "script"); }
 
-// A link's address by its scheme: a click on http(s), mailto or tel only opens a browser, a mail
-// or a dialler; javascript: runs script in the viewer, and file:, smb: and any other scheme open
-// or fetch files on the reader's machine or network (an SMB address also hands a Windows
-// reader's credentials to that server). Returns the refused scheme, or "" when the link is fine.
-std::string refused_uri_scheme(const std::string &uri) {
-    size_t start = 0;
-    while (start < uri.size() && (unsigned char)uri[start] <= ' ') start++;
-    size_t colon = uri.find(':', start);
-    if (colon == std::string::npos || colon == start) return "";  // relative: resolved against the document's base, http
-    std::string scheme;
-    for (size_t i = start; i < colon; i++) {
-        char c = (char)tolower((unsigned char)uri[i]);
-        if (c == '\t' || c == '\n' || c == '\r') continue;  // browsers drop these inside a scheme
-        if (!isalnum((unsigned char)c) && c != '+' && c != '-' && c != '.') return "";  // not a scheme: a path
-        scheme += c;
-    }
-    if (scheme == "http" || scheme == "https" || scheme == "mailto" || scheme == "tel") return "";
-    return scheme;
-}
-
 class Walker {
   public:
     Walker(QPDF &pdf, const rx_pdf_walk_limits &limits, uint64_t &decoded_total)
@@ -135,6 +117,22 @@ class Walker {
         current_ = names.isIndirect() ? names.getObjGen() : root.getObjGen();
         if (names.isDictionary() && names.hasKey("/JavaScript"))
             found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JavaScript name tree");
+        // The base address every relative link resolves against, and the layers of optional
+        // content: read from the catalog before any object, as a reader does.
+        QPDFObjectHandle uri = root.getKey("/URI");
+        QPDFObjectHandle base = uri.isDictionary() ? uri.getKey("/Base") : QPDFObjectHandle::newNull();
+        current_ = uri.isIndirect() ? uri.getObjGen() : root.getObjGen();
+        if (base.isString()) {
+            base_ = base.getStringValue();
+            has_base_ = true;
+            if (auto refused = rx_pdf_rules::judge_link(base_, "/URI /Base")) report(*refused);
+        }
+        QPDFObjectHandle layers = root.getKey("/OCProperties");
+        current_ = layers.isIndirect() ? layers.getObjGen() : root.getObjGen();
+        if (layers.isDictionary()) {
+            has_layers_ = true;
+            if (auto refused = rx_pdf_rules::judge_optional_content(layers)) report(*refused);
+        }
         current_ = QPDFObjGen();
         visit(pdf_.getTrailer(), 0);
         for (QPDFObjectHandle &object : objects) {
@@ -152,10 +150,27 @@ class Walker {
     QPDFObjGen current_;
     std::set<QPDFObjGen> automatic_seen_;
     std::set<QPDFObjGen> xfa_seen_;
+    std::string base_;
+    bool has_base_ = false;
+    bool has_layers_ = false;
 
     // "PDF contains JavaScript (a /JavaScript action in object 50)".
     [[noreturn]] void found(int refusal, const std::string &headline, const std::string &what) {
         throw Finding{refusal, headline + " (" + what + " in " + object_label(current_) + ")"};
+    }
+
+    [[noreturn]] void report(const rx_pdf_rules::Found &refused, const std::string &where = "") {
+        found(refused.refusal, refused.headline, refused.what + where);
+    }
+
+    // A link's address, alone and (when relative) resolved against the document's base
+    // address, as poppler resolves it: both must pass.
+    void check_link(const std::string &link) {
+        if (auto refused = rx_pdf_rules::judge_link(link, "link")) report(*refused);
+        if (!has_base_ || !rx_pdf_rules::is_relative_link(link)) return;
+        std::string resolved = rx_pdf_rules::resolve_link(base_, link);
+        if (auto refused = rx_pdf_rules::judge_link(resolved, "relative link resolved against the /URI /Base"))
+            report(*refused);
     }
 
     [[noreturn]] void too_many_objects() {
@@ -198,12 +213,10 @@ class Walker {
             found(RX_PDF_ACTIVE_CONTENT, "PDF contains media that can play by itself", "a " + subtype.getName() + " annotation");
         if (name_is(s, "/URI")) {
             QPDFObjectHandle uri = dict.getKey("/URI");
-            std::string scheme = uri.isString() ? refused_uri_scheme(uri.getStringValue()) : "";
-            if (scheme == "javascript")
-                found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a javascript: link");
-            if (!scheme.empty())
-                found(RX_PDF_ACTIVE_CONTENT, "PDF has a link that opens a file on the reader's machine or network",
-                      "a " + scheme + ": link");
+            if (uri.isString()) check_link(uri.getStringValue());
+        }
+        if (has_layers_) {
+            if (auto refused = rx_pdf_rules::judge_optional_content_dictionary(dict)) report(*refused);
         }
         if (name_is(s, "/Thread") && dict.hasKey("/F"))
             found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that opens another PDF file", "a /Thread action with /F");
@@ -243,6 +256,10 @@ class Walker {
         if (type == "/GoToE") found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that opens an embedded PDF file", "a /GoToE action");
         if (type == "/Rendition") found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that plays media or runs a script", "a /Rendition action");
         if (type == "/RichMediaExecute") found(RX_PDF_ACTIVE_CONTENT, "PDF contains rich media (Flash or video)", "a /RichMediaExecute action");
+        // A click that switches layers shows other content than the page as stored (and as
+        // poppler checked and previewed it).
+        if (type == "/SetOCGState")
+            found(RX_PDF_ACTIVE_CONTENT, "PDF shows different content to different readers", "a /SetOCGState action, which switches layers,");
         if (type == "/Movie" || type == "/Sound")
             found(RX_PDF_ACTIVE_CONTENT, "PDF contains an action that plays media", "a " + type + " action");
     }
@@ -266,6 +283,7 @@ class Walker {
         if (action.hasKey("/JS")) found(RX_PDF_ACTIVE_CONTENT, "PDF contains JavaScript", "a /JS script in " + where + ",");
         if (name_is(action.getKey("/S"), "/URI"))
             found(RX_PDF_ACTIVE_CONTENT, "PDF opens a web address by itself, without a click", "a /URI action in " + where + ",");
+        if (auto refused = rx_pdf_rules::judge_automatic_action(action)) report(*refused, " in " + where + ",");
         if (action.hasKey("/Next")) check_automatic(action.getKey("/Next"), where, hops + 1);
     }
 

@@ -70,6 +70,12 @@ final class CLIHarness: @unchecked Sendable {
 
     func path(_ name: String) -> String { folder.path(name) }
 
+    /// Puts `text` in the harness's passphrase file, kept private (mode 0600): rxvault refuses a
+    /// passphrase file others can read.
+    func rewritePassphraseFile(_ text: String) throws {
+        _ = try write(text, to: "passphrase")
+    }
+
     func write(_ text: String, to name: String) throws -> String {
         let p = path(name)
         try text.write(toFile: p, atomically: true, encoding: .utf8)

@@ -147,7 +147,7 @@ import Testing
     @Test func anAgentUpgradesAFormatFourVaultWithoutThePassphrase() throws {
         let h = try AgentHarness()
         let cli = try formatFourVault(h.cli)
-        try "format four fixture\n".write(toFile: cli.passphraseFile, atomically: true, encoding: .utf8)
+        try cli.rewritePassphraseFile("format four fixture\n")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: cli.passphraseFile)
         let unlock = try cli.run(["unlock"])
         #expect(unlock.status == 0, "\(unlock)")

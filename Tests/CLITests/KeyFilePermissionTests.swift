@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 
-/// Passphrase and identity files others can read are used, with a warning (as ssh warns about
-/// keys): the secret in them is only as safe as the file.
+/// A passphrase file its group or others can read is refused (77) unless
+/// --allow-shared-passphrase-file, and then used with a warning; identity files others can read
+/// are used with a warning (as ssh warns about keys): the secret in them is only as safe as the
+/// file.
 @Suite struct KeyFilePermissionTests {
     static func makeReadableByOthers(_ path: String, mode: Int = 0o644) throws {
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
@@ -16,34 +18,75 @@ import Testing
             sourceLocation: sourceLocation)
     }
 
-    @Test func passphraseFilesReadableByOthersWarnButWork() throws {
+    static func expectRefused(
+        _ r: CLIHarness.Result, _ path: String, what: String = "passphrase",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(r.status == 77 && !r.signalled, "\(r)", sourceLocation: sourceLocation)
+        #expect(
+            r.stderr.contains(
+                "rxvault: error: \(path) is readable by others: the \(what) in it is not kept secret, so rxvault does not use it"
+            ), "\(r)", sourceLocation: sourceLocation)
+        #expect(
+            r.stderr.contains(
+                "rxvault: hint: chmod 600 \(path), or pass --allow-shared-passphrase-file to use it all the same"),
+            "\(r)", sourceLocation: sourceLocation)
+    }
+
+    @Test func passphraseFilesReadableByOthersAreRefusedUnlessAllowed() throws {
         let cli = try CLIHarness()
         try cli.initVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
         // The harness's own file is private: no warning.
         let quiet = try cli.run(["list"])
         #expect(quiet.status == 0 && !quiet.stderr.contains("warning"), "\(quiet)")
 
         try Self.makeReadableByOthers(cli.passphraseFile)
         let viaEnvironment = try cli.run(["list"])
-        #expect(viaEnvironment.status == 0, "\(viaEnvironment)")
-        Self.expectWarning(viaEnvironment, about: cli.passphraseFile)
-
+        Self.expectRefused(viaEnvironment, cli.passphraseFile)
+        #expect(viaEnvironment.stdout.isEmpty, "\(viaEnvironment)")
         let viaFlag = try cli.run(
             ["list", "--passphrase-file", cli.passphraseFile], environment: ["RXVAULT_PASSPHRASE_FILE": nil])
-        #expect(viaFlag.status == 0, "\(viaFlag)")
-        Self.expectWarning(viaFlag, about: cli.passphraseFile)
-
-        // Readable by the group only is warned about too.
+        Self.expectRefused(viaFlag, cli.passphraseFile)
+        // Readable by the group only is refused too.
         try Self.makeReadableByOthers(cli.passphraseFile, mode: 0o640)
-        Self.expectWarning(try cli.run(["status"]), about: cli.passphraseFile)
+        Self.expectRefused(try cli.run(["show", id]), cli.passphraseFile)
+
+        // Allowed, before or after the command's name: used, with the warning.
+        for arguments in [["--allow-shared-passphrase-file", "list"], ["list", "--allow-shared-passphrase-file"]] {
+            let allowed = try cli.run(arguments)
+            #expect(allowed.status == 0 && allowed.stdout.contains(id.prefix(8)), "\(arguments): \(allowed)")
+            Self.expectWarning(allowed, about: cli.passphraseFile)
+        }
         try Self.makeReadableByOthers(cli.passphraseFile, mode: 0o600)
 
+        // A new passphrase from a shared file is refused, and nothing changes.
         let newPassphrase = try cli.write("a new passphrase for the vault\n", to: "new-passphrase")
         try Self.makeReadableByOthers(newPassphrase)
         let passwd = try cli.run(["passwd", "--new-passphrase-file", newPassphrase])
-        #expect(passwd.status == 0, "\(passwd)")
-        Self.expectWarning(passwd, about: newPassphrase)
-        #expect(!passwd.stderr.contains(cli.passphraseFile), "\(passwd)")
+        Self.expectRefused(passwd, newPassphrase, what: "new passphrase")
+        #expect(try cli.run(["list"]).status == 0, "the passphrase changed")
+        let allowed = try cli.run(["passwd", "--new-passphrase-file", newPassphrase, "--allow-shared-passphrase-file"])
+        #expect(allowed.status == 0, "\(allowed)")
+        Self.expectWarning(allowed, about: newPassphrase)
+        #expect(!allowed.stderr.contains(cli.passphraseFile), "\(allowed)")
+        try Self.makeReadableByOthers(newPassphrase, mode: 0o600)
+
+        // An age passphrase (backup, verify): refused before anything is written.
+        let agePassphrase = try cli.write("an age passphrase for backups\n", to: "age-passphrase")
+        try Self.makeReadableByOthers(agePassphrase)
+        let environment = ["RXVAULT_PASSPHRASE_FILE": newPassphrase]
+        let backup = try cli.run(
+            ["backup", cli.path("b.age"), "--age-passphrase-file", agePassphrase, "--allow-shared-passphrase-file"],
+            environment: environment)
+        #expect(backup.status == 0, "\(backup)")
+        Self.expectWarning(backup, about: agePassphrase)
+        let refusedBackup = try cli.run(
+            ["backup", cli.path("c.age"), "--age-passphrase-file", agePassphrase], environment: environment)
+        Self.expectRefused(refusedBackup, agePassphrase, what: "age passphrase")
+        #expect(!FileManager.default.fileExists(atPath: cli.path("c.age")))
+        let verify = try cli.run(["backup", "verify", cli.path("b.age"), "--age-passphrase-file", agePassphrase])
+        Self.expectRefused(verify, agePassphrase, what: "age passphrase")
     }
 
     @Test func identityFilesReadableByOthersWarnButWork() throws {
@@ -61,7 +104,7 @@ import Testing
         #expect(client.status == 0, "\(client)")
         Self.expectWarning(client, about: cli.path("shop.key"))
 
-        // --age-identity and --age-passphrase-file of export, import, backup and restore.
+        // --age-identity of import and restore.
         let recipient = try cli.ageKeygen("age.key")
         try Self.makeReadableByOthers(cli.path("age.key"))
         #expect(
@@ -70,15 +113,6 @@ import Testing
         let importing = try cli.run(["import", cli.path("x.age"), "--age-identity", cli.path("age.key"), "--dry-run"])
         #expect(importing.status == 0, "\(importing)")
         Self.expectWarning(importing, about: cli.path("age.key"))
-
-        let agePassphrase = try cli.write("an age passphrase for backups\n", to: "age-passphrase")
-        try Self.makeReadableByOthers(agePassphrase)
-        let backup = try cli.run(["backup", cli.path("b.age"), "--age-passphrase-file", agePassphrase])
-        #expect(backup.status == 0, "\(backup)")
-        Self.expectWarning(backup, about: agePassphrase)
-        let verify = try cli.run(["backup", "verify", cli.path("b.age"), "--age-passphrase-file", agePassphrase])
-        #expect(verify.status == 0, "\(verify)")
-        Self.expectWarning(verify, about: agePassphrase)
 
         #expect(try cli.run(["backup", cli.path("r.age"), "--recipient", recipient]).status == 0)
         let restore = try cli.run([

@@ -133,7 +133,7 @@ import Testing
         let asPassphrase = try cli.write(code + "\n", to: "code-as-passphrase")
         #expect(try cli.run(["list", "--passphrase-file", asPassphrase]).status == 77)
         // The passphrase is forgotten.
-        try "something else entirely\n".write(toFile: cli.passphraseFile, atomically: true, encoding: .utf8)
+        try cli.rewritePassphraseFile("something else entirely\n")
         #expect(try cli.run(["list"]).status == 77)
         let newPassphrase = try cli.write("a new passphrase after recovery\n", to: "new")
         // A mistyped group is named, and nothing changes.

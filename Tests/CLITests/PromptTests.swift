@@ -65,7 +65,7 @@ import Testing
         #expect(created.stdout.contains("Repeat it:"))
         #expect(!created.stdout.contains(secret), "the passphrase was echoed")
 
-        try (secret + "\n").write(toFile: cli.passphraseFile, atomically: true, encoding: .utf8)
+        try cli.rewritePassphraseFile(secret + "\n")
         let id = try cli.add(CLIHarness.glassesArguments)
         let listed = try drive(cli, ["list"], answers: [secret])
         #expect(listed.status == 0, "\(listed)")

@@ -20,7 +20,7 @@ import Testing
     func remember(_ cli: CLIHarness) throws -> String { try cli.write(cli.passphrase + "\n", to: "remembered") }
 
     func forgetThePassphrase(_ cli: CLIHarness) throws {
-        try "something else entirely\n".write(toFile: cli.passphraseFile, atomically: true, encoding: .utf8)
+        try cli.rewritePassphraseFile("something else entirely\n")
     }
 
     /// A shell command line as the README writes it: rxvault on PATH, in the harness's folder.

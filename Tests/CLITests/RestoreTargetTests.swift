@@ -4,7 +4,8 @@ import Testing
 /// Where `restore` puts the vault: `--to PATH` (missing folders made 0700, as `init` does), else
 /// the vault `--vault`, RXVAULT_PATH or the default names; never over a file without --force;
 /// through a symbolic link to the file it points to, the link kept; never "into" a directory.
-/// Other files rxvault writes (a backup) follow the same link and directory rule.
+/// Other files rxvault writes (a backup) follow the same directory rule, but never write through
+/// a link (OutputLinkTests).
 @Suite struct RestoreTargetTests {
     func setUp() throws -> (CLIHarness, String, String) {
         let cli = try CLIHarness()
@@ -126,20 +127,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder + ".bak"))
     }
 
-    /// Every file rxvault writes follows the same rule (backup, extract, export...): through a
-    /// link to the file it points to; never "into" a directory.
-    @Test func backupThroughASymlinkWritesItsTarget() throws {
+    /// A backup file is an output file, not a vault: a link at its path is refused without
+    /// --force and replaced with it, never written through (OutputLinkTests has every command).
+    @Test func backupThroughASymlinkReplacesTheLink() throws {
         let (cli, _, _) = try setUp()
         try FileManager.default.createDirectory(atPath: cli.path("usb"), withIntermediateDirectories: true)
         let real = cli.path("usb/rx.age")
         try Data("an older backup".utf8).write(to: URL(fileURLWithPath: real))
         let link = cli.path("latest.age")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "usb/rx.age")
-        #expect(try cli.run(["backup", link]).status == 73)
+        let refused = try cli.run(["backup", link])
+        #expect(refused.status == 73 && refused.stderr.contains("is a symbolic link"), "\(refused)")
         let r = try cli.run(["backup", link, "--force"])
         #expect(r.status == 0, "\(r)")
-        #expect(isSymlink(link), "the link was replaced by a file")
-        #expect(try cli.run(["backup", "verify", real]).status == 0)
+        #expect(!isSymlink(link), "the backup was written through the link")
+        #expect(FileManager.default.contents(atPath: real) == Data("an older backup".utf8))
+        #expect(try cli.run(["backup", "verify", link]).status == 0)
         // A folder is not written over: the backup gets a dated name inside it.
         let before = FileManager.default.contents(atPath: real)
         let folder = try cli.run(["backup", cli.path("usb"), "--force"])

@@ -63,7 +63,7 @@ import Testing
         switch keyword {
         case "encrypted": return refusal.reason == .encrypted
         case "javascript", "launch", "xfa-javascript", "active-action", "rich-media", "auto-uri", "media", "uri-scheme",
-            "xfa-action":
+            "xfa-action", "network-path", "reader-dependent", "auto-named":
             return refusal.reason == .activeContent
         case "embedded-file": return refusal.reason == .embeddedFile
         case "polyglot", "animated": return refusal.reason == .notPNGOrPDF

@@ -135,8 +135,10 @@ int rx_sandbox_enter(char message[RX_MESSAGE_SIZE]);
 
 // Walks every object of the PDF with qpdf (C++, pdfwalk.cpp): object streams, every
 // incremental update, decoded streams with bounded output. Refuses active content (JavaScript,
-// XFA scripts, Launch, ImportData, SubmitForm, GoToR, GoToE, Rendition, rich media, a /URI
-// action that runs by itself), embedded files and damage qpdf reports (recovery is off).
+// XFA scripts, Launch, ImportData, SubmitForm, GoToR, GoToE, Rendition, rich media, a /URI or
+// /Named action that runs by itself), links to files on the reader's side (by scheme, network
+// path, or as resolved against the catalog's /URI /Base), layers that show different readers
+// different content (pdfrules.cpp), embedded files and damage qpdf reports (recovery is off).
 // Returns 0 when nothing was found; never throws.
 int rx_pdf_walk(const uint8_t *data, size_t length, const rx_pdf_walk_limits *limits, rx_pdf_result *result);
 

@@ -130,10 +130,11 @@ extension RxVaultCommand {
             let keys = try recipients.parse()
             try options.requireOwner("backup")
             let destination = try Self.destination(self.destination)
-            if case .file(let path) = destination, !force, FileManager.default.fileExists(atPath: path) {
-                throw CLIError(
-                    .alreadyExists, "\(path) already exists",
-                    hint: "pass --force to replace it, or give a folder for a dated name")
+            if case .file(let path) = destination, !force {
+                // A file, or a link (never written through, WriteTarget), is there: refused now.
+                _ = try WriteTarget.file(for: path, replace: false) { _ in
+                    "pass --force to replace it, or give a folder for a dated name"
+                }
             }
             if case .standardOutput = destination, !armor, isatty(STDOUT_FILENO) == 1 {
                 throw CLIError(

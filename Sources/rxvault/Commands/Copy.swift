@@ -32,7 +32,8 @@ extension RxVaultCommand {
         func run() throws {
             try CommandRunner.run(json: format == .json) {
                 if !VaultLocation.isDatabase(target) {
-                    _ = try WriteTarget.file(for: target, replace: false, createsFolders: false, example: "copy.rxv")
+                    _ = try WriteTarget.file(
+                        for: target, replace: false, createsFolders: false, followsLinks: true, example: "copy.rxv")
                 }
                 let summary = try VaultCopy.copy(
                     from: source, to: target, busyTimeoutMilliseconds: try Environment.busyTimeoutMilliseconds())

@@ -49,7 +49,8 @@ extension RxVaultCommand {
                     }
                     // A path that can never be a new file (ends in '/', its folder is a file) is
                     // refused before the passphrase is asked for.
-                    _ = try WriteTarget.file(for: path, replace: false, createsFolders: true, example: "vault.rxv")
+                    _ = try WriteTarget.file(
+                        for: path, replace: false, createsFolders: true, followsLinks: true, example: "vault.rxv")
                     try ParentDirectory.create(for: path)
                 }
                 let shown = VaultLocation.display(path)

@@ -60,7 +60,7 @@ extension RxVaultCommand {
                 }
                 // Through a symbolic link, the file it points to: the link stays a link.
                 let target = try WriteTarget.file(
-                    for: given, replace: force, createsFolders: true, example: "vault.rxv"
+                    for: given, replace: force, createsFolders: true, followsLinks: true, example: "vault.rxv"
                 ) { target in
                     "restore elsewhere with --to PATH, or pass --force (the old vault is kept as \(target).bak, or .bak.N if that exists)"
                 }

@@ -45,29 +45,43 @@ enum ParserFactory {
 
 /// Writes a file the safe way: into a temporary file (mode 0600) beside the target, then into
 /// place only when everything was written and verified. Without `replace`, the final step is
-/// link(2), which fails rather than overwrite a file that appeared meanwhile. A target that is
-/// a symbolic link gets the file it points to written, the link kept (WriteTarget).
+/// link(2), which fails rather than overwrite a file that appeared meanwhile. Every step names
+/// the file by its folder's descriptor and its own name (`openat`, `linkat`, `renameat`), and
+/// none follows a link in that name: the temporary file is created with `O_EXCL | O_NOFOLLOW`,
+/// and a symbolic link at the target (allowed only with `replace`, WriteTarget) is replaced by
+/// the rename, never written through.
 struct SafeFileWriter {
     let target: String
     let temporary: String
     let fd: Int32
+    /// The target's folder, opened once: a folder renamed or replaced by a link after the check
+    /// does not move where the file goes.
+    let folder: Int32
+    let name: String
+    let temporaryName: String
 
     init(target given: String, replace: Bool) throws {
         let target = try WriteTarget.file(for: given, replace: replace)
         let directory = PathText.folder(of: target)
+        let shownFolder = directory.isEmpty ? "." : directory
         let name = PathText.name(of: target)
-        let temporary =
-            (directory.isEmpty ? "." : directory)
-            + "/.\(name).rxvault-\(String(UInt32.random(in: .min ... .max), radix: 16))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let temporaryName = ".\(name).rxvault-\(String(UInt32.random(in: .min ... .max), radix: 16))"
+        let folder = open(shownFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else {
+            throw CLIError(.cannotWrite, "cannot create a file in \(shownFolder): \(String(cString: strerror(errno)))")
+        }
+        let fd = openat(folder, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw CLIError(
-                .cannotWrite,
-                "cannot create a file in \(directory.isEmpty ? "." : directory): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            _ = Glibc.close(folder)
+            throw CLIError(.cannotWrite, "cannot create a file in \(shownFolder): \(reason)")
         }
         self.target = target
-        self.temporary = temporary
+        self.temporary = shownFolder + "/" + temporaryName
         self.fd = fd
+        self.folder = folder
+        self.name = name
+        self.temporaryName = temporaryName
     }
 
     /// Creates `target` with what `body` writes, all or nothing.
@@ -91,19 +105,33 @@ struct SafeFileWriter {
     }
 
     func commit(replace: Bool) throws {
+        defer { _ = Glibc.close(folder) }
         guard fsync(fd) == 0, Glibc.close(fd) == 0 else {
-            discard()
-            throw CLIError(.cannotWrite, "cannot write \(target): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            unlinkat(folder, temporaryName, 0)
+            throw CLIError(.cannotWrite, "cannot write \(target): \(reason)")
         }
         if replace {
-            guard rename(temporary, target) == 0 else {
+            // What is there now (it may have changed since the check): a file or a link is
+            // replaced; anything else (a directory, a FIFO, a device) never is.
+            var info = stat()
+            if fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
+                info.st_mode & S_IFMT != S_IFREG && info.st_mode & S_IFMT != S_IFLNK
+            {
+                unlinkat(folder, temporaryName, 0)
+                throw CLIError(
+                    .alreadyExists,
+                    "\(target) is not a regular file (it changed while rxvault wrote); nothing was replaced")
+            }
+            guard renameat(folder, temporaryName, folder, name) == 0 else {
                 let reason = String(cString: strerror(errno))
-                unlink(temporary)
+                unlinkat(folder, temporaryName, 0)
                 throw CLIError(.cannotWrite, "cannot write \(target): \(reason)")
             }
         } else {
-            defer { unlink(temporary) }
-            guard link(temporary, target) == 0 else {
+            defer { unlinkat(folder, temporaryName, 0) }
+            // linkat never follows a link at the new name: a link there (dangling or not) is EEXIST.
+            guard linkat(folder, temporaryName, folder, name, 0) == 0 else {
                 throw errno == EEXIST
                     ? CLIError(.alreadyExists, "\(target) already exists", hint: "pass --force to replace it")
                     : CLIError(.cannotWrite, "cannot write \(target): \(String(cString: strerror(errno)))")
@@ -113,21 +141,23 @@ struct SafeFileWriter {
 
     func discard() {
         _ = Glibc.close(fd)
-        unlink(temporary)
+        unlinkat(folder, temporaryName, 0)
+        _ = Glibc.close(folder)
     }
 
     /// Links the finished file to the first of `name(1)`, `name(2)`, ... that does not exist
     /// (link(2) never replaces, so two writers racing for a name both get one); returns it.
     func commitToFreeName(_ name: (Int) -> String) throws -> String {
+        defer { _ = Glibc.close(folder) }
         guard fsync(fd) == 0, Glibc.close(fd) == 0 else {
             let reason = String(cString: strerror(errno))
-            unlink(temporary)
+            unlinkat(folder, temporaryName, 0)
             throw CLIError(.cannotWrite, "cannot write \(target): \(reason)")
         }
-        defer { unlink(temporary) }
+        defer { unlinkat(folder, temporaryName, 0) }
         for sequence in 1...10_000 {
             let candidate = name(sequence)
-            if link(temporary, candidate) == 0 { return candidate }
+            if linkat(folder, temporaryName, AT_FDCWD, candidate, 0) == 0 { return candidate }
             guard errno == EEXIST else {
                 throw CLIError(.cannotWrite, "cannot write \(candidate): \(String(cString: strerror(errno)))")
             }

@@ -7,25 +7,40 @@ import RxCrypto
 #endif
 
 /// Files that hold a secret: passphrase files and age identity files. The secret in them is only
-/// as safe as the file, so rxvault says so (as ssh does for keys) when others can read one, but
-/// still uses it: refusing would break scripts for a problem only the user can fix.
+/// as safe as the file. A passphrase file its group or others can read is refused (as ssh
+/// refuses a private key others can read): such a passphrase opens the vault for every account
+/// that can read the file, and a script that uses it would go on doing so unnoticed. The owner
+/// may accept that with `--allow-shared-passphrase-file` (a warning is still printed). Identity
+/// and recovery-code files others can read are used with a warning.
 enum KeyFile {
     /// Largest identity file read: a few keys and comments are under 1 KiB; `/dev/zero` is not one.
     static let maxIdentityFileBytes = 1 << 16
 
-    /// Warns when `fd` (opened from `path`) is a regular file that its group or others may read.
-    static func warnIfReadableByOthers(fd: Int32, path: String) {
+    /// Set by `--allow-shared-passphrase-file` (VaultOptions) for the whole command.
+    nonisolated(unsafe) static var sharedPassphraseFileAllowed = false
+
+    /// Whether `fd` is a regular file that its group or others may read.
+    static func isReadableByOthers(fd: Int32) -> Bool {
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o044 != 0 else { return }
-        Terminal.warning("\(path) is readable by others; chmod 600 \(path)")
+        return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_mode & 0o044 != 0
     }
 
-    /// Opens `path` for reading a secret, warning as above; the caller closes the descriptor.
-    /// A missing file, a directory or an unreadable one is a usage error (64), as any other
-    /// setting that is wrong (InputFile).
-    static func open(_ path: String, what: String) throws -> Int32 {
+    /// Opens `path` for reading a secret; the caller closes the descriptor. A file others can
+    /// read is refused when it holds a passphrase (`passphrase`; exit 77, docs/reference.md) and
+    /// `--allow-shared-passphrase-file` was not given, else used with a warning. A missing file, a
+    /// directory or an unreadable one is a usage error (64), as any other setting that is wrong
+    /// (InputFile).
+    static func open(_ path: String, what: String, passphrase: Bool = false) throws -> Int32 {
         let fd = try InputFile(path: path, what: "the \(what) file", missing: .usage, standardInput: false).fd
-        warnIfReadableByOthers(fd: fd, path: path)
+        guard isReadableByOthers(fd: fd) else { return fd }
+        if passphrase && !sharedPassphraseFileAllowed {
+            close(fd)
+            throw CLIError(
+                .wrongPassphrase,
+                "\(path) is readable by others: the \(what) in it is not kept secret, so rxvault does not use it",
+                hint: "chmod 600 \(path), or pass --allow-shared-passphrase-file to use it all the same")
+        }
+        Terminal.warning("\(path) is readable by others; chmod 600 \(path)")
         return fd
     }
 

@@ -14,9 +14,10 @@ enum PassphraseSource {
     /// Longest passphrase read from a file or descriptor.
     static let maxLength = 4096
 
-    /// Reads the first line of `path` (without its line ending) into zeroed-on-release memory.
+    /// Reads the first line of `path` (without its line ending) into zeroed-on-release memory;
+    /// a file others can read is refused unless `--allow-shared-passphrase-file` (KeyFile).
     static func read(file path: String, what: String) throws -> SecretBytes {
-        let fd = try KeyFile.open(path, what: what)
+        let fd = try KeyFile.open(path, what: what, passphrase: true)
         defer { close(fd) }
         return try nonEmpty(Terminal.readLine(fd: fd, limit: maxLength), what: what, source: "file \(path)")
     }

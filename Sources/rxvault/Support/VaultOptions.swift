@@ -38,15 +38,22 @@ struct VaultOptions: ParsableArguments {
 
     @Flag(
         name: .long,
+        help: "Use a passphrase file that its group or others can read (refused without this; exit 77).")
+    var allowSharedPassphraseFile = false
+
+    @Flag(
+        name: .long,
         help: "Do not use an unlocked agent ('rxvault unlock'): ask for the passphrase (or set RXVAULT_NO_AGENT=1).")
     var noAgent = false
 
     var vaultPath: String { vault ?? Environment.defaultVaultPath }
 
     /// Notes, before any command runs, that messages go to a client app (it may give
-    /// `--identity` before or after the command name: either group sets it).
+    /// `--identity` before or after the command name: either group sets it), and that a shared
+    /// passphrase file may be used.
     func validate() throws {
         if identity != nil { Audience.isClient = true }
+        if allowSharedPassphraseFile { KeyFile.sharedPassphraseFileAllowed = true }
     }
 
     /// Refuses early (before any other work) when a client identity runs an owner command.

@@ -8,7 +8,8 @@ import RxVault
 #endif
 
 /// The file a command that creates or replaces `path` writes (`restore`, `backup`, `extract`,
-/// `export`, `preview`, `client add --identity-out`), and whether it can be written at all.
+/// `export`, `preview`, `trend --out`, `client add --identity-out`), and whether it can be
+/// written at all.
 ///
 /// Every command checks its output path here first, before a passphrase is asked for or any work
 /// is done, so a path that can never be a new file costs nothing (exit 73, docs/reference.md "Exit
@@ -19,17 +20,27 @@ import RxVault
 /// (unless the command creates folders, as `restore` does), and an existing file without
 /// `replace` (--force).
 ///
-/// A symbolic link is followed to the file it points to (through chains of links, relative ones
-/// read from the link's folder), even when that file is not there yet: the new file goes there
-/// and the link stays as it is. Renaming over the link instead would silently turn it into a file
-/// and leave what it pointed to behind (for a vault, a `.bak` beside the link and the real vault
-/// untouched).
+/// A symbolic link as the last part of the path of an output file (an export, an extracted
+/// attachment, a preview, a chart, a backup, an identity) is never written through: a link
+/// planted where a command's output goes (in a shared folder, or by another program) would
+/// otherwise get its output written wherever the link points, or a file created there when the
+/// link dangles (SECURITY.md, "Files rxvault writes"). It is refused (73) unless `replace`
+/// (--force), and then the link itself is replaced by the new file; what it pointed to is left as
+/// it is. A link to a directory is a directory, as before. `SafeFileWriter` opens the file beside
+/// the link with `openat` and `O_NOFOLLOW` and renames over the link, never through it.
+///
+/// A vault's own path (`followsLinks`: `restore`, and the checks of `init` and `copy`, as
+/// before) is where the owner keeps the vault, often a link into a synced folder: followed to the
+/// file it points to (through chains of links, relative ones read from the link's folder), even
+/// when that file is not there yet, and the link stays. Renaming over the link instead would
+/// silently turn it into a file and leave what it pointed to behind (for a vault, a `.bak` beside
+/// the link and the real vault untouched).
 enum WriteTarget {
     /// `example` names a file to suggest inside a directory given by mistake (e.g. vault.rxv);
     /// `existsHint` gives the hint for a file that is already there (from the file the path names).
     static func file(
-        for path: String, replace: Bool, createsFolders: Bool = false, example: String? = nil,
-        existsHint: ((String) -> String)? = nil
+        for path: String, replace: Bool, createsFolders: Bool = false, followsLinks: Bool = false,
+        example: String? = nil, existsHint: ((String) -> String)? = nil
     ) throws -> String {
         guard !path.isEmpty else { throw CLIError(.usage, "the path of the file to write is empty") }
         if path.hasSuffix("/") {
@@ -58,6 +69,10 @@ enum WriteTarget {
                 return current
             case S_IFDIR:
                 throw directory(path, example: example)
+            case S_IFLNK where !followsLinks:
+                if isDirectory(current) { throw directory(path, example: example) }
+                if !replace { throw link(path, dangling: stat(current, &info) != 0) }
+                return current
             case S_IFLNK:
                 hops += 1
                 guard hops <= 40 else { throw CLIError(.alreadyExists, "\(path): too many levels of symbolic links") }
@@ -76,6 +91,16 @@ enum WriteTarget {
                     hint: "give the path of a new file")
             }
         }
+    }
+
+    /// A link where an output file goes: not written through, so not written without --force.
+    private static func link(_ path: String, dangling: Bool) -> CLIError {
+        CLIError(
+            .alreadyExists,
+            "\(path) is a symbolic link\(dangling ? " to a file that does not exist" : ""); rxvault does not write through links",
+            hint:
+                "pass --force to replace the link itself with the file (what it points to is left as it is), or give another path"
+        )
     }
 
     private static func directory(_ path: String, example: String?) -> CLIError {
