@@ -1,0 +1,53 @@
+import Foundation
+import RxTestSupport
+import Testing
+
+/// The offline laptop (issue 48, item 6): a copy of a practice's PostgreSQL vault taken to a
+/// laptop (`rxvault copy`), written offline, merged back into the database with
+/// `merge lap.rxv --vault postgres://...` while a front desk went on writing to the database.
+/// Nothing either side wrote is lost, and a revoke made at the desk stays made.
+@Suite struct PostgresMergeTests {
+    @Test func theLaptopsWritesComeBackAndTheDesksStay() throws {
+        let (cli, database) = try PostgresVaultTests.databaseVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        let recipient = try cli.ageKeygen("app.key")
+        #expect(try cli.run(["client", "add", "optician", "--recipient", recipient]).status == 0)
+        #expect(try cli.run(["grant", "optician", id]).status == 0)
+
+        // The laptop: its own HOME (its own replica), its own copy of the vault.
+        let lapHome = cli.path("laptop")
+        try FileManager.default.createDirectory(atPath: lapHome, withIntermediateDirectories: true)
+        let lap = cli.path("lap.rxv")
+        #expect(try cli.run(["copy", database.url, lap]).status == 0)
+        let laptop: [String: String?] = ["HOME": lapHome, "RXVAULT_PATH": lap]
+        let school = try cli.run(
+            [
+                "add", "glasses", "--patient", "Screened Child", "--prescriber", "Dr Lee", "--issued", "2026-05-01",
+                "--expires", "2027-05-01", "--od", "-0.50", "--os", "-0.75"
+            ], environment: laptop)
+        #expect(school.status == 0, "\(school)")
+        let child = String(school.stdout.split(separator: "\n").first ?? "")
+
+        // Meanwhile at the desk: another prescription, and the optician's grant revoked.
+        let walkIn = try cli.add([
+            "add", "contacts", "--patient", "Walk In", "--prescriber", "Dr Lee", "--issued", "2026-05-02",
+            "--expires", "2027-05-02", "--od", "-2.00 bc 8.6 dia 14.2", "--os", "-2.25 bc 8.6 dia 14.2", "--brand",
+            "Acme"
+        ])
+        #expect(try cli.run(["revoke", "optician", id]).status == 0)
+
+        let merged = try cli.run(["merge", lap])
+        #expect(merged.status == 0 && merged.stdout.contains("1 new prescription"), "\(merged)")
+        let list = try cli.run(["list"]).stdout
+        #expect(list.contains(child) && list.contains(walkIn) && list.contains(String(id.prefix(8))), "\(list)")
+        let grants = try cli.run(["grants", "--format", "json"]).stdout
+        #expect(!grants.contains("optician"), "the desk's revoke stays: \(grants)")
+        #expect(try cli.run(["check"]).status == 0)
+        // The laptop brings the database's changes in too, and then both hold the same.
+        #expect(try cli.run(["merge", database.url], environment: laptop).status == 0)
+        let onLaptop = try cli.run(["list"], environment: laptop).stdout
+        #expect(onLaptop.contains(walkIn) && onLaptop.contains(child), "\(onLaptop)")
+        #expect(!(try cli.run(["grants"], environment: laptop)).stdout.contains("optician"))
+        #expect(try cli.run(["merge", lap]).stdout.contains("nothing to bring in"))
+    }
+}
