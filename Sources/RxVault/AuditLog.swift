@@ -240,5 +240,6 @@ extension AuditEvent {
             prescriptions: try strings(try c.required("prescriptions")),
             attachments: try c.optional("attachments").map { v throws(DecodingError) in try strings(v) },
             detail: try c.optional("detail")?.string())
+        joined = try c.optional("joined")?.string()
     }
 }

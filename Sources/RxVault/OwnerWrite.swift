@@ -50,6 +50,10 @@ final class OwnerWrite: StateAccess {
     /// A merge's: the other copy's write counter, which the new root's counter passes, so that
     /// neither copy's rollback anchor takes the merged vault for an older one.
     var counterFloor = 0
+    /// False for a merge that changed no record (it took in the other copy's knowledge and at
+    /// most its audit entries): it counts no write of this replica, so two copies that hold the
+    /// same records end with the same knowledge and the next merge either way finds nothing to do.
+    var countsOwnWrite = true
     /// What a large import learnt of the store when it began (`StoredPrescriptions`); nil in
     /// every other write.
     var stored: StoredPrescriptions?
@@ -110,7 +114,7 @@ final class OwnerWrite: StateAccess {
     /// with any is never taken for one that changed nothing.
     var hasPendingWork: Bool {
         !pendingIndex.isEmpty || !touched.isEmpty || !unsealedVersions.isEmpty || patientsChanged
-            || assumedValidity != nil
+            || assumedValidity != nil || joinedKnowledge != nil
     }
 
     /// The state root of the write; an internal error before one is known.

@@ -16,11 +16,11 @@ extension Vault {
 
     /// Every owner write of a format-8 vault counts as one write of this computer's replica
     /// (after a merge's, on top of both copies' knowledge).
-    func advanceKnowledge(_ state: inout VaultState, joining joined: KnowledgeVector? = nil) {
+    func advanceKnowledge(_ state: inout VaultState, joining joined: KnowledgeVector? = nil, counting: Bool = true) {
         guard header.formatVersion >= 8 else { return }
         var knowledge = state.knowledge ?? .empty
         if let joined { knowledge = knowledge.merged(with: joined) }
-        knowledge.advance(writingReplica())
+        if counting { knowledge.advance(writingReplica()) }
         state.knowledge = knowledge
     }
 

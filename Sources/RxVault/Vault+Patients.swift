@@ -411,9 +411,11 @@ extension Vault {
     // MARK: - Writing (inside an owner write)
 
     /// Seals and stores a patient row, keeping the transaction's directory and patients hash current.
-    func writePatient(_ summary: PatientSummary, in write: OwnerWrite) throws {
+    /// `keepingStamp`: a merge writing the other copy's record as it is (its last write stays the
+    /// one that made it, so the copies agree on it and the next merge finds nothing to do).
+    func writePatient(_ summary: PatientSummary, keepingStamp: Bool = false, in write: OwnerWrite) throws {
         var summary = summary
-        summary.changed = try stamp(write) ?? summary.changed
+        if !keepingStamp { summary.changed = try stamp(write) ?? summary.changed }
         let row = try patientSealing.seal(summary)
         try changePatients(writing: { try store.upsert(row) }, change: { $0.insert(summary) }, in: write)
     }

@@ -328,7 +328,7 @@ extension Vault {
         state.auditSequence = head.sequence
         state.auditHash = head.hash
         state.counter = max(state.counter, write.counterFloor) + 1
-        advanceKnowledge(&state, joining: write.joinedKnowledge)
+        advanceKnowledge(&state, joining: write.joinedKnowledge, counting: write.countsOwnWrite || write.stamp != nil)
         if header.formatVersion >= 4 {
             // Format 7: the setting this write changed, else the one the ring holds (verified
             // when the write began).

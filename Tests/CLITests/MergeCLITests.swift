@@ -54,6 +54,20 @@ import Testing
         let exportB = Self.exported(try d.b(["export", "--format", "json", "--out", "-"]))
         #expect(exportA == exportB && exportA.contains(ann) && exportA.contains(bob))
         #expect(try d.b(["check"]).status == 0)
+        // In step: after at most the other's log entries, neither has anything for the other.
+        let fromB = try d.a(["merge", d.bVault, "--format", "json"])
+        #expect(fromB.status == 0 && fromB.stdout.contains("\"prescriptionsAdded\" : [\n\n  ]"), "\(fromB)")
+        // Each side's merge is news to the other once (its log entry); within two more rounds
+        // neither has anything for the other.
+        var rounds = 0
+        while rounds < 3 {
+            let intoB = try d.b(["merge", d.cli.vaultPath]).stdout
+            let intoA = try d.a(["merge", d.bVault]).stdout
+            if intoB.contains("nothing to bring in") && intoA.contains("nothing to bring in") { break }
+            #expect(!intoB.contains("new prescription") || intoB.contains("0 new prescriptions"), "\(intoB)")
+            rounds += 1
+        }
+        #expect(rounds <= 2, "the copies did not settle")
     }
 
     /// A revokes a client while B, not knowing, edits the prescription and narrows another grant:
@@ -134,7 +148,11 @@ import Testing
         #expect(foreign.status == 65 && foreign.stderr.contains("another vault (id "), "\(foreign)")
         #expect(foreign.stderr.contains("not a copy of this one (id "), "\(foreign)")
 
+        // A copy that holds a write of B's (so there is something to merge), then altered.
         let damaged = try d.cli.consistentCopy("damaged.rxv")
+        let onDamaged = try d.cli.run(
+            DeviceForkTests.bobContacts, environment: ["HOME": d.bHome, "RXVAULT_PATH": damaged])
+        #expect(onDamaged.status == 0, "\(onDamaged)")
         let sqlite = Process()
         sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         sqlite.arguments = [

@@ -55,7 +55,7 @@ struct CopyMerge {
             guard let mine = ourSide.patients.records[id] else {
                 // Merged away here (an alias of another record), or removed here after it was seen.
                 if ourSide.patients.aliases[id] != nil || seen(their.changed, by: ours) { continue }
-                try vault.writePatient(their, in: write)
+                try vault.writePatient(their, keepingStamp: true, in: write)
                 report.patientsAdded += 1
                 continue
             }
@@ -63,8 +63,10 @@ struct CopyMerge {
             let theyKnowMine = seen(mine.changed, by: theirs)
             let iKnowTheirs = seen(their.changed, by: ours)
             var kept: PatientSummary
+            var theirsAsTheyAre = false
             if theyKnowMine && !iKnowTheirs {
                 kept = their
+                theirsAsTheyAre = true
             } else if iKnowTheirs && !theyKnowMine {
                 continue
             } else {
@@ -80,7 +82,7 @@ struct CopyMerge {
                 }
             }
             guard kept != mine else { continue }
-            try vault.writePatient(kept, in: write)
+            try vault.writePatient(kept, keepingStamp: theirsAsTheyAre, in: write)
             report.patientsUpdated += 1
         }
     }

@@ -27,13 +27,15 @@ public struct MergeReport: Sendable {
     /// Nothing to bring: the other copy's knowledge is all in this one.
     public var upToDate = false
 
-    public var changedAnything: Bool {
+    /// A record of the vault changed (anything but the audit log).
+    public var changedRecords: Bool {
         !(prescriptionsAdded.isEmpty && prescriptionsUpdated.isEmpty && prescriptionsRemoved.isEmpty
             && clientsAdded.isEmpty && clientsRemoved.isEmpty)
-            || attachmentsAdded + attachmentsRemoved
-                + grantsAdded + grantsRemoved + grantsNarrowed + patientsAdded + patientsUpdated + auditEntriesJoined
-                > 0
+            || attachmentsAdded + attachmentsRemoved + grantsAdded + grantsRemoved + grantsNarrowed + patientsAdded
+                + patientsUpdated > 0
     }
+
+    public var changedAnything: Bool { changedRecords || auditEntriesJoined > 0 }
 
     /// One line for the audit entry that records the merge.
     var summary: String {

@@ -10,7 +10,8 @@ import RxStore
 /// removed client, a detached attachment stays gone, and nothing written on either side is lost.
 extension Vault {
     /// Opens another copy of this vault (a file, a conflict copy, a backup decrypted to a
-    /// file, a database) with this vault's root key, verified whole as `check` would. Refused:
+    /// file, a database) with this vault's root key; `merge` checks it whole before reading it
+    /// (`requireWhole`). Refused:
     /// another vault's copy (65, both ids named), a copy this rxvault cannot read (66), a damaged
     /// one (76), one older than format 4 (65: the root key cannot open it; upgrade it first).
     public func openCopy(at location: String, named name: String) throws(VaultError) -> Vault {
@@ -24,12 +25,16 @@ extension Vault {
                 "\(name) is in format \(theirs.formatVersion); open it with its passphrase and run 'rxvault upgrade' first"
             )
         }
-        let copy = try Vault.open(at: location, with: .rootKey(rootKey), clock: clock, anchor: nil)
+        return try Vault.open(at: location, with: .rootKey(rootKey), clock: clock, anchor: nil)
+    }
+
+    /// The copy checked whole, as `check` does (attachments' data aside: their rows are copied as
+    /// they are, and their streams are authenticated whenever read).
+    private static func requireWhole(_ copy: Vault, named name: String) throws(VaultError) {
         let report = try copy.check(readData: false)
         if let error = report.stages.flatMap(\.errors).first {
             throw .integrity("\(name) is damaged, nothing was merged: \(error)")
         }
-        return copy
     }
 
     /// Runs `body` with the copy at `location` opened (`openCopy`): a vault file, a database,
@@ -76,6 +81,8 @@ extension Vault {
             report.upToDate = true
             return report
         }
+        // Only a copy that brings something is read beyond its (verified) root.
+        try Self.requireWhole(source, named: name)
         retireReplicaIfLacking(after: ours.merged(with: theirs))
         mergingOverFork = true
         defer { mergingOverFork = false }
@@ -87,6 +94,14 @@ extension Vault {
                 var merging = try CopyMerge(vault: self, source: source, write: write, ours: ours, theirs: theirs)
                 try merging.run()
                 report = merging.report
+                // Only the other copy's knowledge and log entries came in: no write of this
+                // replica, no merge entry (either would be news to the other copy, and two
+                // copies would never stop merging each other's merges).
+                guard report.changedRecords else {
+                    write.countsOwnWrite = false
+                    if dryRun { throw WriteAbandoned(reason: nil) }
+                    return
+                }
                 try audit(
                     AuditEvent(
                         time: clock.timestamp(), actor: AuditEvent.ownerActor, action: .merge,

@@ -55,6 +55,12 @@ extension RxVaultCommand {
             if report.upToDate || !report.changedAnything {
                 return ["nothing to bring in: this vault already holds every change in \(source)"]
             }
+            if !report.changedRecords {
+                return [
+                    "\(dryRun ? "would bring in" : "brought in") from \(source) only its audit log: "
+                        + (report.auditEntriesJoined == 1 ? "1 entry" : "\(report.auditEntriesJoined) entries")
+                ]
+            }
             let verb = dryRun ? "would bring in" : "brought in"
             var lines = [
                 "\(verb) from \(source): "
@@ -63,7 +69,8 @@ extension RxVaultCommand {
                         counted(report.prescriptionsUpdated.count, "updated prescription"),
                         counted(report.versionsAdded, "version"),
                         counted(report.attachmentsAdded, "attachment"), counted(report.clientsAdded.count, "client"),
-                        counted(report.grantsAdded, "grant"), counted(report.patientsAdded, "patient")
+                        counted(report.grantsAdded, "grant"), counted(report.patientsAdded, "patient"),
+                        report.auditEntriesJoined == 1 ? "1 log entry" : "\(report.auditEntriesJoined) log entries"
                     ].joined(separator: ", ")
             ]
             let removals = [
@@ -100,6 +107,7 @@ extension RxVaultCommand {
                 "clientsAdded": report.clientsAdded, "clientsRemoved": report.clientsRemoved,
                 "grantsAdded": report.grantsAdded, "grantsRemoved": report.grantsRemoved,
                 "grantsNarrowed": report.grantsNarrowed, "patientsAdded": report.patientsAdded,
+                "auditEntriesJoined": report.auditEntriesJoined,
                 "patientsUpdated": report.patientsUpdated, "patientConflicts": report.patientConflicts,
                 "notes": report.notes
             ]
