@@ -125,6 +125,39 @@ import Testing
         #expect(exportA == exportB)
     }
 
+    /// Attachments: one attached on B comes in (the grant that includes attachments is sealed
+    /// with its key, and it extracts byte for byte); one detached on A stays detached on both.
+    @Test func attachmentsComeInAndDetachedOnesStayGone() throws {
+        let d = try DeviceForkTests.Devices()
+        let id = try #require(
+            try d.a(["list", "--format", "json"]).stdout.firstMatch(of: /"id" : "([0-9a-f]{32})"/)?.1)
+        #expect(try d.a(["attach", String(id), AttachmentTests.pdf]).status == 0)
+        #expect(try d.a(["client", "add", "shop", "--generate", "--identity-out", d.cli.path("shop.key")]).status == 0)
+        #expect(try d.a(["grant", "shop", String(id)]).status == 0)
+        _ = try d.cli.consistentCopy("b-vault-3.rxv")
+        let bVault = d.cli.path("b-vault-3.rxv")
+        func b(_ arguments: [String]) throws -> CLIHarness.Result {
+            try d.cli.run(arguments, environment: ["HOME": d.bHome, "RXVAULT_PATH": bVault])
+        }
+        #expect(try b(["list"]).status == 0)
+        #expect(try d.a(["detach", String(id), "pdf-1.4-three-pages.pdf", "--yes"]).status == 0)
+        #expect(try b(["attach", String(id), AttachmentTests.photo]).status == 0)
+
+        let merged = try d.a(["merge", bVault])
+        #expect(merged.status == 0 && merged.stdout.contains("1 attachment"), "\(merged)")
+        let listed = try d.a(["attachments", String(id)]).stdout
+        #expect(listed.contains("png-prescription-photo") && !listed.contains("three-pages"), "\(listed)")
+        #expect(try d.a(["check"]).status == 0)
+        let out = d.cli.path("photo-out.png")
+        #expect(try d.a(["extract", String(id), "png-prescription-photo-1200x1600.png", "--out", out]).status == 0)
+        #expect(
+            FileManager.default.contents(atPath: out) == FileManager.default.contents(atPath: AttachmentTests.photo))
+        let client = try d.cli.run(["attachments", String(id), "--identity", d.cli.path("shop.key")])
+        #expect(client.status == 0 && client.stdout.contains("png-prescription-photo"), "\(client)")
+        #expect(try b(["merge", d.cli.vaultPath]).status == 0)
+        #expect(!(try b(["attachments", String(id)])).stdout.contains("three-pages"), "detached on A, gone on B")
+    }
+
     /// A backup taken on A holds A's writes: merging it brings them back after B's file landed.
     @Test func aBackupIsASourceToo() throws {
         let d = try DeviceForkTests.Devices()

@@ -36,8 +36,10 @@ struct CopyMerge {
         let ourSide = try CopySnapshot(of: vault, in: write)
         try mergePatients(ourSide, theirSide)
         let clients = try mergeClients(ourSide, theirSide)
-        let changed = try mergePrescriptions(ourSide, theirSide)
-        try mergeAttachments(ourSide, theirSide, changed: changed)
+        var changed = try mergePrescriptions(ourSide, theirSide)
+        // A prescription whose attachments changed has its grants sealed again too (with the keys
+        // of the attachments it now has).
+        changed.formUnion(try mergeAttachments(ourSide, theirSide))
         try mergeGrants(ourSide, theirSide, clients: clients, changed: changed)
         let theirLog = try source.reading { read in try source.namedAuditEvents(in: read) }
         report.auditEntriesJoined = try vault.joinAuditLog(theirLog, in: write)
@@ -187,9 +189,11 @@ struct CopyMerge {
 
     // MARK: - Attachments
 
-    private mutating func mergeAttachments(
-        _ ourSide: CopySnapshot, _ theirSide: CopySnapshot, changed: Set<PrescriptionID>
-    ) throws {
+    /// Returns the prescriptions whose attachments changed.
+    private mutating func mergeAttachments(_ ourSide: CopySnapshot, _ theirSide: CopySnapshot) throws -> Set<
+        PrescriptionID
+    > {
+        var changed: Set<PrescriptionID> = []
         let removed = Set(report.prescriptionsRemoved)
         for id in Set(ourSide.heads.keys).union(theirSide.heads.keys).sorted() where !removed.contains(id) {
             guard try vault.store.latestVersion(of: id) != nil else { continue }
@@ -202,6 +206,7 @@ struct CopyMerge {
                 try vault.touch(id.hex, in: write)
                 _ = try vault.store.deleteAttachment(row.id)
                 report.attachmentsRemoved += 1
+                changed.insert(id)
             }
             for row in their where !mineIDs.contains(row.id) {
                 guard !seen(try source.openInfo(row).info.stamp, by: ours) || ourSide.heads[id] == nil else { continue }
@@ -213,8 +218,10 @@ struct CopyMerge {
                     }
                 }
                 report.attachmentsAdded += 1
+                changed.insert(id)
             }
         }
+        return changed
     }
 
     // MARK: - Grants

@@ -83,7 +83,7 @@ extension Vault {
         }
         // Only a copy that brings something is read beyond its (verified) root.
         try Self.requireWhole(source, named: name)
-        retireReplicaIfLacking(after: ours.merged(with: theirs))
+        if !dryRun { retireReplicaIfLacking(after: ours.merged(with: theirs)) }
         mergingOverFork = true
         defer { mergingOverFork = false }
         var report = MergeReport()
