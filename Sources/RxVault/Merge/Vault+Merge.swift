@@ -72,7 +72,16 @@ extension Vault {
     /// Brings in what `source` (`openCopy`) holds and this vault lacks, in one owner write (none
     /// with `dryRun`, which reports the same). Allowed on a vault whose line of history forked or
     /// rolled back: that is what a merge mends.
+    ///
+    /// The copy is read in one snapshot throughout (its knowledge, its check, what is brought
+    /// in), so a database copy that desks write to meanwhile is merged as one state of it.
     public func merge(from source: Vault, named name: String, dryRun: Bool) throws(VaultError) -> MergeReport {
+        try source.read { try mergeInOneSnapshot(of: source, named: name, dryRun: dryRun) }
+    }
+
+    private func mergeInOneSnapshot(of source: Vault, named name: String, dryRun: Bool) throws(VaultError)
+        -> MergeReport
+    {
         let theirs = try source.knowledge()
         let theirCounter = try source.reading { _ in try source.store.vaultState()?.writeCounter ?? 0 }
         let ours = try knowledge()
