@@ -236,15 +236,20 @@ import Testing
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
         let plain = try Started(["/bin/sleep", "60"], environment: ["PATH": "/usr/bin:/bin"], in: "/", as: nobody)
         let arguments = try ParserChildArgumentTests.arguments()
-        let child = try Started(
-            [CLIHarness.binary] + arguments, environment: ["PATH": "/usr/bin:/bin"], in: "/", as: nobody)
+        // nobody cannot reach a binary under a private folder (a CI clone in `mktemp -d`): a copy
+        // of it in a folder anyone may enter.
+        let open = try TemporaryDirectory(prefix: "rxdump", short: true, permissions: 0o755)
+        let binary = open.path + "/rxvault"
+        try FileManager.default.copyItem(atPath: CLIHarness.binary, toPath: binary)
+        chmod(binary, 0o755)
+        let child = try Started([binary] + arguments, environment: ["PATH": "/usr/bin:/bin"], in: "/", as: nobody)
         func owner(_ pid: pid_t) -> uid_t? {
             var info = stat()
             return stat("/proc/\(pid)/status", &info) == 0 ? info.st_uid : nil
         }
         #expect(
             eventually(within: 10) { Self.coreLimit(plain.pid) == "unlimited unlimited" && owner(plain.pid) == 65534 })
-        #expect(eventually(within: 30) { Self.isProtected(child.pid) })
+        #expect(eventually(within: 30) { Self.isProtected(child.pid) }, "\(child.stderr)")
         #expect(
             owner(child.pid) == 0,
             "the checker child is dumpable: /proc/\(child.pid)/status belongs to \(owner(child.pid).map(String.init) ?? "?")"
