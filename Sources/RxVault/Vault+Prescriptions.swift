@@ -197,16 +197,20 @@ extension Vault {
     /// Deletes the prescription and every version of it, then checkpoints and truncates the WAL so
     /// the deleted content (overwritten in place by `secure_delete`) is gone from every file.
     public func remove(_ id: PrescriptionID) throws(VaultError) {
-        let deleted = try perform { (write: OwnerWrite) throws -> Bool in
-            try indexChanged(id, nil, in: write)
-            // Nothing of it is relied on or re-sealed: its manifest entry just goes.
-            write.touched.insert(id.hex)
-            // Format 3 grants do not name their prescription in the file, so nothing cascades to them.
-            for grant in try storedGrants(clientID: nil, prescriptionID: id) { try store.deleteGrant(grant.row.id) }
-            return try store.deletePrescription(id)
-        }
+        let deleted = try perform { (write: OwnerWrite) throws -> Bool in try deletePrescription(id, in: write) }
         guard deleted else { throw .notFound(id: id.short) }
         purge()
+    }
+
+    /// `remove`'s work inside a write (also a merge's, for a prescription the other copy removed):
+    /// the prescription, its versions, attachments and grants, its index and manifest entries.
+    func deletePrescription(_ id: PrescriptionID, in write: OwnerWrite) throws -> Bool {
+        try indexChanged(id, nil, in: write)
+        // Nothing of it is relied on or re-sealed: its manifest entry just goes.
+        write.touched.insert(id.hex)
+        // Format 3 grants do not name their prescription in the file, so nothing cascades to them.
+        for grant in try storedGrants(clientID: nil, prescriptionID: id) { try store.deleteGrant(grant.row.id) }
+        return try store.deletePrescription(id)
     }
 
     // MARK: - Sealing

@@ -176,12 +176,7 @@ struct CopyMerge {
             try vault.touch(id.hex, in: write)
             // Kept when this copy wrote a version the other has not seen (nothing is lost).
             guard mine.allSatisfy({ seen($0.by, by: theirs) }) else { continue }
-            try vault.indexChanged(id, nil, in: write)
-            write.touched.insert(id.hex)
-            for grant in try vault.storedGrants(clientID: nil, prescriptionID: id) {
-                try vault.store.deleteGrant(grant.row.id)
-            }
-            _ = try vault.store.deletePrescription(id)
+            _ = try vault.deletePrescription(id, in: write)
             report.prescriptionsRemoved.append(id)
         }
         return changed
