@@ -34,6 +34,30 @@ public enum AEAD {
         return out
     }
 
+    /// Seals with the nonce given instead of a random one: only for a nonce that is a keyed
+    /// hash of the plaintext under a key of its own (as `sync` names its chunks), so two boxes
+    /// share a nonce only when they share the plaintext, and are then the same bytes. Two
+    /// devices that seal the same chunk write the same file, which a sync tool carrying the
+    /// folder sees as one, never as a conflict.
+    public static func seal(_ plaintext: [UInt8], key: SecretBytes, associatedData: [UInt8], nonce: [UInt8])
+        throws(CryptoError) -> [UInt8]
+    {
+        try Sodium.ready()
+        guard key.count == keyLength else { throw .malformed("key length") }
+        guard nonce.count == nonceLength else { throw .malformed("nonce length") }
+        var out = nonce + [UInt8](repeating: 0, count: plaintext.count + tagLength)
+        out.withUnsafeMutableBytes { o in
+            var written: UInt64 = 0
+            key.withUnsafeBytes { k in
+                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    o.baseAddress!.advanced(by: nonceLength).assumingMemoryBound(to: UInt8.self), &written,
+                    plaintext, UInt64(plaintext.count), associatedData, UInt64(associatedData.count), nil,
+                    nonce, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        return out
+    }
+
     public static func seal(_ plaintext: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError)
         -> [UInt8]
     {

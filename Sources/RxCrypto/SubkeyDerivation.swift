@@ -36,6 +36,12 @@ public enum Subkey: UInt64, CaseIterable, Sendable {
     /// vault derives the same key, so a client may ask one instance for a challenge, answer it at
     /// another and read through a third. Never stored.
     case apiSessions = 12
+    /// Seals what `rxvault sync` puts in a folder remote (its heads and chunks): the remote holds
+    /// only ciphertext, and only this vault's keys open it.
+    case syncSealing = 13
+    /// Names the chunks of a folder remote (a keyed hash of each chunk's plaintext): equal chunks
+    /// are stored once, and a name says nothing about what it holds to whoever lacks the key.
+    case syncChunkNames = 14
 
     /// Derives this sub-key from `root` (32 bytes).
     public func derive(from root: SecretBytes) throws(CryptoError) -> SecretBytes {

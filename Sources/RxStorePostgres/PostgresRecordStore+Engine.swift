@@ -82,6 +82,9 @@ extension PostgresRecordStore {
         }
     }
 
+    /// A database has no pages a copy could keep in place: its snapshot.
+    public func snapshotKeepingPages(to path: String) throws(StoreError) { try snapshot(to: path) }
+
     /// The server removes deleted rows' old versions itself (autovacuum); until it does, they are
     /// in its files (docs/deploy.md, SECURITY.md). Nothing rxvault can do from a connection.
     @discardableResult

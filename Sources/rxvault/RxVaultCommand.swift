@@ -57,8 +57,7 @@ struct RxVaultCommand: AsyncParsableCommand {
                 name: "Files and backups",
                 subcommands: [
                     Check.self, Upgrade.self, Export.self, Import.self, Backup.self, Restore.self, Copy.self,
-                    Merge.self,
-                    Conflicts.self, Resolve.self
+                    Merge.self, Sync.self, Conflicts.self, Resolve.self
                 ])
         ])
 

@@ -31,6 +31,11 @@ public protocol StoreEngine: AnyObject {
     /// file, whatever this store's engine: one read snapshot, taken even while others write. A
     /// backup is such a file, sealed with age; it restores to a file or into another engine.
     func snapshot(to path: String) throws(StoreError)
+    /// As `snapshot`, but a file engine keeps its pages where they are (SQLite's online backup,
+    /// where `snapshot` compacts): two such copies taken a few writes apart differ only in the
+    /// pages those writes touched, which is all `rxvault sync` moves. An engine without pages
+    /// answers with its `snapshot`. Inside `read`, the copy is of that read's snapshot.
+    func snapshotKeepingPages(to path: String) throws(StoreError)
 
     /// Makes deleted content unrecoverable from what the engine keeps, as far as it can (SQLite
     /// overwrites deleted rows as it deletes them, then this folds its write-ahead log into the

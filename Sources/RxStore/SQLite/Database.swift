@@ -192,6 +192,33 @@ public final class Database {
         return try body()
     }
 
+    /// Copies this database, page for page, into a new file at `path` (mode 0600, which must not
+    /// exist) with SQLite's online backup: one read snapshot, the pages where they are. Two such
+    /// copies taken a few writes apart differ only in the pages those writes touched.
+    public func copyPages(to path: String) throws(StoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreError.cannotWrite("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        close(fd)
+        var target: OpaquePointer?
+        guard sqlite3_open_v2(path, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+            let target
+        else {
+            sqlite3_close(target)
+            throw StoreError.cannotWrite("cannot open \(path) to copy the vault into")
+        }
+        defer { sqlite3_close(target) }
+        guard let backup = sqlite3_backup_init(target, "main", handle, "main") else {
+            throw StoreError.cannotWrite("cannot copy the vault: \(String(cString: sqlite3_errmsg(target)))")
+        }
+        let stepped = sqlite3_backup_step(backup, -1)
+        let finished = sqlite3_backup_finish(backup)
+        guard stepped == SQLITE_DONE, finished == SQLITE_OK else {
+            throw error(stepped == SQLITE_DONE ? finished : stepped, sql: nil)
+        }
+    }
+
     /// Copies the WAL into the main file and truncates the WAL to zero bytes, so content deleted
     /// by `secure_delete` is gone from both files. Returns false if a reader kept it from finishing.
     @discardableResult

@@ -46,6 +46,10 @@ extension SQLiteRecordStore {
         try database.prepare("VACUUM INTO ?").run([.text(path)])
     }
 
+    public func snapshotKeepingPages(to path: String) throws(StoreError) {
+        try database.copyPages(to: path)
+    }
+
     /// `secure_delete` overwrote deleted rows in the pages; a TRUNCATE checkpoint copies the WAL
     /// into the file and empties it, so the old pages are gone from the WAL too.
     @discardableResult

@@ -14,7 +14,13 @@ extension Vault {
     /// (`requireWhole`). Refused:
     /// another vault's copy (65, both ids named), a copy this rxvault cannot read (66), a damaged
     /// one (76), one older than format 4 (65: the root key cannot open it; upgrade it first).
-    public func openCopy(at location: String, named name: String) throws(VaultError) -> Vault {
+    ///
+    /// `usingAnchor`: opened as this computer's vault (its writes advance what the computer has
+    /// seen), for a copy this device writes to (`sync` with a database); a copy only read is
+    /// opened without, so reading it changes nothing this computer remembers.
+    public func openCopy(at location: String, named name: String, usingAnchor: Bool = false) throws(VaultError)
+        -> Vault
+    {
         let (_, theirs) = try VaultHeader.openStore(at: location, busyTimeoutMilliseconds: 5_000)
         guard theirs.vaultID == header.vaultID else {
             throw .refused(
@@ -25,7 +31,7 @@ extension Vault {
                 "\(name) is in format \(theirs.formatVersion); open it with its passphrase and run 'rxvault upgrade' first"
             )
         }
-        return try Vault.open(at: location, with: .rootKey(rootKey), clock: clock, anchor: nil)
+        return try Vault.open(at: location, with: .rootKey(rootKey), clock: clock, anchor: usingAnchor ? anchor : nil)
     }
 
     /// The copy checked whole, as `check` does (attachments' data aside: their rows are copied as
@@ -92,6 +98,11 @@ extension Vault {
         }
         // Only a copy that brings something is read beyond its (verified) root.
         try Self.requireWhole(source, named: name)
+        // The copy holds all this one does and more: this one becomes it, as git fast-forwards.
+        // Nothing is decided, so nothing is this replica's write: the knowledge becomes the
+        // copy's, and a device that pushes its state into a database with `sync` does not
+        // count a write there that its own file lacks.
+        let fastForward = theirs.includes(ours)
         if !dryRun { retireReplicaIfLacking(after: ours.merged(with: theirs)) }
         mergingOverFork = true
         defer { mergingOverFork = false }
@@ -106,7 +117,7 @@ extension Vault {
                 // Only the other copy's knowledge and log entries came in: no write of this
                 // replica, no merge entry (either would be news to the other copy, and two
                 // copies would never stop merging each other's merges).
-                guard report.changedRecords else {
+                guard report.changedRecords, !(fastForward && write.stamp == nil) else {
                     write.countsOwnWrite = false
                     if dryRun { throw WriteAbandoned(reason: nil) }
                     return
