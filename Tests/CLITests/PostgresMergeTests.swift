@@ -58,3 +58,55 @@ import Testing
         }
     }
 }
+
+/// `rxvault sync postgres://...` (issue 48, item 5): the laptop keeps in step with the
+/// practice's database by syncing with it. The desk's writes come down, the laptop's go up, a
+/// revoke at the desk is never undone, and once in step a sync moves nothing. A database put
+/// back from an older dump is refused (76) until the owner accepts it.
+@Suite struct PostgresSyncTests {
+    @Test func aLaptopSyncsWithThePracticeDatabase() throws {
+        let (cli, database) = try PostgresVaultTests.databaseVault()
+        let id = try cli.add(CLIHarness.glassesArguments)
+        let recipient = try cli.ageKeygen("app.key")
+        #expect(try cli.run(["client", "add", "optician", "--recipient", recipient]).status == 0)
+        #expect(try cli.run(["grant", "optician", id]).status == 0)
+        let lapHome = cli.path("laptop")
+        try FileManager.default.createDirectory(atPath: lapHome, withIntermediateDirectories: true)
+        let lap = cli.path("lap.rxv")
+        #expect(try cli.run(["copy", database.url, lap]).status == 0)
+        let laptop: [String: String?] = ["HOME": lapHome, "RXVAULT_PATH": lap]
+        let server = try PostgresServer.shared()
+        let dump = try server.dump(database: database.database)
+
+        let school = try cli.run(
+            [
+                "add", "glasses", "--patient", "Screened Child", "--prescriber", "Dr Lee", "--issued", "2026-05-01",
+                "--expires", "2027-05-01", "--od", "-0.50", "--os", "-0.75"
+            ], environment: laptop)
+        #expect(school.status == 0, "\(school)")
+        let child = String(school.stdout.split(separator: "\n").first ?? "")
+        #expect(try cli.run(["revoke", "optician", id]).status == 0)
+
+        let synced = try cli.run(["sync", database.url], environment: laptop)
+        #expect(synced.status == 0 && synced.stdout.contains("brought in"), "\(synced)")
+        #expect(try cli.run(["list"]).stdout.contains(child), "the laptop's write reached the database")
+        #expect(!(try cli.run(["grants"], environment: laptop)).stdout.contains("optician"), "the revoke came down")
+        let again = try cli.run(["sync", database.url, "--format", "json"], environment: laptop)
+        #expect(again.status == 0 && again.stdout.contains("\"inStep\" : true"), "\(again)")
+        #expect(try cli.run(["check"]).status == 0)
+        #expect(try cli.run(["check"], environment: laptop).status == 0)
+
+        // The database put back as it was before: the laptop has seen more there.
+        _ = try server.psql(
+            "DROP DATABASE \"\(database.database)\" WITH (FORCE); CREATE DATABASE \"\(database.database)\" OWNER rx",
+            database: "postgres")
+        _ = try server.psql(dump, database: database.database)
+        let before = try cli.run(["status", "--format", "json"], environment: laptop).stdout
+        let rolledBack = try cli.run(["sync", database.url], environment: laptop)
+        #expect(rolledBack.status == 76 && rolledBack.stderr.contains("rolled back or replaced"), "\(rolledBack)")
+        #expect(try cli.run(["status", "--format", "json"], environment: laptop).stdout == before)
+        let accepted = try cli.run(["sync", database.url, "--accept-rollback"], environment: laptop)
+        #expect(accepted.status == 0 && accepted.stdout.contains("pushed"), "\(accepted)")
+        #expect(try cli.run(["list"], environment: laptop).stdout.contains(child))
+    }
+}

@@ -232,23 +232,23 @@ extension Vault {
     private func syncWithDatabase(_ url: String, named name: String, acceptRollback: Bool) throws(VaultError)
         -> SyncReport
     {
-        let remote = try openCopy(at: url, named: name, usingAnchor: true)
+        // Read as a copy (what this computer saw elsewhere says nothing of it); written to as
+        // this computer's vault, so its writes count in what the computer has seen.
+        let remote = try openCopy(at: url, named: name)
         let memory = anchor.map { RemoteMemory(anchor: $0, vaultIDHex: header.vaultIDHex, location: url) }
         let database = ReplicaID(bytes: Array(repeating: 0, count: ReplicaID.byteCount))!
-        if let memory, !acceptRollback, let seen = memory.seen()[database] {
-            let found = try remote.knowledge()
-            if !found.includes(seen) {
-                throw .integrity(
-                    "the database \(name) was rolled back or replaced: it lacks writes this computer saw there; nothing was synced. If it was restored on purpose, 'rxvault sync \(name) --accept-rollback' takes it as it is now"
-                )
-            }
+        if let memory, !acceptRollback, let seen = memory.seen()[database], !(try remote.knowledge()).includes(seen) {
+            throw .integrity(
+                "the database \(name) was rolled back or replaced: it lacks writes this computer saw there; nothing was synced. If it was restored on purpose, 'rxvault sync \(name) --accept-rollback' takes it as it is now"
+            )
         }
         var report = SyncReport()
         report.headsRead = 1
         let pulled = try merge(from: remote, named: name, dryRun: false)
         if !pulled.upToDate { report.merged.append(("the database", pulled)) }
         if !(try remote.knowledge()).includes(try knowledge()) {
-            _ = try remote.merge(from: self, named: "a device's vault (\(VaultLocation.display(path)))", dryRun: false)
+            let target = try openCopy(at: url, named: name, usingAnchor: true)
+            _ = try target.merge(from: self, named: "a device's copy (\(VaultLocation.display(path)))", dryRun: false)
             report.pushed = true
             if !(try knowledge()).includes(try remote.knowledge()) {
                 _ = try merge(from: remote, named: name, dryRun: false)
