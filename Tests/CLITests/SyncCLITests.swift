@@ -201,6 +201,51 @@ import Testing
         #expect(!(try d.a(["list"])).stdout.contains("Bob Example"))
     }
 
+    /// `serve --sync REMOTE --sync-every 1s` on A: a revoke made on B and synced reaches A's
+    /// vault through the server's own syncs, and the server stops serving the revoked grant;
+    /// B's new prescription arrives the same way.
+    @Test func aServerKeepsItsDeviceInStepAndServesWhatTheSyncBroughtIn() throws {
+        let d = try DeviceForkTests.Devices()
+        let remote = d.cli.path("remote")
+        let id = try #require(try d.a(["list", "--format", "json"]).stdout.firstMatch(of: /"id" : "([0-9a-f]{32})"/)?.1)
+        let key = d.cli.path("shop.key")
+        #expect(try d.a(["client", "add", "shop", "--generate", "--identity-out", key]).status == 0)
+        #expect(try d.a(["grant", "shop", String(id)]).status == 0)
+        #expect(try d.a(["sync", remote]).status == 0)
+        #expect(try d.b(["sync", remote]).status == 0)
+
+        let server = try ServerProcess(
+            d.cli, arguments: ["--socket", d.cli.path("api.sock"), "--sync", remote, "--sync-every", "1s"])
+        defer { server.stop() }
+        let token = try server.token(identity: key)
+        let before = try server.curl("GET", "/VisionPrescription", token: token)
+        #expect(before.status == 200 && (before.json["total"] as? Int) == 1, "\(before.body)")
+
+        #expect(try d.b(["revoke", "shop", String(id)]).status == 0)
+        #expect(try d.b(DeviceForkTests.bobContacts).status == 0)
+        #expect(try d.b(["sync", remote]).status == 0)
+        let deadline = Date().addingTimeInterval(30)
+        while !(try d.a(["list"])).stdout.contains("Bob Example"), Date() < deadline { usleep(200_000) }
+        #expect(
+            try d.a(["list"]).stdout.contains("Bob Example"), "the server's sync brought B's write: \(server.stderr)")
+        #expect(!(try d.a(["grants"])).stdout.contains("shop"), "and B's revoke")
+        let after = try server.curl("GET", "/VisionPrescription", token: token)
+        #expect(
+            after.status != 200 || (after.json["total"] as? Int) == 0, "the revoked grant is not served: \(after.body)")
+        #expect(server.stderr.contains("rxvault: synced with \(remote)"), "\(server.stderr)")
+        #expect(server.stop() == 0)
+        #expect(try d.a(["check"]).status == 0)
+    }
+
+    @Test func syncEveryNeedsARemote() throws {
+        let cli = try CLIHarness()
+        try cli.initVault()
+        let alone = try cli.run(["serve", "--sync-every", "5m"])
+        #expect(alone.status == 64 && alone.stderr.contains("--sync-every goes with --sync"), "\(alone)")
+        let wrong = try cli.run(["serve", "--sync", cli.path("r"), "--sync-every", "soon"])
+        #expect(wrong.status == 64, "\(wrong)")
+    }
+
     static func chunks(in remote: String) throws -> [String] {
         var out: [String] = []
         for folder in try FileManager.default.contentsOfDirectory(atPath: remote + "/chunks") {

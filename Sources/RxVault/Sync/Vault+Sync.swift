@@ -23,6 +23,12 @@ extension Vault {
         return try syncWithFolder(location, named: name, acceptRollback: acceptRollback)
     }
 
+    /// Another connection to this vault with the same key and the same state folder: for work
+    /// on a thread of its own (`serve --sync`), as a second command would open it.
+    public func reopened() throws(VaultError) -> Vault {
+        try Vault.open(at: path, with: .rootKey(rootKey), clock: clock, anchor: anchor)
+    }
+
     // MARK: - A folder
 
     private func syncWithFolder(_ path: String, named name: String, acceptRollback: Bool) throws(VaultError)

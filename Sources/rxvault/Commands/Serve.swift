@@ -24,6 +24,9 @@ extension RxVaultCommand {
                 any other address needs --tls-cert and --tls-key. Behind a TLS proxy, give
                 --public-url https://rx.example (the start of every link the server sends), or
                 --trusted-proxy with the proxy's address to take the scheme and host it forwards.
+                --sync REMOTE keeps this device in step with other devices while it serves, as
+                'rxvault sync' does, at start and every --sync-every (a failed sync is said and
+                tried again; a conflict is left for you).
 
                 Examples:
                   rxvault serve
@@ -31,6 +34,7 @@ extension RxVaultCommand {
                   rxvault serve --listen 127.0.0.1:8443 --tls-cert cert.pem --tls-key key.pem
                   rxvault serve --listen 127.0.0.1:8081 --public-url https://rx.example
                   rxvault serve --on-request 'notify-send "$RXVAULT_REQUEST_CLIENT asks"'
+                  rxvault serve --sync /media/usb/rx-remote --sync-every 5m
                 """))
 
         @Option(help: ArgumentHelp("Listen on this Unix socket (mode 0600).", valueName: "path")) var socket: String?
@@ -57,9 +61,26 @@ extension RxVaultCommand {
                 "A proxy's IP address whose X-Forwarded-Proto and X-Forwarded-Host name the links' scheme and host; any other peer's are ignored. May be repeated.",
                 valueName: "address"))
         var trustedProxy: [String] = []
+        @Option(
+            help: ArgumentHelp(
+                "Keep this device in step with a remote while serving (a folder or a postgres:// vault, as 'rxvault sync'): synced at start and every --sync-every.",
+                valueName: "remote"))
+        var sync: String?
+        @Option(
+            help: ArgumentHelp("How often to sync with --sync: 90s, 5m, 1h (default 5m).", valueName: "time"),
+            transform: AgentDuration.parse)
+        var syncEvery: AgentDuration?
         @OptionGroup var options: VaultOptions
 
         func validate() throws {
+            if sync == nil && syncEvery != nil {
+                throw ValidationError("--sync-every goes with --sync REMOTE")
+            }
+            if sync != nil && VaultLocation.isDatabase(options.vaultPath) {
+                throw ValidationError(
+                    "--sync is for a device's vault file: a vault in a database is the shared copy (sync devices with it)"
+                )
+            }
             if socket != nil && listen != nil { throw ValidationError("give --socket or --listen, not both") }
             if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
             if tlsCert != nil && listen == nil {
@@ -157,6 +178,11 @@ extension RxVaultCommand {
                             : "'rxvault check --accept-rollback' accepts it, if it was put back on purpose")
                 }
                 let vaultID = vault.header.vaultIDHex
+                let syncing = try sync.map {
+                    ServeSync(vault: try vault.reopened(), remote: $0, interval: syncEvery?.seconds ?? 300)
+                }
+                syncing?.start()
+                defer { syncing?.stop() }
                 let agent = agentKey.flatMap {
                     Self.startAgent(vaultPath: options.vaultPath, vaultIDHex: vaultID, rootKey: $0)
                 }
