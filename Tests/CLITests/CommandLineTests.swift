@@ -127,7 +127,7 @@ import Testing
         let positionals: [String: [String]] = [
             "show": ["abcd"], "patient show": ["abcd"], "history": ["abcd"], "attachments": ["abcd"], "export": [],
             "backup verify": ["none.age"], "backup list": ["no-such-folder"], "copy": ["absent.rxv", "copy.rxv"],
-            "merge": ["absent.rxv"]
+            "merge": ["absent.rxv"], "sync": ["absent-remote"]
         ]
         var checked = 0
         for path in try Self.commandPaths() {
