@@ -12,7 +12,11 @@ import. Timed, whole processes, median of RUNS runs after one warm-up, each on f
 Prints the times and the ratios merge/import and in-step/import. Run it through
 Benchmarks/merge.sh. No pass/fail goal is set by the issue; the ratios are the record.
 """
-import json, os, random, shutil, statistics, subprocess, sys, time
+import os, shutil, statistics, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vault_bench  # noqa: E402
+from vault_bench import generate, run, write_export  # noqa: E402
 
 RXVAULT, WORK = sys.argv[1], sys.argv[2]
 N = int(os.environ.get("PRESCRIPTIONS", "10000"))
@@ -21,37 +25,8 @@ RUNS = int(os.environ.get("RUNS", "5"))
 PASS = "benchmark passphrase"
 
 
-def generate(n, seed, start):
-    rng = random.Random(seed)
-    out = []
-    for i in range(start, start + n):
-        y, m, d = 2020 + i % 6, 1 + i % 12, 1 + i % 28
-        rx = {"kind": "glasses", "patient": {"name": f"Patient {i}"}, "prescriber": {"name": "Dr Lee"},
-              "issued": f"{y:04d}-{m:02d}-{d:02d}", "expires": f"{y + 2:04d}-{m:02d}-{d:02d}",
-              "right": {"sphere": -0.25 * (i % 40)}, "left": {"sphere": -0.25 * ((i + 3) % 40)}}
-        out.append({"id": "%032x" % rng.getrandbits(128), "version": 1, "recorded": "2026-01-01T00:00:00Z",
-                    "prescription": rx})
-    return out
-
-
-def write_export(path, records):
-    with open(path, "w") as f:
-        json.dump({"schema": "rxvault/export/v1", "exported": "2026-01-01T00:00:00Z", "prescriptions": records}, f)
-
-
-def run(args, env):
-    start = time.perf_counter()
-    done = subprocess.run(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"failed: {' '.join(args)}\n{done.stderr.decode()}")
-    return elapsed, done.stdout.decode()
-
-
 def env_for(home, vault):
-    os.makedirs(home, exist_ok=True)
-    return dict(PATH=os.environ.get("PATH", "/usr/bin:/bin"), HOME=home, LANG="C.UTF-8",
-                RXVAULT_PASSPHRASE_FILE=pw, RXVAULT_PATH=vault, RXVAULT_NO_AGENT="1")
+    return vault_bench.env_for(home, vault, pw)
 
 
 os.makedirs(WORK, exist_ok=True)
