@@ -19,6 +19,9 @@ extension Vault {
         public let backupBytes: Int
         /// The vault's key slots the age layer opens with (empty: a passphrase or recipients alone).
         public let waysIn: [BackupWaysIn.Way]
+        /// The snapshot's knowledge vector as stored (format 8; read from the snapshot, not
+        /// verified): which writes the backup holds, so a fork can name it (`BackupMemory`).
+        public var knowledge: KnowledgeVector? = nil
     }
 
     /// Writes a backup through `output`, recording it in the audit log first (so the backup
@@ -172,7 +175,8 @@ extension BackupFile {
         try writer.finish()
         return Vault.BackupReport(
             snapshotBytes: total, backupBytes: written,
-            waysIn: waysIn?.slots.map { BackupWaysIn.Way(slot: $0.id, kind: $0.kind) } ?? [])
+            waysIn: waysIn?.slots.map { BackupWaysIn.Way(slot: $0.id, kind: $0.kind) } ?? [],
+            knowledge: (try? PeekedVault.peek(at: snapshot))?.knowledge)
     }
 }
 

@@ -172,6 +172,32 @@ import Testing
     }
 
     /// Another vault's file (65, both ids), a damaged copy (76), a missing one: nothing written.
+    /// The scenario with A's dated backup: A backs up after adding Ann's glasses, B's
+    /// file lands on A; the fork names the backup as holding the write it lacks, and merging the
+    /// backup brings the glasses back.
+    @Test func theForkNamesTheDatedBackupThatHoldsTheMissingWrite() throws {
+        let d = try DeviceForkTests.Devices()
+        let ann = try #require(try d.a(DeviceForkTests.annGlasses).stdout.split(separator: "\n").first.map(String.init))
+        let folder = d.cli.path("backups")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(try d.a(["backup", folder]).status == 0)
+        let backup = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first)
+        #expect(try d.b(DeviceForkTests.bobContacts).status == 0)
+        try d.putBsFileOverAs()
+
+        let list = try d.a(["list"])
+        #expect(list.stderr.contains("another line of history"), "\(list)")
+        #expect(
+            list.stderr.contains("the writes it lacks are in the backup ") && list.stderr.contains(backup)
+                && list.stderr.contains("'rxvault merge "), "\(list)")
+        let merged = try d.a(["merge", folder + "/" + backup])
+        #expect(merged.status == 0 && merged.stdout.contains("1 new prescription"), "\(merged)")
+        let after = try d.a(["list"])
+        #expect(after.stdout.contains(ann) && after.stdout.contains("Bob Example"), "\(after)")
+        #expect(!after.stderr.contains("the backup"), "mended: \(after)")
+        #expect(try d.a(["check"]).status == 0)
+    }
+
     @Test func refusalsWriteNothing() throws {
         let d = try DeviceForkTests.Devices()
         let before = try d.a(["list", "--format", "json"]).stdout

@@ -180,6 +180,7 @@ extension RxVaultCommand {
             var writeFailure: (any Error)?
             var written = 0
             var waysIn: [BackupWaysIn.Way] = []
+            var knowledge: KnowledgeVector?
             /// Runs the backup into `sink` (armored if asked), keeping the sink's own error.
             func produce(_ sink: @escaping ([UInt8]) throws -> Void) throws {
                 let raw: ([UInt8]) throws(CryptoError) -> Void = { bytes throws(CryptoError) in
@@ -197,11 +198,11 @@ extension RxVaultCommand {
                 }
                 let waysInAgeLayer: Bool
                 if case .waysIn = plan.opener { waysInAgeLayer = true } else { waysInAgeLayer = false }
-                waysIn =
-                    try BackupFile.write(
-                        plan.source, to: plan.recipients, waysIn: waysInAgeLayer, time: plan.time,
-                        scratch: scratch.path, output: output, progress: progress.update
-                    ).waysIn
+                let report = try BackupFile.write(
+                    plan.source, to: plan.recipients, waysIn: waysInAgeLayer, time: plan.time,
+                    scratch: scratch.path, output: output, progress: progress.update)
+                waysIn = report.waysIn
+                knowledge = report.knowledge
                 try armorWriter?.finish()
             }
             let shownPath: String
@@ -233,6 +234,11 @@ extension RxVaultCommand {
                 // A full disk or a failing device is an I/O error (74), not damage.
                 if let writeFailure { throw writeFailure }
                 throw error
+            }
+            // A fork or rollback met later names the backups that hold what the vault lacks.
+            if let knowledge, let anchor = Environment.rollbackAnchor, shownPath != "standard output" {
+                BackupMemory(anchor: anchor, vaultIDHex: plan.vaultIDHex).remember(
+                    path: shownPath, time: plan.time.iso, knowledge: knowledge)
             }
             var checked = false
             if case .vault = plan.source { checked = true }

@@ -122,6 +122,16 @@ struct VaultOptions: ParsableArguments {
                         "rxvault: the writes it lacks are in \(holders.map(\.name).joined(separator: ", ")) beside it (as \(holders.count == 1 ? "that copy says" : "those copies say"); open it with --vault to see them)"
                     )
                 }
+                let backups =
+                    Environment.rollbackAnchor.map {
+                        BackupMemory(anchor: $0, vaultIDHex: vault.header.vaultIDHex).holding(history)
+                    } ?? []
+                if let newest = backups.first {
+                    let older = backups.count > 1 ? " (and \(backups.count - 1) older)" : ""
+                    Terminal.err(
+                        "rxvault: the writes it lacks are in the backup \(newest.path) made here at \(newest.time)\(older): 'rxvault merge \(newest.path)' brings them in"
+                    )
+                }
             }
         }
         return vault
