@@ -41,13 +41,11 @@ struct CopyMerge {
         // of the attachments it now has).
         changed.formUnion(try mergeAttachments(ourSide, theirSide))
         try mergeGrants(ourSide, theirSide, clients: clients, changed: changed)
+        var ring = try mergeKeySlots(ourSide, theirSide)
+        try mergeSettings(ourSide, theirSide, into: &ring)
+        write.ringHistory = ring
         let theirLog = try source.reading { read in try source.namedAuditEvents(in: read) }
         report.auditEntriesJoined = try vault.joinAuditLog(theirLog, in: write)
-        if theirSide.keySlots != ourSide.keySlots {
-            report.notes.append(
-                "key slots differ between the copies and are not merged: add the missing ones here with 'rxvault key add'"
-            )
-        }
     }
 
     // MARK: - Patients

@@ -85,6 +85,7 @@ extension RxVaultCommand {
             if report.grantsNarrowed > 0 {
                 lines.append("\(counted(report.grantsNarrowed, "grant")) narrowed to the terms both copies allow")
             }
+            lines += keyAndSettingLines(report, dryRun: dryRun)
             for id in report.conflicts {
                 lines.append(
                     "conflict: prescription \(id.short) was changed in both copies; it reads as the newer edit, both are in 'rxvault history \(id.short)'"
@@ -93,6 +94,28 @@ extension RxVaultCommand {
             for id in report.patientConflicts {
                 lines.append("conflict: patient \(id.prefix(8)) was changed in both copies; the later change is kept")
             }
+            return lines
+        }
+
+        /// Key slots and settings the merge took from the other copy, and settings both changed.
+        static func keyAndSettingLines(_ report: MergeReport, dryRun: Bool) -> [String] {
+            var lines: [String] = []
+            func slots(_ ids: [Int]) -> String { (ids.count == 1 ? "slot " : "slots ") + MergeReport.slots(ids) }
+            if !report.keySlotsAdded.isEmpty {
+                lines.append("\(dryRun ? "would add" : "added") key \(slots(report.keySlotsAdded)) of the other copy")
+            }
+            if !report.keySlotsRemoved.isEmpty {
+                lines.append(
+                    "\(dryRun ? "would remove" : "removed") key \(slots(report.keySlotsRemoved)), as the other copy did"
+                )
+            }
+            if !report.keySlotsChanged.isEmpty {
+                lines.append(
+                    "\(dryRun ? "would take" : "took") key \(slots(report.keySlotsChanged)) as the other copy changed it (its old passphrase no longer opens the vault)"
+                )
+            }
+            for setting in report.settingsChanged { lines.append("setting \(setting), from the other copy") }
+            for conflict in report.settingConflicts { lines.append("conflict: \(conflict)") }
             return lines
         }
 
@@ -109,7 +132,9 @@ extension RxVaultCommand {
                 "grantsNarrowed": report.grantsNarrowed, "patientsAdded": report.patientsAdded,
                 "auditEntriesJoined": report.auditEntriesJoined,
                 "patientsUpdated": report.patientsUpdated, "patientConflicts": report.patientConflicts,
-                "notes": report.notes
+                "keySlotsAdded": report.keySlotsAdded, "keySlotsRemoved": report.keySlotsRemoved,
+                "keySlotsChanged": report.keySlotsChanged, "settingsChanged": report.settingsChanged,
+                "settingConflicts": report.settingConflicts, "notes": report.notes
             ]
         }
     }
