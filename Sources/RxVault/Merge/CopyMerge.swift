@@ -51,6 +51,7 @@ struct CopyMerge {
     // MARK: - Patients
 
     private mutating func mergePatients(_ ourSide: CopySnapshot, _ theirSide: CopySnapshot) throws {
+        var updated: Set<String> = []
         for (id, their) in theirSide.patients.records.sorted(by: { $0.key < $1.key }) {
             guard let mine = ourSide.patients.records[id] else {
                 // Merged away here (an alias of another record), or removed here after it was seen.
@@ -83,8 +84,11 @@ struct CopyMerge {
             }
             guard kept != mine else { continue }
             try vault.writePatient(kept, keepingStamp: theirsAsTheyAre, in: write)
+            updated.insert(id)
             report.patientsUpdated += 1
         }
+        // Their prescriptions' index entries and grants name each patient as it now is.
+        if !updated.isEmpty { try vault.refreshPrescriptions(of: updated, in: write) }
     }
 
     // MARK: - Clients

@@ -52,14 +52,19 @@ extension RxVaultCommand {
         }
 
         static func lines(_ report: MergeReport, source: String, dryRun: Bool) -> [String] {
+            // A conflict is said even when this copy's side of it is kept and nothing else changed.
+            let conflicts =
+                report.patientConflicts.map {
+                    "conflict: patient \($0.prefix(8)) was changed in both copies; the later change is kept"
+                } + report.settingConflicts.map { "conflict: \($0)" }
             if report.upToDate || !report.changedAnything {
-                return ["nothing to bring in: this vault already holds every change in \(source)"]
+                return ["nothing to bring in: this vault already holds every change in \(source)"] + conflicts
             }
             if !report.changedRecords {
                 return [
                     "\(dryRun ? "would bring in" : "brought in") from \(source) only its audit log: "
                         + (report.auditEntriesJoined == 1 ? "1 entry" : "\(report.auditEntriesJoined) entries")
-                ]
+                ] + conflicts
             }
             let verb = dryRun ? "would bring in" : "brought in"
             var lines = [
@@ -88,13 +93,10 @@ extension RxVaultCommand {
             lines += keyAndSettingLines(report, dryRun: dryRun)
             for id in report.conflicts {
                 lines.append(
-                    "conflict: prescription \(id.short) was changed in both copies; it reads as the newer edit, both are in 'rxvault history \(id.short)'"
+                    "conflict: prescription \(id.short) was changed in both copies; it reads as the newer edit (a withdrawal wins over an edit), both are in 'rxvault history \(id.short)'"
                 )
             }
-            for id in report.patientConflicts {
-                lines.append("conflict: patient \(id.prefix(8)) was changed in both copies; the later change is kept")
-            }
-            return lines
+            return lines + conflicts
         }
 
         /// Key slots and settings the merge took from the other copy, and settings both changed.
@@ -115,7 +117,6 @@ extension RxVaultCommand {
                 )
             }
             for setting in report.settingsChanged { lines.append("setting \(setting), from the other copy") }
-            for conflict in report.settingConflicts { lines.append("conflict: \(conflict)") }
             return lines
         }
 
