@@ -12,10 +12,13 @@ extension RxVaultCommand {
                 a copy from another computer), a backup ('.age', opened with this vault's key),
                 or a postgres:// vault. It is verified whole first, as 'check' would. Every
                 version either copy wrote is kept; a prescription both copies changed keeps
-                both versions in its history, reads as the newest edit, and is listed as in
-                conflict. A grant revoked or expired, a client removed, an attachment detached
-                in either copy stays so: a merge never gives back what was taken away. Patients,
-                clients and grants the other copy added come in. Merging the same copy twice
+                both versions in its history, reads as the newest edit (an edit that withdrew
+                it wins over the other), and is marked in conflict. A grant revoked or expired, a
+                client removed, an attachment detached, a key slot removed or changed in either
+                copy stays so: a merge never gives back what was taken away (it keeps the slot
+                this command was opened with, and the last passphrase, and says so). Patients,
+                clients, grants and key slots the other copy added come in, and settings it
+                changed. Merging the same copy twice
                 changes nothing the second time. The merge is one owner write (it is how a
                 vault whose line of history forked is mended) and one audit entry.
 
