@@ -17,10 +17,15 @@ import RxStore
 /// unlike the limit it is never needed before the key is known, so it has no header column to
 /// check against; the ring's MAC alone says it is the owner's, as it is now (an edit of it is a
 /// ring that does not verify, at the next owner command and in `check`).
+///
+/// Format 8 (ring schema 3) adds, after the setting, the stamps of the slots and settings and
+/// the hashes of the slots removed (`KeyRingHistory`), which `rxvault merge` decides them by.
 enum KeyRing {
     static let schema: UInt8 = 1
     /// Format 7: the assumed validity follows the slots.
     static let settingsSchema: UInt8 = 2
+    /// Format 8: the stamps and removed slots follow the assumed validity.
+    static let historySchema: UInt8 = 3
     /// Longest setting text the ring holds (`glasses=100y,contacts=100y` is 26 bytes).
     static let maxSettingLength = 256
 
@@ -31,6 +36,9 @@ enum KeyRing {
         /// Format 7: the `assumed-validity` setting (`AssumedValidity.none` when unset); nil in
         /// a ring of schema 1 (formats 4 to 6).
         var assumedValidity: AssumedValidity? = nil
+        /// Format 8: which write made each slot and setting, and the slots removed; nil in a
+        /// ring of schema 1 or 2 (formats 4 to 7, and format-8 rings written before it).
+        var history: KeyRingHistory? = nil
     }
 
     static func slotHash(
@@ -66,9 +74,13 @@ enum KeyRing {
     }
 
     /// `u8 schema | u64 max attachment bytes | u32 n | n × (u64 slot id | 32 hash)`, slots by id;
-    /// schema 2 (format 7) then `| u16 length | the assumed validity as text` (`none` when unset).
+    /// schema 2 (format 7) then `| u16 length | the assumed validity as text` (`none` when unset);
+    /// schema 3 (format 8) then the history (`KeyRingHistory.encoded`).
     static func encode(_ content: Content) -> [UInt8] {
-        var out: [UInt8] = [content.assumedValidity == nil ? schema : settingsSchema]
+        let history = content.assumedValidity == nil ? nil : content.history
+        var out: [UInt8] = [
+            content.assumedValidity == nil ? schema : history == nil ? settingsSchema : historySchema
+        ]
         out += AuditLog.bigEndian(content.maxAttachmentBytes)
         let n = content.slots.count
         out += [
@@ -80,34 +92,46 @@ enum KeyRing {
             let text = Array(setting.description.utf8)
             out += [UInt8(truncatingIfNeeded: text.count >> 8), UInt8(truncatingIfNeeded: text.count)] + text
         }
+        if let history { out += history.encoded() }
         return out
     }
 
     static func decode(_ bytes: [UInt8]) -> Content? {
-        guard bytes.count >= 13, bytes[0] == schema || bytes[0] == settingsSchema else { return nil }
+        guard bytes.count >= 13, (schema...historySchema).contains(bytes[0]) else { return nil }
         func integer(_ at: Int, _ width: Int) -> Int { bytes[at..<at + width].reduce(0) { $0 << 8 | Int($1) } }
         let n = integer(9, 4)
         let slotsEnd = 13 + n * 40
         guard n <= KeySlot.maximumID else { return nil }
+        guard bytes.count >= slotsEnd else { return nil }
+        var slots: [Int: [UInt8]] = [:]
+        for i in 0..<n {
+            let at = 13 + i * 40
+            slots[integer(at, 8)] = Array(bytes[at + 8..<at + 40])
+        }
         var assumedValidity: AssumedValidity? = nil
+        var history: KeyRingHistory? = nil
         if bytes[0] == schema {
             guard bytes.count == slotsEnd else { return nil }
         } else {
             // Exact lengths, as schema 1's: nothing unread may follow.
             guard bytes.count >= slotsEnd + 2 else { return nil }
             let length = integer(slotsEnd, 2)
-            guard length <= maxSettingLength, bytes.count == slotsEnd + 2 + length,
-                let text = String(validating: bytes[(slotsEnd + 2)...], as: UTF8.self),
+            let textEnd = slotsEnd + 2 + length
+            guard length <= maxSettingLength, bytes.count >= textEnd,
+                bytes[0] == historySchema || bytes.count == textEnd,
+                let text = String(validating: bytes[(slotsEnd + 2)..<textEnd], as: UTF8.self),
                 let setting = AssumedValidity(parsing: text), setting.description == text
             else { return nil }
             assumedValidity = setting
+            if bytes[0] == historySchema {
+                guard let decoded = KeyRingHistory(decoding: bytes[textEnd...], slotIDs: Set(slots.keys)) else {
+                    return nil
+                }
+                history = decoded
+            }
         }
-        var slots: [Int: [UInt8]] = [:]
-        for i in 0..<n {
-            let at = 13 + i * 40
-            slots[integer(at, 8)] = Array(bytes[at + 8..<at + 40])
-        }
-        return Content(maxAttachmentBytes: integer(1, 8), slots: slots, assumedValidity: assumedValidity)
+        return Content(
+            maxAttachmentBytes: integer(1, 8), slots: slots, assumedValidity: assumedValidity, history: history)
     }
 
     static func macMessage(vaultID: [UInt8], counter: Int, content: [UInt8]) -> [UInt8] {
@@ -116,13 +140,16 @@ enum KeyRing {
 
     /// The ring row for what the file holds now, written with the state root's `counter`.
     /// `assumedValidity`: the setting, from format 7 (nil before).
+    /// `history`: format 8's stamps and removed slots (nil before).
     static func record(
-        header: VaultHeaderRecord, slots: [KeySlotRecord], assumedValidity: AssumedValidity? = nil, counter: Int,
-        key: SecretBytes
+        header: VaultHeaderRecord, slots: [KeySlotRecord], assumedValidity: AssumedValidity? = nil,
+        history: KeyRingHistory? = nil, counter: Int, key: SecretBytes
     ) throws
         -> KeyRingRecord
     {
-        let content = encode(content(header: header, slots: slots, assumedValidity: assumedValidity))
+        var ring = content(header: header, slots: slots, assumedValidity: assumedValidity)
+        ring.history = history
+        let content = encode(ring)
         return KeyRingRecord(
             writeCounter: counter, content: content,
             mac: try MAC.authenticate(macMessage(vaultID: header.vaultID, counter: counter, content: content), key: key)

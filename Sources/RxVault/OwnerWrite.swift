@@ -91,6 +91,10 @@ final class OwnerWrite: StateAccess {
     /// The `assumed-validity` setting this write changes (`Vault.setAssumedValidity`), written
     /// into the key ring at its end; nil keeps the ring's.
     var assumedValidity: AssumedValidity?
+    /// A merge's: the key ring's stamps and removed slots as the merge decided them (format 8),
+    /// taken as they are when the ring is written; nil: the ring's, with what this write changed
+    /// stamped (`Vault.nextRingHistory`).
+    var ringHistory: KeyRingHistory?
     /// The root the write wrote (set by `finishOwnerWrite`, just before the commit).
     var written: StateStamp?
 

@@ -17,7 +17,13 @@ public struct PrescriptionRecord: Sendable {
     public var parents: [String]? = nil
     /// Set on a merge's version when both copies changed the prescription: the identities of the
     /// competing versions it chose between (`rxvault conflicts`); nil when there is no conflict.
+    /// A record read from the search index (`list`, `query`) has it empty when in conflict: the
+    /// index marks the conflict, not its versions (`Vault.conflicts` reads them).
     public var conflict: [String]? = nil
+
+    /// Whether this version is a merge's that chose between two copies' edits: on a
+    /// prescription's newest version, the prescription is in conflict until `resolve`.
+    public var isInConflict: Bool { conflict != nil }
 
     /// What names this version in every copy of the vault, whatever its number there: its stamp,
     /// or, for a version written before format 8 (before any copy could diverge), its number.

@@ -44,8 +44,11 @@ struct SearchIndex {
     /// the snapshot takes such an entry's status from its record (`resolveUnknownStatuses`).
     static let statusKnown: UInt8 = 1 << 4
     static func withStatus(_ eyes: UInt8, _ status: RecordStatus) -> UInt8 {
-        eyes & 3 | UInt8(statusCodes.firstIndex(of: status)!) << 2 | statusKnown
+        eyes & (3 | inConflict) | UInt8(statusCodes.firstIndex(of: status)!) << 2 | statusKnown
     }
+    /// Bit 5 of `eyes` (format 8): the newest version is a merge's that chose between two copies'
+    /// edits (`PrescriptionRecord.conflict`), so every listing marks it without opening the record.
+    static let inConflict: UInt8 = 1 << 5
 
     /// A record as its index entry holds it: every field but the kept FHIR elements, of which
     /// only the status (a modifier every validity filter reads). `check` compares an entry with
@@ -110,7 +113,10 @@ struct SearchIndex {
         w.date(rx.issued)
         w.date(rx.expires)
         w.date(rx.patient.birthDate)
-        w.u8(withStatus((rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0), rx.recordStatus))
+        w.u8(
+            withStatus(
+                (rx.right != nil ? 1 : 0) | (rx.left != nil ? 2 : 0) | (record.conflict != nil ? inConflict : 0),
+                rx.recordStatus))
         for eye in Eye.allCases {
             w.value(rx[eye]?.sphere)
             w.value(rx[eye]?.cylinder)
@@ -223,7 +229,11 @@ struct SearchIndex {
                 var rest = RecordCodec.Reader(
                     bytes: UnsafeRawBufferPointer(
                         rebasing: all[Int(row.restStart)..<Int(row.restStart + row.restLength)]), p: 0)
-                return try RecordCodec.decode(&rest, id: subject.subjectID, version: Int(row.version), summary: rx)
+                var record = try RecordCodec.decode(
+                    &rest, id: subject.subjectID, version: Int(row.version), summary: rx)
+                // In conflict: the competing versions' identities are the record's, not the index's.
+                if row.eyes & SearchIndex.inConflict != 0 { record.conflict = [] }
+                return record
             }
         }
     }

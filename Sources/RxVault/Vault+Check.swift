@@ -237,12 +237,14 @@ enum IndexEntryState {
             var same = PrescriptionRecord(
                 id: stored.id, version: stored.version, recorded: stored.recorded, prescription: rx)
             same.change = stored.change
+            same.conflict = stored.conflict
             stored = same
         }
         let expected = SearchIndex.entryForm(record)
         let fields =
             Self.differences(stored.prescription, expected.prescription)
             + (stored.change == expected.change ? [] : ["the change note"])
+            + (stored.isInConflict == record.isInConflict ? [] : ["the conflict mark"])
         self = fields.isEmpty ? .current : .damagedContent(fields)
     }
 

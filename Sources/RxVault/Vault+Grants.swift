@@ -362,6 +362,8 @@ extension Vault {
             id: current.id, version: current.version + 1, recorded: clock.timestamp(),
             prescription: current.prescription)
         next.change = reason
+        // The same content sealed again: a prescription in conflict stays so until resolved.
+        next.conflict = current.conflict
         try storeVersion(next, in: write)
         try resealGrants(of: prescriptionID, previousVersion: current.version, in: write)
     }

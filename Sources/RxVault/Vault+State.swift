@@ -327,16 +327,18 @@ extension Vault {
         }
         state.auditSequence = head.sequence
         state.auditHash = head.hash
+        // Format 7: the setting this write changed, else the one the ring holds (verified when
+        // the write began). Format 8: the ring's stamps, taken before the knowledge counts this
+        // write (a slot or setting it changed takes its stamp).
+        let assumed = header.formatVersion >= 7 ? try write.assumedValidity ?? storedAssumedValidity() : nil
+        let ringHistory = try nextRingHistory(write, assumedValidity: assumed)
         state.counter = max(state.counter, write.counterFloor) + 1
         advanceKnowledge(&state, joining: write.joinedKnowledge, counting: write.countsOwnWrite || write.stamp != nil)
         if header.formatVersion >= 4 {
-            // Format 7: the setting this write changed, else the one the ring holds (verified
-            // when the write began).
-            let assumed = header.formatVersion >= 7 ? try write.assumedValidity ?? storedAssumedValidity() : nil
             try store.setKeyRing(
                 try KeyRing.record(
                     header: try store.header(), slots: try store.keySlots(), assumedValidity: assumed,
-                    counter: state.counter, key: stateMACKey))
+                    history: ringHistory, counter: state.counter, key: stateMACKey))
         }
         let root = VaultStateRecord(
             writeCounter: state.counter, state: state.encoded(),

@@ -233,18 +233,22 @@ public final class Vault {
         public let prescriptions: Int
         public let versions: Int
         public let attachments: Int
+        /// Prescriptions in conflict (issue 48), counted on the search index's marks.
+        public internal(set) var inConflict = 0
     }
 
     /// Read in one snapshot with the state root, which is verified first, as every owner command
     /// verifies it: `status` given the owner's key says that a root forged, altered or paired
     /// with an edited header is so (76), rather than count the rows as if they were current.
     public func counts() throws(VaultError) -> Counts {
-        try reading { read in
+        var counts = try reading { read in
             _ = try verifiedState(in: read)
             return Counts(
                 prescriptions: try store.prescriptionCount(), versions: try store.versionCount(),
                 attachments: try store.attachmentCount())
         }
+        counts.inConflict = try conflictCount()
+        return counts
     }
 
     // MARK: - Transactions

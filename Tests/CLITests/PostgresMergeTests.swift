@@ -57,6 +57,43 @@ import Testing
             #expect(again.status == 0 && again.stdout.contains("nothing to bring in"), "\(again)")
         }
     }
+
+    /// Key slots and settings between a database vault and a laptop's file: a passphrase added
+    /// at the desk comes to the laptop, one removed on the laptop (it leaked) leaves the database,
+    /// and a setting changed on the laptop applies at the desk; `check` passes on both engines.
+    @Test func keySlotsAndSettingsMergeBetweenTheDatabaseAndTheLaptop() throws {
+        let (cli, database) = try PostgresVaultTests.databaseVault()
+        _ = try cli.add(CLIHarness.glassesArguments)
+        let leaked = try cli.write("a passphrase that leaked 2026\n", to: "leaked")
+        let desk = try cli.write("the front desk's passphrase\n", to: "desk")
+        #expect(try cli.run(["key", "add", "--kdf", "interactive", "--new-passphrase-file", leaked]).status == 0)
+        let lapHome = cli.path("laptop")
+        try FileManager.default.createDirectory(atPath: lapHome, withIntermediateDirectories: true)
+        let lap = cli.path("lap.rxv")
+        #expect(try cli.run(["copy", database.url, lap]).status == 0)
+        let laptop: [String: String?] = ["HOME": lapHome, "RXVAULT_PATH": lap]
+        #expect(try cli.run(["list"], environment: laptop).status == 0)
+
+        #expect(try cli.run(["key", "add", "--kdf", "interactive", "--new-passphrase-file", desk]).status == 0)
+        #expect(try cli.run(["key", "remove", "2", "--yes"], environment: laptop).status == 0)
+        #expect(try cli.run(["config", "set", "assumed-validity", "contacts=1y"], environment: laptop).status == 0)
+
+        let intoDatabase = try cli.run(["merge", lap])
+        #expect(intoDatabase.status == 0 && intoDatabase.stdout.contains("removed key slot 2"), "\(intoDatabase)")
+        let intoLaptop = try cli.run(["merge", database.url], environment: laptop)
+        #expect(intoLaptop.status == 0 && intoLaptop.stdout.contains("added key slot 3"), "\(intoLaptop)")
+        for environment in [[:], laptop] {
+            #expect(try cli.run(["check"], environment: environment).status == 0)
+            #expect(
+                try cli.run(["config", "get", "assumed-validity"], environment: environment).stdout == "contacts=1y\n")
+            var withLeaked = environment
+            withLeaked["RXVAULT_PASSPHRASE_FILE"] = leaked
+            #expect(try cli.run(["list"], environment: withLeaked).status == 77)
+            var withDesk = environment
+            withDesk["RXVAULT_PASSPHRASE_FILE"] = desk
+            #expect(try cli.run(["list"], environment: withDesk).status == 0)
+        }
+    }
 }
 
 /// `rxvault sync postgres://...` (issue 48, item 5): the laptop keeps in step with the

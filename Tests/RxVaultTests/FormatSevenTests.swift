@@ -60,7 +60,8 @@ import Testing
         #expect(try writer.setAssumedValidity(glasses) == .none)
         #expect(try VaultHeader.read(at: t.path).formatVersion == VaultHeader.currentFormatVersion)
         #expect(try FormatFiveTests.storedState(t).schema == VaultState.knowledgeSchema)
-        #expect(try Self.ringSchema(t) == KeyRing.settingsSchema)
+        // Upgraded through format 7 to 8: the setting, then the stamps (ring schema 3).
+        #expect(try Self.ringSchema(t) == KeyRing.historySchema)
         let upgraded = try t.open()
         #expect(try upgraded.assumedValidity() == glasses)
         #expect(try upgraded.check(readData: false).isClean)

@@ -41,18 +41,17 @@ struct CopyMerge {
         // of the attachments it now has).
         changed.formUnion(try mergeAttachments(ourSide, theirSide))
         try mergeGrants(ourSide, theirSide, clients: clients, changed: changed)
+        var ring = try mergeKeySlots(ourSide, theirSide)
+        try mergeSettings(ourSide, theirSide, into: &ring)
+        write.ringHistory = ring
         let theirLog = try source.reading { read in try source.namedAuditEvents(in: read) }
         report.auditEntriesJoined = try vault.joinAuditLog(theirLog, in: write)
-        if theirSide.keySlots != ourSide.keySlots {
-            report.notes.append(
-                "key slots differ between the copies and are not merged: add the missing ones here with 'rxvault key add'"
-            )
-        }
     }
 
     // MARK: - Patients
 
     private mutating func mergePatients(_ ourSide: CopySnapshot, _ theirSide: CopySnapshot) throws {
+        var updated: Set<String> = []
         for (id, their) in theirSide.patients.records.sorted(by: { $0.key < $1.key }) {
             guard let mine = ourSide.patients.records[id] else {
                 // Merged away here (an alias of another record), or removed here after it was seen.
@@ -85,8 +84,11 @@ struct CopyMerge {
             }
             guard kept != mine else { continue }
             try vault.writePatient(kept, keepingStamp: theirsAsTheyAre, in: write)
+            updated.insert(id)
             report.patientsUpdated += 1
         }
+        // Their prescriptions' index entries and grants name each patient as it now is.
+        if !updated.isEmpty { try vault.refreshPrescriptions(of: updated, in: write) }
     }
 
     // MARK: - Clients

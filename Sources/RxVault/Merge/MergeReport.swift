@@ -21,8 +21,18 @@ public struct MergeReport: Sendable {
     public var patientsUpdated = 0
     /// Patients both copies changed (the later write's name kept; measurements from both).
     public var patientConflicts: [String] = []
+    /// Key slots the other copy added (by id), brought in.
+    public var keySlotsAdded: [Int] = []
+    /// Key slots removed here because the other copy removed them (or changed their passphrase).
+    public var keySlotsRemoved: [Int] = []
+    /// Key slots whose passphrase the other copy changed: its slot replaces this one's.
+    public var keySlotsChanged: [Int] = []
+    /// Settings taken from the other copy, each as `name value`.
+    public var settingsChanged: [String] = []
+    /// Settings both copies changed, in words (the later change kept).
+    public var settingConflicts: [String] = []
     public var auditEntriesJoined = 0
-    /// What the merge could not bring and says so (key slots, a client registered twice).
+    /// What the merge could not bring or do and says so (a key slot, a client registered twice).
     public var notes: [String] = []
     /// Nothing to bring: the other copy's knowledge is all in this one.
     public var upToDate = false
@@ -30,7 +40,8 @@ public struct MergeReport: Sendable {
     /// A record of the vault changed (anything but the audit log).
     public var changedRecords: Bool {
         !(prescriptionsAdded.isEmpty && prescriptionsUpdated.isEmpty && prescriptionsRemoved.isEmpty
-            && clientsAdded.isEmpty && clientsRemoved.isEmpty)
+            && clientsAdded.isEmpty && clientsRemoved.isEmpty && keySlotsAdded.isEmpty && keySlotsRemoved.isEmpty
+            && keySlotsChanged.isEmpty && settingsChanged.isEmpty)
             || attachmentsAdded + attachmentsRemoved + grantsAdded + grantsRemoved + grantsNarrowed + patientsAdded
                 + patientsUpdated > 0
     }
@@ -46,7 +57,18 @@ public struct MergeReport: Sendable {
             "\(clientsAdded.count) clients added", "\(clientsRemoved.count) removed",
             "\(grantsAdded) grants added", "\(grantsRemoved) removed", "\(grantsNarrowed) narrowed"
         ]
+        if !(keySlotsAdded + keySlotsRemoved + keySlotsChanged).isEmpty {
+            parts.append(
+                "key slots added \(Self.slots(keySlotsAdded)), removed \(Self.slots(keySlotsRemoved)), changed \(Self.slots(keySlotsChanged))"
+            )
+        }
+        if !settingsChanged.isEmpty { parts.append("settings: " + settingsChanged.joined(separator: ", ")) }
         if !conflicts.isEmpty { parts.append("conflicts: " + conflicts.map(\.short).joined(separator: " ")) }
         return parts.joined(separator: ", ")
+    }
+
+    /// `2 3`, or `none`.
+    public static func slots(_ ids: [Int]) -> String {
+        ids.isEmpty ? "none" : ids.map(String.init).joined(separator: " ")
     }
 }

@@ -16,22 +16,39 @@ public enum ConflictChoice: Sendable, Equatable {
     case mine
     /// The other copy's edit.
     case theirs
-    /// The newest edit: what the merge already shows.
+    /// What the merge already shows: the newest edit, or the newest that withdrew the
+    /// prescription when one did (`VersionHistoryMerge.chosen`).
     case newest
     case version(Int)
 }
 
 extension Vault {
-    /// Every prescription in conflict, by id.
+    /// Every prescription in conflict, by id: those the search index marks (`SearchIndex.inConflict`),
+    /// each opened with its history; no other record is opened.
     public func conflicts() throws(VaultError) -> [PrescriptionConflict] {
-        try reading { read in
+        let marked: [PrescriptionID]
+        do {
+            marked = try indexSnapshot().rows.filter { $0.eyes & SearchIndex.inConflict != 0 }.map(SearchIndex.id)
+        } catch {
+            throw VaultError.wrap(error)
+        }
+        return try reading { read in
             var out: [PrescriptionConflict] = []
-            for row in try store.latestVersions() {
-                let head = try open(row, in: read)
+            for id in marked.sorted() {
+                let head = try prescription(id, in: read)
                 guard head.conflict != nil else { continue }
                 out.append(try conflict(head, in: read))
             }
             return out
+        }
+    }
+
+    /// How many prescriptions are in conflict, from the search index's marks (no record opened).
+    public func conflictCount() throws(VaultError) -> Int {
+        do {
+            return try indexSnapshot().rows.reduce(0) { $0 + ($1.eyes & SearchIndex.inConflict != 0 ? 1 : 0) }
+        } catch {
+            throw VaultError.wrap(error)
         }
     }
 
@@ -59,7 +76,7 @@ extension Vault {
             let mine = found.competing.filter { $0.by.map { own.contains($0.replica) } ?? false }
             let kept: PrescriptionRecord?
             switch choice {
-            case .newest: kept = VersionHistoryMerge.newest(found.competing)
+            case .newest: kept = VersionHistoryMerge.chosen(found.competing)
             case .mine: kept = mine.count == 1 ? mine[0] : nil
             case .theirs:
                 let theirs = found.competing.filter { c in !mine.contains { $0.identity == c.identity } }

@@ -134,6 +134,8 @@ extension Vault {
         } catch {
             throw VaultError.wrap(error)
         }
+        // Key slots or settings the merge changed: the header as it now stands.
+        try reloadHeader()
         purge()
         rollback = nil
         compareWithAnchor()

@@ -10,7 +10,8 @@ import RxModel
 /// every copy that holds the same versions orders them the same way. When each copy wrote a
 /// version the other has not seen, the history has two heads; a merge version then joins them,
 /// its content the one edit if only one copy edited (a re-key only seals the same content
-/// again), else the newest edit, and the prescription is **in conflict** until resolved.
+/// again), else the newest edit (the newest withdrawing one, when an edit withdrew it: `chosen`),
+/// and the prescription is **in conflict** until resolved.
 struct VersionHistoryMerge {
     /// The joined history, oldest first, numbered as it will be stored.
     var versions: [PrescriptionRecord]
@@ -52,11 +53,17 @@ struct VersionHistoryMerge {
                 order.filter { ourIDs.contains($0.identity) && theirIDs.contains($0.identity) }
                     .map(\.prescription.fingerprint))
             let edits = heads.filter { !before.contains($0.prescription.fingerprint) }
-            let newest = Self.newest(edits.isEmpty ? heads : edits)
+            let candidates = edits.isEmpty ? heads : edits
+            let chosen = Self.chosen(candidates)
             if Set(edits.map(\.prescription.fingerprint)).count > 1 { conflict = edits.map(\.identity).sorted() }
             var joined = PrescriptionRecord(
-                id: newest.id, version: order.count + 1, recorded: recorded, prescription: newest.prescription)
-            joined.change = conflict.isEmpty ? "merged" : "merged: both copies changed it"
+                id: chosen.id, version: order.count + 1, recorded: recorded, prescription: chosen.prescription)
+            joined.change =
+                conflict.isEmpty
+                ? "merged"
+                : chosen.identity == Self.newest(candidates).identity
+                    ? "merged: both copies changed it"
+                    : "merged: both copies changed it; the \(chosen.prescription.recordStatus.rawValue) status kept"
             joined.parents = heads.map(\.identity).sorted()
             joined.conflict = conflict.isEmpty ? nil : conflict
             mergeVersion = joined
@@ -93,6 +100,16 @@ struct VersionHistoryMerge {
 
     static func newest(_ records: [PrescriptionRecord]) -> PrescriptionRecord {
         records.max { sortKey($0) < sortKey($1) }!
+    }
+
+    /// The edit a merge version reads as: the newest, unless an edit withdrew the prescription
+    /// (cancelled, draft, entered in error), when the newest of those. A withdrawal is a
+    /// protection, as a revocation is: an edit made concurrently on another copy must not make
+    /// the prescription valid again. The other edits stay in the history, and the prescription
+    /// in conflict.
+    static func chosen(_ records: [PrescriptionRecord]) -> PrescriptionRecord {
+        let withdrawn = records.filter { $0.prescription.recordStatus.isWithdrawn }
+        return newest(withdrawn.isEmpty ? records : withdrawn)
     }
 }
 

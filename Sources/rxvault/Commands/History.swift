@@ -30,8 +30,11 @@ extension RxVaultCommand {
                 let records = try vault.history(try vault.resolve(id))
                 let today = try Environment.clock().today()
                 let validity = try vault.assumedValidity()
-                let views = records.map {
-                    PrescriptionView(record: $0, today: today, cylinderForm: nil, assumedValidity: validity)
+                // In conflict is the prescription's state: only its newest version is marked.
+                let views = records.enumerated().map { i, record in
+                    PrescriptionView(
+                        record: record, today: today, cylinderForm: nil, assumedValidity: validity,
+                        inConflict: i == records.count - 1 && record.isInConflict)
                 }
                 // What each version changed, by comparing it with the one before (RxModel).
                 let changes = records.indices.map { i in
@@ -48,7 +51,7 @@ extension RxVaultCommand {
                                 [
                                     String(v.record.version), v.record.recorded, v.prescription.issued.description,
                                     v.prescription.expires?.description ?? "-", v.notation(.right), v.notation(.left),
-                                    Self.changeText(v.record, changes)
+                                    Self.changeText(v.record, changes) + (v.isInConflict ? " (in conflict)" : "")
                                 ]
                             },
                             overflow: [.init(columns: [4, 5], stacked: true), .init(columns: [6]), .init(columns: [1])],

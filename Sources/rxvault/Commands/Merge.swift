@@ -12,10 +12,13 @@ extension RxVaultCommand {
                 a copy from another computer), a backup ('.age', opened with this vault's key),
                 or a postgres:// vault. It is verified whole first, as 'check' would. Every
                 version either copy wrote is kept; a prescription both copies changed keeps
-                both versions in its history, reads as the newest edit, and is listed as in
-                conflict. A grant revoked or expired, a client removed, an attachment detached
-                in either copy stays so: a merge never gives back what was taken away. Patients,
-                clients and grants the other copy added come in. Merging the same copy twice
+                both versions in its history, reads as the newest edit (an edit that withdrew
+                it wins over the other), and is marked in conflict. A grant revoked or expired, a
+                client removed, an attachment detached, a key slot removed or changed in either
+                copy stays so: a merge never gives back what was taken away (it keeps the slot
+                this command was opened with, and the last passphrase, and says so). Patients,
+                clients, grants and key slots the other copy added come in, and settings it
+                changed. Merging the same copy twice
                 changes nothing the second time. The merge is one owner write (it is how a
                 vault whose line of history forked is mended) and one audit entry.
 
@@ -52,14 +55,19 @@ extension RxVaultCommand {
         }
 
         static func lines(_ report: MergeReport, source: String, dryRun: Bool) -> [String] {
+            // A conflict is said even when this copy's side of it is kept and nothing else changed.
+            let conflicts =
+                report.patientConflicts.map {
+                    "conflict: patient \($0.prefix(8)) was changed in both copies; the later change is kept"
+                } + report.settingConflicts.map { "conflict: \($0)" }
             if report.upToDate || !report.changedAnything {
-                return ["nothing to bring in: this vault already holds every change in \(source)"]
+                return ["nothing to bring in: this vault already holds every change in \(source)"] + conflicts
             }
             if !report.changedRecords {
                 return [
                     "\(dryRun ? "would bring in" : "brought in") from \(source) only its audit log: "
                         + (report.auditEntriesJoined == 1 ? "1 entry" : "\(report.auditEntriesJoined) entries")
-                ]
+                ] + conflicts
             }
             let verb = dryRun ? "would bring in" : "brought in"
             var lines = [
@@ -85,14 +93,33 @@ extension RxVaultCommand {
             if report.grantsNarrowed > 0 {
                 lines.append("\(counted(report.grantsNarrowed, "grant")) narrowed to the terms both copies allow")
             }
+            lines += keyAndSettingLines(report, dryRun: dryRun)
             for id in report.conflicts {
                 lines.append(
-                    "conflict: prescription \(id.short) was changed in both copies; it reads as the newer edit, both are in 'rxvault history \(id.short)'"
+                    "conflict: prescription \(id.short) was changed in both copies; it reads as the newer edit (a withdrawal wins over an edit), both are in 'rxvault history \(id.short)'"
                 )
             }
-            for id in report.patientConflicts {
-                lines.append("conflict: patient \(id.prefix(8)) was changed in both copies; the later change is kept")
+            return lines + conflicts
+        }
+
+        /// Key slots and settings the merge took from the other copy, and settings both changed.
+        static func keyAndSettingLines(_ report: MergeReport, dryRun: Bool) -> [String] {
+            var lines: [String] = []
+            func slots(_ ids: [Int]) -> String { (ids.count == 1 ? "slot " : "slots ") + MergeReport.slots(ids) }
+            if !report.keySlotsAdded.isEmpty {
+                lines.append("\(dryRun ? "would add" : "added") key \(slots(report.keySlotsAdded)) of the other copy")
             }
+            if !report.keySlotsRemoved.isEmpty {
+                lines.append(
+                    "\(dryRun ? "would remove" : "removed") key \(slots(report.keySlotsRemoved)), as the other copy did"
+                )
+            }
+            if !report.keySlotsChanged.isEmpty {
+                lines.append(
+                    "\(dryRun ? "would take" : "took") key \(slots(report.keySlotsChanged)) as the other copy changed it (its old passphrase no longer opens the vault)"
+                )
+            }
+            for setting in report.settingsChanged { lines.append("setting \(setting), from the other copy") }
             return lines
         }
 
@@ -109,7 +136,9 @@ extension RxVaultCommand {
                 "grantsNarrowed": report.grantsNarrowed, "patientsAdded": report.patientsAdded,
                 "auditEntriesJoined": report.auditEntriesJoined,
                 "patientsUpdated": report.patientsUpdated, "patientConflicts": report.patientConflicts,
-                "notes": report.notes
+                "keySlotsAdded": report.keySlotsAdded, "keySlotsRemoved": report.keySlotsRemoved,
+                "keySlotsChanged": report.keySlotsChanged, "settingsChanged": report.settingsChanged,
+                "settingConflicts": report.settingConflicts, "notes": report.notes
             ]
         }
     }

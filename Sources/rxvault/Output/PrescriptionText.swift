@@ -29,6 +29,7 @@ enum PrescriptionText {
             )
         ]
         if let reason = rx.shortExpiryReason { pairs.append(("short expiry", reason)) }
+        if view.isInConflict { pairs.append(("conflict", conflictText(shortID))) }
         if view.status == .superseded, let newer = view.supersededBy {
             pairs.append(("superseded by", newer.short))
         }
@@ -133,8 +134,13 @@ enum PrescriptionText {
         let rx = view.prescription
         return [
             shortID, rx.kind.rawValue, rx.patient.name, rx.issued.description, rx.expires?.description ?? "-",
-            view.statusText, view.notation(.right), view.notation(.left)
+            view.statusText + (view.isInConflict ? ", in conflict" : ""), view.notation(.right), view.notation(.left)
         ]
+    }
+
+    /// What `show` says of a prescription in conflict.
+    static func conflictText(_ shortID: String) -> String {
+        "in conflict: both copies of the vault changed it ('rxvault conflicts' shows both, 'rxvault resolve \(shortID)' ends it)"
     }
 
     static func sphere(_ lens: LensSpecification) -> String {

@@ -13,6 +13,12 @@ struct PrescriptionView {
     /// The vault's `assumed-validity` setting (`VaultReader.assumedValidity`): a prescription with
     /// no expiry written is judged, and shown, by the date it gives.
     var assumedValidity: AssumedValidity? = nil
+    /// Whether to mark it in conflict (issue 48), when the caller knows better than the record
+    /// (`history` marks only the newest version); nil: as the record says.
+    var inConflict: Bool? = nil
+
+    /// Both copies of the vault changed it and it is not resolved yet (`rxvault conflicts`).
+    var isInConflict: Bool { inConflict ?? record.isInConflict }
 
     var prescription: Prescription { record.prescription }
     var status: PrescriptionStatus {
@@ -68,6 +74,7 @@ struct PrescriptionJSON {
         if view.status == .superseded, let newer = view.supersededBy {
             pairs.append(("supersededBy", .string(newer.hex)))
         }
+        if view.isInConflict { pairs.append(("inConflict", .bool(true))) }
         var patient: [(String, JSONValue)] = [("name", .string(rx.patient.name))]
         if let dob = rx.patient.birthDate { patient.append(("birthDate", .string(dob.description))) }
         if let id = rx.patient.id { patient.append(("id", .string(id))) }

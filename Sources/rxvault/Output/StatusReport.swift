@@ -75,6 +75,8 @@ struct StatusReport: Encodable {
     let prescriptions: Int?
     let versions: Int?
     let attachments: Int?
+    /// Prescriptions in conflict (both copies changed them; `rxvault conflicts`), with the passphrase.
+    let inConflict: Int?
     /// Slot 1 is the passphrase `init` set; its cost is the header's KDF (text only).
     let firstSlotIsInit: Bool
     /// Conflict copies and other files of this vault beside it, newest first (empty for a database).
@@ -83,7 +85,7 @@ struct StatusReport: Encodable {
     enum CodingKeys: String, CodingKey {
         case path, vault, formatVersion, vaultID, kdf, passphraseCorrect, maxAttachmentBytes, attachmentChecker,
             attachmentSandbox
-        case keySlots, granted, agent, prescriptions, versions, attachments, conflictCopies
+        case keySlots, granted, agent, prescriptions, versions, attachments, inConflict, conflictCopies
     }
 
     init(
@@ -104,6 +106,7 @@ struct StatusReport: Encodable {
         prescriptions = counts?.prescriptions
         versions = counts?.versions
         attachments = counts?.attachments
+        inConflict = counts?.inConflict
         firstSlotIsInit = header.slots.first?.id == 1
         conflictCopies = copies.map(Copy.init)
         kdfText =
@@ -138,6 +141,11 @@ struct StatusReport: Encodable {
                     "prescriptions",
                     "\(prescriptions) (\(counted(versions, "version")), \(counted(attachments, "attachment")))"
                 ))
+            if let inConflict, inConflict > 0 {
+                lines.append(
+                    ("in conflict", "\(counted(inConflict, "prescription")) changed in two copies: 'rxvault conflicts'")
+                )
+            }
         }
         if let granted { lines.append(("granted", "\(granted) prescriptions shared with this identity")) }
         for (i, copy) in conflictCopies.enumerated() {
