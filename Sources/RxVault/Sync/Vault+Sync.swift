@@ -59,7 +59,8 @@ extension Vault {
             for (head, file) in rebuilt {
                 let device = "device \(head.replica.short)'s copy in \(name)"
                 let merged = try merge(from: try openCopy(at: file, named: device), named: device, dryRun: false)
-                report.merged.append((head.replica.short, merged))
+                // A state an earlier one of these merges already held brings nothing more.
+                if !merged.upToDate { report.merged.append((head.replica.short, merged)) }
             }
         }
 
