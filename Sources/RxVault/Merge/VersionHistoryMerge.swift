@@ -65,7 +65,9 @@ struct VersionHistoryMerge {
                     ? "merged: both copies changed it"
                     : "merged: both copies changed it; the \(chosen.prescription.recordStatus.rawValue) status kept"
             joined.parents = heads.map(\.identity).sorted()
-            joined.conflict = conflict.isEmpty ? nil : conflict
+            // The content of a head still in conflict (a merge's, or its re-key) is taken with
+            // its conflict: only `resolve` ends one, whatever order the copies merge in.
+            joined.conflict = conflict.isEmpty ? chosen.conflict : conflict
             mergeVersion = joined
         }
         for i in versions.indices where i >= keptPrefix {

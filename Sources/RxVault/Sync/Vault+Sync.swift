@@ -59,8 +59,7 @@ extension Vault {
             for (head, file) in rebuilt {
                 let device = "device \(head.replica.short)'s copy in \(name)"
                 let merged = try merge(from: try openCopy(at: file, named: device), named: device, dryRun: false)
-                // A state an earlier one of these merges already held brings nothing more.
-                if !merged.upToDate { report.merged.append((head.replica.short, merged)) }
+                report.merged.append((head.replica.short, merged))
             }
         }
 
