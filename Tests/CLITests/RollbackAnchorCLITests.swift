@@ -49,7 +49,11 @@ import Testing
         // knows of the vault (one for both files).
         let folder = try FileManager.default.contentsOfDirectory(atPath: home + "/.local/state/rxvault")
         #expect(folder.filter { $0.hasSuffix(".knowledge") }.count == 1, "\(folder)")
-        let anchors = folder.filter { !$0.hasSuffix(".knowledge") && !$0.hasSuffix(".lock") }.sorted()
+        // (and the backups this computer made: `<vault id>.backups`).
+        let anchors = folder.filter {
+            !$0.hasSuffix(".knowledge") && !$0.hasSuffix(".lock") && !$0.hasSuffix(".backups")
+        }
+        .sorted()
         #expect(
             anchors.count == 2 && anchors.allSatisfy { $0.count == 65 && $0.dropFirst(32).first == "-" }, "\(anchors)")
     }

@@ -90,11 +90,14 @@ import Testing
         #expect(try cli.run(["backup", cli.path("old.age")]).status == 0)
         let old = try copy(cli, "old.rxv")
         #expect(try cli.run(["edit", rx, "--note", "newer"]).status == 0)
-        // One counter anchor for the file, and (format 8) what this computer knows of the vault.
-        let anchors = try FileManager.default.contentsOfDirectory(atPath: state + "/rxvault").filter {
-            !$0.hasSuffix(".knowledge") && !$0.hasSuffix(".lock")
+        // One counter anchor for the file, and (format 8) what this computer knows of the vault
+        // and the backups it made.
+        let folder = try FileManager.default.contentsOfDirectory(atPath: state + "/rxvault")
+        let anchors = folder.filter {
+            !$0.hasSuffix(".knowledge") && !$0.hasSuffix(".lock") && !$0.hasSuffix(".backups")
         }
-        #expect(anchors.count == 1)
+        #expect(anchors.count == 1, "\(folder)")
+        #expect(folder.contains { $0.hasSuffix(".backups") }, "the backup is remembered: \(folder)")
 
         // The file replaced by its older copy: it reads, with a warning; writes are refused.
         for suffix in ["", "-wal", "-shm"] { unlink(cli.vaultPath + suffix) }
