@@ -7,19 +7,25 @@ import Testing
 /// `merge lap.rxv --vault postgres://...` while a front desk went on writing to the database.
 /// Nothing either side wrote is lost, and a revoke made at the desk stays made.
 @Suite struct PostgresMergeTests {
-    @Test func theLaptopsWritesComeBackAndTheDesksStay() throws {
+    /// A practice's database vault with a prescription granted to the client "optician", and a
+    /// laptop (its own HOME, so its own replica) with a copy of it taken by `rxvault copy`.
+    static func practiceAndLaptop() throws -> (
+        CLIHarness, PostgresDatabaseInfo, id: String, lap: String, laptop: [String: String?]
+    ) {
         let (cli, database) = try PostgresVaultTests.databaseVault()
         let id = try cli.add(CLIHarness.glassesArguments)
         let recipient = try cli.ageKeygen("app.key")
         #expect(try cli.run(["client", "add", "optician", "--recipient", recipient]).status == 0)
         #expect(try cli.run(["grant", "optician", id]).status == 0)
-
-        // The laptop: its own HOME (its own replica), its own copy of the vault.
         let lapHome = cli.path("laptop")
         try FileManager.default.createDirectory(atPath: lapHome, withIntermediateDirectories: true)
         let lap = cli.path("lap.rxv")
         #expect(try cli.run(["copy", database.url, lap]).status == 0)
-        let laptop: [String: String?] = ["HOME": lapHome, "RXVAULT_PATH": lap]
+        return (cli, database, id, lap, ["HOME": lapHome, "RXVAULT_PATH": lap])
+    }
+
+    @Test func theLaptopsWritesComeBackAndTheDesksStay() throws {
+        let (cli, database, id, lap, laptop) = try Self.practiceAndLaptop()
         let school = try cli.run(
             [
                 "add", "glasses", "--patient", "Screened Child", "--prescriber", "Dr Lee", "--issued", "2026-05-01",
@@ -102,16 +108,7 @@ import Testing
 /// back from an older dump is refused (76) until the owner accepts it.
 @Suite struct PostgresSyncTests {
     @Test func aLaptopSyncsWithThePracticeDatabase() throws {
-        let (cli, database) = try PostgresVaultTests.databaseVault()
-        let id = try cli.add(CLIHarness.glassesArguments)
-        let recipient = try cli.ageKeygen("app.key")
-        #expect(try cli.run(["client", "add", "optician", "--recipient", recipient]).status == 0)
-        #expect(try cli.run(["grant", "optician", id]).status == 0)
-        let lapHome = cli.path("laptop")
-        try FileManager.default.createDirectory(atPath: lapHome, withIntermediateDirectories: true)
-        let lap = cli.path("lap.rxv")
-        #expect(try cli.run(["copy", database.url, lap]).status == 0)
-        let laptop: [String: String?] = ["HOME": lapHome, "RXVAULT_PATH": lap]
+        let (cli, database, id, _, laptop) = try PostgresMergeTests.practiceAndLaptop()
         let server = try PostgresServer.shared()
         let dump = try server.dump(database: database.database)
 

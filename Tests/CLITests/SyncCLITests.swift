@@ -79,14 +79,7 @@ import Testing
     /// revoked on both, the client's read is refused on both, and the prescription is left in
     /// conflict for the owner (a sync never resolves one).
     @Test func aRevocationSurvivesEverySyncAndAConflictIsLeftForTheOwner() throws {
-        let d = try DeviceForkTests.Devices()
-        let remote = d.cli.path("remote")
-        let id = try #require(try d.a(["list", "--format", "json"]).stdout.firstMatch(of: /"id" : "([0-9a-f]{32})"/)?.1)
-        let key = d.cli.path("shop.key")
-        #expect(try d.a(["client", "add", "shop", "--generate", "--identity-out", key]).status == 0)
-        #expect(try d.a(["grant", "shop", String(id)]).status == 0)
-        #expect(try d.a(["sync", remote]).status == 0)
-        #expect(try d.b(["sync", remote]).status == 0)
+        let (d, remote, id, key) = try Self.twoDevicesWithAGrant()
         #expect(try d.b(["grants"]).stdout.contains("shop"), "B has the grant")
 
         #expect(try d.a(["revoke", "shop", String(id)]).status == 0)
@@ -205,14 +198,7 @@ import Testing
     /// vault through the server's own syncs, and the server stops serving the revoked grant;
     /// B's new prescription arrives the same way.
     @Test func aServerKeepsItsDeviceInStepAndServesWhatTheSyncBroughtIn() throws {
-        let d = try DeviceForkTests.Devices()
-        let remote = d.cli.path("remote")
-        let id = try #require(try d.a(["list", "--format", "json"]).stdout.firstMatch(of: /"id" : "([0-9a-f]{32})"/)?.1)
-        let key = d.cli.path("shop.key")
-        #expect(try d.a(["client", "add", "shop", "--generate", "--identity-out", key]).status == 0)
-        #expect(try d.a(["grant", "shop", String(id)]).status == 0)
-        #expect(try d.a(["sync", remote]).status == 0)
-        #expect(try d.b(["sync", remote]).status == 0)
+        let (d, remote, id, key) = try Self.twoDevicesWithAGrant()
 
         let server = try ServerProcess(
             d.cli, arguments: ["--socket", d.cli.path("api.sock"), "--sync", remote, "--sync-every", "1s"])
@@ -244,6 +230,20 @@ import Testing
         #expect(alone.status == 64 && alone.stderr.contains("--sync-every goes with --sync"), "\(alone)")
         let wrong = try cli.run(["serve", "--sync", cli.path("r"), "--sync-every", "soon"])
         #expect(wrong.status == 64, "\(wrong)")
+    }
+
+    /// A and B in step through a folder remote, A's prescription granted to the client "shop"
+    /// (its identity in `key`).
+    static func twoDevicesWithAGrant() throws -> (DeviceForkTests.Devices, remote: String, id: String, key: String) {
+        let d = try DeviceForkTests.Devices()
+        let remote = d.cli.path("remote")
+        let id = try #require(try d.a(["list", "--format", "json"]).stdout.firstMatch(of: /"id" : "([0-9a-f]{32})"/)?.1)
+        let key = d.cli.path("shop.key")
+        #expect(try d.a(["client", "add", "shop", "--generate", "--identity-out", key]).status == 0)
+        #expect(try d.a(["grant", "shop", String(id)]).status == 0)
+        #expect(try d.a(["sync", remote]).status == 0)
+        #expect(try d.b(["sync", remote]).status == 0)
+        return (d, remote, String(id), key)
     }
 
     static func chunks(in remote: String) throws -> [String] {

@@ -54,12 +54,9 @@ extension Vault {
             throw VaultError.noVault("cannot read \(name)")
         }
         defer { try? handle.close() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "rxvault-merge-\(Hex.encode(randomBytes(8)))")
-        try FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("copy.rxv").path
+        let folder = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/copy.rxv"
         do {
             _ = try BackupFile.open(handle, with: .rootKey(rootKey), into: path)
         } catch let error as BackupFile.OpenError {

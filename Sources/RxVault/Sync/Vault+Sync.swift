@@ -220,9 +220,11 @@ extension Vault {
         return head
     }
 
+    /// A private (0700) folder of its own under the temporary folder, for copies of the vault
+    /// that a merge or a sync reads (a decrypted backup, a state rebuilt from a remote).
     static func scratchFolder() throws(VaultError) -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "rxvault-sync-\(Hex.encode(randomBytes(8)))"
+            "rxvault-copy-\(Hex.encode(randomBytes(8)))"
         ).path
         guard mkdir(folder, 0o700) == 0 else {
             throw .cannotWrite("cannot make a private temporary folder: \(String(cString: strerror(errno)))")
