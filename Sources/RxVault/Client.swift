@@ -40,6 +40,10 @@ public struct GrantSummary: Sendable {
     /// Format 8: the write that made the grant (`WriteStamp`; kept when its terms change or it is
     /// sealed again); nil for grants made before.
     public var stamp: WriteStamp? = nil
+    /// Format 8: the write that last changed its terms, when not the one that made it.
+    public var termsStamp: WriteStamp? = nil
+    /// The write its terms are from: what a merge compares (`GrantInfo.terms`).
+    var termsSetBy: WriteStamp? { termsStamp ?? stamp }
 
     public func isActive(on today: CalendarDate) -> Bool { expires.map { today <= $0 } ?? true }
 }
@@ -118,6 +122,20 @@ struct GrantInfo: Codable {
     var measurements: Bool?
     /// Format 8: the write that made the grant (`WriteStamp.text`).
     var by: String? = nil
+    /// Format 8: the write that last changed its terms (end, attachments, measurements) when
+    /// that was not the write that made it. A merge tells a widening the other copy never saw
+    /// from a narrowing made beside it by this (absent: `by`).
+    var terms: String? = nil
+}
+
+extension GrantInfo {
+    /// A grant's terms and stamps as they are, to seal it again (new keys, a new version).
+    init(keeping grant: GrantSummary) {
+        self.init(
+            schema: 1, granted: grant.granted, expires: grant.expires, attachments: grant.includesAttachments,
+            measurements: grant.includesMeasurements ? true : nil, by: grant.stamp?.text,
+            terms: grant.termsStamp?.text)
+    }
 }
 
 /// What a grant seals to the client: which grant it is and the keys it may use. The context

@@ -66,7 +66,8 @@ extension Vault {
                     info: GrantInfo(
                         schema: 1, granted: existing?.granted ?? now, expires: outcome.after.expires,
                         attachments: outcome.after.attachments, measurements: outcome.after.measurements ? true : nil,
-                        by: try (existing.map { $0.stamp } ?? stamp(write))?.text),
+                        by: try (existing.map { $0.stamp } ?? stamp(write))?.text,
+                        terms: try existing == nil ? nil : stamp(write)?.text),
                     in: write)
                 try audit(
                     AuditEvent(
@@ -216,16 +217,18 @@ extension Vault {
             throw VaultError.integrity("grant \(row.id.short) is forged or altered (its MAC does not verify)")
         }
         let info = try grantInfo(row)
+        func write(_ text: String?, that what: String) throws(VaultError) -> WriteStamp? {
+            guard let text else { return nil }
+            guard let stamp = WriteStamp(text: text) else {
+                throw .integrity("grant \(row.id.short) names no write that \(what)")
+            }
+            return stamp
+        }
         return GrantSummary(
             id: row.id, client: client, prescriptionID: grant.prescriptionID, granted: info.granted,
             expires: info.expires,
             includesAttachments: info.attachments, includesMeasurements: info.measurements ?? false, lastRead: nil,
-            stamp: try info.by.map { text throws(VaultError) in
-                guard let stamp = WriteStamp(text: text) else {
-                    throw .integrity("grant \(row.id.short) names no write that made it")
-                }
-                return stamp
-            })
+            stamp: try write(info.by, that: "made it"), termsStamp: try write(info.terms, that: "set its terms"))
     }
 
     // MARK: - Finding grant rows
@@ -345,11 +348,7 @@ extension Vault {
             let summary = try openGrant(grant, client: client, version: previousVersion)
             try writeGrant(
                 id: grant.row.id, client: client, prescriptionID: prescriptionID,
-                info: GrantInfo(
-                    schema: 1, granted: summary.granted, expires: summary.expires,
-                    attachments: summary.includesAttachments, measurements: summary.includesMeasurements ? true : nil,
-                    by: summary.stamp?.text),
-                in: write)
+                info: GrantInfo(keeping: summary), in: write)
         }
     }
 

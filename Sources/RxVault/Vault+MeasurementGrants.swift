@@ -40,9 +40,7 @@ extension Vault {
             for (stored, client, grant) in carriers {
                 try writeGrant(
                     id: stored.row.id, client: client, prescriptionID: indexed.id,
-                    info: GrantInfo(
-                        schema: 1, granted: grant.granted, expires: grant.expires,
-                        attachments: grant.includesAttachments, measurements: true, by: grant.stamp?.text), in: write)
+                    info: GrantInfo(keeping: grant), in: write)
             }
         }
     }

@@ -44,6 +44,40 @@ import Testing
         try p.expectConverged()
     }
 
+    /// Grant terms by which write set them: A widens the shop's grant (its measurements too)
+    /// after the copies parted, and B, not knowing, widens the lab's, which A revokes. After
+    /// merging both ways the shop's grant is wide on both (B never narrowed it: the older terms
+    /// B holds do not narrow A's newer ones), and the lab's is gone on both (a change of terms
+    /// on B does not bring back a grant A revoked).
+    @Test func aWideningIsKeptAndATermsChangeNeverUndoesARevoke() throws {
+        let d = try DeviceForkTests.Devices()
+        let id = try #require(Self.ids(try d.a(["list", "--format", "json"])).first)
+        for name in ["shop", "lab"] {
+            #expect(
+                try d.a(["client", "add", name, "--generate", "--identity-out", d.cli.path("\(name).key")]).status == 0)
+            #expect(try d.a(["grant", name, id]).status == 0)
+        }
+        let p = try Pair(d, copy: "b-terms.rxv")
+        #expect(try p.a(["grant", "shop", id, "--measurements"]).status == 0)
+        #expect(try p.b(["grant", "lab", id, "--measurements"]).status == 0)
+        #expect(try p.a(["revoke", "lab", id]).status == 0)
+
+        #expect(try p.a(["merge", p.bVault]).status == 0)
+        #expect(try p.b(["merge", d.cli.vaultPath]).status == 0)
+        for (name, run) in p.sides {
+            let grants = try run(["grants", "--format", "json"], nil)
+            let object = try JSONSerialization.jsonObject(with: Data(grants.stdout.utf8)) as? [String: Any]
+            let items = object?["grants"] as? [[String: Any]] ?? []
+            #expect(
+                items.map { $0["client"] as? String } == ["shop"], "\(name): the lab's grant stays revoked: \(grants)")
+            #expect(items.first?["measurements"] as? Bool == true, "\(name): the shop's widening is kept: \(grants)")
+            let lab = try run(["--identity", d.cli.path("lab.key"), "list"], nil)
+            #expect(!lab.stdout.contains(String(id.prefix(8))), "\(name): the lab reads nothing: \(lab)")
+            #expect(try run(["check"], nil).status == 0, "\(name)")
+        }
+        try p.expectConverged()
+    }
+
     /// Both computers rename the same patient: the merge reports the conflict, both copies keep
     /// the same one of the two names (the later change), and `patients` shows it.
     @Test func bothSidesRenamingOnePatientIsAConflictAndOneNameIsKept() throws {

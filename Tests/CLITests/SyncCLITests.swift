@@ -75,6 +75,56 @@ import Testing
         #expect(marker.hasPrefix("rxvault sync remote 1\nvault "), "\(marker)")
     }
 
+    /// The remote keeps about one state per device: after a push, the pieces no head names that
+    /// nobody wrote or relied on for a day are removed (here made a day old by hand), every
+    /// piece a head names stays, and the other device pulls the new state whole. A device whose
+    /// own head names a piece that is gone pushes again at its next sync.
+    @Test func piecesNoDeviceNamesAreRemovedAfterADayAndALostPieceIsPushedAgain() throws {
+        let d = try DeviceForkTests.Devices()
+        let remote = d.cli.path("remote")
+        #expect(try d.a(["sync", remote]).status == 0)
+        #expect(try d.b(["sync", remote]).status == 0)
+        func pieces() throws -> [String] {
+            let enumerator = try #require(FileManager.default.enumerator(atPath: remote + "/chunks"))
+            return enumerator.allObjects.compactMap { $0 as? String }.filter { $0.count == 67 }
+        }
+        func age(_ relative: [String]) {
+            var times = [timespec(tv_sec: time(nil) - 2 * 86_400, tv_nsec: 0)]
+            times.append(times[0])
+            for piece in relative { utimensat(AT_FDCWD, remote + "/chunks/" + piece, &times, 0) }
+        }
+        let before = try pieces()
+        age(before)
+        let ann = try #require(try d.a(DeviceForkTests.annGlasses).stdout.split(separator: "\n").first.map(String.init))
+        let pushed = try d.a(["sync", remote, "--format", "json"])
+        let report = Self.json(pushed)
+        #expect(pushed.status == 0 && report["pushed"] as? Bool == true, "\(pushed)")
+        let pruned = report["chunksPruned"] as? Int ?? 0
+        #expect(pruned > 0 && pruned < before.count, "the superseded pieces of A's state go: \(pushed)")
+        #expect(try pieces().count == before.count + (report["chunksUploaded"] as? Int ?? 0) - pruned)
+        let pulled = try d.b(["sync", remote])
+        #expect(pulled.status == 0 && pulled.stdout.contains("1 new prescription"), "\(pulled)")
+        #expect(try d.b(["list"]).stdout.contains(ann))
+
+        // B writes and pushes (a head of its own), A pulls it. Then every piece is lost (a sync
+        // tool's mistake): each device's next sync pushes its state again, though it has
+        // nothing new, and then both are in step.
+        #expect(try d.b(DeviceForkTests.bobContacts).status == 0)
+        #expect(try d.b(["sync", remote]).status == 0)
+        #expect(try d.a(["sync", remote]).stdout.contains("1 new prescription"))
+        try FileManager.default.removeItem(atPath: remote + "/chunks")
+        try FileManager.default.createDirectory(atPath: remote + "/chunks", withIntermediateDirectories: false)
+        for device in [d.b, d.a] {
+            let healed = try device(["sync", remote, "--format", "json"])
+            #expect(healed.status == 0 && Self.json(healed)["pushed"] as? Bool == true, "\(healed)")
+        }
+        for device in [d.a, d.b] {
+            let again = try device(["sync", remote])
+            #expect(again.status == 0 && again.stdout.contains("in step with"), "\(again)")
+            #expect(try device(["check"]).status == 0)
+        }
+    }
+
     /// A revokes while B, not knowing, edits the same prescription; both sync. The grant stays
     /// revoked on both, the client's read is refused on both, and the prescription is left in
     /// conflict for the owner (a sync never resolves one).

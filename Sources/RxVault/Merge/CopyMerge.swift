@@ -234,25 +234,39 @@ struct CopyMerge {
         let mineByID = Dictionary(uniqueKeysWithValues: ourSide.grants.map { ($0.id, $0) })
         let theirByID = Dictionary(uniqueKeysWithValues: theirSide.grants.map { ($0.id, $0) })
         var kept: [Key: GrantSummary] = [:]
-        func keep(_ grant: GrantSummary) {
+        // Terms that are neither copy's (the narrower of two made side by side) are this
+        // merge's write, so a copy that merges the result later takes it over its own.
+        let write = self.write
+        let stamp = { [vault] in try vault.stamp(write) }
+        func keep(_ grant: GrantSummary) throws {
             let key = Key(client: grant.client.id, prescription: grant.prescriptionID)
             guard let other = kept[key] else {
                 kept[key] = grant
                 return
             }
-            kept[key] = Self.narrower(other, grant)
+            kept[key] = try Self.narrower(other, grant, stamp: stamp)
         }
         for grant in ourSide.grants {
             if let their = theirByID[grant.id] {
-                keep(Self.narrower(grant, their))
+                if Self.sameTerms(grant, their) || seen(their.termsSetBy, by: ours) {
+                    // Their terms are ours, or ours were set after this copy saw theirs.
+                    try keep(grant)
+                } else if seen(grant.termsSetBy, by: theirs) {
+                    // Theirs were set after they saw ours: a widening counts as much as a narrowing.
+                    try keep(their)
+                } else {
+                    // Both changed the terms, neither seeing the other: the narrower of each term.
+                    try keep(Self.narrower(grant, their, stamp: stamp))
+                }
             } else if !seen(grant.stamp, by: theirs) {
-                keep(grant)
+                try keep(grant)
             }
         }
         for grant in theirSide.grants where mineByID[grant.id] == nil {
-            // A grant this copy has seen and lacks was revoked, expired or removed here.
+            // A grant this copy has seen and lacks was revoked, expired or removed here (even
+            // when the other copy changed its terms meanwhile: the revocation wins).
             guard grant.stamp != nil, !seen(grant.stamp, by: ours) else { continue }
-            keep(grant)
+            try keep(grant)
         }
         let alive = try Set(vault.store.allPrescriptionIDs())
         let final = kept.filter { clients[$0.key.client] != nil && alive.contains($0.key.prescription) }
@@ -269,17 +283,19 @@ struct CopyMerge {
             if before == nil { report.grantsAdded += 1 } else if termsChanged { report.grantsNarrowed += 1 }
             try vault.writeGrant(
                 id: grant.id, client: clients[key.client]!, prescriptionID: key.prescription,
-                info: GrantInfo(
-                    schema: 1, granted: grant.granted, expires: grant.expires, attachments: grant.includesAttachments,
-                    measurements: grant.includesMeasurements ? true : nil, by: grant.stamp?.text), in: write)
+                info: GrantInfo(keeping: grant), in: write)
         }
         // Grants on prescriptions whose versions changed and that kept their terms were sealed
         // above; any other grant of a changed prescription (none should remain) is sealed again.
     }
 
     /// The narrower of two grants of one client to one prescription: the earlier end, attachments
-    /// and measurements only if both give them; the smaller id and its stamp, so every copy picks the same.
-    static func narrower(_ a: GrantSummary, _ b: GrantSummary) -> GrantSummary {
+    /// and measurements only if both give them; the smaller id and its stamp, so every copy picks
+    /// the same. Terms that are neither grant's own are `stamp`'s (this merge's write, taken
+    /// only then: a merge that narrows nothing counts no write for it).
+    static func narrower(_ a: GrantSummary, _ b: GrantSummary, stamp: () throws -> WriteStamp?) rethrows
+        -> GrantSummary
+    {
         let first = a.id < b.id ? a : b
         let expires: CalendarDate? =
             switch (a.expires, b.expires) {
@@ -291,6 +307,9 @@ struct CopyMerge {
             expires: expires, includesAttachments: a.includesAttachments && b.includesAttachments,
             includesMeasurements: a.includesMeasurements && b.includesMeasurements, lastRead: nil)
         out.stamp = first.stamp
+        out.termsStamp =
+            sameTerms(out, a) ? a.termsSetBy : sameTerms(out, b) ? b.termsSetBy : try stamp()
+        if out.termsStamp == out.stamp { out.termsStamp = nil }
         return out
     }
 

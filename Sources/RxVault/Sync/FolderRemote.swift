@@ -111,6 +111,38 @@ struct FolderRemote {
         try write(bytes, to: chunkPath(id))
     }
 
+    /// Marks a piece as relied on now (its modification time), so a prune elsewhere that finds
+    /// no head naming it yet leaves it: only pieces unnamed and untouched for `pruneAfter` go.
+    func touchChunk(_ id: ChunkID) {
+        utimensat(AT_FDCWD, chunkPath(id), nil, 0)
+    }
+
+    /// How long a piece no head names stays: a device may have written it for a head it has not
+    /// written yet, or a sync tool may carry that head later than the piece.
+    static let pruneAfter: TimeInterval = 24 * 3600
+
+    /// Every piece in the remote with its size and the last time it was written or relied on.
+    func chunks() -> [(id: ChunkID, size: Int, modified: TimeInterval)] {
+        let folder = path + "/chunks"
+        var found: [(id: ChunkID, size: Int, modified: TimeInterval)] = []
+        for prefix in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where prefix.count == 2 {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + prefix)) ?? [] {
+                guard name.hasPrefix(prefix), let id = ChunkID(hex: name) else { continue }
+                var info = stat()
+                guard stat(chunkPath(id), &info) == 0 else { continue }
+                found.append(
+                    (
+                        id, Int(info.st_size),
+                        TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9
+                    ))
+            }
+        }
+        return found
+    }
+
+    /// Removes a piece; false when it could not be removed (it is gone already, or read-only).
+    func removeChunk(_ id: ChunkID) -> Bool { unlink(chunkPath(id)) == 0 }
+
     private func chunkPath(_ id: ChunkID) -> String {
         path + "/chunks/" + String(id.hex.prefix(2)) + "/" + id.hex
     }

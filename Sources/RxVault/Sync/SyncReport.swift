@@ -15,6 +15,10 @@ public struct SyncReport: Sendable {
     public var chunksUploaded = 0
     public var bytesUploaded = 0
     public var chunksAlreadyThere = 0
+    /// Pieces removed after the push: no head names them, and none was written or relied on
+    /// for a day (`FolderRemote.pruneAfter`).
+    public var chunksPruned = 0
+    public var bytesPruned = 0
     /// Prescriptions in conflict after the sync's merges (left for the owner: a sync never resolves one).
     public var conflicts: [PrescriptionID] = []
 

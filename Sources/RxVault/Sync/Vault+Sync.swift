@@ -65,11 +65,16 @@ extension Vault {
 
         let ours = try knowledge()
         // Pushed only when no head holds all this device knows: a state another device already
-        // pushed is not pushed again (as its own pages, which would all be new).
-        if !heads.values.contains(where: { $0.knowledge.includes(ours) }) {
+        // pushed is not pushed again (as its own pages, which would all be new). Pushed again
+        // when this device's own head names a piece the remote lacks (pruned by a device that
+        // had not seen that head yet, or lost): the remote heals at this device's next sync.
+        let own = heads[writingReplica()]
+        let broken = own.map { $0.chunks.contains { !remote.hasChunk($0) } } ?? false
+        if broken || !heads.values.contains(where: { $0.knowledge.includes(ours) }) {
             let head = try push(to: remote, scratch: scratch, keys: keys, report: &report)
             heads[head.replica] = head
             report.pushed = true
+            prune(remote, keeping: heads.values, report: &report)
         }
         memory?.remember(heads.mapValues(\.knowledge))
         report.conflicts = report.merged.flatMap(\.report.conflicts)
@@ -202,6 +207,8 @@ extension Vault {
         for id in chunks.ids where !uploaded.contains(id) {
             uploaded.insert(id)
             if remote.hasChunk(id) {
+                // Relied on from now: a prune that has not seen this head yet leaves it.
+                remote.touchChunk(id)
                 report.chunksAlreadyThere += 1
                 continue
             }
@@ -218,6 +225,22 @@ extension Vault {
             chunks: chunks.ids)
         try remote.writeHead(replica, try keys.seal(head: head.encoded(), replica: replica))
         return head
+    }
+
+    /// After a push: removes the pieces no head names that nobody wrote or relied on for
+    /// `FolderRemote.pruneAfter` (the states devices pushed before their latest), so the remote
+    /// holds about one state per device however often they sync. A piece a device is about to
+    /// name is recent (written, or touched by its push), so it stays; a head left naming a piece
+    /// removed anyway is pushed again by its own device at its next sync.
+    private func prune(_ remote: FolderRemote, keeping heads: some Sequence<RemoteHead>, report: inout SyncReport) {
+        let named = Set(heads.flatMap(\.chunks))
+        let before = Date().timeIntervalSince1970 - FolderRemote.pruneAfter
+        for chunk in remote.chunks() where !named.contains(chunk.id) && chunk.modified < before {
+            if remote.removeChunk(chunk.id) {
+                report.chunksPruned += 1
+                report.bytesPruned += chunk.size
+            }
+        }
     }
 
     /// A private (0700) folder of its own under the temporary folder, for copies of the vault

@@ -13,7 +13,8 @@ extension RxVaultCommand {
                 vault. This device pulls what the remote holds that it lacks, merges it as
                 'rxvault merge' does (nothing either side wrote is lost, no revocation is
                 undone, a prescription changed on two devices is left in conflict for you),
-                then pushes its own state. A device in step moves nothing. Start a new
+                then pushes its own state, and removes the pieces no device's state names
+                that nobody wrote or used for a day. A device in step moves nothing. Start a new
                 device from a copy of the vault file (or 'rxvault restore'), then sync.
 
                 Refused, writing nothing: another vault's remote (65), a folder holding
@@ -62,6 +63,11 @@ extension RxVaultCommand {
                         + "\(counted(report.chunksUploaded, "new chunk")) (\(report.bytesUploaded) bytes), "
                         + "\(report.chunksAlreadyThere) already there")
             }
+            if report.chunksPruned > 0 {
+                lines.append(
+                    "removed \(counted(report.chunksPruned, "chunk")) (\(report.bytesPruned) bytes) no device's state names any more"
+                )
+            }
             if report.chunksDownloaded + report.chunksReused > 0 {
                 lines.append(
                     "pulled \(counted(report.chunksDownloaded, "chunk")) (\(report.bytesDownloaded) bytes), "
@@ -83,6 +89,7 @@ extension RxVaultCommand {
                 "chunksDownloaded": report.chunksDownloaded, "bytesDownloaded": report.bytesDownloaded,
                 "chunksReused": report.chunksReused, "chunksUploaded": report.chunksUploaded,
                 "bytesUploaded": report.bytesUploaded, "chunksAlreadyThere": report.chunksAlreadyThere,
+                "chunksPruned": report.chunksPruned, "bytesPruned": report.bytesPruned,
                 "conflicts": report.conflicts.map(\.hex)
             ]
         }
