@@ -19,6 +19,8 @@ struct CopyMerge {
     let shareFormatEight: Bool
     var report = MergeReport()
     var theirAuditHead = "none"
+    /// Prescriptions whose grants to a client removed in the other copy were deleted.
+    var rekeyUnlessChanged: Set<PrescriptionID> = []
 
     init(vault: Vault, source: Vault, write: OwnerWrite, ours: KnowledgeVector, theirs: KnowledgeVector) throws {
         (self.vault, self.source, self.write, self.ours, self.theirs) = (vault, source, write, ours, theirs)
@@ -37,6 +39,14 @@ struct CopyMerge {
         try mergePatients(ourSide, theirSide)
         let clients = try mergeClients(ourSide, theirSide)
         var changed = try mergePrescriptions(ourSide, theirSide)
+        // A prescription a removed client held keys to needs a version under a new key. One
+        // the merge wrote a version of has it (every stored version has a key of its own): a
+        // re-key there too would be a version the other copy lacks, and the two would never
+        // settle. Only the others are re-keyed here.
+        for id in rekeyUnlessChanged.sorted(by: { $0.hex < $1.hex }) where !changed.contains(id) {
+            guard try vault.store.latestVersion(of: id) != nil else { continue }
+            try vault.rekey(prescriptionID: id, reason: "re-keyed: a client was removed", in: write)
+        }
         // A prescription whose attachments changed has its grants sealed again too (with the keys
         // of the attachments it now has).
         changed.formUnion(try mergeAttachments(ourSide, theirSide))
@@ -105,8 +115,7 @@ struct CopyMerge {
             for grant in try vault.storedGrants(clientID: mine.id, prescriptionID: nil) {
                 try vault.touch(grant.prescriptionID.hex, in: write)
                 try vault.store.deleteGrant(grant.row.id)
-                try vault.rekey(
-                    prescriptionID: grant.prescriptionID, reason: "re-keyed: a client was removed", in: write)
+                rekeyUnlessChanged.insert(grant.prescriptionID)
                 report.grantsRemoved += 1
             }
             try vault.store.deleteClient(mine.id)
