@@ -18,7 +18,7 @@ import Testing
 ///
 /// `swift test` runs `RXVAULT_DEVICE_LIVES_LIVES` (1) life of `RXVAULT_DEVICE_LIVES_STEPS` (36)
 /// actions from the fixed seed; `RXVAULT_DEVICE_LIVES_SECONDS=N` runs lives until N seconds
-/// are spent (the longer run docs/testing.md gives); `RXVAULT_DEVICE_LIVES_SEED=N|random`
+/// are spent (the longer run CONTRIBUTING.md gives); `RXVAULT_DEVICE_LIVES_SEED=N|random`
 /// replays or explores. A failing life is shrunk (actions taken away while it still fails).
 @Suite(.serialized) struct DeviceLivesTests {
     static let environment = ProcessInfo.processInfo.environment
