@@ -10,7 +10,8 @@ import Foundation
 /// - a revocation is never undone: a grant reads while a grant event for it is known whose row
 ///   no known revoke had seen (a revoke ends every grant row of that client and prescription
 ///   the revoking device knew; a grant made with no row alive on its device starts a new row);
-///   a client removed on any device reads nothing anywhere that knows it.
+///   a client removed on any device reads nothing anywhere that knows it; a prescription
+///   removed on one device and edited on another stays, without the grants the removal saw.
 final class DeviceLivesModel {
     enum Kind: Equatable {
         case add(String)
@@ -130,7 +131,13 @@ final class DeviceLivesModel {
             }
         }
         for event in mine {
-            if case .revoke(client: client, prescription: prescription) = event.kind { rows.subtract(event.past) }
+            switch event.kind {
+            case .revoke(client: client, prescription: prescription): rows.subtract(event.past)
+            // A removal ends every grant on the prescription it saw, even when the prescription
+            // stays because another device edited it meanwhile (the owner took it away).
+            case .remove(prescription): rows.subtract(event.past)
+            default: break
+            }
         }
         return rows
     }
