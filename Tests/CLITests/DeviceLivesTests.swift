@@ -55,29 +55,10 @@ import Testing
     }
 
     static func shrink(_ plan: DevicePlan, _ failure: DeviceLife.Failure) -> (DevicePlan, DeviceLife.Failure) {
-        let deadline = Date().addingTimeInterval(shrinkBudget)
-        var best = plan
-        var last = failure
-        best.actions = Array(best.actions.prefix(failure.action))
-        var chunk = max(1, best.actions.count / 2)
-        while chunk >= 1 && Date() < deadline {
-            var index = 0
-            var removedAny = false
-            while index < best.actions.count && Date() < deadline {
-                var candidate = best
-                candidate.actions.removeSubrange(index..<min(index + chunk, candidate.actions.count))
-                if let again = DeviceLife.outcome(of: candidate) {
-                    best = candidate
-                    best.actions = Array(best.actions.prefix(again.action))
-                    last = again
-                    removedAny = true
-                } else {
-                    index += chunk
-                }
-            }
-            if !removedAny || chunk > 1 { chunk /= 2 }
+        let (actions, last) = shrinking(plan.actions, failure, within: shrinkBudget, failedAt: \.action) {
+            DeviceLife.outcome(of: DevicePlan(actions: $0))
         }
-        return (best, last)
+        return (DevicePlan(actions: actions), last)
     }
 }
 

@@ -80,33 +80,12 @@ import Testing
         print("whole-life: \(lives) lives, \(steps) steps held (seed \(seed))")
     }
 
-    /// Takes steps away (halves, then quarters, ... then single steps) while the life still
-    /// fails, within the shrink budget. Returns the smallest failing plan and its failure.
+    /// The smallest plan with the same origin that still fails (`shrinking`).
     static func shrink(_ plan: Plan, _ failure: Life.Failure) -> (Plan, Life.Failure) {
-        let deadline = Date().addingTimeInterval(shrinkBudget)
-        var best = plan
-        var last = failure
-        // Steps after the failing one never ran: they go first.
-        best.steps = Array(best.steps.prefix(failure.step))
-        var chunk = max(1, best.steps.count / 2)
-        while chunk >= 1 && Date() < deadline {
-            var index = 0
-            var removedAny = false
-            while index < best.steps.count && Date() < deadline {
-                var candidate = best
-                candidate.steps.removeSubrange(index..<min(index + chunk, candidate.steps.count))
-                if let again = Life.outcome(of: candidate) {
-                    best = candidate
-                    best.steps = Array(best.steps.prefix(again.step))
-                    last = again
-                    removedAny = true
-                } else {
-                    index += chunk
-                }
-            }
-            if !removedAny || chunk > 1 { chunk /= 2 }
+        let (steps, last) = shrinking(plan.steps, failure, within: shrinkBudget, failedAt: \.step) {
+            Life.outcome(of: Plan(origin: plan.origin, steps: $0))
         }
-        return (best, last)
+        return (Plan(origin: plan.origin, steps: steps), last)
     }
 }
 
