@@ -78,6 +78,40 @@ import Testing
         try p.expectConverged()
     }
 
+    /// Ann and Bob's records are one person's: A merges Bob's record into Ann's, and B, not
+    /// knowing, Ann's into Bob's. After merging both ways each copy holds one record (the one
+    /// with the smaller id, on both), both prescriptions name it, and the copies export the same.
+    @Test func twoRecordsMergedEachIntoTheOtherEndAsOneOnBoth() throws {
+        let d = try DeviceForkTests.Devices()
+        let ann = Self.firstID(try d.a(DeviceForkTests.annGlasses))
+        let bob = Self.firstID(try d.a(DeviceForkTests.bobContacts))
+        func patient(_ id: String, _ run: ([String], String?) throws -> CLIHarness.Result) throws -> String {
+            let shown = try run(["show", id, "--format", "json"], nil).stdout
+            return String(try #require(shown.firstMatch(of: /"patient" : \{[^}]*"id" : "([0-9a-f]{12})/)?.1))
+        }
+        let p = try Pair(d, copy: "b-patients.rxv")
+        let annRecord = try patient(ann, p.sides[0].run)
+        let bobRecord = try patient(bob, p.sides[0].run)
+        #expect(try p.a(["patient", "merge", annRecord, bobRecord, "--yes"]).status == 0)
+        #expect(try p.b(["patient", "merge", bobRecord, annRecord, "--yes"]).status == 0)
+
+        #expect(try p.a(["merge", p.bVault]).status == 0)
+        #expect(try p.b(["merge", d.cli.vaultPath]).status == 0)
+        let kept = min(annRecord, bobRecord)
+        for (name, run) in p.sides {
+            for id in [ann, bob] { #expect(try patient(id, run) == kept, "\(name): \(id) names the kept record") }
+            let patients = try run(["patients", "--format", "json"], nil)
+            let object = try JSONSerialization.jsonObject(with: Data(patients.stdout.utf8)) as? [String: Any]
+            let records = (object?["patients"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(
+                records.contains { $0.hasPrefix(kept) }
+                    && !records.contains { $0.hasPrefix(max(annRecord, bobRecord)) },
+                "\(name): \(patients)")
+            #expect(try run(["check"], nil).status == 0, "\(name)")
+        }
+        try p.expectConverged()
+    }
+
     /// Both computers rename the same patient: the merge reports the conflict, both copies keep
     /// the same one of the two names (the later change), and `patients` shows it.
     @Test func bothSidesRenamingOnePatientIsAConflictAndOneNameIsKept() throws {

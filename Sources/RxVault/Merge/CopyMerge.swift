@@ -64,6 +64,12 @@ struct CopyMerge {
         var updated: Set<String> = []
         for (id, their) in theirSide.patients.records.sorted(by: { $0.key < $1.key }) {
             guard let mine = ourSide.patients.records[id] else {
+                if let survivor = ourSide.patients.aliases[id], let kept = ourSide.patients.records[survivor],
+                    their.merged.contains(survivor)
+                {
+                    try joinCrossMerged(ours: kept, theirs: their, updated: &updated)
+                    continue
+                }
                 // Merged away here (an alias of another record), or removed here after it was seen.
                 if ourSide.patients.aliases[id] != nil || seen(their.changed, by: ours) { continue }
                 try vault.writePatient(their, keepingStamp: true, in: write)
@@ -99,6 +105,33 @@ struct CopyMerge {
         }
         // Their prescriptions' index entries and grants name each patient as it now is.
         if !updated.isEmpty { try vault.refreshPrescriptions(of: updated, in: write) }
+    }
+
+    /// Two records merged each into the other, one on each copy (`patient merge A B` here,
+    /// `patient merge B A` there): every copy keeps the one with the smaller id, with its name
+    /// and stamp, both records' merged ids, the measurements of both, a birth date if either
+    /// has one. Built from the two records alone, so both copies build the same.
+    private mutating func joinCrossMerged(ours: PatientSummary, theirs: PatientSummary, updated: inout Set<String>)
+        throws
+    {
+        let oursWins = ours.id.hex < theirs.id.hex
+        var kept = oursWins ? ours : theirs
+        let other = oursWins ? theirs : ours
+        kept.merged = Set(ours.merged + theirs.merged + [ours.id.hex, theirs.id.hex]).subtracting([kept.id.hex])
+            .sorted()
+        for measurement in other.measurements where !kept.measurements.contains(measurement) {
+            kept.measurements.append(measurement)
+        }
+        kept.measurements = Vault.ordered(kept.measurements)
+        kept.birthDate = kept.birthDate ?? other.birthDate
+        if oursWins {
+            guard kept != ours else { return }
+        } else {
+            try vault.deletePatientRow(ours.id, in: write)
+        }
+        try vault.writePatient(kept, keepingStamp: true, in: write)
+        updated.formUnion([ours.id.hex, theirs.id.hex])
+        report.patientsUpdated += 1
     }
 
     // MARK: - Clients
